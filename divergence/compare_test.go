@@ -1,0 +1,306 @@
+package divergence
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/crosscluster/crosscluster/internal/npy"
+)
+
+// l2RelTol allows for summation order: NumPy's norm sums squares pairwise,
+// Compare keeps a scaled running sum (LAPACK dnrm2 style); with at most 20
+// elements per step the results differ by a few ulps.
+const l2RelTol = 1e-14
+
+// want.json comes from testdata/gen.py with NumPy 1.24.2 (Debian
+// python3-numpy): /usr/bin/python3 testdata/gen.py
+type golden struct {
+	NumPy string `json:"numpy"`
+	Rows  []struct {
+		A, B, Key, Norm, Max string
+	} `json:"rows"`
+	Series map[string][]string `json:"series_z_b_run_a_run_c"`
+}
+
+func loadGolden(t *testing.T) golden {
+	t.Helper()
+	b, err := os.ReadFile("testdata/want.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g golden
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func pyFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	switch s {
+	case "nan":
+		return math.NaN()
+	case "inf":
+		return math.Inf(1)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func fixtureRuns() []NamedRun {
+	var runs []NamedRun
+	for _, n := range []string{"run_a", "run_b", "run_c"} {
+		runs = append(runs, NamedRun{Name: n, Path: filepath.Join("testdata", n+".npz")})
+	}
+	return runs
+}
+
+type cmpRow struct {
+	A, B, Key string
+	Max       float64
+}
+
+func TestCompareGolden(t *testing.T) {
+	g := loadGolden(t)
+	for _, norm := range []Norm{L2, LInf} {
+		for _, chunk := range []int{0, 1, 7, 64} {
+			t.Run(fmt.Sprintf("%v/chunk=%d", norm, chunk), func(t *testing.T) {
+				var want []cmpRow
+				for _, r := range g.Rows {
+					if r.Norm == norm.String() {
+						want = append(want, cmpRow{r.A, r.B, r.Key, pyFloat(t, r.Max)})
+					}
+				}
+				rows := Compare(fixtureRuns(), nil, Options{Norm: norm, ChunkSize: chunk})
+				var got []cmpRow
+				for _, r := range rows {
+					got = append(got, cmpRow{r.A, r.B, r.Key, r.Max})
+				}
+				if diff := cmp.Diff(want, got, cmpopts.EquateApprox(l2RelTol, 0), cmpopts.EquateNaNs()); diff != "" {
+					t.Errorf("(-numpy +go):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestCompareWarnings(t *testing.T) {
+	rows := Pairwise(fixtureRuns(), []string{"has_nan", "shape_differs", "only_some", "z_b", "nope"})
+	got := map[string]string{}
+	for _, r := range rows {
+		got[r.A+"/"+r.B+"/"+r.Key] = r.Warning
+		if r.Warning != "" && !math.IsNaN(r.Max) {
+			t.Errorf("%v: warning with a number", r)
+		}
+	}
+	for key, want := range map[string]string{
+		"run_a/run_b/has_nan":       "NaN in the data",
+		"run_a/run_c/has_nan":       "",
+		"run_a/run_b/shape_differs": "shape mismatch: run_a [200 2] vs run_b [199 2]",
+		"run_a/run_c/shape_differs": "",
+		"run_a/run_c/only_some":     `run_c: key "only_some" missing in testdata/run_c.npz`,
+		"run_a/run_b/z_b":           "",
+		"run_b/run_c/nope":          `run_b: key "nope" missing in testdata/run_b.npz; run_c: key "nope" missing in testdata/run_c.npz`,
+	} {
+		if got[key] != want {
+			t.Errorf("%s: warning %q, want %q", key, got[key], want)
+		}
+	}
+}
+
+func TestCompareBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile("testdata/run_a.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trunc := filepath.Join(dir, "trunc.npz")
+	os.WriteFile(trunc, good[:len(good)/2], 0o644)
+	notzip := filepath.Join(dir, "text.npz")
+	os.WriteFile(notzip, []byte("hello"), 0o644)
+	// A member whose data are corrupted: the checksum fails at its end.
+	corrupt := filepath.Join(dir, "corrupt.npz")
+	{
+		var buf bytes.Buffer
+		z := npy.NewZipWriter(&buf, false)
+		x := make([]float64, 1000)
+		z.Add("omega_b", []int{1000}, x)
+		z.Close()
+		b := buf.Bytes()
+		i := bytes.Index(b, []byte("\n")) + 4000 // inside the data
+		b[i] ^= 0xff
+		os.WriteFile(corrupt, b, 0o644)
+	}
+	other := filepath.Join(dir, "other.npz")
+	{
+		var buf bytes.Buffer
+		z := npy.NewZipWriter(&buf, false)
+		z.Add("omega_b", []int{1000}, make([]float64, 1000))
+		z.Close()
+		os.WriteFile(other, buf.Bytes(), 0o644)
+	}
+	rows := Pairwise([]NamedRun{
+		{Name: "a", Path: "testdata/run_a.npz"},
+		{Name: "t", Path: trunc},
+		{Name: "x", Path: notzip},
+		{Name: "missing", Path: filepath.Join(dir, "absent.npz")},
+	}, []string{"omega_b"})
+	if len(rows) != 6 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		if !math.IsNaN(r.Max) || r.Warning == "" {
+			t.Errorf("%v: want NaN and a warning", r)
+		}
+	}
+	if w := rows[0].Warning; !strings.Contains(w, "t: cannot open "+trunc) {
+		t.Errorf("truncated archive: warning %q", w)
+	}
+	rows = Pairwise([]NamedRun{{Name: "c", Path: corrupt}, {Name: "o", Path: other}}, nil)
+	if len(rows) != 1 || !math.IsNaN(rows[0].Max) || !strings.Contains(rows[0].Warning, "c: reading "+corrupt) {
+		t.Errorf("corrupt member: %v", rows)
+	}
+}
+
+func TestTolerance(t *testing.T) {
+	rows := Compare(fixtureRuns(), []string{"z_b", "has_nan"}, Options{Tolerance: map[string]float64{"z_b": 1e-9, "*": 1}})
+	for _, r := range rows {
+		want := r.Max <= r.Tolerance
+		if !r.Bounded || r.Pass != want {
+			t.Errorf("%v: Bounded %v Pass %v", r, r.Bounded, r.Pass)
+		}
+	}
+	// run_c differs from run_a by a relative 3e-9, above the 1e-9 bound.
+	if rows[2].A != "run_a" || rows[2].B != "run_c" || rows[2].Pass {
+		t.Errorf("run_a vs run_c z_b should fail: %v", rows[2])
+	}
+	if rows[0].Pass != true {
+		t.Errorf("run_a vs run_b z_b should pass: %v", rows[0])
+	}
+}
+
+func TestSeries(t *testing.T) {
+	g := loadGolden(t)
+	a, err := Open("testdata/run_a.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	c, err := Open("testdata/run_c.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, norm := range []Norm{L2, LInf} {
+		var want []float64
+		for _, s := range g.Series[norm.String()] {
+			want = append(want, pyFloat(t, s))
+		}
+		got, err := Series(a, c, "z_b", norm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateApprox(l2RelTol, 0)); diff != "" {
+			t.Errorf("%v (-numpy +go):\n%s", norm, diff)
+		}
+	}
+	if _, err := Series(a, c, "only_some", L2); !errors.Is(err, ErrKey) {
+		t.Errorf("missing key: %v", err)
+	}
+	b, err := Open("testdata/run_b.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := Series(a, b, "shape_differs", L2); !errors.Is(err, ErrShape) {
+		t.Errorf("shape mismatch: %v", err)
+	}
+	arr, err := a.Array("z_b")
+	if err != nil || len(arr.Data) != 600 || !cmp.Equal(arr.Shape, []int{200, 3}) {
+		t.Errorf("Array: %v %v", arr, err)
+	}
+}
+
+func TestNormEdgeCases(t *testing.T) {
+	big := math.MaxFloat64 / 2 // a - b is MaxFloat64; the norm exceeds it
+	for _, tc := range []struct {
+		name string
+		a, b []float64
+		row  int
+		want float64
+	}{
+		{"norm overflows", []float64{big, big}, []float64{-big, -big}, 2, math.Inf(1)},
+		{"near max", []float64{1e300, 1e300}, []float64{0, 0}, 2, math.Sqrt2 * 1e300},
+		{"tiny", []float64{3e-320, 4e-320}, []float64{0, 0}, 2, 5e-320},
+		{"inf", []float64{math.Inf(1), math.Inf(-1)}, []float64{0, 0}, 2, math.Inf(1)},
+		{"nan", []float64{math.NaN(), 1}, []float64{0, 0}, 2, math.NaN()},
+		{"zero", []float64{1, 2}, []float64{1, 2}, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s []float64
+			p := acc{series: &s}
+			p.add(tc.a, tc.b, tc.row, L2)
+			if diff := cmp.Diff([]float64{tc.want}, s, cmpopts.EquateApprox(l2RelTol, 0), cmpopts.EquateNaNs()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	rows := []Row{
+		{A: "x", B: "y", Key: "z_b", Max: 1.5e-12, Steps: 10, Bounded: true, Tolerance: 1e-9, Pass: true},
+		{A: "x", B: "y", Key: "omega_b", Max: math.NaN(), Warning: `y: key "omega_b" missing in y.npz`},
+	}
+	var text, js, csv bytes.Buffer
+	if err := WriteText(&text, rows); err != nil {
+		t.Fatal(err)
+	}
+	want := "x vs y  z_b  max=1.500000e-12  PASS tol=1.000000e-09\n" +
+		"x vs y  omega_b  max=NaN  warning: y: key \"omega_b\" missing in y.npz\n"
+	if diff := cmp.Diff(want, text.String()); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+	if err := WriteJSON(&js, rows); err != nil {
+		t.Fatal(err)
+	}
+	var back []map[string]any
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back[0]["max"] != 1.5e-12 || back[0]["verdict"] != "PASS" || back[1]["max"] != nil || back[1]["max_text"] != "NaN" {
+		t.Errorf("json: %s", js.String())
+	}
+	if err := WriteCSV(&csv, rows); err != nil {
+		t.Fatal(err)
+	}
+	wantCSV := "a,b,key,max,steps,tolerance,verdict,warning\n" +
+		"x,y,z_b,1.5000000000000001e-12,10,1.0000000000000001e-09,PASS,\n" +
+		"x,y,omega_b,NaN,0,,,\"y: key \"\"omega_b\"\" missing in y.npz\"\n"
+	if diff := cmp.Diff(wantCSV, csv.String()); diff != "" {
+		t.Errorf("csv (-want +got):\n%s", diff)
+	}
+}
+
+func TestDuplicateNamePanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "divergence: duplicate run name" {
+			t.Errorf("panic %v", r)
+		}
+	}()
+	Pairwise([]NamedRun{{Name: "a"}, {Name: "a"}}, nil)
+}

@@ -1,0 +1,33 @@
+// Package divergence bounds how far runs of the same program on different
+// machines drift apart, and replicates one run on every host to get them.
+//
+// Scientific code run on two machines is rarely bit-identical: compilers,
+// vector units and libraries evaluate floating-point expressions in
+// different but valid orders. Instead of asking for equality, a researcher
+// launches the same run everywhere, collects each machine's NumPy archive
+// (.npz) and reports, for every pair of machines (a, b) and every key,
+//
+//	max_t ‖x_a(t) − x_b(t)‖
+//
+// where t runs along axis 0 and the norm is L2 (default) or L∞ over the
+// remaining axes; one-dimensional arrays give |a_t − b_t|.
+//
+// # Sections
+//
+// Comparing: [Open] reads an archive, [Series] gives the per-step series of
+// one key, [Pairwise] and [Compare] give one [Row] per (a, b, key). Problems
+// with the data (a missing key, different shapes, an unreadable file) never
+// stop a comparison: the row's Max is NaN and its Warning says why. NaN
+// inside the data propagates to Max. Compare streams the members of one key
+// from all runs in chunks, so memory stays bounded by a few chunks per run
+// whatever the array sizes (Fortran-order members, rare in practice, are
+// read whole). [WriteText], [WriteJSON] and [WriteCSV] print the rows.
+//
+// Replicating: [LoadHosts] reads a hosts registry (YAML); [Sync] brings every
+// host's checkout to one commit; [Replicate] launches a run stem on every host
+// at once, polls each until it finishes, fails or vanishes, and collects the
+// newest archive each finished host wrote after its launch. Local hosts are
+// launched with internal/launch (shared with sweep's local backend); ssh
+// hosts run the same launch protocol through the system ssh client in batch
+// mode, so ssh_config applies.
+package divergence

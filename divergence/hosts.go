@@ -1,0 +1,205 @@
+package divergence
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Host is one machine in the hosts registry.
+//
+// In YAML:
+//
+//	hosts:
+//	  - name: laptop            # [A-Za-z0-9._-]+, unique
+//	    ssh: me@laptop.local    # ssh destination or ssh_config alias; omit for this machine
+//	    ssh_options: [-p, "2222"]
+//	    repo: ~/src/model       # the checkout; relative to the login (ssh) or current (local) directory
+//	    command: python3 run.py --stem {stem}
+//	    output: out             # where runs write .npz files; relative to repo
+//	    state: out/.replicate   # launch records; default <output>/.replicate
+//	    remote: origin          # git remote Sync fetches from; default origin
+type Host struct {
+	Name       string   `yaml:"name"`
+	SSH        string   `yaml:"ssh"`
+	SSHOptions []string `yaml:"ssh_options"`
+	Repo       string   `yaml:"repo"`
+	Command    string   `yaml:"command"`
+	Output     string   `yaml:"output"`
+	State      string   `yaml:"state"`
+	Remote     string   `yaml:"remote"`
+}
+
+// ErrHosts is wrapped by errors for an invalid hosts registry.
+var ErrHosts = errors.New("divergence: invalid hosts registry")
+
+var hostNameRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
+
+// LoadHosts reads a hosts registry (see [Host]) and checks it: at least one
+// host, unique valid names, a repo and a command for each. Unknown fields
+// are errors, so typos do not pass silently.
+func LoadHosts(r io.Reader) ([]Host, error) {
+	var doc struct {
+		Hosts []Host `yaml:"hosts"`
+	}
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%w: empty document", ErrHosts)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrHosts, err)
+	}
+	if len(doc.Hosts) == 0 {
+		return nil, fmt.Errorf("%w: no hosts", ErrHosts)
+	}
+	seen := map[string]bool{}
+	for i, h := range doc.Hosts {
+		where := fmt.Sprintf("host %d (%q)", i+1, h.Name)
+		switch {
+		case !hostNameRE.MatchString(h.Name):
+			return nil, fmt.Errorf("%w: %s: name must match %s", ErrHosts, where, hostNameRE)
+		case seen[h.Name]:
+			return nil, fmt.Errorf("%w: %s: duplicate name", ErrHosts, where)
+		case h.Repo == "":
+			return nil, fmt.Errorf("%w: %s: repo is empty", ErrHosts, where)
+		case h.Command == "":
+			return nil, fmt.Errorf("%w: %s: command is empty", ErrHosts, where)
+		case strings.HasPrefix(h.SSH, "-"):
+			return nil, fmt.Errorf("%w: %s: ssh destination starts with '-'", ErrHosts, where)
+		}
+		seen[h.Name] = true
+	}
+	return doc.Hosts, nil
+}
+
+// ErrHost is wrapped by errors from running something on a host.
+var ErrHost = errors.New("divergence: host command failed")
+
+// HostError says which host and step failed.
+type HostError struct {
+	Host, Op string
+	// Stderr holds the last lines the command wrote to standard error.
+	Stderr string
+	Err    error
+}
+
+func (e *HostError) Error() string {
+	s := fmt.Sprintf("divergence: host %s: %s: %v", e.Host, e.Op, e.Err)
+	if e.Stderr != "" {
+		s += ": " + e.Stderr
+	}
+	return s
+}
+
+func (e *HostError) Unwrap() error { return e.Err }
+
+// sshTimeouts make an unreachable host fail within seconds instead of
+// hanging: ConnectTimeout bounds the TCP connect and key exchange,
+// ServerAlive* notice a host that stops answering mid-command.
+var sshTimeouts = []string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"}
+
+// sh runs a POSIX sh script on the host (sh -s, script on standard input)
+// and writes its standard output to out.
+func (h *Host) sh(ctx context.Context, op, script string, out io.Writer) error {
+	var cmd *exec.Cmd
+	if h.SSH == "" {
+		cmd = exec.CommandContext(ctx, "sh", "-s")
+	} else {
+		args := append(append(append([]string{}, sshTimeouts...), h.SSHOptions...), "--", h.SSH, "sh -s")
+		cmd = exec.CommandContext(ctx, "ssh", args...)
+	}
+	cmd.Stdin = strings.NewReader(script)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return &HostError{Host: h.Name, Op: op, Stderr: tail(stderr.String(), 5), Err: fmt.Errorf("%w (%w)", ErrHost, err)}
+	}
+	return nil
+}
+
+// shOut is sh returning the trimmed standard output.
+func (h *Host) shOut(ctx context.Context, op, script string) (string, error) {
+	var out bytes.Buffer
+	err := h.sh(ctx, op, script, &out)
+	return strings.TrimSpace(out.String()), err
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// quote returns s as one single-quoted sh word.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// cdScript changes to dir, reading a leading "~/" as the home directory
+// and relative paths as relative to the starting directory.
+func cdScript(dir string) string {
+	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
+		return `cd "$HOME" && cd -- ` + quote(rest)
+	}
+	if dir == "~" {
+		return `cd "$HOME"`
+	}
+	return "cd -- " + quote(dir)
+}
+
+// paths are a host's directories resolved to absolute paths on the host.
+type paths struct {
+	repo, output, state string
+}
+
+// resolve finds the host's absolute repo, output and state directories,
+// creating output and state.
+func (h *Host) resolve(ctx context.Context) (paths, error) {
+	repo := h.Repo
+	if h.SSH == "" && !strings.HasPrefix(repo, "~") {
+		abs, err := filepath.Abs(repo)
+		if err != nil {
+			return paths{}, &HostError{Host: h.Name, Op: "resolve repo", Err: err}
+		}
+		repo = abs
+	}
+	out := h.Output
+	if out == "" {
+		out = "."
+	}
+	state := h.State
+	if state == "" {
+		state = strings.TrimSuffix(out, "/") + "/.replicate"
+	}
+	script := fmt.Sprintf(`set -e
+%s
+repo=$(pwd -P)
+mkdir -p -- %s %s
+cd -- %s; echo "$(pwd -P)"
+cd -- "$repo"; cd -- %s; echo "$(pwd -P)"
+echo "$repo"
+`, cdScript(repo), quote(out), quote(state), quote(out), quote(state))
+	s, err := h.shOut(ctx, "resolve directories", script)
+	if err != nil {
+		return paths{}, err
+	}
+	f := strings.Split(s, "\n")
+	if len(f) != 3 {
+		return paths{}, &HostError{Host: h.Name, Op: "resolve directories", Err: fmt.Errorf("%w: unexpected output %q", ErrHost, s)}
+	}
+	return paths{output: f[0], state: f[1], repo: f[2]}, nil
+}

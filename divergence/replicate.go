@@ -1,0 +1,379 @@
+package divergence
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crosscluster/crosscluster/internal/launch"
+)
+
+// Status is where a replicated run ended up on one host.
+type Status int
+
+const (
+	// Unknown: the host was never polled to a final state (the context was
+	// cancelled first).
+	Unknown Status = iota
+	// Finished: the run exited 0 and its archive was collected.
+	Finished
+	// Failed: the run exited non-zero, or exited 0 without writing an
+	// archive after its launch, or its archive could not be collected.
+	Failed
+	// Vanished: the run's monitor process is gone without an exit record.
+	Vanished
+	// Unreachable: the run could not be launched (ssh failed, say).
+	Unreachable
+	// TimedOut: the run was still going when the poll budget ran out; it
+	// was sent SIGTERM.
+	TimedOut
+)
+
+// String returns the status in capitals, as printed in progress lines.
+func (s Status) String() string {
+	switch s {
+	case Finished:
+		return "FINISHED"
+	case Failed:
+		return "FAILED"
+	case Vanished:
+		return "VANISHED"
+	case Unreachable:
+		return "UNREACHABLE"
+	case TimedOut:
+		return "TIMEDOUT"
+	}
+	return "UNKNOWN"
+}
+
+// ReplicateConfig configures [Replicate]. Stem and Dest are required.
+type ReplicateConfig struct {
+	// Stem names the run: it replaces {stem} in each host's command and
+	// names the launch records. It must match [A-Za-z0-9._-]+.
+	Stem string
+	// Dest is the controller directory that receives <host>.npz.
+	Dest string
+	// Poll is the interval between polls; zero means 2 s.
+	Poll time.Duration
+	// Budget bounds the whole wait for the runs; zero means one hour.
+	Budget time.Duration
+	// Progress, when non-nil, receives one line per launch and state change.
+	Progress io.Writer
+}
+
+// Outcome is one host's part of a replication.
+type Outcome struct {
+	Host   string
+	Status Status
+	// Exit is the run's exit status when it has one.
+	Exit int
+	// Launched is when the run was launched (controller clock).
+	Launched time.Time
+	// Remote is the archive collected on the host; Path is its copy on the
+	// controller (both set only when Status is Finished).
+	Remote, Path string
+	// Err says what went wrong for any status but Finished.
+	Err error
+}
+
+// ErrTooFew is wrapped by Replicate's error when fewer than two hosts
+// finished, so there is nothing to compare.
+var ErrTooFew = errors.New("divergence: fewer than two hosts finished")
+
+// ErrNoArchive is an Outcome error: the run exited 0 but wrote no .npz in
+// its output directory after it was launched.
+var ErrNoArchive = errors.New("divergence: no .npz written after launch")
+
+// Replicate launches cfg.Stem on every host at once, polls each until it
+// finishes, fails or vanishes (within cfg.Budget), and from each host whose
+// run finished collects the newest .npz in its output directory modified
+// after the launch: it is copied to cfg.Dest/<host>.npz through a temporary
+// file and must open as an archive before it replaces anything. Outcomes
+// come in hosts order. Fewer than two Finished hosts is an error wrapping
+// [ErrTooFew] that names every other host's status. If ctx is cancelled,
+// Replicate returns the outcomes so far and ctx.Err(); launched runs keep
+// going on their hosts.
+//
+// Local hosts are launched with internal/launch's Local launcher; ssh hosts
+// run the same protocol (launch.Script, launch.PollScript) through
+// "ssh -o BatchMode=yes host sh -s".
+func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcome, error) {
+	if !hostNameRE.MatchString(cfg.Stem) {
+		panic("divergence: invalid ReplicateConfig.Stem")
+	}
+	if cfg.Dest == "" {
+		panic("divergence: empty ReplicateConfig.Dest")
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 2 * time.Second
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = time.Hour
+	}
+	if err := os.MkdirAll(cfg.Dest, 0o755); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(cfg.Budget)
+	pr := &progress{w: cfg.Progress}
+	out := make([]Outcome, len(hosts))
+	var wg sync.WaitGroup
+	for i := range hosts {
+		wg.Go(func() { out[i] = replicateHost(ctx, &hosts[i], cfg, deadline, pr) })
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	finished := 0
+	var others []string
+	for _, o := range out {
+		if o.Status == Finished {
+			finished++
+			continue
+		}
+		s := o.Host + " " + o.Status.String()
+		if o.Err != nil {
+			s += " (" + o.Err.Error() + ")"
+		}
+		others = append(others, s)
+	}
+	if finished < 2 {
+		return out, fmt.Errorf("%w: %d of %d finished; %s", ErrTooFew, finished, len(hosts), strings.Join(others, "; "))
+	}
+	return out, nil
+}
+
+// progress serialises progress lines from the host goroutines.
+type progress struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *progress) printf(format string, args ...any) {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+// runner launches and polls one run on one host.
+type runner interface {
+	poll(ctx context.Context) (launch.State, *launch.Record, error)
+	cancel(ctx context.Context)
+}
+
+type localRunner struct{ h *launch.Handle }
+
+func (l localRunner) poll(context.Context) (launch.State, *launch.Record, error) {
+	st, err := l.h.Poll()
+	if err != nil || !st.Done() || st == launch.Vanished {
+		return st, nil, err
+	}
+	rec, _, err := l.h.Record()
+	return st, &rec, err
+}
+
+func (l localRunner) cancel(ctx context.Context) { l.h.Cancel(ctx, 5*time.Second) }
+
+type sshRunner struct {
+	host        *Host
+	state, name string
+}
+
+func (s sshRunner) poll(ctx context.Context) (launch.State, *launch.Record, error) {
+	out, err := s.host.shOut(ctx, "poll", launch.PollScript(s.state, s.name))
+	if err != nil {
+		return launch.Running, nil, err
+	}
+	return launch.ParsePoll([]byte(out))
+}
+
+func (s sshRunner) cancel(ctx context.Context) {
+	s.host.sh(ctx, "cancel", launch.CancelScript(s.state, s.name, 5*time.Second), io.Discard)
+}
+
+func replicateHost(ctx context.Context, h *Host, cfg ReplicateConfig, deadline time.Time, pr *progress) Outcome {
+	o := Outcome{Host: h.Name}
+	fail := func(st Status, err error) Outcome {
+		if ctx.Err() != nil {
+			st, err = Unknown, ctx.Err()
+		}
+		o.Status, o.Err = st, err
+		pr.printf("%s: %s: %v", h.Name, st, err)
+		return o
+	}
+	p, err := h.resolve(ctx)
+	if err != nil {
+		return fail(Unreachable, err)
+	}
+	// The marker's modification time is the launch time on the host's own
+	// clock, so "written after launch" does not depend on clock skew.
+	mark := p.state + "/" + cfg.Stem + ".launched"
+	if err := h.sh(ctx, "mark launch", "set -e\n: > "+quote(mark)+"\n", io.Discard); err != nil {
+		return fail(Unreachable, err)
+	}
+	spec := launch.Spec{
+		Name:    cfg.Stem,
+		Dir:     p.repo,
+		Argv:    []string{"sh", "-c", strings.ReplaceAll(h.Command, "{stem}", cfg.Stem)},
+		LogPath: p.state + "/" + cfg.Stem + ".log",
+	}
+	o.Launched = time.Now()
+	var run runner
+	if h.SSH == "" {
+		l := &launch.Local{StateDir: p.state}
+		hd, err := l.Start(ctx, spec)
+		if err != nil {
+			return fail(Unreachable, &HostError{Host: h.Name, Op: "launch", Err: err})
+		}
+		run = localRunner{hd}
+	} else {
+		out, err := h.shOut(ctx, "launch", launch.Script(spec, p.state))
+		if err == nil {
+			_, err = launch.ParseStart([]byte(out))
+		}
+		if err != nil {
+			return fail(Unreachable, err)
+		}
+		run = sshRunner{host: h, state: p.state, name: cfg.Stem}
+	}
+	pr.printf("%s: launched %s (log %s)", h.Name, cfg.Stem, spec.LogPath)
+
+	var lastErr error
+poll:
+	for {
+		st, rec, err := run.poll(ctx)
+		if ctx.Err() != nil {
+			o.Err = ctx.Err()
+			return o
+		}
+		if err != nil {
+			// A poll that fails (ssh hiccup) is retried until the budget ends.
+			lastErr = err
+		} else if st.Done() {
+			switch st {
+			case launch.Vanished:
+				return fail(Vanished, fmt.Errorf("run %s on %s: process gone without an exit record (see %s)", cfg.Stem, h.Name, spec.LogPath))
+			case launch.Failed:
+				o.Exit = rec.Exit
+				return fail(Failed, fmt.Errorf("run %s on %s exited with status %d (see %s)", cfg.Stem, h.Name, rec.Exit, spec.LogPath))
+			}
+			break poll
+		}
+		if time.Now().After(deadline) {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			run.cancel(cctx)
+			cancel()
+			err := fmt.Errorf("run %s on %s still running after the poll budget; sent SIGTERM", cfg.Stem, h.Name)
+			if lastErr != nil {
+				err = fmt.Errorf("%w (last poll error: %v)", err, lastErr)
+			}
+			return fail(TimedOut, err)
+		}
+		select {
+		case <-ctx.Done():
+			o.Err = ctx.Err()
+			return o
+		case <-time.After(max(min(cfg.Poll, time.Until(deadline)), time.Millisecond)):
+		}
+	}
+	remote, err := newestArchive(ctx, h, p.output, mark)
+	if err != nil {
+		return fail(Failed, err)
+	}
+	local := filepath.Join(cfg.Dest, h.Name+".npz")
+	if err := collect(ctx, h, remote, local); err != nil {
+		return fail(Failed, err)
+	}
+	o.Status, o.Remote, o.Path = Finished, remote, local
+	pr.printf("%s: FINISHED; collected %s -> %s", h.Name, remote, local)
+	return o
+}
+
+// newestArchive returns the newest .npz in dir modified after mark.
+func newestArchive(ctx context.Context, h *Host, dir, mark string) (string, error) {
+	script := fmt.Sprintf(`set -e
+cd -- %s
+find . -maxdepth 1 -type f -name '*.npz' -newer %s -exec ls -t -- {} + | head -n 1
+`, quote(dir), quote(mark))
+	f, err := h.shOut(ctx, "find archive", script)
+	if err != nil {
+		return "", err
+	}
+	if f == "" {
+		return "", &HostError{Host: h.Name, Op: "find archive in " + dir, Err: ErrNoArchive}
+	}
+	return dir + "/" + strings.TrimPrefix(f, "./"), nil
+}
+
+// collect copies remote to local through a temporary file in local's
+// directory and renames it into place only once it opens as an archive and
+// has the size the host reports.
+func collect(ctx context.Context, h *Host, remote, local string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(local), "."+filepath.Base(local)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	// The first line is the size, so a copy cut short is noticed.
+	script := fmt.Sprintf("set -e\nwc -c < %[1]s | tr -d ' '\ncat -- %[1]s\n", quote(remote))
+	hw := &sizeFirst{w: tmp}
+	err = h.sh(ctx, "copy "+remote, script, hw)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	want, perr := strconv.ParseInt(string(hw.line), 10, 64)
+	if perr != nil || hw.n != want {
+		return &HostError{Host: h.Name, Op: "copy " + remote, Err: fmt.Errorf("%w: copy incomplete: %d bytes received, host reports %q", ErrHost, hw.n, hw.line)}
+	}
+	r, err := Open(tmp.Name())
+	if err != nil {
+		return &HostError{Host: h.Name, Op: "check " + remote, Err: err}
+	}
+	r.Close()
+	return os.Rename(tmp.Name(), local)
+}
+
+// sizeFirst splits off the first line of a stream and counts the rest.
+type sizeFirst struct {
+	line    []byte
+	gotLine bool
+	n       int64
+	w       io.Writer
+}
+
+func (s *sizeFirst) Write(p []byte) (int, error) {
+	total := len(p)
+	if !s.gotLine {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			if len(s.line)+len(p) > 32 {
+				return 0, errors.New("size line too long")
+			}
+			s.line = append(s.line, p...)
+			return total, nil
+		}
+		s.line = append(s.line, p[:i]...)
+		s.gotLine = true
+		p = p[i+1:]
+	}
+	n, err := s.w.Write(p)
+	s.n += int64(n)
+	if err != nil {
+		return total - len(p) + n, err
+	}
+	return total, nil
+}

@@ -1,0 +1,372 @@
+package divergence
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crosscluster/crosscluster/internal/npy"
+)
+
+// writeRun writes a small archive whose z_b is offset by eps.
+func writeRun(t *testing.T, path string, eps float64) {
+	t.Helper()
+	var buf bytes.Buffer
+	z := npy.NewZipWriter(&buf, false)
+	x := make([]float64, 30)
+	for i := range x {
+		x[i] = float64(i) + eps*float64(i%3)
+	}
+	z.Add("z_b", []int{10, 3}, x)
+	z.Add("omega_b", []int{3}, []float64{1, 2, 3 + eps})
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// box is a host directory with a run command.
+type box struct {
+	name, command string
+	setup         func(t *testing.T, dir string)
+	want          Status
+}
+
+// standardBoxes are two good boxes, one that dies mid-run, one whose run
+// fails, and one that exits 0 leaving only an archive older than the launch.
+func standardBoxes() []box {
+	template := func(eps float64) func(*testing.T, string) {
+		return func(t *testing.T, dir string) { writeRun(t, filepath.Join(dir, "template.npz"), eps) }
+	}
+	return []box{
+		{"ok1", "sleep 0.3; cp template.npz out/{stem}.npz", template(0), Finished},
+		{"ok2", "sleep 0.2; cp template.npz out/{stem}-tmp.npz; mv out/{stem}-tmp.npz out/{stem}.npz", template(1e-9), Finished},
+		// Kills its own process group, monitor included: no exit record.
+		{"dies", "sleep 0.3; kill -KILL 0", template(0), Vanished},
+		{"fails", "echo boom >&2; exit 1", template(0), Failed},
+		{"stale", "exit 0", func(t *testing.T, dir string) {
+			os.MkdirAll(filepath.Join(dir, "out"), 0o755)
+			writeRun(t, filepath.Join(dir, "out", "old.npz"), 0)
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(filepath.Join(dir, "out", "old.npz"), old, old)
+		}, Failed},
+	}
+}
+
+func makeBoxes(t *testing.T, boxes []box, host func(name, dir string) Host) []Host {
+	t.Helper()
+	root := t.TempDir()
+	var hosts []Host
+	for _, b := range boxes {
+		dir := filepath.Join(root, b.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b.setup(t, dir)
+		h := host(b.name, dir)
+		h.Command, h.Output = b.command, "out"
+		hosts = append(hosts, h)
+	}
+	return hosts
+}
+
+func checkOutcomes(t *testing.T, boxes []box, out []Outcome, dest string) {
+	t.Helper()
+	if len(out) != len(boxes) {
+		t.Fatalf("%d outcomes for %d boxes", len(out), len(boxes))
+	}
+	for i, b := range boxes {
+		o := out[i]
+		if o.Host != b.name || o.Status != b.want {
+			t.Errorf("%s: status %v (err %v), want %v", b.name, o.Status, o.Err, b.want)
+			continue
+		}
+		switch b.want {
+		case Finished:
+			if o.Path != filepath.Join(dest, b.name+".npz") || !strings.HasSuffix(o.Remote, "/out/rep1.npz") {
+				t.Errorf("%s: collected %q from %q", b.name, o.Path, o.Remote)
+			}
+		case Failed:
+			if o.Err == nil {
+				t.Errorf("%s: failed without an error", b.name)
+			}
+		}
+	}
+	if !errors.Is(out[len(out)-1].Err, ErrNoArchive) {
+		t.Errorf("stale box: err %v, want ErrNoArchive", out[len(out)-1].Err)
+	}
+	if out[3].Exit != 1 {
+		t.Errorf("fails box: exit %d", out[3].Exit)
+	}
+	// The collected archives compare: z_b differs by 2e-9 per step at most
+	// (eps 1e-9 on two of three columns: sqrt(2)*2e-9 for the last step).
+	rows := Pairwise([]NamedRun{{Name: "ok1", Path: out[0].Path}, {Name: "ok2", Path: out[1].Path}}, []string{"z_b"})
+	if len(rows) != 1 || rows[0].Warning != "" || math.Abs(rows[0].Max-math.Sqrt(1+4)*1e-9) > 1e-15 {
+		t.Errorf("pairwise on collected runs: %v", rows)
+	}
+	// No temporary files are left in dest.
+	ents, _ := os.ReadDir(dest)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("left %s in dest", e.Name())
+		}
+	}
+}
+
+func TestReplicateLocal(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("setsid not installed; internal/launch needs it")
+	}
+	boxes := standardBoxes()
+	hosts := makeBoxes(t, boxes, func(name, dir string) Host { return Host{Name: name, Repo: dir} })
+	dest := t.TempDir()
+	var progress bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "rep1", Dest: dest, Poll: 50 * time.Millisecond, Budget: 30 * time.Second, Progress: &progress})
+	if err != nil {
+		t.Fatalf("Replicate: %v\n%s", err, progress.String())
+	}
+	checkOutcomes(t, boxes, out, dest)
+	if !strings.Contains(progress.String(), "dies: VANISHED") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+
+	// Only failing hosts: an error naming each of them.
+	_, err = Replicate(ctx, hosts[2:], ReplicateConfig{Stem: "rep2", Dest: dest, Poll: 50 * time.Millisecond, Budget: 30 * time.Second})
+	if !errors.Is(err, ErrTooFew) || !strings.Contains(err.Error(), "dies VANISHED") || !strings.Contains(err.Error(), "fails FAILED") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestReplicateBudget(t *testing.T) {
+	hosts := makeBoxes(t, []box{{"slow", "sleep 30", func(*testing.T, string) {}, TimedOut}},
+		func(name, dir string) Host { return Host{Name: name, Repo: dir} })
+	start := time.Now()
+	out, err := Replicate(context.Background(), hosts, ReplicateConfig{Stem: "r", Dest: t.TempDir(), Poll: 50 * time.Millisecond, Budget: 500 * time.Millisecond})
+	if !errors.Is(err, ErrTooFew) || out[0].Status != TimedOut {
+		t.Fatalf("err %v, outcome %+v", err, out)
+	}
+	if el := time.Since(start); el > 15*time.Second {
+		t.Errorf("took %v", el)
+	}
+}
+
+func TestReplicateCancel(t *testing.T) {
+	hosts := makeBoxes(t, []box{{"slow", "sleep 3", func(*testing.T, string) {}, Unknown}},
+		func(name, dir string) Host { return Host{Name: name, Repo: dir} })
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "r", Dest: t.TempDir(), Poll: 50 * time.Millisecond})
+	if !errors.Is(err, context.DeadlineExceeded) || len(out) != 1 || out[0].Status != Unknown {
+		t.Fatalf("err %v, outcome %+v", err, out)
+	}
+}
+
+// sshd starts a real sshd on 127.0.0.1 with throwaway keys and returns an
+// ssh_config file defining the alias "box" (this user on that sshd) and
+// "nobody-home" (a port where nothing listens).
+func sshd(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: not starting sshd")
+	}
+	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen", "setsid"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s not installed (apt-get install openssh-server openssh-client): %v", bin, err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		// sshd running as root needs its privilege-separation directory,
+		// which a booted system creates at start-up.
+		if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+			t.Skipf("cannot create /run/sshd: %v", err)
+		}
+	}
+	dir := t.TempDir()
+	for _, k := range []string{"host_key", "user_key"} {
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, k)).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+	}
+	port := freePort(t)
+	dead := freePort(t)
+	cfg := fmt.Sprintf(`Port %d
+ListenAddress 127.0.0.1
+HostKey %[2]s/host_key
+AuthorizedKeysFile %[2]s/user_key.pub
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+PidFile %[2]s/sshd.pid
+LogLevel ERROR
+`, port, dir)
+	if err := os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Skipf("sshd does not start: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	client := fmt.Sprintf(`Host box nobody-home
+  HostName 127.0.0.1
+  User %s
+  IdentityFile %s/user_key
+  IdentitiesOnly yes
+  UserKnownHostsFile /dev/null
+  StrictHostKeyChecking no
+  LogLevel ERROR
+Host box
+  Port %d
+Host nobody-home
+  Port %d
+`, currentUser(t), dir, port, dead)
+	cc := filepath.Join(dir, "ssh_config")
+	if err := os.WriteFile(cc, []byte(client), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for sshd to accept logins.
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		err := exec.Command("ssh", "-F", cc, "-o", "BatchMode=yes", "box", "true").Run()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) || cmd.ProcessState != nil {
+			t.Skipf("sshd on port %d does not accept logins: %v: %s", port, err, log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return cc
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func currentUser(t *testing.T) string {
+	out, err := exec.Command("id", "-un").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestReplicateSSH(t *testing.T) {
+	cfg := sshd(t)
+	boxes := standardBoxes()
+	hosts := makeBoxes(t, boxes, func(name, dir string) Host {
+		return Host{Name: name, SSH: "box", SSHOptions: []string{"-F", cfg}, Repo: dir}
+	})
+	hosts = append(hosts, Host{Name: "gone", SSH: "nobody-home", SSHOptions: []string{"-F", cfg}, Repo: "/tmp", Command: "true"})
+	dest := t.TempDir()
+	var progress bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "rep1", Dest: dest, Poll: 200 * time.Millisecond, Budget: 60 * time.Second, Progress: &progress})
+	if err != nil {
+		t.Fatalf("Replicate: %v\n%s", err, progress.String())
+	}
+	checkOutcomes(t, boxes, out[:len(boxes)], dest)
+	if g := out[len(boxes)]; g.Status != Unreachable || !errors.Is(g.Err, ErrHost) {
+		t.Errorf("unreachable host: %v %v", g.Status, g.Err)
+	}
+	t.Logf("progress:\n%s", progress.String())
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "init.defaultBranch=main"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestSync(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	for _, mode := range []string{"local", "ssh"} {
+		t.Run(mode, func(t *testing.T) {
+			var opts []string
+			dest := ""
+			if mode == "ssh" {
+				opts = []string{"-F", sshd(t)}
+				dest = "box"
+			}
+			root := t.TempDir()
+			origin := filepath.Join(root, "origin.git")
+			git(t, root, "init", "-q", "--bare", origin)
+			ctl := filepath.Join(root, "controller")
+			git(t, root, "clone", "-q", origin, ctl)
+			os.WriteFile(filepath.Join(ctl, "model.txt"), []byte("v1\n"), 0o644)
+			os.WriteFile(filepath.Join(ctl, "notes.txt"), []byte("notes\n"), 0o644)
+			git(t, ctl, "add", "model.txt", "notes.txt")
+			git(t, ctl, "commit", "-q", "-m", "v1")
+			git(t, ctl, "push", "-q", "origin", "HEAD:main")
+			var hosts []Host
+			for _, n := range []string{"a", "b", "c"} {
+				dir := filepath.Join(root, n)
+				git(t, root, "clone", "-q", origin, dir)
+				hosts = append(hosts, Host{Name: n, SSH: dest, SSHOptions: opts, Repo: dir, Command: "true"})
+			}
+			// A new commit on the controller, pushed to the remote.
+			os.WriteFile(filepath.Join(ctl, "model.txt"), []byte("v2\n"), 0o644)
+			git(t, ctl, "commit", "-q", "-am", "v2")
+			git(t, ctl, "push", "-q", "origin", "HEAD:main")
+			head, err := Head(context.Background(), ctl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Host c has an uncommitted change to a file the new commit does
+			// not touch; an untracked file on host a does not count.
+			os.WriteFile(filepath.Join(root, "c", "notes.txt"), []byte("local edit\n"), 0o644)
+			os.WriteFile(filepath.Join(root, "a", "out.npz"), []byte("x"), 0o644)
+			got, err := Sync(context.Background(), hosts, head, SyncOptions{})
+			var he *HostError
+			if !errors.Is(err, ErrDirty) || !errors.As(err, &he) || he.Host != "c" {
+				t.Fatalf("Sync: err = %v, want ErrDirty from host c", err)
+			}
+			if len(got) != 2 || got[0].Commit != head || got[1].Commit != head || got[0].Dirty {
+				t.Errorf("synced: %+v", got)
+			}
+			if h := git(t, filepath.Join(root, "b"), "rev-parse", "HEAD"); h != head {
+				t.Errorf("b at %s, want %s", h, head)
+			}
+			// Allowed, the dirty host syncs too and is reported dirty.
+			got, err = Sync(context.Background(), hosts, head, SyncOptions{AllowDirty: true})
+			if err != nil {
+				t.Fatalf("Sync with AllowDirty: %v", err)
+			}
+			if len(got) != 3 || got[2].Commit != head || !got[2].Dirty || got[0].Dirty {
+				t.Errorf("synced: %+v", got)
+			}
+		})
+	}
+}

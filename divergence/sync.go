@@ -1,0 +1,117 @@
+package divergence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// ErrDirty is wrapped by Sync errors for a host whose checkout has
+// uncommitted changes to tracked files.
+var ErrDirty = errors.New("divergence: working tree has uncommitted changes")
+
+// Head returns the commit checked out in the controller's repository dir.
+func Head(ctx context.Context, dir string) (string, error) {
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--verify", "HEAD^{commit}").Output()
+	if err != nil {
+		return "", fmt.Errorf("divergence: git rev-parse HEAD in %s: %w", dir, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// SyncOptions configures [Sync].
+type SyncOptions struct {
+	// AllowDirty lets Sync check out over uncommitted changes to tracked
+	// files (git may still refuse when they conflict). Untracked files never
+	// count: run outputs usually live in the checkout.
+	AllowDirty bool
+}
+
+// Synced records one host's state after Sync.
+type Synced struct {
+	Host string
+	// Commit is the host's HEAD after the checkout, as git reports it.
+	Commit string
+	// Dirty reports uncommitted changes to tracked files (AllowDirty only).
+	Dirty bool
+}
+
+// Sync brings every host's checkout to commit, all hosts at once: git fetch
+// from the host's remote, then a detached checkout. A host with
+// uncommitted changes to tracked files is refused with [ErrDirty] unless
+// opt.AllowDirty. The result has one entry per host that synced, in hosts
+// order; the error joins a [*HostError] for each host that did not.
+func Sync(ctx context.Context, hosts []Host, commit string, opt SyncOptions) ([]Synced, error) {
+	if commit == "" || strings.HasPrefix(commit, "-") {
+		panic("divergence: invalid commit")
+	}
+	res := make([]*Synced, len(hosts))
+	errs := make([]error, len(hosts))
+	var wg sync.WaitGroup
+	for i := range hosts {
+		wg.Go(func() { res[i], errs[i] = syncHost(ctx, &hosts[i], commit, opt) })
+	}
+	wg.Wait()
+	var out []Synced
+	for _, r := range res {
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return out, err
+	}
+	return out, ctx.Err()
+}
+
+// exitDirty is the sync script's exit status for a refused dirty tree.
+const exitDirty = 3
+
+func syncHost(ctx context.Context, h *Host, commit string, opt SyncOptions) (*Synced, error) {
+	remote := h.Remote
+	if remote == "" {
+		remote = "origin"
+	}
+	allow := 0
+	if opt.AllowDirty {
+		allow = 1
+	}
+	script := fmt.Sprintf(`set -e
+%s
+dirty=$(git status --porcelain --untracked-files=no)
+if [ -n "$dirty" ] && [ %d != 1 ]; then
+  echo "uncommitted changes:" $dirty >&2
+  exit %d
+fi
+git fetch --quiet -- %s
+git -c advice.detachedHead=false checkout --quiet --detach %s --
+echo "commit $(git rev-parse HEAD)"
+if [ -n "$dirty" ]; then echo dirty; fi
+`, cdScript(h.Repo), allow, exitDirty, quote(remote), quote(commit))
+	out, err := h.shOut(ctx, "sync to "+commit, script)
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == exitDirty {
+			var he *HostError
+			errors.As(err, &he)
+			he.Err = fmt.Errorf("%w: %w", ErrDirty, he.Err)
+		}
+		return nil, err
+	}
+	s := &Synced{Host: h.Name}
+	for _, line := range strings.Split(out, "\n") {
+		if c, ok := strings.CutPrefix(line, "commit "); ok {
+			s.Commit = c
+		}
+		if line == "dirty" {
+			s.Dirty = true
+		}
+	}
+	if s.Commit == "" {
+		return nil, &HostError{Host: h.Name, Op: "sync", Err: fmt.Errorf("%w: no commit in output %q", ErrHost, out)}
+	}
+	return s, nil
+}

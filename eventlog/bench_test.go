@@ -1,0 +1,144 @@
+package eventlog_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/synth"
+)
+
+// benchGB streams that many gigabytes through BenchmarkRead's "large" case:
+//
+//	go test -run '^$' -bench 'Read/size=large' -eventlog.gb 1 ./eventlog/
+var benchGB = flag.Float64("eventlog.gb", 0, "also run BenchmarkRead on this many GB of synthetic log (e.g. 1)")
+
+// repeatReader streams data n times: a large log without holding it in
+// memory. Each copy is a complete log, so the reader sees whole events.
+type repeatReader struct {
+	data []byte
+	n    int
+	off  int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, r.data[r.off:])
+	r.off += k
+	if r.off == len(r.data) {
+		r.off = 0
+		r.n--
+	}
+	return k, nil
+}
+
+func synthLog(b *testing.B, size int64) []byte {
+	b.Helper()
+	var buf bytes.Buffer
+	buf.Grow(int(size + size/8))
+	if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: 1, Bytes: size, Noise: true, JobAds: true, Header: true}); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func BenchmarkRead(b *testing.B) {
+	const chunk = 16 << 20
+	data := synthLog(b, chunk)
+	sizes := []struct {
+		name   string
+		copies int
+	}{{"size=16MB", 1}, {"size=128MB", 8}}
+	if *benchGB > 0 {
+		sizes = append(sizes, struct {
+			name   string
+			copies int
+		}{"size=large", int(*benchGB * (1 << 30) / float64(len(data)))})
+	}
+	for _, mode := range []struct {
+		name string
+		ads  eventlog.JobAdMode
+	}{{"keep", eventlog.KeepJobAds}, {"fold", eventlog.FoldJobAds}} {
+		for _, sz := range sizes {
+			b.Run(mode.name+"/"+sz.name, func(b *testing.B) {
+				b.SetBytes(int64(len(data)) * int64(sz.copies))
+				b.ReportAllocs()
+				var events, maxHeap uint64
+				var ms0, ms1, ms runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&ms0)
+				cpu0 := cpuTime()
+				for b.Loop() {
+					r := eventlog.NewReader(&repeatReader{data: data, n: sz.copies})
+					r.Year, r.Location, r.JobAds = 2024, time.UTC, mode.ads
+					for {
+						_, err := r.Read()
+						if err == io.EOF {
+							break
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+						events++
+						if events%(1<<18) == 0 {
+							runtime.ReadMemStats(&ms)
+							maxHeap = max(maxHeap, ms.HeapInuse)
+						}
+					}
+				}
+				cpu := cpuTime() - cpu0
+				runtime.ReadMemStats(&ms1)
+				// On a shared machine wall time includes waiting for a
+				// core; CPU time (user+system of the whole process, GC
+				// included) is what one core spends.
+				b.ReportMetric(float64(len(data))*float64(sz.copies)*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
+				b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(events), "allocs/event")
+				b.ReportMetric(float64(maxHeap)/(1<<20), "max-heap-MB")
+				b.ReportMetric(float64(events)/float64(b.N), "events/op")
+			})
+		}
+	}
+}
+
+func BenchmarkBuild(b *testing.B) {
+	for _, jobsN := range []int{2000, 10000} {
+		var buf bytes.Buffer
+		if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: 2, Jobs: jobsN, HoldRate: 0.3}); err != nil {
+			b.Fatal(err)
+		}
+		r := eventlog.NewReader(&buf)
+		r.Year, r.Location = 2023, time.UTC
+		evs, err := r.ReadAll()
+		if err != nil {
+			b.Fatal(err)
+		}
+		jobs := eventlog.Group("bench", evs)
+		for _, compat := range []bool{false, true} {
+			name := fmt.Sprintf("jobs=%d/m=10/j=10/seedcompat=%v", jobsN, compat)
+			b.Run(name, func(b *testing.B) {
+				bl := eventlog.Builder{M: 10, J: 10, Seed: 1, SeedCompat: compat}
+				b.ReportAllocs()
+				n := 0
+				start := time.Now()
+				cpu0 := cpuTime()
+				for b.Loop() {
+					s, err := bl.Build(jobs)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n += len(s)
+				}
+				b.ReportMetric(float64(n)/time.Since(start).Seconds(), "samples/s")
+				b.ReportMetric(float64(n)/(cpuTime()-cpu0).Seconds(), "samples/cpu-s")
+				b.ReportMetric(float64(n)/float64(b.N), "samples/op")
+			})
+		}
+	}
+}

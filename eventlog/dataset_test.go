@@ -1,0 +1,124 @@
+package eventlog_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDatasetRoundTrip(t *testing.T) {
+	jobs, _ := synthJobs(t, synth.CondorLogConfig{Seed: 3, Jobs: 200})
+	b := eventlog.Builder{M: 6, J: 3, Seed: 9, Frame: 2 * time.Minute}
+	samples, err := b.Build(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(samples) == 0 {
+		t.Fatal("no samples")
+	}
+	var buf bytes.Buffer
+	if err := eventlog.WriteDataset(&buf, b, samples); err != nil {
+		t.Fatal(err)
+	}
+	d, err := eventlog.ReadDataset(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantB := b
+	wantB.E = eventlog.DefaultE
+	if d.N != len(samples) || d.Builder != wantB {
+		t.Fatalf("N = %d, Builder = %+v; want %d, %+v", d.N, d.Builder, len(samples), wantB)
+	}
+	for i := range samples {
+		s := d.Sample(i)
+		if !slices.Equal(s.X, samples[i].X) || s.Label != samples[i].Label || s.Job.JobID != samples[i].Job.JobID {
+			t.Errorf("sample %d differs after the round trip", i)
+		}
+	}
+}
+
+func TestReadNumPyDataset(t *testing.T) {
+	// testdata/numpy_dataset.npz was written by testdata/gen_dataset.py
+	// (Python 3.11.2, NumPy 1.24.2, np.savez_compressed).
+	raw, err := os.ReadFile("testdata/numpy_dataset.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := eventlog.ReadDataset(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantB := eventlog.Builder{E: 5, M: 4, Frame: time.Minute, J: 2, Seed: 7, SeedCompat: true, Unlabeled: true}
+	if d.Builder != wantB || d.N != 3 {
+		t.Fatalf("Builder %+v N %d", d.Builder, d.N)
+	}
+	if d := cmp.Diff([]eventlog.Label{eventlog.Release, eventlog.Remove, eventlog.Unlabeled}, d.Labels); d != "" {
+		t.Errorf("labels (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]eventlog.JobID{{Cluster: 10}, {Cluster: 11, Proc: 2}, {Cluster: 12, Subproc: 1}}, d.Jobs); d != "" {
+		t.Errorf("jobs (-want +got):\n%s", d)
+	}
+	for i := range 3 {
+		s := d.Sample(i)
+		for j := range 2 {
+			for m := range 4 {
+				for e := range 5 {
+					want := float32(0)
+					if e == (i+j+m)%5 {
+						want = 1
+					}
+					if got := s.At(j, m, e); got != want {
+						t.Errorf("x[%d,%d,%d,%d] = %v, want %v", i, j, m, e, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestReadDatasetErrors(t *testing.T) {
+	raw, err := os.ReadFile("testdata/numpy_dataset.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eventlog.ReadDataset(bytes.NewReader(raw[:len(raw)/2]), int64(len(raw)/2)); err == nil {
+		t.Error("truncated archive read without error")
+	}
+	var buf bytes.Buffer
+	if err := eventlog.WriteDataset(&buf, eventlog.Builder{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := eventlog.ReadDataset(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil || d.N != 0 {
+		t.Errorf("empty dataset: %v, %v", d, err)
+	}
+	if errors.Is(err, eventlog.ErrDataset) {
+		t.Error("unexpected ErrDataset")
+	}
+}
+
+func TestSplit(t *testing.T) {
+	tr, va, te := eventlog.Split(100, 5, 0.7, 0.15)
+	if len(tr) != 70 || len(va) != 15 || len(te) != 15 {
+		t.Fatalf("sizes %d/%d/%d", len(tr), len(va), len(te))
+	}
+	all := slices.Concat(tr, va, te)
+	slices.Sort(all)
+	for i, v := range all {
+		if v != i {
+			t.Fatalf("indices are not a partition of 0..99")
+		}
+	}
+	tr2, _, _ := eventlog.Split(100, 5, 0.7, 0.15)
+	tr3, _, _ := eventlog.Split(100, 6, 0.7, 0.15)
+	if !slices.Equal(tr, tr2) || slices.Equal(tr, tr3) {
+		t.Error("Split is not determined by its seed")
+	}
+}

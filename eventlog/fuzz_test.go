@@ -1,0 +1,113 @@
+package eventlog_test
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+)
+
+// FuzzRead feeds arbitrary bytes to the reader in every mode and checks
+// that nothing panics, every error is a *ParseError (the input is in
+// memory, so there are no I/O errors), each error is followed by progress,
+// and the typed accessors never panic on what the reader returns.
+func FuzzRead(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join(realDir, "*.log"))
+	fixtures, _ := filepath.Glob("testdata/*.log")
+	seeds = append(seeds, fixtures...)
+	seeds = append(seeds, "testdata/events.json")
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if len(b) > 8<<10 {
+			// Whole large logs make slow seeds; their first events and a
+			// cut in the middle of one keep the formats in the corpus.
+			f.Add(b[:8<<10])
+			continue
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("000 (001.000.000) 12/31 23:59:59 x\n...\n001 (001.000.000) 01/01 00:00:00 y\n...\n"))
+	f.Add([]byte("012 (-1.-1.-1) 2024-02-30 00:00:00.5Z Job was held.\n\tCode x Subcode\n"))
+	f.Add([]byte("<xml/>"))
+	f.Add([]byte("{\"EventTypeNumber\": 5, \"EventTime\": \"bad\"}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, mode := range []eventlog.JobAdMode{eventlog.KeepJobAds, eventlog.DropJobAds, eventlog.FoldJobAds} {
+			for _, lenient := range []bool{false, true} {
+				r := eventlog.NewReader(strings.NewReader(string(data)))
+				r.Year, r.JobAds, r.Lenient, r.Strict = 2024, mode, lenient, !lenient
+				for i := 0; ; i++ {
+					if i > len(data)+2 {
+						t.Fatalf("more events or errors than input bytes: the reader does not progress")
+					}
+					ev, err := r.Read()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						var pe *eventlog.ParseError
+						if !errors.As(err, &pe) {
+							t.Fatalf("error %v (%T) is not a *ParseError", err, err)
+						}
+						if lenient && !errors.Is(err, eventlog.ErrXML) {
+							t.Fatalf("lenient reader returned %v", err)
+						}
+						continue
+					}
+					touch(t, &ev)
+				}
+			}
+		}
+	})
+}
+
+// touch calls every accessor that applies to ev; errors must be typed.
+func touch(t *testing.T, ev *eventlog.Event) {
+	var err error
+	switch ev.Code {
+	case eventlog.Submit:
+		_, err = ev.SubmitInfo()
+	case eventlog.Execute:
+		_, err = ev.ExecuteInfo()
+	case eventlog.Evicted:
+		_, err = ev.EvictInfo()
+	case eventlog.Terminated, eventlog.NodeTerminated:
+		_, err = ev.TerminateInfo()
+	case eventlog.ImageSize:
+		_, err = ev.ImageSizeInfo()
+	case eventlog.ShadowException:
+		_, err = ev.ShadowExceptionInfo()
+	case eventlog.Aborted:
+		_, err = ev.AbortInfo()
+	case eventlog.Held:
+		_, err = ev.HoldInfo()
+	case eventlog.Released:
+		_, err = ev.ReleaseInfo()
+	case eventlog.Disconnected, eventlog.ReconnectFailed:
+		_, err = ev.DisconnectInfo()
+	case eventlog.Reconnected:
+		_, err = ev.ReconnectInfo()
+	case eventlog.AttributeUpdate:
+		_, err = ev.AttributeUpdateInfo()
+	case eventlog.JobAdInformation:
+		_, err = ev.JobAdInfo()
+	case eventlog.FileTransfer:
+		_, err = ev.TransferInfo()
+	case eventlog.Generic:
+		eventlog.ParseGlobalHeader(*ev)
+	}
+	if ev.Ad != "" && ev.Code != eventlog.JobAdInformation {
+		if _, aerr := ev.JobAdInfo(); aerr != nil && !errors.Is(aerr, eventlog.ErrBody) {
+			t.Fatalf("folded ad error %v is not ErrBody", aerr)
+		}
+	}
+	if err != nil && !errors.Is(err, eventlog.ErrBody) {
+		t.Fatalf("%v accessor error %v does not wrap ErrBody", ev.Code, err)
+	}
+}

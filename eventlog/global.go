@@ -1,0 +1,358 @@
+package eventlog
+
+import (
+	"hash/fnv"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// GlobalHeader is the header HTCondor writes at the top of every global
+// event-log file: a 008 event of job -1.-1.-1 whose text is
+// "Global JobLog: ctime=... id=... sequence=... size=... events=...
+// offset=... event_off=... max_rotation=... creator_name=<...>"
+// (WriteUserLogHeader::GenerateEvent in write_user_log.cpp).
+type GlobalHeader struct {
+	Ctime       time.Time // creation time of the file (ctime, Unix seconds)
+	ID          string    // unique id of the file
+	Sequence    int       // rotation sequence number
+	Size        int64     // size of the previous file
+	Events      int64     // events in the previous files
+	Offset      int64     // byte offset of this file in the whole log
+	EventOffset int64     // event offset of this file in the whole log
+	MaxRotation int       // EVENT_LOG_MAX_ROTATIONS
+	CreatorName string    // the daemon that wrote it, without the <>
+}
+
+// ParseGlobalHeader reports whether ev is a global-log header and returns
+// its fields. Fields missing from the text keep their zero values.
+func ParseGlobalHeader(ev Event) (GlobalHeader, bool) {
+	const prefix = "Global JobLog:"
+	if ev.Code != Generic || ev.Job.IsJob() || !strings.HasPrefix(ev.Body, prefix) {
+		return GlobalHeader{}, false
+	}
+	line := ev.Body[len(prefix):]
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	var h GlobalHeader
+	if i := strings.Index(line, " creator_name=<"); i >= 0 {
+		c := line[i+len(" creator_name=<"):]
+		if j := strings.LastIndexByte(c, '>'); j >= 0 {
+			c = c[:j]
+		}
+		h.CreatorName = c
+		line = line[:i]
+	}
+	for f := range strings.FieldsSeq(line) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			continue
+		}
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k {
+		case "ctime":
+			h.Ctime = time.Unix(n, 0)
+		case "id":
+			h.ID = v
+		case "sequence":
+			h.Sequence = int(n)
+		case "size":
+			h.Size = n
+		case "events":
+			h.Events = n
+		case "offset":
+			h.Offset = n
+		case "event_off":
+			h.EventOffset = n
+		case "max_rotation":
+			h.MaxRotation = int(n)
+		}
+	}
+	return h, true
+}
+
+// SortRotated returns the files of rotated event logs ordered oldest first,
+// as HTCondor's rotation names them (doRotation in write_user_log.cpp): for
+// each base name, base.N, ..., base.2, base.1 (or base.old), then base
+// itself. Files with different base names are kept apart, sorted by base.
+// paths is not modified.
+func SortRotated(paths []string) []string {
+	type key struct {
+		base string
+		rank int // larger is older
+	}
+	keyOf := func(p string) key {
+		ext := filepath.Ext(p)
+		if ext == ".old" {
+			return key{strings.TrimSuffix(p, ext), 0}
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(ext, ".")); err == nil && len(ext) > 1 && n >= 0 {
+			return key{strings.TrimSuffix(p, ext), n}
+		}
+		return key{p, -1}
+	}
+	out := slices.Clone(paths)
+	slices.SortStableFunc(out, func(a, b string) int {
+		ka, kb := keyOf(a), keyOf(b)
+		if c := strings.Compare(ka.base, kb.base); c != 0 {
+			return c
+		}
+		return kb.rank - ka.rank
+	})
+	return out
+}
+
+// Files reads a set of event-log files as one stream (a concatenated global
+// event log, CGEL): the files in the order given (see SortRotated), events
+// repeated at a file boundary removed. An overlap is the longest run of
+// events at the start of a file, global headers aside, equal (code, job,
+// time and text) to the last events of the previous file, up to Window
+// events. Each event's File names its file.
+type Files struct {
+	// Options apply to each file's Reader. When Year is zero, each file's
+	// modification time serves as its FileTime.
+	Options
+	// Window bounds the overlap searched at each boundary; zero means 4096.
+	Window int
+
+	paths   []string
+	idx     int
+	f       *os.File
+	r       *Reader
+	damaged int
+	removed int
+	tail    []fingerprint // last events of the file being read
+	prev    []fingerprint // last events of the previous file
+	pending []pendingEvent
+	header  GlobalHeader
+	hasHdr  bool
+}
+
+type fingerprint struct {
+	code Code
+	job  JobID
+	t    int64
+	body uint64
+}
+
+type pendingEvent struct {
+	ev  Event
+	err error
+}
+
+// NewFiles returns a Files reading paths in the given order.
+func NewFiles(paths []string, opt Options) *Files {
+	return &Files{Options: opt, paths: slices.Clone(paths)}
+}
+
+// Removed returns how many events were dropped as overlap so far.
+func (fs *Files) Removed() int { return fs.removed }
+
+// Damaged returns how many damaged events lenient readers skipped so far.
+func (fs *Files) Damaged() int {
+	n := fs.damaged
+	if fs.r != nil {
+		n += fs.r.Damaged()
+	}
+	return n
+}
+
+// Header returns the most recent global-log header passed, if any.
+func (fs *Files) Header() (GlobalHeader, bool) {
+	if fs.r != nil {
+		if h, ok := fs.r.Header(); ok {
+			return h, true
+		}
+	}
+	return fs.header, fs.hasHdr
+}
+
+// Close closes the file being read.
+func (fs *Files) Close() error {
+	if fs.f == nil {
+		return nil
+	}
+	err := fs.f.Close()
+	fs.f, fs.r = nil, nil
+	return err
+}
+
+func (fs *Files) window() int {
+	if fs.Window > 0 {
+		return fs.Window
+	}
+	return 4096
+}
+
+func fingerprintOf(ev *Event) fingerprint {
+	h := fnv.New64a()
+	io.WriteString(h, ev.Body)
+	return fingerprint{ev.Code, ev.Job, ev.Time.UnixNano(), h.Sum64()}
+}
+
+func (fs *Files) remember(ev *Event) {
+	if !ev.Job.IsJob() {
+		return
+	}
+	if len(fs.tail) == fs.window() {
+		copy(fs.tail, fs.tail[1:])
+		fs.tail = fs.tail[:len(fs.tail)-1]
+	}
+	fs.tail = append(fs.tail, fingerprintOf(ev))
+}
+
+// open opens the next file and queues its first events with any overlap
+// removed.
+func (fs *Files) open() error {
+	path := fs.paths[fs.idx]
+	fs.idx++
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	opt := fs.Options
+	if opt.Year == 0 && opt.FileTime.IsZero() {
+		if st, err := f.Stat(); err == nil {
+			opt.FileTime = st.ModTime()
+		}
+	}
+	r := NewReader(f)
+	r.Options = opt
+	r.File = path
+	fs.f, fs.r = f, r
+	fs.prev, fs.tail = fs.tail, nil
+	if len(fs.prev) == 0 {
+		return nil
+	}
+	// Read as many job events as the previous tail holds.
+	var q []pendingEvent
+	jobEvents := 0
+	for jobEvents < len(fs.prev) {
+		ev, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		ev.File = path
+		q = append(q, pendingEvent{ev, err})
+		if err != nil {
+			break
+		}
+		if ev.Job.IsJob() {
+			jobEvents++
+		}
+	}
+	// The job events of q as fingerprints, with their positions in q.
+	var fp []fingerprint
+	var pos []int
+	for i := range q {
+		if q[i].err != nil {
+			break
+		}
+		if q[i].ev.Job.IsJob() {
+			fp = append(fp, fingerprintOf(&q[i].ev))
+			pos = append(pos, i)
+		}
+	}
+	k := 0
+	if len(fp) > 0 {
+		for i := range fs.prev {
+			n := len(fs.prev) - i
+			if n <= len(fp) && fs.prev[i] == fp[0] && slices.Equal(fs.prev[i:], fp[:n]) {
+				k = n
+				break
+			}
+		}
+	}
+	drop := make(map[int]bool, k)
+	for _, p := range pos[:k] {
+		drop[p] = true
+	}
+	fs.removed += k
+	for i, pe := range q {
+		if pe.err == nil {
+			fs.remember(&q[i].ev)
+		}
+		if !drop[i] {
+			fs.pending = append(fs.pending, pe)
+		}
+	}
+	return nil
+}
+
+// Read returns the next event of the set; io.EOF after the last file.
+func (fs *Files) Read() (Event, error) {
+	for {
+		if len(fs.pending) > 0 {
+			pe := fs.pending[0]
+			fs.pending = fs.pending[1:]
+			return pe.ev, pe.err
+		}
+		if fs.r == nil {
+			if fs.idx >= len(fs.paths) {
+				return Event{}, io.EOF
+			}
+			if err := fs.open(); err != nil {
+				return Event{}, err
+			}
+			continue
+		}
+		ev, err := fs.r.Read()
+		if err == io.EOF {
+			fs.damaged += fs.r.Damaged()
+			if h, ok := fs.r.Header(); ok {
+				fs.header, fs.hasHdr = h, true
+			}
+			if cerr := fs.Close(); cerr != nil {
+				return Event{}, cerr
+			}
+			continue
+		}
+		if err != nil {
+			return Event{}, err
+		}
+		ev.File = fs.r.File
+		fs.remember(&ev)
+		return ev, nil
+	}
+}
+
+// ReadAll reads the remaining events until the end or the first error and
+// closes the open file.
+func (fs *Files) ReadAll() ([]Event, error) {
+	defer fs.Close()
+	var out []Event
+	for {
+		ev, err := fs.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev)
+	}
+}
+
+// All returns an iterator over the remaining events, like Reader.All.
+func (fs *Files) All() iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		for {
+			ev, err := fs.Read()
+			if err == io.EOF {
+				return
+			}
+			if !yield(ev, err) {
+				return
+			}
+			if err != nil && !isParseError(err) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,300 @@
+package eventlog
+
+import (
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Key identifies a job across schedds: Source tags the log it came from (a
+// schedd name, a file set), so that two schedds' 1234.0.0 do not collide.
+type Key struct {
+	Source string
+	JobID
+}
+
+// String returns "source/cluster.proc.subproc", or the id alone without a
+// source.
+func (k Key) String() string {
+	if k.Source == "" {
+		return k.JobID.String()
+	}
+	return k.Source + "/" + k.JobID.String()
+}
+
+// Job is one job's history: its events in log order.
+type Job struct {
+	Key    Key
+	Events []Event
+}
+
+// Group gathers events into jobs tagged with source, in order of each job's
+// first event. Events of no job (id -1.-1.-1, such as global-log headers)
+// are left out. events is not modified.
+func Group(source string, events []Event) []*Job {
+	idx := make(map[JobID]*Job)
+	var jobs []*Job
+	for i := range events {
+		ev := &events[i]
+		if !ev.Job.IsJob() {
+			continue
+		}
+		j := idx[ev.Job]
+		if j == nil {
+			j = &Job{Key: Key{source, ev.Job}}
+			idx[ev.Job] = j
+			jobs = append(jobs, j)
+		}
+		j.Events = append(j.Events, *ev)
+	}
+	return jobs
+}
+
+// GroupSeq is Group over a stream such as Reader.All; it stops at the first
+// error and returns the jobs gathered so far with it.
+func GroupSeq(source string, events iter.Seq2[Event, error]) ([]*Job, error) {
+	idx := make(map[JobID]*Job)
+	var jobs []*Job
+	for ev, err := range events {
+		if err != nil {
+			return jobs, err
+		}
+		if !ev.Job.IsJob() {
+			continue
+		}
+		j := idx[ev.Job]
+		if j == nil {
+			j = &Job{Key: Key{source, ev.Job}}
+			idx[ev.Job] = j
+			jobs = append(jobs, j)
+		}
+		j.Events = append(j.Events, ev)
+	}
+	return jobs, nil
+}
+
+// HoldCycle is one hold of a job and the release that ended it, if any.
+type HoldCycle struct {
+	Held     time.Time
+	Released time.Time // zero when the job was not released
+	Reason   string
+	// Code and Subcode are HoldReasonCode and HoldReasonSubCode; HasCode is
+	// false when the log predates them.
+	Code, Subcode int
+	HasCode       bool
+	// ReleaseReason is the released event's reason.
+	ReleaseReason string
+}
+
+// Holds returns the job's hold cycles in order. A hold whose body cannot be
+// parsed still counts, with no reason or code.
+func (j *Job) Holds() []HoldCycle {
+	var out []HoldCycle
+	for i := range j.Events {
+		ev := &j.Events[i]
+		switch ev.Code {
+		case Held:
+			h, _ := ev.HoldInfo()
+			out = append(out, HoldCycle{Held: ev.Time, Reason: h.Reason, Code: h.Code, Subcode: h.Subcode, HasCode: h.HasCode})
+		case Released:
+			if n := len(out); n > 0 && out[n-1].Released.IsZero() {
+				r, _ := ev.ReleaseInfo()
+				out[n-1].Released = ev.Time
+				out[n-1].ReleaseReason = r.Reason
+			}
+		}
+	}
+	return out
+}
+
+// ignoredForState are the events that never count as a job's last state:
+// job-ad information and image-size updates trail the real state changes.
+func ignoredForState(c Code) bool { return c == JobAdInformation || c == ImageSize }
+
+// LastState returns the job's last event that is neither a 028 nor a 006.
+func (j *Job) LastState() (Event, bool) {
+	for i := len(j.Events) - 1; i >= 0; i-- {
+		if !ignoredForState(j.Events[i].Code) {
+			return j.Events[i], true
+		}
+	}
+	return Event{}, false
+}
+
+// End says how a job ended.
+type End int
+
+// The ways a job ends, judged from its last state event.
+const (
+	Running              End = iota // no terminal event (still in the queue when the log ends)
+	TerminatedNormally              // 005 with "(1) Normal termination", whatever the return value
+	TerminatedAbnormally            // 005 killed by a signal
+	Removed                         // 009 aborted (condor_rm, or DAGMan)
+)
+
+func (e End) String() string {
+	switch e {
+	case Running:
+		return "running"
+	case TerminatedNormally:
+		return "terminated normally"
+	case TerminatedAbnormally:
+		return "terminated abnormally"
+	case Removed:
+		return "removed"
+	}
+	return "End(" + strconv.Itoa(int(e)) + ")"
+}
+
+// End returns how the job ended and when, from its last state event.
+func (j *Job) End() (End, time.Time) {
+	ev, ok := j.LastState()
+	if !ok {
+		return Running, time.Time{}
+	}
+	switch ev.Code {
+	case Aborted:
+		return Removed, ev.Time
+	case Terminated:
+		if normalTermination(&ev) {
+			return TerminatedNormally, ev.Time
+		}
+		return TerminatedAbnormally, ev.Time
+	}
+	return Running, time.Time{}
+}
+
+func normalTermination(ev *Event) bool {
+	if ev.Attrs != nil {
+		t, _ := ev.TerminateInfo()
+		return t.Normal
+	}
+	_, rest := splitLine(ev.Body)
+	l, _ := splitLine(rest)
+	return strings.HasPrefix(strings.TrimSpace(l), "(1) Normal termination")
+}
+
+// Label is the outcome the held-job classifier learns.
+type Label int8
+
+// Labels, with the values stored in datasets.
+const (
+	Unlabeled Label = -1
+	Remove    Label = 0
+	Release   Label = 1
+)
+
+func (l Label) String() string {
+	switch l {
+	case Release:
+		return "release"
+	case Remove:
+		return "remove"
+	}
+	return "unlabeled"
+}
+
+// Label labels a job: Release when it has at least one hold→release cycle
+// and its last state event (trailing 028 and 006 events aside) is a normal
+// termination; Remove when it was held at least once and ends aborted (009)
+// or terminated abnormally; Unlabeled otherwise (never held, still running,
+// or a normal termination without any release).
+func (j *Job) Label() Label {
+	held, released := false, false
+	for i := range j.Events {
+		switch j.Events[i].Code {
+		case Held:
+			held = true
+		case Released:
+			released = released || held
+		}
+	}
+	if !held {
+		return Unlabeled
+	}
+	switch end, _ := j.End(); end {
+	case TerminatedNormally:
+		if released {
+			return Release
+		}
+	case Removed, TerminatedAbnormally:
+		return Remove
+	}
+	return Unlabeled
+}
+
+// State is a job's queue state as its events move it.
+type State int
+
+// Queue states.
+const (
+	Idle State = iota
+	Executing
+	OnHold
+	SuspendedState
+	Finished
+)
+
+// StateTimes are the durations a job spent in each state, from its first
+// event to its terminal event (or its last event when it has none).
+type StateTimes struct {
+	Idle, Running, Held, Suspended time.Duration
+}
+
+// Times returns how long the job spent idle, running, held and suspended.
+// Submit, eviction, release, shadow exception, executable error and
+// reconnect failure make a job idle; execute and unsuspend make it run;
+// hold holds it; suspend suspends it; terminate and abort end it.
+func (j *Job) Times() StateTimes {
+	var st StateTimes
+	if len(j.Events) == 0 {
+		return st
+	}
+	state := Idle
+	last := j.Events[0].Time
+	add := func(t time.Time) {
+		d := t.Sub(last)
+		if d < 0 {
+			d = 0
+		}
+		switch state {
+		case Idle:
+			st.Idle += d
+		case Executing:
+			st.Running += d
+		case OnHold:
+			st.Held += d
+		case SuspendedState:
+			st.Suspended += d
+		}
+		last = t
+	}
+	for i := range j.Events {
+		ev := &j.Events[i]
+		next := state
+		switch ev.Code {
+		case Submit, Evicted, Released, ShadowException, ExecutableError, ReconnectFailed:
+			next = Idle
+		case Execute, Unsuspended:
+			next = Executing
+		case Held:
+			next = OnHold
+		case Suspended:
+			next = SuspendedState
+		case Terminated, Aborted:
+			next = Finished
+		default:
+			continue
+		}
+		add(ev.Time)
+		state = next
+		if state == Finished {
+			break
+		}
+	}
+	if state != Finished {
+		add(j.Events[len(j.Events)-1].Time)
+	}
+	return st
+}

@@ -1,0 +1,707 @@
+package eventlog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// JobID identifies a job within one schedd: cluster.proc.subproc. Events that
+// belong to no job, such as the global-log header, carry -1.-1.-1.
+type JobID struct {
+	Cluster, Proc, Subproc int
+}
+
+// String formats id as HTCondor does in event headers, "%03d.%03d.%03d".
+func (id JobID) String() string {
+	return fmt.Sprintf("%03d.%03d.%03d", id.Cluster, id.Proc, id.Subproc)
+}
+
+// IsJob reports whether id names a job (all three parts non-negative).
+func (id JobID) IsJob() bool { return id.Cluster >= 0 && id.Proc >= 0 && id.Subproc >= 0 }
+
+// Event is one HTCondor job event.
+//
+// Body holds the event's text exactly as HTCondor's formatBody wrote it, with
+// line ends normalised to "\n": the remainder of the header line after the
+// date (for example "Job was held.\n"), then each body line, without the
+// "..." terminator. The typed accessors (HoldInfo, TerminateInfo, ...) parse
+// Body on demand, so a reader that only needs codes, ids and times never pays
+// for them.
+type Event struct {
+	Code Code
+	Job  JobID
+	Time time.Time
+	// Line is the 1-based line of the event header in its input. For JSON
+	// logs it is the 1-based index of the event instead.
+	Line int
+	Body string
+	// Ad holds the ClassAd lines ("Name = value\n" each) of the 028
+	// job-ad-information event that followed this event, when the reader
+	// folds them (JobAds == FoldJobAds).
+	Ad string
+	// File names the file the event came from; set by Files, empty otherwise.
+	File string
+	// Attrs holds every attribute of an event read from a JSON log; nil for
+	// the classic text format.
+	Attrs map[string]any
+}
+
+// Errors a Reader reports inside a *ParseError.
+var (
+	ErrHeader            = errors.New(`expected event header "NNN (cluster.proc.subproc) date time"`)
+	ErrDate              = errors.New("impossible date or time")
+	ErrUnknownCode       = errors.New("event number not defined by HTCondor")
+	ErrMissingTerminator = errors.New(`expected "..." before the next event header`)
+	ErrTruncated         = errors.New(`truncated event: input ended before "..."`)
+	ErrLineTooLong       = errors.New("line longer than 16 MiB")
+	ErrXML               = errors.New("XML event logs are not supported; write the log in the classic or JSON format")
+	ErrJSON              = errors.New("malformed JSON event")
+	ErrBody              = errors.New("malformed event body")
+)
+
+// ParseError reports bad input: where (File if known, Line, Column when
+// known, 1-based) and what was expected (Err, one of the Err* values above,
+// possibly wrapped).
+type ParseError struct {
+	File   string
+	Line   int
+	Column int
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	var b []byte
+	b = append(b, "eventlog: "...)
+	if e.File != "" {
+		b = append(b, e.File...)
+		b = append(b, ':')
+	}
+	b = append(b, "line "...)
+	b = strconv.AppendInt(b, int64(e.Line), 10)
+	if e.Column > 0 {
+		b = append(b, ", column "...)
+		b = strconv.AppendInt(b, int64(e.Column), 10)
+	}
+	b = append(b, ": "...)
+	b = append(b, e.Err.Error()...)
+	return string(b)
+}
+
+// Unwrap returns the underlying error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// JobAdMode says what a Reader does with 028 job-ad-information events, which
+// EVENT_LOG_JOB_AD_INFORMATION_ATTRS makes HTCondor write after every event
+// of the global event log.
+type JobAdMode int
+
+const (
+	KeepJobAds JobAdMode = iota // return 028 events like any other
+	DropJobAds                  // skip 028 events
+	FoldJobAds                  // attach a 028 event's attributes to the preceding event of the same job (Event.Ad)
+)
+
+const maxLine = 16 << 20
+
+// Options are the settings of a Reader; Files applies them to each file.
+type Options struct {
+	// Year is the year of dates written without one ("MM/DD HH:MM:SS").
+	// When zero, the year comes from a global-log header's ctime or else
+	// from FileTime, taking the previous year for months after FileTime's.
+	// Either way a jump back of more than six months between consecutive
+	// events (December to January) starts the next year.
+	Year int
+	// FileTime is the file's modification time, the last resort for the
+	// year; when zero, the current time is used, as HTCondor does.
+	FileTime time.Time
+	// Location is the zone of dates without "Z" or an offset; nil means
+	// time.Local.
+	Location *time.Location
+	// Lenient makes Read skip damaged events instead of returning a
+	// *ParseError; Damaged counts them.
+	Lenient bool
+	// Strict makes an event number HTCondor does not define an error
+	// (ErrUnknownCode); otherwise such events are returned with their raw
+	// body like any other.
+	Strict bool
+	// JobAds selects what happens to 028 events.
+	JobAds JobAdMode
+}
+
+// Reader reads events from an HTCondor event log in the classic text format
+// (the default, "NNN (c.p.s) date time ..." events terminated by "...") or
+// the JSON format, detected from the first non-blank byte. XML logs are
+// refused with ErrXML.
+//
+// Set the options before the first call to Read.
+type Reader struct {
+	Options
+	// File names the input in ParseErrors.
+	File string
+
+	br      *bufio.Reader
+	line    int
+	buf     []byte
+	long    []byte
+	stash   []byte
+	stashed bool
+	resync  bool
+	started bool
+	json    *jsonState
+	damaged int
+
+	year      int
+	prevMonth int
+
+	header    GlobalHeader
+	hasHeader bool
+
+	peek    Event
+	peekErr error
+	hasPeek bool
+}
+
+// NewReader returns a Reader reading from r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Damaged returns how many damaged events a lenient Reader skipped.
+func (r *Reader) Damaged() int { return r.damaged }
+
+// Header returns the most recent global-log header ("Global JobLog: ...")
+// the reader has passed, if any.
+func (r *Reader) Header() (GlobalHeader, bool) { return r.header, r.hasHeader }
+
+// Read returns the next event. At the end of the input it returns io.EOF.
+// Bad input gives a *ParseError; the next Read resumes at the following
+// event. Errors from the underlying reader are returned as they are.
+func (r *Reader) Read() (Event, error) {
+	for {
+		ev, err := r.next()
+		if err != nil || ev.Code != JobAdInformation || r.JobAds != DropJobAds {
+			if err == nil && r.JobAds == FoldJobAds && ev.Code != JobAdInformation {
+				r.fold(&ev)
+			}
+			return ev, err
+		}
+	}
+}
+
+func (r *Reader) fold(ev *Event) {
+	nx, err := r.next()
+	if err == nil && nx.Code == JobAdInformation && nx.Job == ev.Job {
+		ev.Ad = adLines(nx.Body)
+		return
+	}
+	r.peek, r.peekErr, r.hasPeek = nx, err, true
+}
+
+func (r *Reader) next() (Event, error) {
+	if r.hasPeek {
+		r.hasPeek = false
+		return r.peek, r.peekErr
+	}
+	if !r.started {
+		r.started = true
+		if err := r.detect(); err != nil {
+			return Event{}, err
+		}
+	}
+	if r.json != nil {
+		return r.nextJSON()
+	}
+	for {
+		ev, err := r.readText()
+		if err != nil && r.Lenient && isParseError(err) {
+			r.damaged++
+			if errors.Is(err, ErrTruncated) {
+				return Event{}, io.EOF
+			}
+			continue
+		}
+		return ev, err
+	}
+}
+
+// ReadAll reads events until io.EOF or the first error and returns those
+// read; io.EOF is not an error.
+func (r *Reader) ReadAll() ([]Event, error) {
+	var out []Event
+	for {
+		ev, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev)
+	}
+}
+
+// All returns an iterator over the remaining events. A *ParseError is
+// yielded and iteration goes on with the next event; any other error is
+// yielded last.
+func (r *Reader) All() iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		for {
+			ev, err := r.Read()
+			if err == io.EOF {
+				return
+			}
+			if !yield(ev, err) {
+				return
+			}
+			if err != nil && !isParseError(err) {
+				return
+			}
+		}
+	}
+}
+
+func isParseError(err error) bool {
+	var pe *ParseError
+	return errors.As(err, &pe)
+}
+
+func (r *Reader) perr(line, col int, err error) *ParseError {
+	return &ParseError{File: r.File, Line: line, Column: col, Err: err}
+}
+
+// detect looks at the first non-blank byte to tell the format.
+func (r *Reader) detect() error {
+	for i := 1; i <= 4096; i++ {
+		b, err := r.br.Peek(i)
+		if len(b) < i {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		switch c := b[i-1]; c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[':
+			r.json = newJSONState(r.br, c == '[')
+			return nil
+		case '<':
+			return r.perr(1, i, ErrXML)
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// nextLine returns the next line without its line end. The slice is valid
+// until the next call.
+func (r *Reader) nextLine() ([]byte, error) {
+	if r.stashed {
+		r.stashed = false
+		return r.stash, nil
+	}
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		r.long = append(r.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = r.br.ReadSlice('\n')
+			r.long = append(r.long, line...)
+			if len(r.long) > maxLine {
+				r.line++
+				for err == bufio.ErrBufferFull { // skip the rest of the line
+					_, err = r.br.ReadSlice('\n')
+				}
+				return nil, r.perr(r.line, 0, ErrLineTooLong)
+			}
+		}
+		line = r.long
+	}
+	if len(line) == 0 {
+		if err == nil {
+			err = io.EOF
+		}
+		return nil, err
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	r.line++
+	if line[len(line)-1] == '\n' {
+		line = line[:len(line)-1]
+	}
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	return line, nil
+}
+
+func (r *Reader) unread(line []byte) {
+	r.stash = append(r.stash[:0], line...)
+	r.stashed = true
+}
+
+func isSync(line []byte) bool {
+	return len(line) == 3 && line[0] == '.' && line[1] == '.' && line[2] == '.'
+}
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Reader) readText() (Event, error) {
+	var h header
+	var hline int
+	for {
+		line, err := r.nextLine()
+		if err != nil {
+			return Event{}, err
+		}
+		if isSync(line) {
+			r.resync = false
+			continue
+		}
+		if r.resync || isBlank(line) {
+			if r.resync && looksLikeHeader(line) {
+				if col, _ := parseHeader(line, &h); col == 0 {
+					r.resync = false
+					hline = r.line
+					break
+				}
+			}
+			continue
+		}
+		hline = r.line
+		col, herr := parseHeader(line, &h)
+		if col != 0 {
+			r.resync = true
+			return Event{}, r.perr(hline, col, herr)
+		}
+		break
+	}
+	if body, ok := r.fastBody(h.rest); ok {
+		return r.finish(&h, hline, body)
+	}
+	// The header line's rest starts the body.
+	r.buf = append(r.buf[:0], h.rest...)
+	r.buf = append(r.buf, '\n')
+	for {
+		line, err := r.nextLine()
+		if err == io.EOF {
+			return Event{}, r.perr(r.line, 0, ErrTruncated)
+		}
+		if err != nil {
+			return Event{}, err
+		}
+		if isSync(line) {
+			break
+		}
+		if looksLikeHeader(line) {
+			var h2 header
+			if col, _ := parseHeader(line, &h2); col == 0 {
+				r.unread(line)
+				return Event{}, r.perr(r.line, 1, ErrMissingTerminator)
+			}
+		}
+		r.buf = append(r.buf, line...)
+		r.buf = append(r.buf, '\n')
+	}
+	return r.finish(&h, hline, string(r.buf))
+}
+
+// fastBody is the common case of readText: when the whole body and its
+// "..." line are already buffered, with "\n" line ends and no header-like
+// line inside, it returns the body as one string (one allocation, one copy)
+// and consumes it. Otherwise it consumes nothing and readText goes line by
+// line.
+func (r *Reader) fastBody(rest []byte) (string, bool) {
+	buf, _ := r.br.Peek(r.br.Buffered())
+	var n, used int
+	if len(buf) >= 4 && buf[0] == '.' && buf[1] == '.' && buf[2] == '.' && buf[3] == '\n' {
+		n, used = 0, 4
+	} else {
+		i := bytes.Index(buf, sync)
+		if i < 0 {
+			return "", false
+		}
+		n, used = i+1, i+len(sync)
+	}
+	body := buf[:n]
+	if bytes.IndexByte(body, '\r') >= 0 {
+		return "", false
+	}
+	lines := 0
+	for p := 0; p < len(body); {
+		if looksLikeHeader(body[p:]) {
+			return "", false
+		}
+		k := bytes.IndexByte(body[p:], '\n')
+		p += k + 1
+		lines++
+	}
+	var sb strings.Builder
+	sb.Grow(len(rest) + 1 + len(body))
+	sb.Write(rest)
+	sb.WriteByte('\n')
+	sb.Write(body)
+	r.line += lines + 1
+	r.br.Discard(used)
+	return sb.String(), true
+}
+
+var sync = []byte("\n...\n")
+
+func (r *Reader) finish(h *header, hline int, body string) (Event, error) {
+	if r.Strict && !h.code.Known() {
+		return Event{}, r.perr(hline, 1, ErrUnknownCode)
+	}
+	ev := Event{Code: h.code, Job: h.job, Line: hline, Body: body}
+	if ev.Code == Generic && !ev.Job.IsJob() {
+		if gh, ok := ParseGlobalHeader(ev); ok {
+			r.header, r.hasHeader = gh, true
+			if r.Year == 0 {
+				r.year = gh.Ctime.In(r.loc()).Year()
+				r.prevMonth = int(gh.Ctime.In(r.loc()).Month())
+			}
+		}
+	}
+	t, err := r.eventTime(h)
+	if err != nil {
+		return Event{}, r.perr(hline, h.dateCol, err)
+	}
+	ev.Time = t
+	return ev, nil
+}
+
+func (r *Reader) loc() *time.Location {
+	if r.Location != nil {
+		return r.Location
+	}
+	return time.Local
+}
+
+var daysIn = [13]int{0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
+
+func (r *Reader) eventTime(h *header) (time.Time, error) {
+	year := h.year
+	if year < 0 {
+		switch {
+		case r.Year != 0 && r.year == 0:
+			r.year = r.Year
+		case r.year == 0:
+			ref := r.FileTime
+			if ref.IsZero() {
+				ref = time.Now()
+			}
+			ref = ref.In(r.loc())
+			r.year = ref.Year()
+			if h.month > int(ref.Month()) {
+				r.year--
+			}
+		case r.prevMonth != 0 && h.month+6 < r.prevMonth:
+			r.year++
+		}
+		r.prevMonth = h.month
+		year = r.year
+	}
+	d := daysIn[h.month]
+	if h.month == 2 && !(year%4 == 0 && (year%100 != 0 || year%400 == 0)) {
+		d = 28
+	}
+	if h.day > d {
+		return time.Time{}, ErrDate
+	}
+	loc := r.loc()
+	switch {
+	case h.utc:
+		loc = time.UTC
+	case h.hasOffset:
+		loc = time.FixedZone("", h.offset)
+	}
+	return time.Date(year, time.Month(h.month), h.day, h.hour, h.min, h.sec, h.nsec, loc), nil
+}
+
+type header struct {
+	code                       Code
+	job                        JobID
+	year                       int // -1 when the date has none
+	month, day, hour, min, sec int
+	nsec                       int
+	utc, hasOffset             bool
+	offset                     int // seconds east of UTC
+	dateCol                    int
+	rest                       []byte
+}
+
+func looksLikeHeader(b []byte) bool {
+	return len(b) > 5 && isDigit(b[0]) && isDigit(b[1]) && isDigit(b[2]) && b[3] == ' ' && b[4] == '('
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// parseHeader parses "NNN (c.p.s) date time[.frac][Z|±hh:mm] rest". It
+// returns the 1-based column of the first problem, or 0 on success.
+func parseHeader(b []byte, h *header) (int, error) {
+	if !looksLikeHeader(b) {
+		return 1, ErrHeader
+	}
+	h.code = Code(int(b[0]-'0')*100 + int(b[1]-'0')*10 + int(b[2]-'0'))
+	i := 5
+	var ok bool
+	if h.job.Cluster, i, ok = parseInt(b, i); !ok || i >= len(b) || b[i] != '.' {
+		return i + 1, ErrHeader
+	}
+	if h.job.Proc, i, ok = parseInt(b, i+1); !ok || i >= len(b) || b[i] != '.' {
+		return i + 1, ErrHeader
+	}
+	if h.job.Subproc, i, ok = parseInt(b, i+1); !ok || i >= len(b) || b[i] != ')' {
+		return i + 1, ErrHeader
+	}
+	i++
+	if i >= len(b) || b[i] != ' ' {
+		return i + 1, ErrHeader
+	}
+	i++
+	h.dateCol = i + 1
+	d := b[i:]
+	switch {
+	case len(d) >= 5 && d[2] == '/':
+		m, ok1 := num2(d, 0)
+		dd, ok2 := num2(d, 3)
+		if !ok1 || !ok2 {
+			return i + 1, ErrHeader
+		}
+		h.year, h.month, h.day = -1, m, dd
+		i += 5
+	case len(d) >= 10 && d[4] == '-' && d[7] == '-':
+		y1, ok1 := num2(d, 0)
+		y2, ok2 := num2(d, 2)
+		m, ok3 := num2(d, 5)
+		dd, ok4 := num2(d, 8)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return i + 1, ErrHeader
+		}
+		h.year, h.month, h.day = y1*100+y2, m, dd
+		i += 10
+	default:
+		return i + 1, ErrHeader
+	}
+	if i >= len(b) || (b[i] != ' ' && b[i] != 'T') {
+		return i + 1, ErrHeader
+	}
+	i++
+	t := b[i:]
+	if len(t) < 8 || t[2] != ':' || t[5] != ':' {
+		return i + 1, ErrHeader
+	}
+	hh, ok1 := num2(t, 0)
+	mm, ok2 := num2(t, 3)
+	ss, ok3 := num2(t, 6)
+	if !ok1 || !ok2 || !ok3 {
+		return i + 1, ErrHeader
+	}
+	if h.month < 1 || h.month > 12 || h.day < 1 || h.day > 31 || hh > 23 || mm > 59 || ss > 60 {
+		return h.dateCol, ErrDate
+	}
+	h.hour, h.min, h.sec = hh, mm, ss
+	i += 8
+	h.nsec, h.utc, h.hasOffset, h.offset = 0, false, false, 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		scale := 100000000
+		n := 0
+		for i < len(b) && isDigit(b[i]) {
+			if scale > 0 {
+				h.nsec += int(b[i]-'0') * scale
+				scale /= 10
+			}
+			i++
+			n++
+		}
+		if n == 0 {
+			return i + 1, ErrHeader
+		}
+	}
+	if i < len(b) {
+		switch b[i] {
+		case 'Z':
+			h.utc = true
+			i++
+		case '+', '-':
+			o := b[i+1:]
+			if len(o) >= 5 && o[2] == ':' {
+				oh, ok1 := num2(o, 0)
+				om, ok2 := num2(o, 3)
+				if !ok1 || !ok2 {
+					return i + 1, ErrHeader
+				}
+				h.hasOffset = true
+				h.offset = oh*3600 + om*60
+				if b[i] == '-' {
+					h.offset = -h.offset
+				}
+				i += 6
+			}
+		}
+	}
+	switch {
+	case i == len(b):
+		h.rest = b[i:]
+	case b[i] == ' ':
+		h.rest = b[i+1:]
+	default:
+		return i + 1, ErrHeader
+	}
+	return 0, nil
+}
+
+func num2(b []byte, i int) (int, bool) {
+	if !isDigit(b[i]) || !isDigit(b[i+1]) {
+		return 0, false
+	}
+	return int(b[i]-'0')*10 + int(b[i+1]-'0'), true
+}
+
+// parseInt parses an optionally negative decimal integer of at most nine
+// digits starting at b[i] and returns it and the index after it.
+func parseInt(b []byte, i int) (int, int, bool) {
+	neg := false
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
+	}
+	start := i
+	n := 0
+	for i < len(b) && isDigit(b[i]) {
+		n = n*10 + int(b[i]-'0')
+		i++
+	}
+	if i == start || i-start > 10 || n > 1<<31-1 {
+		return 0, i, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, i, true
+}
+
+// adLines strips the "Job ad information event triggered." line from a 028
+// body, leaving its attribute lines.
+func adLines(body string) string {
+	if i := strings.IndexByte(body, '\n'); i >= 0 {
+		return body[i+1:]
+	}
+	return ""
+}

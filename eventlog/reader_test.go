@@ -1,0 +1,600 @@
+package eventlog_test
+
+import (
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+const realDir = "../../shared/testdata/htcondor"
+
+func realFile(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(realDir, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real HTCondor logs not present (%v); they live in ../shared/testdata beside the checkout", err)
+	}
+	return p
+}
+
+func readFile(t testing.TB, path string, configure func(*eventlog.Reader)) ([]eventlog.Event, *eventlog.Reader) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := eventlog.NewReader(f)
+	r.Location = time.UTC
+	r.Year = 2024
+	if configure != nil {
+		configure(r)
+	}
+	evs, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return evs, r
+}
+
+// checkBodies runs every typed accessor that applies and fails on errors.
+func checkBodies(t *testing.T, evs []eventlog.Event) {
+	t.Helper()
+	for i := range evs {
+		e := &evs[i]
+		var err error
+		switch e.Code {
+		case eventlog.Submit:
+			_, err = e.SubmitInfo()
+		case eventlog.Execute:
+			_, err = e.ExecuteInfo()
+		case eventlog.Evicted:
+			_, err = e.EvictInfo()
+		case eventlog.Terminated, eventlog.NodeTerminated:
+			_, err = e.TerminateInfo()
+		case eventlog.ImageSize:
+			_, err = e.ImageSizeInfo()
+		case eventlog.ShadowException:
+			_, err = e.ShadowExceptionInfo()
+		case eventlog.Aborted:
+			_, err = e.AbortInfo()
+		case eventlog.Held:
+			_, err = e.HoldInfo()
+		case eventlog.Released:
+			_, err = e.ReleaseInfo()
+		case eventlog.Disconnected, eventlog.ReconnectFailed:
+			_, err = e.DisconnectInfo()
+		case eventlog.Reconnected:
+			_, err = e.ReconnectInfo()
+		case eventlog.AttributeUpdate:
+			_, err = e.AttributeUpdateInfo()
+		case eventlog.JobAdInformation:
+			_, err = e.JobAdInfo()
+		case eventlog.FileTransfer:
+			_, err = e.TransferInfo()
+		}
+		if err != nil {
+			t.Errorf("event %d (line %d, %v): %v", i, e.Line, e.Code, err)
+		}
+	}
+}
+
+func TestRealLogs(t *testing.T) {
+	// Per-code counts from ../shared/testdata/htcondor/SOURCES.md. For
+	// htcondor_test_condor.log SOURCES.md gives ranges (000–020 each 28–53
+	// times, 022×3, 023×1, 024×2); the exact counts come from
+	//   grep -oE '^[0-9]{3} \(' htcondor_test_condor.log | sort | uniq -c
+	// (GNU grep 3.11) and are checked against those ranges below.
+	tests := []struct {
+		file   string
+		counts map[eventlog.Code]int
+	}{
+		{"htcondor_test_condor.log", map[eventlog.Code]int{0: 42, 1: 35, 2: 48, 3: 53, 4: 35, 5: 43, 6: 32, 7: 28, 8: 35, 9: 40, 10: 31, 11: 49, 12: 48, 13: 43, 14: 42, 15: 40, 16: 41, 17: 46, 18: 41, 19: 38, 20: 35, 22: 3, 23: 1, 24: 2}},
+		{"lsst_tiny_problems.dag.nodes.log", map[eventlog.Code]int{0: 6, 1: 6, 4: 1, 5: 5, 9: 1, 16: 1}},
+		{"lsst_tiny_problems.dag.dagman.log", map[eventlog.Code]int{0: 1, 1: 1, 5: 1}},
+		{"lsst_tiny_success.dag.nodes.log", map[eventlog.Code]int{0: 5, 1: 5, 4: 1, 5: 4, 9: 1, 16: 1}},
+		{"lsst_test_pipelines_check_20240727T003507Z.dag.nodes.log", map[eventlog.Code]int{0: 5, 1: 5, 5: 5, 16: 1}},
+		{"lsst_group_failed_1.dag.nodes.log", map[eventlog.Code]int{0: 25, 1: 25, 4: 1, 5: 24, 9: 1, 16: 4}},
+		{"lsst_group_running_1.dag.nodes.log", map[eventlog.Code]int{0: 19, 1: 19, 5: 15, 16: 1}},
+		{"lsst_noop_failed_1.dag.nodes.log", map[eventlog.Code]int{0: 29, 1: 28, 5: 29, 16: 1}},
+		{"lsst_noop_running_1.dag.nodes.log", map[eventlog.Code]int{0: 20, 1: 19, 5: 9}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			evs, _ := readFile(t, realFile(t, tt.file), func(r *eventlog.Reader) { r.Strict = true })
+			got := map[eventlog.Code]int{}
+			for _, e := range evs {
+				got[e.Code]++
+			}
+			if d := cmp.Diff(tt.counts, got); d != "" {
+				t.Errorf("counts per code (-want +got):\n%s", d)
+			}
+			checkBodies(t, evs)
+			if tt.file == "htcondor_test_condor.log" {
+				for c := eventlog.Code(0); c <= 20; c++ {
+					if got[c] < 28 || got[c] > 53 {
+						t.Errorf("code %v: %d events, SOURCES.md says 28–53", c, got[c])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestRealLogDetails(t *testing.T) {
+	evs, _ := readFile(t, realFile(t, "lsst_noop_failed_1.dag.nodes.log"), nil)
+	// The DAGMan NOOP job (000.2147483647.001) has 000 then 005 and no 001.
+	var noop []eventlog.Code
+	for _, e := range evs {
+		if e.Job == (eventlog.JobID{Cluster: 0, Proc: 2147483647, Subproc: 1}) {
+			noop = append(noop, e.Code)
+		}
+	}
+	if d := cmp.Diff([]eventlog.Code{eventlog.Submit, eventlog.Terminated}, noop); d != "" {
+		t.Errorf("NOOP job events (-want +got):\n%s", d)
+	}
+
+	evs, _ = readFile(t, realFile(t, "lsst_tiny_problems.dag.nodes.log"), nil)
+	first := evs[0]
+	if want := time.Date(2025, 2, 13, 11, 59, 47, 0, time.UTC); !first.Time.Equal(want) {
+		t.Errorf("first event time %v, want %v", first.Time, want)
+	}
+	var rets []int
+	for i := range evs {
+		if evs[i].Code == eventlog.Terminated {
+			ti, err := evs[i].TerminateInfo()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ti.Normal {
+				t.Errorf("line %d: want normal termination", evs[i].Line)
+			}
+			rets = append(rets, ti.ReturnValue)
+		}
+	}
+	// Return values of the five 005 events in file order, from
+	//   awk '/^[0-9][0-9][0-9] \(/{c=$1} /return value/{print c, $0}' lsst_tiny_problems.dag.nodes.log
+	// (the 2 that SOURCES.md mentions belongs to the 016 POST script event).
+	if d := cmp.Diff([]int{0, 1, 0, 0, 0}, rets); d != "" {
+		t.Errorf("return values (-want +got):\n%s", d)
+	}
+}
+
+func TestHoldReleaseFixture(t *testing.T) {
+	evs, r := readFile(t, "testdata/hold_release.log", nil)
+	if r.Damaged() != 0 {
+		t.Errorf("Damaged = %d", r.Damaged())
+	}
+	checkBodies(t, evs)
+	var codes []eventlog.Code
+	for _, e := range evs {
+		codes = append(codes, e.Code)
+	}
+	want := []eventlog.Code{0, 28, 1, 40, 40, 40, 12, 28, 13, 1, 6, 5, 6, 0, 12, 9, 33, 33}
+	if d := cmp.Diff(want, codes); d != "" {
+		t.Fatalf("codes (-want +got):\n%s", d)
+	}
+	hold, err := evs[6].HoldInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHold := eventlog.HoldInfo{
+		Reason: "Error from slot1_3@node9.example.org: Job has gone over cgroup memory limit of 2048 megabytes. Last measured usage: 2301 megabytes.  Consider resubmitting with a higher request_memory.",
+		Code:   21, Subcode: 102, HasCode: true,
+	}
+	if d := cmp.Diff(wantHold, hold); d != "" {
+		t.Errorf("HoldInfo (-want +got):\n%s", d)
+	}
+	rel, _ := evs[8].ReleaseInfo()
+	if rel.Reason != "via condor_release (by user alice)" {
+		t.Errorf("release reason %q", rel.Reason)
+	}
+	ex, _ := evs[2].ExecuteInfo()
+	if ex.Slot != "slot1_3@node9.example.org" || len(ex.Props) != 2 || ex.Props[1] != (eventlog.Attr{Name: "Memory", Value: "2048"}) {
+		t.Errorf("ExecuteInfo = %+v", ex)
+	}
+	var tr []eventlog.TransferInfo
+	for _, i := range []int{3, 4, 5} {
+		x, _ := evs[i].TransferInfo()
+		tr = append(tr, x)
+	}
+	wantTr := []eventlog.TransferInfo{
+		{Kind: eventlog.InputStarted, QueueingDelay: -1, Host: "<10.1.0.9:9618?addrs=10.1.0.9-9618&alias=node9.example.org&noUDP&sock=slot1_3_2_c>"},
+		{Kind: eventlog.InputFinished, QueueingDelay: -1},
+		{Kind: eventlog.InputQueued, QueueingDelay: 7 * time.Second},
+	}
+	if d := cmp.Diff(wantTr, tr); d != "" {
+		t.Errorf("TransferInfo (-want +got):\n%s", d)
+	}
+	ad, _ := evs[1].JobAdInfo()
+	if ad.Trigger != eventlog.Submit || len(ad.Attrs) != 8 {
+		t.Errorf("JobAdInfo = %+v", ad)
+	}
+	if v, ok := ad.Get("eventtime"); !ok || v != `"2024-03-05T10:00:00"` {
+		t.Errorf("Get(eventtime) = %q, %v", v, ok)
+	}
+	img, _ := evs[10].ImageSizeInfo()
+	if d := cmp.Diff(eventlog.ImageSizeInfo{ImageSizeKB: 2400000, MemoryUsageMB: 2100, ResidentSetSizeKB: 2150000, ProportionalSetSizeKB: -1}, img); d != "" {
+		t.Errorf("ImageSizeInfo (-want +got):\n%s", d)
+	}
+	term, _ := evs[11].TerminateInfo()
+	nan := math.NaN()
+	wantTerm := eventlog.TerminateInfo{
+		Normal:       true,
+		RunRemote:    eventlog.Usage{User: 39*time.Minute + 10*time.Second, System: 12 * time.Second},
+		TotalRemote:  eventlog.Usage{User: 39*time.Minute + 10*time.Second, System: 12 * time.Second},
+		RunBytesSent: 1024, RunBytesReceived: 4096, TotalBytesSent: 1024, TotalBytesReceived: 4096,
+		Resources: []eventlog.Resource{
+			{Name: "Cpus", Usage: 0.98, Request: 1, Allocated: 1},
+			{Name: "Disk (KB)", Usage: 83, Request: 1, Allocated: 2048},
+			{Name: "GPUs", Usage: nan, Request: nan, Allocated: 0},
+			{Name: "Memory (MB)", Usage: 2100, Request: 4096, Allocated: 4096},
+		},
+		Notes: []string{"Job terminated of its own accord at 2024-03-05T12:00:00Z with exit-code 0."},
+	}
+	if d := cmp.Diff(wantTerm, term, cmpopts.EquateNaNs()); d != "" {
+		t.Errorf("TerminateInfo (-want +got):\n%s", d)
+	}
+	ab, _ := evs[15].AbortInfo()
+	if ab.Reason != "via condor_rm (by user bob)" {
+		t.Errorf("abort reason %q", ab.Reason)
+	}
+	au, _ := evs[16].AttributeUpdateInfo()
+	au2, _ := evs[17].AttributeUpdateInfo()
+	if d := cmp.Diff([]eventlog.AttributeUpdateInfo{
+		{Name: "JobStatus", Old: "5", Value: "3", HasOld: true},
+		{Name: "RemoveReason", Value: `"via condor_rm (by user bob)"`},
+	}, []eventlog.AttributeUpdateInfo{au, au2}); d != "" {
+		t.Errorf("AttributeUpdateInfo (-want +got):\n%s", d)
+	}
+}
+
+func TestJobAdModes(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		mode  eventlog.JobAdMode
+		codes []eventlog.Code
+	}{
+		{"keep", eventlog.KeepJobAds, []eventlog.Code{0, 28, 1, 40, 40, 40, 12, 28, 13, 1, 6, 5, 6, 0, 12, 9, 33, 33}},
+		{"drop", eventlog.DropJobAds, []eventlog.Code{0, 1, 40, 40, 40, 12, 13, 1, 6, 5, 6, 0, 12, 9, 33, 33}},
+		{"fold", eventlog.FoldJobAds, []eventlog.Code{0, 1, 40, 40, 40, 12, 13, 1, 6, 5, 6, 0, 12, 9, 33, 33}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			evs, _ := readFile(t, "testdata/hold_release.log", func(r *eventlog.Reader) { r.JobAds = tt.mode })
+			var codes []eventlog.Code
+			for _, e := range evs {
+				codes = append(codes, e.Code)
+			}
+			if d := cmp.Diff(tt.codes, codes); d != "" {
+				t.Fatalf("codes (-want +got):\n%s", d)
+			}
+			if tt.mode != eventlog.FoldJobAds {
+				return
+			}
+			ad, err := evs[5].JobAdInfo() // the 012 with its folded 028
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, _ := ad.Get("HoldReasonCode"); ad.Trigger != eventlog.Held || v != "21" {
+				t.Errorf("folded ad = %+v", ad)
+			}
+			if evs[1].Ad != "" {
+				t.Errorf("001 got an ad it should not: %q", evs[1].Ad)
+			}
+		})
+	}
+}
+
+func TestGlobalLegacyFixture(t *testing.T) {
+	evs, r := readFile(t, "testdata/global_legacy.log", func(r *eventlog.Reader) { r.Year = 0 })
+	checkBodies(t, evs)
+	h, ok := r.Header()
+	if !ok {
+		t.Fatal("no global header")
+	}
+	wantH := eventlog.GlobalHeader{
+		Ctime: time.Unix(1704060000, 0), ID: "schedd.1.1704060000", Sequence: 3, Events: 120,
+		Offset: 23622, EventOffset: 120, MaxRotation: 5, CreatorName: "schedd@submit.example.org",
+	}
+	if d := cmp.Diff(wantH, h); d != "" {
+		t.Errorf("header (-want +got):\n%s", d)
+	}
+	// ctime 1704060000 is 2023-12-31 22:00:00 UTC: the year comes from it
+	// and rolls over at the December→January step.
+	want := []time.Time{
+		time.Date(2023, 12, 31, 22, 0, 0, 0, time.UTC),
+		time.Date(2023, 12, 31, 23, 59, 58, 0, time.UTC),
+		time.Date(2024, 1, 1, 0, 0, 3, 0, time.UTC),
+		time.Date(2024, 1, 1, 0, 10, 0, 0, time.UTC),
+		time.Date(2024, 1, 1, 0, 11, 0, 250e6, time.UTC),
+		time.Date(2024, 1, 1, 0, 11, 30, 0, time.UTC),
+		time.Date(2024, 1, 1, 1, 0, 0, 0, time.UTC),
+	}
+	var got []time.Time
+	for _, e := range evs {
+		got = append(got, e.Time)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("times (-want +got):\n%s", d)
+	}
+	if evs[5].Time.Location() != time.UTC {
+		t.Errorf("Z time has location %v", evs[5].Time.Location())
+	}
+	ev, _ := evs[3].EvictInfo()
+	if ev.Code != 1006 || ev.Reason != "Startd vacated the claim" || ev.Terminate.RunRemote.User != 9*time.Minute+50*time.Second {
+		t.Errorf("EvictInfo = %+v", ev)
+	}
+	term, _ := evs[6].TerminateInfo()
+	if term.Normal || term.Signal != 9 || term.CoreFile != "/var/lib/condor/execute/dir_9/core.9" {
+		t.Errorf("TerminateInfo = %+v", term)
+	}
+	dc, _ := evs[4].DisconnectInfo()
+	if d := cmp.Diff(eventlog.DisconnectInfo{Reason: "Socket between submit and execute hosts closed unexpectedly", StartdName: "slot1@node2.example.org", StartdAddr: "<10.1.0.2:9618>"}, dc); d != "" {
+		t.Errorf("DisconnectInfo (-want +got):\n%s", d)
+	}
+	jobs := eventlog.Group("", evs)
+	if len(jobs) != 1 {
+		t.Fatalf("%d jobs, want 1 (the header belongs to no job)", len(jobs))
+	}
+	if end, _ := jobs[0].End(); end != eventlog.TerminatedAbnormally {
+		t.Errorf("End = %v", end)
+	}
+}
+
+func TestYearSources(t *testing.T) {
+	const log = "000 (001.000.000) 12/30 10:00:00 Job submitted from host: <h>\n...\n001 (001.000.000) 01/02 10:00:00 Job executing on host: <h>\n...\n"
+	loc := time.FixedZone("X", 3600)
+	tests := []struct {
+		name     string
+		year     int
+		fileTime time.Time
+		want     [2]int
+	}{
+		{"caller", 2019, time.Time{}, [2]int{2019, 2020}},
+		{"file time after new year", 0, time.Date(2021, 1, 5, 0, 0, 0, 0, loc), [2]int{2020, 2021}},
+		{"file time same year", 0, time.Date(2021, 12, 31, 0, 0, 0, 0, loc), [2]int{2021, 2022}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := eventlog.NewReader(strings.NewReader(log))
+			r.Year, r.FileTime, r.Location = tt.year, tt.fileTime, loc
+			evs, err := r.ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [2]int{evs[0].Time.Year(), evs[1].Time.Year()}
+			if got != tt.want || evs[0].Time.Location() != loc {
+				t.Errorf("years %v in %v, want %v", got, evs[0].Time.Location(), tt.want)
+			}
+		})
+	}
+}
+
+func TestCRLF(t *testing.T) {
+	evs, _ := readFile(t, "testdata/crlf.log", nil)
+	lf, _ := readFile(t, "testdata/hold_release.log", nil)
+	if len(evs) != 3 {
+		t.Fatalf("%d events, want 3", len(evs))
+	}
+	if d := cmp.Diff(lf[:3], evs); d != "" {
+		t.Errorf("CRLF events differ from LF ones (-lf +crlf):\n%s", d)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	evs, _ := readFile(t, "testdata/events.json", nil)
+	if len(evs) != 2 {
+		t.Fatalf("%d events, want 2", len(evs))
+	}
+	if evs[0].Code != eventlog.Submit || evs[0].Job != (eventlog.JobID{Cluster: 42}) || !evs[0].Time.Equal(time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC)) {
+		t.Errorf("first event %+v", evs[0])
+	}
+	h, err := evs[1].HoldInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(eventlog.HoldInfo{Reason: "via condor_hold (by user alice)", Code: 1, HasCode: true}, h); d != "" {
+		t.Errorf("HoldInfo (-want +got):\n%s", d)
+	}
+	// Objects one after the other, without an array, read the same.
+	f, _ := os.ReadFile("testdata/events.json")
+	s := strings.TrimSpace(string(f))
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+	s = strings.Replace(s, "\n,\n", "\n", 1)
+	r := eventlog.NewReader(strings.NewReader(s))
+	r.Location = time.UTC
+	evs2, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(len(evs), len(evs2)); d != "" {
+		t.Errorf("stream of objects: %s", d)
+	}
+}
+
+func TestXMLRefused(t *testing.T) {
+	r := eventlog.NewReader(strings.NewReader(`<?xml version="1.0"?>` + "\n<c><a n=\"MyType\"><s>SubmitEvent</s></a></c>\n"))
+	_, err := r.Read()
+	var pe *eventlog.ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, eventlog.ErrXML) {
+		t.Fatalf("err = %v, want a *ParseError wrapping ErrXML", err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	const ok1 = "000 (001.000.000) 2024-01-01 00:00:00 Job submitted from host: <h>\n...\n"
+	const ok2 = "001 (001.000.000) 2024-01-01 00:01:00 Job executing on host: <h>\n...\n"
+	tests := []struct {
+		name     string
+		in       string
+		strict   bool
+		wantErr  error
+		wantLine int
+		wantCol  int
+		// before are the events Read returns before the error, after those
+		// it returns after it.
+		before, after int
+	}{
+		{"garbage line", ok1 + "this is not an event\n" + ok2, false, eventlog.ErrHeader, 3, 1, 1, 1},
+		{"bad job id", ok1 + "001 (001.x00.000) 2024-01-01 00:01:00 x\n...\n" + ok2, false, eventlog.ErrHeader, 3, 10, 1, 1},
+		{"truncated last event", ok1 + "001 (001.000.000) 2024-01-01 00:01:00 Job executing on host: <h>\n\tSlotName: s\n", false, eventlog.ErrTruncated, 4, 0, 1, 0},
+		{"truncated header line", ok1 + "001 (001.000.000) 2024-01-0", false, eventlog.ErrHeader, 3, 19, 1, 0},
+		{"unknown code strict", ok1 + "077 (001.000.000) 2024-01-01 00:01:00 future\n...\n" + ok2, true, eventlog.ErrUnknownCode, 3, 1, 1, 1},
+		{"impossible month", ok1 + "001 (001.000.000) 13/01 00:01:00 x\n...\n" + ok2, false, eventlog.ErrDate, 3, 19, 1, 1},
+		{"impossible day", ok1 + "001 (001.000.000) 2023-02-29 00:01:00 x\n...\n" + ok2, false, eventlog.ErrDate, 3, 19, 1, 1},
+		{"impossible hour", ok1 + "001 (001.000.000) 2023-02-01 25:01:00 x\n...\n" + ok2, false, eventlog.ErrDate, 3, 19, 1, 1},
+		{"missing terminator", ok1 + "001 (001.000.000) 2024-01-01 00:01:00 Job executing on host: <h>\n" + ok2, false, eventlog.ErrMissingTerminator, 4, 1, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := eventlog.NewReader(strings.NewReader(tt.in))
+			r.Strict = tt.strict
+			var before, after int
+			var perr *eventlog.ParseError
+			for {
+				_, err := r.Read()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					if perr != nil {
+						t.Fatalf("second error %v", err)
+					}
+					if !errors.As(err, &perr) {
+						t.Fatalf("error %v is not a *ParseError", err)
+					}
+					continue
+				}
+				if perr == nil {
+					before++
+				} else {
+					after++
+				}
+			}
+			if perr == nil {
+				t.Fatal("no error")
+			}
+			if !errors.Is(perr, tt.wantErr) || perr.Line != tt.wantLine || perr.Column != tt.wantCol {
+				t.Errorf("error %v (line %d column %d), want %v at line %d column %d", perr, perr.Line, perr.Column, tt.wantErr, tt.wantLine, tt.wantCol)
+			}
+			if before != tt.before || after != tt.after {
+				t.Errorf("events before/after the error %d/%d, want %d/%d", before, after, tt.before, tt.after)
+			}
+
+			// ReadAll returns the events before the error with it.
+			evs, err := eventlog.NewReader(strings.NewReader(tt.in)).ReadAll()
+			if tt.strict {
+				r := eventlog.NewReader(strings.NewReader(tt.in))
+				r.Strict = true
+				evs, err = r.ReadAll()
+			}
+			if len(evs) != tt.before || !errors.Is(err, tt.wantErr) {
+				t.Errorf("ReadAll = %d events, %v", len(evs), err)
+			}
+
+			// Lenient mode skips the damaged event and counts it.
+			lr := eventlog.NewReader(strings.NewReader(tt.in))
+			lr.Lenient, lr.Strict = true, tt.strict
+			evs, err = lr.ReadAll()
+			if err != nil || len(evs) != tt.before+tt.after || lr.Damaged() != 1 {
+				t.Errorf("lenient: %d events, %d damaged, err %v; want %d, 1, nil", len(evs), lr.Damaged(), err, tt.before+tt.after)
+			}
+		})
+	}
+}
+
+func TestUnknownCodeKept(t *testing.T) {
+	in := "077 (001.000.000) 2024-01-01 00:01:00 Some future event\n\tdetail\n...\n"
+	evs, err := eventlog.NewReader(strings.NewReader(in)).ReadAll()
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("%d events, %v", len(evs), err)
+	}
+	if evs[0].Code.Known() || evs[0].Code.String() != "ULOG_UNKNOWN_77" || evs[0].Body != "Some future event\n\tdetail\n" {
+		t.Errorf("event %+v (%v)", evs[0], evs[0].Code)
+	}
+}
+
+func TestCodeNames(t *testing.T) {
+	for c := eventlog.Code(-1); c < 200; c++ {
+		known := (c >= 0 && c <= 47) || (c >= 100 && c <= 111)
+		if c.Known() != known {
+			t.Errorf("%d.Known() = %v", c, c.Known())
+		}
+		if known && strings.HasPrefix(c.String(), "ULOG_UNKNOWN") {
+			t.Errorf("%d has no name", c)
+		}
+	}
+	if eventlog.Held.String() != "ULOG_JOB_HELD" || eventlog.EPResourceMend.String() != "ULOG_EP_RESOURCE_MEND" || eventlog.CommonFiles.String() != "ULOG_COMMON_FILES" {
+		t.Error("wrong names")
+	}
+}
+
+func TestHeaderForms(t *testing.T) {
+	tests := []struct {
+		line string
+		job  eventlog.JobID
+		time time.Time
+		body string
+	}{
+		{"000 (-01.-01.-01) 2024-02-29 23:59:59 x", eventlog.JobID{Cluster: -1, Proc: -1, Subproc: -1}, time.Date(2024, 2, 29, 23, 59, 59, 0, time.UTC), "x\n"},
+		{"000 (12345678.2147483647.001) 2024-02-29T01:02:03.5Z x y", eventlog.JobID{Cluster: 12345678, Proc: 2147483647, Subproc: 1}, time.Date(2024, 2, 29, 1, 2, 3, 5e8, time.UTC), "x y\n"},
+		{"000 (1.2.3) 2024-02-29 01:02:03+02:00 ", eventlog.JobID{Cluster: 1, Proc: 2, Subproc: 3}, time.Date(2024, 2, 28, 23, 2, 3, 0, time.UTC), "\n"},
+		{"008 (001.000.000) 03/04 05:06:07.123", eventlog.JobID{Cluster: 1}, time.Date(2024, 3, 4, 5, 6, 7, 123e6, time.UTC), "\n"},
+	}
+	for _, tt := range tests {
+		r := eventlog.NewReader(strings.NewReader(tt.line + "\n...\n"))
+		r.Year, r.Location = 2024, time.UTC
+		ev, err := r.Read()
+		if err != nil {
+			t.Errorf("%q: %v", tt.line, err)
+			continue
+		}
+		if ev.Job != tt.job || !ev.Time.Equal(tt.time) || ev.Body != tt.body {
+			t.Errorf("%q: got %v %v %q", tt.line, ev.Job, ev.Time, ev.Body)
+		}
+	}
+}
+
+func TestAllIterator(t *testing.T) {
+	in := "000 (001.000.000) 2024-01-01 00:00:00 a\n...\ngarbage\n000 (002.000.000) 2024-01-01 00:00:00 b\n...\n"
+	var n, errs int
+	for _, err := range eventlog.NewReader(strings.NewReader(in)).All() {
+		if err != nil {
+			errs++
+			continue
+		}
+		n++
+	}
+	if n != 2 || errs != 1 {
+		t.Errorf("All: %d events, %d errors; want 2, 1", n, errs)
+	}
+}
+
+func TestAccessorWrongCodePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("HoldInfo on a submit event did not panic")
+		}
+	}()
+	e := eventlog.Event{Code: eventlog.Submit}
+	e.HoldInfo()
+}
+
+func TestInputUnchanged(t *testing.T) {
+	evs, _ := readFile(t, "testdata/hold_release.log", nil)
+	orig := append([]eventlog.Event(nil), evs...)
+	jobs := eventlog.Group("a", evs)
+	_, _ = eventlog.Builder{J: 2, Pad: true}.Build(jobs)
+	if d := cmp.Diff(orig, evs); d != "" {
+		t.Errorf("events changed (-before +after):\n%s", d)
+	}
+}

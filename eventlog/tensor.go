@@ -1,0 +1,390 @@
+package eventlog
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Builder turns held jobs into one-hot tensors for a sequence classifier.
+//
+// Each sample has J jobs × M frames × E event types, laid out (j, m, e):
+// X[(j*M+m)*E+e]. Job 0 is the held (primary) job; jobs 1..J-1 are context
+// jobs that co-exist with it in the sample's window, drawn without
+// replacement by a generator seeded from Seed and the sample's index, so the
+// same Seed gives the same samples. A job's state is the code of its latest
+// event with code < E; 028 job-ad-information events never change it.
+//
+// Default mode (the method as described): frames run forward from the
+// primary job's first event t0; frame m covers (t0+(m-1)·Frame, t0+m·Frame]
+// and its row is the job's state sampled at the end of the frame, that is
+// the latest event at or before t0+m·Frame, carried forward through empty
+// frames and repeated after the job's last event. Before a context job's
+// first event its rows are zero. The window is [t0, t0+(M-1)·Frame].
+//
+// SeedCompat mode reproduces the choices of the published pipeline, on
+// absolute times (it compared seconds of the day): the window is the M
+// frames ending at the primary's first hold h; frame m covers
+// (h-(m+1)·Frame, h-m·Frame] and rows are newest first (row 0 is frame 0).
+// Frame 0 takes its earliest event, every other frame its latest one, and
+// an empty frame copies the row of the next newer frame (an empty frame 0
+// stays zero). The window is (h-M·Frame, h].
+//
+// A context job co-exists with the primary when its first event is before
+// the window's end and its last event not before the window's start. With
+// fewer than J-1 such jobs, Build fails with ErrTooFewJobs, or pads the
+// sample with zero jobs when Pad is set; it never loops looking for more.
+type Builder struct {
+	E     int           // event types; zero means DefaultE
+	M     int           // frames per sample; zero means DefaultM
+	Frame time.Duration // frame length; zero means DefaultFrame
+	J     int           // jobs per sample, primary included; zero means 1
+	Seed  uint64
+	// Pad fills missing context jobs with zero rows instead of failing.
+	Pad bool
+	// SeedCompat selects the published pipeline's framing (see above).
+	SeedCompat bool
+	// Unlabeled also builds samples for held jobs with no label.
+	Unlabeled bool
+}
+
+// Builder defaults.
+const (
+	// DefaultE is the number of event types the published model used
+	// (codes 000–045).
+	DefaultE     = 46
+	DefaultM     = 10
+	DefaultFrame = time.Minute
+)
+
+// ErrNoHold reports a SeedCompat sample asked for a job that was never held.
+var ErrNoHold = errors.New("job was never held")
+
+// ErrTooFewJobs reports a held job with fewer co-existing jobs than a
+// sample needs.
+var ErrTooFewJobs = errors.New("too few co-existing jobs for a sample")
+
+// Sample is one held job's tensor.
+type Sample struct {
+	// X has J*M*E values laid out (j, m, e): X[(j*M+m)*E+e] is 1 when job j
+	// is in state e in frame m.
+	X       []float32
+	J, M, E int
+	Label   Label
+	Job     Key   // the primary (held) job
+	Context []Key // jobs 1..J-1; the zero Key marks padding
+	// Start is the instant of frame 0's end: the primary's first event by
+	// default, its first hold in SeedCompat mode.
+	Start time.Time
+}
+
+// At returns X at job j, frame m, event type e.
+func (s *Sample) At(j, m, e int) float32 {
+	if j < 0 || j >= s.J || m < 0 || m >= s.M || e < 0 || e >= s.E {
+		panic("eventlog: Sample.At index out of range")
+	}
+	return s.X[(j*s.M+m)*s.E+e]
+}
+
+// Rows returns the (m, j·e) view a sequence model consumes: M rows, row m
+// the concatenation over jobs of X[j, m, :]. This is a transpose of the
+// (j, m, e) layout, not a reshape. The rows are new slices.
+func (s *Sample) Rows() [][]float32 {
+	flat := s.RowsInto(nil)
+	rows := make([][]float32, s.M)
+	w := s.J * s.E
+	for m := range rows {
+		rows[m] = flat[m*w : (m+1)*w : (m+1)*w]
+	}
+	return rows
+}
+
+// RowsInto writes the (m, j·e) view row-major into dst, which must hold
+// J*M*E values or be nil (then it is allocated), and returns it.
+func (s *Sample) RowsInto(dst []float32) []float32 {
+	n := s.J * s.M * s.E
+	if dst == nil {
+		dst = make([]float32, n)
+	}
+	if len(dst) != n {
+		panic("eventlog: RowsInto destination length is not J*M*E")
+	}
+	for m := 0; m < s.M; m++ {
+		for j := 0; j < s.J; j++ {
+			copy(dst[(m*s.J+j)*s.E:(m*s.J+j+1)*s.E], s.X[(j*s.M+m)*s.E:(j*s.M+m+1)*s.E])
+		}
+	}
+	return dst
+}
+
+// Seq returns the (m, j·e) view as float64 rows, the form lstm.Model.Predict
+// takes.
+func (s *Sample) Seq() [][]float64 {
+	flat := s.RowsInto(nil)
+	out := make([][]float64, s.M)
+	w := s.J * s.E
+	for m := range out {
+		out[m] = make([]float64, w)
+		for i, v := range flat[m*w : (m+1)*w] {
+			out[m][i] = float64(v)
+		}
+	}
+	return out
+}
+
+func (b Builder) withDefaults() Builder {
+	if b.E == 0 {
+		b.E = DefaultE
+	}
+	if b.M == 0 {
+		b.M = DefaultM
+	}
+	if b.Frame == 0 {
+		b.Frame = DefaultFrame
+	}
+	if b.J == 0 {
+		b.J = 1
+	}
+	if b.E < 0 || b.M < 0 || b.J < 0 || b.Frame < 0 {
+		panic("eventlog: negative Builder size")
+	}
+	return b
+}
+
+// timeline is a job's state changes: times (Unix nanoseconds) and codes,
+// in time order, only codes < E and never 028.
+type timeline struct {
+	key         Key
+	t           []int64
+	c           []int16
+	first, last int64
+}
+
+func makeTimeline(j *Job, e int) timeline {
+	tl := timeline{key: j.Key}
+	for i := range j.Events {
+		ev := &j.Events[i]
+		if ev.Code < 0 || int(ev.Code) >= e || ev.Code == JobAdInformation {
+			continue
+		}
+		tl.t = append(tl.t, ev.Time.UnixNano())
+		tl.c = append(tl.c, int16(ev.Code))
+	}
+	// Logs are nearly sorted; keep equal times in log order.
+	if !sort.SliceIsSorted(tl.t, func(a, b int) bool { return tl.t[a] < tl.t[b] }) {
+		idx := make([]int, len(tl.t))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return tl.t[idx[a]] < tl.t[idx[b]] })
+		t2, c2 := make([]int64, len(idx)), make([]int16, len(idx))
+		for i, k := range idx {
+			t2[i], c2[i] = tl.t[k], tl.c[k]
+		}
+		tl.t, tl.c = t2, c2
+	}
+	if len(tl.t) > 0 {
+		tl.first, tl.last = tl.t[0], tl.t[len(tl.t)-1]
+	}
+	return tl
+}
+
+// stateAt returns the code of the latest change at or before t, or -1.
+func (tl *timeline) stateAt(t int64) int {
+	i := sort.Search(len(tl.t), func(i int) bool { return tl.t[i] > t })
+	if i == 0 {
+		return -1
+	}
+	return int(tl.c[i-1])
+}
+
+// Build makes one sample per held job of jobs (a job with at least one 012
+// event and, unless Unlabeled is set, a Release or Remove label), in the
+// order of jobs. Context jobs are drawn from all of jobs. jobs is not
+// modified.
+func (b Builder) Build(jobs []*Job) ([]Sample, error) {
+	b = b.withDefaults()
+	tls := make([]timeline, len(jobs))
+	for i, j := range jobs {
+		tls[i] = makeTimeline(j, b.E)
+	}
+	// Jobs with events, by first time, for the co-existence search.
+	order := make([]int, 0, len(jobs))
+	for i := range tls {
+		if len(tls[i].t) > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, c int) int {
+		switch {
+		case tls[a].first < tls[c].first:
+			return -1
+		case tls[a].first > tls[c].first:
+			return 1
+		}
+		return 0
+	})
+	firsts := make([]int64, len(order))
+	for k, i := range order {
+		firsts[k] = tls[i].first
+	}
+
+	type prim struct {
+		i     int
+		label Label
+		hold  int64
+	}
+	var prims []prim
+	for i, j := range jobs {
+		hold := int64(0)
+		found := false
+		for k := range j.Events {
+			if j.Events[k].Code == Held {
+				hold, found = j.Events[k].Time.UnixNano(), true
+				break
+			}
+		}
+		if !found || len(tls[i].t) == 0 {
+			continue
+		}
+		l := j.Label()
+		if l == Unlabeled && !b.Unlabeled {
+			continue
+		}
+		prims = append(prims, prim{i, l, hold})
+	}
+
+	size := b.J * b.M * b.E
+	backing := make([]float32, len(prims)*size)
+	samples := make([]Sample, 0, len(prims))
+	frame := int64(b.Frame)
+	var cand []int
+	for n, p := range prims {
+		s := Sample{X: backing[n*size : (n+1)*size : (n+1)*size], J: b.J, M: b.M, E: b.E, Label: p.label, Job: tls[p.i].key}
+		var lo, hi int64 // window, inclusive
+		if b.SeedCompat {
+			hi = p.hold
+			lo = p.hold - int64(b.M)*frame + 1
+		} else {
+			lo = tls[p.i].first
+			hi = lo + int64(b.M-1)*frame
+		}
+		s.Start = time.Unix(0, func() int64 {
+			if b.SeedCompat {
+				return p.hold
+			}
+			return lo
+		}())
+		// Candidates: first <= hi and last >= lo, not the primary.
+		end := sort.Search(len(firsts), func(k int) bool { return firsts[k] > hi })
+		cand = cand[:0]
+		for _, i := range order[:end] {
+			if i != p.i && tls[i].last >= lo {
+				cand = append(cand, i)
+			}
+		}
+		need := b.J - 1
+		if len(cand) < need && !b.Pad {
+			return samples, fmt.Errorf("eventlog: job %v: %w: %d of %d", tls[p.i].key, ErrTooFewJobs, len(cand), need)
+		}
+		rng := rand.New(rand.NewPCG(b.Seed, uint64(n)))
+		picked := min(need, len(cand))
+		for k := 0; k < picked; k++ {
+			r := k + rng.IntN(len(cand)-k)
+			cand[k], cand[r] = cand[r], cand[k]
+		}
+		s.Context = make([]Key, need)
+		b.fill(&s, 0, &tls[p.i], p.hold, lo)
+		for k := 0; k < picked; k++ {
+			s.Context[k] = tls[cand[k]].key
+			b.fill(&s, k+1, &tls[cand[k]], p.hold, lo)
+		}
+		samples = append(samples, s)
+	}
+	return samples, nil
+}
+
+// Sample builds the tensor of one job with the given context jobs, in that
+// order, without the held-job and label filters of Build: use it for a job
+// on hold now, or to inspect the framing. More than J-1 context jobs is a
+// caller mistake and panics; fewer fails with ErrTooFewJobs unless Pad is
+// set. SeedCompat needs a held primary (ErrNoHold).
+func (b Builder) Sample(primary *Job, context []*Job) (Sample, error) {
+	b = b.withDefaults()
+	if len(context) > b.J-1 {
+		panic("eventlog: more context jobs than J-1")
+	}
+	if len(context) < b.J-1 && !b.Pad {
+		return Sample{}, fmt.Errorf("eventlog: job %v: %w: %d of %d", primary.Key, ErrTooFewJobs, len(context), b.J-1)
+	}
+	tl := makeTimeline(primary, b.E)
+	hold, found := int64(0), false
+	for k := range primary.Events {
+		if primary.Events[k].Code == Held {
+			hold, found = primary.Events[k].Time.UnixNano(), true
+			break
+		}
+	}
+	if b.SeedCompat && !found {
+		return Sample{}, fmt.Errorf("eventlog: job %v: %w", primary.Key, ErrNoHold)
+	}
+	s := Sample{X: make([]float32, b.J*b.M*b.E), J: b.J, M: b.M, E: b.E, Label: primary.Label(), Job: primary.Key, Context: make([]Key, b.J-1)}
+	start := tl.first
+	if b.SeedCompat {
+		start = hold
+	}
+	s.Start = time.Unix(0, start)
+	b.fill(&s, 0, &tl, hold, start)
+	for k, c := range context {
+		ctl := makeTimeline(c, b.E)
+		s.Context[k] = c.Key
+		b.fill(&s, k+1, &ctl, hold, start)
+	}
+	return s, nil
+}
+
+// fill writes job j's rows of s from tl.
+func (b Builder) fill(s *Sample, j int, tl *timeline, hold, start int64) {
+	frame := int64(b.Frame)
+	row := func(m, code int) {
+		if code >= 0 {
+			s.X[(j*b.M+m)*b.E+code] = 1
+		}
+	}
+	if !b.SeedCompat {
+		// Walk the timeline once: frames are increasing instants.
+		k := 0
+		state := -1
+		for m := 0; m < b.M; m++ {
+			at := start + int64(m)*frame
+			for k < len(tl.t) && tl.t[k] <= at {
+				state = int(tl.c[k])
+				k++
+			}
+			row(m, state)
+		}
+		return
+	}
+	prev := -1
+	for m := 0; m < b.M; m++ {
+		hi := hold - int64(m)*frame // frame m is (hi-frame, hi]
+		lo := hi - frame
+		// Events in (lo, hi]: indices [a, c).
+		a := sort.Search(len(tl.t), func(i int) bool { return tl.t[i] > lo })
+		c := sort.Search(len(tl.t), func(i int) bool { return tl.t[i] > hi })
+		code := -1
+		switch {
+		case a < c && m == 0:
+			code = int(tl.c[a])
+		case a < c:
+			code = int(tl.c[c-1])
+		default:
+			code = prev
+		}
+		row(m, code)
+		prev = code
+	}
+}

@@ -1,0 +1,323 @@
+// Command rainbow reproduces the rainbow scheduler's two simulation
+// experiments (version ranges, "reliabuild", and spack builds) with package
+// matcher, on built-in synthetic worlds or on the published data, and writes
+// scores.json, scores.csv and PNG plots per experiment.
+//
+//	go run ./examples/rainbow -out out/rainbow
+//	go run ./examples/rainbow -data ../shared/testdata/rainbow -experiment spack-build -out out/sb
+//
+// With -experiment both (the default) each experiment writes into its own
+// sub-directory of -out; with one experiment the files go straight into -out.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"image/color"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/matcher"
+)
+
+func main() {
+	out := flag.String("out", "out/rainbow", "output directory")
+	data := flag.String("data", "", "directory laid out like shared/testdata/rainbow (reliabuild/, spack-build/); empty = built-in synthetic worlds")
+	experiment := flag.String("experiment", "both", "reliabuild, spack-build or both")
+	bounds := flag.String("bounds", "inclusive", "range bound rule in corrected mode: inclusive or exclusive")
+	rules := flag.String("rules", "corrected", "corrected or published (reproduce the published drivers, bugs included)")
+	seed := flag.Uint64("seed", 1, "seed for the synthetic worlds, the subsystem order and the seeded draws")
+	flag.Parse()
+	if err := run(*out, *data, *experiment, *bounds, *rules, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "rainbow:", err)
+		os.Exit(1)
+	}
+}
+
+func run(out, data, experiment, boundsFlag, rulesFlag string, seed uint64) error {
+	b, err := matcher.ParseBounds(boundsFlag)
+	if err != nil {
+		return err
+	}
+	var mode matcher.Mode
+	switch rulesFlag {
+	case "corrected":
+		mode = matcher.Corrected
+	case "published":
+		mode = matcher.Published
+	default:
+		return fmt.Errorf("unknown -rules %q (want corrected or published)", rulesFlag)
+	}
+	var exps []string
+	switch experiment {
+	case "both":
+		exps = []string{"reliabuild", "spack-build"}
+	case "reliabuild", "spack-build":
+		exps = []string{experiment}
+	default:
+		return fmt.Errorf("unknown -experiment %q", experiment)
+	}
+	ctx := context.Background()
+	for _, e := range exps {
+		dir := out
+		if len(exps) > 1 {
+			dir = filepath.Join(out, e)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		start := time.Now()
+		var rep *matcher.Report
+		if e == "reliabuild" {
+			rep, err = runVersions(ctx, data, b, mode, seed)
+		} else {
+			rep, err = runBuilds(ctx, data, b, mode, seed)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: %d levels in %s (%d requirement checks answered, %d evaluated)\n",
+			e, len(rep.Levels), time.Since(start).Round(time.Millisecond), rep.Checks, rep.Evaluated)
+		if err := write(dir, rep); err != nil {
+			return err
+		}
+		fmt.Printf("%s: wrote scores.json, scores.csv and plots to %s\n", e, dir)
+	}
+	return nil
+}
+
+func runVersions(ctx context.Context, data string, b matcher.Bounds, mode matcher.Mode, seed uint64) (*matcher.Report, error) {
+	cfg := matcher.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stdout}
+	var w *matcher.VersionWorld
+	if data == "" {
+		fmt.Println("reliabuild: generating a synthetic world (100 clusters, 219 subsystems, 1602 jobs)")
+		w = versionWorld(synth.RainbowVersions(rand.New(rand.NewPCG(seed, 0)), synth.RainbowVersionConfig{}))
+	} else {
+		dir := filepath.Join(data, "reliabuild")
+		fmt.Println("reliabuild: loading", dir)
+		var err error
+		if w, err = matcher.LoadVersionWorld(ctx, dir); err != nil {
+			return nil, err
+		}
+		// The published run's effective subsystem order is the key order of
+		// its subsystem-assignments.json; its values name the job the
+		// single-subsystem loop scored every submission as.
+		if order, scoreAs, err := publishedOrder(filepath.Join(dir, "results", "subsystem-assignments.json")); err == nil {
+			cfg.Order, cfg.ScoreAs = order, scoreAs
+			fmt.Printf("reliabuild: using the published subsystem order (%d subsystems)\n", len(order))
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return matcher.RunVersions(ctx, w, cfg)
+}
+
+func runBuilds(ctx context.Context, data string, b matcher.Bounds, mode matcher.Mode, seed uint64) (*matcher.Report, error) {
+	var w *matcher.BuildWorld
+	if data == "" {
+		fmt.Println("spack-build: generating a synthetic world (100 clusters, 171 packages, 31622 builds)")
+		w = buildWorld(synth.RainbowBuilds(rand.New(rand.NewPCG(seed, 0)), synth.RainbowBuildConfig{}))
+	} else {
+		dir := filepath.Join(data, "spack-build")
+		fmt.Println("spack-build: loading", dir)
+		var err error
+		if w, err = matcher.LoadBuildWorld(ctx, dir); err != nil {
+			return nil, err
+		}
+	}
+	return matcher.RunBuilds(ctx, w, matcher.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stdout})
+}
+
+func versionWorld(s synth.RainbowVersionWorld) *matcher.VersionWorld {
+	w := &matcher.VersionWorld{}
+	for _, c := range s.Clusters {
+		w.Clusters = append(w.Clusters, matcher.VersionCluster{Name: c.Name, Versions: c.Versions})
+	}
+	for _, j := range s.Jobs {
+		vj := matcher.VersionJob{Name: j.Name, Package: j.Package, PackageVersion: j.PackageVersion}
+		for _, r := range j.Ranges {
+			vj.Ranges = append(vj.Ranges, matcher.DepRange{Subsystem: r.Subsystem, Min: r.Min, Max: r.Max})
+		}
+		w.Jobs = append(w.Jobs, vj)
+	}
+	return w
+}
+
+func buildWorld(s synth.RainbowBuildWorld) *matcher.BuildWorld {
+	w := &matcher.BuildWorld{}
+	for _, c := range s.Clusters {
+		w.Clusters = append(w.Clusters, matcher.BuildCluster(c))
+	}
+	for _, j := range s.Jobs {
+		w.Jobs = append(w.Jobs, matcher.BuildJob{Name: j.Name, Package: j.Package, Arch: j.Arch, Compiler: j.Compiler,
+			CompilerVersion: j.CompilerVersion, MemMin: j.MemMin, MemMean: j.MemMean, MemMax: j.MemMax, Duration: j.Duration})
+	}
+	return w
+}
+
+// publishedOrder reads the key order of subsystem-assignments.json and the
+// first job name in it.
+func publishedOrder(path string) ([]string, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	d := json.NewDecoder(f)
+	if _, err := d.Token(); err != nil {
+		return nil, "", err
+	}
+	var order []string
+	scoreAs := ""
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, "", err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, "", fmt.Errorf("%s: unexpected token %v", path, tok)
+		}
+		order = append(order, key)
+		var v map[string][]string
+		if err := d.Decode(&v); err != nil {
+			return nil, "", fmt.Errorf("%s: %s: %w", path, key, err)
+		}
+		for _, names := range v {
+			if len(names) > 0 && scoreAs == "" {
+				scoreAs = names[0]
+			}
+		}
+	}
+	return order, scoreAs, nil
+}
+
+func write(dir string, rep *matcher.Report) error {
+	f, err := os.Create(filepath.Join(dir, "scores.json"))
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := writeCSV(filepath.Join(dir, "scores.csv"), rep); err != nil {
+		return err
+	}
+	names := make([]string, len(rep.Levels))
+	for i, l := range rep.Levels {
+		names[i] = l.Name
+	}
+	nC := 0.0
+	if len(rep.Levels) > 0 {
+		e := rep.Levels[0].Expected
+		nC = e.MatchedClusters.Mean + e.MismatchedClusters.Mean
+	}
+	type fig struct {
+		file, title, y string
+		val            func(matcher.Scores) float64
+	}
+	figs := []fig{
+		{"build-success.png", "Build success", "mean build success", func(s matcher.Scores) float64 { return s.BuildSuccess.Mean }},
+		{"percent-matched.png", "Clusters matched per job", "percent of clusters", func(s matcher.Scores) float64 { return 100 * s.MatchedClusters.Mean / nC }},
+		{"count-unmatched.png", "Unmatched submissions", "count", func(s matcher.Scores) float64 { return float64(s.Unmatched) }},
+	}
+	if rep.Experiment == "reliabuild" {
+		figs = append(figs, fig{"marginal-score.png", "Marginal score", "share of dependency ranges met",
+			func(s matcher.Scores) float64 { return s.MarginalScore.Mean }})
+	} else {
+		figs = append(figs,
+			fig{"additional-runtime.png", "Additional runtime", "hours (total)", func(s matcher.Scores) float64 { return s.AdditionalRuntime.Value / 3600 }},
+			fig{"additional-cost.png", "Additional cost", "dollars (total)", func(s matcher.Scores) float64 { return s.AdditionalCost.Value }})
+	}
+	for _, fg := range figs {
+		exp := make(plotter.Values, len(rep.Levels))
+		drw := make(plotter.Values, len(rep.Levels))
+		for i, l := range rep.Levels {
+			exp[i], drw[i] = finite(fg.val(l.Expected)), finite(fg.val(l.Drawn))
+		}
+		if err := barPlot(filepath.Join(dir, fg.file), rep.Experiment+": "+fg.title+" ("+rep.Mode.String()+")", fg.y, names, exp, drw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+func barPlot(path, title, ylabel string, names []string, exp, drw plotter.Values) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = ylabel
+	w := vg.Points(10)
+	be, err := plotter.NewBarChart(exp, w)
+	if err != nil {
+		return err
+	}
+	be.Offset = -w / 2
+	be.Color = color.RGBA{R: 31, G: 119, B: 180, A: 255}
+	be.LineStyle.Width = 0
+	bd, err := plotter.NewBarChart(drw, w)
+	if err != nil {
+		return err
+	}
+	bd.Offset = w / 2
+	bd.Color = color.RGBA{R: 255, G: 127, B: 14, A: 255}
+	bd.LineStyle.Width = 0
+	p.Add(be, bd)
+	p.Legend.Add("expected", be)
+	p.Legend.Add("seeded draw", bd)
+	p.Legend.Top = true
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = math.Pi / 4
+	p.X.Tick.Label.XAlign = -1
+	p.X.Tick.Label.YAlign = -0.5
+	return p.Save(vg.Points(float64(200+50*len(names))), 5*vg.Inch, path)
+}
+
+func writeCSV(path string, rep *matcher.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(f, "level,mode,jobs,unmatched,unmatched_percent,build_success_mean,build_success_std,marginal_score_mean,matched_clusters_mean,unmatched_at_mean,additional_runtime_seconds,additional_cost")
+	for _, l := range rep.Levels {
+		for _, m := range []struct {
+			name string
+			s    matcher.Scores
+		}{{"expected", l.Expected}, {"draw", l.Drawn}} {
+			s := m.s
+			fmt.Fprintf(f, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", l.Name, m.name, s.Jobs, s.Unmatched,
+				g(s.UnmatchedPercent), g(s.BuildSuccess.Mean), g(s.BuildSuccess.Std), g(s.MarginalScore.Mean),
+				g(s.MatchedClusters.Mean), g(s.UnmatchedAt.Mean), g(s.AdditionalRuntime.Value), g(s.AdditionalCost.Value))
+		}
+	}
+	return f.Close()
+}
+
+func g(f float64) string {
+	if math.IsNaN(f) {
+		return ""
+	}
+	return strconv.FormatFloat(f, 'g', 10, 64)
+}

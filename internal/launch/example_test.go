@@ -1,0 +1,30 @@
+package launch_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/crosscluster/crosscluster/internal/launch"
+)
+
+func Example() {
+	dir, err := os.MkdirTemp("", "launch-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	l := &launch.Local{StateDir: dir}
+	h, err := l.Start(context.Background(), launch.Spec{Name: "run-1", Argv: []string{"sh", "-c", "exit 2"}})
+	if err != nil {
+		panic(err)
+	}
+	st, _ := h.Poll()
+	for ; !st.Done(); st, _ = h.Poll() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	rec, _, _ := h.Record()
+	fmt.Println(st, rec.Exit)
+	// Output: FAILED 2
+}

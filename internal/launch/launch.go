@@ -1,0 +1,451 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// State is what Poll knows about a launched command.
+type State int
+
+const (
+	// Running: no exit record yet and the monitor process is alive.
+	Running State = iota
+	// Finished: the command exited with status 0.
+	Finished
+	// Failed: the command exited with a non-zero status.
+	Failed
+	// Vanished: no exit record and the monitor process is gone.
+	Vanished
+)
+
+// String returns "RUNNING", "FINISHED", "FAILED" or "VANISHED".
+func (s State) String() string {
+	switch s {
+	case Running:
+		return "RUNNING"
+	case Finished:
+		return "FINISHED"
+	case Failed:
+		return "FAILED"
+	case Vanished:
+		return "VANISHED"
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Done reports whether s is final (anything but Running).
+func (s State) Done() bool { return s != Running }
+
+// Spec describes one command to launch.
+type Spec struct {
+	// Name identifies the command inside the state directory. It must match
+	// [A-Za-z0-9._-]+ and not start with a dot.
+	Name string
+	// Dir is the working directory; empty means the state directory.
+	Dir string
+	// Argv is the command and its arguments; it must not be empty.
+	Argv []string
+	// Env holds extra "KEY=VALUE" entries added to the inherited environment.
+	Env []string
+	// LogPath receives standard output and standard error (appended);
+	// empty means <stateDir>/<Name>.log.
+	LogPath string
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
+var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (s Spec) check() {
+	if !nameRE.MatchString(s.Name) {
+		panic("launch: invalid Spec.Name")
+	}
+	if len(s.Argv) == 0 {
+		panic("launch: empty Spec.Argv")
+	}
+	for _, kv := range s.Env {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || !envKeyRE.MatchString(k) {
+			panic("launch: Spec.Env entry is not KEY=VALUE")
+		}
+	}
+}
+
+// Paths are the files of one launched command.
+type Paths struct {
+	Pid, Exit, Log string
+}
+
+// PathsFor returns where the protocol keeps the files of the command named
+// name under stateDir. logPath overrides the log file when non-empty.
+func PathsFor(stateDir, name, logPath string) Paths {
+	p := Paths{
+		Pid:  filepath.Join(stateDir, name+".pid"),
+		Exit: filepath.Join(stateDir, name+".exit"),
+		Log:  filepath.Join(stateDir, name+".log"),
+	}
+	if logPath != "" {
+		p.Log = logPath
+	}
+	return p
+}
+
+// quote returns s as one single-quoted sh word.
+func quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// join uses "/" so that scripts built on one OS run on a POSIX host.
+func join(dir, file string) string {
+	return strings.TrimSuffix(dir, "/") + "/" + file
+}
+
+// Script returns the POSIX sh wrapper that launches spec detached, keeping its
+// state under stateDir (see the package documentation for the protocol).
+// It panics if spec is invalid.
+func Script(spec Spec, stateDir string) string {
+	spec.check()
+	if stateDir == "" {
+		panic("launch: empty state directory")
+	}
+	dir := spec.Dir
+	if dir == "" {
+		dir = stateDir
+	}
+	logPath := spec.LogPath
+	if logPath == "" {
+		logPath = join(stateDir, spec.Name+".log")
+	}
+	pidf := join(stateDir, spec.Name+".pid")
+	exitf := join(stateDir, spec.Name+".exit")
+
+	var cmd strings.Builder
+	for i, a := range spec.Argv {
+		if i > 0 {
+			cmd.WriteByte(' ')
+		}
+		cmd.WriteString(quote(a))
+	}
+
+	// The monitor program runs in its own session. It records its pid, runs
+	// the command in the background (so that a trapped TERM interrupts wait
+	// at once), forwards TERM/INT to it and records the exit status.
+	var mon strings.Builder
+	mon.WriteString("trap '' HUP\n")
+	fmt.Fprintf(&mon, "pidf=%s exitf=%s\n", quote(pidf), quote(exitf))
+	mon.WriteString("echo $$ > \"$pidf.tmp\" && mv -f \"$pidf.tmp\" \"$pidf\"\n")
+	mon.WriteString("start=$(date +%s)\n")
+	fmt.Fprintf(&mon, "cd %s || { rc=127; echo \"launch: cannot enter directory\" >&2; }\n", quote(dir))
+	mon.WriteString("child=\n")
+	mon.WriteString("trap 'test -n \"$child\" && kill -TERM \"$child\" 2>/dev/null' TERM INT\n")
+	mon.WriteString("if [ -z \"${rc:-}\" ]; then\n")
+	for _, kv := range spec.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&mon, "  %s=%s; export %s\n", k, quote(v), k)
+	}
+	fmt.Fprintf(&mon, "  %s </dev/null >>%s 2>&1 &\n", cmd.String(), quote(logPath))
+	mon.WriteString("  child=$!\n")
+	// wait returns >128 when a trapped signal arrives; loop until the child
+	// is really gone, then collect its status.
+	mon.WriteString("  while :; do wait \"$child\"; rc=$?; kill -0 \"$child\" 2>/dev/null || break; done\n")
+	mon.WriteString("fi\n")
+	mon.WriteString("printf 'exit=%s\\nstart=%s\\nend=%s\\n' \"$rc\" \"$start\" \"$(date +%s)\" > \"$exitf.tmp\"\n")
+	mon.WriteString("sync \"$exitf.tmp\" 2>/dev/null || sync\n")
+	mon.WriteString("mv -f \"$exitf.tmp\" \"$exitf\"\n")
+
+	var s strings.Builder
+	s.WriteString("#!/bin/sh\n# crosscluster launch wrapper (internal/launch)\n")
+	fmt.Fprintf(&s, "mkdir -p %s %s || exit 1\n", quote(stateDir), quote(dir))
+	fmt.Fprintf(&s, "rm -f %s %s\n", quote(pidf), quote(exitf))
+	// Log directory must exist before the redirection in the monitor.
+	fmt.Fprintf(&s, "mkdir -p \"$(dirname %s)\" || exit 1\n", quote(logPath))
+	fmt.Fprintf(&s, "setsid sh -c %s </dev/null >/dev/null 2>&1 &\n", quote(mon.String()))
+	s.WriteString("i=0\n")
+	fmt.Fprintf(&s, "while [ ! -s %s ]; do\n", quote(pidf))
+	s.WriteString("  i=$((i+1)); [ $i -gt 1000 ] && { echo 'launch: monitor did not start' >&2; exit 1; }\n")
+	s.WriteString("  sleep 0.01 2>/dev/null || sleep 1\ndone\n")
+	fmt.Fprintf(&s, "echo \"pid $(cat %s)\"\n", quote(pidf))
+	return s.String()
+}
+
+// PollScript returns a POSIX sh program that prints the exit record of the
+// command named name under stateDir when there is one, else "running <pid>"
+// or "gone". ParsePoll reads its output.
+func PollScript(stateDir, name string) string {
+	if !nameRE.MatchString(name) {
+		panic("launch: invalid Spec.Name")
+	}
+	pidf := quote(join(stateDir, name+".pid"))
+	exitf := quote(join(stateDir, name+".exit"))
+	return fmt.Sprintf(`if [ -f %[2]s ]; then cat %[2]s; exit 0; fi
+pid=$(cat %[1]s 2>/dev/null)
+if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+  st=$(sed -n 's/^.*) \(.\).*/\1/p' /proc/"$pid"/stat 2>/dev/null)
+  if [ "$st" != Z ]; then
+    if [ -f %[2]s ]; then cat %[2]s; else echo "running $pid"; fi
+    exit 0
+  fi
+fi
+if [ -f %[2]s ]; then cat %[2]s; else echo gone; fi
+`, pidf, exitf)
+}
+
+// CancelScript returns a POSIX sh program that sends SIGTERM to the process
+// group of the command named name, waits up to grace for its exit record and
+// then sends SIGKILL to the group.
+func CancelScript(stateDir, name string, grace time.Duration) string {
+	if !nameRE.MatchString(name) {
+		panic("launch: invalid Spec.Name")
+	}
+	pidf := quote(join(stateDir, name+".pid"))
+	exitf := quote(join(stateDir, name+".exit"))
+	steps := int(grace / (100 * time.Millisecond))
+	return fmt.Sprintf(`pid=$(cat %[1]s 2>/dev/null) || exit 0
+[ -f %[2]s ] && exit 0
+kill -TERM -- -"$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
+i=0
+while [ $i -lt %[3]d ] && [ ! -f %[2]s ]; do i=$((i+1)); sleep 0.1 2>/dev/null || sleep 1; done
+[ -f %[2]s ] || kill -KILL -- -"$pid" 2>/dev/null
+exit 0
+`, pidf, exitf, steps)
+}
+
+// Record is a parsed exit record.
+type Record struct {
+	Exit       int
+	Start, End time.Time
+}
+
+// State returns Finished for exit status 0 and Failed otherwise.
+func (r Record) State() State {
+	if r.Exit == 0 {
+		return Finished
+	}
+	return Failed
+}
+
+// ErrRecord is wrapped by errors from ParseRecord and ParsePoll.
+var ErrRecord = errors.New("launch: malformed exit record")
+
+// ParseRecord parses an exit record.
+func ParseRecord(b []byte) (Record, error) {
+	var r Record
+	haveExit := false
+	for ln, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return Record{}, fmt.Errorf("%w: line %d: %q", ErrRecord, ln+1, line)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return Record{}, fmt.Errorf("%w: line %d: %s is not an integer", ErrRecord, ln+1, k)
+		}
+		switch k {
+		case "exit":
+			r.Exit, haveExit = int(n), true
+		case "start":
+			r.Start = time.Unix(n, 0)
+		case "end":
+			r.End = time.Unix(n, 0)
+		}
+	}
+	if !haveExit {
+		return Record{}, fmt.Errorf("%w: no exit= line", ErrRecord)
+	}
+	return r, nil
+}
+
+// ParsePoll interprets the output of PollScript. The record is non-nil when
+// the state is Finished or Failed.
+func ParsePoll(out []byte) (State, *Record, error) {
+	s := strings.TrimSpace(string(out))
+	switch {
+	case s == "gone":
+		return Vanished, nil, nil
+	case strings.HasPrefix(s, "running "):
+		return Running, nil, nil
+	}
+	r, err := ParseRecord(out)
+	if err != nil {
+		return 0, nil, err
+	}
+	return r.State(), &r, nil
+}
+
+// Local launches commands on this machine with the protocol of the package
+// documentation. The zero value is not usable: StateDir must be set.
+type Local struct {
+	// StateDir holds the pid, exit-record and default log files.
+	StateDir string
+}
+
+// Handle refers to one launched command.
+type Handle struct {
+	Name  string
+	Pid   int
+	Paths Paths
+}
+
+// ErrLaunch is wrapped by Start's errors.
+var ErrLaunch = errors.New("launch: start failed")
+
+// Start runs the wrapper script for spec with "sh -s" and returns once the
+// detached monitor has recorded its pid. ctx bounds the launch only, not
+// the command's lifetime. A previous record of the same name is removed.
+func (l *Local) Start(ctx context.Context, spec Spec) (*Handle, error) {
+	if l.StateDir == "" {
+		panic("launch: empty Local.StateDir")
+	}
+	script := Script(spec, l.StateDir)
+	cmd := exec.CommandContext(ctx, "sh", "-s")
+	cmd.Stdin = strings.NewReader(script)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v: %s", ErrLaunch, spec.Name, err, strings.TrimSpace(stderr.String()))
+	}
+	pid, err := ParseStart(stdout.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrLaunch, spec.Name, err)
+	}
+	return &Handle{Name: spec.Name, Pid: pid, Paths: PathsFor(l.StateDir, spec.Name, spec.LogPath)}, nil
+}
+
+// ParseStart reads the "pid <n>" line printed by Script.
+func ParseStart(out []byte) (int, error) {
+	s := strings.TrimSpace(string(out))
+	rest, ok := strings.CutPrefix(s, "pid ")
+	if !ok {
+		return 0, fmt.Errorf("unexpected wrapper output %q", s)
+	}
+	pid, err := strconv.Atoi(rest)
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("unexpected wrapper output %q", s)
+	}
+	return pid, nil
+}
+
+// Attach returns a handle for a command launched earlier (perhaps by another
+// controller process) under the same state directory.
+func (l *Local) Attach(name string) *Handle {
+	if !nameRE.MatchString(name) {
+		panic("launch: invalid Spec.Name")
+	}
+	h := &Handle{Name: name, Paths: PathsFor(l.StateDir, name, "")}
+	if b, err := os.ReadFile(h.Paths.Pid); err == nil {
+		h.Pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	return h
+}
+
+// Poll reports the command's state from its files. The error is non-nil
+// only when the exit record exists but cannot be read or parsed.
+func (h *Handle) Poll() (State, error) {
+	st, _, err := h.poll()
+	return st, err
+}
+
+// Record returns the exit record, or ok == false while there is none.
+func (h *Handle) Record() (r Record, ok bool, err error) {
+	_, rec, err := h.poll()
+	if err != nil || rec == nil {
+		return Record{}, false, err
+	}
+	return *rec, true, nil
+}
+
+func (h *Handle) poll() (State, *Record, error) {
+	if st, rec, ok, err := readRecord(h.Paths.Exit); ok || err != nil {
+		return st, rec, err
+	}
+	pid := h.Pid
+	if b, err := os.ReadFile(h.Paths.Pid); err == nil {
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			pid = p
+		}
+	}
+	if pid > 0 && alive(pid) {
+		return Running, nil, nil
+	}
+	// The monitor may have written its record between the two reads.
+	if st, rec, ok, err := readRecord(h.Paths.Exit); ok || err != nil {
+		return st, rec, err
+	}
+	return Vanished, nil, nil
+}
+
+func readRecord(path string) (State, *Record, bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil, false, nil
+	}
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("launch: reading %s: %w", path, err)
+	}
+	r, err := ParseRecord(b)
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return r.State(), &r, true, nil
+}
+
+// alive reports whether pid exists and is not a zombie. Zombies matter
+// because a monitor whose parent exited may never be reaped in a container.
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z'
+	}
+	return true
+}
+
+// Cancel sends SIGTERM to the command's process group, waits up to grace for
+// the exit record and then sends SIGKILL. If the group had to be killed, no
+// record may exist and Poll reports Vanished. Cancel of a finished command
+// does nothing. ctx bounds the wait.
+func (h *Handle) Cancel(ctx context.Context, grace time.Duration) error {
+	if st, _ := h.Poll(); st.Done() {
+		return nil
+	}
+	pid := h.Pid
+	if b, err := os.ReadFile(h.Paths.Pid); err == nil {
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			pid = p
+		}
+	}
+	if pid <= 0 {
+		return nil
+	}
+	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if st, _ := h.Poll(); st.Done() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	return nil
+}

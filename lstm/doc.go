@@ -1,0 +1,25 @@
+// Package lstm is the held-job classifier: a stacked unidirectional LSTM over
+// one-hot event tensors whose last time step feeds Linear(H,1) and a sigmoid
+// giving P(release), trained with mean binary cross-entropy and Adam.
+//
+// The model follows PyTorch's nn.LSTM exactly: gate order (i, f, g, o),
+// weights W_ih (4H×I) and W_hh (4H×H) with two bias vectors per layer, zero
+// initial states, and the initialisation U(±1/√H) for the LSTM and U(±1/√in)
+// for the linear head. ImportTorch and ExportTorch move a state_dict
+// (lstm.weight_ih_l0, ..., fc.weight, fc.bias) between Go and Python as .npz
+// files, and the tests check forward outputs and one Adam step against
+// committed PyTorch outputs.
+//
+// Two engines compute gradients. The native engine (the default) is a
+// hand-derived backpropagation through time in pure Go that gathers weight
+// columns for the non-zero entries of each input row instead of multiplying
+// by a dense one-hot matrix. The gorgonia engine builds the same network as a
+// gorgonia.org/gorgonia expression graph and differentiates it symbolically;
+// it is slower and serves as the reference the native engine is tested
+// against (and both against finite differences).
+//
+// Deviations from the published held-job project, on purpose: validation
+// metrics cover the whole validation set rather than its last batch, early
+// stopping restores the weights of the best epoch (highest F1 or lowest loss),
+// and the Adam state persists across epochs.
+package lstm

@@ -1,0 +1,94 @@
+package lstm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomData returns n sequences of T one-hot rows over I features (a few
+// rows left all-zero, as padding frames are) with random labels of both classes.
+func randomData(rnd *rand.Rand, n, T, I int) Data {
+	d := Data{X: make([][][]float64, n), Y: make([]int, n)}
+	for i := range d.X {
+		d.X[i] = make([][]float64, T)
+		for t := range d.X[i] {
+			row := make([]float64, I)
+			if rnd.IntN(4) != 0 {
+				row[rnd.IntN(I)] = 1
+			}
+			d.X[i][t] = row
+		}
+		d.Y[i] = i % 2
+	}
+	return d
+}
+
+// Finite differences use a central step of fdStep; with float64 and losses
+// of order 1, the truncation error O(h²) ≈ 1e-10 and rounding error
+// ε/h ≈ 1e-10, so fdTol leaves two orders of margin relative to the gradient scale.
+const (
+	fdStep = 1e-5
+	fdTol  = 1e-7
+	// engineTol bounds the difference between the native and gorgonia
+	// gradients: the same arithmetic in a different order, float64.
+	engineTol = 1e-12
+)
+
+func TestGradients(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		I, H, L, T, B int
+		newestFirst   bool
+	}{
+		{"1layer", 5, 3, 1, 4, 3, false},
+		{"2layers", 5, 4, 2, 3, 4, false},
+		{"3layers-newest-first", 4, 2, 3, 3, 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(1, 2))
+			m := New(Architecture{Inputs: tc.I, Hidden: tc.H, Layers: tc.L, NewestFirst: tc.newestFirst}, rnd)
+			d := randomData(rnd, tc.B, tc.T, tc.I)
+			pk, err := pack(d, tc.I, tc.newestFirst, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch := make([]int, tc.B)
+			for i := range batch {
+				batch[i] = i
+			}
+			nat := newNative(m, tc.B, tc.T)
+			gn := make([]float64, len(m.params))
+			lossN, _ := nat.lossGrad(pk, batch, gn)
+
+			ge := newGraphEngine(m, tc.B, tc.T)
+			gg := make([]float64, len(m.params))
+			lossG, _, err := ge.lossGrad(pk, batch, gg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(lossN-lossG) > engineTol {
+				t.Errorf("loss: native %v, gorgonia %v", lossN, lossG)
+			}
+			lossAt := func() float64 {
+				p := nat.forward(pk, batch)
+				return bce(p, pk.y)
+			}
+			for i := range m.params {
+				if math.Abs(gn[i]-gg[i]) > engineTol {
+					t.Errorf("param %d: native %v, gorgonia %v", i, gn[i], gg[i])
+				}
+				w := m.params[i]
+				m.params[i] = w + fdStep
+				up := lossAt()
+				m.params[i] = w - fdStep
+				down := lossAt()
+				m.params[i] = w
+				fd := (up - down) / (2 * fdStep)
+				if math.Abs(fd-gn[i]) > fdTol {
+					t.Errorf("param %d: finite difference %v, native %v", i, fd, gn[i])
+				}
+			}
+		})
+	}
+}

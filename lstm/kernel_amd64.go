@@ -1,0 +1,15 @@
+//go:build !purego
+
+package lstm
+
+import "golang.org/x/sys/cpu"
+
+// useFMA reports whether the AVX2/FMA kernels may run. It is fixed at
+// start-up from the CPU's features and never changes.
+var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+//go:noescape
+func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d *float64, dStride int)
+
+//go:noescape
+func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64)

@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+package lstm
+
+// useFMA is false where no assembly kernels exist; the pure-Go loops run.
+const useFMA = false
+
+func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d *float64, dStride int) {
+	panic("lstm: no assembly kernel on this platform")
+}
+
+func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64) {
+	panic("lstm: no assembly kernel on this platform")
+}

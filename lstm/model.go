@@ -1,0 +1,310 @@
+package lstm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Model is a stacked unidirectional LSTM with a linear head and a sigmoid,
+// giving the probability that a held job should be released.
+//
+// All parameters live in one slice so that optimisers and gradient clipping
+// treat them uniformly. Input-to-hidden and hidden-to-hidden matrices are kept
+// transposed relative to PyTorch (in×4H rather than 4H×in) so that gathering
+// the column of one active input feature reads contiguous memory; ImportTorch
+// and ExportTorch convert.
+//
+// A Model is safe for concurrent use by several goroutines as long as none of
+// them modifies it.
+type Model struct {
+	inputs, hidden, layers int
+	newestFirst            bool
+
+	params []float64
+	lay    []layerParams
+	fcW    []float64 // H
+	fcB    []float64 // 1
+}
+
+// layerParams are views into Model.params.
+type layerParams struct {
+	in       int
+	wih, whh []float64 // in×4H and H×4H, row k holds the four gate weights of input k
+	bih, bhh []float64 // 4H each
+}
+
+// Architecture describes the shape of a model.
+type Architecture struct {
+	Inputs int // features per time step (e, the number of event types)
+	Hidden int // H, hidden units per layer
+	Layers int // stacked LSTM layers
+
+	// NewestFirst says the rows of a sequence are ordered newest first, as
+	// some tensor builders write them. The model then reads the rows in
+	// reverse so that its head sees the state after the latest frame.
+	NewestFirst bool
+}
+
+// numParams is the length of the parameter vector of the architecture.
+func (a Architecture) numParams() int {
+	n := 0
+	in := a.Inputs
+	for range a.Layers {
+		n += in*4*a.Hidden + a.Hidden*4*a.Hidden + 8*a.Hidden
+		in = a.Hidden
+	}
+	return n + a.Hidden + 1
+}
+
+// newModel allocates a zero model of the architecture.
+func newModel(a Architecture) *Model {
+	if a.Inputs <= 0 || a.Hidden <= 0 || a.Layers <= 0 {
+		panic("lstm: non-positive model dimension")
+	}
+	m := &Model{inputs: a.Inputs, hidden: a.Hidden, layers: a.Layers, newestFirst: a.NewestFirst}
+	m.params = make([]float64, a.numParams())
+	m.bind()
+	return m
+}
+
+// bind points the layer views at m.params.
+func (m *Model) bind() {
+	p := m.params
+	take := func(n int) []float64 {
+		s := p[:n:n]
+		p = p[n:]
+		return s
+	}
+	h4 := 4 * m.hidden
+	m.lay = make([]layerParams, m.layers)
+	in := m.inputs
+	for l := range m.lay {
+		m.lay[l] = layerParams{in: in, wih: take(in * h4), whh: take(m.hidden * h4), bih: take(h4), bhh: take(h4)}
+		in = m.hidden
+	}
+	m.fcW = take(m.hidden)
+	m.fcB = take(1)
+}
+
+// New returns a model of the given architecture initialised as PyTorch
+// initialises nn.LSTM and nn.Linear: every LSTM weight and bias from
+// U(-1/√H, 1/√H), the head's weight and bias from U(-1/√H, 1/√H) (fan-in H).
+// Draws come from rnd only. New panics if a dimension is not positive or rnd
+// is nil.
+func New(a Architecture, rnd *rand.Rand) *Model {
+	if rnd == nil {
+		panic("lstm: nil random generator")
+	}
+	m := newModel(a)
+	bound := 1 / math.Sqrt(float64(m.hidden))
+	for i := range m.params {
+		m.params[i] = bound * (2*rnd.Float64() - 1)
+	}
+	return m
+}
+
+// Architecture returns the model's shape.
+func (m *Model) Architecture() Architecture {
+	return Architecture{Inputs: m.inputs, Hidden: m.hidden, Layers: m.layers, NewestFirst: m.newestFirst}
+}
+
+// Clone returns a deep copy of m.
+func (m *Model) Clone() *Model {
+	c := newModel(m.Architecture())
+	copy(c.params, m.params)
+	return c
+}
+
+// Errors returned for bad data. They are wrapped with the place of the
+// problem (sample, step, key, epoch); test with errors.Is.
+var (
+	ErrWidth       = errors.New("lstm: input width does not match the model")
+	ErrLength      = errors.New("lstm: sequences have different lengths")
+	ErrEmpty       = errors.New("lstm: empty data set")
+	ErrSingleClass = errors.New("lstm: training labels hold a single class")
+	ErrLabel       = errors.New("lstm: label is neither 0 nor 1")
+	ErrNaN         = errors.New("lstm: NaN or infinite value")
+	ErrFormat      = errors.New("lstm: malformed model file")
+	ErrStateDict   = errors.New("lstm: state_dict does not describe a supported model")
+)
+
+// Predict returns P(release) for one sequence of steps × features.
+//
+// Predict panics if a row's width differs from the model's input width or
+// seq is empty; use Probabilities for data that has not been checked. NaN
+// inputs give a NaN probability. seq is not modified.
+func (m *Model) Predict(seq [][]float64) float64 {
+	if len(seq) == 0 {
+		panic("lstm: empty sequence")
+	}
+	for _, row := range seq {
+		if len(row) != m.inputs {
+			panic("lstm: input width mismatch")
+		}
+	}
+	w := newInferWork(m)
+	return m.predict(w, seq)
+}
+
+// Probabilities returns P(release) for every sequence of X (samples × steps
+// × features). Unlike Predict it reports bad data as errors: a row of the
+// wrong width (ErrWidth), an empty sequence (ErrEmpty), or a NaN or infinite
+// input (ErrNaN), each naming the sample and step. X is not modified.
+func (m *Model) Probabilities(X [][][]float64) ([]float64, error) {
+	if err := m.checkInputs(X, false); err != nil {
+		return nil, err
+	}
+	same := true
+	for _, seq := range X {
+		same = same && len(seq) == len(X[0])
+	}
+	if same && len(X) > 1 {
+		// Equal lengths: the batched forward pass, which runs the
+		// matrix kernels on inferBatch samples at a time.
+		pk, err := pack(Data{X: X, Y: make([]int, len(X))}, m.inputs, m.newestFirst, false)
+		if err != nil {
+			return nil, err
+		}
+		p, _ := predictPacked(m, pk, inferBatch)
+		return p, nil
+	}
+	w := newInferWork(m)
+	p := make([]float64, len(X))
+	for i, seq := range X {
+		p[i] = m.predict(w, seq)
+	}
+	return p, nil
+}
+
+// inferBatch is the batch size of Probabilities' batched forward pass.
+const inferBatch = 256
+
+// checkInputs validates the shape and values of X. sameLength also requires
+// every sequence to have the length of the first.
+func (m *Model) checkInputs(X [][][]float64, sameLength bool) error {
+	for i, seq := range X {
+		if len(seq) == 0 {
+			return fmt.Errorf("sample %d has no steps: %w", i, ErrEmpty)
+		}
+		if sameLength && len(seq) != len(X[0]) {
+			return fmt.Errorf("sample %d has %d steps, sample 0 has %d: %w", i, len(seq), len(X[0]), ErrLength)
+		}
+		for t, row := range seq {
+			if len(row) != m.inputs {
+				return fmt.Errorf("sample %d step %d has %d features, the model takes %d: %w", i, t, len(row), m.inputs, ErrWidth)
+			}
+			for k, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("sample %d step %d feature %d is %v: %w", i, t, k, v, ErrNaN)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Decision is what to do with a held job.
+type Decision int
+
+const (
+	Remove  Decision = iota // the job should be removed from the queue
+	Release                 // the job should be released to run again
+)
+
+// String returns "release" or "remove".
+func (d Decision) String() string {
+	switch d {
+	case Release:
+		return "release"
+	case Remove:
+		return "remove"
+	}
+	return fmt.Sprintf("Decision(%d)", int(d))
+}
+
+// Decide returns Release when P(release) of seq is at least threshold, and
+// the probability. It panics as Predict does on malformed input.
+func (m *Model) Decide(seq [][]float64, threshold float64) (Decision, float64) {
+	p := m.Predict(seq)
+	if p >= threshold {
+		return Release, p
+	}
+	return Remove, p
+}
+
+// inferWork holds the per-call buffers of the single-sequence forward pass.
+type inferWork struct {
+	h, c [][]float64 // per layer, H
+	g    []float64   // 4H
+}
+
+func newInferWork(m *Model) *inferWork {
+	w := &inferWork{g: make([]float64, 4*m.hidden)}
+	w.h = make([][]float64, m.layers)
+	w.c = make([][]float64, m.layers)
+	for l := range w.h {
+		w.h[l] = make([]float64, m.hidden)
+		w.c[l] = make([]float64, m.hidden)
+	}
+	return w
+}
+
+// predict runs the forward pass of one sequence step by step, each layer
+// consuming the previous layer's hidden state of the same step. Zero inputs
+// of the first layer are skipped, which makes one-hot rows cost 4H
+// additions per active event instead of 4H×I multiplications.
+func (m *Model) predict(w *inferWork, seq [][]float64) float64 {
+	H := m.hidden
+	for l := range w.h {
+		clear(w.h[l])
+		clear(w.c[l])
+	}
+	T := len(seq)
+	for s := range T {
+		row := seq[s]
+		if m.newestFirst {
+			row = seq[T-1-s]
+		}
+		for l := range m.lay {
+			lp := &m.lay[l]
+			g := w.g
+			for j := range g {
+				g[j] = lp.bih[j] + lp.bhh[j]
+			}
+			if l == 0 {
+				for k, v := range row {
+					if v != 0 {
+						axpy(v, lp.wih[k*4*H:(k+1)*4*H], g)
+					}
+				}
+			} else {
+				gemvT(g, lp.wih, w.h[l-1])
+			}
+			gemvT(g, lp.whh, w.h[l])
+			cellUpdate(g, w.c[l], w.h[l])
+		}
+	}
+	z := m.fcB[0] + dot(m.fcW, w.h[m.layers-1])
+	return sigmoid(z)
+}
+
+// cellUpdate applies the gate non-linearities to the pre-activations g
+// (i, f, g, o blocks of H), then updates c and h in place.
+func cellUpdate(g, c, h []float64) {
+	H := len(c)
+	gi, gf, gg, go_ := g[:H], g[H:2*H], g[2*H:3*H], g[3*H:4*H]
+	for j := range H {
+		i := sigmoid(gi[j])
+		f := sigmoid(gf[j])
+		gc := math.Tanh(gg[j])
+		o := sigmoid(go_[j])
+		c[j] = f*c[j] + i*gc
+		h[j] = o * math.Tanh(c[j])
+	}
+}
+
+func sigmoid(x float64) float64 {
+	return 1 / (1 + math.Exp(-x))
+}

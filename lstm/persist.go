@@ -1,0 +1,282 @@
+package lstm
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/crosscluster/crosscluster/internal/npy"
+)
+
+// fileFormat and fileVersion identify the files Save writes.
+const (
+	fileFormat  = "crosscluster-lstm"
+	fileVersion = 1
+)
+
+// savedModel is the JSON document of a saved model. Weights are stored in
+// PyTorch's layout (the same arrays ExportTorch writes) so that the file is
+// readable without this package's internal transposition.
+type savedModel struct {
+	Format      string               `json:"format"`
+	Version     int                  `json:"version"`
+	Inputs      int                  `json:"inputs"`
+	Hidden      int                  `json:"hidden"`
+	Layers      int                  `json:"layers"`
+	NewestFirst bool                 `json:"newest_first"`
+	Weights     map[string][]float64 `json:"weights"`
+}
+
+// Save writes m to w as a versioned JSON document holding its architecture
+// and its weights under PyTorch's state_dict names. Floats are written with
+// the shortest representation that reads back exactly.
+func (m *Model) Save(w io.Writer) error {
+	s := savedModel{
+		Format: fileFormat, Version: fileVersion,
+		Inputs: m.inputs, Hidden: m.hidden, Layers: m.layers, NewestFirst: m.newestFirst,
+		Weights: map[string][]float64{},
+	}
+	for _, t := range m.stateDict() {
+		s.Weights[t.key] = t.data
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	if err := enc.Encode(&s); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// Load reads a model written by Save. A file of another format, another
+// version, a truncated file or one whose weights do not fit the declared
+// architecture is an error wrapping ErrFormat.
+func Load(r io.Reader) (*Model, error) {
+	var s savedModel
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if s.Format != fileFormat {
+		return nil, fmt.Errorf("%w: format %q, want %q", ErrFormat, s.Format, fileFormat)
+	}
+	if s.Version != fileVersion {
+		return nil, fmt.Errorf("%w: version %d, this package reads version %d", ErrFormat, s.Version, fileVersion)
+	}
+	const maxDim = 1 << 16 // refuse absurd sizes before allocating
+	if s.Inputs <= 0 || s.Hidden <= 0 || s.Layers <= 0 || s.Inputs > maxDim || s.Hidden > maxDim || s.Layers > 64 {
+		return nil, fmt.Errorf("%w: architecture inputs=%d hidden=%d layers=%d", ErrFormat, s.Inputs, s.Hidden, s.Layers)
+	}
+	a := Architecture{Inputs: s.Inputs, Hidden: s.Hidden, Layers: s.Layers, NewestFirst: s.NewestFirst}
+	m, err := fromStateDict(a, func(key string, shape []int) ([]float64, error) {
+		v, ok := s.Weights[key]
+		if !ok {
+			return nil, fmt.Errorf("%w: missing weights %q", ErrFormat, key)
+		}
+		if len(v) != prod(shape) {
+			return nil, fmt.Errorf("%w: weights %q have %d values, want %d", ErrFormat, key, len(v), prod(shape))
+		}
+		return v, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func prod(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// tensorEntry is one state_dict tensor in PyTorch's layout.
+type tensorEntry struct {
+	key   string
+	shape []int
+	data  []float64
+}
+
+// stateDict returns m's weights as PyTorch's nn.LSTM (module "lstm") and
+// nn.Linear (module "fc") name and lay them out.
+func (m *Model) stateDict() []tensorEntry {
+	H4 := 4 * m.hidden
+	var out []tensorEntry
+	for l, lp := range m.lay {
+		out = append(out,
+			tensorEntry{fmt.Sprintf("lstm.weight_ih_l%d", l), []int{H4, lp.in}, transpose(lp.wih, lp.in, H4)},
+			tensorEntry{fmt.Sprintf("lstm.weight_hh_l%d", l), []int{H4, m.hidden}, transpose(lp.whh, m.hidden, H4)},
+			tensorEntry{fmt.Sprintf("lstm.bias_ih_l%d", l), []int{H4}, slices.Clone(lp.bih)},
+			tensorEntry{fmt.Sprintf("lstm.bias_hh_l%d", l), []int{H4}, slices.Clone(lp.bhh)},
+		)
+	}
+	return append(out,
+		tensorEntry{"fc.weight", []int{1, m.hidden}, slices.Clone(m.fcW)},
+		tensorEntry{"fc.bias", []int{1}, slices.Clone(m.fcB)},
+	)
+}
+
+// fromStateDict builds a model of architecture a, fetching every tensor in
+// PyTorch's layout through get, which checks the shape. NaN or infinite
+// weights are refused.
+func fromStateDict(a Architecture, get func(key string, shape []int) ([]float64, error)) (*Model, error) {
+	// Fetch and check every tensor before allocating the model, so that a
+	// file declaring huge dimensions fails on its missing data instead of
+	// allocating for them.
+	H4 := 4 * a.Hidden
+	type item struct {
+		key   string
+		shape []int
+		data  []float64
+	}
+	var items []item
+	in := a.Inputs
+	for l := range a.Layers {
+		items = append(items,
+			item{key: fmt.Sprintf("lstm.weight_ih_l%d", l), shape: []int{H4, in}},
+			item{key: fmt.Sprintf("lstm.weight_hh_l%d", l), shape: []int{H4, a.Hidden}},
+			item{key: fmt.Sprintf("lstm.bias_ih_l%d", l), shape: []int{H4}},
+			item{key: fmt.Sprintf("lstm.bias_hh_l%d", l), shape: []int{H4}},
+		)
+		in = a.Hidden
+	}
+	items = append(items, item{key: "fc.weight", shape: []int{1, a.Hidden}}, item{key: "fc.bias", shape: []int{1}})
+	for i := range items {
+		v, err := get(items[i].key, items[i].shape)
+		if err != nil {
+			return nil, err
+		}
+		for j, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("%w: %q element %d is %v", ErrNaN, items[i].key, j, x)
+			}
+		}
+		items[i].data = v
+	}
+	m := newModel(a)
+	dst := func(i int) []float64 {
+		if l := i / 4; l < m.layers {
+			lp := &m.lay[l]
+			return [][]float64{lp.wih, lp.whh, lp.bih, lp.bhh}[i%4]
+		}
+		return [][]float64{m.fcW, m.fcB}[i-4*m.layers]
+	}
+	for i, it := range items {
+		if len(it.shape) == 2 && it.shape[0] == H4 {
+			transposeInto(dst(i), it.data, it.shape[0], it.shape[1])
+		} else {
+			copy(dst(i), it.data)
+		}
+	}
+	return m, nil
+}
+
+// transpose returns the c×r transpose of the r×c row-major matrix a.
+func transpose(a []float64, r, c int) []float64 {
+	out := make([]float64, len(a))
+	for i := range r {
+		for j := range c {
+			out[j*r+i] = a[i*c+j]
+		}
+	}
+	return out
+}
+
+// ExportTorch writes m's weights to w as an .npz archive of float32 arrays
+// named as the state_dict of
+//
+//	class Net(nn.Module):
+//	    def __init__(self, I, H, L):
+//	        super().__init__()
+//	        self.lstm = nn.LSTM(I, H, L, batch_first=True)
+//	        self.fc = nn.Linear(H, 1)
+//
+// so that Python loads it with
+// net.load_state_dict({k: torch.from_numpy(v) for k, v in np.load(f).items()}).
+// With double set, arrays are float64 (for a model.double()).
+func (m *Model) ExportTorch(w io.Writer, double bool) error {
+	z := npy.NewZipWriter(w, false)
+	for _, t := range m.stateDict() {
+		var data any = t.data
+		if !double {
+			f := make([]float32, len(t.data))
+			for i, v := range t.data {
+				f[i] = float32(v)
+			}
+			data = f
+		}
+		if err := z.Add(t.key, t.shape, data); err != nil {
+			return err
+		}
+	}
+	return z.Close()
+}
+
+// ImportTorch reads an .npz archive of a PyTorch state_dict with the keys
+// ExportTorch writes (float32 or float64) and returns the model. The number
+// of layers is the number of consecutive lstm.weight_ih_l<k> keys; the input
+// width and hidden size come from the shapes. A missing or misshaped tensor
+// is an error wrapping ErrStateDict and naming the key; an unreadable archive
+// is an error from the npy reader. Keys other than the model's are ignored.
+// Rows are taken as oldest first (Architecture.NewestFirst false).
+func ImportTorch(r io.ReaderAt, size int64) (*Model, error) {
+	ar, err := npy.OpenArchive(r, size)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]bool{}
+	for _, k := range ar.Keys() {
+		keys[k] = true
+	}
+	read := func(key string) (*npy.Array, []float64, error) {
+		if !keys[key] {
+			return nil, nil, fmt.Errorf("%w: missing %q", ErrStateDict, key)
+		}
+		a, err := ar.Array(key)
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := a.Float64()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%q: %w", key, err)
+		}
+		return a, v, nil
+	}
+	wih0, _, err := read("lstm.weight_ih_l0")
+	if err != nil {
+		return nil, err
+	}
+	whh0, _, err := read("lstm.weight_hh_l0")
+	if err != nil {
+		return nil, err
+	}
+	if len(wih0.Shape) != 2 || len(whh0.Shape) != 2 || whh0.Shape[1] <= 0 || wih0.Shape[1] <= 0 {
+		return nil, fmt.Errorf("%w: lstm.weight_ih_l0 shape %v and lstm.weight_hh_l0 shape %v are not matrices", ErrStateDict, wih0.Shape, whh0.Shape)
+	}
+	a := Architecture{Inputs: wih0.Shape[1], Hidden: whh0.Shape[1]}
+	for keys[fmt.Sprintf("lstm.weight_ih_l%d", a.Layers)] {
+		a.Layers++
+	}
+	const maxDim = 1 << 16
+	if a.Inputs > maxDim || a.Hidden > maxDim || a.Layers > 64 {
+		return nil, fmt.Errorf("%w: implausible sizes inputs=%d hidden=%d layers=%d", ErrStateDict, a.Inputs, a.Hidden, a.Layers)
+	}
+	return fromStateDict(a, func(key string, shape []int) ([]float64, error) {
+		arr, v, err := read(key)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(arr.Shape, shape) {
+			return nil, fmt.Errorf("%w: %q has shape %v, want %v", ErrStateDict, key, arr.Shape, shape)
+		}
+		return v, nil
+	})
+}
+
+// SetNewestFirst sets whether the model reads sequences as newest-first
+// rows (see Architecture). It must not be called while the model is in use.
+func (m *Model) SetNewestFirst(v bool) { m.newestFirst = v }

@@ -1,0 +1,304 @@
+package lstm
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Optimizer selects the update rule.
+type Optimizer int
+
+const (
+	Adam Optimizer = iota // Kingma & Ba (2015) with PyTorch's defaults: β1 0.9, β2 0.999, ε 1e-8
+	SGD                   // plain stochastic gradient descent
+)
+
+// Monitor selects the validation quantity early stopping watches.
+type Monitor int
+
+const (
+	MonitorF1   Monitor = iota // highest validation F1 wins
+	MonitorLoss                // lowest validation loss wins
+)
+
+// Engine selects how gradients are computed.
+type Engine int
+
+const (
+	Native   Engine = iota // hand-derived BPTT in pure Go (fast)
+	Gorgonia               // gorgonia.org/gorgonia expression graph (reference)
+)
+
+// Defaults used when the corresponding Config field is zero.
+const (
+	defaultLR       = 1e-3
+	defaultBatch    = 256
+	defaultEpochs   = 100
+	defaultPatience = 10
+	defaultThresh   = 0.5
+)
+
+// Config holds training options. The zero value trains with Adam at a
+// learning rate of 1e-3 in batches of 256 for at most 100 epochs, stopping
+// after 10 epochs without a better validation F1, with seed 0.
+type Config struct {
+	Optimizer    Optimizer
+	LearningRate float64 // 0 means 1e-3
+	ClipNorm     float64 // clip the gradient's global L2 norm to this (as torch.nn.utils.clip_grad_norm_); 0 means no clipping
+	BatchSize    int     // 0 means 256
+	Epochs       int     // 0 means 100
+	Patience     int     // epochs without improvement before stopping; 0 means 10, negative disables early stopping
+	Monitor      Monitor // what early stopping watches
+	Threshold    float64 // decision threshold of the metrics; 0 means 0.5
+	Seed         uint64  // seeds the shuffling of mini-batches
+	Engine       Engine
+
+	// Progress, if not nil, receives one line per epoch.
+	Progress io.Writer
+	// OnEpoch, if not nil, is called after every epoch.
+	OnEpoch func(EpochStats)
+}
+
+func (c Config) withDefaults() Config {
+	if c.LearningRate == 0 {
+		c.LearningRate = defaultLR
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = defaultBatch
+	}
+	if c.Epochs == 0 {
+		c.Epochs = defaultEpochs
+	}
+	if c.Patience == 0 {
+		c.Patience = defaultPatience
+	}
+	if c.Threshold == 0 {
+		c.Threshold = defaultThresh
+	}
+	return c
+}
+
+// EpochStats describes one epoch of training.
+type EpochStats struct {
+	Epoch     int // from 1
+	TrainLoss float64
+	ValidLoss float64
+	Train     Metrics // from the predictions made while training on each batch
+	Valid     Metrics // on the whole validation set after the epoch
+	Best      bool    // this epoch is the best so far
+	Elapsed   time.Duration
+}
+
+// History is the record of a training run.
+type History struct {
+	Epochs    []EpochStats
+	BestEpoch int  // the epoch whose weights the model holds, from 1; 0 if none finished
+	Stopped   bool // early stopping ended the run
+}
+
+// Train fits m to train, monitoring valid after every epoch, and leaves m
+// holding the weights of the best epoch. valid may be empty, in which case
+// the training set is monitored instead.
+//
+// Bad data is an error naming the sample: widths that do not match m,
+// sequences of different lengths, labels other than 0 and 1, an empty or
+// single-class training set, NaN or infinite inputs. A NaN loss stops
+// training with an error naming the epoch and batch. When ctx is cancelled
+// Train returns the history so far, m holding the best weights so far, and
+// ctx.Err().
+//
+// Train panics if a Config field is out of range (negative learning rate or
+// batch size).
+func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (*History, error) {
+	cfg = cfg.withDefaults()
+	if cfg.LearningRate < 0 || cfg.BatchSize < 0 || cfg.Epochs < 0 || cfg.ClipNorm < 0 {
+		panic("lstm: negative Config value")
+	}
+	tr, err := pack(train, m.inputs, m.newestFirst, true)
+	if err != nil {
+		return nil, fmt.Errorf("training set: %w", err)
+	}
+	va := tr
+	if valid.Len() > 0 {
+		if va, err = pack(valid, m.inputs, m.newestFirst, false); err != nil {
+			return nil, fmt.Errorf("validation set: %w", err)
+		}
+		if va.T != tr.T {
+			return nil, fmt.Errorf("validation sequences have %d steps, training sequences %d: %w", va.T, tr.T, ErrLength)
+		}
+	}
+	t := newTrainer(m, cfg, tr)
+	rnd := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
+	hist := &History{}
+	best := m.Clone()
+	bestScore := math.Inf(-1)
+	sinceBest := 0
+	order := make([]int, tr.n)
+	for i := range order {
+		order[i] = i
+	}
+	trainP := make([]float64, tr.n)
+	trainY := make([]int, tr.n)
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		start := time.Now()
+		rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		var lossSum float64
+		for bi, lo := 0, 0; lo < tr.n; bi, lo = bi+1, lo+cfg.BatchSize {
+			if err := ctx.Err(); err != nil {
+				copy(m.params, best.params)
+				return hist, err
+			}
+			batch := order[lo:min(lo+cfg.BatchSize, tr.n)]
+			loss, p, err := t.step(batch)
+			if err != nil {
+				return hist, err
+			}
+			if math.IsNaN(loss) || math.IsInf(loss, 0) {
+				copy(m.params, best.params)
+				return hist, fmt.Errorf("epoch %d batch %d: loss is %v: %w", epoch, bi+1, loss, ErrNaN)
+			}
+			lossSum += loss * float64(len(batch))
+			for b, s := range batch {
+				trainP[lo+b] = p[b]
+				trainY[lo+b] = int(tr.y[s])
+			}
+		}
+		vp, vloss := predictPacked(m, va, cfg.BatchSize)
+		vy := make([]int, va.n)
+		for i, v := range va.y {
+			vy[i] = int(v)
+		}
+		st := EpochStats{
+			Epoch:     epoch,
+			TrainLoss: lossSum / float64(tr.n),
+			ValidLoss: vloss,
+			Train:     Score(trainP, trainY, cfg.Threshold),
+			Valid:     Score(vp, vy, cfg.Threshold),
+			Elapsed:   time.Since(start),
+		}
+		score := st.Valid.F1
+		if cfg.Monitor == MonitorLoss {
+			score = -vloss
+		}
+		if score > bestScore {
+			bestScore, sinceBest = score, 0
+			st.Best = true
+			hist.BestEpoch = epoch
+			copy(best.params, m.params)
+		} else {
+			sinceBest++
+		}
+		hist.Epochs = append(hist.Epochs, st)
+		if cfg.Progress != nil {
+			mark := ""
+			if st.Best {
+				mark = " *"
+			}
+			fmt.Fprintf(cfg.Progress, "epoch %3d  train loss %.4f F1 %.4f  valid loss %.4f F1 %.4f  %s%s\n",
+				epoch, st.TrainLoss, st.Train.F1, st.ValidLoss, st.Valid.F1, st.Elapsed.Round(time.Millisecond), mark)
+		}
+		if cfg.OnEpoch != nil {
+			cfg.OnEpoch(st)
+		}
+		if cfg.Patience > 0 && sinceBest >= cfg.Patience {
+			hist.Stopped = true
+			break
+		}
+	}
+	copy(m.params, best.params)
+	return hist, nil
+}
+
+// trainer holds the optimiser state, which lives for the whole run.
+type trainer struct {
+	m     *Model
+	cfg   Config
+	data  *packed
+	nat   *native
+	graph *graphEngine
+	grad  []float64
+	mom   []float64 // Adam first moment
+	vel   []float64 // Adam second moment
+	steps int
+}
+
+func newTrainer(m *Model, cfg Config, d *packed) *trainer {
+	cfg = cfg.withDefaults()
+	t := &trainer{m: m, cfg: cfg, data: d, grad: make([]float64, len(m.params))}
+	if cfg.Optimizer == Adam {
+		t.mom = make([]float64, len(m.params))
+		t.vel = make([]float64, len(m.params))
+	}
+	return t
+}
+
+// gradient computes the loss and gradient of batch with the configured
+// engine, leaving the gradient in t.grad.
+func (t *trainer) gradient(batch []int) (float64, []float64, error) {
+	clear(t.grad)
+	if t.cfg.Engine == Gorgonia {
+		if t.graph == nil || t.graph.B != len(batch) {
+			t.graph = newGraphEngine(t.m, len(batch), t.data.T)
+		}
+		return t.graph.lossGrad(t.data, batch, t.grad)
+	}
+	if t.nat == nil {
+		t.nat = newNative(t.m, min(t.cfg.BatchSize, t.data.n), t.data.T)
+	}
+	loss, p := t.nat.lossGrad(t.data, batch, t.grad)
+	return loss, p, nil
+}
+
+// Adam's constants, PyTorch's defaults.
+const (
+	adamBeta1 = 0.9
+	adamBeta2 = 0.999
+	adamEps   = 1e-8
+	// clipEps is the term torch.nn.utils.clip_grad_norm_ adds to the norm.
+	clipEps = 1e-6
+)
+
+// step computes the gradient of batch and updates the weights.
+func (t *trainer) step(batch []int) (float64, []float64, error) {
+	loss, p, err := t.gradient(batch)
+	if err != nil {
+		return 0, nil, err
+	}
+	g := t.grad
+	if c := t.cfg.ClipNorm; c > 0 {
+		var ss float64
+		for _, v := range g {
+			ss += v * v
+		}
+		if coef := c / (math.Sqrt(ss) + clipEps); coef < 1 {
+			for i := range g {
+				g[i] *= coef
+			}
+		}
+	}
+	lr := t.cfg.LearningRate
+	w := t.m.params
+	switch t.cfg.Optimizer {
+	case SGD:
+		for i, v := range g {
+			w[i] -= lr * v
+		}
+	default:
+		// The update as torch.optim.Adam writes it (amsgrad off, no weight decay).
+		t.steps++
+		bc1 := 1 - math.Pow(adamBeta1, float64(t.steps))
+		bc2 := 1 - math.Pow(adamBeta2, float64(t.steps))
+		stepSize := lr / bc1
+		sq2 := math.Sqrt(bc2)
+		for i, v := range g {
+			t.mom[i] = adamBeta1*t.mom[i] + (1-adamBeta1)*v
+			t.vel[i] = adamBeta2*t.vel[i] + (1-adamBeta2)*v*v
+			w[i] -= stepSize * t.mom[i] / (math.Sqrt(t.vel[i])/sq2 + adamEps)
+		}
+	}
+	return loss, p, nil
+}

@@ -1,0 +1,181 @@
+package lstm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// holdTask is the small synthetic task of the issue: one-hot event rows,
+// label 1 (release) when event code holdCode appears in the last `recent`
+// frames of the sequence.
+func holdTask(rnd *rand.Rand, n, T, I, holdCode, recent int) Data {
+	d := Data{X: make([][][]float64, n), Y: make([]int, n)}
+	for i := range d.X {
+		want := rnd.IntN(2)
+		for {
+			seq := make([][]float64, T)
+			label := 0
+			for t := range seq {
+				row := make([]float64, I)
+				k := rnd.IntN(I)
+				row[k] = 1
+				if k == holdCode && t >= T-recent {
+					label = 1
+				}
+				seq[t] = row
+			}
+			if label == want {
+				d.X[i], d.Y[i] = seq, label
+				break
+			}
+		}
+	}
+	return d
+}
+
+// learnF1 is the issue's acceptance bar for the synthetic task.
+const learnF1 = 0.95
+
+func TestTrainLearnsHoldTask(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 7))
+	const T, I = 8, 6
+	train := holdTask(rnd, 1200, T, I, 2, 2)
+	valid := holdTask(rnd, 300, T, I, 2, 2)
+	test := holdTask(rnd, 300, T, I, 2, 2)
+	m := New(Architecture{Inputs: I, Hidden: 16, Layers: 1}, rnd)
+	var log bytes.Buffer
+	epochs := 0
+	hist, err := Train(context.Background(), m, Config{
+		LearningRate: 0.02, BatchSize: 32, Epochs: 40, Patience: 8, Seed: 3,
+		Progress: &log, OnEpoch: func(EpochStats) { epochs++ },
+	}, train, valid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	met, _, err := Evaluate(m, test, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if met.F1 < learnF1 {
+		t.Errorf("test F1 %.4f < %.2f\n%s", met.F1, learnF1, log.String())
+	}
+	if epochs != len(hist.Epochs) || strings.Count(log.String(), "\n") != epochs {
+		t.Errorf("callback saw %d epochs, history %d, progress lines %d", epochs, len(hist.Epochs), strings.Count(log.String(), "\n"))
+	}
+	// The model holds the best epoch's weights: its validation F1 is the best one.
+	vm, _, err := Evaluate(m, valid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := hist.Epochs[hist.BestEpoch-1].Valid.F1
+	for _, e := range hist.Epochs {
+		if e.Valid.F1 > best {
+			t.Errorf("epoch %d has F1 %v above the best epoch's %v", e.Epoch, e.Valid.F1, best)
+		}
+	}
+	if math.Abs(vm.F1-best) > 0 {
+		t.Errorf("restored model has validation F1 %v, best epoch %d had %v", vm.F1, hist.BestEpoch, best)
+	}
+}
+
+func TestTrainDeterministic(t *testing.T) {
+	run := func(engine Engine) []float64 {
+		rnd := rand.New(rand.NewPCG(1, 1))
+		d := holdTask(rnd, 40, 4, 3, 1, 1)
+		m := New(Architecture{Inputs: 3, Hidden: 4, Layers: 2}, rnd)
+		cfg := Config{BatchSize: 8, Epochs: 3, Patience: -1, Seed: 9, Engine: engine, ClipNorm: 0.5}
+		if _, err := Train(context.Background(), m, cfg, d, Data{}); err != nil {
+			t.Fatal(err)
+		}
+		return m.params
+	}
+	a, b, g := run(Native), run(Native), run(Gorgonia)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("param %d differs between identical runs: %v, %v", i, a[i], b[i])
+		}
+		// Three epochs of Adam amplify the engines' last-bit differences a little.
+		if math.Abs(a[i]-g[i]) > engineTrainTol {
+			t.Errorf("param %d: native %v, gorgonia %v", i, a[i], g[i])
+		}
+	}
+}
+
+// engineTrainTol bounds native and gorgonia weights after 15 Adam steps;
+// Adam divides by √v, which turns 1e-16 gradient differences into larger
+// weight differences when a gradient is near zero.
+const engineTrainTol = 1e-9
+
+func TestTrainCancel(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	d := holdTask(rnd, 64, 4, 3, 1, 1)
+	m := New(Architecture{Inputs: 3, Hidden: 4, Layers: 1}, rnd)
+	ctx, cancel := context.WithCancel(context.Background())
+	hist, err := Train(ctx, m, Config{BatchSize: 8, Epochs: 50, Patience: -1, OnEpoch: func(e EpochStats) {
+		if e.Epoch == 2 {
+			cancel()
+		}
+	}}, d, d)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if len(hist.Epochs) != 2 {
+		t.Errorf("history has %d epochs, want the 2 done before cancellation", len(hist.Epochs))
+	}
+}
+
+func TestTrainBadInput(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 1))
+	good := holdTask(rnd, 10, 4, 3, 1, 1)
+	m := New(Architecture{Inputs: 3, Hidden: 2, Layers: 1}, rnd)
+	clone := func(d Data) Data {
+		c := Data{Y: append([]int(nil), d.Y...)}
+		for _, s := range d.X {
+			var seq [][]float64
+			for _, r := range s {
+				seq = append(seq, append([]float64(nil), r...))
+			}
+			c.X = append(c.X, seq)
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name   string
+		mutate func(*Data)
+		want   error
+		where  string
+	}{
+		{"width", func(d *Data) { d.X[3][1] = []float64{1, 0} }, ErrWidth, "sample 3 step 1"},
+		{"length", func(d *Data) { d.X[4] = d.X[4][:3] }, ErrLength, "sample 4"},
+		{"nan", func(d *Data) { d.X[5][2][0] = math.NaN() }, ErrNaN, "sample 5 step 2 feature 0"},
+		{"label", func(d *Data) { d.Y[6] = 2 }, ErrLabel, "sample 6"},
+		{"single-class", func(d *Data) {
+			for i := range d.Y {
+				d.Y[i] = 1
+			}
+		}, ErrSingleClass, "10 released"},
+		{"empty", func(d *Data) { d.X, d.Y = nil, nil }, ErrEmpty, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := clone(good)
+			tc.mutate(&d)
+			_, err := Train(context.Background(), m, Config{Epochs: 1}, d, Data{})
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.where) {
+				t.Errorf("err = %v, want %v naming %q", err, tc.want, tc.where)
+			}
+		})
+	}
+	t.Run("nan-loss", func(t *testing.T) {
+		bad := m.Clone()
+		bad.fcB[0] = math.NaN() // a diverged model: every probability is NaN
+		_, err := Train(context.Background(), bad, Config{Epochs: 1, BatchSize: 4}, good, Data{})
+		if !errors.Is(err, ErrNaN) || !strings.Contains(err.Error(), "epoch 1 batch 1") {
+			t.Errorf("err = %v, want ErrNaN naming epoch 1 batch 1", err)
+		}
+	})
+}

@@ -1,0 +1,524 @@
+package matcher
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// CompilerRule decides whether a build's compiler version is compatible
+// with a cluster's (same compiler family).
+type CompilerRule int
+
+const (
+	// ClusterAtLeastJob: the build succeeds when the cluster's compiler is
+	// at least as new as the one the build used (the experiment README:
+	// newer compilers can handle older builds).
+	ClusterAtLeastJob CompilerRule = iota
+	// JobAtLeastCluster: the build fails when its compiler is older than the
+	// cluster's, the published code's (reversed) rule. The published 6.1%
+	// build success for random assignment reproduces only under this rule.
+	JobAtLeastCluster
+)
+
+func (r CompilerRule) String() string {
+	switch r {
+	case ClusterAtLeastJob:
+		return "cluster-at-least-job"
+	case JobAtLeastCluster:
+		return "job-at-least-cluster"
+	}
+	return "CompilerRule(" + strconv.Itoa(int(r)) + ")"
+}
+
+// BuildConfig configures RunBuilds. The zero value runs the corrected
+// experiment: inclusive memory bound, the README's compiler rule, KNN (k = 5)
+// runtime models fitted on the world's builds, the fastest build as the
+// optimum, 2 nodes per job, seed 0.
+type BuildConfig struct {
+	Mode Mode
+	// Bounds applies to the memory requirement (cluster memory >= the
+	// build's peak memory when Inclusive, > when Exclusive).
+	Bounds Bounds
+	// Compiler is the compatibility rule in Corrected mode; Published
+	// mode always uses JobAtLeastCluster.
+	Compiler CompilerRule
+	// Model predicts build durations; nil fits FitKNN(world samples, 5),
+	// as the published run did.
+	Model RuntimeModel
+	// Baseline picks the memory whose predicted runtime is the optimum.
+	Baseline Baseline
+	// NodesPerJob is each job's size; 0 means 2, as published.
+	NodesPerJob int
+	// Priorities are the constraint levels' selection priorities; nil means
+	// the published rainbow-config.yaml's single filter "nodes_free > 0".
+	Priorities []Priority
+	Seed       uint64
+	Progress   io.Writer
+}
+
+// BuildLevels are the spack-build experiment's level names in order.
+var BuildLevels = []string{"none", "arch-subsystem", "compiler-subsystem", "compiler-version-subsystem",
+	"memory-subsystem", "arch", "arch-compiler", "arch-compiler-compiler-version",
+	"arch-compiler-compiler-version-memory", "constraint-with-replacement", "constraint-without-replacement"}
+
+// UniqueBuildJobs drops jobs whose resources (arch, compiler, compiler
+// version, memory min/mean/max) repeat an earlier job's, keeping the first.
+func UniqueBuildJobs(jobs []BuildJob) (unique []BuildJob, repeated int) {
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		k := strings.Join([]string{j.Arch, j.Compiler, j.CompilerVersion, strconvFormat(j.MemMin),
+			strconvFormat(j.MemMean), strconvFormat(j.MemMax)}, "\x00")
+		if seen[k] {
+			repeated++
+			continue
+		}
+		seen[k] = true
+		unique = append(unique, j)
+	}
+	return unique, repeated
+}
+
+// Cluster returns c as a rainbow Cluster: subsystems "arch" (one vertex,
+// value = arch), "compiler" (a "compiler" vertex with the family and a
+// "compiler-version" vertex with the version, both in field "value") and
+// "memory" (value = bytes as an integer); state "cost_per_node_hour" and
+// "memory_per_node".
+func (c BuildCluster) Cluster() Cluster {
+	v := func(typ, val string) Vertex {
+		return Vertex{ID: typ + "1", Type: typ, Fields: map[string]string{"value": val}}
+	}
+	comp, ver := v("compiler", c.Compiler), v("compiler-version", c.CompilerVersion)
+	ver.ID = "compiler2"
+	return Cluster{Name: c.Name,
+		State: map[string]float64{"cost_per_node_hour": c.CostPerNodeHour, "memory_per_node": c.Memory},
+		Subsystems: map[string]*Subsystem{
+			"arch":     {Name: "arch", Vertices: []Vertex{v("arch", c.Arch)}},
+			"compiler": {Name: "compiler", Vertices: []Vertex{comp, ver}},
+			"memory":   {Name: "memory", Vertices: []Vertex{v("memory", strconv.FormatInt(int64(c.Memory), 10))}},
+		}}
+}
+
+// Requirements returns what the published driver submitted for j with the
+// named subsystems: "arch" (value equal), "compiler" (family equal),
+// "compiler-version" (family and version equal, on subsystem "compiler")
+// and "memory" (value at least the build's peak memory as an integer).
+func (j BuildJob) Requirements(subsystems ...string) []Requirement {
+	var rs []Requirement
+	for _, s := range subsystems {
+		switch s {
+		case "arch":
+			rs = append(rs, Requirement{Subsystem: "arch", Field: "value", Op: Equal, Value: j.Arch})
+		case "compiler":
+			rs = append(rs, Requirement{Subsystem: "compiler", Field: "value", Op: Equal, Value: j.Compiler})
+		case "compiler-version":
+			rs = append(rs, Requirement{Subsystem: "compiler", Field: "value", Op: Equal, Value: j.Compiler},
+				Requirement{Subsystem: "compiler", Field: "value", Op: Equal, Value: j.CompilerVersion})
+		case "memory":
+			rs = append(rs, Requirement{Subsystem: "memory", Field: "value", Op: AtLeast, Value: strconv.FormatInt(int64(j.MemMax), 10)})
+		}
+	}
+	return rs
+}
+
+type reqKey struct {
+	sub, field string
+	op         Op
+	value      string
+}
+
+type bexp struct {
+	cfg         BuildConfig
+	nC          int
+	clusters    []BuildCluster
+	ccs         []*ccluster
+	bounds      Bounds
+	masks       map[reqKey]bitset
+	outcome     map[[3]string][]int8 // per (arch, compiler, version): per cluster 0 ok or a reason 1..4
+	lastJob     *BuildJob
+	lastOutcome []int8
+	pred        map[string][]float64
+	opt         map[string]float64
+	rule        CompilerRule
+	checks      int64
+	evaluated   int64
+}
+
+// reqMask returns the clusters meeting one requirement, cached.
+func (x *bexp) reqMask(r Requirement) bitset {
+	key := reqKey{r.Subsystem, r.Field, r.Op, r.Value}
+	b, ok := x.masks[key]
+	if !ok {
+		q := compileReqs([]Requirement{r})[0]
+		b = newBitset(x.nC)
+		for c, cc := range x.ccs {
+			if q.satisfied(cc, x.bounds) {
+				b.set(c)
+			}
+		}
+		x.evaluated += int64(x.nC)
+		x.masks[key] = b
+	}
+	return b
+}
+
+// jobMasks returns, per subsystem of the experiment's order, the clusters
+// meeting that subsystem's requirements for j, and the requirement counts.
+func (x *bexp) jobMasks(j *BuildJob, order []string) ([]bitset, []int) {
+	ms := make([]bitset, len(order))
+	ns := make([]int, len(order))
+	for i, s := range order {
+		m := fullBitset(x.nC)
+		rs := j.Requirements(s)
+		for _, r := range rs {
+			x.reqMask(r).and(m, m)
+		}
+		ms[i], ns[i] = m, len(rs)
+	}
+	return ms, ns
+}
+
+func (x *bexp) outcomes(j *BuildJob) []int8 {
+	if j == x.lastJob {
+		return x.lastOutcome
+	}
+	key := [3]string{j.Arch, j.Compiler, j.CompilerVersion}
+	if o, ok := x.outcome[key]; ok {
+		x.lastJob, x.lastOutcome = j, o
+		return o
+	}
+	o := make([]int8, x.nC)
+	jv, jerr := ParseVersion(j.CompilerVersion)
+	for c, cl := range x.clusters {
+		switch {
+		case cl.Arch != j.Arch:
+			o[c] = 1
+		case cl.Compiler != j.Compiler:
+			o[c] = 2
+		default:
+			cv, cerr := ParseVersion(cl.CompilerVersion)
+			switch {
+			case jerr != nil || cerr != nil:
+				o[c] = 4
+			case x.rule == JobAtLeastCluster && jv.Compare(cv) < 0,
+				x.rule == ClusterAtLeastJob && cv.Compare(jv) < 0:
+				o[c] = 3
+			}
+		}
+	}
+	x.outcome[key] = o
+	x.lastJob, x.lastOutcome = j, o
+	return o
+}
+
+func (x *bexp) predictions(pkg string) ([]float64, float64, error) {
+	if p, ok := x.pred[pkg]; ok {
+		return p, x.opt[pkg], nil
+	}
+	p := make([]float64, x.nC)
+	for c, cl := range x.clusters {
+		d, err := x.cfg.Model.Predict(pkg, cl.Memory)
+		if err != nil {
+			return nil, 0, err
+		}
+		p[c] = d
+	}
+	x.pred[pkg] = p
+	return p, x.opt[pkg], nil
+}
+
+// submit scores job j assigned uniformly among m (expected and drawn); with
+// chosen >= 0 the assignment is that cluster in both modes.
+func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw func(int) int) (bool, error) {
+	k := m.count()
+	p.countStats(k, x.nC)
+	p.e.jobs++
+	p.d.jobs++
+	x.checks += int64(nreq * x.nC)
+	if k == 0 && chosen < 0 {
+		p.e.unmatched++
+		p.d.unmatched++
+		return false, nil
+	}
+	o := x.outcomes(j)
+	pred, opt, err := x.predictions(j.Package)
+	if err != nil {
+		return false, err
+	}
+	type obs struct{ ok, rt, cost float64 }
+	one := func(c int) obs {
+		rt := pred[c] - opt
+		ok := 0.0
+		if o[c] == 0 {
+			ok = 1
+		}
+		return obs{ok, rt, rt / 3600 * x.clusters[c].CostPerNodeHour}
+	}
+	// tally adds weight-scaled reason counts and per-package totals.
+	tally := func(a *acc, reasons [5]float64, rt, cost float64) {
+		a.reasons.WrongArch += reasons[1]
+		a.reasons.MissingCompiler += reasons[2]
+		a.reasons.CompilerTooOld += reasons[3]
+		a.reasons.BadVersion += reasons[4]
+		if a.rtPkg == nil {
+			a.rtPkg, a.costPkg = map[string]float64{}, map[string]float64{}
+		}
+		a.rtPkg[j.Package] += rt
+		a.costPkg[j.Package] += cost
+	}
+	var d int
+	if chosen >= 0 {
+		d = chosen
+		v := one(d)
+		var r [5]float64
+		r[o[d]] = 1
+		tally(&p.e, r, v.rt, v.cost)
+		p.e.bs.add(v.ok, v.ok)
+		p.e.correct.add(v.ok, v.ok)
+		p.e.runtime.add(v.rt, v.rt*v.rt)
+		p.e.cost.add(v.cost, v.cost*v.cost)
+	} else {
+		w := 1 / float64(k)
+		var sok, srt, srt2, sc, sc2 float64
+		var r [5]float64
+		m.each(func(c int) {
+			v := one(c)
+			r[o[c]]++
+			sok += v.ok
+			srt += v.rt
+			srt2 += v.rt * v.rt
+			sc += v.cost
+			sc2 += v.cost * v.cost
+		})
+		for i := range r {
+			r[i] *= w
+		}
+		tally(&p.e, r, srt*w, sc*w)
+		p.e.bs.add(sok*w, sok*w)
+		p.e.correct.add(sok*w, sok*w)
+		p.e.runtime.add(srt*w, srt2*w)
+		p.e.cost.add(sc*w, sc2*w)
+		d = m.nth(draw(k))
+	}
+	p.e.possible++
+	v := one(d)
+	var r [5]float64
+	r[o[d]] = 1
+	tally(&p.d, r, v.rt, v.cost)
+	p.d.possible++
+	p.d.bs.add(v.ok, v.ok)
+	p.d.correct.add(v.ok, v.ok)
+	p.d.runtime.add(v.rt, v.rt*v.rt)
+	p.d.cost.add(v.cost, v.cost*v.cost)
+	return true, nil
+}
+
+// RunBuilds runs the spack-build experiment on w's unique jobs
+// (UniqueBuildJobs): level "none" assigns each build to a uniformly random
+// cluster; the four "-subsystem" levels submit one subsystem's metadata
+// alone; "arch" through "arch-compiler-compiler-version-memory" add them in
+// that order, a job stopping at its first no-match (unmatched_at counts the
+// subsystems in the request: 1, 2, 2 or 3, as published); the two
+// "constraint" levels submit the jobs that matched everything with all
+// metadata, filter clusters by the priorities (nodes_free > 0) and pick the
+// lowest predicted cost (CostAware), with capacity never consumed (with
+// replacement) or consumed NodesPerJob per job (without; not in Published
+// mode, whose state update sent the old value). A build succeeds when its
+// cluster has its arch, its compiler family and a compatible compiler
+// version (Compiler). Additional runtime is the model's prediction at the
+// cluster's memory minus its prediction at the Baseline memory; additional
+// cost is that in hours times the cluster's cost per node hour. On
+// cancellation it returns the levels finished so far and ctx.Err().
+func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, error) {
+	if len(w.Clusters) == 0 {
+		return nil, ErrNoClusters
+	}
+	if cfg.NodesPerJob == 0 {
+		cfg.NodesPerJob = 2
+	}
+	if cfg.Model == nil {
+		cfg.Model = FitKNN(w.Samples(), 5)
+	}
+	x := &bexp{cfg: cfg, nC: len(w.Clusters), bounds: cfg.Bounds, masks: map[reqKey]bitset{},
+		outcome: map[[3]string][]int8{}, pred: map[string][]float64{}, rule: cfg.Compiler}
+	if cfg.Mode == Published {
+		x.rule = JobAtLeastCluster
+	}
+	x.clusters = slices.Clone(w.Clusters)
+	slices.SortFunc(x.clusters, func(a, b BuildCluster) int { return strings.Compare(a.Name, b.Name) })
+	for _, c := range x.clusters {
+		cl := c.Cluster()
+		x.ccs = append(x.ccs, compileCluster(&cl))
+	}
+	x.opt = map[string]float64{}
+	for pkg, mem := range FastestMemory(w.Samples(), cfg.Baseline) {
+		d, err := cfg.Model.Predict(pkg, mem)
+		if err != nil {
+			return nil, err
+		}
+		x.opt[pkg] = d
+	}
+	jobs, _ := UniqueBuildJobs(w.Jobs)
+	rep := &Report{Experiment: "spack-build", Mode: cfg.Mode, Bounds: cfg.Bounds, Seed: cfg.Seed,
+		Order: []string{"arch", "compiler", "compiler-version", "memory"}}
+	rng := newRand(cfg.Seed, 2)
+	draw := func(k int) int { return rng.IntN(k) }
+	finish := func(err error) (*Report, error) {
+		rep.Checks, rep.Evaluated = x.checks, x.evaluated
+		return rep, err
+	}
+	emit := func(p *pair, name string) {
+		l := p.level(name)
+		rep.Levels = append(rep.Levels, l)
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "spack-build %s: %-40s %6d submissions, build success %.4f, extra cost %.1f (expected)\n",
+				cfg.Mode, name, l.Expected.Jobs, l.Expected.BuildSuccess.Mean, l.Expected.AdditionalCost.Value)
+		}
+	}
+	all := fullBitset(x.nC)
+
+	var none pair
+	for i := range jobs {
+		if _, err := x.submit(&none, &jobs[i], all, 0, -1, draw); err != nil {
+			return finish(err)
+		}
+	}
+	emit(&none, "none")
+	masks := make([][]bitset, len(jobs))
+	nreqs := make([][]int, len(jobs))
+	for i := range jobs {
+		masks[i], nreqs[i] = x.jobMasks(&jobs[i], rep.Order)
+	}
+	for si, s := range rep.Order {
+		if err := ctx.Err(); err != nil {
+			return finish(err)
+		}
+		var p pair
+		for i := range jobs {
+			if _, err := x.submit(&p, &jobs[i], masks[i][si], nreqs[i][si], -1, draw); err != nil {
+				return finish(err)
+			}
+		}
+		emit(&p, s+"-subsystem")
+	}
+
+	// Expanding levels: each job moves on while it matches.
+	levels := make([]pair, len(rep.Order))
+	alive := make([]bool, len(jobs))
+	cur := newBitset(x.nC)
+	for i := range jobs {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return finish(err)
+			}
+		}
+		alive[i] = true
+		copy(cur, all)
+		nreq := 0
+		for li := range rep.Order {
+			masks[i][li].and(cur, cur)
+			nreq += nreqs[i][li]
+			ok, err := x.submit(&levels[li], &jobs[i], cur, nreq, -1, draw)
+			if err != nil {
+				return finish(err)
+			}
+			if !ok {
+				levels[li].stopped(subsystemCount(jobs[i].Requirements(rep.Order[:li+1]...)), 3)
+				alive[i] = false
+				break
+			}
+		}
+	}
+	name := ""
+	for li, s := range rep.Order {
+		if name == "" {
+			name = s
+		} else {
+			name += "-" + s
+		}
+		emit(&levels[li], name)
+	}
+
+	// Constraint levels.
+	prios := cfg.Priorities
+	if prios == nil {
+		prios = []Priority{{Priority: 1, Steps: []Step{{Filter: DefaultFreeKey + " > 0"}}}}
+	}
+	nodesFree := float64((len(jobs)*cfg.NodesPerJob + x.nC - 1) / x.nC)
+	for _, replacement := range []bool{true, false} {
+		if err := ctx.Err(); err != nil {
+			return finish(err)
+		}
+		con, err := NewConstraint(prios, rand.New(rand.NewPCG(cfg.Seed, 3)))
+		if err != nil {
+			return finish(err)
+		}
+		sel := Chain{con, CostAware{Model: cfg.Model}}
+		cls := make([]*Cluster, x.nC)
+		for c, bc := range x.clusters {
+			cl := bc.Cluster()
+			cl.State[DefaultFreeKey] = nodesFree
+			cls[c] = &cl
+		}
+		index := map[*Cluster]int{}
+		for c, cl := range cls {
+			index[cl] = c
+		}
+		consume := !replacement && cfg.Mode != Published
+		var p pair
+		all4 := rep.Order
+		for i := range jobs {
+			if !alive[i] {
+				continue
+			}
+			j := &jobs[i]
+			m := newBitset(x.nC)
+			copy(m, all)
+			nreq := 0
+			for li := range all4 {
+				masks[i][li].and(m, m)
+				nreq += nreqs[i][li]
+			}
+			var cands []*Cluster
+			m.each(func(c int) { cands = append(cands, cls[c]) })
+			job := Job{Name: j.Name, Package: j.Package, Nodes: cfg.NodesPerJob}
+			chosen, err := sel.Select(&job, cands)
+			if err != nil {
+				return finish(err)
+			}
+			if len(chosen) == 0 {
+				p.countStats(m.count(), x.nC)
+				p.e.jobs++
+				p.d.jobs++
+				p.e.unmatched++
+				p.d.unmatched++
+				continue
+			}
+			c := index[chosen[0]]
+			if _, err := x.submit(&p, j, m, nreq, c, draw); err != nil {
+				return finish(err)
+			}
+			if consume {
+				cls[c].State[DefaultFreeKey] = max(0, cls[c].State[DefaultFreeKey]-float64(cfg.NodesPerJob))
+			}
+		}
+		if replacement {
+			emit(&p, "constraint-with-replacement")
+		} else {
+			emit(&p, "constraint-without-replacement")
+		}
+	}
+	return finish(nil)
+}
+
+func subsystemCount(rs []Requirement) int {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		seen[r.Subsystem] = true
+	}
+	return len(seen)
+}

@@ -1,0 +1,459 @@
+package matcher
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// VersionCluster is a cluster of the version-range (reliabuild) experiment:
+// one exact version per dependency subsystem.
+type VersionCluster struct {
+	Name     string
+	Versions map[string]string // subsystem -> version
+}
+
+// DepRange is a job's acceptable version range for one dependency.
+type DepRange struct {
+	Subsystem string
+	Min, Max  string
+}
+
+// VersionJob is a spack build jobspec of the version-range experiment.
+type VersionJob struct {
+	Name           string
+	Package        string
+	PackageVersion string
+	Ranges         []DepRange // sorted by Subsystem
+}
+
+// VersionWorld is the version-range experiment's data.
+type VersionWorld struct {
+	Clusters []VersionCluster // sorted by name
+	Jobs     []VersionJob     // in load order
+}
+
+// BuildCluster is a cluster of the spack-build experiment.
+type BuildCluster struct {
+	Name            string
+	Memory          float64 // bytes per node
+	CostPerNodeHour float64
+	Arch            string
+	Compiler        string
+	CompilerVersion string
+}
+
+// BuildJob is a successful spack build turned into a jobspec.
+type BuildJob struct {
+	Name                            string
+	Package                         string
+	Arch, Compiler, CompilerVersion string
+	MemMin, MemMean, MemMax         float64 // bytes
+	Duration                        float64 // seconds
+	// MemoryBestRuntime is the published memory_global_best_runtime, the
+	// mean memory of the package's fastest build.
+	MemoryBestRuntime float64
+	// MemoryTopTenth is the published memory_of_top_ten_percent_runtime.
+	MemoryTopTenth float64
+}
+
+// BuildWorld is the spack-build experiment's data.
+type BuildWorld struct {
+	Clusters []BuildCluster // sorted by name
+	Jobs     []BuildJob     // in load order
+}
+
+// Samples returns the (package, mean memory, duration) of every job, the
+// training data of the published runtime models.
+func (w *BuildWorld) Samples() []Sample {
+	s := make([]Sample, len(w.Jobs))
+	for i, j := range w.Jobs {
+		s[i] = Sample{Package: j.Package, Memory: j.MemMean, Duration: j.Duration}
+	}
+	return s
+}
+
+// ReadVersionClusters reads the version experiment's cluster-features.json:
+// {"<cluster>": {"<subsystem>": "<version>", ...}, ...}. Clusters come back
+// sorted by name.
+func ReadVersionClusters(r io.Reader, file string) ([]VersionCluster, error) {
+	w := jwalk{file}
+	v, err := w.decode(r)
+	if err != nil {
+		return nil, err
+	}
+	top, err := w.obj(v, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]VersionCluster, 0, len(top))
+	for _, name := range sortedKeys(top) {
+		m, err := w.obj(top[name], name)
+		if err != nil {
+			return nil, err
+		}
+		c := VersionCluster{Name: name, Versions: make(map[string]string, len(m))}
+		for sub, val := range m {
+			if c.Versions[sub], err = w.str(val, name+"."+sub); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// WriteVersionClusters writes clusters in the format ReadVersionClusters reads.
+func WriteVersionClusters(w io.Writer, clusters []VersionCluster) error {
+	m := make(map[string]map[string]string, len(clusters))
+	for _, c := range clusters {
+		m[c.Name] = c.Versions
+	}
+	return writeJSON(w, m)
+}
+
+// ReadBuildClusters reads the spack-build experiment's cluster-features.json:
+// {"<cluster>": {"memory", "cost_per_node_hour", "arch", "compiler",
+// "compiler_version"}, ...}. Clusters come back sorted by name.
+func ReadBuildClusters(r io.Reader, file string) ([]BuildCluster, error) {
+	w := jwalk{file}
+	v, err := w.decode(r)
+	if err != nil {
+		return nil, err
+	}
+	top, err := w.obj(v, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BuildCluster, 0, len(top))
+	for _, name := range sortedKeys(top) {
+		m, err := w.obj(top[name], name)
+		if err != nil {
+			return nil, err
+		}
+		c := BuildCluster{Name: name}
+		if c.Memory, err = w.num(m["memory"], name+".memory"); err != nil {
+			return nil, err
+		}
+		if c.CostPerNodeHour, err = w.num(m["cost_per_node_hour"], name+".cost_per_node_hour"); err != nil {
+			return nil, err
+		}
+		if c.Arch, err = w.str(m["arch"], name+".arch"); err != nil {
+			return nil, err
+		}
+		if c.Compiler, err = w.str(m["compiler"], name+".compiler"); err != nil {
+			return nil, err
+		}
+		if c.CompilerVersion, err = w.str(m["compiler_version"], name+".compiler_version"); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// WriteBuildClusters writes clusters in the format ReadBuildClusters reads.
+func WriteBuildClusters(w io.Writer, clusters []BuildCluster) error {
+	m := make(map[string]map[string]any, len(clusters))
+	for _, c := range clusters {
+		m[c.Name] = map[string]any{"memory": c.Memory, "cost_per_node_hour": c.CostPerNodeHour,
+			"arch": c.Arch, "compiler": c.Compiler, "compiler_version": c.CompilerVersion}
+	}
+	return writeJSON(w, m)
+}
+
+// ReadVersionJobs reads a YAML list of version-experiment jobspecs:
+// - {name, package, package_version, resources: {<dep>: {min, max}}}
+// YAML anchors and aliases resolve. Ranges come back sorted by subsystem.
+func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
+	w := ywalk{file}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	root, err := w.parse(b)
+	if err != nil {
+		return nil, err
+	}
+	items, err := w.seq(root, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]VersionJob, 0, len(items))
+	for i, it := range items {
+		p := idx("", i)
+		m, err := w.mapping(it, p)
+		if err != nil {
+			return nil, err
+		}
+		var j VersionJob
+		if j.Name, err = w.field(m, it, p, "name"); err != nil {
+			return nil, err
+		}
+		if j.Package, err = w.field(m, it, p, "package"); err != nil {
+			return nil, err
+		}
+		if n := get(m, "package_version"); n != nil {
+			if j.PackageVersion, err = w.scalar(n, dot(p, "package_version")); err != nil {
+				return nil, err
+			}
+		}
+		if rn := deref(get(m, "resources")); rn != nil && !(rn.Kind == yaml.ScalarNode && rn.Tag == "!!null") {
+			rp := dot(p, "resources")
+			deps, err := w.mapping(rn, rp)
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range deps {
+				dp := dot(rp, d[0].Value)
+				dm, err := w.mapping(d[1], dp)
+				if err != nil {
+					return nil, err
+				}
+				dr := DepRange{Subsystem: d[0].Value}
+				if dr.Min, err = w.field(dm, d[1], dp, "min"); err != nil {
+					return nil, err
+				}
+				if dr.Max, err = w.field(dm, d[1], dp, "max"); err != nil {
+					return nil, err
+				}
+				j.Ranges = append(j.Ranges, dr)
+			}
+			slices.SortFunc(j.Ranges, func(a, b DepRange) int { return strings.Compare(a.Subsystem, b.Subsystem) })
+			for k := 1; k < len(j.Ranges); k++ {
+				if j.Ranges[k].Subsystem == j.Ranges[k-1].Subsystem {
+					return nil, w.err(rn, rp, ErrSchema, "duplicate dependency %q", j.Ranges[k].Subsystem)
+				}
+			}
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// ReadBuildJobs reads a YAML list of spack-build jobspecs:
+// - {name, package, attributes: {duration, memory_global_best_runtime,
+// memory_of_top_ten_percent_runtime}, resources: {arch: {arch}, compiler:
+// {compiler_name, compiler_version}, memory: {mem_max, mem_mean, mem_min}}}
+func ReadBuildJobs(r io.Reader, file string) ([]BuildJob, error) {
+	w := ywalk{file}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	root, err := w.parse(b)
+	if err != nil {
+		return nil, err
+	}
+	items, err := w.seq(root, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BuildJob, 0, len(items))
+	for i, it := range items {
+		p := idx("", i)
+		m, err := w.mapping(it, p)
+		if err != nil {
+			return nil, err
+		}
+		var j BuildJob
+		if j.Name, err = w.field(m, it, p, "name"); err != nil {
+			return nil, err
+		}
+		if j.Package, err = w.field(m, it, p, "package"); err != nil {
+			return nil, err
+		}
+		sub := func(key string) ([][2]*yaml.Node, string, error) {
+			n := get(m, key)
+			if n == nil {
+				return nil, "", w.err(it, p, ErrSchema, "missing %q", key)
+			}
+			mm, err := w.mapping(n, dot(p, key))
+			return mm, dot(p, key), err
+		}
+		attrs, ap, err := sub("attributes")
+		if err != nil {
+			return nil, err
+		}
+		res, rp, err := sub("resources")
+		if err != nil {
+			return nil, err
+		}
+		nums := []struct {
+			m    [][2]*yaml.Node
+			path string
+			key  string
+			dst  *float64
+		}{
+			{attrs, ap, "duration", &j.Duration},
+			{attrs, ap, "memory_global_best_runtime", &j.MemoryBestRuntime},
+			{attrs, ap, "memory_of_top_ten_percent_runtime", &j.MemoryTopTenth},
+		}
+		for _, f := range nums {
+			n := get(f.m, f.key)
+			if n == nil {
+				return nil, w.err(it, f.path, ErrSchema, "missing %q", f.key)
+			}
+			if *f.dst, err = w.number(n, dot(f.path, f.key)); err != nil {
+				return nil, err
+			}
+		}
+		group := func(name string) ([][2]*yaml.Node, string, error) {
+			n := get(res, name)
+			if n == nil {
+				return nil, "", w.err(it, rp, ErrSchema, "missing %q", name)
+			}
+			gm, err := w.mapping(n, dot(rp, name))
+			return gm, dot(rp, name), err
+		}
+		am, amp, err := group("arch")
+		if err != nil {
+			return nil, err
+		}
+		if j.Arch, err = w.field(am, it, amp, "arch"); err != nil {
+			return nil, err
+		}
+		cm, cmp, err := group("compiler")
+		if err != nil {
+			return nil, err
+		}
+		if j.Compiler, err = w.field(cm, it, cmp, "compiler_name"); err != nil {
+			return nil, err
+		}
+		if j.CompilerVersion, err = w.field(cm, it, cmp, "compiler_version"); err != nil {
+			return nil, err
+		}
+		mm, mmp, err := group("memory")
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range []struct {
+			key string
+			dst *float64
+		}{{"mem_min", &j.MemMin}, {"mem_mean", &j.MemMean}, {"mem_max", &j.MemMax}} {
+			n := get(mm, f.key)
+			if n == nil {
+				return nil, w.err(it, mmp, ErrSchema, "missing %q", f.key)
+			}
+			if *f.dst, err = w.number(n, dot(mmp, f.key)); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// LoadVersionWorld loads the layout of rainbow-experiments'
+// simulation-reliabuild data: dir/cluster-features.json and
+// dir/jobspecs/*.yaml (files in numeric order of the number in their name,
+// parsed concurrently).
+func LoadVersionWorld(ctx context.Context, dir string) (*VersionWorld, error) {
+	cs, err := loadFile(filepath.Join(dir, "cluster-features.json"), ReadVersionClusters)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := loadDir(ctx, filepath.Join(dir, "jobspecs"), ReadVersionJobs)
+	if err != nil {
+		return nil, err
+	}
+	return &VersionWorld{Clusters: cs, Jobs: jobs}, nil
+}
+
+// LoadBuildWorld loads the layout of rainbow-experiments'
+// simulation-spack-build data: dir/cluster-features.json and
+// dir/jobspecs/*.yaml, as LoadVersionWorld does.
+func LoadBuildWorld(ctx context.Context, dir string) (*BuildWorld, error) {
+	cs, err := loadFile(filepath.Join(dir, "cluster-features.json"), ReadBuildClusters)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := loadDir(ctx, filepath.Join(dir, "jobspecs"), ReadBuildJobs)
+	if err != nil {
+		return nil, err
+	}
+	return &BuildWorld{Clusters: cs, Jobs: jobs}, nil
+}
+
+func loadFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
+
+func loadDir[T any](ctx context.Context, dir string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("matcher: no *.yaml jobspec files in %s", dir)
+	}
+	slices.SortFunc(files, func(a, b string) int {
+		na, nb := fileNumber(a), fileNumber(b)
+		if na != nb {
+			return na - nb
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([][]T, len(files))
+	errs := make([]error, len(files))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := ctx.Err(); err != nil {
+				errs[i] = err
+				return
+			}
+			parts[i], errs[i] = loadFile(f, read)
+		}()
+	}
+	wg.Wait()
+	var out []T
+	for i := range files {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, parts[i]...)
+	}
+	return out, nil
+}
+
+// fileNumber is the last run of digits in a file's base name, or -1.
+func fileNumber(path string) int {
+	base := filepath.Base(path)
+	end := -1
+	for i := len(base) - 1; i >= 0; i-- {
+		if base[i] >= '0' && base[i] <= '9' {
+			if end < 0 {
+				end = i + 1
+			}
+		} else if end >= 0 {
+			n, _ := strconv.Atoi(base[i+1 : end])
+			return n
+		}
+	}
+	if end >= 0 {
+		n, _ := strconv.Atoi(base[:end])
+		return n
+	}
+	return -1
+}

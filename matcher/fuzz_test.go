@@ -1,0 +1,96 @@
+package matcher
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// seedFile adds the first bytes of a real data file to a corpus when the
+// shared data is present.
+func seedFile(f *testing.F, rel string, n int) {
+	b, err := os.ReadFile(filepath.Join(dataDir, rel))
+	if err != nil {
+		return
+	}
+	f.Add(b[:min(n, len(b))])
+	f.Add(b[:min(n/3, len(b))]) // truncated mid-document
+}
+
+// checkTyped fails unless err is nil or a *ParseError wrapping a sentinel.
+func checkTyped(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v (%T) is not a *ParseError", err, err)
+	}
+	if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrSchema) {
+		t.Fatalf("error %v wraps neither ErrSyntax nor ErrSchema", err)
+	}
+}
+
+func FuzzReadVersionJobs(f *testing.F) {
+	f.Add([]byte("- name: a\n  package: b\n  resources:\n    m4: &x\n      min: 1\n      max: 2\n    xz: *x\n"))
+	f.Add([]byte("- &a [*a]\n"))
+	seedFile(f, "reliabuild/jobspecs/jobspecs-10.yaml", 3000)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, err := ReadVersionJobs(bytes.NewReader(b), "fuzz.yaml")
+		checkTyped(t, err)
+	})
+}
+
+func FuzzReadBuildJobs(f *testing.F) {
+	f.Add([]byte("- name: 1\n  package: p\n  attributes: {duration: 1, memory_global_best_runtime: 1, memory_of_top_ten_percent_runtime: 1}\n  resources: {arch: {arch: a}, compiler: {compiler_name: gcc, compiler_version: 1}, memory: {mem_max: 1, mem_mean: 1, mem_min: 1}}\n"))
+	seedFile(f, "spack-build/jobspecs/jobspecs-1000.yaml", 3000)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, err := ReadBuildJobs(bytes.NewReader(b), "fuzz.yaml")
+		checkTyped(t, err)
+	})
+}
+
+func FuzzReadJobspec(f *testing.F) {
+	f.Add([]byte("resources:\n- count: 2\n  type: node\n  with:\n  - count: 4\n    type: core\ntask:\n  resources:\n    m4:\n      range:\n      - field: version\n        min: 1\n"))
+	f.Add([]byte("resources:\n  g:\n    replicas: 2\n    type: node\n    requires:\n    - name: io\n      field: type\n      match: shm\n"))
+	f.Add([]byte("resources:\n- &a\n  count: 2\n  with: [*a]\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, err := ReadJobspec(bytes.NewReader(b), "fuzz.yaml")
+		checkTyped(t, err)
+	})
+}
+
+func FuzzReadCluster(f *testing.F) {
+	f.Add([]byte(`{"name": "c", "graph": {"nodes": {"0": {"metadata": {"type": "cluster"}}, "1": {"metadata": {"type": "node"}}}, "edges": [{"source": "0", "target": "1", "relation": "contains"}]}}`))
+	seedFile(f, "spack-build/jgf-sample/nodes.json", 4000)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, err := ReadCluster(bytes.NewReader(b), "fuzz.json")
+		checkTyped(t, err)
+	})
+}
+
+func FuzzReadSubsystem(f *testing.F) {
+	seedFile(f, "spack-build/jgf-sample/compiler-subsystem.json", 4000)
+	seedFile(f, "reliabuild/jgf-sample/amrex-subsystem.json", 4000)
+	f.Add([]byte(`{"graph": {"nodes": {"a1": {"metadata": {"version": "1.0"}}}, "edges": [{"source": "2", "target": "a1", "relation": "contains"}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, err := ReadSubsystem(bytes.NewReader(b), "fuzz.json", "x")
+		checkTyped(t, err)
+	})
+}
+
+func FuzzReadClusterFeatures(f *testing.F) {
+	f.Add([]byte(`{"red": {"m4": "1.4.19"}}`))
+	f.Add([]byte(`{"red": {"memory": 1, "cost_per_node_hour": 2, "arch": "a", "compiler": "gcc", "compiler_version": "1"}}`))
+	seedFile(f, "reliabuild/cluster-features.json", 3000)
+	seedFile(f, "spack-build/cluster-features.json", 3000)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, err := ReadVersionClusters(bytes.NewReader(b), "fuzz.json")
+		checkTyped(t, err)
+		_, err = ReadBuildClusters(bytes.NewReader(b), "fuzz.json")
+		checkTyped(t, err)
+	})
+}

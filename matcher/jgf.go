@@ -1,0 +1,354 @@
+package matcher
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+)
+
+// jwalk builds errors for generic JSON values that name file and path.
+type jwalk struct{ file string }
+
+func (w jwalk) err(path string, sentinel error, format string, args ...any) error {
+	return &ParseError{File: w.file, Path: path, Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
+}
+
+func (w jwalk) decode(r io.Reader) (any, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		line := 0
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line = 1 + bytes.Count(b[:min(int(se.Offset), len(b))], []byte{'\n'})
+		}
+		return nil, &ParseError{File: w.file, Line: line, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+	}
+	return v, nil
+}
+
+func (w jwalk) obj(v any, path string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, w.err(path, ErrSchema, "want an object, got %s", jsonKind(v))
+	}
+	return m, nil
+}
+
+func (w jwalk) str(v any, path string) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	return "", w.err(path, ErrSchema, "want a string, got %s", jsonKind(v))
+}
+
+func (w jwalk) num(v any, path string) (float64, error) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		if err == nil {
+			return f, nil
+		}
+	case string:
+		if f, err := strconv.ParseFloat(x, 64); err == nil {
+			return f, nil
+		}
+	}
+	return 0, w.err(path, ErrSchema, "want a number, got %s", jsonKind(v))
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// jgfGraph is a decoded JSON Graph Format v2 document.
+type jgfGraph struct {
+	name  string
+	nodes map[string]map[string]any // id -> metadata
+	order []string                  // ids sorted
+	// contains[target] = sources of "contains" edges
+	contains map[string][]string
+}
+
+func (w jwalk) graph(r io.Reader) (*jgfGraph, error) {
+	v, err := w.decode(r)
+	if err != nil {
+		return nil, err
+	}
+	top, err := w.obj(v, "")
+	if err != nil {
+		return nil, err
+	}
+	g := &jgfGraph{nodes: map[string]map[string]any{}, contains: map[string][]string{}}
+	if n, ok := top["name"]; ok {
+		if g.name, err = w.str(n, "name"); err != nil {
+			return nil, err
+		}
+	}
+	gm, err := w.obj(top["graph"], "graph")
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := w.obj(gm["nodes"], "graph.nodes")
+	if err != nil {
+		return nil, err
+	}
+	for id, nv := range nodes {
+		p := "graph.nodes." + id
+		nm, err := w.obj(nv, p)
+		if err != nil {
+			return nil, err
+		}
+		md := map[string]any{}
+		if mv, ok := nm["metadata"]; ok {
+			if md, err = w.obj(mv, p+".metadata"); err != nil {
+				return nil, err
+			}
+		}
+		g.nodes[id] = md
+		g.order = append(g.order, id)
+	}
+	slices.SortFunc(g.order, compareIDs)
+	if ev, ok := gm["edges"]; ok && ev != nil {
+		edges, ok := ev.([]any)
+		if !ok {
+			return nil, w.err("graph.edges", ErrSchema, "want a list, got %s", jsonKind(ev))
+		}
+		for i, e := range edges {
+			p := "graph.edges[" + strconv.Itoa(i) + "]"
+			em, err := w.obj(e, p)
+			if err != nil {
+				return nil, err
+			}
+			rel := ""
+			if rv, ok := em["relation"]; ok {
+				if rel, err = w.str(rv, p+".relation"); err != nil {
+					return nil, err
+				}
+			}
+			if rel != "contains" {
+				continue
+			}
+			src, err := w.str(em["source"], p+".source")
+			if err != nil {
+				return nil, err
+			}
+			dst, err := w.str(em["target"], p+".target")
+			if err != nil {
+				return nil, err
+			}
+			g.contains[dst] = append(g.contains[dst], src)
+		}
+	}
+	return g, nil
+}
+
+// compareIDs orders numeric ids numerically, then others as strings.
+func compareIDs(a, b string) int {
+	na, ea := strconv.Atoi(a)
+	nb, eb := strconv.Atoi(b)
+	switch {
+	case ea == nil && eb == nil:
+		return na - nb
+	case ea == nil:
+		return -1
+	case eb == nil:
+		return 1
+	}
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return bytes.Compare([]byte(a), []byte(b))
+}
+
+func mdString(md map[string]any, key string) string {
+	switch x := md[key].(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	}
+	return ""
+}
+
+// ReadCluster reads a rainbow cluster graph (JGF v2 "nodes.json"): the
+// cluster's name is the document's "name", else the basename of its vertex
+// of type "cluster"; Nodes and Cores count the vertices of those types that
+// are the root or are reached by "contains" edges. file names the input in
+// errors.
+func ReadCluster(r io.Reader, file string) (Cluster, error) {
+	w := jwalk{file}
+	g, err := w.graph(r)
+	if err != nil {
+		return Cluster{}, err
+	}
+	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}}
+	for _, id := range g.order {
+		md := g.nodes[id]
+		typ := mdString(md, "type")
+		if typ == "cluster" && c.Name == "" {
+			c.Name = mdString(md, "basename")
+		}
+		if typ != "cluster" && len(g.contains[id]) == 0 {
+			continue
+		}
+		switch typ {
+		case "node":
+			c.Nodes++
+		case "core":
+			c.Cores++
+		}
+	}
+	if c.Name == "" {
+		return Cluster{}, w.err("graph.nodes", ErrSchema, "no name and no vertex of type cluster")
+	}
+	return c, nil
+}
+
+// ReadSubsystem reads a rainbow subsystem graph (JGF v2, e.g.
+// "amrex-subsystem.json"). Every vertex becomes a Vertex whose Fields are its
+// scalar metadata (nested values such as "paths" are dropped) and whose
+// Parents are the ids outside the subsystem that contain it, i.e. the
+// dominant-graph vertices it attaches to. Only "contains" edges count; the
+// root vertex, which nothing contains, is left out. name
+// is the subsystem's name (rainbow takes it from the file name).
+func ReadSubsystem(r io.Reader, file, name string) (Subsystem, error) {
+	w := jwalk{file}
+	g, err := w.graph(r)
+	if err != nil {
+		return Subsystem{}, err
+	}
+	s := Subsystem{Name: name}
+	for _, id := range g.order {
+		if len(g.contains[id]) == 0 {
+			continue // the subsystem's root: contained by nothing, attached to nothing
+		}
+		md := g.nodes[id]
+		v := Vertex{ID: id, Type: mdString(md, "type"), Fields: map[string]string{}}
+		for k, val := range md {
+			switch x := val.(type) {
+			case string:
+				v.Fields[k] = x
+			case json.Number:
+				v.Fields[k] = x.String()
+			case bool:
+				v.Fields[k] = strconv.FormatBool(x)
+			}
+		}
+		for _, src := range g.contains[id] {
+			if _, inside := g.nodes[src]; !inside {
+				v.Parents = append(v.Parents, src)
+			}
+		}
+		slices.SortFunc(v.Parents, compareIDs)
+		v.Parents = slices.Compact(v.Parents)
+		s.Vertices = append(s.Vertices, v)
+	}
+	return s, nil
+}
+
+// WriteCluster writes c as a JGF v2 cluster graph in rainbow's layout:
+// cluster → rack0 → node i → socket i → cores, with Nodes nodes and
+// Cores/Nodes cores per node (at least one node, and one core per node when
+// Cores is zero). Vertex ids are decimal, as rainbow's generator made them.
+func WriteCluster(w io.Writer, c *Cluster) error {
+	nodes := max(c.Nodes, 1)
+	per := max(1, c.Cores/nodes)
+	type md = map[string]any
+	vs := map[string]any{}
+	var edges []md
+	next := 0
+	add := func(typ, name string, id int, parent string, path string) string {
+		key := strconv.Itoa(next)
+		vs[key] = md{"label": key, "metadata": md{"type": typ, "basename": typ, "name": name,
+			"id": id, "uniq_id": next, "rank": -1, "exclusive": false, "size": 1, "unit": "",
+			"paths": md{"containment": path}}}
+		if parent != "" {
+			edges = append(edges, md{"source": parent, "target": key, "relation": "contains", "metadata": md{}},
+				md{"source": key, "target": parent, "relation": "in", "metadata": md{}})
+		}
+		next++
+		return key
+	}
+	root := add("cluster", c.Name+"0", 0, "", "/"+c.Name+"0")
+	vs[root].(md)["metadata"].(md)["basename"] = c.Name
+	rack := add("rack", "rack0", 0, root, "/"+c.Name+"0/rack0")
+	core := 0
+	for i := 0; i < nodes; i++ {
+		np := fmt.Sprintf("/%s0/rack0/node%d", c.Name, i)
+		n := add("node", fmt.Sprintf("node%d", i), i, rack, np)
+		s := add("socket", fmt.Sprintf("socket%d", i), i, n, fmt.Sprintf("%s/socket%d", np, i))
+		for k := 0; k < per; k++ {
+			add("core", fmt.Sprintf("core%d", core), core, s, fmt.Sprintf("%s/socket%d/core%d", np, i, core))
+			core++
+		}
+	}
+	return writeJSON(w, md{"name": c.Name, "graph": md{"directed": true, "nodes": vs, "edges": edges}})
+}
+
+// WriteSubsystem writes s as a JGF v2 subsystem graph: a root vertex
+// "<name>0" followed by s.Vertices (ids "<name>1", ... unless a vertex has
+// an ID), each with its Fields as metadata and a "contains" edge from every
+// parent.
+func WriteSubsystem(w io.Writer, s *Subsystem) error {
+	type md = map[string]any
+	vs := map[string]any{}
+	var edges []md
+	root := s.Name + "0"
+	vs[root] = md{"label": root, "metadata": md{"type": s.Name, "basename": s.Name, "name": root,
+		"id": 0, "uniq_id": 0, "exclusive": false, "size": 1, "paths": md{"containment": "/" + root}}}
+	for i, v := range s.Vertices {
+		id := v.ID
+		if id == "" || id == root {
+			id = s.Name + strconv.Itoa(i+1)
+		}
+		m := md{"id": i + 1, "uniq_id": i + 1, "exclusive": true, "size": 1,
+			"paths": md{"containment": "/" + root + "/" + id}}
+		for k, val := range v.Fields {
+			m[k] = val
+		}
+		if v.Type != "" {
+			m["type"] = v.Type
+		}
+		vs[id] = md{"label": id, "metadata": m}
+		for _, p := range v.Parents {
+			edges = append(edges, md{"source": p, "target": id, "relation": "contains"},
+				md{"source": id, "target": p, "relation": "in"})
+		}
+	}
+	return writeJSON(w, md{"graph": md{"directed": true, "nodes": vs, "edges": edges}})
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

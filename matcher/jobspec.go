@@ -1,0 +1,327 @@
+package matcher
+
+import (
+	"io"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ReadJobspec reads one rainbow jobspec in either of its two YAML forms:
+//
+// The experiment-era form (2024): top-level "resources" is a list of
+// {count, type: node, with: [{count, type: core}]}, and requirements sit under
+// task.resources.<subsystem> as "match: [{field, value}]" (Equal) and
+// "range: [{field, min, max}]" (InRange).
+//
+// The current form: top-level "resources" is a mapping of named groups
+// {type: node, replicas|count, with: [...], requires: [{name, field,
+// match | min | max}]}; "match" is Equal, min/max an InRange.
+//
+// Counts multiply down the tree: 2 nodes with 4 cores each is Nodes 2,
+// Cores 8. file names the input in errors. The job Name is "name" when
+// present. task.attributes.parameter or attributes.parameter entries that
+// are numbers become Params.
+func ReadJobspec(r io.Reader, file string) (Job, error) {
+	w := ywalk{file}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return Job{}, err
+	}
+	root, err := w.parse(b)
+	if err != nil {
+		return Job{}, err
+	}
+	top, err := w.mapping(root, "")
+	if err != nil {
+		return Job{}, err
+	}
+	var j Job
+	if n := get(top, "name"); n != nil {
+		if j.Name, err = w.scalar(n, "name"); err != nil {
+			return Job{}, err
+		}
+	}
+	res := deref(get(top, "resources"))
+	switch {
+	case res == nil:
+	case res.Kind == yaml.SequenceNode:
+		items, _ := w.seq(res, "resources")
+		for i, it := range items {
+			if err := w.counts(it, idx("resources", i), 1, &j); err != nil {
+				return Job{}, err
+			}
+		}
+	case res.Kind == yaml.MappingNode:
+		groups, _ := w.mapping(res, "resources")
+		for _, g := range groups {
+			p := dot("resources", g[0].Value)
+			if err := w.counts(g[1], p, 1, &j); err != nil {
+				return Job{}, err
+			}
+			gm, err := w.mapping(g[1], p)
+			if err != nil {
+				return Job{}, err
+			}
+			if rq := get(gm, "requires"); rq != nil {
+				if err := w.requires(rq, dot(p, "requires"), &j); err != nil {
+					return Job{}, err
+				}
+			}
+		}
+	default:
+		return Job{}, w.err(res, "resources", ErrSchema, "want a list or a mapping")
+	}
+	if t := get(top, "task"); t != nil {
+		tm, err := w.mapping(t, "task")
+		if err != nil {
+			return Job{}, err
+		}
+		if tr := get(tm, "resources"); tr != nil {
+			if err := w.taskResources(tr, "task.resources", &j); err != nil {
+				return Job{}, err
+			}
+		}
+		if err := w.params(tm, "task", &j); err != nil {
+			return Job{}, err
+		}
+	}
+	if err := w.params(top, "", &j); err != nil {
+		return Job{}, err
+	}
+	return j, nil
+}
+
+// counts adds the node and core counts of one resource tree.
+func (w ywalk) counts(n *yaml.Node, path string, mult int, j *Job) error {
+	m, err := w.mapping(n, path)
+	if err != nil {
+		return err
+	}
+	c := 1
+	for _, key := range []string{"count", "replicas"} {
+		if v := get(m, key); v != nil {
+			if c, err = w.integer(v, dot(path, key)); err != nil {
+				return err
+			}
+		}
+	}
+	if mult > 1<<20 || c > 1<<20 {
+		return w.err(n, path, ErrSchema, "count too large")
+	}
+	total := mult * c
+	typ := ""
+	if v := get(m, "type"); v != nil {
+		if typ, err = w.scalar(v, dot(path, "type")); err != nil {
+			return err
+		}
+	}
+	switch typ {
+	case "node":
+		j.Nodes += total
+	case "core":
+		j.Cores += total
+	}
+	if with := get(m, "with"); with != nil {
+		items, err := w.seq(with, dot(path, "with"))
+		if err != nil {
+			return err
+		}
+		for i, it := range items {
+			if err := w.counts(it, idx(dot(path, "with"), i), total, j); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w ywalk) taskResources(n *yaml.Node, path string, j *Job) error {
+	subs, err := w.mapping(n, path)
+	if err != nil {
+		return err
+	}
+	for _, s := range subs {
+		sp := dot(path, s[0].Value)
+		kinds, err := w.mapping(s[1], sp)
+		if err != nil {
+			return err
+		}
+		for _, k := range kinds {
+			kp := dot(sp, k[0].Value)
+			items, err := w.seq(k[1], kp)
+			if err != nil {
+				return err
+			}
+			for i, it := range items {
+				ip := idx(kp, i)
+				m, err := w.mapping(it, ip)
+				if err != nil {
+					return err
+				}
+				q := Requirement{Subsystem: s[0].Value}
+				if q.Field, err = w.field(m, it, ip, "field"); err != nil {
+					return err
+				}
+				switch k[0].Value {
+				case "match":
+					q.Op = Equal
+					if q.Value, err = w.field(m, it, ip, "value"); err != nil {
+						return err
+					}
+				case "range":
+					q.Op = InRange
+					if err := w.minmax(m, it, ip, &q); err != nil {
+						return err
+					}
+				default:
+					return w.err(k[0], kp, ErrSchema, "want match or range")
+				}
+				j.Requires = append(j.Requires, q)
+			}
+		}
+	}
+	return nil
+}
+
+func (w ywalk) requires(n *yaml.Node, path string, j *Job) error {
+	items, err := w.seq(n, path)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		ip := idx(path, i)
+		m, err := w.mapping(it, ip)
+		if err != nil {
+			return err
+		}
+		var q Requirement
+		if q.Subsystem, err = w.field(m, it, ip, "name"); err != nil {
+			return err
+		}
+		if q.Field, err = w.field(m, it, ip, "field"); err != nil {
+			return err
+		}
+		if get(m, "match") != nil {
+			q.Op = Equal
+			if q.Value, err = w.field(m, it, ip, "match"); err != nil {
+				return err
+			}
+		} else {
+			q.Op = InRange
+			if err := w.minmax(m, it, ip, &q); err != nil {
+				return err
+			}
+		}
+		j.Requires = append(j.Requires, q)
+	}
+	return nil
+}
+
+func (w ywalk) field(m [][2]*yaml.Node, at *yaml.Node, path, key string) (string, error) {
+	v := get(m, key)
+	if v == nil {
+		return "", w.err(at, path, ErrSchema, "missing %q", key)
+	}
+	return w.scalar(v, dot(path, key))
+}
+
+func (w ywalk) minmax(m [][2]*yaml.Node, at *yaml.Node, path string, q *Requirement) error {
+	var err error
+	if v := get(m, "min"); v != nil {
+		if q.Min, err = w.scalar(v, dot(path, "min")); err != nil {
+			return err
+		}
+	}
+	if v := get(m, "max"); v != nil {
+		if q.Max, err = w.scalar(v, dot(path, "max")); err != nil {
+			return err
+		}
+	}
+	if q.Min == "" && q.Max == "" {
+		return w.err(at, path, ErrSchema, "range needs min or max")
+	}
+	return nil
+}
+
+func (w ywalk) params(m [][2]*yaml.Node, path string, j *Job) error {
+	a := get(m, "attributes")
+	if a == nil {
+		return nil
+	}
+	am, err := w.mapping(a, dot(path, "attributes"))
+	if err != nil {
+		return err
+	}
+	p := get(am, "parameter")
+	if p == nil {
+		return nil
+	}
+	pp := dot(dot(path, "attributes"), "parameter")
+	pm, err := w.mapping(p, pp)
+	if err != nil {
+		return err
+	}
+	for _, kv := range pm {
+		f, err := w.number(kv[1], dot(pp, kv[0].Value))
+		if err != nil {
+			return err
+		}
+		if j.Params == nil {
+			j.Params = map[string]float64{}
+		}
+		j.Params[kv[0].Value] = f
+	}
+	return nil
+}
+
+// WriteJobspec writes j in the experiment-era form ReadJobspec reads:
+// Nodes nodes with Cores/Nodes cores each, Equal requirements as "match"
+// and InRange ones as "range" under task.resources. Other operators have no
+// rainbow jobspec form and are skipped.
+func WriteJobspec(w io.Writer, j *Job) error {
+	type item = map[string]any
+	nodes := max(j.Nodes, 1)
+	res := item{"count": nodes, "type": "node"}
+	if j.Cores > 0 {
+		res["with"] = []item{{"count": max(1, j.Cores/nodes), "type": "core"}}
+	}
+	tr := map[string]item{}
+	subs := []string{}
+	for _, q := range j.Requires {
+		if _, ok := tr[q.Subsystem]; !ok {
+			tr[q.Subsystem] = item{}
+			subs = append(subs, q.Subsystem)
+		}
+		switch q.Op {
+		case Equal:
+			l, _ := tr[q.Subsystem]["match"].([]item)
+			tr[q.Subsystem]["match"] = append(l, item{"field": q.Field, "value": q.Value})
+		case InRange:
+			e := item{"field": q.Field}
+			if q.Min != "" {
+				e["min"] = q.Min
+			}
+			if q.Max != "" {
+				e["max"] = q.Max
+			}
+			l, _ := tr[q.Subsystem]["range"].([]item)
+			tr[q.Subsystem]["range"] = append(l, e)
+		}
+	}
+	slices.Sort(subs)
+	doc := item{"version": 1, "resources": []item{res},
+		"task": item{"command": []string{j.Package}, "count": item{"per_slot": 1}, "resources": tr}}
+	if j.Name != "" {
+		doc["name"] = j.Name
+	}
+	if len(j.Params) > 0 {
+		doc["attributes"] = item{"parameter": j.Params}
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	return enc.Close()
+}

@@ -1,0 +1,305 @@
+package matcher
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Verdict is the outcome of matching one job to one cluster.
+type Verdict int
+
+const (
+	// Matched: every requirement is met and there is capacity now.
+	Matched Verdict = iota
+	// Never: the cluster cannot run the job as registered (too few nodes or
+	// cores in total, or a requirement no vertex meets).
+	Never
+	// NotNow: the job would match but the cluster has no free capacity now.
+	NotNow
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Matched:
+		return "match"
+	case Never:
+		return "never"
+	case NotNow:
+		return "not-now"
+	}
+	return "Verdict(" + strconv.Itoa(int(v)) + ")"
+}
+
+// ReasonKind classifies why a requirement failed.
+type ReasonKind int
+
+const (
+	MissingSubsystem ReasonKind = iota + 1 // the cluster has no such subsystem
+	MissingField                           // no vertex carries the field
+	NotEqual                               // values present, none equal (or none in the set)
+	OutOfRange                             // versions present, none within the bounds
+	BadVersion                             // the requirement's or every vertex's version does not parse
+	Excluded                               // every value present is in the not-in set
+	TooFewNodes                            // the cluster has fewer nodes than the job needs
+	TooFewCores                            // the cluster has fewer cores than the job needs
+	NoFreeNodes                            // state nodes_free is below the job's nodes
+)
+
+var reasonNames = [...]string{"", "missing subsystem", "missing field", "not equal", "out of range",
+	"unparseable version", "excluded", "too few nodes", "too few cores", "no free nodes"}
+
+func (k ReasonKind) String() string {
+	if k > 0 && int(k) < len(reasonNames) {
+		return reasonNames[k]
+	}
+	return "ReasonKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Reason explains one failure. Requirement is the index into Job.Requires,
+// or -1 for the count and capacity checks.
+type Reason struct {
+	Requirement int
+	Kind        ReasonKind
+	Detail      string
+}
+
+func (r Reason) String() string { return r.Kind.String() + ": " + r.Detail }
+
+// Result is the outcome of matching a job against a cluster.
+type Result struct {
+	Cluster string
+	Verdict Verdict
+	Reasons []Reason // empty when Verdict is Matched
+}
+
+// OK reports whether the job matched.
+func (r Result) OK() bool { return r.Verdict == Matched }
+
+// DefaultFreeKey is the cluster state key holding free nodes, as in rainbow.
+const DefaultFreeKey = "nodes_free"
+
+// Rules are the matching rules. The zero value uses inclusive bounds and
+// the "nodes_free" state key.
+type Rules struct {
+	Bounds  Bounds
+	FreeKey string // state key of free nodes; "" means DefaultFreeKey
+}
+
+func (r Rules) freeKey() string {
+	if r.FreeKey == "" {
+		return DefaultFreeKey
+	}
+	return r.FreeKey
+}
+
+// Match matches j against c. Counts are checked first (nodes, cores); if
+// they pass, every requirement is checked and a Reason recorded for each that
+// fails, so the result lists all failed requirements in order. The result
+// does not depend on the order of vertices or subsystems. A cluster whose
+// state has the free-nodes key below j.Nodes gives NotNow when everything
+// else matches. Match does not modify j or c.
+func (r Rules) Match(j *Job, c *Cluster) Result {
+	return r.matchCompiled(j, compileReqs(j.Requires), compileCluster(c))
+}
+
+func (r Rules) matchCompiled(j *Job, reqs []creq, c *ccluster) Result {
+	res := Result{Cluster: c.name}
+	if c.nodes > 0 && j.Nodes > c.nodes {
+		res.Verdict = Never
+		res.Reasons = append(res.Reasons, Reason{-1, TooFewNodes,
+			fmt.Sprintf("job needs %d nodes, cluster has %d", j.Nodes, c.nodes)})
+		return res
+	}
+	if c.cores > 0 && j.Cores > c.cores {
+		res.Verdict = Never
+		res.Reasons = append(res.Reasons, Reason{-1, TooFewCores,
+			fmt.Sprintf("job needs %d cores, cluster has %d", j.Cores, c.cores)})
+		return res
+	}
+	for i := range reqs {
+		if ok, kind, detail := reqs[i].check(c, r.Bounds); !ok {
+			res.Verdict = Never
+			res.Reasons = append(res.Reasons, Reason{i, kind, detail})
+		}
+	}
+	if res.Verdict == Never {
+		return res
+	}
+	if free, ok := c.state[r.freeKey()]; ok && free < float64(max(j.Nodes, 1)) {
+		res.Verdict = NotNow
+		res.Reasons = append(res.Reasons, Reason{-1, NoFreeNodes,
+			fmt.Sprintf("%s is %g, job needs %d", r.freeKey(), free, max(j.Nodes, 1))})
+	}
+	return res
+}
+
+// cfield is a vertex field with its version parsed once.
+type cfield struct {
+	s   string
+	v   Version
+	err error
+}
+
+type ccluster struct {
+	name         string
+	nodes, cores int
+	state        map[string]float64
+	subs         map[string][]map[string]*cfield
+}
+
+// compileCluster parses every vertex field once so that repeated checks
+// compare parsed versions. Vertices are kept in their given order; checks
+// are ANY-of, so the order does not change results.
+func compileCluster(c *Cluster) *ccluster {
+	cc := &ccluster{name: c.Name, nodes: c.Nodes, cores: c.Cores, state: c.State,
+		subs: make(map[string][]map[string]*cfield, len(c.Subsystems))}
+	for name, s := range c.Subsystems {
+		if s == nil {
+			continue
+		}
+		vs := make([]map[string]*cfield, 0, len(s.Vertices))
+		for _, v := range s.Vertices {
+			m := make(map[string]*cfield, len(v.Fields))
+			for k, val := range v.Fields {
+				ver, err := ParseVersion(val)
+				m[k] = &cfield{s: val, v: ver, err: err}
+			}
+			vs = append(vs, m)
+		}
+		cc.subs[name] = vs
+	}
+	return cc
+}
+
+// creq is a requirement with its versions parsed.
+type creq struct {
+	Requirement
+	min, max, val          Version
+	minErr, maxErr, valErr error
+}
+
+func compileReqs(rs []Requirement) []creq {
+	out := make([]creq, len(rs))
+	for i, r := range rs {
+		out[i].Requirement = r
+		switch r.Op {
+		case InRange:
+			if r.Min != "" {
+				out[i].min, out[i].minErr = ParseVersion(r.Min)
+			}
+			if r.Max != "" {
+				out[i].max, out[i].maxErr = ParseVersion(r.Max)
+			}
+		case AtLeast, AtMost:
+			out[i].val, out[i].valErr = ParseVersion(r.Value)
+		}
+	}
+	return out
+}
+
+// check reports whether any vertex of the requirement's subsystem satisfies
+// it. When none does, the reason is the most informative one seen: a value
+// that was compared and failed beats an unparseable value, which beats a
+// missing field.
+func (q *creq) check(c *ccluster, b Bounds) (bool, ReasonKind, string) {
+	vs, ok := c.subs[q.Subsystem]
+	if !ok {
+		return false, MissingSubsystem, fmt.Sprintf("cluster %s has no subsystem %q", c.name, q.Subsystem)
+	}
+	if err := q.ownErr(); err != nil {
+		return false, BadVersion, fmt.Sprintf("requirement %s: %v", q.Requirement, err)
+	}
+	kind := MissingField
+	var detail string
+	for _, v := range vs {
+		f, ok := v[q.Field]
+		if !ok {
+			continue
+		}
+		if q.Op == Exists {
+			return true, 0, ""
+		}
+		sat, k := q.test(f, b)
+		if sat {
+			return true, 0, ""
+		}
+		if rank(k) > rank(kind) || detail == "" {
+			kind = k
+			detail = fmt.Sprintf("%s=%q does not satisfy %s", q.Field, f.s, q.Requirement)
+		}
+	}
+	if kind == MissingField {
+		detail = fmt.Sprintf("no %s vertex has field %q", q.Subsystem, q.Field)
+	}
+	return false, kind, detail
+}
+
+// satisfied is check without the reason, for bulk evaluation.
+func (q *creq) satisfied(c *ccluster, b Bounds) bool {
+	vs, ok := c.subs[q.Subsystem]
+	if !ok || q.ownErr() != nil {
+		return false
+	}
+	for _, v := range vs {
+		f, ok := v[q.Field]
+		if !ok {
+			continue
+		}
+		if q.Op == Exists {
+			return true
+		}
+		if sat, _ := q.test(f, b); sat {
+			return true
+		}
+	}
+	return false
+}
+
+func rank(k ReasonKind) int {
+	switch k {
+	case MissingField:
+		return 0
+	case BadVersion:
+		return 1
+	}
+	return 2
+}
+
+func (q *creq) ownErr() error {
+	for _, e := range []error{q.minErr, q.maxErr, q.valErr} {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func (q *creq) test(f *cfield, b Bounds) (bool, ReasonKind) {
+	switch q.Op {
+	case Equal:
+		return f.s == q.Value, NotEqual
+	case In:
+		return slices.Contains(q.Values, f.s), NotEqual
+	case NotIn:
+		return !slices.Contains(q.Values, f.s), Excluded
+	}
+	if f.err != nil {
+		return false, BadVersion
+	}
+	switch q.Op {
+	case InRange:
+		if q.Min != "" && !b.atLeast(f.v, q.min) {
+			return false, OutOfRange
+		}
+		if q.Max != "" && !b.atMost(f.v, q.max) {
+			return false, OutOfRange
+		}
+		return true, 0
+	case AtLeast:
+		return b.atLeast(f.v, q.val), OutOfRange
+	case AtMost:
+		return b.atMost(f.v, q.val), OutOfRange
+	}
+	return false, NotEqual
+}

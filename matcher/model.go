@@ -1,0 +1,106 @@
+package matcher
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Vertex is one vertex of a subsystem graph: its type and string fields
+// (for example "version": "2.69.0" or "value": "gcc"), and the ids of the
+// dominant-graph vertices it is attached to by "contains" edges.
+type Vertex struct {
+	ID      string
+	Type    string
+	Fields  map[string]string
+	Parents []string
+}
+
+// Subsystem is a named set of vertices registered for a cluster.
+type Subsystem struct {
+	Name     string
+	Vertices []Vertex
+}
+
+// Cluster is a scheduling target: its totals from the dominant (containment)
+// graph, a key/value state such as "nodes_free" or "cost_per_node_hour", and
+// its subsystems by name. Nodes or Cores of zero mean unknown and skip the
+// corresponding count check.
+type Cluster struct {
+	Name       string
+	Nodes      int
+	Cores      int
+	State      map[string]float64
+	Subsystems map[string]*Subsystem
+}
+
+// Op is how a requirement compares a field.
+type Op int
+
+const (
+	Equal   Op = iota // field == Value (exact string)
+	InRange           // Min <= field <= Max as versions; either end may be empty
+	AtLeast           // field >= Value as versions
+	AtMost            // field <= Value as versions
+	In                // field is one of Values (exact strings)
+	NotIn             // field is none of Values
+	Exists            // the field is present
+)
+
+var opNames = [...]string{"equal", "range", "at-least", "at-most", "in", "not-in", "exists"}
+
+func (o Op) String() string {
+	if o >= 0 && int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return "Op(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Requirement is one condition a job puts on one subsystem. It is met when
+// any vertex of the subsystem satisfies it.
+type Requirement struct {
+	Subsystem string
+	Field     string
+	Op        Op
+	Value     string   // Equal, AtLeast, AtMost
+	Values    []string // In, NotIn
+	Min, Max  string   // InRange; an empty end is unbounded
+}
+
+func (r Requirement) String() string {
+	var b strings.Builder
+	b.WriteString(r.Subsystem)
+	b.WriteByte('.')
+	b.WriteString(r.Field)
+	b.WriteByte(' ')
+	switch r.Op {
+	case Equal:
+		b.WriteString("== " + r.Value)
+	case InRange:
+		b.WriteString("in [" + r.Min + ", " + r.Max + "]")
+	case AtLeast:
+		b.WriteString(">= " + r.Value)
+	case AtMost:
+		b.WriteString("<= " + r.Value)
+	case In:
+		b.WriteString("in {" + strings.Join(r.Values, ", ") + "}")
+	case NotIn:
+		b.WriteString("not in {" + strings.Join(r.Values, ", ") + "}")
+	case Exists:
+		b.WriteString("exists")
+	default:
+		b.WriteString(r.Op.String())
+	}
+	return b.String()
+}
+
+// Job is what a user submits: a name, the package it builds (used by runtime
+// models), how many nodes and cores in total it needs, its requirements, and
+// numeric parameters that constraint expressions may use.
+type Job struct {
+	Name     string
+	Package  string
+	Nodes    int
+	Cores    int
+	Requires []Requirement
+	Params   map[string]float64
+}

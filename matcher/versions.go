@@ -1,0 +1,376 @@
+package matcher
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// VersionConfig configures RunVersions. The zero value runs the corrected
+// experiment with inclusive bounds, a subsystem order shuffled from seed 0.
+type VersionConfig struct {
+	Mode Mode
+	// Bounds is the one rule for matching and scoring in Corrected mode.
+	// Published mode ignores it: it matched inclusively (rainbow since
+	// 2024-03-31) and scored strictly (min < v < max).
+	Bounds Bounds
+	// Order is the order the expanding level adds subsystems in. Nil means
+	// every subsystem, sorted, then shuffled with Seed. (The published order
+	// was an unseeded shuffle; its effective order is the key order of the
+	// published subsystem-assignments.json.)
+	Order []string
+	// Seed seeds the draws (and the order when Order is nil).
+	Seed uint64
+	// ScoreAs, in Published mode, names the job every single-subsystem
+	// submission is scored as: the published loop reused the last job the
+	// driver had iterated. Empty means the last job of the world that has
+	// any dependency.
+	ScoreAs string
+	// Progress, when set, receives one line per level.
+	Progress io.Writer
+}
+
+// UniqueVersionJobs drops jobs without dependencies and jobs whose set of
+// ranges repeats an earlier job's (keeping the first), as the published
+// driver did. It returns the kept jobs and how many repeats were dropped.
+func UniqueVersionJobs(jobs []VersionJob) (unique []VersionJob, repeated int) {
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if len(j.Ranges) == 0 {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range j.Ranges {
+			b.WriteString(r.Subsystem)
+			b.WriteByte(0)
+			b.WriteString(r.Min)
+			b.WriteByte(0)
+			b.WriteString(r.Max)
+			b.WriteByte(0)
+		}
+		k := b.String()
+		if seen[k] {
+			repeated++
+			continue
+		}
+		seen[k] = true
+		unique = append(unique, j)
+	}
+	return unique, repeated
+}
+
+// Cluster returns c as a rainbow Cluster: one subsystem per dependency with
+// one "package" vertex whose "version" field is the cluster's version.
+func (c VersionCluster) Cluster() Cluster {
+	out := Cluster{Name: c.Name, Subsystems: make(map[string]*Subsystem, len(c.Versions))}
+	for sub, v := range c.Versions {
+		out.Subsystems[sub] = &Subsystem{Name: sub, Vertices: []Vertex{{
+			ID: sub + "1", Type: "package", Fields: map[string]string{"version": v}}}}
+	}
+	return out
+}
+
+// Job returns j as a rainbow Job with one InRange requirement on the
+// "version" field per dependency, as the published driver submitted it.
+func (j VersionJob) Job() Job {
+	out := Job{Name: j.Name, Package: j.Package, Nodes: 2, Cores: 8}
+	for _, r := range j.Ranges {
+		out.Requires = append(out.Requires, Requirement{Subsystem: r.Subsystem, Field: "version", Op: InRange, Min: r.Min, Max: r.Max})
+	}
+	return out
+}
+
+type vjob struct {
+	job *VersionJob
+	rid []int32 // per global subsystem index: range id or -1
+	n   int
+	pts []int32 // per cluster: dependencies in range under the score rule
+}
+
+type vexp struct {
+	cfg       VersionConfig
+	nC        int
+	ccs       []*ccluster
+	subIdx    map[string]int
+	subs      []string
+	rids      map[DepRange]int32
+	match     []bitset
+	score     []bitset
+	matchB    Bounds
+	scoreB    Bounds
+	checks    int64
+	evaluated int64
+}
+
+func (x *vexp) rangeID(dr DepRange) int32 {
+	if id, ok := x.rids[dr]; ok {
+		return id
+	}
+	q := compileReqs([]Requirement{{Subsystem: dr.Subsystem, Field: "version", Op: InRange, Min: dr.Min, Max: dr.Max}})[0]
+	m, s := newBitset(x.nC), newBitset(x.nC)
+	for c, cc := range x.ccs {
+		if q.satisfied(cc, x.matchB) {
+			m.set(c)
+		}
+		if q.satisfied(cc, x.scoreB) {
+			s.set(c)
+		}
+	}
+	x.evaluated += 2 * int64(x.nC)
+	id := int32(len(x.match))
+	x.rids[dr] = id
+	x.match = append(x.match, m)
+	x.score = append(x.score, s)
+	return id
+}
+
+func (x *vexp) prepare(j *VersionJob) *vjob {
+	v := &vjob{job: j, rid: make([]int32, len(x.subs)), n: len(j.Ranges), pts: make([]int32, x.nC)}
+	for i := range v.rid {
+		v.rid[i] = -1
+	}
+	for _, r := range j.Ranges {
+		id := x.rangeID(r)
+		if si, ok := x.subIdx[r.Subsystem]; ok {
+			v.rid[si] = id
+		}
+		x.score[id].each(func(c int) { v.pts[c]++ })
+	}
+	x.checks += int64(v.n * x.nC)
+	return v
+}
+
+// submit scores one submission whose matched clusters are m, as job sj, in
+// both modes. It reports whether any cluster matched.
+func (x *vexp) submit(p *pair, sj *vjob, m bitset, nreq int, stats bool, draw func(int) int) bool {
+	k := m.count()
+	p.e.jobs++
+	p.d.jobs++
+	x.checks += int64(nreq * x.nC)
+	if stats {
+		p.countStats(k, x.nC)
+	}
+	if k == 0 {
+		p.e.unmatched++
+		p.d.unmatched++
+		return false
+	}
+	n := int32(sj.n)
+	nf := float64(n)
+	var sb, sm, sm2, sp, sp2 float64
+	m.each(func(c int) {
+		pt := sj.pts[c]
+		if pt == n {
+			sb++
+		}
+		pf := float64(pt)
+		sm += pf / nf
+		sm2 += (pf / nf) * (pf / nf)
+		sp += pf
+		sp2 += pf * pf
+	})
+	kf := float64(k)
+	p.e.possible += sj.n
+	p.e.bs.add(sb/kf, sb/kf)
+	p.e.marg.add(sm/kf, sm2/kf)
+	p.e.correct.add(sp/kf, sp2/kf)
+	x.checks += int64(sj.n * k)
+
+	c := m.nth(draw(k))
+	pf := float64(sj.pts[c])
+	b := 0.0
+	if sj.pts[c] == n {
+		b = 1
+	}
+	p.d.possible += sj.n
+	p.d.bs.add(b, b)
+	p.d.marg.add(pf/nf, pf*pf/(nf*nf))
+	p.d.correct.add(pf, pf*pf)
+	return true
+}
+
+// RunVersions runs the version-range (reliabuild) experiment: levels
+// "none" (no metadata: any cluster), "single-subsystem" (each subsystem's
+// range alone) and "expanded-subsystems" (ranges added one subsystem at a
+// time in Order until no cluster matches). A job's score is whether its
+// assigned cluster has every dependency in range (build success), the share
+// in range (marginal score) and the count in range (versions in range).
+// Jobs are first de-duplicated by UniqueVersionJobs. A dependency no cluster
+// provides matches nothing and scores no point. On cancellation it returns
+// the levels finished so far and ctx.Err().
+func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Report, error) {
+	if len(w.Clusters) == 0 {
+		return nil, ErrNoClusters
+	}
+	x := &vexp{cfg: cfg, nC: len(w.Clusters), subIdx: map[string]int{}, rids: map[DepRange]int32{},
+		matchB: cfg.Bounds, scoreB: cfg.Bounds}
+	if cfg.Mode == Published {
+		x.matchB, x.scoreB = Inclusive, Exclusive
+	}
+	clusters := slices.Clone(w.Clusters)
+	slices.SortFunc(clusters, func(a, b VersionCluster) int { return strings.Compare(a.Name, b.Name) })
+	subset := map[string]bool{}
+	for _, c := range clusters {
+		cl := c.Cluster()
+		x.ccs = append(x.ccs, compileCluster(&cl))
+		for s := range c.Versions {
+			subset[s] = true
+		}
+	}
+	uniq, _ := UniqueVersionJobs(w.Jobs)
+	for _, j := range uniq {
+		for _, r := range j.Ranges {
+			subset[r.Subsystem] = true
+		}
+	}
+	x.subs = sortedKeys(subset)
+	for i, s := range x.subs {
+		x.subIdx[s] = i
+	}
+	order := cfg.Order
+	if order == nil {
+		order = slices.Clone(x.subs)
+		r := newRand(cfg.Seed, 1)
+		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	rep := &Report{Experiment: "reliabuild", Mode: cfg.Mode, Bounds: x.scoreB, Seed: cfg.Seed, Order: order}
+	if cfg.Mode == Published {
+		rep.Bounds = Exclusive
+	}
+	jobs := make([]*vjob, len(uniq))
+	for i := range uniq {
+		jobs[i] = x.prepare(&uniq[i])
+	}
+	rng := newRand(cfg.Seed, 2)
+	draw := func(k int) int { return rng.IntN(k) }
+	progress := func(l Level) {
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "reliabuild %s: %-20s %5d submissions, build success %.4f (expected)\n",
+				cfg.Mode, l.Name, l.Expected.Jobs, l.Expected.BuildSuccess.Mean)
+		}
+	}
+	finish := func(err error) (*Report, error) {
+		rep.Checks, rep.Evaluated = x.checks, x.evaluated
+		return rep, err
+	}
+
+	// Level none: no metadata, every cluster matches.
+	var none pair
+	all := fullBitset(x.nC)
+	for _, j := range jobs {
+		none.countStats(x.nC, x.nC)
+		x.submit(&none, j, all, 0, false, draw)
+	}
+	rep.Levels = append(rep.Levels, none.level("none"))
+	progress(rep.Levels[len(rep.Levels)-1])
+	if err := ctx.Err(); err != nil {
+		return finish(err)
+	}
+
+	// Level single-subsystem.
+	var single pair
+	if cfg.Mode == Published {
+		scoreAs, err := x.scoreAsJob(w, cfg.ScoreAs)
+		if err != nil {
+			return finish(err)
+		}
+		for oi, s := range order {
+			si, ok := x.subIdx[s]
+			if !ok {
+				continue
+			}
+			last := oi == len(order)-1
+			seen := map[int32]bool{}
+			for _, j := range jobs {
+				id := j.rid[si]
+				if id < 0 || seen[id] {
+					continue
+				}
+				seen[id] = true
+				x.submit(&single, scoreAs, x.match[id], 1, last, draw)
+			}
+		}
+	} else {
+		for _, s := range order {
+			si, ok := x.subIdx[s]
+			if !ok {
+				continue
+			}
+			for _, j := range jobs {
+				if id := j.rid[si]; id >= 0 {
+					m := x.match[id]
+					single.countStats(m.count(), x.nC)
+					x.submit(&single, j, m, 1, false, draw)
+				}
+			}
+		}
+	}
+	rep.Levels = append(rep.Levels, single.level("single-subsystem"))
+	progress(rep.Levels[len(rep.Levels)-1])
+	if err := ctx.Err(); err != nil {
+		return finish(err)
+	}
+
+	// Level expanded-subsystems.
+	var exp pair
+	type edge struct{ parent, rid int32 }
+	trie := map[edge]int32{}
+	var seenNode []bool
+	cur := newBitset(x.nC)
+	for ji, j := range jobs {
+		if ji%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return finish(err)
+			}
+		}
+		copy(cur, all)
+		node, added := int32(-1), 0
+		for _, s := range order {
+			si, ok := x.subIdx[s]
+			if !ok || j.rid[si] < 0 {
+				continue
+			}
+			id := j.rid[si]
+			added++
+			x.match[id].and(cur, cur)
+			if cfg.Mode == Published {
+				e := edge{node, id}
+				next, ok := trie[e]
+				if !ok {
+					next = int32(len(seenNode))
+					trie[e] = next
+					seenNode = append(seenNode, false)
+				}
+				node = next
+				if seenNode[node] {
+					continue
+				}
+				seenNode[node] = true
+			}
+			k := cur.count()
+			exp.countStats(k, x.nC)
+			if !x.submit(&exp, j, cur, added, false, draw) {
+				exp.stopped(added, j.n)
+				break
+			}
+		}
+	}
+	rep.Levels = append(rep.Levels, exp.level("expanded-subsystems"))
+	progress(rep.Levels[len(rep.Levels)-1])
+	return finish(nil)
+}
+
+func (x *vexp) scoreAsJob(w *VersionWorld, name string) (*vjob, error) {
+	for i := len(w.Jobs) - 1; i >= 0; i-- {
+		j := &w.Jobs[i]
+		if len(j.Ranges) == 0 {
+			continue
+		}
+		if name == "" || j.Name == name {
+			return x.prepare(j), nil
+		}
+	}
+	return nil, fmt.Errorf("matcher: ScoreAs job %q not found", name)
+}

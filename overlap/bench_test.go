@@ -1,0 +1,52 @@
+package overlap
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/crosscluster/crosscluster/internal/synth"
+)
+
+// BenchSeed seeds the benchmark data; bench/overlap/gopipe writes the same
+// data to .npy for the peer script (bench/overlap/peer.py).
+const benchSeed = 20260101
+
+// BenchData returns n jobs × 6 features: the first n/2 rows from an
+// Anvil-like cluster (source), the rest Conte-like (target).
+func benchData(n int) (*mat.Dense, []int) {
+	rng := rand.New(rand.NewPCG(benchSeed, benchSeed))
+	src := synth.JobsFeatures(synth.AnvilLike(), n/2, rng)
+	tgt := synth.JobsFeatures(synth.ConteLike(), n-n/2, rng)
+	x := mat.NewDense(n, 6, append(src, tgt...))
+	y := make([]int, n)
+	for i := n / 2; i < n; i++ {
+		y[i] = Target
+	}
+	return x, y
+}
+
+// BenchmarkPipeline times Fit on the seed pipeline's workload: standardise,
+// logistic regression, propensities, AUC, coverage and KS per feature (on
+// all and in-band rows, plus SMD, quantiles and histograms, which the peer
+// does not compute).
+func BenchmarkPipeline(b *testing.B) {
+	for _, s := range []struct {
+		name string
+		n    int
+	}{{"n=2e5", 200_000}, {"n=1e6", 1_000_000}} {
+		b.Run(s.name, func(b *testing.B) {
+			if testing.Short() && s.n > 200_000 {
+				b.Skip("large size skipped in -short mode")
+			}
+			x, y := benchData(s.n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Fit(x, y, Band{0.2, 0.8}, WithFeatureNames(synth.JobsFeatureNames()...)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,539 @@
+package overlap
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/crosscluster/crosscluster/stats"
+)
+
+// Errors wrapped by Fit and Sweep; test with errors.Is.
+var (
+	// ErrBand: a band is not 0 <= Lo < Hi <= 1.
+	ErrBand = errors.New("overlap: invalid band")
+	// ErrLabel: a domain label is neither 0 (source) nor 1 (target).
+	ErrLabel = errors.New("overlap: domain label not 0 or 1")
+	// ErrEmpty: there are no rows or no features.
+	ErrEmpty = errors.New("overlap: no data")
+	// ErrEmptyDomain: one domain has no rows.
+	ErrEmptyDomain = errors.New("overlap: empty domain")
+	// ErrNonFinite: a feature value is NaN or ±Inf and imputation was not
+	// asked for (or a whole column is non-finite).
+	ErrNonFinite = errors.New("overlap: non-finite feature value")
+)
+
+// Domains, as in y.
+const (
+	Source = 0
+	Target = 1
+)
+
+// Band is a propensity band, inclusive on both ends.
+type Band struct{ Lo, Hi float64 }
+
+// Contains reports whether Lo <= p <= Hi.
+func (b Band) Contains(p float64) bool { return p >= b.Lo && p <= b.Hi }
+
+// String formats the band as "[lo,hi]".
+func (b Band) String() string {
+	return "[" + strconv.FormatFloat(b.Lo, 'g', -1, 64) + "," + strconv.FormatFloat(b.Hi, 'g', -1, 64) + "]"
+}
+
+// Check returns an error wrapping ErrBand unless 0 <= Lo < Hi <= 1.
+func (b Band) Check() error {
+	if !(b.Lo >= 0 && b.Lo < b.Hi && b.Hi <= 1) {
+		return fmt.Errorf("%w %v: need 0 <= lo < hi <= 1", ErrBand, b)
+	}
+	return nil
+}
+
+// DefaultSweep returns the bands Sweep uses by default:
+// [0.05,0.95], [0.1,0.9], [0.2,0.8].
+func DefaultSweep() []Band { return []Band{{0.05, 0.95}, {0.1, 0.9}, {0.2, 0.8}} }
+
+// Option configures Fit.
+type Option func(*config)
+
+type config struct {
+	names  []string
+	cw     stats.ClassWeight
+	alt    stats.Alternative
+	method stats.KSMethod
+	impute bool
+	folds  int
+	seed   uint64
+	c      float64
+	bins   int
+	levels []float64
+}
+
+// WithFeatureNames names the columns of X in results and reports; the
+// default is x0, x1, …. Fit panics if the count differs from X's columns.
+func WithFeatureNames(names ...string) Option {
+	names = slices.Clone(names)
+	return func(c *config) { c.names = names }
+}
+
+// WithClassWeight sets the classifier's class weights: stats.ClassWeightNone
+// (the default, the seed's call) or stats.ClassWeightBalanced (what the
+// published reference runs used).
+func WithClassWeight(cw stats.ClassWeight) Option { return func(c *config) { c.cw = cw } }
+
+// WithKS sets the KS alternative and p-value method (default two-sided,
+// auto: exact when both domains have at most 10000 jobs).
+func WithKS(alt stats.Alternative, method stats.KSMethod) Option {
+	return func(c *config) { c.alt, c.method = alt, method }
+}
+
+// WithImpute replaces NaN and ±Inf feature values by the column's median
+// over its finite values (pooled over both domains) instead of failing.
+func WithImpute() Option { return func(c *config) { c.impute = true } }
+
+// WithCrossFit asks for a k-fold cross-fitted AUC as well: rows are shuffled
+// by a PCG generator seeded with seed, each fold's propensities come from a
+// standardiser and classifier fitted on the other folds, and the AUC is
+// computed on the pooled out-of-fold propensities. Fit panics if k < 2.
+func WithCrossFit(k int, seed uint64) Option {
+	if k < 2 {
+		panic("overlap: cross-fit needs at least 2 folds")
+	}
+	return func(c *config) { c.folds, c.seed = k, seed }
+}
+
+// WithC sets the inverse L2 regularisation strength (default 1, as
+// scikit-learn). Fit panics if c <= 0.
+func WithC(c float64) Option {
+	if !(c > 0) {
+		panic("overlap: C must be positive")
+	}
+	return func(cfg *config) { cfg.c = c }
+}
+
+// WithBins sets the number of propensity histogram bins on [0,1]
+// (default 20). Fit panics if n < 1.
+func WithBins(n int) Option {
+	if n < 1 {
+		panic("overlap: need at least one bin")
+	}
+	return func(c *config) { c.bins = n }
+}
+
+// Solver holds the domain classifier's coefficients (on standardised
+// features) and the solver's diagnostics.
+type Solver struct {
+	Coef       []float64 `json:"coef"`
+	Intercept  float64   `json:"intercept"`
+	Iterations int       `json:"iterations"`
+	GradNorm   float64   `json:"grad_norm"`
+	Converged  bool      `json:"converged"`
+	Separable  bool      `json:"separable"`
+	Note       string    `json:"note,omitempty"`
+}
+
+// FeatureKS compares one feature between the domains. KS is
+// stats.KS2Samp(source, target); SMD is stats.SMD(target, source) and
+// VarianceRatio stats.VarianceRatio(target, source). The InBand fields use
+// in-band jobs only; they are zero with InBandNote set when a domain has no
+// in-band job.
+type FeatureKS struct {
+	Name                      string
+	All, InBand               stats.KSResult
+	SMD, VarianceRatio        float64
+	SMDInBand, VarRatioInBand float64
+	InBandNote                string
+	// Imputed counts the values replaced by the median (WithImpute).
+	Imputed int
+}
+
+// Result is the outcome of Fit.
+type Result struct {
+	Features []string
+	Band     Band
+
+	// AUC is the in-sample ROC AUC of the propensities for telling target
+	// from source. CrossFitAUC is the out-of-fold AUC (NaN unless
+	// WithCrossFit), from CrossFitFolds folds.
+	AUC, CrossFitAUC float64
+	CrossFitFolds    int
+
+	// Coverage is the share of target jobs in the band, SourceCoverage the
+	// share of source jobs.
+	Coverage, SourceCoverage     float64
+	NSource, NTarget             int
+	NSourceInBand, NTargetInBand int
+
+	// Propensity is P(target | x) for every row; InBand reports whether it
+	// lies in Band.
+	Propensity []float64
+	InBand     []bool
+
+	KS []FeatureKS
+
+	// QuantileLevels are the levels of the per-domain propensity quantiles
+	// (NumPy's default linear method).
+	QuantileLevels                   []float64
+	SourceQuantiles, TargetQuantiles []float64
+
+	// HistEdges are the propensity histogram's bin edges on [0,1]; the last
+	// bin is closed. SourceHist and TargetHist count each domain's jobs.
+	HistEdges              []float64
+	SourceHist, TargetHist []int
+
+	// ESS is the Kish effective sample size of the source jobs' odds
+	// weights p/(1-p), which reweight source to target; ESSInBand uses the
+	// in-band source jobs only.
+	ESS, ESSInBand float64
+
+	Solver Solver
+	// Mean and Scale are the standardiser fitted on the pooled rows.
+	Mean, Scale []float64
+	// Notes explain anything unusual: an empty domain, a constant feature,
+	// separable domains, imputation.
+	Notes []string
+
+	y    []int
+	cols [][]float64 // features column-major, after imputation
+	cfg  config
+}
+
+// Fit trains the domain classifier on X (rows are jobs, columns features)
+// with y[i] = 0 for source and 1 for target jobs, and measures overlap in
+// the band. Neither X nor y is modified.
+//
+// Fit panics if len(y) differs from X's rows or the feature names from its
+// columns. Data problems are errors: a band outside 0 <= lo < hi <= 1
+// (ErrBand), a label other than 0 or 1 (ErrLabel, naming the row), no rows
+// or columns (ErrEmpty), a NaN or ±Inf feature value without WithImpute
+// (ErrNonFinite, naming row and feature). A domain with no rows returns a
+// Result with its counts and a note together with an error wrapping
+// ErrEmptyDomain, so a report can still be rendered. Separable domains are
+// not an error: the classifier stops at its penalised optimum, the note
+// says so, and the AUC is 1.
+func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
+	n, d := X.Dims()
+	if len(y) != n {
+		panic("overlap: len(y) != rows of X")
+	}
+	cfg := config{c: 1, bins: 20, levels: []float64{0, 0.05, 0.25, 0.5, 0.75, 0.95, 1}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.names != nil && len(cfg.names) != d {
+		panic("overlap: feature name count != columns of X")
+	}
+	if cfg.names == nil {
+		cfg.names = make([]string, d)
+		for j := range d {
+			cfg.names[j] = "x" + strconv.Itoa(j)
+		}
+	}
+	res := &Result{Features: cfg.names, Band: band, AUC: math.NaN(), CrossFitAUC: math.NaN(),
+		Coverage: math.NaN(), SourceCoverage: math.NaN(), ESS: math.NaN(), ESSInBand: math.NaN(), cfg: cfg}
+	if err := band.Check(); err != nil {
+		return nil, err
+	}
+	if n == 0 || d == 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("no data: %d rows, %d features", n, d))
+		return res, fmt.Errorf("%w: %d rows, %d features", ErrEmpty, n, d)
+	}
+	for i, v := range y {
+		switch v {
+		case Source:
+			res.NSource++
+		case Target:
+			res.NTarget++
+		default:
+			return nil, fmt.Errorf("%w: row %d has %d", ErrLabel, i, v)
+		}
+	}
+	if res.NSource == 0 || res.NTarget == 0 {
+		which := "source"
+		if res.NTarget == 0 {
+			which = "target"
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("the %s domain is empty (source n=%d, target n=%d): no classifier was fitted", which, res.NSource, res.NTarget))
+		return res, fmt.Errorf("%w: %s has no rows", ErrEmptyDomain, which)
+	}
+	res.y = slices.Clone(y)
+
+	// Column-major copy, checked and optionally imputed.
+	xs := mat.NewDense(n, d, nil)
+	xs.Copy(X)
+	raw := xs.RawMatrix()
+	res.cols = make([][]float64, d)
+	res.KS = make([]FeatureKS, d)
+	for j := range d {
+		col := make([]float64, n)
+		var bad []int
+		for i := range n {
+			v := raw.Data[i*raw.Stride+j]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				if !cfg.impute {
+					return nil, fmt.Errorf("%w: row %d feature %q is %v", ErrNonFinite, i, cfg.names[j], v)
+				}
+				bad = append(bad, i)
+			}
+			col[i] = v
+		}
+		res.KS[j].Name = cfg.names[j]
+		if len(bad) > 0 {
+			if len(bad) == n {
+				return nil, fmt.Errorf("%w: feature %q has no finite value", ErrNonFinite, cfg.names[j])
+			}
+			finite := make([]float64, 0, n-len(bad))
+			for _, v := range col {
+				if !math.IsNaN(v) && !math.IsInf(v, 0) {
+					finite = append(finite, v)
+				}
+			}
+			med := stats.Median(finite)
+			for _, i := range bad {
+				col[i] = med
+				raw.Data[i*raw.Stride+j] = med
+			}
+			res.KS[j].Imputed = len(bad)
+			res.Notes = append(res.Notes, fmt.Sprintf("feature %q: %d non-finite values replaced by the median %g", cfg.names[j], len(bad), med))
+		}
+		if isConstant(col) {
+			res.Notes = append(res.Notes, fmt.Sprintf("feature %q is constant (%g): it cannot separate the domains", cfg.names[j], col[0]))
+		}
+		res.cols[j] = col
+	}
+
+	// Standardise in place with the fitted mean and scale.
+	std, err := stats.FitStandardizer(xs)
+	if err != nil {
+		return nil, fmt.Errorf("overlap: standardising: %w", err)
+	}
+	res.Mean, res.Scale = std.Mean, std.Scale
+	standardize(xs, std.Mean, std.Scale)
+
+	lr, err := stats.LogisticRegression(xs, y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw})
+	if err != nil {
+		return nil, fmt.Errorf("overlap: domain classifier: %w", err)
+	}
+	res.Solver = Solver{Coef: lr.Coef, Intercept: lr.Intercept, Iterations: lr.Iterations, GradNorm: lr.GradNorm,
+		Converged: lr.Converged, Separable: lr.Separable, Note: lr.Note}
+	if lr.Separable {
+		res.Notes = append(res.Notes, "the domains are (nearly) separable: the classifier stopped at its penalised optimum; "+lr.Note)
+	} else if !lr.Converged {
+		res.Notes = append(res.Notes, "the domain classifier did not converge: "+lr.Note)
+	}
+	res.Propensity = lr.PredictProba(make([]float64, n), xs)
+
+	positive := make([]bool, n)
+	for i, v := range y {
+		positive[i] = v == Target
+	}
+	if res.AUC, err = stats.AUC(res.Propensity, positive, nil); err != nil {
+		return nil, fmt.Errorf("overlap: AUC: %w", err)
+	}
+	if cfg.folds > 0 {
+		if res.CrossFitAUC, err = crossFit(res.cols, y, positive, cfg); err != nil {
+			return nil, err
+		}
+		res.CrossFitFolds = cfg.folds
+	}
+
+	res.InBand = make([]bool, n)
+	for i, p := range res.Propensity {
+		if band.Contains(p) {
+			res.InBand[i] = true
+			if y[i] == Target {
+				res.NTargetInBand++
+			} else {
+				res.NSourceInBand++
+			}
+		}
+	}
+	res.Coverage = float64(res.NTargetInBand) / float64(res.NTarget)
+	res.SourceCoverage = float64(res.NSourceInBand) / float64(res.NSource)
+
+	res.propensitySummaries()
+	for j := range d {
+		if err := res.compareFeature(j); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func isConstant(x []float64) bool {
+	for _, v := range x[1:] {
+		if v != x[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func standardize(x *mat.Dense, mean, scale []float64) {
+	raw := x.RawMatrix()
+	for i := range raw.Rows {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+		for j := range row {
+			row[j] = (row[j] - mean[j]) / scale[j]
+		}
+	}
+}
+
+// split returns the values of col in each domain, keeping only in-band rows
+// when inBand is set.
+func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
+	src = make([]float64, 0, r.NSource)
+	tgt = make([]float64, 0, r.NTarget)
+	for i, v := range col {
+		if band != nil && !band.Contains(r.Propensity[i]) {
+			continue
+		}
+		if r.y[i] == Target {
+			tgt = append(tgt, v)
+		} else {
+			src = append(src, v)
+		}
+	}
+	return src, tgt
+}
+
+func (r *Result) compareFeature(j int) error {
+	f := &r.KS[j]
+	src, tgt := r.split(r.cols[j], nil)
+	f.SMD, f.VarianceRatio = stats.SMD(tgt, src), stats.VarianceRatio(tgt, src)
+	slices.Sort(src)
+	slices.Sort(tgt)
+	var err error
+	if f.All, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
+		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
+	}
+	ks, smd, vr, note, err := r.inBandCompare(j, r.Band)
+	if err != nil {
+		return err
+	}
+	f.InBand, f.SMDInBand, f.VarRatioInBand, f.InBandNote = ks, smd, vr, note
+	return nil
+}
+
+// inBandCompare compares feature j on the jobs in band b.
+func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float64, note string, err error) {
+	src, tgt := r.split(r.cols[j], &b)
+	if len(src) == 0 || len(tgt) == 0 {
+		return stats.KSResult{Statistic: math.NaN(), PValue: math.NaN(), Location: math.NaN()}, math.NaN(), math.NaN(),
+			fmt.Sprintf("no in-band comparison: %d source and %d target jobs in %v", len(src), len(tgt), b), nil
+	}
+	smd, vr = stats.SMD(tgt, src), stats.VarianceRatio(tgt, src)
+	slices.Sort(src)
+	slices.Sort(tgt)
+	ks, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method)
+	if err != nil {
+		return ks, smd, vr, "", fmt.Errorf("overlap: in-band KS of feature %q: %w", r.Features[j], err)
+	}
+	return ks, smd, vr, "", nil
+}
+
+// propensitySummaries fills the quantiles, histograms and ESS.
+func (r *Result) propensitySummaries() {
+	src, tgt := r.split(r.Propensity, nil)
+	slices.Sort(src)
+	slices.Sort(tgt)
+	r.QuantileLevels = slices.Clone(r.cfg.levels)
+	r.SourceQuantiles = make([]float64, len(r.QuantileLevels))
+	r.TargetQuantiles = make([]float64, len(r.QuantileLevels))
+	for k, q := range r.QuantileLevels {
+		r.SourceQuantiles[k] = stats.Quantile(src, q)
+		r.TargetQuantiles[k] = stats.Quantile(tgt, q)
+	}
+	bins := r.cfg.bins
+	r.HistEdges = make([]float64, bins+1)
+	for k := range r.HistEdges {
+		r.HistEdges[k] = float64(k) / float64(bins)
+	}
+	r.SourceHist = histogram(src, bins)
+	r.TargetHist = histogram(tgt, bins)
+
+	w := make([]float64, 0, r.NSource)
+	wIn := make([]float64, 0, r.NSourceInBand)
+	for i, p := range r.Propensity {
+		if r.y[i] != Source {
+			continue
+		}
+		o := p / (1 - p)
+		w = append(w, o)
+		if r.InBand[i] {
+			wIn = append(wIn, o)
+		}
+	}
+	r.ESS = stats.KishESS(w)
+	if len(wIn) > 0 {
+		r.ESSInBand = stats.KishESS(wIn)
+	}
+}
+
+// histogram counts p in bins equal-width bins on [0,1], last bin closed.
+func histogram(p []float64, bins int) []int {
+	h := make([]int, bins)
+	for _, v := range p {
+		k := int(v * float64(bins))
+		k = max(0, min(k, bins-1))
+		h[k]++
+	}
+	return h
+}
+
+// crossFit returns the out-of-fold AUC of k-fold cross-fitting.
+func crossFit(cols [][]float64, y []int, positive []bool, cfg config) (float64, error) {
+	n, d := len(y), len(cols)
+	perm := rand.New(rand.NewPCG(cfg.seed, 0x6f7665726c6170)).Perm(n)
+	fold := make([]int, n)
+	for k, i := range perm {
+		fold[i] = k % cfg.folds
+	}
+	oof := make([]float64, n)
+	for f := range cfg.folds {
+		var trainIdx, testIdx []int
+		for i := range n {
+			if fold[i] == f {
+				testIdx = append(testIdx, i)
+			} else {
+				trainIdx = append(trainIdx, i)
+			}
+		}
+		build := func(idx []int) (*mat.Dense, []int) {
+			x := mat.NewDense(len(idx), d, nil)
+			yy := make([]int, len(idx))
+			for r, i := range idx {
+				for j := range d {
+					x.Set(r, j, cols[j][i])
+				}
+				yy[r] = y[i]
+			}
+			return x, yy
+		}
+		xTrain, yTrain := build(trainIdx)
+		xTest, _ := build(testIdx)
+		std, err := stats.FitStandardizer(xTrain)
+		if err != nil {
+			return math.NaN(), fmt.Errorf("overlap: cross-fit fold %d: %w", f, err)
+		}
+		standardize(xTrain, std.Mean, std.Scale)
+		standardize(xTest, std.Mean, std.Scale)
+		lr, err := stats.LogisticRegression(xTrain, yTrain, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw})
+		if err != nil {
+			return math.NaN(), fmt.Errorf("overlap: cross-fit fold %d: %w", f, err)
+		}
+		p := lr.PredictProba(nil, xTest)
+		for r, i := range testIdx {
+			oof[i] = p[r]
+		}
+	}
+	auc, err := stats.AUC(oof, positive, nil)
+	if err != nil {
+		return math.NaN(), fmt.Errorf("overlap: cross-fitted AUC: %w", err)
+	}
+	return auc, nil
+}

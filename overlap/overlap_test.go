@@ -1,0 +1,362 @@
+package overlap
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/crosscluster/crosscluster/stats"
+)
+
+// shifted returns n source and n target rows of d Gaussian features, the
+// target's first feature shifted by shift.
+func shifted(n, d int, shift float64, seed uint64) (*mat.Dense, []int) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := mat.NewDense(2*n, d, nil)
+	y := make([]int, 2*n)
+	for i := range 2 * n {
+		if i >= n {
+			y[i] = Target
+		}
+		for j := range d {
+			v := rng.NormFloat64()
+			if j == 0 && y[i] == Target {
+				v += shift
+			}
+			x.Set(i, j, v)
+		}
+	}
+	return x, y
+}
+
+func TestFitBadInput(t *testing.T) {
+	x, y := shifted(50, 3, 0.5, 1)
+	withNaN := mat.DenseCopyOf(x)
+	withNaN.Set(7, 2, math.NaN())
+	withInf := mat.DenseCopyOf(x)
+	withInf.Set(60, 1, math.Inf(-1))
+	badY := slices.Clone(y)
+	badY[9] = 2
+	oneDomain := make([]int, len(y))
+
+	cases := []struct {
+		name    string
+		x       mat.Matrix
+		y       []int
+		band    Band
+		want    error
+		inError string // the error must name the place
+		result  bool   // a partial Result comes back with the error
+	}{
+		{"NaN feature", withNaN, y, Band{0.2, 0.8}, ErrNonFinite, `row 7 feature "c"`, false},
+		{"Inf feature", withInf, y, Band{0.2, 0.8}, ErrNonFinite, `row 60 feature "b"`, false},
+		{"label 2", x, badY, Band{0.2, 0.8}, ErrLabel, "row 9", false},
+		{"single domain", x, oneDomain, Band{0.2, 0.8}, ErrEmptyDomain, "target", true},
+		{"lo >= hi", x, y, Band{0.8, 0.2}, ErrBand, "[0.8,0.2]", false},
+		{"lo == hi", x, y, Band{0.5, 0.5}, ErrBand, "[0.5,0.5]", false},
+		{"lo < 0", x, y, Band{-0.1, 0.9}, ErrBand, "", false},
+		{"hi > 1", x, y, Band{0.1, 1.5}, ErrBand, "", false},
+		{"NaN band", x, y, Band{math.NaN(), 0.9}, ErrBand, "", false},
+		{"zero rows", &mat.Dense{}, nil, Band{0.2, 0.8}, ErrEmpty, "0 rows", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var opts []Option
+			if r, d := c.x.Dims(); r > 0 && d == 3 {
+				opts = append(opts, WithFeatureNames("a", "b", "c"))
+			}
+			res, err := Fit(c.x, c.y, c.band, opts...)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("error %v, want %v", err, c.want)
+			}
+			if !strings.Contains(err.Error(), c.inError) {
+				t.Errorf("error %q does not name %q", err, c.inError)
+			}
+			if (res != nil) != c.result {
+				t.Fatalf("result %v, want one: %v", res, c.result)
+			}
+			if res != nil {
+				var md bytes.Buffer
+				if err := res.WriteMarkdown(&md, Meta{Source: "s", Target: "t", Regime: "proxy"}); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(md.String(), "Note: ") || !strings.Contains(md.String(), "AUC: n/a") {
+					t.Errorf("empty report lacks a note or n/a AUC:\n%s", md.String())
+				}
+				if _, err := res.Sweep(); !errors.Is(err, ErrEmptyDomain) {
+					t.Errorf("Sweep on an unfitted result: %v", err)
+				}
+				res.Plot(Source, "s") // no panic
+			}
+		})
+	}
+}
+
+func TestFitImpute(t *testing.T) {
+	x, y := shifted(40, 2, 1, 2)
+	x.Set(3, 1, math.NaN())
+	x.Set(50, 1, math.Inf(1))
+	before := mat.DenseCopyOf(x)
+	res, err := Fit(x, y, Band{0.1, 0.9}, WithImpute())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.KS[1].Imputed != 2 || res.KS[0].Imputed != 0 {
+		t.Errorf("imputed counts %d %d, want 0 2", res.KS[0].Imputed, res.KS[1].Imputed)
+	}
+	col := mat.Col(nil, 1, before)
+	finite := slices.DeleteFunc(col, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
+	med := stats.Median(finite)
+	if res.cols[1][3] != med || res.cols[1][50] != med {
+		t.Errorf("imputed values %v %v, want the median %v", res.cols[1][3], res.cols[1][50], med)
+	}
+	if !math.IsNaN(x.At(3, 1)) || !math.IsInf(x.At(50, 1), 1) {
+		t.Error("Fit modified X")
+	}
+}
+
+func TestFitConstantFeature(t *testing.T) {
+	x, y := shifted(60, 2, 0.8, 3)
+	for i := range len(y) {
+		x.Set(i, 1, 4)
+	}
+	res, err := Fit(x, y, Band{0.2, 0.8}, WithFeatureNames("moving", "constant"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.KS[1].All.Statistic != 0 || res.KS[1].All.PValue != 1 {
+		t.Errorf("constant feature KS = %+v, want D 0 and p 1", res.KS[1].All)
+	}
+	if res.Solver.Coef[1] != 0 {
+		t.Errorf("constant feature coefficient %v, want 0", res.Solver.Coef[1])
+	}
+	if !slices.ContainsFunc(res.Notes, func(s string) bool { return strings.Contains(s, `"constant" is constant`) }) {
+		t.Errorf("no note on the constant feature: %q", res.Notes)
+	}
+}
+
+func TestFitSeparable(t *testing.T) {
+	x, y := shifted(50, 2, 0, 4)
+	for i := range len(y) {
+		v := -5.0
+		if y[i] == Target {
+			v = 5
+		}
+		x.Set(i, 0, v+0.1*x.At(i, 0))
+	}
+	res, err := Fit(x, y, Band{0.2, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.AUC != 1 || res.Coverage != 0 || res.NTargetInBand != 0 {
+		t.Errorf("separable: AUC %v, coverage %v (%d in band); want 1, 0", res.AUC, res.Coverage, res.NTargetInBand)
+	}
+	if !res.Solver.Separable || !slices.ContainsFunc(res.Notes, func(s string) bool { return strings.Contains(s, "separable") }) {
+		t.Errorf("separable data without a note: %+v, %q", res.Solver, res.Notes)
+	}
+	for _, f := range res.KS {
+		if f.InBandNote == "" {
+			t.Errorf("feature %s: empty band without a note", f.Name)
+		}
+	}
+	var md bytes.Buffer
+	if err := res.WriteMarkdown(&md, Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "0.0000 (n=0 of 50)") {
+		t.Errorf("markdown coverage:\n%s", md.String())
+	}
+}
+
+func TestFitDoesNotModifyInputs(t *testing.T) {
+	x, y := shifted(30, 3, 0.3, 5)
+	xc, yc := mat.DenseCopyOf(x), slices.Clone(y)
+	if _, err := Fit(x, y, Band{0.2, 0.8}, WithCrossFit(3, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(x, xc) || !slices.Equal(y, yc) {
+		t.Error("Fit modified its inputs")
+	}
+}
+
+func TestFitPanics(t *testing.T) {
+	x, y := shifted(5, 2, 0, 6)
+	for name, f := range map[string]func(){
+		"len(y)":     func() { Fit(x, y[1:], Band{0.2, 0.8}) },
+		"names":      func() { Fit(x, y, Band{0.2, 0.8}, WithFeatureNames("one")) },
+		"folds":      func() { WithCrossFit(1, 0) },
+		"C":          func() { WithC(0) },
+		"bins":       func() { WithBins(0) },
+		"mask":       func() { Rows(nil, x, []bool{true}) },
+		"bad domain": func() { (&Result{}).Mask(2) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
+		})
+	}
+}
+
+func TestSweepMasksAndCrossFit(t *testing.T) {
+	x, y := shifted(300, 3, 1, 7)
+	res, err := Fit(x, y, Band{0.2, 0.8}, WithCrossFit(5, 42))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := res.Sweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("%d sweep rows, want 3", len(rows))
+	}
+	last := rows[2] // [0.2, 0.8], the fitted band
+	if last.Band != res.Band || last.NTargetInBand != res.NTargetInBand || last.NSourceInBand != res.NSourceInBand {
+		t.Errorf("sweep row %+v disagrees with the fit (%d, %d)", last.Band, res.NTargetInBand, res.NSourceInBand)
+	}
+	for j := range res.KS {
+		if last.KS[j] != res.KS[j].InBand {
+			t.Errorf("feature %d: sweep KS %+v, fit %+v", j, last.KS[j], res.KS[j].InBand)
+		}
+	}
+	if !(rows[0].NTargetInBand >= rows[1].NTargetInBand && rows[1].NTargetInBand >= rows[2].NTargetInBand) {
+		t.Error("wider bands cover fewer target jobs")
+	}
+	if _, err := res.Sweep(Band{0.9, 0.1}); !errors.Is(err, ErrBand) {
+		t.Errorf("invalid sweep band: %v", err)
+	}
+
+	mask := res.Mask(Target)
+	in := Rows(nil, x, mask)
+	if r, _ := in.Dims(); r != res.NTargetInBand {
+		t.Errorf("Rows gave %d target rows, want %d", r, res.NTargetInBand)
+	}
+	for k, i := range Indices(mask) {
+		if y[i] != Target || !res.InBand[i] || in.At(k, 0) != x.At(i, 0) {
+			t.Fatalf("masked row %d (row %d of X) is wrong", k, i)
+		}
+	}
+
+	// Cross-fitting is reproducible and, out of fold, slightly below the
+	// in-sample AUC on this well-specified model.
+	again, err := Fit(x, y, Band{0.2, 0.8}, WithCrossFit(5, 42))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.CrossFitAUC != res.CrossFitAUC || res.CrossFitFolds != 5 {
+		t.Errorf("cross-fit AUC %v then %v", res.CrossFitAUC, again.CrossFitAUC)
+	}
+	if !(res.CrossFitAUC > 0.6 && res.CrossFitAUC <= res.AUC+0.01) {
+		t.Errorf("cross-fit AUC %v against in-sample %v", res.CrossFitAUC, res.AUC)
+	}
+	if len(res.Propensity) != len(y) || res.SourceHist == nil || sum(res.SourceHist) != res.NSource || sum(res.TargetHist) != res.NTarget {
+		t.Error("histograms do not count every job")
+	}
+	if !(res.ESS > 0 && res.ESS <= float64(res.NSource)) {
+		t.Errorf("Kish ESS %v outside (0, %d]", res.ESS, res.NSource)
+	}
+}
+
+func sum(h []int) int {
+	s := 0
+	for _, v := range h {
+		s += v
+	}
+	return s
+}
+
+func TestReports(t *testing.T) {
+	x, y := shifted(200, 2, 0.7, 8)
+	res, err := Fit(x, y, Band{0.1, 0.9}, WithFeatureNames("ncores", "runtime_sec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := Meta{Experiment: "E1", Source: "anvil", Target: "conte", Regime: "authoritative", FeatureSet: "safe"}
+	var md bytes.Buffer
+	if err := res.WriteMarkdown(&md, meta); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"- Regime definition: authoritative\n",
+		"- Feature set: safe (ncores, runtime_sec)\n",
+		"- Band: [0.1,0.9]\n",
+		"- Domain classifier AUC: ",
+		"- Target overlap coverage: ",
+		"| feature | KS D (all) | p (all) | KS D (in band) | p (in band) |\n",
+		"| ncores | ",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+
+	var js bytes.Buffer
+	if err := res.WriteJSON(&js, meta); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.NTargetInBand != res.NTargetInBand || *back.AUC != res.AUC || len(back.KS) != 2 || back.Regime != "authoritative" {
+		t.Errorf("JSON round trip: %+v", back)
+	}
+
+	var log Log
+	var file bytes.Buffer
+	if err := log.Append(&file, res.Entry(meta)); err != nil {
+		t.Fatal(err)
+	}
+	meta.Experiment = "E2"
+	if err := log.Append(&file, Entry{Exp: "E2", Source: "a", Target: "b", FeatureSet: "all", Band: Band{0.2, 0.8}, AUC: -1, Coverage: -1}); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadLog(&file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(log.Entries, read.Entries); d != "" {
+		t.Errorf("log round trip (-want +got):\n%s", d)
+	}
+	var table bytes.Buffer
+	if err := read.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(table.String()), "\n")
+	wantRow := "| E1 | anvil→conte | safe | [0.1,0.9] | " + num(res.AUC, 4) + " | " + coverageText(res.Coverage, res.NTargetInBand, res.NTarget) + " |"
+	if len(lines) != 4 || lines[0] != "| EXP | Source→Target | Feature set | Band | AUC | Coverage |" || lines[2] != wantRow ||
+		lines[3] != "| E2 | a→b | all | [0.2,0.8] | n/a | n/a (n=0 of 0) |" {
+		t.Errorf("table:\n%s\nwant row %s", table.String(), wantRow)
+	}
+	if _, err := ReadLog(strings.NewReader("{\"exp\":\"E1\"}\nnot json\n")); !errors.Is(err, ErrLog) || !strings.Contains(err.Error(), " 2:") {
+		t.Errorf("bad log line: %v", err)
+	}
+
+	for _, d := range []int{Source, Target} {
+		var img bytes.Buffer
+		if err := res.WritePNG(&img, d, "anvil", 4*vg.Inch, 3*vg.Inch); err != nil {
+			t.Fatal(err)
+		}
+		m, err := png.Decode(&img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := m.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+			t.Errorf("PNG is %v", b)
+		}
+	}
+}

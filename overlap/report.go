@@ -1,0 +1,269 @@
+package overlap
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Meta describes an experiment for its report and log row.
+type Meta struct {
+	// Experiment is the log's EXP identifier, e.g. "E1".
+	Experiment string
+	// Source and Target name the two clusters (or months).
+	Source, Target string
+	// Regime is the regime definition: "proxy" or "authoritative"
+	// (regime.Definition gives it from labelled jobs).
+	Regime string
+	// FeatureSet names the feature set, e.g. "safe".
+	FeatureSet string
+}
+
+// coverageText formats "v (n=k of N)".
+func coverageText(v float64, k, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("n/a (n=0 of 0)")
+	}
+	return fmt.Sprintf("%.4f (n=%d of %d)", v, k, n)
+}
+
+func num(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+func pval(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// WriteMarkdown writes the report block a reviewer asks for: regime
+// definition, feature set, band, domain classifier AUC, target overlap
+// coverage "v (n=k of N)" and the KS table (statistic and p-value per
+// feature, all jobs and in-band jobs), followed by the notes, if any. A
+// Result from an empty domain gives the same block with n/a values.
+func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "### Overlap: %s → %s\n\n", m.Source, m.Target)
+	fmt.Fprintf(bw, "- Regime definition: %s\n", m.Regime)
+	fs := m.FeatureSet
+	if fs == "" {
+		fs = "features"
+	}
+	fmt.Fprintf(bw, "- Feature set: %s (%s)\n", fs, strings.Join(r.Features, ", "))
+	fmt.Fprintf(bw, "- Band: %v\n", r.Band)
+	fmt.Fprintf(bw, "- Domain classifier AUC: %s\n", num(r.AUC, 4))
+	fmt.Fprintf(bw, "- Target overlap coverage: %s\n\n", coverageText(r.Coverage, r.NTargetInBand, r.NTarget))
+	fmt.Fprintf(bw, "| feature | KS D (all) | p (all) | KS D (in band) | p (in band) |\n")
+	fmt.Fprintf(bw, "|---|---|---|---|---|\n")
+	for _, f := range r.KS {
+		all, in := f.All, f.InBand
+		if r.Propensity == nil {
+			all.Statistic, all.PValue, in.Statistic, in.PValue = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		}
+		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", f.Name, num(all.Statistic, 4), pval(all.PValue), num(in.Statistic, 4), pval(in.PValue))
+	}
+	if len(r.KS) == 0 {
+		for _, name := range r.Features {
+			fmt.Fprintf(bw, "| %s | n/a | n/a | n/a | n/a |\n", name)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(bw, "\nNote: %s\n", n)
+	}
+	return bw.Flush()
+}
+
+// Report is the JSON form of a Result: the summary without per-row arrays.
+type Report struct {
+	Experiment      string        `json:"experiment,omitempty"`
+	Source          string        `json:"source"`
+	Target          string        `json:"target"`
+	Regime          string        `json:"regime_definition"`
+	FeatureSet      string        `json:"feature_set"`
+	Features        []string      `json:"features"`
+	Band            [2]float64    `json:"band"`
+	AUC             *float64      `json:"auc"`
+	CrossFitAUC     *float64      `json:"crossfit_auc,omitempty"`
+	CrossFitFolds   int           `json:"crossfit_folds,omitempty"`
+	Coverage        *float64      `json:"target_coverage"`
+	SourceCoverage  *float64      `json:"source_coverage"`
+	NSource         int           `json:"n_source"`
+	NTarget         int           `json:"n_target"`
+	NSourceInBand   int           `json:"n_source_in_band"`
+	NTargetInBand   int           `json:"n_target_in_band"`
+	KS              []FeatureJSON `json:"features_ks"`
+	QuantileLevels  []float64     `json:"quantile_levels"`
+	SourceQuantiles []float64     `json:"source_propensity_quantiles"`
+	TargetQuantiles []float64     `json:"target_propensity_quantiles"`
+	HistEdges       []float64     `json:"hist_edges"`
+	SourceHist      []int         `json:"source_hist"`
+	TargetHist      []int         `json:"target_hist"`
+	ESS             *float64      `json:"kish_ess_source_odds"`
+	ESSInBand       *float64      `json:"kish_ess_source_odds_in_band"`
+	Solver          Solver        `json:"solver"`
+	Notes           []string      `json:"notes,omitempty"`
+}
+
+// FeatureJSON is one feature's comparison in a Report. Non-finite numbers
+// are null.
+type FeatureJSON struct {
+	Name           string   `json:"name"`
+	KSAll          *float64 `json:"ks_all"`
+	PAll           *float64 `json:"p_all"`
+	MethodAll      string   `json:"method_all"`
+	KSInBand       *float64 `json:"ks_in_band"`
+	PInBand        *float64 `json:"p_in_band"`
+	SMD            *float64 `json:"smd"`
+	VarianceRatio  *float64 `json:"variance_ratio"`
+	SMDInBand      *float64 `json:"smd_in_band"`
+	VarRatioInBand *float64 `json:"variance_ratio_in_band"`
+	InBandNote     string   `json:"in_band_note,omitempty"`
+	ImputedValues  int      `json:"imputed_values,omitempty"`
+}
+
+// fp returns a pointer to v, or nil when v is not finite (JSON has no NaN).
+func fp(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Report returns the JSON form of the result.
+func (r *Result) Report(m Meta) Report {
+	rep := Report{Experiment: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, FeatureSet: m.FeatureSet,
+		Features: r.Features, Band: [2]float64{r.Band.Lo, r.Band.Hi}, AUC: fp(r.AUC), Coverage: fp(r.Coverage),
+		SourceCoverage: fp(r.SourceCoverage), NSource: r.NSource, NTarget: r.NTarget,
+		NSourceInBand: r.NSourceInBand, NTargetInBand: r.NTargetInBand, QuantileLevels: r.QuantileLevels,
+		SourceQuantiles: r.SourceQuantiles, TargetQuantiles: r.TargetQuantiles, HistEdges: r.HistEdges,
+		SourceHist: r.SourceHist, TargetHist: r.TargetHist, ESS: fp(r.ESS), ESSInBand: fp(r.ESSInBand),
+		Solver: r.Solver, Notes: r.Notes}
+	if r.CrossFitFolds > 0 {
+		rep.CrossFitAUC, rep.CrossFitFolds = fp(r.CrossFitAUC), r.CrossFitFolds
+	}
+	if math.IsNaN(rep.Solver.GradNorm) || math.IsInf(rep.Solver.GradNorm, 0) {
+		rep.Solver.GradNorm = -1
+	}
+	rep.KS = make([]FeatureJSON, 0, len(r.KS))
+	if r.Propensity != nil {
+		for _, f := range r.KS {
+			rep.KS = append(rep.KS, FeatureJSON{Name: f.Name, KSAll: fp(f.All.Statistic), PAll: fp(f.All.PValue),
+				MethodAll: f.All.Method.String(), KSInBand: fp(f.InBand.Statistic), PInBand: fp(f.InBand.PValue),
+				SMD: fp(f.SMD), VarianceRatio: fp(f.VarianceRatio), SMDInBand: fp(f.SMDInBand),
+				VarRatioInBand: fp(f.VarRatioInBand), InBandNote: f.InBandNote, ImputedValues: f.Imputed})
+		}
+	}
+	return rep
+}
+
+// WriteJSON writes the Report as indented JSON.
+func (r *Result) WriteJSON(w io.Writer, m Meta) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.Report(m))
+}
+
+// Entry is one row of the experiment log.
+type Entry struct {
+	Exp        string  `json:"exp"`
+	Source     string  `json:"source"`
+	Target     string  `json:"target"`
+	FeatureSet string  `json:"feature_set"`
+	Band       Band    `json:"band"`
+	AUC        float64 `json:"auc"`
+	Coverage   float64 `json:"coverage"`
+	NInBand    int     `json:"n_target_in_band"`
+	NTarget    int     `json:"n_target"`
+}
+
+// Entry returns the log row of the result. Non-finite AUC or coverage (an
+// empty domain) are recorded as -1.
+func (r *Result) Entry(m Meta) Entry {
+	fin := func(v float64) float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return -1
+		}
+		return v
+	}
+	return Entry{Exp: m.Experiment, Source: m.Source, Target: m.Target, FeatureSet: m.FeatureSet, Band: r.Band,
+		AUC: fin(r.AUC), Coverage: fin(r.Coverage), NInBand: r.NTargetInBand, NTarget: r.NTarget}
+}
+
+// Log is an experiment log: entries stored one JSON object per line, so a
+// run appends a line to the file without rewriting it.
+type Log struct {
+	Entries []Entry
+}
+
+// ErrLog: a log line is not a valid entry.
+var ErrLog = errors.New("overlap: bad experiment log line")
+
+// ReadLog reads a log written by Append. Blank lines are skipped; a bad
+// line is an error wrapping ErrLog that names its line number.
+func ReadLog(r io.Reader) (*Log, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	l := &Log{}
+	line := 0
+	for sc.Scan() {
+		line++
+		b := strings.TrimSpace(sc.Text())
+		if b == "" {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal([]byte(b), &e); err != nil {
+			return nil, fmt.Errorf("%w %d: %w", ErrLog, line, err)
+		}
+		l.Entries = append(l.Entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w %d: %w", ErrLog, line+1, err)
+	}
+	return l, nil
+}
+
+// Append adds e to the log and writes it as one JSON line to w (typically
+// the log file opened with os.O_APPEND); a nil w only adds it in memory.
+func (l *Log) Append(w io.Writer, e Entry) error {
+	l.Entries = append(l.Entries, e)
+	if w == nil {
+		return nil
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// WriteTable renders the log as the Markdown table
+// | EXP | Source→Target | Feature set | Band | AUC | Coverage |
+// with AUC at 4 decimals and coverage as "v (n=k of N)".
+func (l *Log) WriteTable(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "| EXP | Source→Target | Feature set | Band | AUC | Coverage |")
+	fmt.Fprintln(bw, "|---|---|---|---|---|---|")
+	for _, e := range l.Entries {
+		auc := num(e.AUC, 4)
+		cov := coverageText(e.Coverage, e.NInBand, e.NTarget)
+		if e.AUC < 0 {
+			auc = "n/a"
+		}
+		if e.Coverage < 0 {
+			cov = fmt.Sprintf("n/a (n=%d of %d)", e.NInBand, e.NTarget)
+		}
+		fmt.Fprintf(bw, "| %s | %s→%s | %s | %v | %s | %s |\n", e.Exp, e.Source, e.Target, e.FeatureSet, e.Band, auc, cov)
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,203 @@
+package regime
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FRESCO telemetry column names read by ReadCSV and ReadParquet. Columns
+// named value_<metric> are metrics; other columns are ignored. Only jid is
+// required. A "cluster" column, when present and non-empty, overrides the
+// cluster name given to the reader.
+const (
+	colJob       = "jid"
+	colCluster   = "cluster"
+	colTime      = "time"
+	colSubmit    = "submit_time"
+	colStart     = "start_time"
+	colEnd       = "end_time"
+	colTimelimit = "timelimit"
+	colNHosts    = "nhosts"
+	colNCores    = "ncores"
+	colAccount   = "account"
+	colQueue     = "queue"
+	colHost      = "host"
+	colExit      = "exitcode"
+	colUser      = "username"
+	valuePrefix  = "value_"
+)
+
+// layouts are the timestamp layouts readers accept, tried in order.
+var layouts = [...]string{
+	time.RFC3339Nano,
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999",
+	"01/02/2006 15:04:05",
+	"2006-01-02",
+}
+
+// parseTime parses a timestamp; text without a zone is read as UTC (naive).
+// Empty, "NaN", "NaT", "NA" and "null" are missing (zero time). A plain
+// number is Unix seconds.
+func parseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if isMissing(s) {
+		return time.Time{}, nil
+	}
+	for _, l := range layouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, nil
+		}
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && math.Abs(f) < 1e11 {
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(frac*1e9)).UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%w: timestamp %q", ErrBadValue, s)
+}
+
+func isMissing(s string) bool {
+	switch s {
+	case "", "NaN", "nan", "NaT", "NA", "N/A", "null", "NULL", "None":
+		return true
+	}
+	return false
+}
+
+// parseNumber parses a number; missing text is NaN.
+func parseNumber(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if isMissing(s) {
+		return math.NaN(), nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return math.NaN(), fmt.Errorf("%w: number %q", ErrBadValue, s)
+	}
+	return f, nil
+}
+
+// columns maps header names to field indices.
+type columns struct {
+	idx     map[string]int
+	metrics []string
+	mcols   []int
+}
+
+func newColumns(header []string) (*columns, error) {
+	c := &columns{idx: make(map[string]int, len(header))}
+	for i, h := range header {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if _, dup := c.idx[h]; dup {
+			return nil, fmt.Errorf("%w: duplicate column %q", ErrBadValue, h)
+		}
+		c.idx[h] = i
+		if m, ok := strings.CutPrefix(h, valuePrefix); ok && m != "" {
+			c.metrics = append(c.metrics, m)
+			c.mcols = append(c.mcols, i)
+		}
+	}
+	if _, ok := c.idx[colJob]; !ok {
+		return nil, fmt.Errorf("%w %q", ErrMissingColumn, colJob)
+	}
+	return c, nil
+}
+
+// ReadCSV reads a FRESCO-style telemetry CSV (one row per job, host and
+// sample, or one row per job) into a Table. file names the input in errors;
+// cluster is the cluster of rows without a cluster column. Every data
+// problem is a *ParseError naming file, line and column.
+func ReadCSV(r io.Reader, file, cluster string) (*Table, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: empty file, no header", ErrMissingColumn)
+		}
+		return nil, csvError(file, err)
+	}
+	cols, err := newColumns(header)
+	if err != nil {
+		return nil, &ParseError{File: file, Line: 1, Err: err}
+	}
+	t := &Table{Metrics: cols.metrics}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return t, nil
+		}
+		if err != nil {
+			return nil, csvError(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		row, col, err := cols.row(func(i int) string { return rec[i] }, cluster)
+		if err != nil {
+			return nil, &ParseError{File: file, Line: line, Column: col, Err: err}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+}
+
+func csvError(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &ParseError{File: file, Line: pe.Line, Err: fmt.Errorf("%w: %w", ErrBadValue, pe.Err)}
+	}
+	return &ParseError{File: file, Err: err}
+}
+
+// row builds a Row from the fields get returns; it reports the column of
+// the first bad field.
+func (c *columns) row(get func(int) string, cluster string) (Row, string, error) {
+	str := func(name string) string {
+		if i, ok := c.idx[name]; ok {
+			return strings.TrimSpace(get(i))
+		}
+		return ""
+	}
+	r := Row{JobID: str(colJob), Cluster: cluster, Queue: str(colQueue), Host: str(colHost),
+		User: str(colUser), Account: str(colAccount), ExitCode: str(colExit)}
+	if s := str(colCluster); s != "" {
+		r.Cluster = s
+	}
+	if r.JobID == "" {
+		return r, colJob, fmt.Errorf("%w: empty job id", ErrBadValue)
+	}
+	for _, tc := range []struct {
+		name string
+		dst  *time.Time
+	}{{colTime, &r.Time}, {colSubmit, &r.Submit}, {colStart, &r.Start}, {colEnd, &r.End}} {
+		t, err := parseTime(str(tc.name))
+		if err != nil {
+			return r, tc.name, err
+		}
+		*tc.dst = t
+	}
+	for _, nc := range []struct {
+		name string
+		dst  *float64
+	}{{colTimelimit, &r.Timelimit}, {colNHosts, &r.NHosts}, {colNCores, &r.NCores}} {
+		v, err := parseNumber(str(nc.name))
+		if err != nil {
+			return r, nc.name, err
+		}
+		*nc.dst = v
+	}
+	r.Values = make([]float64, len(c.mcols))
+	for k, i := range c.mcols {
+		v, err := parseNumber(get(i))
+		if err != nil {
+			return r, valuePrefix + c.metrics[k], err
+		}
+		r.Values[k] = v
+	}
+	return r, "", nil
+}

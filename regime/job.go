@@ -1,0 +1,343 @@
+package regime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Errors wrapped by this package's readers and feature builders.
+var (
+	// ErrMissingColumn: a required column is absent from a header.
+	ErrMissingColumn = errors.New("missing column")
+	// ErrBadValue: a field could not be parsed as its column's type.
+	ErrBadValue = errors.New("bad value")
+	// ErrUnknownFeature: a feature name is neither a job feature nor a
+	// value_<metric>_{cnt,sum,max} of a metric the jobs carry.
+	ErrUnknownFeature = errors.New("unknown feature")
+)
+
+// ParseError is a data problem in a job table, naming where it is. Line is
+// the 1-based line of a CSV file or the 1-based row of a Parquet file
+// (header not counted).
+type ParseError struct {
+	File   string
+	Line   int
+	Column string
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString("regime: ")
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteString(":")
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "%d:", e.Line)
+	}
+	if e.Column != "" {
+		fmt.Fprintf(&b, " column %q:", e.Column)
+	}
+	b.WriteString(" ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Row is one FRESCO-style telemetry row: a sample of one job on one host.
+// Missing times are the zero time; missing numbers are NaN.
+type Row struct {
+	JobID, Cluster, Queue, Host, User, Account, ExitCode string
+
+	Time, Submit, Start, End time.Time
+
+	// Timelimit is in the cluster's unit (see Units).
+	Timelimit      float64
+	NHosts, NCores float64
+
+	// Values holds the metric samples, aligned with Table.Metrics.
+	Values []float64
+}
+
+// Table is a set of telemetry rows read from one file.
+type Table struct {
+	// Metrics are the metric names, from the value_<name> columns.
+	Metrics []string
+	Rows    []Row
+}
+
+// Agg aggregates one metric over a job's rows: Cnt is the number of
+// non-missing samples, Sum their sum and Max their maximum; Sum and Max are
+// NaN when Cnt is 0.
+type Agg struct {
+	Cnt      int
+	Sum, Max float64
+}
+
+// Job is a job-level record. Missing times are the zero time; missing
+// numbers are NaN.
+type Job struct {
+	ID, Cluster, Partition, User, Account, ExitStatus string
+
+	Submit, Start, End time.Time
+
+	TimelimitSec   float64
+	NCores, NHosts float64
+
+	// Metrics maps a metric name (without "value_") to its aggregate.
+	Metrics map[string]Agg
+
+	Regime Label
+	Basis  Basis
+}
+
+// Units maps a cluster name to the number of seconds in one unit of its
+// timelimit column. Clusters it does not name use seconds.
+type Units map[string]float64
+
+// DefaultUnits returns the units of the FRESCO clusters: Stampede's
+// timelimit is in minutes (the FRESCO v3 builder multiplies it by 60);
+// the others are in seconds.
+func DefaultUnits() Units { return Units{"stampede": 60} }
+
+func (u Units) scale(cluster string) float64 {
+	if s, ok := u[cluster]; ok {
+		return s
+	}
+	return 1
+}
+
+// Aggregate builds one job per distinct (cluster, job ID) from telemetry
+// rows, in first-seen order: the earliest submit and start, the latest end,
+// the largest timelimit, host and core counts, the first non-empty queue,
+// user, account and exit code, and per metric the count, sum and maximum of
+// the non-missing samples. Timelimits are converted to seconds with units.
+// It does not modify t.
+func Aggregate(t *Table, units Units) []Job {
+	type key struct{ c, id string }
+	index := make(map[key]int)
+	var jobs []Job
+	for ri := range t.Rows {
+		r := &t.Rows[ri]
+		k := key{r.Cluster, r.JobID}
+		i, ok := index[k]
+		if !ok {
+			i = len(jobs)
+			index[k] = i
+			j := Job{ID: r.JobID, Cluster: r.Cluster, TimelimitSec: math.NaN(), NCores: math.NaN(), NHosts: math.NaN(),
+				Metrics: make(map[string]Agg, len(t.Metrics))}
+			for _, m := range t.Metrics {
+				j.Metrics[m] = Agg{Sum: math.NaN(), Max: math.NaN()}
+			}
+			jobs = append(jobs, j)
+		}
+		j := &jobs[i]
+		j.Submit = minTime(j.Submit, r.Submit)
+		j.Start = minTime(j.Start, r.Start)
+		j.End = maxTime(j.End, r.End)
+		j.TimelimitSec = nanMax(j.TimelimitSec, r.Timelimit*units.scale(r.Cluster))
+		j.NHosts = nanMax(j.NHosts, r.NHosts)
+		j.NCores = nanMax(j.NCores, r.NCores)
+		firstNonEmpty(&j.Partition, r.Queue)
+		firstNonEmpty(&j.User, r.User)
+		firstNonEmpty(&j.Account, r.Account)
+		firstNonEmpty(&j.ExitStatus, r.ExitCode)
+		for mi, m := range t.Metrics {
+			if mi >= len(r.Values) {
+				break
+			}
+			v := r.Values[mi]
+			if math.IsNaN(v) {
+				continue
+			}
+			a := j.Metrics[m]
+			if a.Cnt == 0 {
+				a.Sum, a.Max = 0, v
+			}
+			a.Cnt++
+			a.Sum += v
+			a.Max = math.Max(a.Max, v)
+			j.Metrics[m] = a
+		}
+	}
+	return jobs
+}
+
+func firstNonEmpty(dst *string, s string) {
+	if *dst == "" {
+		*dst = s
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.After(a)) {
+		return b
+	}
+	return a
+}
+
+// nanMax is the larger of a and b, ignoring NaN.
+func nanMax(a, b float64) float64 {
+	if math.IsNaN(a) {
+		return b
+	}
+	if math.IsNaN(b) {
+		return a
+	}
+	return math.Max(a, b)
+}
+
+// JobFeatures are the job-level features every record has (possibly
+// missing), in the order SafeFeatures considers them.
+var jobFeatures = []string{"ncores", "nhosts", "timelimit_sec", "runtime_sec", "queue_time_sec", "runtime_fraction"}
+
+// JobFeatures returns the names of the job-level features: ncores, nhosts,
+// timelimit_sec, runtime_sec, queue_time_sec, runtime_fraction.
+func JobFeatures() []string { return append([]string(nil), jobFeatures...) }
+
+// Feature returns a job's feature by name, NaN when it is missing:
+//
+//	ncores, nhosts, timelimit_sec
+//	runtime_sec      = end - start
+//	queue_time_sec   = start - submit
+//	runtime_fraction = runtime_sec / timelimit_sec (NaN when timelimit_sec <= 0)
+//	value_<m>_cnt, value_<m>_sum, value_<m>_max for each metric m
+//
+// ok is false when the name is not a feature of this job.
+func (j *Job) Feature(name string) (v float64, ok bool) {
+	switch name {
+	case "ncores":
+		return j.NCores, true
+	case "nhosts":
+		return j.NHosts, true
+	case "timelimit_sec":
+		return j.TimelimitSec, true
+	case "runtime_sec":
+		return span(j.Start, j.End), true
+	case "queue_time_sec":
+		return span(j.Submit, j.Start), true
+	case "runtime_fraction":
+		if !(j.TimelimitSec > 0) {
+			return math.NaN(), true
+		}
+		return span(j.Start, j.End) / j.TimelimitSec, true
+	}
+	rest, found := strings.CutPrefix(name, "value_")
+	if !found {
+		return math.NaN(), false
+	}
+	i := strings.LastIndexByte(rest, '_')
+	if i < 0 {
+		return math.NaN(), false
+	}
+	a, has := j.Metrics[rest[:i]]
+	if !has {
+		return math.NaN(), false
+	}
+	switch rest[i+1:] {
+	case "cnt":
+		return float64(a.Cnt), true
+	case "sum":
+		return a.Sum, true
+	case "max":
+		return a.Max, true
+	}
+	return math.NaN(), false
+}
+
+func span(a, b time.Time) float64 {
+	if a.IsZero() || b.IsZero() {
+		return math.NaN()
+	}
+	return b.Sub(a).Seconds()
+}
+
+// Candidates returns the job features followed by value_<m>_{cnt,sum,max}
+// for every metric any of the jobs carries, metrics in sorted order.
+func Candidates(clusters ...[]Job) []string {
+	names := JobFeatures()
+	seen := make(map[string]bool)
+	var ms []string
+	for _, js := range clusters {
+		for i := range js {
+			for m := range js[i].Metrics {
+				if !seen[m] {
+					seen[m] = true
+					ms = append(ms, m)
+				}
+			}
+		}
+	}
+	slices.Sort(ms)
+	for _, m := range ms {
+		names = append(names, "value_"+m+"_cnt", "value_"+m+"_sum", "value_"+m+"_max")
+	}
+	return names
+}
+
+// SafeFeatures returns, in the order of candidates, the features with 0%
+// missingness in every cluster: defined (see Job.Feature), not NaN and not
+// ±Inf for every job of every cluster. An empty cluster makes no feature
+// safe. A nil candidates means Candidates(clusters...).
+func SafeFeatures(candidates []string, clusters ...[]Job) []string {
+	if candidates == nil {
+		candidates = Candidates(clusters...)
+	}
+	if len(clusters) == 0 {
+		return nil
+	}
+	var safe []string
+next:
+	for _, f := range candidates {
+		for _, js := range clusters {
+			if len(js) == 0 {
+				return nil
+			}
+			for i := range js {
+				v, ok := js[i].Feature(f)
+				if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+					continue next
+				}
+			}
+		}
+		safe = append(safe, f)
+	}
+	return safe
+}
+
+// Matrix returns the len(jobs)×len(features) matrix of the jobs' features.
+// Missing values are NaN. A name that is not a feature of some job is an
+// error wrapping ErrUnknownFeature that names the job.
+func Matrix(jobs []Job, features []string) (*mat.Dense, error) {
+	if len(jobs) == 0 || len(features) == 0 {
+		return &mat.Dense{}, nil
+	}
+	x := mat.NewDense(len(jobs), len(features), nil)
+	raw := x.RawMatrix()
+	for i := range jobs {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+len(features)]
+		for k, f := range features {
+			v, ok := jobs[i].Feature(f)
+			if !ok {
+				return nil, fmt.Errorf("regime: job %s (cluster %q): %w %q", jobs[i].ID, jobs[i].Cluster, ErrUnknownFeature, f)
+			}
+			row[k] = v
+		}
+	}
+	return x, nil
+}

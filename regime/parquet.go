@@ -1,0 +1,145 @@
+package regime
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// ReadParquet reads a FRESCO-style telemetry Parquet file of size bytes
+// into a Table, with the same columns as ReadCSV. Columns must be flat
+// (top-level, not repeated). Strings are BYTE_ARRAY; numbers any integer or
+// floating type; times are INT64 TIMESTAMP (any unit, as pandas and Arrow
+// write them), strings in a ReadCSV layout or plain Unix seconds. Nulls are
+// missing. Every data problem is a *ParseError naming file, row (1-based,
+// as Line) and column; a decoder panic on corrupt bytes is recovered and
+// returned as one.
+func ReadParquet(r io.ReaderAt, size int64, file, cluster string) (t *Table, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, &ParseError{File: file, Err: fmt.Errorf("%w: corrupt parquet: %v", ErrBadValue, p)}
+		}
+	}()
+	f, err := parquet.OpenFile(r, size)
+	if err != nil {
+		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
+	}
+	schema := f.Schema()
+	paths := schema.Columns()
+	header := make([]string, len(paths))
+	units := make([]time.Duration, len(paths)) // non-zero: timestamp column
+	for i, p := range paths {
+		if len(p) != 1 {
+			return nil, &ParseError{File: file, Column: strings.Join(p, "."), Err: fmt.Errorf("%w: nested column", ErrBadValue)}
+		}
+		header[i] = p[0]
+		leaf, ok := schema.Lookup(p...)
+		if !ok {
+			continue
+		}
+		if leaf.MaxRepetitionLevel > 0 {
+			return nil, &ParseError{File: file, Column: p[0], Err: fmt.Errorf("%w: repeated column", ErrBadValue)}
+		}
+		units[i] = timestampUnit(leaf.Node.Type())
+	}
+	cols, err := newColumns(header)
+	if err != nil {
+		return nil, &ParseError{File: file, Err: err}
+	}
+	t = &Table{Metrics: cols.metrics}
+	fields := make([]string, len(header))
+	buf := make([]parquet.Row, 256)
+	rowNum := 0
+	for _, rg := range f.RowGroups() {
+		rows := rg.Rows()
+		for {
+			n, rerr := rows.ReadRows(buf)
+			for _, row := range buf[:n] {
+				rowNum++
+				clear(fields)
+				for _, v := range row {
+					c := v.Column()
+					if c < 0 || c >= len(fields) {
+						continue
+					}
+					fields[c] = valueString(v, units[c])
+				}
+				tr, col, err := cols.row(func(i int) string { return fields[i] }, cluster)
+				if err != nil {
+					rows.Close()
+					return nil, &ParseError{File: file, Line: rowNum, Column: col, Err: err}
+				}
+				t.Rows = append(t.Rows, tr)
+			}
+			if errors.Is(rerr, io.EOF) {
+				break
+			}
+			if rerr != nil {
+				rows.Close()
+				return nil, &ParseError{File: file, Line: rowNum + 1, Err: fmt.Errorf("%w: %w", ErrBadValue, rerr)}
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, &ParseError{File: file, Err: err}
+		}
+	}
+	return t, nil
+}
+
+// timestampUnit returns the tick of an INT64 timestamp column, 0 otherwise.
+func timestampUnit(typ parquet.Type) time.Duration {
+	if typ == nil || typ.Kind() != parquet.Int64 {
+		return 0
+	}
+	if lt := typ.LogicalType(); lt != nil {
+		if ts, ok := lt.Value.(*format.TimestampType); ok && ts.Unit.Value != nil {
+			return ts.Unit.Value.Duration()
+		}
+	}
+	if ct := typ.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.TimestampMillis:
+			return time.Millisecond
+		case deprecated.TimestampMicros:
+			return time.Microsecond
+		}
+	}
+	return 0
+}
+
+// valueString renders a value as the text ReadCSV would have read.
+func valueString(v parquet.Value, unit time.Duration) string {
+	if v.IsNull() {
+		return ""
+	}
+	switch v.Kind() {
+	case parquet.Boolean:
+		if v.Boolean() {
+			return "1"
+		}
+		return "0"
+	case parquet.Int32:
+		return strconv.FormatInt(int64(v.Int32()), 10)
+	case parquet.Int64:
+		if unit != 0 {
+			ticks := v.Int64()
+			per := int64(time.Second / unit)
+			return time.Unix(ticks/per, (ticks%per)*int64(unit)).UTC().Format(time.RFC3339Nano)
+		}
+		return strconv.FormatInt(v.Int64(), 10)
+	case parquet.Float:
+		return strconv.FormatFloat(float64(v.Float()), 'g', -1, 32)
+	case parquet.Double:
+		return strconv.FormatFloat(v.Double(), 'g', -1, 64)
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return string(v.ByteArray())
+	}
+	return ""
+}

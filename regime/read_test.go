@@ -1,0 +1,301 @@
+package regime
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/parquet-go/parquet-go"
+)
+
+// frescoDir holds the Stampede accounting fixture (see its SOURCES.md).
+const frescoDir = "../../shared/testdata/fresco"
+
+const telemetryCSV = `time,submit_time,start_time,end_time,timelimit,nhosts,ncores,queue,host,jid,username,exitcode,cluster,value_gpu,value_memused
+2023-02-01 00:05:00,2023-02-01 00:00:00,2023-02-01 00:01:00,2023-02-01 01:01:00,7200,1,16,gpu,h1,J1,u1,COMPLETED,anvil,55,100.5
+2023-02-01 00:10:00,2023-02-01 00:00:00,2023-02-01 00:01:00,2023-02-01 01:01:00,7200,1,16,gpu,h1,J1,u1,COMPLETED,anvil,,120
+2023-02-01 00:10:00,2023-02-01T00:00:00Z,2023-02-01 00:02:00,2023-02-01 00:03:00,NaN,1,4,shared,h2,J2,u2,FAILED,,,
+`
+
+func TestReadCSV(t *testing.T) {
+	tab, err := ReadCSV(strings.NewReader(telemetryCSV), "t.csv", "fallback")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"gpu", "memused"}, tab.Metrics); d != "" {
+		t.Errorf("metrics (-want +got):\n%s", d)
+	}
+	if len(tab.Rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(tab.Rows))
+	}
+	if tab.Rows[2].Cluster != "fallback" || tab.Rows[0].Cluster != "anvil" {
+		t.Errorf("clusters %q %q", tab.Rows[0].Cluster, tab.Rows[2].Cluster)
+	}
+	if !math.IsNaN(tab.Rows[1].Values[0]) || !math.IsNaN(tab.Rows[2].Timelimit) {
+		t.Error("empty and NaN fields are not missing")
+	}
+	jobs := Aggregate(tab, nil)
+	if g := jobs[0].Metrics["gpu"]; g != (Agg{Cnt: 1, Sum: 55, Max: 55}) {
+		t.Errorf("J1 gpu = %+v", g)
+	}
+	if rt, _ := jobs[0].Feature("runtime_sec"); rt != 3600 {
+		t.Errorf("J1 runtime_sec = %v", rt)
+	}
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	header := "jid,submit_time,ncores,value_gpu\n"
+	cases := []struct {
+		name, in   string
+		line       int
+		column     string
+		wantSentry error
+	}{
+		{"empty file", "", 0, "", ErrMissingColumn},
+		{"no jid column", "job,ncores\nx,1\n", 1, "", ErrMissingColumn},
+		{"bad number", header + "a,2023-01-01 00:00:00,4,1\nb,2023-01-01 00:00:00,four,1\n", 3, "ncores", ErrBadValue},
+		{"bad metric", header + "a,2023-01-01 00:00:00,4,x\n", 2, "value_gpu", ErrBadValue},
+		{"bad time", header + "a,yesterday,4,1\n", 2, "submit_time", ErrBadValue},
+		{"ragged line", header + "a,2023-01-01 00:00:00,4\n", 2, "", ErrBadValue},
+		{"bare quote", header + "a,\"x,4,1\n", 2, "", ErrBadValue},
+		{"empty job id", header + ",2023-01-01 00:00:00,4,1\n", 2, "jid", ErrBadValue},
+		{"duplicate column", "jid,jid\n", 1, "", ErrBadValue},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadCSV(strings.NewReader(c.in), "in.csv", "x")
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			if pe.File != "in.csv" || pe.Line != c.line || pe.Column != c.column {
+				t.Errorf("error at %s:%d column %q, want in.csv:%d column %q (%v)", pe.File, pe.Line, pe.Column, c.line, c.column, err)
+			}
+			if !errors.Is(err, c.wantSentry) {
+				t.Errorf("error %v does not wrap %v", err, c.wantSentry)
+			}
+		})
+	}
+}
+
+// pqRow is a FRESCO-style row as pandas/Arrow would write it.
+type pqRow struct {
+	Jid         string    `parquet:"jid"`
+	Cluster     string    `parquet:"cluster"`
+	Queue       string    `parquet:"queue"`
+	SubmitTime  time.Time `parquet:"submit_time,timestamp(microsecond)"`
+	StartTime   time.Time `parquet:"start_time,timestamp(millisecond)"`
+	EndTime     string    `parquet:"end_time"`
+	Timelimit   int64     `parquet:"timelimit"`
+	Ncores      int32     `parquet:"ncores"`
+	ValueGPU    *float64  `parquet:"value_gpu,optional"`
+	ValueMemory float32   `parquet:"value_memused"`
+}
+
+func TestReadParquet(t *testing.T) {
+	g := 42.5
+	t0 := time.Date(2023, 2, 1, 0, 0, 0, 0, time.UTC)
+	rows := []pqRow{
+		{Jid: "J1", Cluster: "anvil", Queue: "gpu", SubmitTime: t0, StartTime: t0.Add(90 * time.Second),
+			EndTime: "2023-02-01 01:01:30", Timelimit: 7200, Ncores: 16, ValueGPU: &g, ValueMemory: 100.5},
+		{Jid: "J1", Cluster: "anvil", Queue: "gpu", SubmitTime: t0, StartTime: t0.Add(90 * time.Second),
+			EndTime: "2023-02-01 01:01:30", Timelimit: 7200, Ncores: 16, ValueGPU: nil, ValueMemory: 120},
+		{Jid: "J2", Queue: "shared", SubmitTime: t0, StartTime: t0.Add(time.Hour), EndTime: "",
+			Timelimit: 60, Ncores: 1, ValueMemory: 1},
+	}
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	tab, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "t.parquet", "conte")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"gpu", "memused"}, tab.Metrics); d != "" {
+		t.Errorf("metrics (-want +got):\n%s", d)
+	}
+	jobs := Aggregate(tab, nil)
+	if len(jobs) != 2 {
+		t.Fatalf("%d jobs, want 2", len(jobs))
+	}
+	type summary struct {
+		ID, Cluster, Partition string
+		Runtime, Queue, NCores float64
+		GPU, Mem               Agg
+	}
+	sum := func(j Job) summary {
+		rt, _ := j.Feature("runtime_sec")
+		q, _ := j.Feature("queue_time_sec")
+		return summary{j.ID, j.Cluster, j.Partition, rt, q, j.NCores, j.Metrics["gpu"], j.Metrics["memused"]}
+	}
+	got := []summary{sum(jobs[0]), sum(jobs[1])}
+	want := []summary{
+		{"J1", "anvil", "gpu", 3600, 90, 16, Agg{Cnt: 1, Sum: 42.5, Max: 42.5}, Agg{Cnt: 2, Sum: 220.5, Max: 120}},
+		{"J2", "conte", "shared", math.NaN(), 3600, 1, Agg{Sum: math.NaN(), Max: math.NaN()}, Agg{Cnt: 1, Sum: 1, Max: 1}},
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateNaNs()); d != "" {
+		t.Errorf("jobs (-want +got):\n%s", d)
+	}
+
+	t.Run("corrupt", func(t *testing.T) {
+		for _, cut := range []int{0, 4, len(data) / 2, len(data) - 9, len(data) - 1} {
+			bad := bytes.Clone(data[:cut])
+			if _, err := ReadParquet(bytes.NewReader(bad), int64(len(bad)), "cut.parquet", ""); err == nil {
+				t.Errorf("truncated at %d: no error", cut)
+			} else if pe := (*ParseError)(nil); !errors.As(err, &pe) || pe.File != "cut.parquet" {
+				t.Errorf("truncated at %d: %v is not a *ParseError naming the file", cut, err)
+			}
+		}
+		flipped := bytes.Clone(data)
+		for i := 8; i < len(flipped)-8; i += 7 {
+			flipped[i] ^= 0x5a
+		}
+		if _, err := ReadParquet(bytes.NewReader(flipped), int64(len(flipped)), "flip.parquet", ""); err == nil {
+			t.Log("flipped bytes were still readable (allowed; the point is no panic)")
+		}
+	})
+	t.Run("bad value row", func(t *testing.T) {
+		type badRow struct {
+			Jid    string `parquet:"jid"`
+			Ncores string `parquet:"ncores"`
+		}
+		var b bytes.Buffer
+		if err := parquet.Write(&b, []badRow{{"a", "4"}, {"b", "four"}}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadParquet(bytes.NewReader(b.Bytes()), int64(b.Len()), "bad.parquet", "")
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != "ncores" || !errors.Is(err, ErrBadValue) {
+			t.Errorf("got %v, want row 2 column ncores ErrBadValue", err)
+		}
+	})
+}
+
+func readStampede(t testing.TB, name string) []Job {
+	t.Helper()
+	path := filepath.Join(frescoDir, name)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("Stampede fixture absent (%v); it lives in ../shared/testdata/fresco beside the checkout", err)
+	}
+	defer f.Close()
+	jobs, err := ReadStampede(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+func TestReadStampedeFixture(t *testing.T) {
+	feb := readStampede(t, "stampede_feb_2018_job_accounting.csv")
+	mar := readStampede(t, "stampede_mar_2018_job_accounting.csv")
+	// Row counts and the 20 zero-node CANCELLED jobs in March are stated in SOURCES.md.
+	if len(feb) != 2326 || len(mar) != 820 {
+		t.Fatalf("rows: feb %d, mar %d; SOURCES.md says 2326 and 820", len(feb), len(mar))
+	}
+	zero := 0
+	for _, j := range mar {
+		if j.NHosts == 0 {
+			zero++
+		}
+	}
+	if zero != 20 {
+		t.Errorf("March jobs with nnodes 0: %d, SOURCES.md says 20", zero)
+	}
+	// First February row: walltime 240 min, 02/01/2018 00:19:08 → 00:33:11.
+	j := feb[0]
+	if j.ID != "jobID8717175" || j.TimelimitSec != 240*60 || j.NCores != 16 || j.Partition != "QUEUE9" || j.ExitStatus != "CANCELLED" {
+		t.Errorf("first job = %+v", j)
+	}
+	if rt, _ := j.Feature("runtime_sec"); rt != 14*60+3 {
+		t.Errorf("first job runtime_sec = %v, want 843", rt)
+	}
+	safe := SafeFeatures(nil, feb, mar)
+	if d := cmp.Diff(JobFeatures(), safe); d != "" {
+		t.Errorf("safe features (-want +got):\n%s", d)
+	}
+}
+
+func TestReadStampedeEdgeCases(t *testing.T) {
+	const header = "jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus\n"
+	// The US DST change at 2018-03-11 02:00 local: naive arithmetic gives 2 h.
+	in := header + "j1,u,a,n,q,60,COMPLETED,03/11/2018 01:00:00,03/11/2018 03:00:00,03/11/2018 00:30:00,1,16\n" +
+		"j2,u,a,n,q,60,CANCELLED,12/31/1969 19:00:00,03/11/2018 03:00:00,03/11/2018 00:30:00,0,16\n"
+	jobs, err := ReadStampede(strings.NewReader(in), "dst.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt, _ := jobs[0].Feature("runtime_sec"); rt != 7200 {
+		t.Errorf("runtime across DST = %v, want 7200 (naive)", rt)
+	}
+	if rt, _ := jobs[1].Feature("runtime_sec"); !math.IsNaN(rt) || !jobs[1].Start.IsZero() {
+		t.Errorf("sentinel start: runtime %v, start %v; want missing", rt, jobs[1].Start)
+	}
+	for name, bad := range map[string]struct {
+		in     string
+		line   int
+		column string
+	}{
+		"missing column": {"jobID,queue\nx,y\n", 1, ""},
+		"bad walltime":   {header + "j1,u,a,n,q,sixty,COMPLETED,03/11/2018 01:00:00,03/11/2018 03:00:00,03/11/2018 00:30:00,1,16\n", 2, "walltime"},
+		"bad end":        {header + "j1,u,a,n,q,60,COMPLETED,03/11/2018 01:00:00,13/45/2018 03:00:00,03/11/2018 00:30:00,1,16\n", 2, "end"},
+		"short line":     {header + "j1,u,a\n", 2, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ReadStampede(strings.NewReader(bad.in), "bad.csv")
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line != bad.line || pe.Column != bad.column || pe.File != "bad.csv" {
+				t.Errorf("got %v, want bad.csv line %d column %q", err, bad.line, bad.column)
+			}
+		})
+	}
+}
+
+func FuzzReadCSV(f *testing.F) {
+	f.Add([]byte(telemetryCSV))
+	f.Add([]byte("jid\n\"unterminated\n"))
+	f.Add([]byte("jid,value_\nx,1e400\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab, err := ReadCSV(bytes.NewReader(data), "fuzz.csv", "c")
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			if !errors.Is(err, ErrBadValue) && !errors.Is(err, ErrMissingColumn) {
+				t.Fatalf("error %v wraps no sentinel", err)
+			}
+			return
+		}
+		for _, r := range tab.Rows {
+			if len(r.Values) != len(tab.Metrics) {
+				t.Fatalf("row has %d values for %d metrics", len(r.Values), len(tab.Metrics))
+			}
+		}
+		Aggregate(tab, DefaultUnits())
+	})
+}
+
+func FuzzReadStampede(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join(frescoDir, "stampede_mar_2018_job_accounting.csv")); err == nil {
+		f.Add(b[:min(len(b), 2000)])
+	}
+	f.Add([]byte("jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus\nj,u,a,n,q,1,C,,,,1,1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := ReadStampede(bytes.NewReader(data), "fuzz.csv")
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+		}
+	})
+}

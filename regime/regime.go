@@ -1,0 +1,218 @@
+package regime
+
+import (
+	"math"
+)
+
+// Label is a workload regime.
+type Label string
+
+// The workload regimes.
+const (
+	CPUStandard Label = "cpu_standard"
+	CPULargeMem Label = "cpu_largemem"
+	GPUStandard Label = "gpu_standard"
+	GPULargeMem Label = "gpu_largemem"
+	Unknown     Label = "unknown"
+)
+
+// Labels returns every regime in a fixed order, unknown last.
+func Labels() []Label {
+	return []Label{CPUStandard, CPULargeMem, GPUStandard, GPULargeMem, Unknown}
+}
+
+// Valid reports whether l is one of the five regimes.
+func (l Label) Valid() bool {
+	switch l {
+	case CPUStandard, CPULargeMem, GPUStandard, GPULargeMem, Unknown:
+		return true
+	}
+	return false
+}
+
+// Basis says which rule produced a label.
+type Basis int
+
+const (
+	// BasisNone means the job has not been labelled.
+	BasisNone Basis = iota
+	// Authoritative labels come from a hardware-table entry for the job's
+	// cluster and partition.
+	Authoritative
+	// Proxy labels come from the job's own GPU and memory telemetry because
+	// partition or node metadata was missing.
+	Proxy
+)
+
+// String returns "none", "authoritative" or "proxy-only".
+func (b Basis) String() string {
+	switch b {
+	case Authoritative:
+		return "authoritative"
+	case Proxy:
+		return "proxy-only"
+	}
+	return "none"
+}
+
+// DefaultLargeMemGB is the node memory, in GB, from which a node counts as
+// large-memory under the authoritative rule.
+const DefaultLargeMemGB = 512
+
+// Rules labels jobs. The zero value uses the 512 GB threshold, no hardware
+// table (so every label is proxy-only) and the lenient proxy rule.
+type Rules struct {
+	// LargeMemGB is the large-memory threshold in GB; zero means
+	// DefaultLargeMemGB. A node is large-memory when its memory is greater
+	// than or equal to the threshold (node_memory_gb >= LargeMemGB). Anvil's
+	// GPU nodes have exactly 512 GB and are standard GPU nodes: their
+	// hardware-table entry sets WorkloadRegime to override the comparison.
+	LargeMemGB float64
+
+	// Hardware maps cluster and partition to nodes. When it has an entry for
+	// a job's cluster and partition (or the cluster's default), the label is
+	// authoritative.
+	Hardware *Hardware
+
+	// Strict makes the proxy rule return Unknown for a job whose GPU
+	// telemetry is entirely missing (value_gpu_cnt == 0). The lenient rule
+	// reads missing GPU telemetry as "no GPU".
+	Strict bool
+
+	// GPUMetric and MemMetric name the telemetry metrics (without the
+	// "value_" prefix) the proxy rule reads; empty means "gpu" and
+	// "memused". MemMetric is in GB.
+	GPUMetric, MemMetric string
+}
+
+func (r Rules) threshold() float64 {
+	if r.LargeMemGB == 0 {
+		return DefaultLargeMemGB
+	}
+	return r.LargeMemGB
+}
+
+// Node returns the authoritative label of a node: its WorkloadRegime when
+// set, otherwise gpu_* when GPUCountPerNode > 0 and cpu_* otherwise, with
+// *_largemem when NodeMemoryGB >= the threshold.
+func (r Rules) Node(n Node) Label {
+	if n.WorkloadRegime != "" {
+		return n.WorkloadRegime
+	}
+	if math.IsNaN(n.NodeMemoryGB) {
+		return Unknown
+	}
+	large := n.NodeMemoryGB >= r.threshold()
+	switch {
+	case n.GPUCountPerNode > 0 && large:
+		return GPULargeMem
+	case n.GPUCountPerNode > 0:
+		return GPUStandard
+	case large:
+		return CPULargeMem
+	}
+	return CPUStandard
+}
+
+// Proxy returns the proxy-only label of a job from its telemetry, by the
+// seed's rule
+//
+//	cpu := value_gpu_cnt <= 0 AND value_gpu_sum <= 0
+//
+// Here value_gpu_cnt counts the job's non-missing GPU samples and
+// value_gpu_sum is NaN when all are missing, so the rule as written would
+// label no job cpu (NaN <= 0 is false). The lenient rule reads the missing
+// sum as 0: a job without GPU telemetry is a CPU job. With Strict set, such a
+// job is Unknown instead, because missing telemetry cannot be told apart from
+// a CPU-only node. A job with GPU samples is a GPU job even when they are all
+// zero: GPU telemetry exists only on GPU nodes.
+//
+// A job is large-memory when its peak value_memused reached the threshold:
+// only a large-memory node can hold that much. Missing memory telemetry
+// reads as standard memory (Unknown when Strict).
+func (r Rules) Proxy(j *Job) Label {
+	gm, mm := r.GPUMetric, r.MemMetric
+	if gm == "" {
+		gm = "gpu"
+	}
+	if mm == "" {
+		mm = "memused"
+	}
+	g := j.Metrics[gm]
+	if g.Cnt == 0 && r.Strict {
+		return Unknown
+	}
+	sum := g.Sum
+	if g.Cnt == 0 || math.IsNaN(sum) {
+		sum = 0
+	}
+	cpu := g.Cnt <= 0 && sum <= 0
+	m, okM := j.Metrics[mm]
+	large := false
+	if okM && m.Cnt > 0 {
+		large = m.Max >= r.threshold()
+	} else if r.Strict {
+		return Unknown
+	}
+	switch {
+	case !cpu && large:
+		return GPULargeMem
+	case !cpu:
+		return GPUStandard
+	case large:
+		return CPULargeMem
+	}
+	return CPUStandard
+}
+
+// Label returns the label of a job and the rule that produced it: the
+// authoritative rule when the hardware table knows the job's cluster and
+// partition (or has a default for the cluster), the proxy rule otherwise.
+func (r Rules) Label(j *Job) (Label, Basis) {
+	if r.Hardware != nil {
+		if n, ok := r.Hardware.Lookup(j.Cluster, j.Partition); ok {
+			return r.Node(n), Authoritative
+		}
+	}
+	return r.Proxy(j), Proxy
+}
+
+// LabelAll sets Regime and Basis of every job in place and returns the
+// number of jobs per label.
+func (r Rules) LabelAll(jobs []Job) map[Label]int {
+	counts := make(map[Label]int)
+	for i := range jobs {
+		jobs[i].Regime, jobs[i].Basis = r.Label(&jobs[i])
+		counts[jobs[i].Regime]++
+	}
+	return counts
+}
+
+// Definition summarises the bases of labelled jobs for a report: "authoritative"
+// when every job was labelled from the hardware table, "proxy" otherwise.
+func Definition(jobs ...[]Job) string {
+	for _, js := range jobs {
+		for i := range js {
+			if js[i].Basis != Authoritative {
+				return "proxy"
+			}
+		}
+	}
+	return "authoritative"
+}
+
+// Filter returns the jobs whose regime is one of labels, in order. The
+// result shares no memory with jobs' backing array but the Metrics maps are
+// shared.
+func Filter(jobs []Job, labels ...Label) []Job {
+	var out []Job
+	for _, j := range jobs {
+		for _, l := range labels {
+			if j.Regime == l {
+				out = append(out, j)
+				break
+			}
+		}
+	}
+	return out
+}

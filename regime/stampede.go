@@ -1,0 +1,101 @@
+package regime
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// stampedeEpochSentinel is Unix time 0 written in US Central time, which the
+// Stampede accounting files use for a missing start.
+const stampedeEpochSentinel = "12/31/1969 19:00:00"
+
+var stampedeColumns = []string{"jobID", "queue", "walltime", "exit_status", "start", "end", "submit", "nnodes", "ncpus"}
+
+// ReadStampede reads a TACC Stampede job-accounting CSV (header
+// jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus)
+// into job records of cluster "stampede": walltime is minutes (TimelimitSec
+// is walltime×60), nnodes is NHosts, ncpus is NCores, queue is Partition.
+// Times are MM/DD/YYYY HH:MM:SS local wall-clock text read as naive UTC, so
+// differences match pandas' naive arithmetic across the DST change; the
+// sentinel 12/31/1969 19:00:00 is missing. Every data problem is a
+// *ParseError naming file, line and column.
+func ReadStampede(r io.Reader, file string) ([]Job, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: empty file, no header", ErrMissingColumn)
+		}
+		return nil, csvError(file, err)
+	}
+	idx := make(map[string]int, len(header))
+	for i, h := range header {
+		idx[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+	}
+	for _, c := range stampedeColumns {
+		if _, ok := idx[c]; !ok {
+			return nil, &ParseError{File: file, Line: 1, Err: fmt.Errorf("%w %q", ErrMissingColumn, c)}
+		}
+	}
+	var jobs []Job
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return jobs, nil
+		}
+		if err != nil {
+			return nil, csvError(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		get := func(c string) string { return strings.TrimSpace(rec[idx[c]]) }
+		j := Job{ID: get("jobID"), Cluster: "stampede", Partition: get("queue"), ExitStatus: get("exit_status"),
+			Metrics: map[string]Agg{}}
+		if i, ok := idx["user"]; ok {
+			j.User = rec[i]
+		}
+		if i, ok := idx["account"]; ok {
+			j.Account = rec[i]
+		}
+		fail := func(col string, err error) error {
+			return &ParseError{File: file, Line: line, Column: col, Err: err}
+		}
+		if j.ID == "" {
+			return nil, fail("jobID", fmt.Errorf("%w: empty job id", ErrBadValue))
+		}
+		for _, tc := range []struct {
+			name string
+			dst  *time.Time
+		}{{"submit", &j.Submit}, {"start", &j.Start}, {"end", &j.End}} {
+			s := get(tc.name)
+			if s == stampedeEpochSentinel {
+				continue
+			}
+			t, err := parseTime(s)
+			if err != nil {
+				return nil, fail(tc.name, err)
+			}
+			*tc.dst = t
+		}
+		for _, nc := range []struct {
+			name  string
+			dst   *float64
+			scale float64
+		}{{"walltime", &j.TimelimitSec, 60}, {"nnodes", &j.NHosts, 1}, {"ncpus", &j.NCores, 1}} {
+			v, err := parseNumber(get(nc.name))
+			if err != nil {
+				return nil, fail(nc.name, err)
+			}
+			if math.IsInf(v, 0) {
+				return nil, fail(nc.name, fmt.Errorf("%w: infinite %s", ErrBadValue, nc.name))
+			}
+			*nc.dst = v * nc.scale
+		}
+		jobs = append(jobs, j)
+	}
+}

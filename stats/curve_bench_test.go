@@ -1,0 +1,153 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The sizes match the peer timings of `gen_curves.py --bench` (NumPy,
+// SciPy, pandas) so the two can be compared side by side.
+
+func curveBenchLoss(n int) (x, y []float64) {
+	rng := rand.New(rand.NewPCG(42, 42))
+	x = make([]float64, n)
+	y = make([]float64, n)
+	for i := range x {
+		x[i] = float64(i+1) / 4
+		y[i] = 2.5 * math.Pow(x[i], -0.45) * math.Exp(0.02*rng.NormFloat64())
+	}
+	return x, y
+}
+
+func BenchmarkFitPowerLaw(b *testing.B) {
+	for _, n := range []int{200, 10000} {
+		x, y := curveBenchLoss(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := FitPowerLaw(x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkFitExponential(b *testing.B) {
+	for _, n := range []int{200, 10000} {
+		x, y := curveBenchLoss(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := FitExponential(x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkKneeAIC(b *testing.B) {
+	for _, n := range []int{50, 200} {
+		x, y := curveBenchLoss(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := KneeAIC(x, y, 2); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkKneedle(b *testing.B) {
+	for _, n := range []int{200, 10000} {
+		x, y := curveBenchLoss(n)
+		opts := KneedleOptions{Curve: KneeConvex, Direction: KneeDecreasing}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Kneedle(x, y, opts)
+			}
+		})
+	}
+}
+
+func BenchmarkEWMA(b *testing.B) {
+	for _, n := range []int{1000, 1000000} {
+		_, y := curveBenchLoss(n)
+		dst := make([]float64, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				EWMA(dst, y, 0.1, true, false)
+			}
+		})
+	}
+}
+
+func BenchmarkWelchPSD(b *testing.B) {
+	for _, n := range []int{10000, 1000000} {
+		_, y := curveBenchLoss(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := WelchPSD(y, 1, 256); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkSpearman(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		x, y := curveBenchLoss(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := Spearman(x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkPearson(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		x, y := curveBenchLoss(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := Pearson(x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkHutchPP(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = 1 / float64(i+1)
+		}
+		mv := func(dst, v []float64) {
+			for i := range v {
+				dst[i] = d[i] * v[i]
+			}
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				HutchPP(mv, n, 30, rng)
+			}
+		})
+	}
+}

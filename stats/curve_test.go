@@ -1,0 +1,489 @@
+package stats
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// curveTolRound is for results that are exact in real arithmetic and only
+// see float64 rounding (logs and exps of a few dozen points).
+const curveTolRound = 1e-12
+
+func curveWantPanic(t *testing.T, name string, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Errorf("%s did not panic", name)
+		}
+	}()
+	f()
+}
+
+func curveWantErr(t *testing.T, err, sentinel error, index int) {
+	t.Helper()
+	if !errors.Is(err, sentinel) {
+		t.Fatalf("error %v, want %v", err, sentinel)
+	}
+	var ce *CurveError
+	if !errors.As(err, &ce) {
+		t.Fatalf("error %T is not a *CurveError", err)
+	}
+	if ce.Index != index {
+		t.Errorf("error index %d, want %d (%v)", ce.Index, index, err)
+	}
+}
+
+func curveEpochs(n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(i + 1)
+	}
+	return x
+}
+
+func TestFitPowerLawExact(t *testing.T) {
+	x := curveEpochs(40)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = 2.5 * math.Pow(v, -0.6)
+	}
+	got, err := FitPowerLaw(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := PowerLaw{A: 2.5, B: -0.6, R2: 1}
+	if d := cmp.Diff(want, got, approx(curveTolRound)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if a := got.At(4); math.Abs(a-2.5*math.Pow(4, -0.6)) > curveTolRound {
+		t.Errorf("At(4) = %v", a)
+	}
+}
+
+func TestFitPowerLawRobust(t *testing.T) {
+	// A single corrupted point drags OLS; the Huber fit stays near B.
+	x := curveEpochs(30)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = 3 * math.Pow(v, -0.5) * (1 + 0.002*math.Sin(float64(i)))
+	}
+	y[25] *= 20
+	got, err := FitPowerLaw(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Robust {
+		t.Fatalf("outlier did not trigger the robust fit: %+v", got)
+	}
+	lx := make([]float64, len(x))
+	ly := make([]float64, len(x))
+	for i := range x {
+		lx[i], ly[i] = math.Log(x[i]), math.Log(y[i])
+	}
+	_, bOLS, _ := curveOLS(lx, ly, nil)
+	// curveTolRobustB: the Huber fit leaves the outlier a bounded pull;
+	// with the ±0.2% wiggle it recovers B to about 1%.
+	const curveTolRobustB = 0.01
+	if math.Abs(got.B+0.5) > curveTolRobustB || math.Abs(got.B+0.5) >= math.Abs(bOLS+0.5) {
+		t.Errorf("robust B = %v, OLS B = %v, true -0.5", got.B, bOLS)
+	}
+	if got.R2 > curveR2(lx, ly, math.Log(got.A), got.B)+curveTolRound || got.R2 >= 1 {
+		t.Errorf("R2 %v is not the unweighted log-space R2", got.R2)
+	}
+}
+
+func TestFitPowerLawErrors(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name     string
+		x, y     []float64
+		sentinel error
+		index    int
+	}{
+		{"empty", nil, nil, ErrCurveTooShort, -1},
+		{"two", []float64{1, 2}, []float64{1, 2}, ErrCurveTooShort, -1},
+		{"nan_y", []float64{1, 2, 3}, []float64{1, nan, 3}, ErrCurveNonFinite, 1},
+		{"inf_x", []float64{1, 2, math.Inf(1)}, []float64{1, 2, 3}, ErrCurveNonFinite, 2},
+		{"zero_y", []float64{1, 2, 3}, []float64{1, 0, 3}, ErrCurveNonPositive, 1},
+		{"negative_x", []float64{-1, 2, 3}, []float64{1, 2, 3}, ErrCurveNonPositive, 0},
+		{"constant_x", []float64{2, 2, 2}, []float64{1, 2, 3}, ErrCurveDegenerate, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := FitPowerLaw(tc.x, tc.y)
+			curveWantErr(t, err, tc.sentinel, tc.index)
+		})
+	}
+	curveWantPanic(t, "FitPowerLaw length mismatch", func() { FitPowerLaw([]float64{1, 2, 3}, []float64{1, 2}) })
+}
+
+func TestSlope(t *testing.T) {
+	x := curveEpochs(20)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = 7 - 0.25*v
+		if v > 15 {
+			y[i] = math.NaN() // outside the window: ignored
+		}
+	}
+	y0 := slices.Clone(y)
+	got, err := Slope(x, y, 5, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got+0.25) > curveTolRound {
+		t.Errorf("Slope = %v, want -0.25", got)
+	}
+	curveUnchanged(t, "Slope", y0, y)
+	_, err = Slope(x, y, 5, 16)
+	curveWantErr(t, err, ErrCurveNonFinite, 15)
+	_, err = Slope(x, y, 5.5, 5.9)
+	curveWantErr(t, err, ErrCurveTooShort, -1)
+	_, err = Slope([]float64{1, 1, 1}, []float64{1, 2, 3}, 0, 2)
+	curveWantErr(t, err, ErrCurveDegenerate, -1)
+	curveWantPanic(t, "Slope lo > hi", func() { Slope(x, y, 3, 2) })
+	curveWantPanic(t, "Slope NaN bound", func() { Slope(x, y, math.NaN(), 2) })
+	curveWantPanic(t, "Slope length mismatch", func() { Slope(x, y[:3], 0, 1) })
+}
+
+func TestBurnIn(t *testing.T) {
+	tests := []struct {
+		name string
+		y    []float64
+		thr  float64
+		want int
+	}{
+		{"empty", nil, 1, -1},
+		{"first", []float64{0.5, 2}, 1, 0},
+		{"equal_counts", []float64{3, 2, 1, 0.5}, 1, 2},
+		{"nan_skipped", []float64{3, math.NaN(), 0.9}, 1, 2},
+		{"never", []float64{3, 2, 1.5}, 1, -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := BurnIn(tc.y, tc.thr); got != tc.want {
+				t.Errorf("BurnIn = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFitExponentialExact(t *testing.T) {
+	tests := []struct {
+		name string
+		want Exponential
+	}{
+		{"decay", Exponential{A: 2, B: 0.2, C: 0.5, R2: 1}},
+		{"rising", Exponential{A: -0.7, B: 0.1, C: 0.95, R2: 1}},
+		{"growth", Exponential{A: 0.3, B: -0.05, C: 1, R2: 1}},
+	}
+	// curveTolExpExact: noise-free data, so only the golden-section
+	// location of the rate (≈1e-8 relative in a flat valley) limits it.
+	const curveTolExpExact = 1e-6
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			x := curveEpochs(40)
+			y := make([]float64, len(x))
+			for i, v := range x {
+				y[i] = tc.want.At(v)
+			}
+			y0 := slices.Clone(y)
+			got, err := FitExponential(x, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			curveUnchanged(t, "FitExponential", y0, y)
+			if d := cmp.Diff(tc.want, got, approx(curveTolExpExact)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	_, err := FitExponential([]float64{1, 2, 3}, []float64{1, 2, 3})
+	curveWantErr(t, err, ErrCurveTooShort, -1)
+	_, err = FitExponential([]float64{1, 2, 3, 4}, []float64{1, 2, math.NaN(), 3})
+	curveWantErr(t, err, ErrCurveNonFinite, 2)
+	_, err = FitExponential([]float64{1, 1, 1, 1}, []float64{1, 2, 3, 3})
+	curveWantErr(t, err, ErrCurveDegenerate, -1)
+}
+
+func TestKneeAIC(t *testing.T) {
+	x := curveEpochs(40)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		if v < 12 {
+			y[i] = 1.5*math.Exp(-0.3*(v-12)) + 0.5
+		} else {
+			y[i] = 2 * math.Pow(v/12, -1.2)
+		}
+	}
+	y0 := slices.Clone(y)
+	k, err := KneeAIC(x, y, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curveUnchanged(t, "KneeAIC", y0, y)
+	// The curve becomes a power law at index 11 (x = 12); tails starting
+	// a little earlier still favour the power law once the exponential
+	// part is too short to pay for the third parameter.
+	if k < 8 || k > 11 {
+		t.Errorf("KneeAIC = %d, want the switch near index 11", k)
+	}
+	k0, _ := KneeAIC(x, y, 0)
+	if k0 != k {
+		t.Errorf("minDelta 0 gives %d, default 2 gives %d", k0, k)
+	}
+	// A stricter threshold can only move the knee later.
+	prev := k
+	for _, d := range []float64{5, 20, 80} {
+		kd, err := KneeAIC(x, y, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kd != -1 && kd < prev {
+			t.Errorf("KneeAIC(delta=%v) = %d before %d", d, kd, prev)
+		}
+		if kd != -1 {
+			prev = kd
+		}
+	}
+	// A pure exponential never switches.
+	for i, v := range x {
+		y[i] = 2*math.Exp(-0.2*v) + 0.5
+	}
+	if k, err := KneeAIC(x, y, 2); err != nil || k != -1 {
+		t.Errorf("pure exponential: KneeAIC = %d, %v; want -1", k, err)
+	}
+	_, err = KneeAIC(x[:5], y[:5], 2)
+	curveWantErr(t, err, ErrCurveTooShort, -1)
+	bad := slices.Clone(x)
+	bad[7] = bad[6]
+	_, err = KneeAIC(bad, y, 2)
+	curveWantErr(t, err, ErrCurveDegenerate, 7)
+	neg := slices.Clone(y)
+	neg[3] = -1
+	_, err = KneeAIC(x, neg, 2)
+	curveWantErr(t, err, ErrCurveNonPositive, 3)
+	curveWantPanic(t, "KneeAIC NaN delta", func() { KneeAIC(x, y, math.NaN()) })
+}
+
+func TestKneedleHand(t *testing.T) {
+	// Worked by hand: y_n = (0, .6, .8, .9, 1), x_n = (0, .25, .5, .75, 1),
+	// y_d = (0, .35, .3, .15, 0); the only maximum is at 1 with threshold
+	// .35 − S·.25, crossed at index 4 when S = 1 (0 < .10) and never when
+	// S = 2 (threshold −.15).
+	x := []float64{0, 1, 2, 3, 4}
+	inc := []float64{0, 3, 4, 4.5, 5}
+	dec := []float64{5, 2, 1, 0.5, 0}
+	tests := []struct {
+		name   string
+		y      []float64
+		opts   KneedleOptions
+		want   float64
+		wantOK bool
+	}{
+		{"concave_increasing", inc, KneedleOptions{}, 1, true},
+		{"S2_no_knee", inc, KneedleOptions{S: 2}, 0, false},
+		{"convex_decreasing", dec, KneedleOptions{Curve: KneeConvex, Direction: KneeDecreasing}, 1, true},
+		// Reversed in x, the same shapes are the mirrored cases; kneed
+		// maps the flipped index back to x.
+		{"concave_decreasing", []float64{5, 4.5, 4, 3, 0}, KneedleOptions{Direction: KneeDecreasing}, 3, true},
+		{"convex_increasing", []float64{0, 0.5, 1, 2, 5}, KneedleOptions{Curve: KneeConvex}, 3, true},
+		{"straight", []float64{0, 1, 2, 3, 4}, KneedleOptions{}, 0, false},
+		{"constant", []float64{1, 1, 1, 1, 1}, KneedleOptions{}, 0, false},
+		{"nan", []float64{0, 3, math.NaN(), 4.5, 5}, KneedleOptions{}, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			y0 := slices.Clone(tc.y)
+			got, ok := Kneedle(x, tc.y, tc.opts)
+			curveUnchanged(t, "Kneedle", y0, tc.y)
+			if ok != tc.wantOK || (ok && got != tc.want) {
+				t.Errorf("Kneedle = %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+	if _, ok := Kneedle(x[:2], inc[:2], KneedleOptions{}); ok {
+		t.Error("two points gave a knee")
+	}
+	curveWantPanic(t, "bad curve", func() { Kneedle(x, inc, KneedleOptions{Curve: 7}) })
+	curveWantPanic(t, "bad direction", func() { Kneedle(x, inc, KneedleOptions{Direction: 7}) })
+	curveWantPanic(t, "bad interp", func() { Kneedle(x, inc, KneedleOptions{Interp: 7}) })
+	curveWantPanic(t, "negative S", func() { Kneedle(x, inc, KneedleOptions{S: -1}) })
+	curveWantPanic(t, "length", func() { Kneedle(x, inc[:4], KneedleOptions{}) })
+}
+
+func TestEWMAEdges(t *testing.T) {
+	if got := EWMA(nil, nil, 0.5, true, false); len(got) != 0 {
+		t.Errorf("empty input gave %v", got)
+	}
+	nan := math.NaN()
+	x := []float64{nan, nan, 2, nan, 4}
+	// alpha = 1 keeps the last observation; leading NaN stay NaN.
+	want := []float64{nan, nan, 2, 2, 4}
+	for _, adjust := range []bool{true, false} {
+		got := EWMA(nil, x, 1, adjust, false)
+		if d := cmp.Diff(want, got, approx(curveTolRound)); d != "" {
+			t.Errorf("adjust=%v (-want +got):\n%s", adjust, d)
+		}
+	}
+	// adjust=False, no NaN: the textbook recursion.
+	y := []float64{1, 3, 2}
+	got := EWMA(make([]float64, 3), y, 0.5, false, false)
+	if d := cmp.Diff([]float64{1, 2, 2}, got, approx(curveTolRound)); d != "" {
+		t.Errorf("recursion (-want +got):\n%s", d)
+	}
+	curveWantPanic(t, "alpha 0", func() { EWMA(nil, y, 0, true, false) })
+	curveWantPanic(t, "alpha > 1", func() { EWMA(nil, y, 1.5, true, false) })
+	curveWantPanic(t, "alpha NaN", func() { EWMA(nil, y, nan, true, false) })
+	curveWantPanic(t, "dst length", func() { EWMA(make([]float64, 2), y, 0.5, true, false) })
+}
+
+func TestWelchPSDProperties(t *testing.T) {
+	// A pure tone at bin 8 of a 64-point segment puts its power there,
+	// and the PSD integrates to the signal variance (Parseval, within the
+	// leakage of the Hann window into neighbouring bins).
+	const fs, n, seg = 16.0, 1024, 64
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 3 + math.Sin(2*math.Pi*2.0*float64(i)/fs)
+	}
+	f, p, err := WelchPSD(x, fs, seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f) != seg/2+1 || len(p) != len(f) {
+		t.Fatalf("lengths %d, %d", len(f), len(p))
+	}
+	peak := 0
+	for k := range p {
+		if p[k] > p[peak] {
+			peak = k
+		}
+	}
+	if f[peak] != 2 {
+		t.Errorf("peak at %v Hz, want 2", f[peak])
+	}
+	var area float64
+	for _, v := range p {
+		area += v * fs / seg
+	}
+	// curveTolParseval: a periodic Hann window satisfies Parseval exactly
+	// for a tone on a bin, so only rounding remains.
+	const curveTolParseval = 1e-9
+	if math.Abs(area-0.5) > curveTolParseval {
+		t.Errorf("∫PSD = %v, want the variance 0.5", area)
+	}
+	if p[0] > 1e-20 {
+		t.Errorf("DC bin %v after detrending, want 0", p[0])
+	}
+	_, _, err = WelchPSD([]float64{1}, 1, 0)
+	curveWantErr(t, err, ErrCurveTooShort, -1)
+	_, _, err = WelchPSD([]float64{1, math.Inf(1), 2}, 1, 0)
+	curveWantErr(t, err, ErrCurveNonFinite, 1)
+	curveWantPanic(t, "negative nperseg", func() { WelchPSD(x, 1, -1) })
+	curveWantPanic(t, "zero fs", func() { WelchPSD(x, 0, 8) })
+}
+
+func TestRFFTTailPowerEdges(t *testing.T) {
+	if got := RFFTTailPower([]float64{2, 2, 2, 2}, 0.5); got != 0 {
+		t.Errorf("constant: %v, want 0", got)
+	}
+	alt := []float64{1, -1, 1, -1, 1, -1, 1, -1}
+	if got := RFFTTailPower(alt, 0.25); math.Abs(got-1) > curveTolRound {
+		t.Errorf("Nyquist tone: %v, want 1", got)
+	}
+	if got := RFFTTailPower([]float64{1, 2, 3}, 1); math.Abs(got-1) > curveTolRound {
+		t.Errorf("frac 1: %v, want 1", got)
+	}
+	if got := RFFTTailPower([]float64{1}, 0.5); !math.IsNaN(got) {
+		t.Errorf("one sample: %v, want NaN", got)
+	}
+	if got := RFFTTailPower([]float64{1, math.NaN(), 2}, 0.5); !math.IsNaN(got) {
+		t.Errorf("NaN input: %v, want NaN", got)
+	}
+	curveWantPanic(t, "frac 0", func() { RFFTTailPower(alt, 0) })
+	curveWantPanic(t, "frac > 1", func() { RFFTTailPower(alt, 1.5) })
+}
+
+func TestCorrelationEdges(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5, 6}
+	y := []float64{2, 1, 4, 3, 7, 5}
+	// Spearman is invariant under a monotone transform of either input.
+	ey := make([]float64, len(y))
+	for i, v := range y {
+		ey[i] = math.Exp(v)
+	}
+	r1, p1, _ := Spearman(x, y)
+	r2, p2, _ := Spearman(x, ey)
+	if r1 != r2 || p1 != p2 {
+		t.Errorf("Spearman changed under exp: %v,%v vs %v,%v", r1, p1, r2, p2)
+	}
+	// Pearson is symmetric.
+	a, pa, _ := Pearson(x, y)
+	b, pb, _ := Pearson(y, x)
+	if math.Abs(a-b) > curveTolRound || math.Abs(pa-pb) > curveTolRound {
+		t.Errorf("Pearson not symmetric: %v,%v vs %v,%v", a, pa, b, pb)
+	}
+	_, _, err := Pearson([]float64{1}, []float64{2})
+	curveWantErr(t, err, ErrCurveTooShort, -1)
+	_, _, err = Spearman([]float64{1, 2}, []float64{2, 1})
+	curveWantErr(t, err, ErrCurveTooShort, -1)
+	_, _, err = Pearson([]float64{1, 2, 3}, []float64{2, 2, 2})
+	curveWantErr(t, err, ErrCurveDegenerate, -1)
+	_, _, err = Spearman([]float64{1, 1, 1}, []float64{1, 2, 3})
+	curveWantErr(t, err, ErrCurveDegenerate, -1)
+	_, _, err = Spearman([]float64{1, 2, 3}, []float64{1, math.NaN(), 3})
+	curveWantErr(t, err, ErrCurveNonFinite, 1)
+	curveWantPanic(t, "Pearson length", func() { Pearson(x, y[:2]) })
+	curveWantPanic(t, "Spearman length", func() { Spearman(x, y[:2]) })
+}
+
+func TestPowerLawSelect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for n := 1; n < 40; n++ {
+		for range 20 {
+			a := make([]float64, n)
+			for i := range a {
+				a[i] = float64(rng.IntN(6)) // many ties
+			}
+			sorted := slices.Sorted(slices.Values(a))
+			k := rng.IntN(n)
+			if got := powerLawSelect(a, k); got != sorted[k] {
+				t.Fatalf("select(%d) of %v = %v, want %v", k, sorted, got, sorted[k])
+			}
+			for i := range k {
+				if a[i] > a[k] {
+					t.Fatalf("a[%d] = %v > a[k] = %v", i, a[i], a[k])
+				}
+			}
+			want := sorted[n/2]
+			if n%2 == 0 {
+				want = (sorted[n/2-1] + sorted[n/2]) / 2
+			}
+			if got := powerLawMADScale(a, make([]float64, n)) * curveMADNormal; got != want {
+				t.Fatalf("median of %v = %v, want %v", sorted, got, want)
+			}
+		}
+	}
+}
+
+func TestCorrelationExtremeScale(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5}
+	y := []float64{2, 1, 4, 3, 5}
+	want, _, _ := Pearson(x, y)
+	for _, f := range []float64{1e300, 1e-300, 1e-310} {
+		sx := make([]float64, len(x))
+		for i := range x {
+			sx[i] = x[i] * f
+		}
+		got, p, err := Pearson(sx, y)
+		if err != nil || math.Abs(got-want) > 1e-12 || !(p >= 0 && p <= 1) {
+			t.Errorf("scale %g: r = %v, p = %v, %v; want r = %v", f, got, p, err, want)
+		}
+	}
+}

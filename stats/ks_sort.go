@@ -1,0 +1,131 @@
+package stats
+
+import (
+	"math"
+	"slices"
+)
+
+// Sorting for the KS statistic, AUC ranks, medians and quantiles. Large
+// inputs use a least-significant-digit radix sort on the IEEE-754 bits,
+// which is several times faster than a comparison sort for float64; small
+// ones use slices.Sort.
+
+// radixMin: below this length a comparison sort is faster.
+const radixMin = 512
+
+const (
+	radixBits    = 11
+	radixBuckets = 1 << radixBits
+	radixPasses  = (64 + radixBits - 1) / radixBits
+)
+
+// floatKey maps a float64 to a uint64 whose unsigned order is the float
+// order (-Inf < … < -0 < +0 < … < +Inf). NaNs must have been removed.
+func floatKey(f float64) uint64 {
+	b := math.Float64bits(f)
+	if b>>63 == 1 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func keyFloat(k uint64) float64 {
+	if k>>63 == 1 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
+}
+
+// sortFloats sorts x (no NaNs) in increasing order, in place.
+func sortFloats(x []float64) {
+	if len(x) < radixMin {
+		slices.Sort(x)
+		return
+	}
+	keys := make([]uint64, len(x))
+	for i, v := range x {
+		keys[i] = floatKey(v)
+	}
+	tmp := make([]uint64, len(x))
+	keys = radixSortKeys(keys, tmp, nil, nil)
+	for i, k := range keys {
+		x[i] = keyFloat(k)
+	}
+}
+
+// radixSortKeys sorts keys (and idx alongside, when idx is not nil) using
+// the scratch slices tmp and tmpIdx of the same lengths, and returns the
+// slices holding the result (either the inputs or the scratch slices).
+func radixSortKeys(keys, tmp []uint64, idx, tmpIdx []int32) []uint64 {
+	sorted, _ := radixSortKeysIdx(keys, tmp, idx, tmpIdx)
+	return sorted
+}
+
+func radixSortKeysIdx(keys, tmp []uint64, idx, tmpIdx []int32) ([]uint64, []int32) {
+	var counts [radixPasses][radixBuckets]int
+	for _, k := range keys {
+		for p := 0; p < radixPasses; p++ {
+			counts[p][(k>>(p*radixBits))&(radixBuckets-1)]++
+		}
+	}
+	n := len(keys)
+	for p := 0; p < radixPasses; p++ {
+		c := &counts[p]
+		// Skip a pass where every key has the same digit.
+		if c[(keys[0]>>(p*radixBits))&(radixBuckets-1)] == n {
+			continue
+		}
+		sum := 0
+		for b := range c {
+			c[b], sum = sum, sum+c[b]
+		}
+		shift := uint(p * radixBits)
+		if idx == nil {
+			for _, k := range keys {
+				d := (k >> shift) & (radixBuckets - 1)
+				tmp[c[d]] = k
+				c[d]++
+			}
+		} else {
+			for i, k := range keys {
+				d := (k >> shift) & (radixBuckets - 1)
+				tmp[c[d]] = k
+				tmpIdx[c[d]] = idx[i]
+				c[d]++
+			}
+			idx, tmpIdx = tmpIdx, idx
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys, idx
+}
+
+// argsortFloats returns the permutation that sorts x (no NaNs) stably in
+// increasing order, and the sorted keys.
+func argsortFloats(x []float64) ([]int32, []uint64) {
+	n := len(x)
+	keys := make([]uint64, n)
+	idx := make([]int32, n)
+	for i, v := range x {
+		keys[i] = floatKey(v)
+		idx[i] = int32(i)
+	}
+	if n < radixMin {
+		slices.SortStableFunc(idx, func(a, b int32) int {
+			switch ka, kb := keys[a], keys[b]; {
+			case ka < kb:
+				return -1
+			case ka > kb:
+				return 1
+			}
+			return 0
+		})
+		sorted := make([]uint64, n)
+		for i, j := range idx {
+			sorted[i] = keys[j]
+		}
+		return idx, sorted
+	}
+	k, ix := radixSortKeysIdx(keys, make([]uint64, n), idx, make([]int32, n))
+	return ix, k
+}
