@@ -75,7 +75,6 @@ if [ -f "$CONF" ] && [ "$(cat "$CONF")" = "$want" ] && up; then
 	exit 0
 fi
 printf '%s\n' "$want" > "$CONF"
-[ -f /etc/slurm/cgroup.conf ] || printf 'CgroupPlugin=disabled\n' > /etc/slurm/cgroup.conf 2>/dev/null || true
 
 # munge
 if ! pgrep -x munged >/dev/null; then
@@ -94,12 +93,14 @@ for _ in $(seq 50); do munge -n </dev/null | unmunge >/dev/null 2>&1 && break; s
 munge -n </dev/null | unmunge >/dev/null 2>&1 || die "munge does not answer (munge -n | unmunge failed)"
 
 # Restart the Slurm daemons so they read the configuration above.
+# Stop only the daemons this configuration started, found by their pid files.
 for d in slurmctld slurmd; do
-	if pgrep -x "$d" >/dev/null; then
-		pkill -x "$d" || true
+	pidf=/run/$d.pid
+	if [ -s "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null; then
+		kill "$(cat "$pidf")" || true
+		for _ in $(seq 100); do kill -0 "$(cat "$pidf" 2>/dev/null)" 2>/dev/null || break; sleep 0.1; done
 	fi
 done
-for _ in $(seq 50); do pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null || break; sleep 0.1; done
 slurmctld -i || die "slurmctld did not start (see /var/log/slurm/slurmctld.log)"
 slurmd || die "slurmd did not start (see /var/log/slurm/slurmd.log)"
 

@@ -223,24 +223,32 @@ LogLevel ERROR
 	if err := cmd.Start(); err != nil {
 		t.Skipf("sshd does not start: %v", err)
 	}
+	var cc string
 	t.Cleanup(func() {
+		if cc != "" {
+			// Stop the connection-sharing master the config starts.
+			exec.Command("ssh", "-F", cc, "-O", "exit", "box").Run()
+		}
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
 	client := fmt.Sprintf(`Host box nobody-home
   HostName 127.0.0.1
   User %s
-  IdentityFile %s/user_key
+  IdentityFile %[2]s/user_key
   IdentitiesOnly yes
   UserKnownHostsFile /dev/null
   StrictHostKeyChecking no
   LogLevel ERROR
+  ControlMaster auto
+  ControlPath %[2]s/cm-%%C
+  ControlPersist 60
 Host box
-  Port %d
+  Port %[3]d
 Host nobody-home
-  Port %d
+  Port %[4]d
 `, currentUser(t), dir, port, dead)
-	cc := filepath.Join(dir, "ssh_config")
+	cc = filepath.Join(dir, "ssh_config")
 	if err := os.WriteFile(cc, []byte(client), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func BenchmarkRead(b *testing.B) {
 							b.Fatal(err)
 						}
 						events++
-						if events%(1<<18) == 0 {
+						if events%(1<<15) == 0 {
 							runtime.ReadMemStats(&ms)
 							maxHeap = max(maxHeap, ms.HeapInuse)
 						}

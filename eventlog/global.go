@@ -127,8 +127,9 @@ type Files struct {
 	r       *Reader
 	damaged int
 	removed int
-	tail    []fingerprint // last events of the file being read
-	prev    []fingerprint // last events of the previous file
+	ring    []Event       // the last job events of the file being read, a ring of Window
+	ringN   int           // job events put in ring since the file opened
+	prev    []fingerprint // the last job events of the previous file, oldest first
 	pending []pendingEvent
 	header  GlobalHeader
 	hasHdr  bool
@@ -200,11 +201,25 @@ func (fs *Files) remember(ev *Event) {
 	if !ev.Job.IsJob() {
 		return
 	}
-	if len(fs.tail) == fs.window() {
-		copy(fs.tail, fs.tail[1:])
-		fs.tail = fs.tail[:len(fs.tail)-1]
+	if fs.ring == nil {
+		fs.ring = make([]Event, fs.window())
 	}
-	fs.tail = append(fs.tail, fingerprintOf(ev))
+	fs.ring[fs.ringN%len(fs.ring)] = *ev
+	fs.ringN++
+}
+
+// tail returns the fingerprints of the ring's events, oldest first.
+func (fs *Files) tail() []fingerprint {
+	if fs.ringN == 0 {
+		return nil
+	}
+	w := len(fs.ring)
+	n := min(fs.ringN, w)
+	out := make([]fingerprint, 0, n)
+	for k := fs.ringN - n; k < fs.ringN; k++ {
+		out = append(out, fingerprintOf(&fs.ring[k%w]))
+	}
+	return out
 }
 
 // open opens the next file and queues its first events with any overlap
@@ -226,7 +241,7 @@ func (fs *Files) open() error {
 	r.Options = opt
 	r.File = path
 	fs.f, fs.r = f, r
-	fs.prev, fs.tail = fs.tail, nil
+	fs.prev, fs.ringN = fs.tail(), 0
 	if len(fs.prev) == 0 {
 		return nil
 	}

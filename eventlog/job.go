@@ -272,7 +272,7 @@ func (j *Job) Times() StateTimes {
 	}
 	for i := range j.Events {
 		ev := &j.Events[i]
-		next := state
+		var next State
 		switch ev.Code {
 		case Submit, Evicted, Released, ShadowException, ExecutableError, ReconnectFailed:
 			next = Idle

@@ -192,15 +192,6 @@ func makeTimeline(j *Job, e int) timeline {
 	return tl
 }
 
-// stateAt returns the code of the latest change at or before t, or -1.
-func (tl *timeline) stateAt(t int64) int {
-	i := sort.Search(len(tl.t), func(i int) bool { return tl.t[i] > t })
-	if i == 0 {
-		return -1
-	}
-	return int(tl.c[i-1])
-}
-
 // Build makes one sample per held job of jobs (a job with at least one 012
 // event and, unless Unlabeled is set, a Release or Remove label), in the
 // order of jobs. Context jobs are drawn from all of jobs. jobs is not
@@ -211,27 +202,7 @@ func (b Builder) Build(jobs []*Job) ([]Sample, error) {
 	for i, j := range jobs {
 		tls[i] = makeTimeline(j, b.E)
 	}
-	// Jobs with events, by first time, for the co-existence search.
-	order := make([]int, 0, len(jobs))
-	for i := range tls {
-		if len(tls[i].t) > 0 {
-			order = append(order, i)
-		}
-	}
-	slices.SortStableFunc(order, func(a, c int) int {
-		switch {
-		case tls[a].first < tls[c].first:
-			return -1
-		case tls[a].first > tls[c].first:
-			return 1
-		}
-		return 0
-	})
-	firsts := make([]int64, len(order))
-	for k, i := range order {
-		firsts[k] = tls[i].first
-	}
-
+	idx := newCoexist(tls)
 	type prim struct {
 		i     int
 		label Label
@@ -278,14 +249,7 @@ func (b Builder) Build(jobs []*Job) ([]Sample, error) {
 			}
 			return lo
 		}())
-		// Candidates: first <= hi and last >= lo, not the primary.
-		end := sort.Search(len(firsts), func(k int) bool { return firsts[k] > hi })
-		cand = cand[:0]
-		for _, i := range order[:end] {
-			if i != p.i && tls[i].last >= lo {
-				cand = append(cand, i)
-			}
-		}
+		cand = idx.candidates(cand[:0], tls, lo, hi, p.i)
 		need := b.J - 1
 		if len(cand) < need && !b.Pad {
 			return samples, fmt.Errorf("eventlog: job %v: %w: %d of %d", tls[p.i].key, ErrTooFewJobs, len(cand), need)
@@ -344,6 +308,79 @@ func (b Builder) Sample(primary *Job, context []*Job) (Sample, error) {
 		b.fill(&s, k+1, &ctl, hold, start)
 	}
 	return s, nil
+}
+
+// coexist finds the jobs alive in a window: those whose first event is at
+// or before its end and whose last event is at or after its start. Jobs are
+// split at the 99th percentile L of their lifetimes: a short-lived job can
+// only qualify if it starts within L before the window, so a binary search
+// bounds its scan; the few long-lived jobs are scanned in full. The result
+// is exact and in a fixed order.
+type coexist struct {
+	maxShort                int64
+	short, long             []int   // job indices by first time
+	shortFirsts, longFirsts []int64 // their first times
+}
+
+func newCoexist(tls []timeline) *coexist {
+	var lives []int64
+	for i := range tls {
+		if len(tls[i].t) > 0 {
+			lives = append(lives, tls[i].last-tls[i].first)
+		}
+	}
+	c := &coexist{}
+	if len(lives) == 0 {
+		return c
+	}
+	slices.Sort(lives)
+	c.maxShort = lives[(len(lives)-1)*99/100]
+	for i := range tls {
+		if len(tls[i].t) == 0 {
+			continue
+		}
+		if tls[i].last-tls[i].first <= c.maxShort {
+			c.short = append(c.short, i)
+		} else {
+			c.long = append(c.long, i)
+		}
+	}
+	byFirst := func(a, b int) int {
+		switch {
+		case tls[a].first < tls[b].first:
+			return -1
+		case tls[a].first > tls[b].first:
+			return 1
+		}
+		return a - b
+	}
+	slices.SortFunc(c.short, byFirst)
+	slices.SortFunc(c.long, byFirst)
+	for _, i := range c.short {
+		c.shortFirsts = append(c.shortFirsts, tls[i].first)
+	}
+	for _, i := range c.long {
+		c.longFirsts = append(c.longFirsts, tls[i].first)
+	}
+	return c
+}
+
+// candidates appends to dst the jobs alive in [lo, hi] other than skip.
+func (c *coexist) candidates(dst []int, tls []timeline, lo, hi int64, skip int) []int {
+	a, _ := slices.BinarySearch(c.shortFirsts, lo-c.maxShort)
+	b := sort.Search(len(c.shortFirsts), func(k int) bool { return c.shortFirsts[k] > hi })
+	for _, i := range c.short[a:max(a, b)] {
+		if i != skip && tls[i].last >= lo {
+			dst = append(dst, i)
+		}
+	}
+	e := sort.Search(len(c.longFirsts), func(k int) bool { return c.longFirsts[k] > hi })
+	for _, i := range c.long[:e] {
+		if i != skip && tls[i].last >= lo {
+			dst = append(dst, i)
+		}
+	}
+	return dst
 }
 
 // fill writes job j's rows of s from tl.

@@ -197,6 +197,59 @@ func TestBuild(t *testing.T) {
 	if same == len(s1) {
 		t.Error("another seed picked the same context jobs for every sample")
 	}
+	// Every context job must be alive in the sample's window: first event
+	// (028 aside) at or before its end, last at or after its start.
+	byKey := map[eventlog.Key]*eventlog.Job{}
+	for _, j := range jobs {
+		byKey[j.Key] = j
+	}
+	life := func(j *eventlog.Job) (first, last time.Time) {
+		for _, e := range j.Events {
+			if e.Code == eventlog.JobAdInformation {
+				continue
+			}
+			if first.IsZero() || e.Time.Before(first) {
+				first = e.Time
+			}
+			if e.Time.After(last) {
+				last = e.Time
+			}
+		}
+		return first, last
+	}
+	for _, s := range s1 {
+		end := s.Start.Add(time.Duration(s.M-1) * time.Minute)
+		for _, c := range s.Context {
+			first, last := life(byKey[c])
+			if first.After(end) || last.Before(s.Start) {
+				t.Errorf("%v: context job %v lives %v–%v, outside the window %v–%v", s.Job, c, first, last, s.Start, end)
+			}
+		}
+	}
+	// With room for every job, the context is exactly the alive set.
+	all, err := eventlog.Builder{M: 10, J: len(jobs), Pad: true}.Build(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all[:min(len(all), 20)] {
+		end := s.Start.Add(time.Duration(s.M-1) * time.Minute)
+		want := 0
+		for _, j := range jobs {
+			first, last := life(j)
+			if j.Key != s.Job && !first.After(end) && !last.Before(s.Start) {
+				want++
+			}
+		}
+		got := 0
+		for _, c := range s.Context {
+			if c != (eventlog.Key{}) {
+				got++
+			}
+		}
+		if got != want {
+			t.Errorf("%v: %d context jobs, %d alive in the window", s.Job, got, want)
+		}
+	}
 	for _, s := range s1 {
 		if s.Label == eventlog.Unlabeled {
 			t.Errorf("%v: unlabelled sample", s.Job)

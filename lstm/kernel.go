@@ -9,8 +9,13 @@ package lstm
 // axpy sets y += a·x.
 func axpy(a float64, x, y []float64) {
 	x = x[:len(y)]
-	for i, v := range x {
-		y[i] += a * v
+	n := 0
+	if useFMA && len(y) >= 16 {
+		n = len(y) &^ 15
+		axpyFMA(a, x, y[:n])
+	}
+	for i := n; i < len(y); i++ {
+		y[i] += a * x[i]
 	}
 }
 

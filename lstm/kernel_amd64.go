@@ -13,3 +13,24 @@ func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d 
 
 //go:noescape
 func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64)
+
+//go:noescape
+func vsigmoid(x []float64)
+
+//go:noescape
+func vtanh(x []float64)
+
+//go:noescape
+func axpyFMA(a float64, x []float64, y []float64)
+
+//go:noescape
+func kern4x16s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int)
+
+//go:noescape
+func axpy32FMA(a float32, x []float32, y []float32)
+
+//go:noescape
+func vsigmoid32(x []float32)
+
+//go:noescape
+func vtanh32(x []float32)

@@ -12,3 +12,19 @@ func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d 
 func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64) {
 	panic("lstm: no assembly kernel on this platform")
 }
+
+func vsigmoid(x []float64) { panic("lstm: no assembly kernel on this platform") }
+
+func vtanh(x []float64) { panic("lstm: no assembly kernel on this platform") }
+
+func axpyFMA(a float64, x []float64, y []float64) { panic("lstm: no assembly kernel on this platform") }
+
+func kern4x16s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int) {
+	panic("lstm: no assembly kernel on this platform")
+}
+
+func axpy32FMA(a float32, x []float32, y []float32) { panic("lstm: no assembly kernel on this platform") }
+
+func vsigmoid32(x []float32) { panic("lstm: no assembly kernel on this platform") }
+
+func vtanh32(x []float32) { panic("lstm: no assembly kernel on this platform") }

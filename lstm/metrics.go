@@ -79,7 +79,7 @@ func Evaluate(m *Model, d Data, threshold float64) (Metrics, float64, error) {
 // pk, computed in batches of size bs with the batched forward pass.
 func predictPacked(m *Model, pk *packed, bs int) ([]float64, float64) {
 	bs = min(bs, pk.n)
-	e := newNative(m, bs, pk.T)
+	w := newInferBatchWork(m, bs)
 	out := make([]float64, pk.n)
 	batch := make([]int, 0, bs)
 	for start := 0; start < pk.n; start += bs {
@@ -87,7 +87,7 @@ func predictPacked(m *Model, pk *packed, bs int) ([]float64, float64) {
 		for s := start; s < min(start+bs, pk.n); s++ {
 			batch = append(batch, s)
 		}
-		copy(out[start:], e.forward(pk, batch))
+		copy(out[start:], m.inferBatch(w, pk, batch))
 	}
 	return out, bce(out, pk.y)
 }

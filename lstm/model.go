@@ -153,9 +153,6 @@ func (m *Model) Predict(seq [][]float64) float64 {
 // wrong width (ErrWidth), an empty sequence (ErrEmpty), or a NaN or infinite
 // input (ErrNaN), each naming the sample and step. X is not modified.
 func (m *Model) Probabilities(X [][][]float64) ([]float64, error) {
-	if err := m.checkInputs(X, false); err != nil {
-		return nil, err
-	}
 	same := true
 	for _, seq := range X {
 		same = same && len(seq) == len(X[0])
@@ -169,6 +166,10 @@ func (m *Model) Probabilities(X [][][]float64) ([]float64, error) {
 		}
 		p, _ := predictPacked(m, pk, inferBatch)
 		return p, nil
+	}
+	// pack has checked the batched path's input; check the rest here.
+	if err := m.checkInputs(X, false); err != nil {
+		return nil, err
 	}
 	w := newInferWork(m)
 	p := make([]float64, len(X))
@@ -294,15 +295,7 @@ func (m *Model) predict(w *inferWork, seq [][]float64) float64 {
 // (i, f, g, o blocks of H), then updates c and h in place.
 func cellUpdate(g, c, h []float64) {
 	H := len(c)
-	gi, gf, gg, go_ := g[:H], g[H:2*H], g[2*H:3*H], g[3*H:4*H]
-	for j := range H {
-		i := sigmoid(gi[j])
-		f := sigmoid(gf[j])
-		gc := math.Tanh(gg[j])
-		o := sigmoid(go_[j])
-		c[j] = f*c[j] + i*gc
-		h[j] = o * math.Tanh(c[j])
-	}
+	cellForward(g, c, c, h[:H], h)
 }
 
 func sigmoid(x float64) float64 {

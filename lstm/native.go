@@ -86,26 +86,11 @@ func (e *native) forward(d *packed, batch []int) []float64 {
 			c, tc, h := e.c[l][t][:B*H], e.tc[l][t][:B*H], e.h[l][t][:B*H]
 			for b := range B {
 				gb := G[b*H4 : (b+1)*H4]
-				gi, gf, gg, gO := gb[:H], gb[H:2*H], gb[2*H:3*H], gb[3*H:]
-				cb, tcb, hb := c[b*H:(b+1)*H], tc[b*H:(b+1)*H], h[b*H:(b+1)*H]
 				var cp []float64
 				if t > 0 {
 					cp = e.c[l][t-1][b*H : (b+1)*H]
 				}
-				for j := range H {
-					i := sigmoid(gi[j])
-					f := sigmoid(gf[j])
-					g := math.Tanh(gg[j])
-					o := sigmoid(gO[j])
-					gi[j], gf[j], gg[j], gO[j] = i, f, g, o
-					cv := i * g
-					if cp != nil {
-						cv += f * cp[j]
-					}
-					cb[j] = cv
-					tcb[j] = math.Tanh(cv)
-					hb[j] = o * tcb[j]
-				}
+				cellForward(gb, cp, c[b*H:(b+1)*H], tc[b*H:(b+1)*H], h[b*H:(b+1)*H])
 			}
 		}
 	}
@@ -235,4 +220,100 @@ func gradViews(m *Model, grad []float64) *Model {
 	g := &Model{inputs: m.inputs, hidden: m.hidden, layers: m.layers, params: grad}
 	g.bind()
 	return g
+}
+
+// cellForward turns the pre-activations g (blocks i, f, g, o of H) into
+// the activated gates in place and computes the new cell state c, tanh(c)
+// into tc and the hidden state h from the previous cell state cp (nil for
+// zero).
+func cellForward(g, cp, c, tc, h []float64) {
+	H := len(c)
+	sigmoidInPlace(g[:2*H])
+	tanhInPlace(g[2*H : 3*H])
+	sigmoidInPlace(g[3*H:])
+	gi, gf, gg, gO := g[:H], g[H:2*H], g[2*H:3*H], g[3*H:4*H]
+	if cp == nil {
+		for j := range c {
+			c[j] = gi[j] * gg[j]
+		}
+	} else {
+		cp = cp[:H]
+		for j := range c {
+			c[j] = gf[j]*cp[j] + gi[j]*gg[j]
+		}
+	}
+	copy(tc, c)
+	tanhInPlace(tc)
+	for j := range h {
+		h[j] = gO[j] * tc[j]
+	}
+}
+
+// inferBatchWork holds the buffers of the batched forward pass used for
+// inference, which keeps only the current state of each layer.
+type inferBatchWork struct {
+	g     []float64   // B×4H
+	h, c  [][]float64 // [layer] B×H
+	tc, p []float64
+	bias  []float64 // [layer] 4H, b_ih + b_hh
+}
+
+func newInferBatchWork(m *Model, B int) *inferBatchWork {
+	w := &inferBatchWork{g: make([]float64, B*4*m.hidden), tc: make([]float64, m.hidden), p: make([]float64, B),
+		bias: make([]float64, m.layers*4*m.hidden)}
+	for range m.layers {
+		w.h = append(w.h, make([]float64, B*m.hidden))
+		w.c = append(w.c, make([]float64, B*m.hidden))
+	}
+	return w
+}
+
+// inferBatch returns the probabilities of the samples in batch. It computes
+// the same values as native.forward, step by step across the layers.
+func (m *Model) inferBatch(w *inferBatchWork, d *packed, batch []int) []float64 {
+	B, H := len(batch), m.hidden
+	H4 := 4 * H
+	for l := range m.lay {
+		clear(w.h[l][:B*H])
+		clear(w.c[l][:B*H])
+	}
+	G := w.g[:B*H4]
+	for l := range m.lay {
+		lp := &m.lay[l]
+		for j := range H4 {
+			w.bias[l*H4+j] = lp.bih[j] + lp.bhh[j]
+		}
+	}
+	for t := range d.T {
+		for l := range m.lay {
+			lp := &m.lay[l]
+			bias := w.bias[l*H4 : (l+1)*H4]
+			for b := range B {
+				copy(G[b*H4:(b+1)*H4], bias)
+			}
+			if l == 0 {
+				for b, s := range batch {
+					idx, val := d.row(s, t)
+					gb := G[b*H4 : (b+1)*H4]
+					for n, k := range idx {
+						axpy(val[n], lp.wih[int(k)*H4:(int(k)+1)*H4], gb)
+					}
+				}
+			} else {
+				gemmNN(G, w.h[l-1][:B*H], lp.wih, B, H, H4)
+			}
+			if t > 0 {
+				gemmNN(G, w.h[l][:B*H], lp.whh, B, H, H4)
+			}
+			for b := range B {
+				cb, hb := w.c[l][b*H:(b+1)*H], w.h[l][b*H:(b+1)*H]
+				cellForward(G[b*H4:(b+1)*H4], cb, cb, w.tc, hb)
+			}
+		}
+	}
+	last := w.h[m.layers-1]
+	for b := range B {
+		w.p[b] = sigmoid(m.fcB[0] + dot(m.fcW, last[b*H:(b+1)*H]))
+	}
+	return w.p[:B]
 }

@@ -364,7 +364,7 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 	}
 	jobs, _ := UniqueBuildJobs(w.Jobs)
 	rep := &Report{Experiment: "spack-build", Mode: cfg.Mode, Bounds: cfg.Bounds, Seed: cfg.Seed,
-		Order: []string{"arch", "compiler", "compiler-version", "memory"}}
+		Order: []string{"arch", "compiler", "compiler-version", "memory"}, UnmatchedAt: map[string]int{}}
 	rng := newRand(cfg.Seed, 2)
 	draw := func(k int) int { return rng.IntN(k) }
 	finish := func(err error) (*Report, error) {
@@ -427,7 +427,9 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 				return finish(err)
 			}
 			if !ok {
-				levels[li].stopped(subsystemCount(jobs[i].Requirements(rep.Order[:li+1]...)), 3)
+				at := subsystemCount(jobs[i].Requirements(rep.Order[:li+1]...))
+				levels[li].stopped(at, 3)
+				rep.UnmatchedAt[jobs[i].Name] = at
 				alive[i] = false
 				break
 			}

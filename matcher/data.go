@@ -355,14 +355,17 @@ func ReadBuildJobs(r io.Reader, file string) ([]BuildJob, error) {
 
 // LoadVersionWorld loads the layout of rainbow-experiments'
 // simulation-reliabuild data: dir/cluster-features.json and
-// dir/jobspecs/*.yaml (files in numeric order of the number in their name,
-// parsed concurrently).
+// dir/jobspecs/*.yaml (files in JobFiles order, parsed concurrently).
 func LoadVersionWorld(ctx context.Context, dir string) (*VersionWorld, error) {
 	cs, err := loadFile(filepath.Join(dir, "cluster-features.json"), ReadVersionClusters)
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := loadDir(ctx, filepath.Join(dir, "jobspecs"), ReadVersionJobs)
+	files, err := JobFiles(filepath.Join(dir, "jobspecs"))
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := ReadVersionJobFiles(ctx, files)
 	if err != nil {
 		return nil, err
 	}
@@ -377,24 +380,32 @@ func LoadBuildWorld(ctx context.Context, dir string) (*BuildWorld, error) {
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := loadDir(ctx, filepath.Join(dir, "jobspecs"), ReadBuildJobs)
+	files, err := JobFiles(filepath.Join(dir, "jobspecs"))
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := ReadBuildJobFiles(ctx, files)
 	if err != nil {
 		return nil, err
 	}
 	return &BuildWorld{Clusters: cs, Jobs: jobs}, nil
 }
 
-func loadFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer f.Close()
-	return read(f, path)
+// ReadVersionJobFiles reads the files with ReadVersionJobs concurrently
+// (at most GOMAXPROCS at a time) and concatenates the jobs in file order.
+func ReadVersionJobFiles(ctx context.Context, files []string) ([]VersionJob, error) {
+	return readFiles(ctx, files, ReadVersionJobs)
 }
 
-func loadDir[T any](ctx context.Context, dir string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
+// ReadBuildJobFiles is ReadVersionJobFiles for spack-build jobspecs.
+func ReadBuildJobFiles(ctx context.Context, files []string) ([]BuildJob, error) {
+	return readFiles(ctx, files, ReadBuildJobs)
+}
+
+// JobFiles lists dir/*.yaml in the numeric order of the last number in
+// each name (jobspecs-2.yaml before jobspecs-10.yaml). An empty directory
+// is an error.
+func JobFiles(dir string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		return nil, err
@@ -409,6 +420,20 @@ func loadDir[T any](ctx context.Context, dir string, read func(io.Reader, string
 		}
 		return strings.Compare(a, b)
 	})
+	return files, nil
+}
+
+func loadFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f, path)
+}
+
+func readFiles[T any](ctx context.Context, files []string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
 	parts := make([][]T, len(files))
 	errs := make([]error, len(files))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))

@@ -79,6 +79,9 @@ type Report struct {
 	Seed       uint64
 	Order      []string // subsystems in the order the expanding level added them
 	Levels     []Level
+	// UnmatchedAt maps each job that stopped unmatched in the expanding
+	// levels to its unmatched_at (the published unmatched-at-raw.json).
+	UnmatchedAt map[string]int
 	// Checks is the number of requirement-against-cluster checks the
 	// experiment answers (every submission's requirements against every
 	// cluster, and every scored dependency); they are served from a cache

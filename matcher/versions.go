@@ -235,7 +235,8 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 		r := newRand(cfg.Seed, 1)
 		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
-	rep := &Report{Experiment: "reliabuild", Mode: cfg.Mode, Bounds: x.scoreB, Seed: cfg.Seed, Order: order}
+	rep := &Report{Experiment: "reliabuild", Mode: cfg.Mode, Bounds: x.scoreB, Seed: cfg.Seed, Order: order,
+		UnmatchedAt: map[string]int{}}
 	if cfg.Mode == Published {
 		rep.Bounds = Exclusive
 	}
@@ -353,6 +354,7 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 			exp.countStats(k, x.nC)
 			if !x.submit(&exp, j, cur, added, false, draw) {
 				exp.stopped(added, j.n)
+				rep.UnmatchedAt[j.job.Name] = added
 				break
 			}
 		}

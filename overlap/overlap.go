@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -356,12 +358,42 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	res.SourceCoverage = float64(res.NSourceInBand) / float64(res.NSource)
 
 	res.propensitySummaries()
-	for j := range d {
-		if err := res.compareFeature(j); err != nil {
-			return nil, err
-		}
+	if err := res.compareFeatures(); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// compareFeatures runs compareFeature for every feature on up to
+// GOMAXPROCS goroutines. Each feature's result depends only on its own
+// column, so the outcome does not depend on scheduling; the first error in
+// feature order is returned.
+func (r *Result) compareFeatures() error {
+	d := len(r.cols)
+	errs := make([]error, d)
+	workers := min(d, runtime.GOMAXPROCS(0))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				errs[j] = r.compareFeature(j)
+			}
+		}()
+	}
+	for j := range d {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func isConstant(x []float64) bool {
@@ -405,10 +437,8 @@ func (r *Result) compareFeature(j int) error {
 	f := &r.KS[j]
 	src, tgt := r.split(r.cols[j], nil)
 	f.SMD, f.VarianceRatio = stats.SMD(tgt, src), stats.VarianceRatio(tgt, src)
-	slices.Sort(src)
-	slices.Sort(tgt)
 	var err error
-	if f.All, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
+	if f.All, err = stats.KS2Samp(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
 	}
 	ks, smd, vr, note, err := r.inBandCompare(j, r.Band)
@@ -427,9 +457,7 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 			fmt.Sprintf("no in-band comparison: %d source and %d target jobs in %v", len(src), len(tgt), b), nil
 	}
 	smd, vr = stats.SMD(tgt, src), stats.VarianceRatio(tgt, src)
-	slices.Sort(src)
-	slices.Sort(tgt)
-	ks, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method)
+	ks, err = stats.KS2Samp(src, tgt, r.cfg.alt, r.cfg.method)
 	if err != nil {
 		return ks, smd, vr, "", fmt.Errorf("overlap: in-band KS of feature %q: %w", r.Features[j], err)
 	}
@@ -445,8 +473,8 @@ func (r *Result) propensitySummaries() {
 	r.SourceQuantiles = make([]float64, len(r.QuantileLevels))
 	r.TargetQuantiles = make([]float64, len(r.QuantileLevels))
 	for k, q := range r.QuantileLevels {
-		r.SourceQuantiles[k] = stats.Quantile(src, q)
-		r.TargetQuantiles[k] = stats.Quantile(tgt, q)
+		r.SourceQuantiles[k] = quantileSorted(src, q)
+		r.TargetQuantiles[k] = quantileSorted(tgt, q)
 	}
 	bins := r.cfg.bins
 	r.HistEdges = make([]float64, bins+1)
@@ -472,6 +500,19 @@ func (r *Result) propensitySummaries() {
 	if len(wIn) > 0 {
 		r.ESSInBand = stats.KishESS(wIn)
 	}
+}
+
+// quantileSorted is NumPy's default (linear, type 7) quantile of sorted,
+// NaN-free, non-empty s: with h = (n-1)·q, s[⌊h⌋] + (h-⌊h⌋)·(s[⌊h⌋+1]-s[⌊h⌋]).
+// stats.Quantile computes the same but sorts a copy on every call; the
+// propensities are sorted once here for all levels.
+func quantileSorted(s []float64, q float64) float64 {
+	h := float64(len(s)-1) * q
+	lo := int(math.Floor(h))
+	if lo >= len(s)-1 {
+		return s[len(s)-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }
 
 // histogram counts p in bins equal-width bins on [0,1], last bin closed.

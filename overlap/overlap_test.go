@@ -266,6 +266,12 @@ func TestSweepMasksAndCrossFit(t *testing.T) {
 	if len(res.Propensity) != len(y) || res.SourceHist == nil || sum(res.SourceHist) != res.NSource || sum(res.TargetHist) != res.NTarget {
 		t.Error("histograms do not count every job")
 	}
+	src, _ := res.split(res.Propensity, nil)
+	for k, q := range res.QuantileLevels {
+		if got, want := res.SourceQuantiles[k], stats.Quantile(src, q); got != want {
+			t.Errorf("source propensity quantile %v = %v, stats.Quantile gives %v", q, got, want)
+		}
+	}
 	if !(res.ESS > 0 && res.ESS <= float64(res.NSource)) {
 		t.Errorf("Kish ESS %v outside (0, %d]", res.ESS, res.NSource)
 	}

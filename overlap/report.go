@@ -26,7 +26,7 @@ type Meta struct {
 // coverageText formats "v (n=k of N)".
 func coverageText(v float64, k, n int) string {
 	if n == 0 {
-		return fmt.Sprintf("n/a (n=0 of 0)")
+		return "n/a (n=0 of 0)"
 	}
 	return fmt.Sprintf("%.4f (n=%d of %d)", v, k, n)
 }

@@ -85,6 +85,8 @@ func ReadHardware(r io.Reader) (*Hardware, error) {
 // them. Anvil's gpu partition has exactly 512 GB per node and is marked
 // gpu_standard explicitly. Conte's Xeon Phi coprocessors are not GPUs. Check
 // the entries against your own site's records before an authoritative claim.
+// Stampede has no default: the public accounting extracts anonymise queue
+// names (QUEUE4), so their jobs fall back to the proxy rule.
 func KnownHardware() *Hardware {
 	return &Hardware{Clusters: map[string]Cluster{
 		"anvil": {
@@ -103,10 +105,11 @@ func KnownHardware() *Hardware {
 		},
 		"stampede": {
 			Partitions: map[string]Node{
-				"largemem": {NodeType: "largemem", NodeCores: 32, NodeMemoryGB: 1024},
-				"gpu":      {NodeType: "gpu", NodeCores: 16, NodeMemoryGB: 32, GPUCountPerNode: 1, GPUModel: "NVIDIA K20"},
+				"normal":      {NodeType: "cpu", NodeCores: 16, NodeMemoryGB: 32},
+				"development": {NodeType: "cpu", NodeCores: 16, NodeMemoryGB: 32},
+				"largemem":    {NodeType: "largemem", NodeCores: 32, NodeMemoryGB: 1024},
+				"gpu":         {NodeType: "gpu", NodeCores: 16, NodeMemoryGB: 32, GPUCountPerNode: 1, GPUModel: "NVIDIA K20"},
 			},
-			Default: &Node{NodeType: "cpu", NodeCores: 16, NodeMemoryGB: 32},
 		},
 	}}
 }

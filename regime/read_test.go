@@ -299,3 +299,22 @@ func FuzzReadStampede(f *testing.F) {
 		}
 	})
 }
+
+func FuzzReadParquet(f *testing.F) {
+	g := 1.5
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, []pqRow{{Jid: "J1", Queue: "q", EndTime: "2023-01-01 00:00:00", ValueGPU: &g}}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte("PAR1PAR1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", "c")
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+		}
+	})
+}

@@ -20,12 +20,13 @@ const (
 	expRateMin = 1e-4
 	expRateMax = 50
 	// expGrid is the number of log-spaced rates tried per sign before the
-	// golden-section refinement; 40 points (0.15 decades apart) bracket
+	// golden-section refinement; 24 points (0.25 decades apart) bracket
 	// the single minimum of a well-posed exponential fit.
-	expGrid = 40
+	expGrid = 24
 	// expGoldenIter refines log|B| by golden section from a bracket of
-	// width ≈ 0.7 to below 1e-12.
-	expGoldenIter = 64
+	// width ≈ 1.1 to ≈ 3e-10, below the √ε at which the flat profile RSS
+	// stops telling rates apart.
+	expGoldenIter = 48
 )
 
 // FitExponential fits y = A·exp(−B·x) + C by least squares in y.
@@ -59,6 +60,26 @@ func FitExponential(x, y []float64) (Exponential, error) {
 		return Exponential{}, curveErr(fn, -1, ErrCurveDegenerate)
 	}
 	return e, nil
+}
+
+// expRSS returns the residual sum of squares of the best
+// A·exp(−rate·x) + C for a fixed rate, computed with exp(−rate·(x−x[0]))
+// so that it stays in range for a rate fitted on a longer span; z is
+// scratch of len(x).
+func expRSS(x, y, z []float64, rate float64) (float64, bool) {
+	for i, v := range x {
+		z[i] = math.Exp(-rate * (v - x[0]))
+	}
+	c, ap, ok := curveOLS(z, y, nil)
+	if !ok {
+		return 0, false
+	}
+	var rss float64
+	for i := range y {
+		r := y[i] - (c + ap*z[i])
+		rss += r * r
+	}
+	return rss, !math.IsNaN(rss) && !math.IsInf(rss, 0)
 }
 
 // expFit is FitExponential on validated data; z is scratch of len(x).

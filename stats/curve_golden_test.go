@@ -135,7 +135,7 @@ func loadCurveGolden(t *testing.T) *curveGolden {
 	return &g
 }
 
-func approx(tol float64) cmp.Option {
+func curveApprox(tol float64) cmp.Option {
 	return cmp.Options{cmpopts.EquateApprox(tol, 0), cmpopts.EquateNaNs()}
 }
 
@@ -165,7 +165,7 @@ func TestGoldenPowerLaw(t *testing.T) {
 			if c.Want.Robust {
 				tol = curveTolIRLS
 			}
-			if d := cmp.Diff(c.Want, got, approx(tol)); d != "" {
+			if d := cmp.Diff(c.Want, got, curveApprox(tol)); d != "" {
 				t.Errorf("FitPowerLaw mismatch (-numpy +go):\n%s", d)
 			}
 		})
@@ -180,7 +180,7 @@ func TestGoldenSlope(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(c.Want, got, approx(curveTolClosedForm)); d != "" {
+			if d := cmp.Diff(c.Want, got, curveApprox(curveTolClosedForm)); d != "" {
 				t.Errorf("Slope mismatch (-scipy.stats.linregress +go):\n%s", d)
 			}
 		})
@@ -195,7 +195,7 @@ func TestGoldenExponential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(c.Want, got, approx(curveTolExpParam)); d != "" {
+			if d := cmp.Diff(c.Want, got, curveApprox(curveTolExpParam)); d != "" {
 				t.Errorf("FitExponential mismatch (-scipy curve_fit +go):\n%s", d)
 			}
 		})
@@ -252,7 +252,7 @@ func TestGoldenEWMA(t *testing.T) {
 			x0 := slices.Clone(c.X)
 			got := EWMA(nil, c.X, c.Alpha, c.Adjust, c.IgnoreNA)
 			curveUnchanged(t, "EWMA", x0, c.X)
-			if d := cmp.Diff([]float64(c.Want), got, approx(curveTolClosedForm)); d != "" {
+			if d := cmp.Diff([]float64(c.Want), got, curveApprox(curveTolClosedForm)); d != "" {
 				t.Errorf("EWMA mismatch (-pandas +go):\n%s", d)
 			}
 			// In place gives the same result.
@@ -275,10 +275,10 @@ func TestGoldenWelchPSD(t *testing.T) {
 				t.Fatal(err)
 			}
 			curveUnchanged(t, "WelchPSD", x0, c.X)
-			if d := cmp.Diff([]float64(c.Freqs), f, approx(curveTolClosedForm)); d != "" {
+			if d := cmp.Diff([]float64(c.Freqs), f, curveApprox(curveTolClosedForm)); d != "" {
 				t.Errorf("frequencies (-scipy +go):\n%s", d)
 			}
-			if d := cmp.Diff([]float64(c.PSD), p, approx(curveTolFFT)); d != "" {
+			if d := cmp.Diff([]float64(c.PSD), p, curveApprox(curveTolFFT)); d != "" {
 				t.Errorf("PSD (-scipy.signal.welch +go):\n%s", d)
 			}
 		})
@@ -290,7 +290,7 @@ func TestGoldenRFFTTailPower(t *testing.T) {
 	for _, c := range g.RFFTTail {
 		t.Run(c.Name, func(t *testing.T) {
 			got := RFFTTailPower(c.X, c.Frac)
-			if d := cmp.Diff(c.Want, got, approx(curveTolFFT)); d != "" {
+			if d := cmp.Diff(c.Want, got, curveApprox(curveTolFFT)); d != "" {
 				t.Errorf("RFFTTailPower (-numpy +go):\n%s", d)
 			}
 		})
@@ -307,7 +307,7 @@ func TestGoldenCorrelation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(c.PearsonR, r, approx(curveTolClosedForm)); d != "" {
+			if d := cmp.Diff(c.PearsonR, r, curveApprox(curveTolClosedForm)); d != "" {
 				t.Errorf("Pearson r (-scipy +go):\n%s", d)
 			}
 			if d := cmp.Diff(c.PearsonP, p, pv); d != "" {
@@ -318,7 +318,7 @@ func TestGoldenCorrelation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d := cmp.Diff(*c.SpearmanRho, rho, approx(curveTolClosedForm)); d != "" {
+				if d := cmp.Diff(*c.SpearmanRho, rho, curveApprox(curveTolClosedForm)); d != "" {
 					t.Errorf("Spearman rho (-scipy +go):\n%s", d)
 				}
 				if d := cmp.Diff(*c.SpearmanP, p, pv); d != "" {

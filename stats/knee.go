@@ -22,7 +22,10 @@ const (
 // the power law y = A·x^B (2 parameters, fitted by log–log OLS) beats the
 // exponential y = A·exp(−B·x) + C (3 parameters, FitExponential) by
 // AIC_exp − AIC_pow ≥ minDelta, where AIC = m·ln(RSS/m) + 2k with the RSS
-// of each model measured in y over the m tail points. It is the epoch
+// of each model measured in y over the m tail points. A tail is ruled out
+// without a full exponential fit when the rate fitted on the previous
+// tail already brings AIC_exp within minDelta: that RSS bounds the best
+// exponential's from above, so the decision is the same. It is the epoch
 // from which a training curve is better described as a power law. It
 // returns -1 and a nil error when no tail of at least KneeAICMinPoints
 // points qualifies. minDelta ≤ 0 means DefaultKneeAICDelta.
@@ -63,6 +66,7 @@ func KneeAIC(x, y []float64, minDelta float64) (int, error) {
 		ly[i] = math.Log(y[i])
 	}
 	z := make([]float64, n)
+	prevRate := math.NaN()
 	for i := 0; n-i >= KneeAICMinPoints; i++ {
 		tx, ty := x[i:], y[i:]
 		m := float64(len(tx))
@@ -73,16 +77,25 @@ func KneeAIC(x, y []float64, minDelta float64) (int, error) {
 			rssPow += r * r
 			ss += ty[j] * ty[j]
 		}
-		_, rssExp, ok := expFit(tx, ty, z[:len(tx)])
-		if !ok {
-			continue
-		}
 		// A residual sum at rounding level is treated as rounding: it
 		// keeps ln(RSS) finite for an exactly fitting model.
 		floor := ss * 0x1p-104
 		aicPow := m*math.Log(math.Max(rssPow, floor)/m) + 2*2
-		aicExp := m*math.Log(math.Max(rssExp, floor)/m) + 2*3
-		if aicExp-aicPow >= minDelta {
+		aicExp := func(rss float64) float64 { return m*math.Log(math.Max(rss, floor)/m) + 2*3 }
+		// Any rate bounds the best exponential's RSS from above, so if
+		// the previous tail's rate already makes the exponential
+		// competitive, this tail is no knee and needs no full fit.
+		if !math.IsNaN(prevRate) {
+			if rss, ok := expRSS(tx, ty, z[:len(tx)], prevRate); ok && aicExp(rss)-aicPow < minDelta {
+				continue
+			}
+		}
+		e, rssExp, ok := expFit(tx, ty, z[:len(tx)])
+		if !ok {
+			continue
+		}
+		prevRate = e.B
+		if aicExp(rssExp)-aicPow >= minDelta {
 			return i, nil
 		}
 	}

@@ -592,7 +592,8 @@ func kolmognPomeranz(n int, x float64) float64 {
 	v1[0] = 1
 	v0s, v1s := 0, 0
 	expnt := 0
-	j1, j2 := pomeranzJ1J2(0, n, ll, ceilf, roundf)
+	j1, _ := pomeranzJ1J2(0, n, ll, ceilf, roundf)
+	var j2 int
 	for i := 1; i < 2*n+2; i++ {
 		k1 := j1
 		v0, v1 = v1, v0

@@ -111,27 +111,30 @@ func KS2Samp(x, y []float64, alt Alternative, method KSMethod) (KSResult, error)
 	if method < KSAuto || method > KSAsymp {
 		panic("stats: unknown KSMethod")
 	}
-	xs := sortedNoNaN(x)
+	// Work on order-preserving integer keys: one radix sort, no conversion back.
+	xs := sortedKeysNoNaN(x)
 	if len(xs) == 0 {
 		return KSResult{}, fmt.Errorf("stats: KS2Samp: first sample (n=%d before dropping NaN): %w", len(x), ErrEmpty)
 	}
-	ys := sortedNoNaN(y)
+	ys := sortedKeysNoNaN(y)
 	if len(ys) == 0 {
 		return KSResult{}, fmt.Errorf("stats: KS2Samp: second sample (n=%d before dropping NaN): %w", len(y), ErrEmpty)
 	}
-	return KS2SampSorted(xs, ys, alt, method)
+	return ks2Samp(ksExtremes(xs, ys, keyFloat), len(xs), len(ys), alt, method), nil
 }
 
-// sortedNoNaN returns a sorted copy of x without NaNs.
-func sortedNoNaN(x []float64) []float64 {
-	out := make([]float64, 0, len(x))
+// sortedKeysNoNaN returns the sorted order-preserving keys of the non-NaN
+// values of x, with -0 mapped to +0 so that the two zeros tie as they do
+// in floating-point comparison.
+func sortedKeysNoNaN(x []float64) []uint64 {
+	keys := make([]uint64, 0, len(x))
 	for _, v := range x {
-		if !math.IsNaN(v) {
-			out = append(out, v)
+		if v == v {
+			keys = append(keys, floatKey(v+0)) // -0 + 0 = +0
 		}
 	}
-	sortFloats(out)
-	return out
+	sortKeys(keys)
+	return keys
 }
 
 // KS2SampSorted is KS2Samp for samples already sorted in increasing order
@@ -150,8 +153,12 @@ func KS2SampSorted(x, y []float64, alt Alternative, method KSMethod) (KSResult, 
 	if n1 == 0 || n2 == 0 {
 		return KSResult{}, fmt.Errorf("stats: KS2Samp: sample sizes %d and %d: %w", n1, n2, ErrEmpty)
 	}
-	ext := ksExtremes(x, y)
+	return ks2Samp(ksExtremes(x, y, func(v float64) float64 { return v }), n1, n2, alt, method), nil
+}
 
+// ks2Samp turns the extremes of F_x - F_y into SciPy's statistic, location,
+// sign and p-value.
+func ks2Samp(ext ksExt, n1, n2 int, alt Alternative, method KSMethod) KSResult {
 	var (
 		d    float64
 		hNum int64 // n1·n2·D as an integer
@@ -209,7 +216,7 @@ func KS2SampSorted(x, y []float64, alt Alternative, method KSMethod) (KSResult, 
 	res.Statistic = d
 	res.PValue = clamp01(prob)
 	res.Method = mode
-	return res, nil
+	return res
 }
 
 // ksExt holds the extremes of F_x - F_y over the pooled sample, both as
@@ -224,17 +231,17 @@ type ksExt struct {
 // argmax/argmin over concatenate([x, y]): among equal extreme values the
 // first pooled element wins, so a value from x is preferred to one from y
 // and smaller values to larger ones.
-func ksExtremes(x, y []float64) ksExt {
+func ksExtremes[T uint64 | float64](x, y []T, toFloat func(T) float64) ksExt {
 	n1, n2 := len(x), len(y)
 	fn1, fn2 := float64(n1), float64(n2)
 	e := ksExt{maxF: math.Inf(-1), minF: math.Inf(1)}
 	// Candidate locations: the first x-value and the first y-value attaining
 	// the current extreme.
-	var maxLocX, maxLocY, minLocX, minLocY float64
+	var maxLocX, maxLocY, minLocX, minLocY T
 	var maxHasX, maxHasY, minHasX, minHasY bool
 	i, j := 0, 0
 	for i < n1 || j < n2 {
-		var v float64
+		var v T
 		switch {
 		case j >= n2:
 			v = x[i]
@@ -281,13 +288,13 @@ func ksExtremes(x, y []float64) ksExt {
 			}
 		}
 	}
-	e.maxLoc = maxLocY
+	e.maxLoc = toFloat(maxLocY)
 	if maxHasX {
-		e.maxLoc = maxLocX
+		e.maxLoc = toFloat(maxLocX)
 	}
-	e.minLoc = minLocY
+	e.minLoc = toFloat(minLocY)
 	if minHasX {
-		e.minLoc = minLocX
+		e.minLoc = toFloat(minLocX)
 	}
 	return e
 }
@@ -389,6 +396,10 @@ func outerProbInside(m, n, g, h int) float64 {
 	for i := minj; i < maxj; i++ {
 		a[i] = 0
 	}
+	recip := make([]float64, m+n+1)
+	for k := 1; k < len(recip); k++ {
+		recip[k] = 1 / float64(k)
+	}
 	for i := int64(1); i <= int64(m); i++ {
 		lastminj, lastlen := minj, curlen
 		minj = max(floorDiv(ng*i-hh, mg)+1, 0)
@@ -403,9 +414,14 @@ func outerProbInside(m, n, g, h int) float64 {
 		}
 		fi := float64(i)
 		off := minj - lastminj
-		for jj := int64(0); jj < maxj-minj; jj++ {
-			j := float64(jj + minj)
-			val = (a[jj+off]*fi + val*j) / (fi + j)
+		// recip[i+j] = 1/(i+j) turns the division of the recursion into a
+		// multiplication (one more rounding per step, well below the
+		// tolerance of the exact method).
+		src := a[off : off+maxj-minj]
+		rc := recip[i+minj : i+maxj]
+		for jj := range src {
+			j := float64(int64(jj) + minj)
+			val = (src[jj]*fi + val*j) * rc[jj]
 			a[jj] = val
 		}
 		curlen = maxj - minj

@@ -11,7 +11,7 @@ import (
 // ones use slices.Sort.
 
 // radixMin: below this length a comparison sort is faster.
-const radixMin = 512
+const radixMin = 4096
 
 const (
 	radixBits    = 11
@@ -50,6 +50,18 @@ func sortFloats(x []float64) {
 	keys = radixSortKeys(keys, tmp, nil, nil)
 	for i, k := range keys {
 		x[i] = keyFloat(k)
+	}
+}
+
+// sortKeys sorts keys in increasing order, in place.
+func sortKeys(keys []uint64) {
+	if len(keys) < radixMin {
+		slices.Sort(keys)
+		return
+	}
+	sorted := radixSortKeys(keys, make([]uint64, len(keys)), nil, nil)
+	if &sorted[0] != &keys[0] {
+		copy(keys, sorted)
 	}
 }
 

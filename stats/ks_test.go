@@ -88,9 +88,9 @@ func ksBruteD(x, y []float64) (dPlus, dMinus float64) {
 }
 
 // TestKS2SampProperties checks, on random samples with ties and ±Inf, that
-// p-values lie in [0, 1], the statistic equals the definition, the one-sided
-// p-value is never below… the two-sided one's half, and that swapping the
-// samples swaps Less and Greater.
+// p-values lie in [0, 1], the statistics equal the definition, the exact
+// two-sided p-value is not below the one-sided one for the same statistic,
+// and swapping the samples swaps Less and Greater.
 func TestKS2SampProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := 0; trial < 300; trial++ {
@@ -117,11 +117,10 @@ func TestKS2SampProperties(t *testing.T) {
 			if sgr.Statistic != ls.Statistic || sgr.PValue != ls.PValue {
 				t.Fatalf("swap symmetry: Greater(y,x) %+v, Less(x,y) %+v", sgr, ls)
 			}
-			if m == KSExact && two.PValue < math.Min(gr.PValue, ls.PValue)-1e-12 {
-				// P(D ≥ d) ≥ P(D+ ≥ d) for the same d.
-				if two.Statistic == gr.Statistic && two.PValue < gr.PValue-1e-12 {
-					t.Fatalf("two-sided p %v below one-sided %v", two.PValue, gr.PValue)
-				}
+			// {D+ ≥ d} ⊂ {D ≥ d}: with equal statistics the exact
+			// two-sided p-value is at least the one-sided one.
+			if m == KSExact && two.Statistic == gr.Statistic && two.PValue < gr.PValue-1e-12 {
+				t.Fatalf("two-sided p %v below one-sided %v for %v %v", two.PValue, gr.PValue, x, y)
 			}
 		}
 	}
@@ -184,7 +183,7 @@ func FuzzKS2Samp(f *testing.F) {
 // TestKS2SampSortedMatches: the sorted entry point gives the same result.
 func TestKS2SampSortedMatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
-	x, y := ksRandomSample(rng, 700), ksRandomSample(rng, 900)
+	x, y := ksRandomSample(rng, 700), ksRandomSample(rng, radixMin+900)
 	want, err := KS2Samp(x, y, TwoSided, KSAuto)
 	if err != nil {
 		t.Fatal(err)
@@ -215,12 +214,15 @@ func TestKolmogorovEdges(t *testing.T) {
 	if KolmogorovLimitSF(0) != 1 || KolmogorovLimitSF(40) != 0 || !math.IsNaN(KolmogorovLimitSF(math.NaN())) {
 		t.Error("KolmogorovLimitSF edge values")
 	}
-	// SF + CDF = 1 and monotone in d.
+	// SF + CDF ≈ 1 and SF monotone in d. For n > 140 and n·d² ≥ 2.2 SciPy's
+	// SF is 2·SmirnovSF, which drops P(D+ ≥ d and D- ≥ d) while the CDF
+	// does not: SciPy 1.10 itself has sf+cdf-1 = -5.2e-7 at n=141, d=0.125.
+	const sfCDFTol = 1e-6
 	for _, n := range []int{3, 50, 141, 2000} {
 		prev := 1.0
 		for d := 0.0; d <= 1; d += 1.0 / 64 {
 			sf := KolmogorovSF(n, d)
-			if math.Abs(sf+KolmogorovCDF(n, d)-1) > 1e-12 {
+			if math.Abs(sf+KolmogorovCDF(n, d)-1) > sfCDFTol {
 				t.Fatalf("n=%d d=%v: sf+cdf != 1", n, d)
 			}
 			if sf > prev+1e-12 {
@@ -228,5 +230,22 @@ func TestKolmogorovEdges(t *testing.T) {
 			}
 			prev = sf
 		}
+	}
+}
+
+// TestKS2SampSignedZero: -0 and +0 are equal values and tie, as in SciPy.
+func TestKS2SampSignedZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	x := make([]float64, radixMin+1) // radix path
+	y := make([]float64, radixMin+1)
+	for i := range x {
+		x[i] = negZero
+	}
+	r, err := KS2Samp(x, y, TwoSided, KSAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Statistic != 0 || r.PValue != 1 {
+		t.Errorf("-0 vs +0: %+v, want D=0 p=1", r)
 	}
 }

@@ -176,3 +176,31 @@ func TestLogisticDeterministic(t *testing.T) {
 		t.Errorf("converged %v separable %v", first.Converged, first.Separable)
 	}
 }
+
+// TestLogisticWarmStart: on a problem large enough for the subsample warm
+// start, the fit equals the cold start from zero to well within the 1e-8
+// accuracy target.
+func TestLogisticWarmStart(t *testing.T) {
+	X, y := logisticBenchData(2*logisticWarmRows + 1000)
+	warm, err := LogisticRegression(X, y, LogisticConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := newLogisticProblem(X, y, LogisticConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := f.solve(make([]float64, f.q()), logisticDefaultMaxIter, logisticDefaultTol)
+	if !warm.Converged || !cold.Converged {
+		t.Fatalf("converged: warm %v, cold %v", warm.Converged, cold.Converged)
+	}
+	if d := cmp.Diff(cold.Coef, warm.Coef, cmpopts.EquateApprox(0, 1e-10)); d != "" {
+		t.Errorf("warm vs cold start (-cold +warm):\n%s", d)
+	}
+	if math.Abs(cold.Intercept-warm.Intercept) > 1e-10 {
+		t.Errorf("intercepts %v vs %v", cold.Intercept, warm.Intercept)
+	}
+	if warm.Iterations >= cold.Iterations {
+		t.Logf("warm start took %d iterations, cold %d", warm.Iterations, cold.Iterations)
+	}
+}

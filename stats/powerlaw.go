@@ -218,7 +218,8 @@ func powerLawHuber(lx, ly []float64, a, b float64, res, scratch []float64) (floa
 // Slope panics if len(x) != len(y) or if lo > hi or either bound is NaN.
 // It returns a *CurveError wrapping ErrCurveTooShort when fewer than two
 // points fall inside the window, ErrCurveNonFinite when a y inside it is
-// NaN or Inf, and ErrCurveDegenerate when all x inside it are equal. It
+// NaN or Inf (or an x is ±Inf under an infinite bound), and
+// ErrCurveDegenerate when all x inside it are equal. It
 // does not modify x or y.
 func Slope(x, y []float64, lo, hi float64) (float64, error) {
 	const fn = "Slope"

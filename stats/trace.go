@@ -13,6 +13,7 @@ import (
 //
 // Hutchinson panics if matvec or rng is nil or n or samples is not
 // positive. It calls matvec exactly samples times; matvec must not keep v.
+// A NaN or Inf product propagates to the estimate.
 func Hutchinson(matvec func(dst, v []float64), n, samples int, rng *rand.Rand) float64 {
 	traceCheck(matvec, n, samples, rng)
 	v := make([]float64, n)

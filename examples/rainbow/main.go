@@ -120,6 +120,16 @@ func runVersions(ctx context.Context, data string, b matcher.Bounds, mode matche
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
+		if mode == matcher.Published {
+			jobs, err := publishedJobOrder(ctx, dir)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+			if jobs != nil {
+				w.Jobs = jobs
+				fmt.Println("reliabuild: jobspec files in the published driver's order")
+			}
+		}
 	}
 	return matcher.RunVersions(ctx, w, cfg)
 }
@@ -202,6 +212,65 @@ func publishedOrder(path string) ([]string, string, error) {
 		}
 	}
 	return order, scoreAs, nil
+}
+
+// publishedJobOrder reads the jobspec files in the order the published
+// driver did (os.listdir order, which decides which jobs its cross-job
+// de-duplication skipped). unmatched-at-raw.json lists unmatched jobs in the
+// order the driver met them, which reveals that file order.
+func publishedJobOrder(ctx context.Context, dir string) ([]matcher.VersionJob, error) {
+	raw, err := os.Open(filepath.Join(dir, "results", "unmatched-at-raw.json"))
+	if err != nil {
+		return nil, err
+	}
+	defer raw.Close()
+	files, err := matcher.JobFiles(filepath.Join(dir, "jobspecs"))
+	if err != nil {
+		return nil, err
+	}
+	byFile := map[string][]matcher.VersionJob{}
+	fileOf := map[string]string{}
+	for _, f := range files {
+		js, err := matcher.ReadVersionJobFiles(ctx, []string{f})
+		if err != nil {
+			return nil, err
+		}
+		byFile[f] = js
+		for _, j := range js {
+			if _, ok := fileOf[j.Name]; !ok {
+				fileOf[j.Name] = f
+			}
+		}
+	}
+	d := json.NewDecoder(raw)
+	if _, err := d.Token(); err != nil {
+		return nil, err
+	}
+	var order []string
+	seen := map[string]bool{}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		var n int
+		if err := d.Decode(&n); err != nil {
+			return nil, err
+		}
+		name, _ := tok.(string)
+		if f, ok := fileOf[name]; ok && !seen[f] {
+			seen[f] = true
+			order = append(order, f)
+		}
+	}
+	if len(order) != len(files) {
+		return nil, nil // the order is not fully determined; keep numeric order
+	}
+	var jobs []matcher.VersionJob
+	for _, f := range order {
+		jobs = append(jobs, byFile[f]...)
+	}
+	return jobs, nil
 }
 
 func write(dir string, rep *matcher.Report) error {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	kflate "github.com/klauspost/compress/flate"
 )
 
 // maxDeflateRatio is deflate's largest possible expansion (258 bytes from
@@ -28,6 +30,10 @@ func OpenArchive(r io.ReaderAt, size int64) (*Archive, error) {
 		// Member names are never used as paths, so insecure names are fine.
 		return nil, fmt.Errorf("%w: %v", ErrArchive, err)
 	}
+	// klauspost/compress's inflater is about twice as fast as
+	// compress/flate's on float data; registering it on this reader only
+	// changes no global state.
+	zr.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return kflate.NewReader(r) })
 	a := &Archive{size: size, files: make(map[string]*zip.File, len(zr.File))}
 	for _, f := range zr.File {
 		// Keys follow numpy.lib.npyio.NpzFile: ".npy" stripped when present.

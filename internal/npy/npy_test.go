@@ -185,6 +185,7 @@ func TestArchives(t *testing.T) {
 	}{
 		{"stored", []string{"a", "b", "c", "d"}},
 		{"compressed", []string{"a", "b", "c", "d"}},
+		{"zip64", []string{"a", "b", "c", "d"}},
 		{"mixed", []string{"a", "notes.txt", "junk"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -437,10 +437,15 @@ func (g *condorGen) generate(each func(b []byte, t int64) error) error {
 	if g.cfg.Jobs == 0 && target == 0 {
 		target = 1 << 20
 	}
-	var written int64
+	var written, emitted int64
 	cluster := 1000
 	for {
-		more := (g.cfg.Jobs > 0 && g.stats.Jobs < g.cfg.Jobs) || (g.cfg.Jobs == 0 && written < target)
+		// Queued events count towards the size at the mean size so far.
+		pending := int64(len(g.queue)) * 300
+		if emitted > 0 {
+			pending = int64(len(g.queue)) * written / emitted
+		}
+		more := (g.cfg.Jobs > 0 && g.stats.Jobs < g.cfg.Jobs) || (g.cfg.Jobs == 0 && written+pending < target)
 		if more {
 			g.job(cluster, arrival)
 			cluster++
@@ -455,6 +460,7 @@ func (g *condorGen) generate(each func(b []byte, t int64) error) error {
 			g.buf = g.buf[:0]
 			g.write(ev)
 			written += int64(len(g.buf))
+			emitted++
 			if err := each(g.buf, ev.t); err != nil {
 				return err
 			}

@@ -10,7 +10,8 @@ For L in (1, 2) it writes
                    padding rows), y (B labels), prob (forward P(release)),
                    loss (mean BCE), lr, and step1/<key>, step2/<key>: the
                    weights after one and two torch.optim.Adam steps on the
-                   whole batch (state kept between the steps).
+                   whole batch (state kept between the steps), and sgd/<key>:
+                   the weights after one SGD step from the initial ones.
   f32_l{L}.npz     the float32 state_dict of another seeded Net (PyTorch's
                    default dtype and initialisation) with x and its prob.
 """
@@ -76,6 +77,16 @@ def main():
             opt.step()
             for k, v in state(net).items():
                 out[f"step{step}/{k}"] = v
+        # One plain SGD step from the initial weights: (w0 - w1)/lr is the
+        # gradient itself, which Adam's first step (≈ lr·sign) hides.
+        sgd_net = Net(I, H, layers).double()
+        sgd_net.load_state_dict({k: torch.from_numpy(out[k]) for k in state(net)})
+        sgd = torch.optim.SGD(sgd_net.parameters(), lr=LR)
+        sgd.zero_grad()
+        nn.BCELoss()(sgd_net(xt), yt).backward()
+        sgd.step()
+        for k, v in state(sgd_net).items():
+            out[f"sgd/{k}"] = v
         np.savez(f"parity_l{layers}.npz", **out)
 
         torch.manual_seed(300 + layers)

@@ -110,6 +110,21 @@ def generate():
         for k, v in arrays.items():
             expectations(os.path.join(HERE, f"{name}__{k}"), v)
 
+    # Genuine zip64 records on a small archive: lowering zipfile's limits
+    # makes it write zip64 extra fields in the central directory and the
+    # zip64 end-of-central-directory record and locator, as it would for a
+    # member or archive over 4 GiB.
+    saved = zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT
+    zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT = 16, 1
+    try:
+        np.savez(os.path.join(HERE, "zip64.npz"), **arrays)
+    finally:
+        zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT = saved
+    for k, v in arrays.items():
+        expectations(os.path.join(HERE, f"zip64__{k}"), v)
+    raw = open(os.path.join(HERE, "zip64.npz"), "rb").read()
+    assert b"PK\x06\x06" in raw and b"PK\x06\x07" in raw, "no zip64 end records"
+
     # An archive with a text member and a member that is not .npy.
     p = os.path.join(HERE, "mixed.npz")
     with zipfile.ZipFile(p, "w") as z:

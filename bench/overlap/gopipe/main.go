@@ -1,0 +1,182 @@
+// Command gopipe writes the overlap benchmark data as NumPy .npy files and
+// runs the Go overlap pipeline on them, for a side-by-side run against
+// bench/overlap/peer.py (see bench/overlap/README.md).
+//
+//	go run ./bench/overlap/gopipe -gen DIR -n 1000000   # writes DIR/X_1000000.npy, DIR/y_1000000.npy
+//	go build -o /tmp/gopipe ./bench/overlap/gopipe
+//	/usr/bin/time -v /tmp/gopipe -run DIR -n 1000000     # times the pipeline, prints JSON
+//
+// The data are the same as overlap's BenchmarkPipeline: the first n/2 rows
+// Anvil-like (source, y = 0), the rest Conte-like (target, y = 1), from
+// internal/synth with seed 20260101.
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/overlap"
+)
+
+const seed = 20260101 // as overlap's benchSeed
+
+func main() {
+	gen := flag.String("gen", "", "write X_<n>.npy and y_<n>.npy into this directory")
+	run := flag.String("run", "", "read X_<n>.npy and y_<n>.npy from this directory and time the pipeline")
+	nf := flag.Float64("n", 1e6, "number of jobs (source n/2, target n - n/2)")
+	reps := flag.Int("reps", 1, "pipeline repetitions; the fastest is reported")
+	flag.Parse()
+	n := int(*nf)
+	var err error
+	switch {
+	case *gen != "":
+		err = generate(*gen, n)
+	case *run != "":
+		err = pipeline(*run, n, *reps)
+	default:
+		err = errors.New("give -gen DIR or -run DIR")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gopipe:", err)
+		os.Exit(1)
+	}
+}
+
+func generate(dir string, n int) error {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	src := synth.JobsFeatures(synth.AnvilLike(), n/2, rng)
+	tgt := synth.JobsFeatures(synth.ConteLike(), n-n/2, rng)
+	x := append(src, tgt...)
+	y := make([]float64, n)
+	for i := n / 2; i < n; i++ {
+		y[i] = 1
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeNpy(filepath.Join(dir, fmt.Sprintf("X_%d.npy", n)), x, n, 6); err != nil {
+		return err
+	}
+	if err := writeNpy(filepath.Join(dir, fmt.Sprintf("y_%d.npy", n)), y, n, 0); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %d jobs × 6 features to %s\n", n, dir)
+	return nil
+}
+
+// writeNpy writes float64 data as a version 1.0 .npy (shape (rows, cols),
+// or (rows,) when cols is 0).
+func writeNpy(path string, data []float64, rows, cols int) error {
+	shape := fmt.Sprintf("(%d,)", rows)
+	if cols > 0 {
+		shape = fmt.Sprintf("(%d, %d)", rows, cols)
+	}
+	header := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': %s, }", shape)
+	pad := 64 - (10+len(header)+1)%64
+	header += strings.Repeat(" ", pad%64) + "\n"
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(w, binary.LittleEndian, uint16(len(header)))
+	w.WriteString(header)
+	buf := make([]byte, 8)
+	for _, v := range data {
+		binary.LittleEndian.PutUint64(buf, math.Float64bits(v))
+		w.Write(buf)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readNpy reads a float64 .npy written by writeNpy.
+func readNpy(path string, want int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	pre := make([]byte, 10)
+	if _, err := io.ReadFull(r, pre); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if string(pre[:8]) != "\x93NUMPY\x01\x00" {
+		return nil, fmt.Errorf("%s: not a version 1.0 .npy", path)
+	}
+	hdr := make([]byte, binary.LittleEndian.Uint16(pre[8:]))
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !strings.Contains(string(hdr), "'<f8'") || strings.Contains(string(hdr), "True") {
+		return nil, fmt.Errorf("%s: want little-endian float64, C order", path)
+	}
+	out := make([]float64, want)
+	buf := make([]byte, 8)
+	for i := range out {
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, fmt.Errorf("%s: value %d: %w", path, i, err)
+		}
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(buf))
+	}
+	return out, nil
+}
+
+func pipeline(dir string, n, reps int) error {
+	t0 := time.Now()
+	xd, err := readNpy(filepath.Join(dir, fmt.Sprintf("X_%d.npy", n)), 6*n)
+	if err != nil {
+		return err
+	}
+	yd, err := readNpy(filepath.Join(dir, fmt.Sprintf("y_%d.npy", n)), n)
+	if err != nil {
+		return err
+	}
+	x := mat.NewDense(n, 6, xd)
+	y := make([]int, n)
+	for i, v := range yd {
+		y[i] = int(v)
+	}
+	load := time.Since(t0)
+	best := math.Inf(1)
+	var res *overlap.Result
+	for range max(1, reps) {
+		t := time.Now()
+		res, err = overlap.Fit(x, y, overlap.Band{Lo: 0.2, Hi: 0.8}, overlap.WithFeatureNames(synth.JobsFeatureNames()...))
+		if err != nil {
+			return err
+		}
+		best = math.Min(best, time.Since(t).Seconds())
+	}
+	ks := make(map[string][2]float64)
+	for _, f := range res.KS {
+		ks[f.Name] = [2]float64{f.All.Statistic, f.All.PValue}
+	}
+	out := map[string]any{
+		"tool": "go", "n": n, "load_sec": load.Seconds(), "pipeline_sec": best, "reps": reps,
+		"auc": res.AUC, "coverage": res.Coverage, "n_target_in_band": res.NTargetInBand, "n_source_in_band": res.NSourceInBand,
+		"iterations": res.Solver.Iterations, "ks": ks,
+	}
+	b, _ := json.Marshal(out)
+	fmt.Println(string(b))
+	return nil
+}

@@ -1,0 +1,42 @@
+// Package eventlog reads HTCondor job event logs and turns the histories of
+// held jobs into tensors for a sequence classifier.
+//
+// # Reading
+//
+// NewReader streams events from a user log or a schedd's global event log in
+// HTCondor's classic text format ("NNN (cluster.proc.subproc) date time
+// text", body lines, "..."), or in the JSON format; Read returns io.EOF at
+// the end and a *ParseError, naming the line and what was expected, on bad
+// input, after which it resumes at the next event. Options.Lenient skips
+// damaged events and counts them. Event keeps each event's text (Body) and
+// parses typed fields on demand (HoldInfo, TerminateInfo, EvictInfo, ...),
+// following the writers in htcondor/htcondor src/condor_utils/condor_event.cpp.
+//
+// Dates without a year ("MM/DD HH:MM:SS", the format before HTCondor 8.8's
+// ISO dates) take it from Options.Year, a global-log header's ctime, or the
+// file time, rolling over at December→January. HTCondor itself uses the
+// current year (ULogEvent::readHeader), which misdates old logs; we keep
+// absolute times because the tensors compare times across midnight and New
+// Year, where the published pipeline compared seconds of the day.
+//
+// Global event logs: ParseGlobalHeader reads the "Global JobLog:" header,
+// SortRotated orders rotated files oldest first, Files reads a set as one
+// stream with the events repeated at file boundaries removed, and
+// Options.JobAds keeps, drops or folds the 028 events that
+// EVENT_LOG_JOB_AD_INFORMATION_ATTRS adds after every event.
+//
+// # Jobs and labels
+//
+// Group gathers events into per-job histories (Job) keyed by an optional
+// source tag and cluster.proc.subproc. Job.Holds, Job.End and Job.Times
+// describe the life cycle; Job.Label says whether a held job was released
+// (and then finished normally) or removed.
+//
+// # Tensors and datasets
+//
+// Builder makes one Sample per labelled held job: J jobs × M frames × E event
+// types, one-hot, layout (j, m, e), with Sample.Rows giving the (m, j·e)
+// sequence a recurrent model reads. Its SeedCompat mode reproduces the
+// published pipeline's framing. WriteDataset and ReadDataset store samples
+// as NumPy .npz files; Split makes a seeded train/validate/test split.
+package eventlog

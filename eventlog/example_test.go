@@ -1,0 +1,93 @@
+package eventlog_test
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+)
+
+const exampleLog = `000 (101.000.000) 2024-03-05 10:00:00 Job submitted from host: <10.0.0.5:9618>
+...
+001 (101.000.000) 2024-03-05 10:01:00 Job executing on host: <10.1.0.9:9618>
+...
+012 (101.000.000) 2024-03-05 10:03:00 Job was held.
+	via condor_hold (by user alice)
+	Code 1 Subcode 0
+...
+013 (101.000.000) 2024-03-05 10:05:00 Job was released.
+	via condor_release (by user alice)
+...
+001 (101.000.000) 2024-03-05 10:06:00 Job executing on host: <10.1.0.9:9618>
+...
+005 (101.000.000) 2024-03-05 10:08:00 Job terminated.
+	(1) Normal termination (return value 0)
+...
+`
+
+func ExampleReader() {
+	r := eventlog.NewReader(strings.NewReader(exampleLog))
+	r.Location = time.UTC
+	for ev, err := range r.All() {
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(ev.Code, ev.Job, ev.Time.Format(time.TimeOnly))
+		if ev.Code == eventlog.Held {
+			h, _ := ev.HoldInfo()
+			fmt.Printf("  held: %q code %d subcode %d\n", h.Reason, h.Code, h.Subcode)
+		}
+	}
+	// Output:
+	// ULOG_SUBMIT 101.000.000 10:00:00
+	// ULOG_EXECUTE 101.000.000 10:01:00
+	// ULOG_JOB_HELD 101.000.000 10:03:00
+	//   held: "via condor_hold (by user alice)" code 1 subcode 0
+	// ULOG_JOB_RELEASED 101.000.000 10:05:00
+	// ULOG_EXECUTE 101.000.000 10:06:00
+	// ULOG_JOB_TERMINATED 101.000.000 10:08:00
+}
+
+func ExampleReader_badInput() {
+	in := exampleLog[:strings.Index(exampleLog, "012")] + "this line is not an event\n"
+	r := eventlog.NewReader(strings.NewReader(in))
+	r.Location = time.UTC
+	events, err := r.ReadAll()
+	fmt.Println(len(events), "events before:", err)
+	// Output:
+	// 2 events before: eventlog: line 5, column 1: expected event header "NNN (cluster.proc.subproc) date time"
+}
+
+func ExampleBuilder() {
+	r := eventlog.NewReader(strings.NewReader(exampleLog))
+	r.Location = time.UTC
+	events, _ := r.ReadAll()
+	jobs := eventlog.Group("schedd-a", events)
+	fmt.Println(jobs[0].Key, jobs[0].Label())
+
+	b := eventlog.Builder{M: 9, Frame: time.Minute}
+	samples, _ := b.Build(jobs)
+	s := samples[0]
+	fmt.Println(len(s.X), "values: J, M, E =", s.J, s.M, s.E)
+	for m, row := range s.Rows() {
+		for e, v := range row {
+			if v == 1 {
+				fmt.Printf("frame %d (+%d min): state %s\n", m, m, eventlog.Code(e))
+			}
+		}
+	}
+	// Output:
+	// schedd-a/101.000.000 release
+	// 414 values: J, M, E = 1 9 46
+	// frame 0 (+0 min): state ULOG_SUBMIT
+	// frame 1 (+1 min): state ULOG_EXECUTE
+	// frame 2 (+2 min): state ULOG_EXECUTE
+	// frame 3 (+3 min): state ULOG_JOB_HELD
+	// frame 4 (+4 min): state ULOG_JOB_HELD
+	// frame 5 (+5 min): state ULOG_JOB_RELEASED
+	// frame 6 (+6 min): state ULOG_EXECUTE
+	// frame 7 (+7 min): state ULOG_EXECUTE
+	// frame 8 (+8 min): state ULOG_JOB_TERMINATED
+}

@@ -1,0 +1,374 @@
+// Command heldjobs is the held-job workflow end to end: HTCondor event logs
+// to one-hot tensors, an LSTM trained with early stopping, test metrics and
+// a confusion matrix, the saved model, and a release/remove decision for
+// every job still on hold.
+//
+// By default it generates a synthetic schedd-wide global event log with
+// internal/synth; -logs reads real logs instead (rotated sets are sorted and
+// de-duplicated at the file boundaries). The default sizes are small so the
+// run takes well under a minute; -published sets the published model and
+// tensor sizes (j=10, m=10, e=46, H=64, 2 layers, batch 256).
+//
+// Outputs in -out: model.json (lstm.Save), model_torch.npz (PyTorch
+// state_dict), decisions.csv, history.csv, loss.png, metrics.json and, for
+// synthetic runs, the generated global.log.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/lstm"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+type options struct {
+	out       string
+	logs      string
+	jobs      int
+	seed      uint64
+	j, m, e   int
+	frame     time.Duration
+	hidden    int
+	layers    int
+	batch     int
+	epochs    int
+	patience  int
+	lr        float64
+	threshold float64
+	search    bool
+	snapshot  float64
+	forward   bool
+	published bool
+	gorgonia  bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.out, "out", "out/heldjobs", "directory for the outputs")
+	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event log files (default: a synthetic global log)")
+	flag.IntVar(&o.jobs, "jobs", 4000, "jobs in the synthetic log")
+	flag.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic log, the split, the weights and the batches")
+	flag.IntVar(&o.j, "j", 4, "jobs per sample (the held job and j-1 co-existing ones)")
+	flag.IntVar(&o.m, "m", 10, "frames per sample (time steps)")
+	flag.IntVar(&o.e, "e", eventlog.DefaultE, "event types (one-hot width per job)")
+	flag.DurationVar(&o.frame, "frame", 60*time.Second, "frame length")
+	flag.IntVar(&o.hidden, "hidden", 32, "LSTM hidden units")
+	flag.IntVar(&o.layers, "layers", 2, "LSTM layers")
+	flag.IntVar(&o.batch, "batch", 64, "mini-batch size")
+	flag.IntVar(&o.epochs, "epochs", 40, "maximum epochs")
+	flag.IntVar(&o.patience, "patience", 8, "early-stopping patience in epochs (on validation F1)")
+	flag.Float64Var(&o.lr, "lr", 3e-3, "Adam learning rate")
+	flag.Float64Var(&o.threshold, "threshold", 0.5, "release when P(release) is at least this")
+	flag.Float64Var(&o.snapshot, "snapshot", 0.9, "for the synthetic log: cut it at the time of this quantile of its events, a snapshot in which some jobs are still on hold")
+	flag.BoolVar(&o.forward, "forward", false, "frame forward from each job's first event (eventlog's default mode) instead of the window ending at the first hold, newest frame first (the published pipeline's framing, SeedCompat)")
+	flag.BoolVar(&o.search, "search", false, "run a small in-process hyperparameter search first and train the best trial")
+	flag.BoolVar(&o.published, "published", false, "use the published sizes: j=10 m=10 e=46 H=64 layers=2 batch=256 lr=1e-3")
+	flag.BoolVar(&o.gorgonia, "gorgonia", false, "compute gradients with the gorgonia graph instead of the native engine (slow)")
+	flag.Parse()
+	if o.published {
+		o.j, o.m, o.e, o.hidden, o.layers, o.batch, o.lr = 10, 10, 46, 64, 2, 256, 1e-3
+	}
+	if err := run(context.Background(), o); err != nil {
+		fmt.Fprintln(os.Stderr, "heldjobs:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	start := time.Now()
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	events, source, err := readEvents(o)
+	if err != nil {
+		return err
+	}
+	jobs := eventlog.Group(source, events)
+	fmt.Printf("%d events, %d jobs from %s\n", len(events), len(jobs), source)
+
+	// The window that ends at the first hold holds only what was known when
+	// the hold decision had to be made; rows come newest first.
+	b := eventlog.Builder{E: o.e, M: o.m, Frame: o.frame, J: o.j, Seed: o.seed, Pad: true, Unlabeled: true, SeedCompat: !o.forward}
+	samples, err := b.Build(jobs)
+	if err != nil {
+		return fmt.Errorf("building tensors: %w", err)
+	}
+	byKey := map[eventlog.Key]*eventlog.Job{}
+	for _, j := range jobs {
+		byKey[j.Key] = j
+	}
+	var labelled []eventlog.Sample
+	var onHold []eventlog.Sample
+	for _, s := range samples {
+		switch {
+		case s.Label != eventlog.Unlabeled:
+			labelled = append(labelled, s)
+		case stillHeld(byKey[s.Job]):
+			onHold = append(onHold, s)
+		}
+	}
+	fmt.Printf("%d held jobs: %d labelled (release/remove), %d still on hold; tensors %d frames × %d jobs × %d events\n",
+		len(samples), len(labelled), len(onHold), o.m, o.j, o.e)
+	if len(labelled) < 10 {
+		return fmt.Errorf("only %d labelled held jobs; use more -jobs or other -logs", len(labelled))
+	}
+
+	tr, va, te := eventlog.Split(len(labelled), o.seed, 0.6, 0.2)
+	train, valid, test := toData(labelled, tr), toData(labelled, va), toData(labelled, te)
+	fmt.Printf("split: %d train, %d validation, %d test\n", train.Len(), valid.Len(), test.Len())
+
+	cfg := lstm.Config{
+		LearningRate: o.lr, BatchSize: o.batch, Epochs: o.epochs, Patience: o.patience,
+		Threshold: o.threshold, Seed: o.seed, Progress: os.Stdout,
+	}
+	if o.gorgonia {
+		cfg.Engine = lstm.Gorgonia
+	}
+	arch := lstm.Architecture{Inputs: o.j * o.e, Hidden: o.hidden, Layers: o.layers, NewestFirst: b.SeedCompat}
+	if o.search {
+		// In-process search; a sweep-package run per trial would replace
+		// this loop once that package can launch them.
+		quiet := cfg
+		quiet.Progress, quiet.Epochs = nil, min(cfg.Epochs, 15)
+		res, err := lstm.Search(ctx, lstm.Space{
+			Hidden: []int{16, 32}, Layers: []int{1, 2}, LearningRate: []float64{1e-3, 3e-3},
+			BatchSize: []int{o.batch}, Shapes: []lstm.Shape{{Name: fmt.Sprintf("j=%d,m=%d", o.j, o.m), Train: train, Valid: valid}},
+		}, withProgress(quiet))
+		if err != nil {
+			return err
+		}
+		if res.Best < 0 {
+			return errors.New("every search trial failed")
+		}
+		best := res.Trials[res.Best].Trial
+		fmt.Printf("search: best %v (validation F1 %.4f)\n", best, res.Trials[res.Best].Valid.F1)
+		arch.Hidden, arch.Layers, cfg.LearningRate = best.Hidden, best.Layers, best.LearningRate
+	}
+	fmt.Printf("training LSTM inputs=%d hidden=%d layers=%d batch=%d lr=%g\n", arch.Inputs, arch.Hidden, arch.Layers, cfg.BatchSize, cfg.LearningRate)
+	rnd := rand.New(rand.NewPCG(o.seed, 2))
+	model := lstm.New(arch, rnd)
+	trainStart := time.Now()
+	hist, err := lstm.Train(ctx, model, cfg, train, valid)
+	if err != nil {
+		return err
+	}
+	trainTime := time.Since(trainStart)
+	fmt.Printf("trained %d epochs in %s (best epoch %d, early stop %v)\n", len(hist.Epochs), trainTime.Round(time.Millisecond), hist.BestEpoch, hist.Stopped)
+
+	met, testLoss, err := lstm.Evaluate(model, test, o.threshold)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("test set (%d jobs), loss %.4f:\n", test.Len(), testLoss)
+	printConfusion(met)
+
+	if err := writeFile(filepath.Join(o.out, "model.json"), func(w *bytes.Buffer) error { return model.Save(w) }); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(o.out, "model_torch.npz"), func(w *bytes.Buffer) error { return model.ExportTorch(w, false) }); err != nil {
+		return err
+	}
+	decided, err := writeDecisions(filepath.Join(o.out, "decisions.csv"), model, onHold, o.threshold)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("decisions for %d jobs on hold: %d release, %d remove -> decisions.csv\n", len(onHold), decided, len(onHold)-decided)
+	if err := writeHistory(filepath.Join(o.out, "history.csv"), hist); err != nil {
+		return err
+	}
+	if err := plotLoss(filepath.Join(o.out, "loss.png"), hist); err != nil {
+		return err
+	}
+	summary := map[string]any{
+		"source": source, "events": len(events), "jobs": len(jobs), "held": len(samples),
+		"labelled": len(labelled), "on_hold": len(onHold),
+		"split":  map[string]int{"train": train.Len(), "validation": valid.Len(), "test": test.Len()},
+		"tensor": map[string]any{"j": o.j, "m": o.m, "e": o.e, "frame_seconds": o.frame.Seconds()},
+		"model":  map[string]int{"inputs": arch.Inputs, "hidden": arch.Hidden, "layers": arch.Layers},
+		"training": map[string]any{"epochs": len(hist.Epochs), "best_epoch": hist.BestEpoch, "early_stopped": hist.Stopped,
+			"seconds": trainTime.Seconds(), "batch": cfg.BatchSize, "learning_rate": cfg.LearningRate},
+		"test": map[string]any{"tp": met.TP, "fp": met.FP, "tn": met.TN, "fn": met.FN, "accuracy": met.Accuracy,
+			"precision": met.Precision, "recall": met.Recall, "f1": met.F1, "loss": testLoss, "threshold": o.threshold},
+	}
+	if err := writeFile(filepath.Join(o.out, "metrics.json"), func(w *bytes.Buffer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(summary)
+	}); err != nil {
+		return err
+	}
+	fmt.Printf("outputs in %s (total %s)\n", o.out, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// withProgress makes the search print one line per trial on stdout.
+func withProgress(c lstm.Config) lstm.Config {
+	c.Progress = trialOnly{}
+	return c
+}
+
+// trialOnly passes the search's per-trial lines to stdout and drops the
+// per-epoch ones.
+type trialOnly struct{}
+
+func (trialOnly) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("trial ")) {
+		return os.Stdout.Write(p)
+	}
+	return len(p), nil
+}
+
+func readEvents(o options) ([]eventlog.Event, string, error) {
+	if o.logs != "" {
+		paths := eventlog.SortRotated(strings.Split(o.logs, ","))
+		fs := eventlog.NewFiles(paths, eventlog.Options{Lenient: true})
+		defer fs.Close()
+		events, err := fs.ReadAll()
+		if err != nil {
+			return nil, "", err
+		}
+		if n := fs.Damaged(); n > 0 {
+			fmt.Printf("skipped %d damaged events\n", n)
+		}
+		return events, strings.Join(paths, ","), nil
+	}
+	var buf bytes.Buffer
+	st, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: o.seed, Jobs: o.jobs, HoldRate: 0.3, Header: true})
+	if err != nil {
+		return nil, "", err
+	}
+	fmt.Printf("synthetic global log: %d jobs, %d events, %d held (%d meant to be released, %d removed)\n",
+		st.Jobs, st.Events, st.Held, st.Release, st.Remove)
+	path := filepath.Join(o.out, "global.log")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return nil, "", err
+	}
+	r := eventlog.NewReader(&buf)
+	r.Location = time.UTC
+	events, err := r.ReadAll()
+	if err != nil || len(events) == 0 || o.snapshot >= 1 {
+		return events, "synthetic", err
+	}
+	// A snapshot of the schedd: the log as it stood at a time before its
+	// end, when some held jobs had not yet been released or removed.
+	cut := events[int(o.snapshot*float64(len(events)-1))].Time
+	n := 0
+	for _, ev := range events {
+		if !ev.Time.After(cut) {
+			events[n] = ev
+			n++
+		}
+	}
+	fmt.Printf("snapshot at %s: %d of %d events\n", cut.Format(time.RFC3339), n, len(events))
+	return events[:n], "synthetic", nil
+}
+
+// stillHeld reports whether the job's last state event is a hold.
+func stillHeld(j *eventlog.Job) bool {
+	if j == nil {
+		return false
+	}
+	ev, ok := j.LastState()
+	return ok && ev.Code == eventlog.Held
+}
+
+func toData(samples []eventlog.Sample, idx []int) lstm.Data {
+	d := lstm.Data{X: make([][][]float64, len(idx)), Y: make([]int, len(idx))}
+	for i, k := range idx {
+		d.X[i] = samples[k].Seq()
+		d.Y[i] = int(samples[k].Label)
+	}
+	return d
+}
+
+func printConfusion(m lstm.Metrics) {
+	fmt.Printf("                  predicted remove  predicted release\n")
+	fmt.Printf("  actual remove   %16d  %17d\n", m.TN, m.FP)
+	fmt.Printf("  actual release  %16d  %17d\n", m.FN, m.TP)
+	fmt.Printf("  accuracy %.4f  precision %.4f  recall %.4f  F1 %.4f\n", m.Accuracy, m.Precision, m.Recall, m.F1)
+}
+
+func writeFile(path string, fill func(*bytes.Buffer) error) error {
+	var buf bytes.Buffer
+	if err := fill(&buf); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+func writeDecisions(path string, m *lstm.Model, held []eventlog.Sample, threshold float64) (int, error) {
+	released := 0
+	err := writeFile(path, func(b *bytes.Buffer) error {
+		w := csv.NewWriter(b)
+		w.Write([]string{"job", "source", "first_event", "p_release", "decision"})
+		for _, s := range held {
+			d, p := m.Decide(s.Seq(), threshold)
+			if d == lstm.Release {
+				released++
+			}
+			w.Write([]string{s.Job.JobID.String(), s.Job.Source, s.Start.UTC().Format(time.RFC3339),
+				strconv.FormatFloat(p, 'f', 6, 64), d.String()})
+		}
+		w.Flush()
+		return w.Error()
+	})
+	return released, err
+}
+
+func writeHistory(path string, h *lstm.History) error {
+	return writeFile(path, func(b *bytes.Buffer) error {
+		w := csv.NewWriter(b)
+		w.Write([]string{"epoch", "train_loss", "valid_loss", "train_f1", "valid_f1", "valid_precision", "valid_recall", "best"})
+		f := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+		for _, e := range h.Epochs {
+			w.Write([]string{strconv.Itoa(e.Epoch), f(e.TrainLoss), f(e.ValidLoss), f(e.Train.F1), f(e.Valid.F1),
+				f(e.Valid.Precision), f(e.Valid.Recall), strconv.FormatBool(e.Best)})
+		}
+		w.Flush()
+		return w.Error()
+	})
+}
+
+func plotLoss(path string, h *lstm.History) error {
+	p := plot.New()
+	p.Title.Text = "held-job LSTM: mean BCE per epoch"
+	p.X.Label.Text = "epoch"
+	p.Y.Label.Text = "loss"
+	tr := make(plotter.XYs, len(h.Epochs))
+	va := make(plotter.XYs, len(h.Epochs))
+	for i, e := range h.Epochs {
+		tr[i] = plotter.XY{X: float64(e.Epoch), Y: e.TrainLoss}
+		va[i] = plotter.XY{X: float64(e.Epoch), Y: e.ValidLoss}
+	}
+	if err := plotutil.AddLinePoints(p, "train", tr, "validation", va); err != nil {
+		return err
+	}
+	if h.BestEpoch > 0 {
+		best := plotter.XYs{{X: float64(h.BestEpoch), Y: h.Epochs[h.BestEpoch-1].ValidLoss}}
+		s, err := plotter.NewScatter(best)
+		if err != nil {
+			return err
+		}
+		s.GlyphStyle.Radius = vg.Points(5)
+		p.Add(s)
+		p.Legend.Add("best epoch", s)
+	}
+	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+}

@@ -1,0 +1,431 @@
+// Command overlap runs the cross-cluster overlap workflow end to end: it
+// reads (or generates) two clusters' job tables, labels workload regimes,
+// keeps one regime, picks the safe features, fits the source-vs-target
+// domain classifier and writes the report.
+//
+// By default the two clusters are synthetic (internal/synth): an Anvil-like
+// source and a Conte-like target with GPU and memory telemetry, so every
+// regime occurs. With -source and -target it reads FRESCO-style telemetry
+// tables (.csv or .parquet) or TACC Stampede accounting CSVs (recognised by
+// their jobID header):
+//
+//	go run ./examples/overlap -out out/overlap
+//	go run ./examples/overlap -out out/stampede -regime all \
+//	    -source ../shared/testdata/fresco/stampede_feb_2018_job_accounting.csv \
+//	    -target ../shared/testdata/fresco/stampede_mar_2018_job_accounting.csv
+//
+// It writes report.md, report.json, propensity_<source>.png and
+// propensity_<target>.png (histograms with the band marked), sweep.csv
+// (coverage over the default bands), propensity.csv (every job's propensity
+// and in-band flag, for the transfer evaluation), and appends its row to
+// experiments.jsonl, rendered as experiments.md.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/overlap"
+	"github.com/crosscluster/crosscluster/regime"
+	"github.com/crosscluster/crosscluster/stats"
+)
+
+type options struct {
+	out, source, target, sourceName, targetName string
+	regime, band, exp, featureSet               string
+	n, crossfit                                 int
+	seed                                        uint64
+	balanced, proxy, strict, impute             bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.out, "out", "out/overlap", "output directory")
+	flag.StringVar(&o.source, "source", "", "source job table (.csv, .parquet, or Stampede accounting .csv); default synthetic Anvil-like")
+	flag.StringVar(&o.target, "target", "", "target job table; default synthetic Conte-like")
+	flag.StringVar(&o.sourceName, "source-name", "", "source cluster name (default from the file or profile)")
+	flag.StringVar(&o.targetName, "target-name", "", "target cluster name")
+	flag.StringVar(&o.regime, "regime", "cpu_standard", "workload regime to compare (cpu_standard, cpu_largemem, gpu_standard, gpu_largemem, unknown, or all)")
+	flag.StringVar(&o.band, "band", "0.2,0.8", "propensity band lo,hi (inclusive)")
+	flag.StringVar(&o.exp, "exp", "", "experiment id for the log (default E<k> with k the next row)")
+	flag.StringVar(&o.featureSet, "feature-set", "safe", "feature set name in the report")
+	flag.IntVar(&o.n, "n", 20000, "jobs per synthetic cluster")
+	flag.IntVar(&o.crossfit, "crossfit", 5, "folds of the cross-fitted AUC (0: none)")
+	flag.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic clusters and the cross-fit folds")
+	flag.BoolVar(&o.balanced, "balanced", false, "class_weight=balanced instead of none")
+	flag.BoolVar(&o.proxy, "proxy", false, "label regimes by the telemetry proxy rule only (ignore hardware tables)")
+	flag.BoolVar(&o.strict, "strict", false, "proxy rule: all-missing GPU telemetry gives unknown")
+	flag.BoolVar(&o.impute, "impute", false, "median-impute non-finite feature values instead of failing")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "overlap:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	start := time.Now()
+	band, err := parseBand(o.band)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	if o.source == "" {
+		o.sourceName, o.targetName = nameOr(o.sourceName, "anvil"), nameOr(o.targetName, "conte")
+	} else {
+		o.sourceName, o.targetName = nameOr(o.sourceName, o.source), nameOr(o.targetName, o.target)
+	}
+	src, tgt, hw, err := load(o)
+	if err != nil {
+		return err
+	}
+	if o.proxy {
+		hw = nil
+	}
+	rules := regime.Rules{Hardware: hw, Strict: o.strict}
+	fmt.Printf("labelling regimes (%s rule)\n", map[bool]string{true: "proxy", false: "hardware table, proxy fallback"}[hw == nil])
+	for _, c := range []struct {
+		name string
+		jobs []regime.Job
+	}{{o.sourceName, src}, {o.targetName, tgt}} {
+		counts := rules.LabelAll(c.jobs)
+		var parts []string
+		for _, l := range regime.Labels() {
+			parts = append(parts, fmt.Sprintf("%s=%d", l, counts[l]))
+		}
+		fmt.Printf("  %-10s %6d jobs: %s\n", c.name, len(c.jobs), strings.Join(parts, " "))
+	}
+	if o.regime != "all" {
+		l := regime.Label(o.regime)
+		if !l.Valid() {
+			return fmt.Errorf("-regime %q is not a regime", o.regime)
+		}
+		src, tgt = regime.Filter(src, l), regime.Filter(tgt, l)
+		fmt.Printf("keeping regime %s: %d source and %d target jobs\n", l, len(src), len(tgt))
+	}
+
+	features := regime.SafeFeatures(nil, src, tgt)
+	features = dropConstant(features, src, tgt)
+	fmt.Printf("safe features (0%% missing in both clusters, not constant): %s\n", strings.Join(features, ", "))
+
+	x, y, err := stack(src, tgt, features)
+	if err != nil {
+		return err
+	}
+	opts := []overlap.Option{overlap.WithFeatureNames(features...)}
+	if o.balanced {
+		opts = append(opts, overlap.WithClassWeight(stats.ClassWeightBalanced))
+	}
+	if o.crossfit >= 2 {
+		opts = append(opts, overlap.WithCrossFit(o.crossfit, o.seed))
+	}
+	if o.impute {
+		opts = append(opts, overlap.WithImpute())
+	}
+	fmt.Printf("fitting the domain classifier on %d jobs × %d features, band %v\n", len(y), len(features), band)
+	res, fitErr := overlap.Fit(x, y, band, opts...)
+	if res == nil {
+		return fitErr
+	}
+	if fitErr != nil {
+		fmt.Println("warning:", fitErr)
+	}
+
+	logPath := filepath.Join(o.out, "experiments.jsonl")
+	log, err := readLog(logPath)
+	if err != nil {
+		return err
+	}
+	meta := overlap.Meta{Experiment: o.exp, Source: o.sourceName, Target: o.targetName,
+		Regime: regime.Definition(src, tgt), FeatureSet: o.featureSet}
+	if meta.Experiment == "" {
+		meta.Experiment = "E" + strconv.Itoa(len(log.Entries)+1)
+	}
+	if len(src)+len(tgt) == 0 {
+		meta.Regime = "proxy"
+	}
+
+	fmt.Println()
+	if err := res.WriteMarkdown(os.Stdout, meta); err != nil {
+		return err
+	}
+	if fitErr == nil {
+		fmt.Printf("\ncross-fitted AUC (%d folds): %.4f; source coverage %.4f (n=%d of %d); Kish ESS of source odds weights %.0f\n",
+			res.CrossFitFolds, res.CrossFitAUC, res.SourceCoverage, res.NSourceInBand, res.NSource, res.ESS)
+		fmt.Printf("solver: %d Newton iterations, gradient norm %.2e, converged %v\n\n", res.Solver.Iterations, res.Solver.GradNorm, res.Solver.Converged)
+	}
+
+	var written []string
+	write := func(name string, f func(io.Writer) error) error {
+		path := filepath.Join(o.out, name)
+		var buf bytes.Buffer
+		if err := f(&buf); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		written = append(written, path)
+		return nil
+	}
+	if err := write("report.md", func(w io.Writer) error { return res.WriteMarkdown(w, meta) }); err != nil {
+		return err
+	}
+	if err := write("report.json", func(w io.Writer) error { return res.WriteJSON(w, meta) }); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		dom  int
+		name string
+	}{{overlap.Source, o.sourceName}, {overlap.Target, o.targetName}} {
+		if err := write("propensity_"+safeName(d.name)+".png", func(w io.Writer) error {
+			return res.WritePNG(w, d.dom, d.name, 6*vg.Inch, 4*vg.Inch)
+		}); err != nil {
+			return err
+		}
+	}
+	if fitErr == nil {
+		sweep, err := res.Sweep()
+		if err != nil {
+			return err
+		}
+		if err := write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
+			return err
+		}
+		if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, src, tgt, o) }); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := log.Append(f, res.Entry(meta)); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	written = append(written, logPath)
+	if err := write("experiments.md", log.WriteTable); err != nil {
+		return err
+	}
+	fmt.Println("experiment log:")
+	log.WriteTable(os.Stdout)
+	fmt.Println("\nwrote:")
+	for _, p := range written {
+		fmt.Println("  " + p)
+	}
+	fmt.Printf("done in %s\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func parseBand(s string) (overlap.Band, error) {
+	lo, hi, ok := strings.Cut(s, ",")
+	if !ok {
+		return overlap.Band{}, fmt.Errorf("-band %q: want lo,hi", s)
+	}
+	l, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	h, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return overlap.Band{}, fmt.Errorf("-band %q: %w", s, err)
+	}
+	b := overlap.Band{Lo: l, Hi: h}
+	return b, b.Check()
+}
+
+// load returns the two clusters' jobs and a hardware table for them.
+func load(o options) (src, tgt []regime.Job, hw *regime.Hardware, err error) {
+	if (o.source == "") != (o.target == "") {
+		return nil, nil, nil, errors.New("give both -source and -target, or neither")
+	}
+	if o.source == "" {
+		rng := rand.New(rand.NewPCG(o.seed, 7))
+		hw = &regime.Hardware{Clusters: map[string]regime.Cluster{}}
+		var out [2][]regime.Job
+		for k, p := range []synth.ClusterProfile{synth.AnvilLike(), synth.ConteLike()} {
+			fmt.Printf("generating %d synthetic %s-like jobs\n", o.n, p.Name)
+			rows := synth.JobTable(p, o.n, rng)
+			out[k] = regime.Aggregate(toTable(rows), regime.Units{p.Name: p.TimelimitUnitSec})
+			hw.Clusters[p.Name] = hardwareOf(p)
+		}
+		return out[0], out[1], hw, nil
+	}
+	if src, err = readJobs(o.source, o.sourceName); err != nil {
+		return nil, nil, nil, err
+	}
+	if tgt, err = readJobs(o.target, o.targetName); err != nil {
+		return nil, nil, nil, err
+	}
+	return src, tgt, regime.KnownHardware(), nil
+}
+
+func nameOr(name, path string) string {
+	if name != "" {
+		return name
+	}
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}
+
+// readJobs reads a Parquet or CSV telemetry table, or a Stampede
+// accounting CSV when the header starts with jobID.
+func readJobs(path, cluster string) ([]regime.Job, error) {
+	fmt.Printf("reading %s\n", path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		t, err := regime.ReadParquet(bytes.NewReader(b), int64(len(b)), path, cluster)
+		if err != nil {
+			return nil, err
+		}
+		return regime.Aggregate(t, regime.DefaultUnits()), nil
+	}
+	if bytes.HasPrefix(bytes.TrimPrefix(b, []byte("\ufeff")), []byte("jobID,")) {
+		return regime.ReadStampede(bytes.NewReader(b), path)
+	}
+	t, err := regime.ReadCSV(bytes.NewReader(b), path, cluster)
+	if err != nil {
+		return nil, err
+	}
+	return regime.Aggregate(t, regime.DefaultUnits()), nil
+}
+
+func toTable(rows []synth.JobsRow) *regime.Table {
+	t := &regime.Table{Metrics: []string{"cpuuser", "gpu", "memused"}, Rows: make([]regime.Row, len(rows))}
+	for i, r := range rows {
+		t.Rows[i] = regime.Row{JobID: r.JID, Cluster: r.Cluster, Queue: r.Queue, Host: r.Host, User: r.User,
+			ExitCode: r.ExitCode, Time: r.Time, Submit: r.Submit, Start: r.Start, End: r.End,
+			Timelimit: r.Timelimit, NHosts: r.NHosts, NCores: r.NCores, Values: []float64{r.CPUUser, r.GPU, r.MemUsed}}
+	}
+	return t
+}
+
+// hardwareOf turns a synthetic profile into its hardware-table entry, so
+// the synthetic jobs get authoritative labels. Anvil-like GPU nodes have
+// exactly 512 GB and are marked gpu_standard, as regime.KnownHardware does.
+func hardwareOf(p synth.ClusterProfile) regime.Cluster {
+	c := regime.Cluster{Partitions: map[string]regime.Node{}}
+	for _, pt := range p.Partitions {
+		n := regime.Node{NodeType: pt.Name, NodeCores: pt.NodeCores, NodeMemoryGB: pt.NodeMemoryGB, GPUCountPerNode: pt.GPUs}
+		if pt.GPUs > 0 && pt.NodeMemoryGB == regime.DefaultLargeMemGB {
+			n.WorkloadRegime = regime.GPUStandard
+		}
+		c.Partitions[pt.Name] = n
+	}
+	return c
+}
+
+// dropConstant removes features that take one value over both clusters.
+func dropConstant(features []string, src, tgt []regime.Job) []string {
+	return slices.DeleteFunc(slices.Clone(features), func(f string) bool {
+		first, seen := 0.0, false
+		for _, js := range [][]regime.Job{src, tgt} {
+			for i := range js {
+				v, _ := js[i].Feature(f)
+				if !seen {
+					first, seen = v, true
+				} else if v != first {
+					return false
+				}
+			}
+		}
+		if seen {
+			fmt.Printf("  dropping %s: constant (%g) in both clusters\n", f, first)
+		}
+		return true
+	})
+}
+
+func stack(src, tgt []regime.Job, features []string) (*mat.Dense, []int, error) {
+	all := append(slices.Clip(src), tgt...)
+	y := make([]int, len(all))
+	for i := len(src); i < len(all); i++ {
+		y[i] = overlap.Target
+	}
+	if len(all) == 0 || len(features) == 0 {
+		return &mat.Dense{}, y, nil
+	}
+	x, err := regime.Matrix(all, features)
+	return x, y, err
+}
+
+func readLog(path string) (*overlap.Log, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &overlap.Log{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return overlap.ReadLog(bufio.NewReader(f))
+}
+
+func writeSweep(w io.Writer, rows []overlap.SweepRow, features []string) error {
+	cw := csv.NewWriter(w)
+	head := []string{"lo", "hi", "target_coverage", "n_target_in_band", "source_coverage", "n_source_in_band"}
+	for _, f := range features {
+		head = append(head, "ks_"+f)
+	}
+	cw.Write(head)
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+	for _, r := range rows {
+		rec := []string{g(r.Band.Lo), g(r.Band.Hi), g(r.Coverage), strconv.Itoa(r.NTargetInBand), g(r.SourceCoverage), strconv.Itoa(r.NSourceInBand)}
+		for _, k := range r.KS {
+			if math.IsNaN(k.Statistic) {
+				rec = append(rec, "")
+			} else {
+				rec = append(rec, g(k.Statistic))
+			}
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writePropensity(w io.Writer, res *overlap.Result, src, tgt []regime.Job, o options) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"job_id", "cluster", "domain", "regime", "propensity", "in_band"})
+	for i, p := range res.Propensity {
+		j, dom := src, "source"
+		k := i
+		if i >= len(src) {
+			j, dom, k = tgt, "target", i-len(src)
+		}
+		cw.Write([]string{j[k].ID, j[k].Cluster, dom, string(j[k].Regime), strconv.FormatFloat(p, 'g', 10, 64), strconv.FormatBool(res.InBand[i])})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, s)
+}

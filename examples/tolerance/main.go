@@ -1,0 +1,284 @@
+// Command tolerance runs the same chaotic simulation on several "boxes",
+// collects each box's NumPy archive and reports the pairwise maximum
+// divergence of every key, with pass/fail against a tolerance.
+//
+// By default the boxes are three local directories under -out, each running
+// this program's simulation with a different but valid floating-point
+// evaluation order (see sim.go); they are launched, polled and collected
+// with divergence.Replicate exactly as real machines would be. With -hosts
+// FILE the hosts registry names real machines (see divergence.Host) whose
+// command writes an .npz with the keys to compare.
+//
+// Usage:
+//
+//	go run ./examples/tolerance -out DIR [-hosts FILE] [-sync] [-tol 1e-6] [-norm L2|Linf]
+//
+// Outputs in DIR: collected/<box>.npz (each box's archive), pairs.json and
+// pairs.csv (one row per pair and key), series_z_b.csv and divergence_z_b.png
+// (the per-step L2 divergence of z_b for each pair).
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/crosscluster/crosscluster/divergence"
+	"github.com/crosscluster/crosscluster/internal/npy"
+)
+
+func main() {
+	out := flag.String("out", "out", "output directory")
+	hostsFile := flag.String("hosts", "", "hosts registry YAML; default: three local boxes")
+	stem := flag.String("stem", "tolerance", "run stem ({stem} in host commands)")
+	tol := flag.Float64("tol", 1e-4, "tolerance on every key's max divergence; negative: none")
+	normName := flag.String("norm", "L2", "norm over the axes after the first: L2 or Linf")
+	syncRepo := flag.String("sync", "", "before launching, Sync every host to this controller repository's HEAD")
+	allowDirty := flag.Bool("allow-dirty", false, "with -sync, allow hosts with uncommitted changes")
+	steps := flag.Int("steps", 15000, "local boxes: RK4 steps of 1 ms")
+	budget := flag.Duration("budget", 10*time.Minute, "poll budget for the runs")
+	poll := flag.Duration("poll", 200*time.Millisecond, "poll interval")
+	// Box mode: what a local box's command runs.
+	boxVariant := flag.Int("box-variant", -1, "internal: run one box's simulation with this evaluation order")
+	boxOut := flag.String("box-out", "", "internal: archive the box writes")
+	flag.Parse()
+
+	if *boxVariant >= 0 {
+		if err := writeBox(*boxOut, *steps, 10, *boxVariant); err != nil {
+			fmt.Fprintln(os.Stderr, "tolerance box:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, *out, *hostsFile, *stem, *tol, *normName, *syncRepo, *allowDirty, *steps, *budget, *poll); err != nil {
+		fmt.Fprintln(os.Stderr, "tolerance:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out, hostsFile, stem string, tol float64, normName, syncRepo string, allowDirty bool, steps int, budget, poll time.Duration) error {
+	var norm divergence.Norm
+	switch normName {
+	case "L2":
+		norm = divergence.L2
+	case "Linf":
+		norm = divergence.LInf
+	default:
+		return fmt.Errorf("-norm %q: want L2 or Linf", normName)
+	}
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	var hosts []divergence.Host
+	if hostsFile != "" {
+		f, err := os.Open(hostsFile)
+		if err != nil {
+			return err
+		}
+		hosts, err = divergence.LoadHosts(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", hostsFile, err)
+		}
+	} else {
+		hosts, err = localBoxes(out, steps)
+		if err != nil {
+			return err
+		}
+	}
+	if syncRepo != "" {
+		head, err := divergence.Head(ctx, syncRepo)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("syncing %d hosts to %s\n", len(hosts), head)
+		synced, err := divergence.Sync(ctx, hosts, head, divergence.SyncOptions{AllowDirty: allowDirty})
+		for _, s := range synced {
+			fmt.Printf("  %s at %s (dirty %v)\n", s.Host, s.Commit, s.Dirty)
+		}
+		if err != nil {
+			return err
+		}
+	}
+
+	fmt.Printf("replicating %q on %d hosts\n", stem, len(hosts))
+	start := time.Now()
+	outcomes, err := divergence.Replicate(ctx, hosts, divergence.ReplicateConfig{
+		Stem: stem, Dest: filepath.Join(out, "collected"), Poll: poll, Budget: budget, Progress: os.Stdout,
+	})
+	if err != nil && !errors.Is(err, divergence.ErrTooFew) {
+		return err
+	}
+	fmt.Printf("replication took %s\n", time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	var runs []divergence.NamedRun
+	for _, o := range outcomes {
+		if o.Status == divergence.Finished {
+			runs = append(runs, divergence.NamedRun{Name: o.Host, Path: o.Path})
+		}
+	}
+
+	opt := divergence.Options{Norm: norm}
+	if tol >= 0 {
+		opt.Tolerance = map[string]float64{"*": tol}
+	}
+	rows := divergence.Compare(runs, nil, opt)
+	fmt.Printf("\npairwise max divergence (%v over the axes after the first):\n", norm)
+	divergence.WriteText(os.Stdout, rows)
+	if err := writeFile(filepath.Join(out, "pairs.json"), func(b *bytes.Buffer) error { return divergence.WriteJSON(b, rows) }); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(out, "pairs.csv"), func(b *bytes.Buffer) error { return divergence.WriteCSV(b, rows) }); err != nil {
+		return err
+	}
+	if err := seriesOutputs(out, runs); err != nil {
+		return err
+	}
+	fmt.Printf("\nwrote %s/{pairs.json,pairs.csv,series_z_b.csv,divergence_z_b.png,collected/}\n", out)
+	return nil
+}
+
+// localBoxes lays out three box directories whose command re-runs this
+// program in box mode with evaluation order 0, 1 or 2.
+func localBoxes(out string, steps int) ([]divergence.Host, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	var hosts []divergence.Host
+	for v, name := range []string{"box-textbook", "box-reordered", "box-fma"} {
+		dir := filepath.Join(out, "boxes", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		cmd := fmt.Sprintf("%s -box-variant %d -steps %d -box-out out/{stem}.npz", shQuote(exe), v, steps)
+		hosts = append(hosts, divergence.Host{Name: name, Repo: dir, Command: cmd, Output: "out"})
+	}
+	return hosts, nil
+}
+
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func writeFile(path string, fill func(*bytes.Buffer) error) error {
+	var b bytes.Buffer
+	if err := fill(&b); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+func writeNPZ(path string, data map[string][]float64, shapes [][]int) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".partial"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	z := npy.NewZipWriter(f, false)
+	for i, k := range []string{"z_b", "omega_b"} {
+		if err := z.Add(k, shapes[i], data[k]); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := z.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// seriesOutputs writes the per-step L2 divergence of z_b for every pair as
+// CSV and as a log-scale plot.
+func seriesOutputs(out string, runs []divergence.NamedRun) error {
+	opened := make([]*divergence.Run, len(runs))
+	for i, r := range runs {
+		o, err := divergence.Open(r.Path)
+		if err != nil {
+			return err
+		}
+		defer o.Close()
+		opened[i] = o
+	}
+	p := plot.New()
+	p.Title.Text = "z_b: per-step L2 divergence between boxes"
+	p.X.Label.Text = "recorded step (10 ms)"
+	p.Y.Label.Text = "‖z_a(t) − z_b(t)‖"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: 1}
+	// floor keeps identical steps (divergence 0) on the log axis.
+	const floor = 1e-17
+	colors := []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}}
+	var csv strings.Builder
+	var cols [][]float64
+	header := []string{"step"}
+	for i := range opened {
+		for j := i + 1; j < len(opened); j++ {
+			s, err := divergence.Series(opened[i], opened[j], "z_b", divergence.L2)
+			if err != nil {
+				fmt.Printf("no series for %s vs %s: %v\n", runs[i].Name, runs[j].Name, err)
+				continue
+			}
+			header = append(header, runs[i].Name+" vs "+runs[j].Name)
+			cols = append(cols, s)
+			pts := make(plotter.XYs, len(s))
+			for k, v := range s {
+				pts[k].X, pts[k].Y = float64(k), math.Max(v, floor)
+				if math.IsNaN(v) {
+					pts[k].Y = floor
+				}
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return err
+			}
+			l.Color = colors[(len(cols)-1)%len(colors)]
+			p.Add(l)
+			p.Legend.Add(header[len(header)-1], l)
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(70)
+	if err := p.Save(8*vg.Inch, 5*vg.Inch, filepath.Join(out, "divergence_z_b.png")); err != nil {
+		return err
+	}
+	csv.WriteString(strings.Join(header, ",") + "\n")
+	for k := range cols[0] {
+		csv.WriteString(strconv.Itoa(k))
+		for _, c := range cols {
+			csv.WriteString("," + strconv.FormatFloat(c[k], 'g', 17, 64))
+		}
+		csv.WriteString("\n")
+	}
+	return os.WriteFile(filepath.Join(out, "series_z_b.csv"), []byte(csv.String()), 0o644)
+}

@@ -1,0 +1,154 @@
+package lstm
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+)
+
+// Shape is one way of building the tensors (for example a choice of j jobs,
+// m frames and frame length), with its training and validation sets.
+type Shape struct {
+	Name         string
+	Train, Valid Data
+}
+
+// Space is a hyperparameter search space. A nil or empty dimension takes the
+// single default value (hidden 64, 2 layers, learning rate 1e-3, batch 256;
+// Shapes must not be empty).
+type Space struct {
+	Hidden       []int
+	Layers       []int
+	LearningRate []float64
+	BatchSize    []int
+	Shapes       []Shape
+
+	// Random, when positive, samples that many distinct points of the grid
+	// with a generator seeded by Seed instead of visiting all of them.
+	Random int
+	Seed   uint64
+}
+
+// Trial is one point of a search space.
+type Trial struct {
+	Hidden, Layers int
+	LearningRate   float64
+	BatchSize      int
+	Shape          string
+}
+
+// String formats the trial as key=value pairs.
+func (t Trial) String() string {
+	return fmt.Sprintf("shape=%s hidden=%d layers=%d lr=%g batch=%d", t.Shape, t.Hidden, t.Layers, t.LearningRate, t.BatchSize)
+}
+
+// TrialResult is the outcome of training one trial.
+type TrialResult struct {
+	Trial     Trial
+	Valid     Metrics // at the best epoch
+	ValidLoss float64
+	History   *History
+	Model     *Model
+	Err       error // a trial that failed on its data; the search goes on
+}
+
+// SearchResult holds every trial in the order run and the index of the best.
+type SearchResult struct {
+	Trials []TrialResult
+	Best   int // index into Trials of the highest validation F1 (lowest loss on ties); -1 if every trial failed
+}
+
+// Search trains one model per point of space (or per sampled point) with
+// cfg, trial i seeding its weights and batches with cfg.Seed+i, and picks
+// the highest validation F1. It runs in-process, one trial after another;
+// when the sweep package can run trials as sweep runs this function is the
+// in-process fallback. Progress (cfg.Progress) gets a line per trial on top
+// of the per-epoch lines.
+//
+// Search panics if space has no shape. Cancelling ctx stops the search and
+// returns the trials finished so far with ctx.Err().
+func Search(ctx context.Context, space Space, cfg Config) (*SearchResult, error) {
+	if len(space.Shapes) == 0 {
+		panic("lstm: search space without a shape")
+	}
+	or := func(v []int, d int) []int {
+		if len(v) == 0 {
+			return []int{d}
+		}
+		return v
+	}
+	lrs := space.LearningRate
+	if len(lrs) == 0 {
+		lrs = []float64{defaultLR}
+	}
+	var grid []Trial
+	for _, sh := range space.Shapes {
+		for _, h := range or(space.Hidden, 64) {
+			for _, l := range or(space.Layers, 2) {
+				for _, lr := range lrs {
+					for _, bs := range or(space.BatchSize, defaultBatch) {
+						grid = append(grid, Trial{Hidden: h, Layers: l, LearningRate: lr, BatchSize: bs, Shape: sh.Name})
+					}
+				}
+			}
+		}
+	}
+	if space.Random > 0 && space.Random < len(grid) {
+		rnd := rand.New(rand.NewPCG(space.Seed, 0x5eed))
+		perm := rnd.Perm(len(grid))[:space.Random]
+		pick := make([]Trial, len(perm))
+		for i, p := range perm {
+			pick[i] = grid[p]
+		}
+		grid = pick
+	}
+	shapes := map[string]Shape{}
+	for _, sh := range space.Shapes {
+		shapes[sh.Name] = sh
+	}
+	res := &SearchResult{Best: -1}
+	for i, tr := range grid {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		sh := shapes[tr.Shape]
+		c := cfg
+		c.LearningRate, c.BatchSize, c.Seed = tr.LearningRate, tr.BatchSize, cfg.Seed+uint64(i)
+		out := TrialResult{Trial: tr}
+		if sh.Train.Len() == 0 || len(sh.Train.X[0]) == 0 {
+			out.Err = fmt.Errorf("shape %q: %w", tr.Shape, ErrEmpty)
+		} else {
+			rnd := rand.New(rand.NewPCG(c.Seed, 1))
+			m := New(Architecture{Inputs: len(sh.Train.X[0][0]), Hidden: tr.Hidden, Layers: tr.Layers}, rnd)
+			hist, err := Train(ctx, m, c, sh.Train, sh.Valid)
+			out.History, out.Model, out.Err = hist, m, err
+			if err == nil && hist.BestEpoch > 0 {
+				b := hist.Epochs[hist.BestEpoch-1]
+				out.Valid, out.ValidLoss = b.Valid, b.ValidLoss
+			}
+			if ctx.Err() != nil {
+				res.Trials = append(res.Trials, out)
+				return res, ctx.Err()
+			}
+		}
+		if cfg.Progress != nil {
+			if out.Err != nil {
+				fmt.Fprintf(cfg.Progress, "trial %d/%d %v: %v\n", i+1, len(grid), tr, out.Err)
+			} else {
+				fmt.Fprintf(cfg.Progress, "trial %d/%d %v: valid F1 %.4f loss %.4f\n", i+1, len(grid), tr, out.Valid.F1, out.ValidLoss)
+			}
+		}
+		res.Trials = append(res.Trials, out)
+		if out.Err == nil && (res.Best < 0 || better(out, res.Trials[res.Best])) {
+			res.Best = len(res.Trials) - 1
+		}
+	}
+	return res, nil
+}
+
+func better(a, b TrialResult) bool {
+	if a.Valid.F1 != b.Valid.F1 {
+		return a.Valid.F1 > b.Valid.F1
+	}
+	return a.ValidLoss < b.ValidLoss
+}

@@ -1,0 +1,44 @@
+package lstm
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestSearch(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 11))
+	easy := Shape{Name: "recent=1", Train: holdTask(rnd, 200, 5, 4, 1, 1), Valid: holdTask(rnd, 100, 5, 4, 1, 1)}
+	// Labels independent of the inputs: no trial can do well on this shape.
+	noise := Shape{Name: "noise", Train: holdTask(rnd, 200, 5, 4, 1, 1), Valid: holdTask(rnd, 100, 5, 4, 1, 1)}
+	for i := range noise.Valid.Y {
+		noise.Valid.Y[i] = rnd.IntN(2)
+	}
+	space := Space{Hidden: []int{2, 8}, LearningRate: []float64{0.03}, BatchSize: []int{32}, Layers: []int{1}, Shapes: []Shape{noise, easy}}
+	res, err := Search(context.Background(), space, Config{Epochs: 15, Patience: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 4 {
+		t.Fatalf("%d trials, want 4", len(res.Trials))
+	}
+	best := res.Trials[res.Best]
+	for _, tr := range res.Trials {
+		if tr.Err != nil {
+			t.Errorf("%v: %v", tr.Trial, tr.Err)
+		}
+		if tr.Valid.F1 > best.Valid.F1 {
+			t.Errorf("%v has F1 %v above the chosen best %v", tr.Trial, tr.Valid.F1, best.Valid.F1)
+		}
+	}
+	if best.Trial.Shape != "recent=1" {
+		t.Errorf("best trial %v, want one on the learnable shape", best.Trial)
+	}
+
+	space.Random, space.Seed = 2, 4
+	r1, _ := Search(context.Background(), space, Config{Epochs: 1})
+	r2, _ := Search(context.Background(), space, Config{Epochs: 1})
+	if len(r1.Trials) != 2 || r1.Trials[0].Trial != r2.Trials[0].Trial || r1.Trials[1].Trial != r2.Trials[1].Trial {
+		t.Errorf("seeded random search is not reproducible: %v vs %v", r1.Trials, r2.Trials)
+	}
+}

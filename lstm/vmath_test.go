@@ -1,0 +1,42 @@
+package lstm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// vmathTol bounds the vector sigmoid and tanh against package math: both
+// are bounded by 1 in magnitude, and the vector exp is within a few ulps,
+// so a few times 1e-16 absolute; 1e-14 leaves margin.
+const vmathTol = 1e-14
+
+func TestVectorActivations(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(4, 4))
+	x := []float64{0, -0, 1e-300, -1e-12, 0.5, -0.5, 1, -1, 20, -20, 36, -36, 300, -300, 710, -710, 1e6, -1e6, math.Inf(1), math.Inf(-1), math.NaN(), 2, 3, 4}
+	for range 1000 {
+		x = append(x, 40*rnd.NormFloat64(), rnd.NormFloat64())
+	}
+	x = append(x, 0.3) // a tail that is not a multiple of 4
+	s := append([]float64(nil), x...)
+	th := append([]float64(nil), x...)
+	if !useFMA {
+		t.Log("no AVX2/FMA: testing the Go fallback only")
+	}
+	sigmoidInPlace(s)
+	tanhInPlace(th)
+	for i, v := range x {
+		if math.IsNaN(v) {
+			if !math.IsNaN(s[i]) || !math.IsNaN(th[i]) {
+				t.Errorf("NaN in: sigmoid %v, tanh %v", s[i], th[i])
+			}
+			continue
+		}
+		if d := math.Abs(s[i] - sigmoid(v)); !(d <= vmathTol) {
+			t.Errorf("sigmoid(%v) = %v, want %v", v, s[i], sigmoid(v))
+		}
+		if d := math.Abs(th[i] - math.Tanh(v)); !(d <= vmathTol) {
+			t.Errorf("tanh(%v) = %v, want %v", v, th[i], math.Tanh(v))
+		}
+	}
+}

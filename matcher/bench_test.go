@@ -1,0 +1,109 @@
+package matcher
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+func reportChecks(b *testing.B, checks int64) {
+	b.ReportMetric(float64(checks)*float64(b.N)/b.Elapsed().Seconds(), "checks/s")
+}
+
+// BenchmarkRunVersions runs the version experiment in expected and drawn
+// mode on synthetic worlds of the published shape (100 clusters, 219
+// subsystems) with growing job counts.
+func BenchmarkRunVersions(b *testing.B) {
+	for _, jobs := range []int{200, 1602} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			w := synthVersionWorld(1, 100, 219, jobs)
+			cfg := VersionConfig{Order: sortedSubs(w)}
+			var checks int64
+			b.ReportAllocs()
+			for b.Loop() {
+				rep, err := RunVersions(context.Background(), w, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				checks = rep.Checks
+			}
+			reportChecks(b, checks)
+		})
+	}
+}
+
+// BenchmarkRunBuilds runs the spack-build experiment on synthetic worlds of
+// the published shape (100 clusters, 171 packages).
+func BenchmarkRunBuilds(b *testing.B) {
+	for _, jobs := range []int{3000, 31622} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			w := synthBuildWorld(1, 100, 171, jobs)
+			var checks int64
+			b.ReportAllocs()
+			for b.Loop() {
+				rep, err := RunBuilds(context.Background(), w, BuildConfig{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				checks = rep.Checks
+			}
+			reportChecks(b, checks)
+		})
+	}
+}
+
+// BenchmarkReproduce is the full reproduction of each published experiment,
+// data loading included: load the world from ../shared/testdata/rainbow and
+// run every level under the published rules.
+func BenchmarkReproduce(b *testing.B) {
+	b.Run("experiment=reliabuild", func(b *testing.B) {
+		dir := needData(b, "reliabuild")
+		var checks int64
+		b.ReportAllocs()
+		for b.Loop() {
+			w, err := LoadVersionWorld(context.Background(), dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rep, err := RunVersions(context.Background(), w, VersionConfig{Mode: Published})
+			if err != nil {
+				b.Fatal(err)
+			}
+			checks = rep.Checks
+		}
+		reportChecks(b, checks)
+	})
+	b.Run("experiment=spack-build", func(b *testing.B) {
+		dir := needData(b, "spack-build")
+		var checks int64
+		b.ReportAllocs()
+		for b.Loop() {
+			w, err := LoadBuildWorld(context.Background(), dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rep, err := RunBuilds(context.Background(), w, BuildConfig{Mode: Published})
+			if err != nil {
+				b.Fatal(err)
+			}
+			checks = rep.Checks
+		}
+		reportChecks(b, checks)
+	})
+}
+
+// BenchmarkMatch is one job against one cluster through the public API.
+func BenchmarkMatch(b *testing.B) {
+	c := testCluster()
+	j := Job{Nodes: 1, Requires: []Requirement{
+		{Subsystem: "spack", Field: "version", Op: InRange, Min: "0.5.5", Max: "0.6.0"},
+		{Subsystem: "io", Field: "type", Op: Equal, Value: "nfs"},
+	}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if !(Rules{}).Match(&j, &c).OK() {
+			b.Fatal("no match")
+		}
+	}
+	reportChecks(b, int64(len(j.Requires)))
+}

@@ -1,0 +1,123 @@
+package matcher_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/crosscluster/crosscluster/matcher"
+)
+
+func ExampleParseVersion() {
+	for _, s := range []string{"1.2", "v2.0.1", "1.2.3.4", "1.0rc1", "8912645823", "x.y"} {
+		v, err := matcher.ParseVersion(s)
+		if err != nil {
+			fmt.Println(s, "->", err)
+			continue
+		}
+		fmt.Println(s, "->", v)
+	}
+	// Output:
+	// 1.2 -> 1.2.0
+	// v2.0.1 -> 2.0.1
+	// 1.2.3.4 -> 1.2.3.4
+	// 1.0rc1 -> 1.0.0-rc1
+	// 8912645823 -> 8912645823.0.0
+	// x.y -> matcher: invalid version: "x.y": part 1 is not a number
+}
+
+func ExampleRules_Match() {
+	c := matcher.Cluster{Name: "keebler", Nodes: 4, State: map[string]float64{"nodes_free": 4},
+		Subsystems: map[string]*matcher.Subsystem{
+			"spack": {Name: "spack", Vertices: []matcher.Vertex{{Fields: map[string]string{"version": "0.5.1"}}}},
+			"io":    {Name: "io", Vertices: []matcher.Vertex{{Fields: map[string]string{"type": "shm"}}}},
+		}}
+	j := matcher.Job{Name: "ior", Nodes: 2, Requires: []matcher.Requirement{
+		{Subsystem: "spack", Field: "version", Op: matcher.InRange, Min: "0.5.1", Max: "0.5.5"},
+		{Subsystem: "io", Field: "type", Op: matcher.Equal, Value: "nfs"},
+	}}
+	for _, b := range []matcher.Bounds{matcher.Inclusive, matcher.Exclusive} {
+		res := matcher.Rules{Bounds: b}.Match(&j, &c)
+		fmt.Println(b, res.Verdict)
+		for _, r := range res.Reasons {
+			fmt.Printf("  requirement %d: %s\n", r.Requirement, r)
+		}
+	}
+	// Output:
+	// inclusive never
+	//   requirement 1: not equal: type="shm" does not satisfy io.type == nfs
+	// exclusive never
+	//   requirement 0: out of range: version="0.5.1" does not satisfy spack.version in [0.5.1, 0.5.5]
+	//   requirement 1: not equal: type="shm" does not satisfy io.type == nfs
+}
+
+func ExampleNewConstraint() {
+	clusters := []matcher.Cluster{
+		{Name: "a", State: map[string]float64{"nodes_free": 0, "cost_per_node_hour": 1, "memory_per_node": 100}},
+		{Name: "b", State: map[string]float64{"nodes_free": 4, "cost_per_node_hour": 3, "memory_per_node": 200}},
+		{Name: "c", State: map[string]float64{"nodes_free": 2, "cost_per_node_hour": 2, "memory_per_node": 400}},
+	}
+	prios, err := matcher.ParsePriorities([]byte(`
+- priority: 1
+  steps:
+  - filter: "nodes_free > 0"
+  - calc: "build_cost=cost_per_node_hour * memory_per_node * seconds_per_gb / 3600"
+  - sort_ascending: build_cost
+  - select: first
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sel, err := matcher.NewConstraint(prios, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pool, err := matcher.NewPool(clusters, matcher.Rules{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	j := matcher.Job{Name: "build", Nodes: 2, Params: map[string]float64{"seconds_per_gb": 36}}
+	// b is cheapest (6 against c's 8) until its 4 free nodes are used.
+	for range 4 {
+		a, err := pool.Submit(&j, sel)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(a.Matched, "->", a.Clusters)
+	}
+	// Output:
+	// [b c] -> [b]
+	// [b c] -> [b]
+	// [c] -> [c]
+	// [] -> []
+}
+
+func ExampleRunVersions() {
+	w := &matcher.VersionWorld{
+		Clusters: []matcher.VersionCluster{
+			{Name: "c1", Versions: map[string]string{"m4": "1.4.19", "zlib": "1.2.11"}},
+			{Name: "c2", Versions: map[string]string{"m4": "1.4.18", "zlib": "1.2.13"}},
+		},
+		Jobs: []matcher.VersionJob{
+			{Name: "j1", Package: "xz", Ranges: []matcher.DepRange{{"m4", "1.4.19", "1.4.20"}, {"zlib", "1.2.0", "1.3.0"}}},
+			{Name: "j2", Package: "xz", Ranges: []matcher.DepRange{{"m4", "1.4.0", "1.4.18"}, {"zlib", "1.2.12", "1.3.0"}}},
+		},
+	}
+	rep, err := matcher.RunVersions(context.Background(), w, matcher.VersionConfig{Order: []string{"m4", "zlib"}, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, l := range rep.Levels {
+		e := l.Expected
+		fmt.Printf("%-20s jobs %d  build success %.2f ± %.2f  matched clusters %.1f\n",
+			l.Name, e.Jobs, e.BuildSuccess.Mean, e.BuildSuccess.SE, e.MatchedClusters.Mean)
+	}
+	// Output:
+	// none                 jobs 2  build success 0.50 ± 0.35  matched clusters 2.0
+	// single-subsystem     jobs 4  build success 0.88 ± 0.12  matched clusters 1.2
+	// expanded-subsystems  jobs 4  build success 1.00 ± 0.00  matched clusters 1.0
+}

@@ -1,0 +1,142 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Task is one attempt of one run handed to a backend.
+type Task struct {
+	RunID, Slug string
+	Attempt     int
+	Params      map[string]Value
+	// Dir is the attempt directory: the worker writes Dir/result.json
+	// (WriteResult), its log goes to Dir/log, its config is Dir/config.json.
+	Dir string
+	// BackendID is the backend's handle, set after Submit.
+	BackendID string
+}
+
+// Phase is a task's state as a backend sees it.
+type Phase int
+
+const (
+	PhasePending Phase = iota // accepted, not started
+	PhaseRunning
+	PhaseDone   // ended with exit status 0
+	PhaseFailed // ended otherwise (SchedState/Exit say how)
+	PhaseLost   // the backend has no trace of it
+)
+
+var phaseNames = [...]string{"pending", "running", "done", "failed", "lost"}
+
+func (p Phase) String() string {
+	if int(p) < len(phaseNames) {
+		return phaseNames[p]
+	}
+	return "Phase(" + strconv.Itoa(int(p)) + ")"
+}
+
+// TaskStatus is a backend's report on one task.
+type TaskStatus struct {
+	Phase      Phase
+	SchedState string    // the scheduler's state name (e.g. Slurm "TIMEOUT"), if any
+	Exit       int       // exit status when ended, if known
+	Heartbeat  time.Time // last sign of life, if known
+}
+
+// Backend runs tasks. Workers never touch the ledger: a backend starts the
+// work and reports on it; the controller reconciles the ledger.
+type Backend interface {
+	// Submit starts the tasks and returns one backend id per task.
+	Submit(ctx context.Context, tasks []Task) ([]string, error)
+	// Poll reports on tasks previously submitted (BackendID set).
+	Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error)
+	// Cancel stops the tasks.
+	Cancel(ctx context.Context, tasks []Task) error
+	// Adopt finds tasks that a previous controller may have submitted
+	// without recording their backend id; it returns "" for tasks that
+	// never reached the backend.
+	Adopt(ctx context.Context, tasks []Task) ([]string, error)
+}
+
+// Environment variables a process worker receives.
+const (
+	EnvRunID     = "SWEEP_RUN_ID"
+	EnvAttempt   = "SWEEP_ATTEMPT"
+	EnvRunDir    = "SWEEP_RUN_DIR"
+	EnvConfig    = "SWEEP_CONFIG"
+	EnvHeartbeat = "SWEEP_HEARTBEAT"
+)
+
+// HeartbeatFile is the file in the attempt directory whose modification time
+// a process worker may refresh (TouchHeartbeat) to show it is alive.
+const HeartbeatFile = "heartbeat"
+
+// taskEnv returns the worker environment for t.
+func taskEnv(t Task) []string {
+	return []string{
+		EnvRunID + "=" + t.RunID,
+		EnvAttempt + "=" + strconv.Itoa(t.Attempt),
+		EnvRunDir + "=" + t.Dir,
+		EnvConfig + "=" + filepath.Join(t.Dir, "config.json"),
+		EnvHeartbeat + "=" + filepath.Join(t.Dir, HeartbeatFile),
+	}
+}
+
+// prepare creates the attempt directory and its config.json.
+func prepare(t Task) error {
+	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
+		return fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+	}
+	return writeAtomic(filepath.Join(t.Dir, "config.json"), EncodeConfig(t.Params))
+}
+
+// WorkerTask returns the task a process worker was started for, from the
+// environment the local and Slurm backends set. ok is false when the
+// process was not started as a sweep worker.
+func WorkerTask() (t Task, ok bool, err error) {
+	id := os.Getenv(EnvRunID)
+	if id == "" {
+		return Task{}, false, nil
+	}
+	t.RunID = id
+	t.Dir = os.Getenv(EnvRunDir)
+	t.Attempt, _ = strconv.Atoi(os.Getenv(EnvAttempt))
+	b, err := os.ReadFile(os.Getenv(EnvConfig))
+	if err != nil {
+		return t, true, fmt.Errorf("sweep: worker config: %w", err)
+	}
+	t.Params, err = DecodeConfig(b)
+	return t, true, err
+}
+
+// TouchHeartbeat refreshes the worker's heartbeat file (a no-op outside a
+// process worker).
+func TouchHeartbeat() error {
+	p := os.Getenv(EnvHeartbeat)
+	if p == "" {
+		return nil
+	}
+	now := time.Now()
+	if err := os.Chtimes(p, now, now); err != nil {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}
+	return nil
+}
+
+func heartbeatOf(dir string) time.Time {
+	fi, err := os.Stat(filepath.Join(dir, HeartbeatFile))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}

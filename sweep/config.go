@@ -1,0 +1,63 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// EncodeConfig returns params as a JSON object with sorted keys, numbers and
+// booleans written with their literal text and strings quoted. DecodeConfig
+// reverses it.
+func EncodeConfig(params map[string]Value) []byte {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte(':')
+		v := params[k]
+		if v.Kind == String {
+			q, _ := json.Marshal(v.Lit)
+			b.Write(q)
+		} else {
+			b.WriteString(v.Lit)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// DecodeConfig parses the output of EncodeConfig (any flat JSON object of
+// strings, numbers and booleans).
+func DecodeConfig(b []byte) (map[string]Value, error) {
+	var raw map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("sweep: config: %w", err)
+	}
+	out := make(map[string]Value, len(raw))
+	for k, x := range raw {
+		switch x := x.(type) {
+		case string:
+			out[k] = Str(x)
+		case json.Number:
+			out[k] = ParseValue(string(x))
+		case bool:
+			out[k] = BoolValue(x)
+		default:
+			return nil, fmt.Errorf("sweep: config key %s: not a string, number or boolean", k)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,250 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as a worker and as a controller process, selected
+// by this variable, so the crash tests can SIGKILL a real controller.
+const roleEnv = "SWEEP_TEST_ROLE"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(roleEnv) {
+	case "worker":
+		os.Exit(testWorker())
+	case "controller":
+		os.Exit(testController())
+	}
+	os.Exit(m.Run())
+}
+
+// testWorker behaves as the "mode" parameter says.
+func testWorker() int {
+	t, ok, err := WorkerTask()
+	if !ok || err != nil {
+		fmt.Fprintln(os.Stderr, "not a worker:", err)
+		return 2
+	}
+	_ = TouchHeartbeat()
+	if ms := t.Params["sleep_ms"].Int(); ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
+	switch t.Params["mode"].String() {
+	case "fail":
+		fmt.Println("something went wrong")
+		return 3
+	case "oom":
+		if t.Params["batch_size"].Int() > 32 {
+			fmt.Println("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB")
+			return 1
+		}
+	case "nan":
+		fmt.Println("epoch 3 loss nan")
+		return 1
+	case "corrupt":
+		os.WriteFile(filepath.Join(t.Dir, ResultFile), []byte(`{"run_id": "x", "metr`), 0o644)
+		return 0
+	case "noresult":
+		return 0
+	case "hang":
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		<-sig
+		fmt.Println("got SIGTERM")
+		return 143
+	}
+	x := float64(t.Params["seed"].Int() + 1)
+	res := &Result{RunID: t.RunID, Attempt: t.Attempt,
+		Metrics: map[string]float64{"best": x, "bs": float64(t.Params["batch_size"].Int())},
+		Curves:  map[string][]float64{"epoch": {1, 2, 3}, "loss": {x, x / 2, x / 3}},
+	}
+	if err := WriteResult(t.Dir, res); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	return 0
+}
+
+// testController runs a controller over SWEEP_TEST_LEDGER with the backend
+// named by SWEEP_TEST_BACKEND until the sweep ends.
+func testController() int {
+	path := os.Getenv("SWEEP_TEST_LEDGER")
+	work := os.Getenv("SWEEP_TEST_WORK")
+	l, err := OpenLedger(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer l.Close()
+	c := &Controller{Ledger: l, WorkDir: work, Parallel: 4, PollInterval: 20 * time.Millisecond}
+	switch os.Getenv("SWEEP_TEST_BACKEND") {
+	case "slurm":
+		c.Backend = &Slurm{Command: []string{os.Args[0]}, Dir: filepath.Join(work, "slurm"), Name: "crashtest", MaxParallel: 2}
+		c.Parallel = 1000
+		c.PollInterval = 200 * time.Millisecond
+	default:
+		c.Backend = &Local{Command: []string{os.Args[0]}, StateDir: filepath.Join(work, "launch")}
+	}
+	if _, err := c.Run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// workerCommand returns the argv and environment that make this test binary
+// a worker.
+func workerCommand(t *testing.T) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(roleEnv, "worker")
+	return []string{exe}
+}
+
+// gridSpec returns a spec of n runs (seeds) with the given base parameters.
+func gridSpec(name string, n int, base map[string]Value) *Spec {
+	vals := make([]Value, n)
+	for i := range vals {
+		vals[i] = IntValue(int64(i))
+	}
+	return &Spec{Name: name, Base: base, Axes: []Axis{{Key: "seed", Short: "s", Values: vals}}}
+}
+
+func mustEnqueue(t testing.TB, l *Ledger, s *Spec) []Point {
+	t.Helper()
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Enqueue(context.Background(), s, pts); err != nil {
+		t.Fatal(err)
+	}
+	return pts
+}
+
+// checkExactlyOnce asserts every run completed exactly once with a valid
+// result file whose metrics are finite, and that no temporary result files
+// remain.
+func checkExactlyOnce(t *testing.T, l *Ledger, work string, want int) {
+	t.Helper()
+	rs, err := l.Runs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != want {
+		t.Fatalf("%d runs in ledger, want %d", len(rs), want)
+	}
+	for _, r := range rs {
+		if r.State != Completed || r.Completions != 1 {
+			t.Errorf("run %s: state %s, completions %d; want completed exactly once (%s %s)", r.Slug, r.State, r.Completions, r.ErrorClass, r.ErrorText)
+			continue
+		}
+		res, err := ReadResult(AttemptDir(work, r.ID, r.Attempt))
+		if err != nil {
+			t.Errorf("run %s: %v", r.Slug, err)
+			continue
+		}
+		if res.RunID != r.ID || math.IsNaN(res.Metrics["best"]) {
+			t.Errorf("run %s: result %+v", r.Slug, res)
+		}
+	}
+	err = filepath.WalkDir(filepath.Join(work, "runs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp") {
+			// A temp file may only be left by a writer that was killed;
+			// workers are never killed here, so none may exist.
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// crashController starts controller processes over one ledger, SIGKILLs
+// the first two when the number of completed runs passes the given marks,
+// and lets the third finish.
+func crashController(t *testing.T, backend string, n int, marks []int, timeout time.Duration) {
+	dir := t.TempDir()
+	ledger := filepath.Join(dir, "ledger.db")
+	work := filepath.Join(dir, "work")
+	l, err := OpenLedger(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, l, gridSpec("crash", n, map[string]Value{"sleep_ms": IntValue(150)}))
+	l.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func() *exec.Cmd {
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), roleEnv+"=controller", "SWEEP_TEST_LEDGER="+ledger, "SWEEP_TEST_WORK="+work, "SWEEP_TEST_BACKEND="+backend)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	deadline := time.Now().Add(timeout)
+	for _, mark := range marks {
+		cmd := start()
+		ro, err := OpenLedgerReadOnly(ledger)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("no progress to %d completed runs", mark)
+			}
+			st, err := ro.Status(context.Background(), 1)
+			if err == nil && st.Counts[Completed] >= mark {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		ro.Close()
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		werr := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(werr, &ee) {
+			t.Fatalf("controller ended before SIGKILL: %v", werr)
+		}
+	}
+	cmd := start()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("final controller: %v", err)
+		}
+	case <-time.After(time.Until(deadline)):
+		cmd.Process.Kill()
+		t.Fatal("final controller did not finish")
+	}
+	l, err = OpenLedger(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	checkExactlyOnce(t, l, work, n)
+}

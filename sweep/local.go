@@ -1,0 +1,217 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/crosscluster/crosscluster/internal/launch"
+)
+
+// Func is an in-process worker: it computes a run's result from its task.
+// It must honour ctx.
+type Func func(ctx context.Context, t Task) (*Result, error)
+
+// Local runs tasks on this machine, either as in-process Go functions (Func
+// set) or as processes (Command set) started with internal/launch so that
+// they survive a controller crash and are adopted by the next controller.
+// The controller bounds concurrency (Controller.Parallel).
+type Local struct {
+	// Func, when set, runs each task in a goroutine; the backend writes its
+	// result with WriteResult.
+	Func Func
+	// Command is the worker program; it receives the Env* variables and
+	// writes its result with WriteResult (see WorkerTask).
+	Command []string
+	// StateDir holds the launcher's pid and exit records (required with
+	// Command).
+	StateDir string
+
+	mu    sync.Mutex
+	funcs map[string]*funcTask
+	gen   int
+	wake  chan struct{}
+}
+
+// Notify returns a channel that receives a value when an in-process task
+// ends (Notifier).
+func (l *Local) Notify() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.wake == nil {
+		l.wake = make(chan struct{}, 1)
+	}
+	return l.wake
+}
+
+type funcTask struct {
+	cancel context.CancelFunc
+	done   bool
+	failed bool
+}
+
+func (l *Local) check() {
+	if (l.Func == nil) == (len(l.Command) == 0) {
+		panic("sweep: Local needs exactly one of Func and Command")
+	}
+	if len(l.Command) > 0 && l.StateDir == "" {
+		panic("sweep: Local.Command needs StateDir")
+	}
+}
+
+func launchName(t Task) string { return t.RunID + "-a" + strconv.Itoa(t.Attempt) }
+
+// Submit starts every task at once.
+func (l *Local) Submit(ctx context.Context, tasks []Task) ([]string, error) {
+	l.check()
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		if err := prepare(t); err != nil {
+			return ids[:i], err
+		}
+		if l.Func != nil {
+			ids[i] = l.startFunc(t)
+			continue
+		}
+		lc := &launch.Local{StateDir: l.StateDir}
+		h, err := lc.Start(ctx, launch.Spec{
+			Name:    launchName(t),
+			Dir:     t.Dir,
+			Argv:    l.Command,
+			Env:     taskEnv(t),
+			LogPath: filepath.Join(t.Dir, "log"),
+		})
+		if err != nil {
+			return ids[:i], fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+		}
+		ids[i] = "proc:" + h.Name
+	}
+	return ids, nil
+}
+
+func (l *Local) startFunc(t Task) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.funcs == nil {
+		l.funcs = map[string]*funcTask{}
+	}
+	l.gen++
+	// The pointer value makes ids of an earlier controller process unknown
+	// to this one, so they are reported lost rather than confused.
+	id := fmt.Sprintf("func:%p:%d", l, l.gen)
+	ctx, cancel := context.WithCancel(context.Background())
+	ft := &funcTask{cancel: cancel}
+	l.funcs[id] = ft
+	go func() {
+		res, err := l.Func(ctx, t)
+		if err == nil && res != nil {
+			res.RunID, res.Attempt = t.RunID, t.Attempt
+			err = WriteResult(t.Dir, res)
+		} else if err == nil {
+			err = errors.New("worker returned no result")
+		}
+		if err != nil {
+			_ = writeAtomic(filepath.Join(t.Dir, "log"), []byte(err.Error()+"\n"))
+		}
+		cancel()
+		l.mu.Lock()
+		ft.done, ft.failed = true, err != nil
+		if l.wake != nil {
+			select {
+			case l.wake <- struct{}{}:
+			default:
+			}
+		}
+		l.mu.Unlock()
+	}()
+	return id
+}
+
+// Poll reports on the tasks.
+func (l *Local) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
+	l.check()
+	out := make([]TaskStatus, len(tasks))
+	now := time.Now()
+	for i, t := range tasks {
+		if l.Func != nil {
+			l.mu.Lock()
+			ft, ok := l.funcs[t.BackendID]
+			switch {
+			case !ok:
+				out[i].Phase = PhaseLost
+			case !ft.done:
+				out[i] = TaskStatus{Phase: PhaseRunning, Heartbeat: now}
+			case ft.failed:
+				out[i] = TaskStatus{Phase: PhaseFailed, Exit: 1}
+				delete(l.funcs, t.BackendID)
+			default:
+				out[i].Phase = PhaseDone
+				delete(l.funcs, t.BackendID)
+			}
+			l.mu.Unlock()
+			continue
+		}
+		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
+		st, err := h.Poll()
+		if err != nil {
+			return nil, fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+		}
+		switch st {
+		case launch.Running:
+			out[i] = TaskStatus{Phase: PhaseRunning, Heartbeat: heartbeatOf(t.Dir)}
+		case launch.Finished:
+			out[i].Phase = PhaseDone
+		case launch.Failed:
+			rec, _, _ := h.Record()
+			out[i] = TaskStatus{Phase: PhaseFailed, Exit: rec.Exit}
+		default:
+			out[i].Phase = PhaseLost
+		}
+	}
+	return out, nil
+}
+
+// cancelGrace is how long a cancelled worker process has to exit on SIGTERM.
+const cancelGrace = 5 * time.Second
+
+// Cancel stops the tasks.
+func (l *Local) Cancel(ctx context.Context, tasks []Task) error {
+	l.check()
+	var errs []error
+	for _, t := range tasks {
+		if l.Func != nil {
+			l.mu.Lock()
+			if ft, ok := l.funcs[t.BackendID]; ok {
+				ft.cancel()
+			}
+			l.mu.Unlock()
+			continue
+		}
+		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
+		if err := h.Cancel(ctx, cancelGrace); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Adopt finds worker processes started by an earlier controller (their
+// launcher pid file exists); in-process tasks cannot be adopted.
+func (l *Local) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
+	l.check()
+	ids := make([]string, len(tasks))
+	if l.Func != nil {
+		return ids, nil
+	}
+	for i, t := range tasks {
+		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
+		if h.Pid > 0 {
+			ids[i] = "proc:" + h.Name
+		}
+	}
+	return ids, nil
+}

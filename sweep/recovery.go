@@ -1,0 +1,118 @@
+package sweep
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Class is the kind of a failure; it selects the retry budget.
+type Class string
+
+const (
+	ClassOOM            Class = "oom"            // out of memory (Slurm OUT_OF_MEMORY, CUDA/Go OOM in the log)
+	ClassDivergence     Class = "divergence"     // NaN/Inf loss
+	ClassTimeout        Class = "timeout"        // time limit
+	ClassInfrastructure Class = "infrastructure" // node failure, preemption, vanished worker, stale heartbeat
+	ClassCorrupt        Class = "corrupt"        // result file unreadable or invalid
+	ClassCancelled      Class = "cancelled"
+	ClassUnknown        Class = "unknown"
+)
+
+// slurmClasses maps Slurm job states (sacct/squeue/jobcomp) to classes.
+var slurmClasses = map[string]Class{
+	"OUT_OF_MEMORY": ClassOOM,
+	"TIMEOUT":       ClassTimeout,
+	"DEADLINE":      ClassTimeout,
+	"NODE_FAIL":     ClassInfrastructure,
+	"PREEMPTED":     ClassInfrastructure,
+	"BOOT_FAIL":     ClassInfrastructure,
+	"REQUEUED":      ClassInfrastructure,
+	"REVOKED":       ClassInfrastructure,
+	"CANCELLED":     ClassCancelled,
+}
+
+// logPatterns are checked in order against the last lines of a run's log.
+var logPatterns = []struct {
+	re    *regexp.Regexp
+	class Class
+}{
+	{regexp.MustCompile(`(?i)CUDA out of memory|CUDA error: out of memory|OutOfMemoryError|fatal error: runtime: out of memory|cannot allocate memory|std::bad_alloc|MemoryError`), ClassOOM},
+	{regexp.MustCompile(`(?i)\bloss\b[^\n]*\b(nan|inf)\b|\bnan loss\b|non-finite loss|diverged`), ClassDivergence},
+	{regexp.MustCompile(`(?i)DUE TO TIME LIMIT|time limit exceeded|timed out|deadline exceeded`), ClassTimeout},
+	{regexp.MustCompile(`(?i)NODE FAILURE|DUE TO NODE FAIL|PREEMPTION|Connection reset by peer|No space left on device`), ClassInfrastructure},
+}
+
+// Classify returns the class of a failure from the scheduler's state (a Slurm
+// state such as "OUT_OF_MEMORY" or "TIMEOUT", possibly with a suffix like
+// "CANCELLED by 0"; empty when unknown) and the tail of the run's log. The
+// scheduler state wins when it names a class; otherwise the first matching
+// log pattern; otherwise ClassUnknown.
+func Classify(schedState, logTail string) Class {
+	s := strings.ToUpper(strings.TrimSpace(schedState))
+	if i := strings.IndexAny(s, " +"); i >= 0 {
+		s = s[:i]
+	}
+	if c, ok := slurmClasses[s]; ok {
+		return c
+	}
+	for _, p := range logPatterns {
+		if p.re.MatchString(logTail) {
+			return p.class
+		}
+	}
+	return ClassUnknown
+}
+
+// RetryPolicy says how many extra attempts each class gets and how the
+// parameters change before each. The zero value retries nothing; use
+// DefaultRetry.
+type RetryPolicy struct {
+	Budget map[Class]int
+	// Adjust, when non-nil, returns the overrides for the next attempt
+	// given the class and the parameters of the failed attempt, or nil to
+	// keep them.
+	Adjust func(c Class, params map[string]Value) map[string]Value
+}
+
+// DefaultInfrastructureRetries is the default budget for infrastructure
+// failures, which say nothing about the run itself.
+const DefaultInfrastructureRetries = 5
+
+// DefaultRetry returns the issue's policy: OOM 3, divergence 2, timeout 1,
+// infrastructure DefaultInfrastructureRetries, corrupt result 1, unknown 0;
+// OOM halves "batch_size" (floor 16).
+func DefaultRetry() RetryPolicy {
+	return RetryPolicy{
+		Budget: map[Class]int{
+			ClassOOM:            3,
+			ClassDivergence:     2,
+			ClassTimeout:        1,
+			ClassInfrastructure: DefaultInfrastructureRetries,
+			ClassCorrupt:        1,
+			ClassUnknown:        0,
+		},
+		Adjust: HalveBatchOnOOM,
+	}
+}
+
+// MinBatchSize is the floor HalveBatchOnOOM never goes below.
+const MinBatchSize = 16
+
+// HalveBatchOnOOM halves the integer parameter "batch_size" after an OOM,
+// not below MinBatchSize, keeping every other override.
+func HalveBatchOnOOM(c Class, params map[string]Value) map[string]Value {
+	if c != ClassOOM {
+		return nil
+	}
+	bs, ok := params["batch_size"]
+	if !ok || bs.Kind != Int {
+		return nil
+	}
+	n := max(bs.Int()/2, MinBatchSize)
+	return map[string]Value{"batch_size": IntValue(n)}
+}
+
+// retries counts the failed attempts of class c among a run's attempts.
+func retryAllowed(p RetryPolicy, c Class, failedOfClass int) bool {
+	return failedOfClass <= p.Budget[c]
+}

@@ -1,0 +1,388 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Slurm runs tasks as Slurm job arrays: one "sbatch --parsable
+// --array=0-(N-1)%P" per submitted batch over a run-list file, each array
+// task running Command in its attempt directory with the Env* variables.
+// State comes from squeue (all states, so recently finished tasks are
+// included), then from the job-completion log (jobcomp/filetxt) when
+// accounting is off, then from sacct; the result file decides success.
+// Cancel uses scancel.
+type Slurm struct {
+	// Command is the worker program and arguments.
+	Command []string
+	// Dir receives the batch scripts and run lists (required).
+	Dir string
+	// Name prefixes the job names; empty means "sweep".
+	Name string
+	// Partition, TimeLimit (sbatch --time) and Extra are passed to sbatch
+	// when non-empty.
+	Partition, TimeLimit string
+	Extra                []string
+	// MaxParallel is the array throttle P; ≤ 0 means no throttle.
+	MaxParallel int
+	// SignalBefore, when positive, asks Slurm to send SIGTERM to the batch
+	// shell (the worker, which is exec'd) this long before the time limit
+	// (sbatch --signal=B:TERM@seconds), so workers can checkpoint.
+	SignalBefore time.Duration
+	// Requeue passes --requeue so Slurm requeues tasks after node failure
+	// or preemption.
+	Requeue bool
+	// JobCompLog is the job-completion log; empty means
+	// DefaultJobCompLog.
+	JobCompLog string
+
+	mu    sync.Mutex
+	batch int
+}
+
+// DefaultJobCompLog is where .ci/slurm-up.sh points jobcomp/filetxt.
+const DefaultJobCompLog = "/var/log/slurm/jobcomp.log"
+
+// ErrSlurm is wrapped by errors from Slurm commands.
+var ErrSlurm = errors.New("sweep: slurm")
+
+func (s *Slurm) check() {
+	if len(s.Command) == 0 || s.Dir == "" {
+		panic("sweep: Slurm needs Command and Dir")
+	}
+}
+
+func runCmd(ctx context.Context, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%w: %s %s: %v: %s", ErrSlurm, name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// BatchScript returns the sbatch script that runs line
+// SLURM_ARRAY_TASK_ID+1 of runList ("dir<TAB>run id<TAB>attempt").
+func BatchScript(command []string, runList string) string {
+	var argv []string
+	for _, a := range command {
+		argv = append(argv, shQuote(a))
+	}
+	return `#!/bin/sh
+# crosscluster sweep array task: runs one line of the run list.
+line=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" ` + shQuote(runList) + `)
+dir=$(printf '%s\n' "$line" | cut -f1)
+[ -n "$dir" ] || { echo "no run-list line for task $SLURM_ARRAY_TASK_ID" >&2; exit 2; }
+` + EnvRunID + `=$(printf '%s\n' "$line" | cut -f2)
+` + EnvAttempt + `=$(printf '%s\n' "$line" | cut -f3)
+` + EnvRunDir + `=$dir
+` + EnvConfig + `=$dir/config.json
+` + EnvHeartbeat + `=$dir/` + HeartbeatFile + `
+export ` + EnvRunID + ` ` + EnvAttempt + ` ` + EnvRunDir + ` ` + EnvConfig + ` ` + EnvHeartbeat + `
+cd "$dir" || exit 2
+echo "slurm ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID} on $(hostname)" >> "$dir/log"
+exec ` + strings.Join(argv, " ") + ` >> "$dir/log" 2>&1
+`
+}
+
+// SbatchArgs returns the sbatch arguments for a batch of n tasks.
+func (s *Slurm) SbatchArgs(jobName string, n int, script string) []string {
+	arr := fmt.Sprintf("0-%d", n-1)
+	if s.MaxParallel > 0 {
+		arr += "%" + strconv.Itoa(s.MaxParallel)
+	}
+	args := []string{"--parsable", "--array=" + arr, "--job-name=" + jobName, "--output=/dev/null"}
+	if s.Partition != "" {
+		args = append(args, "--partition="+s.Partition)
+	}
+	if s.TimeLimit != "" {
+		args = append(args, "--time="+s.TimeLimit)
+	}
+	if s.SignalBefore > 0 {
+		args = append(args, fmt.Sprintf("--signal=B:TERM@%d", int(s.SignalBefore.Seconds())))
+	}
+	if s.Requeue {
+		args = append(args, "--requeue")
+	}
+	args = append(args, s.Extra...)
+	return append(args, script)
+}
+
+// Submit writes a run list and batch script under Dir and submits them as
+// one job array. Each task's backend id is "<array job id>_<index>".
+func (s *Slurm) Submit(ctx context.Context, tasks []Task) ([]string, error) {
+	s.check()
+	if len(tasks) == 0 {
+		return nil, nil
+	}
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("sweep: slurm dir: %w", err)
+	}
+	s.mu.Lock()
+	s.batch++
+	name := fmt.Sprintf("%s-%d-%d", cmpOr(s.Name, "sweep"), time.Now().UnixNano(), s.batch)
+	s.mu.Unlock()
+	var list strings.Builder
+	for i, t := range tasks {
+		if strings.ContainsAny(t.Dir, "\t\n") {
+			return nil, fmt.Errorf("sweep: run %s: attempt directory contains a tab or newline", t.RunID)
+		}
+		if err := prepare(t); err != nil {
+			return nil, err
+		}
+		// Written before sbatch so a restarted controller can find the job
+		// by name (Adopt).
+		if err := writeAtomic(filepath.Join(t.Dir, "batch"), fmt.Appendf(nil, "%s %d\n", name, i)); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&list, "%s\t%s\t%d\n", t.Dir, t.RunID, t.Attempt)
+	}
+	runList := filepath.Join(s.Dir, name+".list")
+	script := filepath.Join(s.Dir, name+".sh")
+	if err := writeAtomic(runList, []byte(list.String())); err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(script, []byte(BatchScript(s.Command, runList))); err != nil {
+		return nil, err
+	}
+	out, err := runCmd(ctx, "sbatch", s.SbatchArgs(name, len(tasks), script)...)
+	if err != nil {
+		return nil, err
+	}
+	jobID, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
+	if _, err := strconv.Atoi(jobID); err != nil {
+		return nil, fmt.Errorf("%w: sbatch printed %q, not a job id", ErrSlurm, out)
+	}
+	ids := make([]string, len(tasks))
+	for i := range tasks {
+		ids[i] = jobID + "_" + strconv.Itoa(i)
+	}
+	return ids, nil
+}
+
+type slurmState struct {
+	state string
+	exit  int
+}
+
+// squeueStates returns the state of every array task of the given array
+// jobs that squeue still knows.
+func squeueStates(ctx context.Context, jobs []string) (map[string]slurmState, error) {
+	out := map[string]slurmState{}
+	if len(jobs) == 0 {
+		return out, nil
+	}
+	b, err := runCmd(ctx, "squeue", "-h", "-r", "--states=all", "-j", strings.Join(jobs, ","), "-o", "%i|%T")
+	if err != nil {
+		if strings.Contains(err.Error(), "Invalid job id") {
+			return out, nil
+		}
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		id, st, ok := strings.Cut(strings.TrimSpace(sc.Text()), "|")
+		if ok {
+			out[id] = slurmState{state: st}
+		}
+	}
+	return out, nil
+}
+
+// ParseJobComp reads a jobcomp/filetxt log and returns the final state and
+// exit code of each array task, keyed "<array job id>_<task id>" (and plain
+// job ids for jobs outside arrays). Later lines win (requeued tasks).
+func ParseJobComp(b []byte) map[string]slurmState {
+	out := map[string]slurmState{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := map[string]string{}
+		for _, kv := range strings.Fields(line) {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				f[k] = v
+			}
+		}
+		if f["JobState"] == "" {
+			continue
+		}
+		key := f["JobId"]
+		if a, t := f["ArrayJobId"], f["ArrayTaskId"]; a != "" && a != "0" && t != "" && t != "4294967294" {
+			key = a + "_" + t
+		}
+		code, _, _ := strings.Cut(f["ExitCode"], ":")
+		n, _ := strconv.Atoi(code)
+		out[key] = slurmState{state: f["JobState"], exit: n}
+	}
+	return out
+}
+
+// Poll reports on the tasks.
+func (s *Slurm) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
+	s.check()
+	jobSet := map[string]bool{}
+	var jobs []string
+	for _, t := range tasks {
+		j, _, _ := strings.Cut(t.BackendID, "_")
+		if !jobSet[j] {
+			jobSet[j] = true
+			jobs = append(jobs, j)
+		}
+	}
+	sq, err := squeueStates(ctx, jobs)
+	if err != nil {
+		return nil, err
+	}
+	var comp map[string]slurmState
+	out := make([]TaskStatus, len(tasks))
+	for i, t := range tasks {
+		st, ok := sq[t.BackendID]
+		if ok && isFinal(st.state) {
+			// squeue has no exit code; prefer the completion record.
+			if comp == nil {
+				comp = s.jobComp(ctx, jobs)
+			}
+			if c, ok := comp[t.BackendID]; ok {
+				st = c
+			}
+		}
+		if !ok {
+			if comp == nil {
+				comp = s.jobComp(ctx, jobs)
+			}
+			st, ok = comp[t.BackendID]
+		}
+		if !ok {
+			out[i].Phase = PhaseLost
+			continue
+		}
+		out[i] = slurmStatus(st)
+		if out[i].Phase == PhaseRunning {
+			out[i].Heartbeat = heartbeatOf(t.Dir)
+		}
+	}
+	return out, nil
+}
+
+func isFinal(state string) bool {
+	switch state {
+	case "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", "RESV_DEL_HOLD":
+		return false
+	}
+	return true
+}
+
+func slurmStatus(st slurmState) TaskStatus {
+	switch st.state {
+	case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
+		return TaskStatus{Phase: PhasePending, SchedState: st.state}
+	case "RUNNING", "COMPLETING", "SUSPENDED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED":
+		return TaskStatus{Phase: PhaseRunning, SchedState: st.state}
+	case "COMPLETED":
+		return TaskStatus{Phase: PhaseDone, SchedState: st.state}
+	}
+	return TaskStatus{Phase: PhaseFailed, SchedState: st.state, Exit: st.exit}
+}
+
+// jobComp reads the completion log, or sacct when there is none.
+func (s *Slurm) jobComp(ctx context.Context, jobs []string) map[string]slurmState {
+	if b, err := os.ReadFile(cmpOr(s.JobCompLog, DefaultJobCompLog)); err == nil {
+		return ParseJobComp(b)
+	}
+	out := map[string]slurmState{}
+	b, err := runCmd(ctx, "sacct", "-n", "-P", "-X", "-j", strings.Join(jobs, ","), "-o", "JobID,State,ExitCode")
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		p := strings.Split(line, "|")
+		if len(p) != 3 {
+			continue
+		}
+		code, _, _ := strings.Cut(p[2], ":")
+		n, _ := strconv.Atoi(code)
+		state, _, _ := strings.Cut(p[1], " ")
+		out[p[0]] = slurmState{state: state, exit: n}
+	}
+	return out
+}
+
+// Cancel runs scancel on the tasks.
+func (s *Slurm) Cancel(ctx context.Context, tasks []Task) error {
+	s.check()
+	if len(tasks) == 0 {
+		return nil
+	}
+	var ids []string
+	for _, t := range tasks {
+		if t.BackendID != "" {
+			ids = append(ids, t.BackendID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := runCmd(ctx, "scancel", ids...)
+	return err
+}
+
+// Adopt finds array tasks submitted by a controller that died before it
+// recorded their ids, from the batch file each task's directory holds and
+// the job name.
+func (s *Slurm) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
+	s.check()
+	ids := make([]string, len(tasks))
+	var byName map[string]string
+	for i, t := range tasks {
+		b, err := os.ReadFile(filepath.Join(t.Dir, "batch"))
+		if err != nil {
+			continue
+		}
+		var name string
+		var idx int
+		if _, err := fmt.Sscanf(string(b), "%s %d", &name, &idx); err != nil {
+			continue
+		}
+		job := ""
+		if out, err := runCmd(ctx, "squeue", "-h", "--states=all", "-n", name, "-o", "%F"); err == nil {
+			job, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
+		}
+		if job == "" {
+			if byName == nil {
+				byName = map[string]string{}
+				if lb, err := os.ReadFile(cmpOr(s.JobCompLog, DefaultJobCompLog)); err == nil {
+					for _, line := range strings.Split(string(lb), "\n") {
+						var n, a string
+						for _, kv := range strings.Fields(line) {
+							if v, ok := strings.CutPrefix(kv, "Name="); ok {
+								n = v
+							} else if v, ok := strings.CutPrefix(kv, "ArrayJobId="); ok {
+								a = v
+							}
+						}
+						if n != "" && a != "" {
+							byName[n] = a
+						}
+					}
+				}
+			}
+			job = byName[name]
+		}
+		if job != "" {
+			ids[i] = job + "_" + strconv.Itoa(idx)
+		}
+	}
+	return ids, nil
+}

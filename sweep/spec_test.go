@@ -1,0 +1,213 @@
+package sweep
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const studyYAML = `
+name: losssweep
+priority: 2
+tags: [paper]
+base: {epochs: 50, batch_size: 64}
+grid:
+  - {key: lr, values: [0.05, 0.1, 0.2]}
+  - {key: wd, values: [1e-4, 1e-3, 1e-2]}
+  - {key: seed, short: s, values: [0, 1, 2, 3, 4, 5]}
+variants:
+  - {name: base}
+  - {name: bn_off, set: {norm: none}}
+  - {name: narrow, set: {hidden: 16}}
+  - {name: adamw, set: {optimizer: adamw}}
+`
+
+func TestExpandStudy(t *testing.T) {
+	s, err := LoadSpec(strings.NewReader(studyYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 216 {
+		t.Fatalf("%d points, want 216", len(pts))
+	}
+	var first []string
+	for _, p := range pts[:7] {
+		first = append(first, p.Slug)
+	}
+	want := []string{"base-lr0.05-wd1e-4-s0", "base-lr0.05-wd1e-4-s1", "base-lr0.05-wd1e-4-s2", "base-lr0.05-wd1e-4-s3", "base-lr0.05-wd1e-4-s4", "base-lr0.05-wd1e-4-s5", "base-lr0.05-wd1e-3-s0"}
+	if d := cmp.Diff(want, first); d != "" {
+		t.Errorf("order (-want +got):\n%s", d)
+	}
+	if got := pts[215].Slug; got != "adamw-lr0.2-wd1e-2-s5" {
+		t.Errorf("last slug %q", got)
+	}
+	ids := map[string]bool{}
+	for _, p := range pts {
+		ids[p.ID] = true
+	}
+	if len(ids) != 216 {
+		t.Errorf("%d distinct ids, want 216", len(ids))
+	}
+	p := pts[54] // first bn_off point
+	if p.Variant != "bn_off" || p.Params["norm"].String() != "none" || p.Params["epochs"].Int() != 50 || p.Params["wd"].Lit != "1e-4" {
+		t.Errorf("point 54: %+v", p)
+	}
+}
+
+func TestIdentity(t *testing.T) {
+	a := map[string]Value{"lr": ParseValue("1e-4"), "name": Str("x")}
+	b := map[string]Value{"name": Str("x"), "lr": ParseValue("0.0001"), "priority": IntValue(9), "tags": Str("t")}
+	if Identity(a) != Identity(b) {
+		t.Errorf("same config, different ids: %s %s (%s vs %s)", Identity(a), Identity(b), CanonicalConfig(a), CanonicalConfig(b))
+	}
+	c := map[string]Value{"lr": ParseValue("1e-4"), "name": Str("1")}
+	d := map[string]Value{"lr": ParseValue("1e-4"), "name": IntValue(1)}
+	if Identity(c) == Identity(d) {
+		t.Error("string \"1\" and integer 1 share an id")
+	}
+	if got := CanonicalConfig(map[string]Value{"b": FloatValue(2), "a": BoolValue(true)}); got != `{"a":true,"b":2.0}` {
+		t.Errorf("canonical %s", got)
+	}
+}
+
+func TestValueLiteral(t *testing.T) {
+	tests := []struct {
+		lit  string
+		kind Kind
+		f    float64
+	}{
+		{"1e-4", Float, 1e-4}, {"0.05", Float, 0.05}, {"7", Int, 7}, {"true", Bool, 1}, {"adamw", String, 0}, {"0x10", String, 0},
+	}
+	for _, tc := range tests {
+		v := ParseValue(tc.lit)
+		if v.Kind != tc.kind || v.Float() != tc.f || v.String() != tc.lit {
+			t.Errorf("ParseValue(%q) = %+v", tc.lit, v)
+		}
+	}
+	m := map[string]Value{"wd": ParseValue("1e-4"), "s": Str(`a"b`), "n": IntValue(3), "ok": BoolValue(false)}
+	back, err := DecodeConfig(EncodeConfig(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(m, back, cmp.AllowUnexported(Value{})); d != "" {
+		t.Errorf("config round trip (-want +got):\n%s", d)
+	}
+}
+
+func TestLoadSpecErrors(t *testing.T) {
+	tests := []struct {
+		name, yaml, key string
+	}{
+		{"empty", "", "(document)"},
+		{"not mapping", "- a", "(document)"},
+		{"unknown top", "name: x\ngird: []", "gird"},
+		{"no name", "grid: [{key: a, values: [1]}]", "name"},
+		{"bad name", "name: a/b", "name"},
+		{"grid not list", "name: x\ngrid: {a: 1}", "grid"},
+		{"axis unknown key", "name: x\ngrid: [{key: a, valeus: [1]}]", "grid[0].valeus"},
+		{"axis no values", "name: x\ngrid: [{key: a, values: []}]", "grid[0].values"},
+		{"axis value not scalar", "name: x\ngrid: [{key: a, values: [[1]]}]", "grid[0].values[0]"},
+		{"duplicate axis", "name: x\ngrid: [{key: a, values: [1]}, {key: a, values: [2]}]", "grid[1].key"},
+		{"variant bad name", "name: x\nvariants: [{name: 'a b'}]", "variants[0].name"},
+		{"variant dup", "name: x\nvariants: [{name: a}, {name: a}]", "variants[1].name"},
+		{"base nested", "name: x\nbase: {a: {b: 1}}", "base.a"},
+		{"base null", "name: x\nbase: {a: ~}", "base.a"},
+		{"priority", "name: x\npriority: high", "priority"},
+		{"samples count", "name: x\nsamples: {count: 0, params: []}", "samples.count"},
+		{"samples dist", "name: x\nsamples: {count: 2, params: [{key: d, uniform: [1, 0]}]}", "samples.params[0].uniform"},
+		{"samples two dists", "name: x\nsamples: {count: 2, params: [{key: d, uniform: [0, 1], choice: [a]}]}", "samples.params[0]"},
+		{"samples log", "name: x\nsamples: {count: 2, params: [{key: d, log_uniform: [0, 1]}]}", "samples.params[0].log_uniform"},
+		{"duplicate key", "name: x\nname: y", "name"},
+		{"yaml syntax", "name: [x", "(document)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadSpec(strings.NewReader(tc.yaml))
+			var se *SpecError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *SpecError", err)
+			}
+			if se.Key != tc.key {
+				t.Errorf("key %q, want %q (%v)", se.Key, tc.key, err)
+			}
+			if !errors.Is(err, ErrSpec) {
+				t.Errorf("%v does not wrap ErrSpec", err)
+			}
+		})
+	}
+}
+
+func TestSamples(t *testing.T) {
+	y := "name: r\ngrid: [{key: a, values: [1, 2]}]\nsamples: {count: 3, seed: 7, params: [{key: lr, log_uniform: [0.001, 1]}, {key: opt, choice: [sgd, adam]}]}"
+	s, err := LoadSpec(strings.NewReader(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, _ := s.Expand()
+	p2, _ := s.Expand()
+	if len(p1) != 6 {
+		t.Fatalf("%d points, want 6", len(p1))
+	}
+	for i := range p1 {
+		if p1[i].ID != p2[i].ID {
+			t.Fatal("same seed gave different samples")
+		}
+		lr := p1[i].Params["lr"].Float()
+		if lr < 0.001 || lr >= 1 {
+			t.Errorf("lr %v outside [0.001, 1)", lr)
+		}
+	}
+	if p1[0].Params["lr"] != p1[3].Params["lr"] {
+		t.Error("sample 0 differs between grid points")
+	}
+	if p1[0].Params["lr"] == p1[1].Params["lr"] {
+		t.Error("samples 0 and 1 are equal")
+	}
+}
+
+func TestDryRun(t *testing.T) {
+	s := gridSpec("d", 3, nil)
+	var b strings.Builder
+	if err := s.DryRun(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 || lines[3] != "3 runs" || !strings.HasSuffix(lines[0], "base-s0") {
+		t.Errorf("dry run:\n%s", b.String())
+	}
+}
+
+func FuzzLoadSpec(f *testing.F) {
+	f.Add(studyYAML)
+	f.Add("name: x\nsamples: {count: 2, seed: 1, params: [{key: d, uniform: [0, 1]}]}")
+	f.Add("name: x\ngrid: [{key: a, values: [1, '2', true]}]")
+	f.Fuzz(func(t *testing.T, y string) {
+		s, err := LoadSpec(strings.NewReader(y))
+		if err != nil {
+			var se *SpecError
+			if !errors.As(err, &se) {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		n := 1
+		for _, a := range s.Axes {
+			n *= len(a.Values)
+		}
+		if s.Samples != nil {
+			n *= s.Samples.Count
+		}
+		if n*max(len(s.Variants), 1) > 10000 {
+			return
+		}
+		if _, err := s.Expand(); err != nil {
+			t.Fatalf("valid spec does not expand: %v", err)
+		}
+	})
+}

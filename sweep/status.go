@@ -1,0 +1,148 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Alert thresholds.
+const (
+	// FailureAlertRate raises an alert when more than this fraction of the
+	// finished runs failed.
+	FailureAlertRate = 0.10
+	// StuckFactor raises an alert for a run running longer than this many
+	// times the mean completed duration (and at least StuckMin).
+	StuckFactor = 3
+	// StuckMin is the shortest time after which a run can be called stuck.
+	StuckMin = time.Minute
+)
+
+// Status is a snapshot of a ledger.
+type Status struct {
+	Counts   map[State]int
+	Total    int
+	Percent  float64       // completed / total × 100
+	MeanRun  time.Duration // mean duration of completed runs
+	ETA      time.Duration // remaining / parallel × MeanRun; 0 when unknown
+	Alerts   []string
+	Retrying int // queued runs that already had an attempt
+}
+
+// Status counts runs by state, estimates the time to finish from the mean
+// completed duration and parallel, and raises alerts for a failure rate
+// over FailureAlertRate and for stuck runs.
+func (l *Ledger) Status(ctx context.Context, parallel int) (Status, error) {
+	st := Status{Counts: map[State]int{}}
+	rows, err := l.db.QueryContext(ctx, `SELECT state, count(*), sum(attempt > 0), avg(CASE WHEN state='completed' THEN finished_at - started_at END) FROM runs GROUP BY state`)
+	if err != nil {
+		return st, fmt.Errorf("sweep: status %s: %w", l.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		var n, retried int
+		var mean *float64
+		if err := rows.Scan(&s, &n, &retried, &mean); err != nil {
+			return st, fmt.Errorf("sweep: status %s: %w", l.path, err)
+		}
+		st.Counts[State(s)] = n
+		st.Total += n
+		if State(s) == Queued {
+			st.Retrying = retried
+		}
+		if mean != nil {
+			st.MeanRun = time.Duration(*mean)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return st, fmt.Errorf("sweep: status %s: %w", l.path, err)
+	}
+	if st.Total > 0 {
+		st.Percent = 100 * float64(st.Counts[Completed]) / float64(st.Total)
+	}
+	remaining := st.Counts[Queued] + st.Counts[Running]
+	if st.MeanRun > 0 && remaining > 0 {
+		st.ETA = time.Duration(float64(st.MeanRun) * float64(remaining) / float64(max(parallel, 1)))
+	}
+	finished := st.Counts[Completed] + st.Counts[Failed]
+	if finished > 0 {
+		if rate := float64(st.Counts[Failed]) / float64(finished); rate > FailureAlertRate {
+			st.Alerts = append(st.Alerts, fmt.Sprintf("failure rate %.1f%% exceeds %.0f%%", 100*rate, 100*FailureAlertRate))
+		}
+	}
+	if st.MeanRun > 0 && st.Counts[Running] > 0 {
+		limit := max(time.Duration(StuckFactor)*st.MeanRun, StuckMin)
+		cut := l.now().Add(-limit).UnixNano()
+		var stuck int
+		if err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE state='running' AND started_at < ?`, cut).Scan(&stuck); err != nil {
+			return st, fmt.Errorf("sweep: status %s: %w", l.path, err)
+		}
+		if stuck > 0 {
+			st.Alerts = append(st.Alerts, fmt.Sprintf("%d run(s) running longer than %v", stuck, limit.Round(time.Second)))
+		}
+	}
+	return st, nil
+}
+
+// Line is a one-line summary with a progress bar.
+func (s Status) Line() string {
+	const width = 30
+	done := 0
+	if s.Total > 0 {
+		done = width * (s.Counts[Completed] + s.Counts[Failed] + s.Counts[Cancelled]) / s.Total
+	}
+	line := fmt.Sprintf("[%s%s] %d/%d completed, %d running, %d queued, %d failed",
+		strings.Repeat("#", done), strings.Repeat(".", width-done),
+		s.Counts[Completed], s.Total, s.Counts[Running], s.Counts[Queued], s.Counts[Failed])
+	if s.ETA > 0 {
+		line += ", ETA " + s.ETA.Round(time.Second).String()
+	}
+	return line
+}
+
+// WriteTable writes the counts by state with percentages, the ETA and the
+// alerts.
+func (s Status) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-10s %7s %7s\n", "state", "runs", "%")
+	for _, k := range States {
+		pct := 0.0
+		if s.Total > 0 {
+			pct = 100 * float64(s.Counts[k]) / float64(s.Total)
+		}
+		fmt.Fprintf(&b, "%-10s %7d %6.1f%%\n", k, s.Counts[k], pct)
+	}
+	fmt.Fprintf(&b, "%-10s %7d\n", "total", s.Total)
+	if s.ETA > 0 {
+		fmt.Fprintf(&b, "ETA %v (mean run %v)\n", s.ETA.Round(time.Second), s.MeanRun.Round(time.Millisecond))
+	}
+	for _, a := range s.Alerts {
+		fmt.Fprintf(&b, "ALERT: %s\n", a)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteFailed lists the failed runs with their error class and text and the
+// last lines of the log of their last attempt under workDir.
+func WriteFailed(ctx context.Context, w io.Writer, l *Ledger, workDir string, lines int) (int, error) {
+	rs, err := l.Runs(ctx, Failed)
+	if err != nil {
+		return 0, err
+	}
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "%s %s attempt %d [%s] %s\n", r.ID, r.Slug, r.Attempt, r.ErrorClass, r.ErrorText)
+		if tail := LogTail(filepath.Join(AttemptDir(workDir, r.ID, r.Attempt), "log"), lines); tail != "" {
+			for _, ln := range strings.Split(tail, "\n") {
+				fmt.Fprintf(&b, "    | %s\n", ln)
+			}
+		}
+	}
+	_, err = io.WriteString(w, b.String())
+	return len(rs), err
+}
