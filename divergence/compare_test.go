@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -303,4 +304,40 @@ func TestDuplicateNamePanics(t *testing.T) {
 		}
 	}()
 	Pairwise([]NamedRun{{Name: "a"}, {Name: "a"}}, nil)
+}
+
+// TestCompareStreams checks that Compare does not load whole arrays: with
+// 4096-element chunks, comparing three runs of 10^6 float64 (8 MB each)
+// must allocate far less than one array.
+func TestCompareStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: writes 24 MB")
+	}
+	dir := t.TempDir()
+	const n = 1 << 20
+	var runs []NamedRun
+	x := make([]float64, n)
+	for h := range 3 {
+		for i := range x {
+			x[i] = math.Sin(float64(i)*1e-3) + float64(h)*1e-12
+		}
+		p := filepath.Join(dir, fmt.Sprintf("h%d.npz", h))
+		if err := writeBenchArchive(p, x, h == 1); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, NamedRun{Name: fmt.Sprint(h), Path: p})
+	}
+	// limit: a quarter of one array; the chunk buffers need about 0.5 MB.
+	const limit = 8 * n / 4
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	rows := Compare(runs, []string{"omega_b", "z_b"}, Options{ChunkSize: 4096})
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > limit {
+		t.Errorf("allocated %d bytes, limit %d", got, limit)
+	}
+	if len(rows) != 6 || math.Abs(rows[2].Max-2e-12) > 1e-15 || rows[0].Warning != "" {
+		t.Errorf("rows %v", rows)
+	}
 }

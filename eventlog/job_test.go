@@ -1,6 +1,7 @@
 package eventlog_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -176,5 +177,34 @@ func TestFilesOverlap(t *testing.T) {
 		if got[len(got)-1].File != paths[len(paths)-1] {
 			t.Errorf("File = %q", got[len(got)-1].File)
 		}
+	}
+}
+
+func TestFilesErrors(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "EventLog.1")
+	b := filepath.Join(dir, "EventLog")
+	os.WriteFile(a, []byte("000 (001.000.000) 2024-01-01 00:00:00 Job submitted from host: <h>\n...\n"), 0o644)
+	os.WriteFile(b, []byte("001 (001.000.000) 2024-01-01 00:01:00 Job executing on host: <h>\n...\nnot an event\n005 (001.000.000) 2024-01-01 00:02:00 Job terminated.\n\t(1) Normal termination (return value 0)\n...\n"), 0o644)
+	fs := eventlog.NewFiles(eventlog.SortRotated([]string{b, a}), eventlog.Options{})
+	var got []string
+	for ev, err := range fs.All() {
+		if err != nil {
+			var pe *eventlog.ParseError
+			if !errors.As(err, &pe) || pe.File != b || pe.Line != 3 {
+				t.Errorf("error %v, want a *ParseError at %s line 3", err, b)
+			}
+			got = append(got, "error")
+			continue
+		}
+		got = append(got, ev.Code.String()+"@"+filepath.Base(ev.File))
+	}
+	want := []string{"ULOG_SUBMIT@EventLog.1", "ULOG_EXECUTE@EventLog", "error", "ULOG_JOB_TERMINATED@EventLog"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("events (-want +got):\n%s", d)
+	}
+	fs = eventlog.NewFiles([]string{filepath.Join(dir, "missing")}, eventlog.Options{})
+	if _, err := fs.Read(); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
 	}
 }

@@ -154,6 +154,7 @@ type Reader struct {
 	stashed bool
 	resync  bool
 	started bool
+	refused bool
 	json    *jsonState
 	damaged int
 
@@ -209,9 +210,14 @@ func (r *Reader) next() (Event, error) {
 		r.hasPeek = false
 		return r.peek, r.peekErr
 	}
+	if r.refused {
+		return Event{}, io.EOF
+	}
 	if !r.started {
 		r.started = true
 		if err := r.detect(); err != nil {
+			// An XML log is refused as a whole.
+			r.refused = true
 			return Event{}, err
 		}
 	}
@@ -319,6 +325,7 @@ func (r *Reader) nextLine() ([]byte, error) {
 				for err == bufio.ErrBufferFull { // skip the rest of the line
 					_, err = r.br.ReadSlice('\n')
 				}
+				r.resync = true // and the rest of its event
 				return nil, r.perr(r.line, 0, ErrLineTooLong)
 			}
 		}

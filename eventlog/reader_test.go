@@ -93,7 +93,7 @@ func TestRealLogs(t *testing.T) {
 	// htcondor_test_condor.log SOURCES.md gives ranges (000–020 each 28–53
 	// times, 022×3, 023×1, 024×2); the exact counts come from
 	//   grep -oE '^[0-9]{3} \(' htcondor_test_condor.log | sort | uniq -c
-	// (GNU grep 3.11) and are checked against those ranges below.
+	// (GNU grep 3.8) and are checked against those ranges below.
 	tests := []struct {
 		file   string
 		counts map[eventlog.Code]int
@@ -145,6 +145,7 @@ func TestRealLogDetails(t *testing.T) {
 
 	evs, _ = readFile(t, realFile(t, "lsst_tiny_problems.dag.nodes.log"), nil)
 	first := evs[0]
+	// The file's first line: "000 (9229.000.000) 2025-02-13 11:59:47 Job submitted ...".
 	if want := time.Date(2025, 2, 13, 11, 59, 47, 0, time.UTC); !first.Time.Equal(want) {
 		t.Errorf("first event time %v, want %v", first.Time, want)
 	}
@@ -308,7 +309,8 @@ func TestGlobalLegacyFixture(t *testing.T) {
 	if d := cmp.Diff(wantH, h); d != "" {
 		t.Errorf("header (-want +got):\n%s", d)
 	}
-	// ctime 1704060000 is 2023-12-31 22:00:00 UTC: the year comes from it
+	// ctime 1704060000 is 2023-12-31 22:00:00 UTC (date -u -d @1704060000,
+	// GNU coreutils 9.1): the year comes from it
 	// and rolls over at the December→January step.
 	want := []time.Time{
 		time.Date(2023, 12, 31, 22, 0, 0, 0, time.UTC),
@@ -427,6 +429,9 @@ func TestXMLRefused(t *testing.T) {
 	var pe *eventlog.ParseError
 	if !errors.As(err, &pe) || !errors.Is(err, eventlog.ErrXML) {
 		t.Fatalf("err = %v, want a *ParseError wrapping ErrXML", err)
+	}
+	if _, err := r.Read(); err != io.EOF {
+		t.Errorf("after refusing XML, Read = %v, want io.EOF", err)
 	}
 }
 
@@ -596,5 +601,35 @@ func TestInputUnchanged(t *testing.T) {
 	_, _ = eventlog.Builder{J: 2, Pad: true}.Build(jobs)
 	if d := cmp.Diff(orig, evs); d != "" {
 		t.Errorf("events changed (-before +after):\n%s", d)
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	const ok = "000 (001.000.000) 2024-01-01 00:00:00 Job submitted from host: <h>\n...\n"
+	long := strings.Repeat("x", 200<<10) // beyond the 64 KiB buffer
+	in := ok + "028 (001.000.000) 2024-01-01 00:00:00 Job ad information event triggered.\nBig = \"" + long + "\"\n...\n" + ok
+	evs, err := eventlog.NewReader(strings.NewReader(in)).ReadAll()
+	if err != nil || len(evs) != 3 || len(evs[1].Body) < 200<<10 {
+		t.Fatalf("%d events, %v", len(evs), err)
+	}
+	if testing.Short() {
+		t.Skip("the 16 MiB line case allocates 17 MB")
+	}
+	huge := strings.Repeat("y", 17<<20)
+	in = ok + "008 (001.000.000) 2024-01-01 00:00:00 " + huge + "\nmore\n...\n" + ok
+	r := eventlog.NewReader(strings.NewReader(in))
+	var codes []string
+	for _, err := range r.All() {
+		if err != nil {
+			codes = append(codes, "error")
+			if !errors.Is(err, eventlog.ErrLineTooLong) {
+				t.Errorf("err = %v, want ErrLineTooLong", err)
+			}
+			continue
+		}
+		codes = append(codes, "event")
+	}
+	if d := cmp.Diff([]string{"event", "error", "event"}, codes); d != "" {
+		t.Errorf("sequence (-want +got):\n%s", d)
 	}
 }

@@ -54,20 +54,33 @@ func AUC(scores []float64, positive []bool, weights []float64) (float64, error) 
 	if wPos == 0 || wNeg == 0 {
 		return math.NaN(), fmt.Errorf("stats: AUC: positive weight %v, negative weight %v: %w", wPos, wNeg, ErrOneClass)
 	}
-	idx, _ := argsortFloats(scores)
+	// Sort order-preserving keys (with -0 folded into +0 so that the zeros
+	// tie) carrying the label when unweighted, or the row index otherwise;
+	// the unweighted walk then reads no memory out of order.
+	keys := make([]uint64, n)
+	pay := make([]int32, n)
+	for i, v := range scores {
+		keys[i] = floatKey(v + 0)
+		switch {
+		case weights != nil:
+			pay[i] = int32(i)
+		case positive[i]:
+			pay[i] = 1
+		}
+	}
+	keys, pay = sortKeysPayload(keys, pay)
 	// Walk groups of tied scores from the lowest: each positive in a group
 	// beats the negatives below it and ties half of those in its group.
 	var area, negBelow float64
 	for i := 0; i < n; {
-		v := scores[idx[i]]
+		k := keys[i]
 		var gPos, gNeg float64
-		for ; i < n && scores[idx[i]] == v; i++ {
-			k := idx[i]
-			w := 1.0
+		for ; i < n && keys[i] == k; i++ {
+			w, pos := 1.0, pay[i] == 1
 			if weights != nil {
-				w = weights[k]
+				w, pos = weights[pay[i]], positive[pay[i]]
 			}
-			if positive[k] {
+			if pos {
 				gPos += w
 			} else {
 				gNeg += w

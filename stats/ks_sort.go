@@ -112,32 +112,32 @@ func radixSortKeysIdx(keys, tmp []uint64, idx, tmpIdx []int32) ([]uint64, []int3
 	return keys, idx
 }
 
-// argsortFloats returns the permutation that sorts x (no NaNs) stably in
-// increasing order, and the sorted keys.
-func argsortFloats(x []float64) ([]int32, []uint64) {
-	n := len(x)
-	keys := make([]uint64, n)
-	idx := make([]int32, n)
-	for i, v := range x {
-		keys[i] = floatKey(v)
-		idx[i] = int32(i)
+// sortKeysPayload sorts keys in increasing order carrying pay alongside
+// (stably), and returns the sorted slices (the inputs or new ones).
+func sortKeysPayload(keys []uint64, pay []int32) ([]uint64, []int32) {
+	n := len(keys)
+	if n >= radixMin {
+		return radixSortKeysIdx(keys, make([]uint64, n), pay, make([]int32, n))
 	}
-	if n < radixMin {
-		slices.SortStableFunc(idx, func(a, b int32) int {
-			switch ka, kb := keys[a], keys[b]; {
-			case ka < kb:
-				return -1
-			case ka > kb:
-				return 1
-			}
-			return 0
-		})
-		sorted := make([]uint64, n)
-		for i, j := range idx {
-			sorted[i] = keys[j]
+	type kp struct {
+		k uint64
+		p int32
+	}
+	pairs := make([]kp, n)
+	for i := range pairs {
+		pairs[i] = kp{keys[i], pay[i]}
+	}
+	slices.SortStableFunc(pairs, func(a, b kp) int {
+		switch {
+		case a.k < b.k:
+			return -1
+		case a.k > b.k:
+			return 1
 		}
-		return idx, sorted
+		return 0
+	})
+	for i, e := range pairs {
+		keys[i], pay[i] = e.k, e.p
 	}
-	k, ix := radixSortKeysIdx(keys, make([]uint64, n), idx, make([]int32, n))
-	return ix, k
+	return keys, pay
 }

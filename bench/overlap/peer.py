@@ -3,13 +3,15 @@
 pipeline on the data bench/overlap/gopipe writes.
 
     go run ./bench/overlap/gopipe -gen /tmp/ovbench -n 1000000
-    /usr/bin/time -v python3 bench/overlap/peer.py /tmp/ovbench 1000000
+    /usr/bin/time -v /usr/bin/python3 bench/overlap/peer.py /tmp/ovbench 1000000
 
 Steps timed as one pipeline (as overlap.Fit does them): StandardScaler over
 the pooled rows, LogisticRegression (lbfgs, C=1, class_weight None, the
 seed's call), predict_proba[:, 1], roc_auc_score, coverage of both domains
 in the band [0.2, 0.8], and scipy.stats.ks_2samp(source, target) per
-feature (method auto). Prints one JSON line; see README.md.
+feature (method auto). Prints one JSON line with the fastest of the
+repetitions in wall time (pipeline_sec) and in CPU time of the process,
+all threads (pipeline_cpu_sec); see README.md.
 """
 import json
 import sys
@@ -54,12 +56,13 @@ def main():
     X = np.load(f"{d}/X_{n}.npy")
     y = np.load(f"{d}/y_{n}.npy").astype(np.int64)
     load = time.perf_counter() - t0
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(reps):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = pipeline(X, y)
         best = min(best, time.perf_counter() - t)
-    out.update({"tool": "python", "n": n, "load_sec": load, "pipeline_sec": best, "reps": reps,
+        best_cpu = min(best_cpu, time.process_time() - c)
+    out.update({"tool": "python", "n": n, "load_sec": load, "pipeline_sec": best, "pipeline_cpu_sec": best_cpu, "reps": reps,
                 "versions": {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__}})
     print(json.dumps(out))
 

@@ -11,21 +11,22 @@ go build -o "$dir/gopipe" ./bench/overlap/gopipe
 for n in 200000 1000000; do
 	[ -f "$dir/X_$n.npy" ] || "$dir/gopipe" -gen "$dir" -n $n
 done
-printf 'tool\tn\tround\tpipeline_sec\tprocess_wall_sec\tcpu_sec\tpeak_rss_kb\n'
+printf 'tool\tn\tround\tpipeline_wall_sec\tpipeline_cpu_sec\tprocess_wall_sec\tprocess_cpu_sec\tpeak_rss_kb\n'
 for r in $(seq 1 "$rounds"); do
 	for n in 200000 1000000; do
 		for tool in go python; do
 			if [ $tool = go ]; then
 				set -- "$dir/gopipe" -run "$dir" -n $n
 			else
-				set -- python3 bench/overlap/peer.py "$dir" $n
+				set -- /usr/bin/python3 bench/overlap/peer.py "$dir" $n
 			fi
 			/usr/bin/time -v "$@" >"$dir/out.json" 2>"$dir/time.txt"
 			pipe=$(sed -n 's/.*"pipeline_sec": *\([0-9.e+-]*\).*/\1/p' "$dir/out.json")
+			pcpu=$(sed -n 's/.*"pipeline_cpu_sec": *\([0-9.e+-]*\).*/\1/p' "$dir/out.json")
 			wall=$(awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$dir/time.txt")
 			cpu=$(awk -F': ' '/User time|System time/{s+=$2} END{print s}' "$dir/time.txt")
 			rss=$(awk -F': ' '/Maximum resident/{print $2}' "$dir/time.txt")
-			printf '%s\t%d\t%d\t%s\t%s\t%s\t%s\n' $tool $n "$r" "$pipe" "$wall" "$cpu" "$rss"
+			printf '%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n' $tool $n "$r" "$pipe" "$pcpu" "$wall" "$cpu" "$rss"
 			cp "$dir/out.json" "$dir/result_${tool}_$n.json"
 		done
 	done

@@ -351,6 +351,7 @@ func plotLoss(path string, h *lstm.History) error {
 	p.Title.Text = "held-job LSTM: mean BCE per epoch"
 	p.X.Label.Text = "epoch"
 	p.Y.Label.Text = "loss"
+	p.Legend.Top, p.Legend.Left = true, true
 	tr := make(plotter.XYs, len(h.Epochs))
 	va := make(plotter.XYs, len(h.Epochs))
 	for i, e := range h.Epochs {

@@ -39,14 +39,18 @@ func main() {
 	bounds := flag.String("bounds", "inclusive", "range bound rule in corrected mode: inclusive or exclusive")
 	rules := flag.String("rules", "corrected", "corrected or published (reproduce the published drivers, bugs included)")
 	seed := flag.Uint64("seed", 1, "seed for the synthetic worlds, the subsystem order and the seeded draws")
+	model := flag.String("model", "knn", "spack-build runtime model: knn (k=5, as published) or linear (OLS of duration on mean memory per package)")
 	flag.Parse()
-	if err := run(*out, *data, *experiment, *bounds, *rules, *seed); err != nil {
+	if err := run(*out, *data, *experiment, *bounds, *rules, *model, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "rainbow:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, data, experiment, boundsFlag, rulesFlag string, seed uint64) error {
+func run(out, data, experiment, boundsFlag, rulesFlag, model string, seed uint64) error {
+	if model != "knn" && model != "linear" {
+		return fmt.Errorf("unknown -model %q (want knn or linear)", model)
+	}
 	b, err := matcher.ParseBounds(boundsFlag)
 	if err != nil {
 		return err
@@ -83,7 +87,7 @@ func run(out, data, experiment, boundsFlag, rulesFlag string, seed uint64) error
 		if e == "reliabuild" {
 			rep, err = runVersions(ctx, data, b, mode, seed)
 		} else {
-			rep, err = runBuilds(ctx, data, b, mode, seed)
+			rep, err = runBuilds(ctx, data, b, mode, model, seed)
 		}
 		if err != nil {
 			return err
@@ -134,7 +138,7 @@ func runVersions(ctx context.Context, data string, b matcher.Bounds, mode matche
 	return matcher.RunVersions(ctx, w, cfg)
 }
 
-func runBuilds(ctx context.Context, data string, b matcher.Bounds, mode matcher.Mode, seed uint64) (*matcher.Report, error) {
+func runBuilds(ctx context.Context, data string, b matcher.Bounds, mode matcher.Mode, model string, seed uint64) (*matcher.Report, error) {
 	var w *matcher.BuildWorld
 	if data == "" {
 		fmt.Println("spack-build: generating a synthetic world (100 clusters, 171 packages, 31622 builds)")
@@ -147,7 +151,16 @@ func runBuilds(ctx context.Context, data string, b matcher.Bounds, mode matcher.
 			return nil, err
 		}
 	}
-	return matcher.RunBuilds(ctx, w, matcher.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stdout})
+	cfg := matcher.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stdout}
+	if model == "linear" {
+		lin, err := matcher.FitLinear(w.Samples(), true)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Model = lin
+		fmt.Println("spack-build: runtime model: per-package OLS of duration on mean memory")
+	}
+	return matcher.RunBuilds(ctx, w, cfg)
 }
 
 func versionWorld(s synth.RainbowVersionWorld) *matcher.VersionWorld {

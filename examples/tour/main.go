@@ -24,6 +24,7 @@ var steps = []struct {
 }{
 	{"overlap", nil},
 	{"rainbow", nil},
+	{"eventlog", nil},
 	{"heldjobs", nil},
 	{"tolerance", nil},
 	{"losssweep", nil},
@@ -31,7 +32,7 @@ var steps = []struct {
 
 func main() {
 	out := flag.String("out", "out", "directory that receives one sub-directory per workflow")
-	only := flag.String("only", "", "run just this workflow (overlap, rainbow, heldjobs, tolerance, losssweep)")
+	only := flag.String("only", "", "run just this workflow (overlap, rainbow, eventlog, heldjobs, tolerance, losssweep)")
 	flag.Parse()
 	if err := run(*out, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "tour:", err)

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -108,6 +109,16 @@ func writeNpy(path string, data []float64, rows, cols int) error {
 	return f.Close()
 }
 
+// cpuTime is the user+system CPU time of the process (all threads) in
+// seconds, as Python's time.process_time.
+func cpuTime() float64 {
+	var r syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &r); err != nil {
+		return math.NaN()
+	}
+	return float64(r.Utime.Nano()+r.Stime.Nano()) / 1e9
+}
+
 // readNpy reads a float64 .npy written by writeNpy.
 func readNpy(path string, want int) ([]float64, error) {
 	f, err := os.Open(path)
@@ -157,22 +168,23 @@ func pipeline(dir string, n, reps int) error {
 		y[i] = int(v)
 	}
 	load := time.Since(t0)
-	best := math.Inf(1)
+	best, bestCPU := math.Inf(1), math.Inf(1)
 	var res *overlap.Result
 	for range max(1, reps) {
-		t := time.Now()
+		t, c := time.Now(), cpuTime()
 		res, err = overlap.Fit(x, y, overlap.Band{Lo: 0.2, Hi: 0.8}, overlap.WithFeatureNames(synth.JobsFeatureNames()...))
 		if err != nil {
 			return err
 		}
 		best = math.Min(best, time.Since(t).Seconds())
+		bestCPU = math.Min(bestCPU, cpuTime()-c)
 	}
 	ks := make(map[string][2]float64)
 	for _, f := range res.KS {
 		ks[f.Name] = [2]float64{f.All.Statistic, f.All.PValue}
 	}
 	out := map[string]any{
-		"tool": "go", "n": n, "load_sec": load.Seconds(), "pipeline_sec": best, "reps": reps,
+		"tool": "go", "n": n, "load_sec": load.Seconds(), "pipeline_sec": best, "pipeline_cpu_sec": bestCPU, "reps": reps,
 		"auc": res.AUC, "coverage": res.Coverage, "n_target_in_band": res.NTargetInBand, "n_source_in_band": res.NSourceInBand,
 		"iterations": res.Solver.Iterations, "ks": ks,
 	}
