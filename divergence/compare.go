@@ -64,8 +64,9 @@ type Options struct {
 
 // Pairwise returns one Row per pair of runs (in the order the runs are
 // given, a before b) and key, comparing with the L2 norm. nil keys means the
-// union of the runs' keys, in order of first appearance. It is Compare with
-// zero Options.
+// union of the runs' keys, in order of first appearance (when no run can be
+// read, one row per pair with an empty Key carries the warnings). It is
+// Compare with zero Options.
 func Pairwise(runs []NamedRun, keys []string) []Row {
 	return Compare(runs, keys, Options{})
 }
@@ -110,6 +111,11 @@ func Compare(runs []NamedRun, keys []string, opt Options) []Row {
 				}
 			}
 		}
+	}
+	if keys == nil && slices.ContainsFunc(openErr, func(e error) bool { return e != nil }) {
+		// No readable run names a key: still report the unreadable files,
+		// on rows with an empty key.
+		keys = []string{""}
 	}
 	npairs := len(runs) * (len(runs) - 1) / 2
 	rows := make([]Row, npairs*len(keys))

@@ -131,8 +131,15 @@ func (h *Host) sh(ctx context.Context, op, script string, out io.Writer) error {
 	return nil
 }
 
-// shOut is sh returning the trimmed standard output.
+// shortOpTimeout bounds each short remote step (resolve, launch, poll,
+// find, sync) so a host that accepts the connection but then hangs cannot
+// stall a replication; ServerAlive only notices dead connections.
+const shortOpTimeout = 2 * time.Minute
+
+// shOut is sh for a short step, returning the trimmed standard output.
 func (h *Host) shOut(ctx context.Context, op, script string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, shortOpTimeout)
+	defer cancel()
 	var out bytes.Buffer
 	err := h.sh(ctx, op, script, &out)
 	return strings.TrimSpace(out.String()), err

@@ -219,7 +219,7 @@ func replicateHost(ctx context.Context, h *Host, cfg ReplicateConfig, deadline t
 	// The marker's modification time is the launch time on the host's own
 	// clock, so "written after launch" does not depend on clock skew.
 	mark := p.state + "/" + cfg.Stem + ".launched"
-	if err := h.sh(ctx, "mark launch", "set -e\n: > "+quote(mark)+"\n", io.Discard); err != nil {
+	if _, err := h.shOut(ctx, "mark launch", "set -e\n: > "+quote(mark)+"\n"); err != nil {
 		return fail(Unreachable, err)
 	}
 	spec := launch.Spec{

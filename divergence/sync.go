@@ -1,6 +1,7 @@
 package divergence
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -91,7 +92,10 @@ git -c advice.detachedHead=false checkout --quiet --detach %s --
 echo "commit $(git rev-parse HEAD)"
 if [ -n "$dirty" ]; then echo dirty; fi
 `, cdScript(h.Repo), allow, exitDirty, quote(remote), quote(commit))
-	out, err := h.shOut(ctx, "sync to "+commit, script)
+	// No short timeout here: fetching a large repository can take a while.
+	var buf bytes.Buffer
+	err := h.sh(ctx, "sync to "+commit, script, &buf)
+	out := strings.TrimSpace(buf.String())
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == exitDirty {

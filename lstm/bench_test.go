@@ -43,12 +43,14 @@ func benchData(rnd *rand.Rand, n int) Data {
 // a batch; samples/s is the figure compared with bench/lstm/peer.py.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, tc := range []struct {
-		name  string
-		H, L  int
-		batch int
+		name   string
+		H, L   int
+		batch  int
+		engine Engine
 	}{
-		{"published/H=64/L=2/batch=256", benchH, benchL, benchBatch},
-		{"H=32/L=1/batch=64", 32, 1, 64},
+		{"published/H=64/L=2/batch=256", benchH, benchL, benchBatch, Native},
+		{"published-float32/H=64/L=2/batch=256", benchH, benchL, benchBatch, Native32},
+		{"H=32/L=1/batch=64", 32, 1, 64, Native},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			rnd := rand.New(rand.NewPCG(1, 1))
@@ -58,7 +60,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tr := newTrainer(m, Config{BatchSize: tc.batch}, pk)
+			tr := newTrainer(m, Config{BatchSize: tc.batch, Engine: tc.engine}, pk)
 			batch := make([]int, tc.batch)
 			for i := range batch {
 				batch[i] = i

@@ -18,6 +18,22 @@
 // it is slower and serves as the reference the native engine is tested
 // against (and both against finite differences).
 //
+// Inference runs through the same pure-Go forward pass: Predict and Decide
+// on one sequence, Model.Probabilities on many (batched when the sequences
+// have equal lengths), and Predictor, a float32 snapshot of a model that
+// computes as PyTorch does in its default dtype, for the fastest batched
+// inference.
+//
+// The dense products and the activations have AVX2/FMA assembly kernels on
+// amd64; elsewhere, or built with the purego tag, plain Go loops compute the
+// same values. Results are reproducible from the seeds on a given machine;
+// FMA and non-FMA machines differ in the last bits (fused rounding), which
+// can change a training trajectory.
+//
+// Search runs a hyperparameter grid or seeded random search in-process; it
+// is meant to be replaced by one sweep-package run per trial once that
+// package can launch them.
+//
 // Deviations from the published held-job project, on purpose: validation
 // metrics cover the whole validation set rather than its last batch, early
 // stopping restores the weights of the best epoch (highest F1 or lowest loss),

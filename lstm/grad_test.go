@@ -85,10 +85,62 @@ func TestGradients(t *testing.T) {
 				down := lossAt()
 				m.params[i] = w
 				fd := (up - down) / (2 * fdStep)
-				if math.Abs(fd-gn[i]) > fdTol {
-					t.Errorf("param %d: finite difference %v, native %v", i, fd, gn[i])
+				if math.Abs(fd-gn[i]) > fdTol || math.Abs(fd-gg[i]) > fdTol {
+					t.Errorf("param %d: finite difference %v, native %v, gorgonia %v", i, fd, gn[i], gg[i])
 				}
 			}
+		})
+	}
+}
+
+// grad32Tol bounds the float32 engine's gradient against the float64 one:
+// float32 rounding (6e-8 relative) accumulated through the time steps on
+// gradients of order 0.1 gives about 1e-8 (logged); 1e-6 leaves margin.
+const grad32Tol = 1e-6
+
+func TestGradientsFloat32(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		I, H, L, T, B int
+	}{
+		{"1layer", 5, 3, 1, 4, 3},
+		{"2layers", 7, 16, 2, 5, 9},
+		{"published-width", 460, 64, 2, 10, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(3, 4))
+			m := New(Architecture{Inputs: tc.I, Hidden: tc.H, Layers: tc.L}, rnd)
+			d := randomData(rnd, tc.B, tc.T, tc.I)
+			pk, err := pack(d, tc.I, false, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch := seqIndices(tc.B)
+			g64 := make([]float64, len(m.params))
+			g32 := make([]float64, len(m.params))
+			l64, p64 := newNative(m, tc.B, tc.T).lossGrad(pk, batch, g64)
+			l32, p32 := newNative32(m, tc.B, tc.T).lossGrad(pk, batch, g32)
+			if math.Abs(l64-l32) > grad32Tol {
+				t.Errorf("loss float64 %v, float32 %v", l64, l32)
+			}
+			for i := range p64 {
+				if math.Abs(p64[i]-p32[i]) > grad32Tol {
+					t.Errorf("p[%d] float64 %v, float32 %v", i, p64[i], p32[i])
+				}
+			}
+			var scale, worst float64
+			for i := range g64 {
+				scale = max(scale, math.Abs(g64[i]))
+				worst = max(worst, math.Abs(g64[i]-g32[i]))
+				if math.Abs(g64[i]-g32[i]) > grad32Tol {
+					t.Fatalf("param %d: float64 %v, float32 %v", i, g64[i], g32[i])
+				}
+			}
+			// The bound must be small against the gradient for the test to mean anything.
+			if scale < 100*grad32Tol {
+				t.Errorf("largest gradient %v is too small against the tolerance %v", scale, grad32Tol)
+			}
+			t.Logf("largest gradient %.3g, largest float32 error %.3g", scale, worst)
 		})
 	}
 }

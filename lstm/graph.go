@@ -13,6 +13,9 @@ import (
 // (dense inputs, x·W_ih + h·W_hh + b per gate block) and differentiated by
 // gorgonia's symbolic Grad. It shares no code with the native engine, which
 // makes it the reference the native backward pass is tested against.
+// Unlike the native engine its loss does not clamp the log terms at -100,
+// so a saturated probability gives an infinite loss there (and Train stops
+// with ErrNaN) where the native engine would carry on.
 type graphEngine struct {
 	m      *Model
 	B, T   int

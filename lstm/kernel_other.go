@@ -23,7 +23,9 @@ func kern4x16s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, 
 	panic("lstm: no assembly kernel on this platform")
 }
 
-func axpy32FMA(a float32, x []float32, y []float32) { panic("lstm: no assembly kernel on this platform") }
+func axpy32FMA(a float32, x []float32, y []float32) {
+	panic("lstm: no assembly kernel on this platform")
+}
 
 func vsigmoid32(x []float32) { panic("lstm: no assembly kernel on this platform") }
 

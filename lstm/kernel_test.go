@@ -54,3 +54,58 @@ func randSlice(rnd *rand.Rand, n int) []float64 {
 	}
 	return s
 }
+
+// kernel32Tol: float32 products of values in [-1, 1] summed over at most 64
+// terms, against a float64 reference: 64 × 6e-8 ≈ 4e-6.
+const kernel32Tol = 1e-5
+
+func TestGemmAcc32(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 5))
+	for _, sz := range [][3]int{{1, 1, 1}, {4, 16, 3}, {5, 17, 7}, {8, 256, 64}, {7, 40, 0}, {12, 48, 9}} {
+		R, C, n := sz[0], sz[1], sz[2]
+		t.Run(fmt.Sprintf("R=%d/C=%d/n=%d", R, C, n), func(t *testing.T) {
+			c := to32(randSlice(rnd, R*max(n, 1)))
+			w := to32(randSlice(rnd, max(n, 1)*C+3))
+			d := to32(randSlice(rnd, R*C+2))
+			want := make([]float64, len(d))
+			for i, v := range d {
+				want[i] = float64(v)
+			}
+			for r := range R {
+				for j := range C {
+					for p := range n {
+						want[r*C+j] += float64(c[r*n+p]) * float64(w[p*C+j])
+					}
+				}
+			}
+			gemmAcc32(R, C, n, c, n, 1, w, C, d, C)
+			for i := range want {
+				if math.Abs(want[i]-float64(d[i])) > kernel32Tol {
+					t.Fatalf("element %d: got %v, want %v", i, d[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestAxpy(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(6, 6))
+	for _, n := range []int{0, 1, 15, 16, 17, 33, 64, 256, 259} {
+		x, y := randSlice(rnd, n+1), randSlice(rnd, n)
+		want := append([]float64(nil), y...)
+		for i := range want {
+			want[i] += 0.75 * x[i]
+		}
+		axpy(0.75, x, y)
+		x32, y32 := to32(x), to32(want)
+		for i := range y32 {
+			y32[i] = float32(want[i] - 0.75*x[i]) // back to the start, in float32
+		}
+		axpy32(0.75, x32, y32)
+		for i := range want {
+			if math.Abs(want[i]-y[i]) > kernelTol || math.Abs(want[i]-float64(y32[i])) > kernel32Tol {
+				t.Fatalf("n=%d element %d: float64 %v, float32 %v, want %v", n, i, y[i], y32[i], want[i])
+			}
+		}
+	}
+}

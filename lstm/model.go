@@ -110,6 +110,11 @@ func (m *Model) Architecture() Architecture {
 	return Architecture{Inputs: m.inputs, Hidden: m.hidden, Layers: m.layers, NewestFirst: m.newestFirst}
 }
 
+// SetNewestFirst sets whether the model reads sequences as newest-first
+// rows (see Architecture); ImportTorch leaves it false. It must not be
+// called while the model is in use.
+func (m *Model) SetNewestFirst(v bool) { m.newestFirst = v }
+
 // Clone returns a deep copy of m.
 func (m *Model) Clone() *Model {
 	c := newModel(m.Architecture())

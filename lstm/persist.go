@@ -276,7 +276,3 @@ func ImportTorch(r io.ReaderAt, size int64) (*Model, error) {
 		return v, nil
 	})
 }
-
-// SetNewestFirst sets whether the model reads sequences as newest-first
-// rows (see Architecture). It must not be called while the model is in use.
-func (m *Model) SetNewestFirst(v bool) { m.newestFirst = v }

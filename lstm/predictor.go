@@ -70,9 +70,9 @@ func (p *Predictor) Probabilities(X [][][]float64) ([]float64, error) {
 }
 
 type work32 struct {
-	g     []float32
-	h, c  [][]float32
-	tc    []float32
+	g    []float32
+	h, c [][]float32
+	tc   []float32
 }
 
 func newWork32(p *Predictor, B int) *work32 {

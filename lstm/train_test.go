@@ -42,6 +42,14 @@ func holdTask(rnd *rand.Rand, n, T, I, holdCode, recent int) Data {
 const learnF1 = 0.95
 
 func TestTrainLearnsHoldTask(t *testing.T) {
+	for _, engine := range []Engine{Native, Native32} {
+		t.Run(map[Engine]string{Native: "float64", Native32: "float32"}[engine], func(t *testing.T) {
+			testLearnsHoldTask(t, engine)
+		})
+	}
+}
+
+func testLearnsHoldTask(t *testing.T, engine Engine) {
 	rnd := rand.New(rand.NewPCG(7, 7))
 	const T, I = 8, 6
 	train := holdTask(rnd, 1200, T, I, 2, 2)
@@ -51,7 +59,7 @@ func TestTrainLearnsHoldTask(t *testing.T) {
 	var log bytes.Buffer
 	epochs := 0
 	hist, err := Train(context.Background(), m, Config{
-		LearningRate: 0.02, BatchSize: 32, Epochs: 40, Patience: 8, Seed: 3,
+		LearningRate: 0.02, BatchSize: 32, Epochs: 40, Patience: 8, Seed: 3, Engine: engine,
 		Progress: &log, OnEpoch: func(EpochStats) { epochs++ },
 	}, train, valid)
 	if err != nil {
@@ -178,4 +186,26 @@ func TestTrainBadInput(t *testing.T) {
 			t.Errorf("err = %v, want ErrNaN naming epoch 1 batch 1", err)
 		}
 	})
+}
+
+func TestTrainMonitorLoss(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(16, 16))
+	train, valid := holdTask(rnd, 200, 5, 4, 1, 1), holdTask(rnd, 100, 5, 4, 1, 1)
+	m := New(Architecture{Inputs: 4, Hidden: 4, Layers: 1}, rnd)
+	hist, err := Train(context.Background(), m, Config{Monitor: MonitorLoss, Patience: -1, Epochs: 12, BatchSize: 16, LearningRate: 0.05}, train, valid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist.Epochs) != 12 || hist.Stopped {
+		t.Errorf("%d epochs, stopped %v: a negative patience must run every epoch", len(hist.Epochs), hist.Stopped)
+	}
+	best := hist.Epochs[hist.BestEpoch-1].ValidLoss
+	for _, e := range hist.Epochs {
+		if e.ValidLoss < best {
+			t.Errorf("epoch %d has validation loss %v below the best epoch's %v", e.Epoch, e.ValidLoss, best)
+		}
+	}
+	if _, loss, _ := Evaluate(m, valid, 0); loss != best {
+		t.Errorf("restored model has validation loss %v, best epoch %v", loss, best)
+	}
 }

@@ -6,6 +6,7 @@ import "math/rand/v2"
 type acc struct {
 	jobs, unmatched, possible, unmatchedJobs int
 	bs, marg, matched, mismatched, uat, mpm  moments
+	rtJob, costJob                           moments
 	correct, runtime, cost                   total
 	reasons                                  Reasons
 	rtPkg, costPkg                           map[string]float64
@@ -19,6 +20,7 @@ func (a *acc) scores() Scores {
 		UnmatchedAt: a.uat.stat(), MaxPercentMatched: a.mpm.stat(),
 		Correct: a.correct.get(), AdditionalRuntime: a.runtime.get(), AdditionalCost: a.cost.get(),
 		Reasons: a.reasons, RuntimeByPackage: a.rtPkg, CostByPackage: a.costPkg,
+		RuntimePerJob: a.rtJob.stat(), CostPerJob: a.costJob.stat(),
 	}
 	if a.jobs > 0 {
 		s.UnmatchedPercent = float64(a.unmatched) / float64(a.jobs)

@@ -107,3 +107,35 @@ func BenchmarkMatch(b *testing.B) {
 	}
 	reportChecks(b, int64(len(j.Requires)))
 }
+
+// BenchmarkLoadUnique loads and de-duplicates each experiment's jobspecs,
+// the work the published drivers did before submitting any job; its peer is
+// testdata/peer_load.py.
+func BenchmarkLoadUnique(b *testing.B) {
+	b.Run("experiment=reliabuild", func(b *testing.B) {
+		dir := needData(b, "reliabuild")
+		b.ReportAllocs()
+		for b.Loop() {
+			w, err := LoadVersionWorld(context.Background(), dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if u, _ := UniqueVersionJobs(w.Jobs); len(u) != 1602 {
+				b.Fatalf("%d unique jobs", len(u))
+			}
+		}
+	})
+	b.Run("experiment=spack-build", func(b *testing.B) {
+		dir := needData(b, "spack-build")
+		b.ReportAllocs()
+		for b.Loop() {
+			w, err := LoadBuildWorld(context.Background(), dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if u, _ := UniqueBuildJobs(w.Jobs); len(u) != 31622 {
+				b.Fatalf("%d unique jobs", len(u))
+			}
+		}
+	})
+}

@@ -281,6 +281,8 @@ func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw
 		p.e.correct.add(v.ok, v.ok)
 		p.e.runtime.add(v.rt, v.rt*v.rt)
 		p.e.cost.add(v.cost, v.cost*v.cost)
+		p.e.rtJob.add(v.rt, v.rt*v.rt)
+		p.e.costJob.add(v.cost, v.cost*v.cost)
 	} else {
 		w := 1 / float64(k)
 		var sok, srt, srt2, sc, sc2 float64
@@ -302,6 +304,8 @@ func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw
 		p.e.correct.add(sok*w, sok*w)
 		p.e.runtime.add(srt*w, srt2*w)
 		p.e.cost.add(sc*w, sc2*w)
+		p.e.rtJob.add(srt*w, srt2*w)
+		p.e.costJob.add(sc*w, sc2*w)
 		d = m.nth(draw(k))
 	}
 	p.e.possible++
@@ -314,6 +318,8 @@ func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw
 	p.d.correct.add(v.ok, v.ok)
 	p.d.runtime.add(v.rt, v.rt*v.rt)
 	p.d.cost.add(v.cost, v.cost*v.cost)
+	p.d.rtJob.add(v.rt, v.rt*v.rt)
+	p.d.costJob.add(v.cost, v.cost*v.cost)
 	return true, nil
 }
 

@@ -576,3 +576,68 @@ func TestReportJSON(t *testing.T) {
 		t.Errorf("level none unmatched_at_mean = %v, want null", got.Levels[0]["unmatched_at_mean"])
 	}
 }
+
+// TestBuildsHand scores a two-cluster, two-build world by hand. The model
+// predicts duration = memory seconds; the fastest build (j1) used memory
+// 10, so additional runtime on a cluster is its memory minus 10.
+func TestBuildsHand(t *testing.T) {
+	w := &BuildWorld{
+		Clusters: []BuildCluster{
+			{Name: "c1", Memory: 100, CostPerNodeHour: 3.6, Arch: "A", Compiler: "gcc", CompilerVersion: "11.0.0"},
+			{Name: "c2", Memory: 200, CostPerNodeHour: 7.2, Arch: "B", Compiler: "gcc", CompilerVersion: "12.0.0"},
+		},
+		Jobs: []BuildJob{
+			{Name: "j1", Package: "p", Arch: "A", Compiler: "gcc", CompilerVersion: "12.0.0", MemMean: 10, MemMax: 150, Duration: 100},
+			{Name: "j2", Package: "p", Arch: "A", Compiler: "gcc", CompilerVersion: "11.0.0", MemMean: 20, MemMax: 50, Duration: 200},
+		},
+	}
+	opt := cmpopts.EquateApprox(0, 1e-12)
+	for _, tt := range []struct {
+		rule    CompilerRule
+		success float64
+		tooOld  float64
+	}{
+		// README rule: j1 (gcc 12) fails on c1 (gcc 11); c2 is the wrong arch.
+		{ClusterAtLeastJob, 0.25, 0.5},
+		// Published rule: a job compiler at least the cluster's is fine.
+		{JobAtLeastCluster, 0.5, 0},
+	} {
+		rep, err := RunBuilds(context.Background(), w, BuildConfig{Compiler: tt.rule, Model: constModel{"p": 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		none := rep.Level("none").Expected
+		want := Scores{
+			Jobs: 2, Possible: 2,
+			BuildSuccess:       Stat{Mean: tt.success},
+			Correct:            Total{Value: 2 * tt.success},
+			MatchedClusters:    Stat{Mean: 2},
+			MismatchedClusters: Stat{Mean: 0},
+			Reasons:            Reasons{WrongArch: 1, CompilerTooOld: tt.tooOld},
+			// Each job: 90 or 190 seconds with equal chance (sd 50); cost
+			// 90/3600·3.6 = 0.09 or 190/3600·7.2 = 0.38 (sd 0.145). The
+			// expected population sd of two such draws is sd·sqrt(1/2).
+			AdditionalRuntime: Total{Value: 280, SE: math.Sqrt(2) * 50},
+			AdditionalCost:    Total{Value: 0.47, SE: math.Sqrt(2) * 0.145},
+			RuntimePerJob:     Stat{Mean: 140, Std: 50 / math.Sqrt(2)},
+			CostPerJob:        Stat{Mean: 0.235, Std: 0.145 / math.Sqrt(2)},
+			RuntimeByPackage:  map[string]float64{"p": 280},
+			CostByPackage:     map[string]float64{"p": 0.47},
+		}
+		ignore := cmpopts.IgnoreFields(Scores{}, "BuildSuccess.Std", "BuildSuccess.SE", "Correct.SE", "UnmatchedAt", "MaxPercentMatched",
+			"MarginalScore", "RuntimePerJob.SE", "CostPerJob.SE")
+		if diff := cmp.Diff(want, none, opt, ignore, cmpopts.EquateNaNs()); diff != "" {
+			t.Errorf("%s none (-want +got):\n%s", tt.rule, diff)
+		}
+		if got := rep.Level("memory-subsystem").Expected.MatchedClusters.Mean; got != 1.5 {
+			t.Errorf("memory-subsystem matched %g, want 1.5 (j1 needs 150: c2; j2 needs 50: both)", got)
+		}
+		if diff := cmp.Diff(map[string]int{"j1": 2}, rep.UnmatchedAt); diff != "" {
+			t.Errorf("UnmatchedAt (-want +got):\n%s", diff)
+		}
+		con := rep.Level("constraint-without-replacement").Expected
+		if con.Jobs != 1 || con.Unmatched != 0 || con.AdditionalRuntime.Value != 90 || con.AdditionalRuntime.SE != 0 {
+			t.Errorf("constraint: %+v", con)
+		}
+	}
+}

@@ -2,10 +2,12 @@ package matcher
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -310,6 +312,30 @@ func TestJGFRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(Cluster{Name: "cluster-red", Nodes: 3, Cores: 12, Subsystems: map[string]*Subsystem{}}, got); diff != "" {
 		t.Errorf("cluster (-want +got):\n%s", diff)
+	}
+	// The published layout: 4 nodes of 2 cores put the nodes at ids 2, 6,
+	// 10 and 14, where subsystem vertices attach.
+	buf.Reset()
+	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 4, Cores: 8}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Graph struct {
+			Nodes map[string]struct{ Metadata map[string]any }
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var nodeIDs []string
+	for id, n := range doc.Graph.Nodes {
+		if n.Metadata["type"] == "node" {
+			nodeIDs = append(nodeIDs, id)
+		}
+	}
+	slices.SortFunc(nodeIDs, compareIDs)
+	if diff := cmp.Diff([]string{"2", "6", "10", "14"}, nodeIDs); diff != "" {
+		t.Errorf("node ids (-want +got):\n%s", diff)
 	}
 	s := Subsystem{Name: "compiler", Vertices: []Vertex{
 		{ID: "compiler1", Type: "compiler", Fields: map[string]string{"value": "gcc"}, Parents: []string{"2", "6"}},

@@ -104,11 +104,12 @@ func TestModelsGolden(t *testing.T) {
 	}
 	var g struct {
 		Packages []struct {
-			Name                         string
-			Memory, Duration, Queries    []float64
-			KNN5                         []float64 `json:"knn5"`
-			LinearOriginSlope            float64   `json:"linear_origin_slope"`
-			LinearIntercept, LinearSlope float64
+			Name                      string
+			Memory, Duration, Queries []float64
+			KNN5                      []float64 `json:"knn5"`
+			LinearOriginSlope         float64   `json:"linear_origin_slope"`
+			LinearIntercept           float64   `json:"linear_intercept"`
+			LinearSlope               float64   `json:"linear_slope"`
 		}
 	}
 	if err := json.Unmarshal(b, &g); err != nil {

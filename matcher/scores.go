@@ -60,6 +60,8 @@ type Scores struct {
 	Reasons           Reasons
 	AdditionalRuntime Total // seconds, predicted minus optimal, summed
 	AdditionalCost    Total // AdditionalRuntime in hours × cost per node hour, summed
+	RuntimePerJob     Stat  // additional runtime per assigned job, seconds
+	CostPerJob        Stat  // additional cost per assigned job
 	RuntimeByPackage  map[string]float64
 	CostByPackage     map[string]float64
 }
@@ -149,8 +151,10 @@ func scoreMap(s *Scores, expected bool) map[string]any {
 		"max_percent_matched_mean": jnum(s.MaxPercentMatched.Mean),
 		"reasons": map[string]float64{"wrong_arch": s.Reasons.WrongArch, "missing_compiler": s.Reasons.MissingCompiler,
 			"compiler_too_old": s.Reasons.CompilerTooOld, "bad_version": s.Reasons.BadVersion},
-		"additional_runtime_seconds": s.AdditionalRuntime.Value,
-		"additional_cost":            s.AdditionalCost.Value,
+		"additional_runtime_seconds":      s.AdditionalRuntime.Value,
+		"additional_cost":                 s.AdditionalCost.Value,
+		"additional_runtime_per_job_mean": jnum(s.RuntimePerJob.Mean),
+		"additional_cost_per_job_mean":    jnum(s.CostPerJob.Mean),
 	}
 	if expected {
 		m["build_success_se"] = s.BuildSuccess.SE

@@ -37,7 +37,10 @@ const (
 )
 
 // Band is a propensity band, inclusive on both ends.
-type Band struct{ Lo, Hi float64 }
+type Band struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
 
 // Contains reports whether Lo <= p <= Hi.
 func (b Band) Contains(p float64) bool { return p >= b.Lo && p <= b.Hi }
@@ -159,8 +162,9 @@ type Result struct {
 	Band     Band
 
 	// AUC is the in-sample ROC AUC of the propensities for telling target
-	// from source. CrossFitAUC is the out-of-fold AUC (NaN unless
-	// WithCrossFit), from CrossFitFolds folds.
+	// from source. CrossFitAUC is the out-of-fold AUC from CrossFitFolds
+	// folds: NaN unless WithCrossFit, or when a fold could not be fitted
+	// (a note says why).
 	AUC, CrossFitAUC float64
 	CrossFitFolds    int
 
@@ -337,10 +341,13 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		return nil, fmt.Errorf("overlap: AUC: %w", err)
 	}
 	if cfg.folds > 0 {
-		if res.CrossFitAUC, err = crossFit(res.cols, y, positive, cfg); err != nil {
-			return nil, err
-		}
 		res.CrossFitFolds = cfg.folds
+		if res.CrossFitAUC, err = crossFit(res.cols, y, positive, cfg); err != nil {
+			// A fold without one of the domains leaves the in-sample
+			// results valid; say why the cross-fitted AUC is missing.
+			res.CrossFitAUC = math.NaN()
+			res.Notes = append(res.Notes, "no cross-fitted AUC: "+err.Error())
+		}
 	}
 
 	res.InBand = make([]bool, n)
@@ -435,17 +442,46 @@ func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
 
 func (r *Result) compareFeature(j int) error {
 	f := &r.KS[j]
-	src, tgt := r.split(r.cols[j], nil)
+	// Per domain, sort the in-band and the out-of-band values separately
+	// and merge them: one sort serves both the all-rows and the in-band
+	// test, which need the same values sorted.
+	var sorted [2]struct{ all, in []float64 }
+	for d, nd := range [2]int{r.NSource, r.NTarget} {
+		in := make([]float64, 0, nd)
+		out := make([]float64, 0, nd)
+		for i, v := range r.cols[j] {
+			if r.y[i] != d {
+				continue
+			}
+			if r.InBand[i] {
+				in = append(in, v)
+			} else {
+				out = append(out, v)
+			}
+		}
+		tmp := make([]uint64, max(len(in), len(out)))
+		sortFloats(in, tmp)
+		sortFloats(out, tmp)
+		sorted[d].in = in
+		sorted[d].all = mergeSorted(make([]float64, nd), in, out)
+	}
+	src, tgt := sorted[Source].all, sorted[Target].all
 	f.SMD, f.VarianceRatio = stats.SMD(tgt, src), stats.VarianceRatio(tgt, src)
 	var err error
-	if f.All, err = stats.KS2Samp(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
+	if f.All, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
 	}
-	ks, smd, vr, note, err := r.inBandCompare(j, r.Band)
-	if err != nil {
-		return err
+	src, tgt = sorted[Source].in, sorted[Target].in
+	if len(src) == 0 || len(tgt) == 0 {
+		f.InBand = stats.KSResult{Statistic: math.NaN(), PValue: math.NaN(), Location: math.NaN()}
+		f.SMDInBand, f.VarRatioInBand = math.NaN(), math.NaN()
+		f.InBandNote = fmt.Sprintf("no in-band comparison: %d source and %d target jobs in %v", len(src), len(tgt), r.Band)
+		return nil
 	}
-	f.InBand, f.SMDInBand, f.VarRatioInBand, f.InBandNote = ks, smd, vr, note
+	f.SMDInBand, f.VarRatioInBand = stats.SMD(tgt, src), stats.VarianceRatio(tgt, src)
+	if f.InBand, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
+		return fmt.Errorf("overlap: in-band KS of feature %q: %w", f.Name, err)
+	}
 	return nil
 }
 
@@ -467,8 +503,9 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 // propensitySummaries fills the quantiles, histograms and ESS.
 func (r *Result) propensitySummaries() {
 	src, tgt := r.split(r.Propensity, nil)
-	slices.Sort(src)
-	slices.Sort(tgt)
+	tmp := make([]uint64, max(len(src), len(tgt)))
+	sortFloats(src, tmp)
+	sortFloats(tgt, tmp)
 	r.QuantileLevels = slices.Clone(r.cfg.levels)
 	r.SourceQuantiles = make([]float64, len(r.QuantileLevels))
 	r.TargetQuantiles = make([]float64, len(r.QuantileLevels))

@@ -366,3 +366,43 @@ func TestReports(t *testing.T) {
 		}
 	}
 }
+
+func FuzzReadLog(f *testing.F) {
+	f.Add([]byte(`{"exp":"E1","source":"a","target":"b","feature_set":"safe","band":{"lo":0.2,"hi":0.8},"auc":0.6,"coverage":0.9,"n_target_in_band":9,"n_target":10}` + "\n"))
+	f.Add([]byte("\n\n{\"exp\":1}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := ReadLog(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrLog) {
+				t.Fatalf("error %v does not wrap ErrLog", err)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := l.WriteTable(&buf); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestCrossFitFoldWithoutTarget(t *testing.T) {
+	// Two target rows among 40: with 20 folds, some training sets still
+	// have both domains but some test folds are single-class, which is
+	// fine; with 39 source rows and one target row, a training set lacks
+	// the target when the fold holds it.
+	x, y := shifted(20, 2, 1, 9)
+	for i := range y {
+		y[i] = Source
+	}
+	y[len(y)-1] = Target
+	res, err := Fit(x, y, Band{0.1, 0.9}, WithCrossFit(4, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(res.CrossFitAUC) || !slices.ContainsFunc(res.Notes, func(s string) bool { return strings.Contains(s, "no cross-fitted AUC") }) {
+		t.Errorf("cross-fit AUC %v, notes %q", res.CrossFitAUC, res.Notes)
+	}
+	if math.IsNaN(res.AUC) {
+		t.Error("in-sample AUC missing")
+	}
+}

@@ -51,6 +51,9 @@ func parseTime(s string) (time.Time, error) {
 	if isMissing(s) {
 		return time.Time{}, nil
 	}
+	if t, ok := fastTime(s); ok {
+		return t, nil
+	}
 	for _, l := range layouts {
 		if t, err := time.Parse(l, s); err == nil {
 			return t, nil
@@ -61,6 +64,53 @@ func parseTime(s string) (time.Time, error) {
 		return time.Unix(int64(sec), int64(frac*1e9)).UTC(), nil
 	}
 	return time.Time{}, fmt.Errorf("%w: timestamp %q", ErrBadValue, s)
+}
+
+// fastTime parses the two layouts job tables use most,
+// "2006-01-02 15:04:05" (FRESCO) and "01/02/2006 15:04:05" (Stampede),
+// without allocating; ok is false for anything else, including
+// out-of-range fields, which the general layouts then reject.
+func fastTime(s string) (time.Time, bool) {
+	if len(s) != 19 || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	var y, mo, d int
+	var ok1, ok2, ok3 bool
+	switch {
+	case s[4] == '-' && s[7] == '-':
+		y, ok1 = digits(s[0:4])
+		mo, ok2 = digits(s[5:7])
+		d, ok3 = digits(s[8:10])
+	case s[2] == '/' && s[5] == '/':
+		mo, ok1 = digits(s[0:2])
+		d, ok2 = digits(s[3:5])
+		y, ok3 = digits(s[6:10])
+	default:
+		return time.Time{}, false
+	}
+	h, ok4 := digits(s[11:13])
+	mi, ok5 := digits(s[14:16])
+	se, ok6 := digits(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, se, 0, time.UTC)
+	if t.Day() != d { // 31 April and the like
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+func digits(s string) (int, bool) {
+	v := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
 }
 
 func isMissing(s string) bool {

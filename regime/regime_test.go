@@ -1,6 +1,7 @@
 package regime
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -210,5 +211,44 @@ func TestSafeFeatures(t *testing.T) {
 	}
 	if got := SafeFeatures(nil, withGPU, nil); got != nil {
 		t.Errorf("with an empty cluster: %v, want none", got)
+	}
+}
+
+func FuzzReadHardware(f *testing.F) {
+	f.Add([]byte("clusters:\n  anvil:\n    partitions:\n      gpu: {node_memory_gb: 512, gpu_count_per_node: 4, workload_regime: gpu_standard}\n"))
+	f.Add([]byte(`{"clusters": {"x": {"default": {"node_memory_gb": 64}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := ReadHardware(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for cn, c := range h.Clusters {
+			for pn := range c.Partitions {
+				if n, ok := h.Lookup(cn, pn); ok {
+					(Rules{}).Node(n)
+				}
+			}
+		}
+	})
+}
+
+func TestParseTime(t *testing.T) {
+	want := time.Date(2018, 3, 11, 2, 30, 5, 0, time.UTC)
+	for _, s := range []string{"2018-03-11 02:30:05", "03/11/2018 02:30:05", "2018-03-11T02:30:05Z", "2018-03-11 02:30:05.000", " 2018-03-11 02:30:05 "} {
+		got, err := parseTime(s)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseTime(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"2018-02-30 00:00:00", "13/01/2018 00:00:00", "2018-03-11 24:00:00", "2018-03-1a 00:00:00", "soon"} {
+		if _, err := parseTime(s); err == nil {
+			t.Errorf("parseTime(%q) accepted", s)
+		}
+	}
+	if got, err := parseTime("1520735405"); err != nil || got.Unix() != 1520735405 {
+		t.Errorf("Unix seconds: %v, %v", got, err)
+	}
+	if got, err := parseTime("NaT"); err != nil || !got.IsZero() {
+		t.Errorf("NaT: %v, %v", got, err)
 	}
 }

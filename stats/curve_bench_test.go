@@ -68,6 +68,14 @@ func BenchmarkKneeAIC(b *testing.B) {
 				}
 			}
 		})
+		// The same scan with a full exponential fit on every tail, to
+		// measure what the fixed-rate shortcut saves.
+		b.Run(fmt.Sprintf("fullscan/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				kneeAICBrute(x, y, 2)
+			}
+		})
 	}
 }
 

@@ -151,10 +151,12 @@ type KneedleOptions struct {
 // into a concave increasing one (flip for decreasing concave curves,
 // reflect for convex ones), take the difference curve y_d = y_n − x_n,
 // find its local maxima and minima (non-strict, ends included, as
-// scipy.signal.argrelextrema with greater_equal/less_equal), and declare a
-// knee at the latest maximum when y_d falls below that maximum minus
-// S·mean(Δx_n) before reaching a local minimum. ok is false when there is
-// no knee (kneed returns None).
+// scipy.signal.argrelextrema with greater_equal/less_equal), and walk
+// right from the first maximum: each maximum sets the threshold to its
+// y_d minus S·mean(Δx_n), each minimum sets it to 0, and the knee is the
+// latest maximum at the first point where y_d drops below the threshold
+// (with Online, the last such point). ok is false when there is no knee
+// (kneed returns None).
 //
 // Points are taken in the given order; x should be distinct and
 // increasing as kneed expects. Kneedle panics if len(x) != len(y) or an

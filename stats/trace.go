@@ -69,12 +69,14 @@ func HutchPP(matvec func(dst, v []float64), n, samples int, rng *rand.Rand) floa
 	if g == 0 {
 		return tr
 	}
+	// With P = I − QQᵀ symmetric and idempotent, (Pg)ᵀ P A P g =
+	// (Pg)ᵀ A (Pg): one projection per sample suffices, and one
+	// modified Gram–Schmidt pass against the already orthonormal Q.
 	var sum float64
 	for range g {
 		traceRademacher(v, rng)
-		traceProject(v, q)
+		traceProject(v, q, 1)
 		matvec(av, v)
-		traceProject(av, q)
 		sum += traceDot(v, av)
 	}
 	return tr + sum/float64(g)
@@ -182,10 +184,11 @@ func traceScale(a []float64, f float64) {
 	}
 }
 
-// traceProject sets v = (I − QQᵀ)v, twice for numerical orthogonality
-// (classical Gram–Schmidt with reorthogonalisation).
-func traceProject(v []float64, q [][]float64) {
-	for range 2 {
+// traceProject sets v = (I − QQᵀ)v by modified Gram–Schmidt, repeated
+// passes times (two passes reorthogonalise a column that is being added
+// to Q).
+func traceProject(v []float64, q [][]float64, passes int) {
+	for range passes {
 		for _, c := range q {
 			d := traceDot(c, v)
 			for i := range v {
@@ -202,7 +205,7 @@ func traceOrthonormalize(col []float64, q [][]float64) bool {
 	if before == 0 {
 		return false
 	}
-	traceProject(col, q)
+	traceProject(col, q, 2)
 	after := math.Sqrt(traceDot(col, col))
 	if after <= traceRankTol*before {
 		// A NaN column fails this test and is kept, so that the NaN

@@ -36,6 +36,8 @@ func testWorker() int {
 		fmt.Fprintln(os.Stderr, "not a worker:", err)
 		return 2
 	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM)
 	_ = TouchHeartbeat()
 	if ms := t.Params["sleep_ms"].Int(); ms > 0 {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
@@ -58,8 +60,6 @@ func testWorker() int {
 	case "noresult":
 		return 0
 	case "hang":
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGTERM)
 		<-sig
 		fmt.Println("got SIGTERM")
 		return 143
@@ -90,11 +90,11 @@ func testController() int {
 	c := &Controller{Ledger: l, WorkDir: work, Parallel: 4, PollInterval: 20 * time.Millisecond}
 	switch os.Getenv("SWEEP_TEST_BACKEND") {
 	case "slurm":
-		c.Backend = &Slurm{Command: []string{os.Args[0]}, Dir: filepath.Join(work, "slurm"), Name: "crashtest", MaxParallel: 2}
+		c.Backend = &Slurm{Command: []string{"env", roleEnv + "=worker", os.Args[0]}, Dir: filepath.Join(work, "slurm"), Name: "crashtest", MaxParallel: 2}
 		c.Parallel = 1000
 		c.PollInterval = 200 * time.Millisecond
 	default:
-		c.Backend = &Local{Command: []string{os.Args[0]}, StateDir: filepath.Join(work, "launch")}
+		c.Backend = &Local{Command: []string{"env", roleEnv + "=worker", os.Args[0]}, StateDir: filepath.Join(work, "launch")}
 	}
 	if _, err := c.Run(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -163,10 +163,11 @@ func checkExactlyOnce(t *testing.T, l *Ledger, work string, want int) {
 		}
 	}
 	err = filepath.WalkDir(filepath.Join(work, "runs"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.Contains(d.Name(), ".tmp") {
-			// A temp file may only be left by a writer that was killed;
-			// workers are never killed here, so none may exist.
-			t.Errorf("temporary file left: %s", p)
+		if err == nil && strings.HasPrefix(d.Name(), "."+ResultFile+".tmp") {
+			// Workers are never killed here, so no result may be left
+			// half-written. (A killed controller may leave a temporary
+			// config file, which the next attempt rewrites.)
+			t.Errorf("temporary result file left: %s", p)
 		}
 		return nil
 	})

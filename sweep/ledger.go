@@ -143,6 +143,23 @@ CREATE TABLE IF NOT EXISTS attempts(
 );
 `
 
+// hot-path statements, prepared when the ledger opens.
+const (
+	qSelState  = `SELECT state, attempt FROM runs WHERE id = ?`
+	qInsert    = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?)`
+	qStartRun  = `UPDATE runs SET state='running', attempt=?, backend_id=?, started_at=?, heartbeat_at=?, finished_at=0, error_class='', error_text='' WHERE id=?`
+	qStartAtt  = `INSERT OR REPLACE INTO attempts(run_id, n, state, backend_id, overrides, started_at) SELECT id, ?, 'running', ?, overrides, ? FROM runs WHERE id=?`
+	qSetBID    = `UPDATE runs SET backend_id=? WHERE id=?`
+	qSetBIDAtt = `UPDATE attempts SET backend_id=? WHERE run_id=? AND n=?`
+	qBeat      = `UPDATE runs SET heartbeat_at=? WHERE id=?`
+	qDone      = `UPDATE runs SET state='completed', finished_at=?, completions=completions+1 WHERE id=?`
+	qDoneAtt   = `UPDATE attempts SET state='completed', finished_at=? WHERE run_id=? AND n=?`
+	qFail      = `UPDATE runs SET state='failed', finished_at=?, error_class=?, error_text=? WHERE id=?`
+	qFailAtt   = `UPDATE attempts SET state='failed', finished_at=?, error_class=?, error_text=? WHERE run_id=? AND n=?`
+)
+
+var hotQueries = []string{qSelState, qInsert, qStartRun, qStartAtt, qSetBID, qSetBIDAtt, qBeat, qDone, qDoneAtt, qFail, qFailAtt}
+
 func dsn(path string, readOnly bool) string {
 	q := "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 	if readOnly {
@@ -205,6 +222,12 @@ func open(path string, readOnly bool) (*Ledger, error) {
 		db.Close()
 		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
 	}
+	if !readOnly {
+		if err := l.prepare(context.Background(), hotQueries...); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	return l, nil
 }
 
@@ -223,17 +246,29 @@ func (l *Ledger) Close() error {
 	return err
 }
 
-func (l *Ledger) stmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {
-	s, ok := l.stmts[q]
-	if !ok {
-		var err error
-		s, err = l.db.PrepareContext(ctx, q)
+// prepare caches the statements of the hot paths.
+func (l *Ledger) prepare(ctx context.Context, qs ...string) error {
+	for _, q := range qs {
+		if _, ok := l.stmts[q]; ok {
+			continue
+		}
+		s, err := l.db.PrepareContext(ctx, q)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
 		l.stmts[q] = s
 	}
-	return tx.StmtContext(ctx, s), nil
+	return nil
+}
+
+func (l *Ledger) stmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, error) {
+	// With one connection, preparing on l.db while tx holds it would
+	// deadlock: statements are prepared before the transaction (prepare)
+	// or, failing that, on the transaction itself.
+	if s, ok := l.stmts[q]; ok {
+		return tx.StmtContext(ctx, s), nil
+	}
+	return tx.PrepareContext(ctx, q)
 }
 
 func (l *Ledger) writable() error {
@@ -255,7 +290,7 @@ func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added in
 		return 0, fmt.Errorf("sweep: enqueue: %w", err)
 	}
 	defer tx.Rollback()
-	ins, err := l.stmt(ctx, tx, `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?)`)
+	ins, err := l.stmt(ctx, tx, qInsert)
 	if err != nil {
 		return 0, fmt.Errorf("sweep: enqueue: %w", err)
 	}
@@ -292,7 +327,7 @@ func (l *Ledger) transition(ctx context.Context, id string, from []State, to Sta
 		return fmt.Errorf("sweep: run %s: %w", id, err)
 	}
 	defer tx.Rollback()
-	sel, err := l.stmt(ctx, tx, `SELECT state, attempt FROM runs WHERE id = ?`)
+	sel, err := l.stmt(ctx, tx, qSelState)
 	if err != nil {
 		return err
 	}
@@ -336,10 +371,10 @@ func (l *Ledger) Start(ctx context.Context, id, backendID string) (attempt int, 
 	err = l.transition(ctx, id, []State{Queued}, Running, func(tx *sql.Tx, a int) error {
 		attempt = a + 1
 		now := l.now().UnixNano()
-		if err := l.exec(ctx, tx, `UPDATE runs SET state='running', attempt=?, backend_id=?, started_at=?, heartbeat_at=?, finished_at=0, error_class='', error_text='' WHERE id=?`, attempt, backendID, now, now, id); err != nil {
+		if err := l.exec(ctx, tx, qStartRun, attempt, backendID, now, now, id); err != nil {
 			return err
 		}
-		return l.exec(ctx, tx, `INSERT OR REPLACE INTO attempts(run_id, n, state, backend_id, overrides, started_at) SELECT id, ?, 'running', ?, overrides, ? FROM runs WHERE id=?`, attempt, backendID, now, id)
+		return l.exec(ctx, tx, qStartAtt, attempt, backendID, now, id)
 	})
 	return attempt, err
 }
@@ -347,17 +382,17 @@ func (l *Ledger) Start(ctx context.Context, id, backendID string) (attempt int, 
 // SetBackendID records the backend's id for a running run's attempt.
 func (l *Ledger) SetBackendID(ctx context.Context, id, backendID string) error {
 	return l.transition(ctx, id, []State{Running}, Running, func(tx *sql.Tx, a int) error {
-		if err := l.exec(ctx, tx, `UPDATE runs SET backend_id=? WHERE id=?`, backendID, id); err != nil {
+		if err := l.exec(ctx, tx, qSetBID, backendID, id); err != nil {
 			return err
 		}
-		return l.exec(ctx, tx, `UPDATE attempts SET backend_id=? WHERE run_id=? AND n=?`, backendID, id, a)
+		return l.exec(ctx, tx, qSetBIDAtt, backendID, id, a)
 	})
 }
 
 // Heartbeat records that a running run was seen alive at t.
 func (l *Ledger) Heartbeat(ctx context.Context, id string, t time.Time) error {
 	return l.transition(ctx, id, []State{Running}, Running, func(tx *sql.Tx, _ int) error {
-		return l.exec(ctx, tx, `UPDATE runs SET heartbeat_at=? WHERE id=?`, t.UnixNano(), id)
+		return l.exec(ctx, tx, qBeat, t.UnixNano(), id)
 	})
 }
 
@@ -365,10 +400,10 @@ func (l *Ledger) Heartbeat(ctx context.Context, id string, t time.Time) error {
 func (l *Ledger) Complete(ctx context.Context, id string) error {
 	return l.transition(ctx, id, []State{Running}, Completed, func(tx *sql.Tx, a int) error {
 		now := l.now().UnixNano()
-		if err := l.exec(ctx, tx, `UPDATE runs SET state='completed', finished_at=?, completions=completions+1 WHERE id=?`, now, id); err != nil {
+		if err := l.exec(ctx, tx, qDone, now, id); err != nil {
 			return err
 		}
-		return l.exec(ctx, tx, `UPDATE attempts SET state='completed', finished_at=? WHERE run_id=? AND n=?`, now, id, a)
+		return l.exec(ctx, tx, qDoneAtt, now, id, a)
 	})
 }
 
@@ -376,10 +411,10 @@ func (l *Ledger) Complete(ctx context.Context, id string) error {
 func (l *Ledger) Fail(ctx context.Context, id string, class Class, text string) error {
 	return l.transition(ctx, id, []State{Running}, Failed, func(tx *sql.Tx, a int) error {
 		now := l.now().UnixNano()
-		if err := l.exec(ctx, tx, `UPDATE runs SET state='failed', finished_at=?, error_class=?, error_text=? WHERE id=?`, now, string(class), text, id); err != nil {
+		if err := l.exec(ctx, tx, qFail, now, string(class), text, id); err != nil {
 			return err
 		}
-		return l.exec(ctx, tx, `UPDATE attempts SET state='failed', finished_at=?, error_class=?, error_text=? WHERE run_id=? AND n=?`, now, string(class), text, id, a)
+		return l.exec(ctx, tx, qFailAtt, now, string(class), text, id, a)
 	})
 }
 

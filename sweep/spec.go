@@ -38,7 +38,9 @@ type Value struct {
 func Str(s string) Value { return Value{Kind: String, Lit: s} }
 
 // IntValue returns an integer value.
-func IntValue(i int64) Value { return Value{Kind: Int, Lit: strconv.FormatInt(i, 10), i: i, f: float64(i)} }
+func IntValue(i int64) Value {
+	return Value{Kind: Int, Lit: strconv.FormatInt(i, 10), i: i, f: float64(i)}
+}
 
 // FloatValue returns a float value whose literal is the shortest text that
 // round-trips.

@@ -21,7 +21,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # Go benchmark name -> peer measurement it is compared with.
 PAIRS = [
-    ("TrainStep/published/H=64/L=2/batch=256", ("train_step", 256), "training, batch 256"),
+    ("TrainStep/published/H=64/L=2/batch=256", ("train_step", 256), "training float64 (Native), batch 256"),
+    ("TrainStep/published-float32/H=64/L=2/batch=256", ("train_step", 256), "training float32 (Native32), batch 256"),
     ("Predict/Probabilities/n=256", ("predict", 256), "inference float64 Model, 256 sequences"),
     ("Predict/Predictor/n=256", ("predict", 256), "inference float32 Predictor, 256 sequences"),
     ("Predict/Probabilities/n=1", ("predict", 1), "inference float64 Model, one sequence"),

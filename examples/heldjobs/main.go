@@ -56,7 +56,7 @@ type options struct {
 	snapshot  float64
 	forward   bool
 	published bool
-	gorgonia  bool
+	engine    string
 }
 
 func main() {
@@ -80,7 +80,7 @@ func main() {
 	flag.BoolVar(&o.forward, "forward", false, "frame forward from each job's first event (eventlog's default mode) instead of the window ending at the first hold, newest frame first (the published pipeline's framing, SeedCompat)")
 	flag.BoolVar(&o.search, "search", false, "run a small in-process hyperparameter search first and train the best trial")
 	flag.BoolVar(&o.published, "published", false, "use the published sizes: j=10 m=10 e=46 H=64 layers=2 batch=256 lr=1e-3")
-	flag.BoolVar(&o.gorgonia, "gorgonia", false, "compute gradients with the gorgonia graph instead of the native engine (slow)")
+	flag.StringVar(&o.engine, "engine", "native", "gradient engine: native (float64, PyTorch-exact), native32 (float32, about twice as fast) or gorgonia (the graph, slow)")
 	flag.Parse()
 	if o.published {
 		o.j, o.m, o.e, o.hidden, o.layers, o.batch, o.lr = 10, 10, 46, 64, 2, 256, 1e-3
@@ -138,8 +138,15 @@ func run(ctx context.Context, o options) error {
 		LearningRate: o.lr, BatchSize: o.batch, Epochs: o.epochs, Patience: o.patience,
 		Threshold: o.threshold, Seed: o.seed, Progress: os.Stdout,
 	}
-	if o.gorgonia {
+	switch o.engine {
+	case "native":
+		cfg.Engine = lstm.Native
+	case "native32":
+		cfg.Engine = lstm.Native32
+	case "gorgonia":
 		cfg.Engine = lstm.Gorgonia
+	default:
+		return fmt.Errorf("unknown -engine %q (native, native32, gorgonia)", o.engine)
 	}
 	arch := lstm.Architecture{Inputs: o.j * o.e, Hidden: o.hidden, Layers: o.layers, NewestFirst: b.SeedCompat}
 	if o.search {

@@ -124,6 +124,11 @@ func run(o options) error {
 	}
 
 	features := regime.SafeFeatures(nil, src, tgt)
+	if len(src) == 0 || len(tgt) == 0 {
+		// No feature is safe across an empty cluster; use the other
+		// one's so that Fit reports the empty domain with its counts.
+		features = regime.SafeFeatures(nil, slices.Concat(src, tgt))
+	}
 	features = dropConstant(features, src, tgt)
 	fmt.Printf("safe features (0%% missing in both clusters, not constant): %s\n", strings.Join(features, ", "))
 
@@ -359,13 +364,13 @@ func dropConstant(features []string, src, tgt []regime.Job) []string {
 }
 
 func stack(src, tgt []regime.Job, features []string) (*mat.Dense, []int, error) {
-	all := append(slices.Clip(src), tgt...)
+	all := slices.Concat(src, tgt)
+	if len(all) == 0 || len(features) == 0 {
+		return &mat.Dense{}, nil, nil // Fit reports the missing data
+	}
 	y := make([]int, len(all))
 	for i := len(src); i < len(all); i++ {
 		y[i] = overlap.Target
-	}
-	if len(all) == 0 || len(features) == 0 {
-		return &mat.Dense{}, y, nil
 	}
 	x, err := regime.Matrix(all, features)
 	return x, y, err

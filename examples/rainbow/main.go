@@ -15,8 +15,8 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"image/color"
 	"fmt"
+	"image/color"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -85,9 +85,9 @@ func run(out, data, experiment, boundsFlag, rulesFlag, model string, seed uint64
 		start := time.Now()
 		var rep *matcher.Report
 		if e == "reliabuild" {
-			rep, err = runVersions(ctx, data, b, mode, seed)
+			rep, err = runVersions(ctx, dir, data, b, mode, seed)
 		} else {
-			rep, err = runBuilds(ctx, data, b, mode, model, seed)
+			rep, err = runBuilds(ctx, dir, data, b, mode, model, seed)
 		}
 		if err != nil {
 			return err
@@ -102,12 +102,19 @@ func run(out, data, experiment, boundsFlag, rulesFlag, model string, seed uint64
 	return nil
 }
 
-func runVersions(ctx context.Context, data string, b matcher.Bounds, mode matcher.Mode, seed uint64) (*matcher.Report, error) {
+func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode matcher.Mode, seed uint64) (*matcher.Report, error) {
 	cfg := matcher.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stdout}
 	var w *matcher.VersionWorld
 	if data == "" {
 		fmt.Println("reliabuild: generating a synthetic world (100 clusters, 219 subsystems, 1602 jobs)")
 		w = versionWorld(synth.RainbowVersions(rand.New(rand.NewPCG(seed, 0)), synth.RainbowVersionConfig{}))
+		var cs []matcher.Cluster
+		for _, c := range w.Clusters[:1] {
+			cs = append(cs, c.Cluster())
+		}
+		if err := writeWorld(out, func(f *os.File) error { return matcher.WriteVersionClusters(f, w.Clusters) }, cs); err != nil {
+			return nil, err
+		}
 	} else {
 		dir := filepath.Join(data, "reliabuild")
 		fmt.Println("reliabuild: loading", dir)
@@ -138,11 +145,18 @@ func runVersions(ctx context.Context, data string, b matcher.Bounds, mode matche
 	return matcher.RunVersions(ctx, w, cfg)
 }
 
-func runBuilds(ctx context.Context, data string, b matcher.Bounds, mode matcher.Mode, model string, seed uint64) (*matcher.Report, error) {
+func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode matcher.Mode, model string, seed uint64) (*matcher.Report, error) {
 	var w *matcher.BuildWorld
 	if data == "" {
 		fmt.Println("spack-build: generating a synthetic world (100 clusters, 171 packages, 31622 builds)")
 		w = buildWorld(synth.RainbowBuilds(rand.New(rand.NewPCG(seed, 0)), synth.RainbowBuildConfig{}))
+		var cs []matcher.Cluster
+		for _, c := range w.Clusters[:1] {
+			cs = append(cs, c.Cluster())
+		}
+		if err := writeWorld(out, func(f *os.File) error { return matcher.WriteBuildClusters(f, w.Clusters) }, cs); err != nil {
+			return nil, err
+		}
 	} else {
 		dir := filepath.Join(data, "spack-build")
 		fmt.Println("spack-build: loading", dir)
@@ -225,6 +239,59 @@ func publishedOrder(path string) ([]string, string, error) {
 		}
 	}
 	return order, scoreAs, nil
+}
+
+// writeWorld writes a synthetic world's cluster-features.json and, for
+// the given clusters, rainbow JGF files (jgf-sample/<cluster>/nodes.json and
+// one <subsystem>-subsystem.json per subsystem), the layout of the
+// published data.
+func writeWorld(dir string, features func(*os.File) error, clusters []matcher.Cluster) error {
+	f, err := os.Create(filepath.Join(dir, "cluster-features.json"))
+	if err != nil {
+		return err
+	}
+	if err := features(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, c := range clusters {
+		cdir := filepath.Join(dir, "jgf-sample", "cluster-"+c.Name)
+		if err := os.MkdirAll(cdir, 0o755); err != nil {
+			return err
+		}
+		c.Name = "cluster-" + c.Name
+		c.Nodes, c.Cores = 4, 8
+		files := map[string]func(*os.File) error{"nodes.json": func(f *os.File) error { return matcher.WriteCluster(f, &c) }}
+		for name, s := range c.Subsystems {
+			// Attach every subsystem vertex to every node vertex, as the
+			// published clusters did (node ids 2, 6, 10, 14 in WriteCluster's
+			// numbering for 4 nodes with 2 cores each).
+			sub := *s
+			sub.Vertices = append([]matcher.Vertex(nil), s.Vertices...)
+			for i := range sub.Vertices {
+				sub.Vertices[i].Parents = []string{"2", "6", "10", "14"}
+			}
+			files[name+"-subsystem.json"] = func(f *os.File) error { return matcher.WriteSubsystem(f, &sub) }
+		}
+		for name, write := range files {
+			f, err := os.Create(filepath.Join(cdir, name))
+			if err != nil {
+				return err
+			}
+			if err := write(f); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Printf("wrote the synthetic world's cluster-features.json and a JGF sample to %s\n", dir)
+	return nil
 }
 
 // publishedJobOrder reads the jobspec files in the order the published

@@ -11,7 +11,9 @@ For L in (1, 2) it writes
                    loss (mean BCE), lr, and step1/<key>, step2/<key>: the
                    weights after one and two torch.optim.Adam steps on the
                    whole batch (state kept between the steps), and sgd/<key>:
-                   the weights after one SGD step from the initial ones.
+                   the weights after one SGD step from the initial ones, and
+                   clip/<key>: the same step with the gradient clipped by
+                   torch.nn.utils.clip_grad_norm_(params, clip).
   f32_l{L}.npz     the float32 state_dict of another seeded Net (PyTorch's
                    default dtype and initialisation) with x and its prob.
 """
@@ -21,6 +23,7 @@ import torch.nn as nn
 
 I, H, T, B = 7, 5, 6, 8
 LR = 0.01
+CLIP = 0.01
 
 
 class Net(nn.Module):
@@ -87,6 +90,19 @@ def main():
         sgd.step()
         for k, v in state(sgd_net).items():
             out[f"sgd/{k}"] = v
+        # The same SGD step with the gradient's global L2 norm clipped to
+        # CLIP (well below its norm, so the clipping is active).
+        clip_net = Net(I, H, layers).double()
+        clip_net.load_state_dict({k: torch.from_numpy(out[k]) for k in state(net)})
+        clip_sgd = torch.optim.SGD(clip_net.parameters(), lr=LR)
+        clip_sgd.zero_grad()
+        nn.BCELoss()(clip_net(xt), yt).backward()
+        norm = torch.nn.utils.clip_grad_norm_(clip_net.parameters(), CLIP)
+        assert norm > CLIP
+        clip_sgd.step()
+        for k, v in state(clip_net).items():
+            out[f"clip/{k}"] = v
+        out["clip"] = np.array(CLIP)
         np.savez(f"parity_l{layers}.npz", **out)
 
         torch.manual_seed(300 + layers)

@@ -1,11 +1,11 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Golden values for matcher's runtime models (models_golden.json).
 
 Fits scikit-learn's KNeighborsRegressor (k=5, the published run's model) and
 LinearRegression (with and without intercept) of duration on memory for a
 few synthetic packages, and records predictions at query memories.
 
-    python3 gen_models.py > models_golden.json
+    /usr/bin/python3 gen_models.py > models_golden.json
 
 Memories are distinct so neighbour ties cannot occur (scikit-learn leaves
 tie order unspecified).

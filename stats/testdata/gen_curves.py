@@ -407,14 +407,16 @@ def clean_tree(o):
     return clean(o)
 
 
-def bench():
+def bench(only=""):
     """Peer timings for the side-by-side comparison with the Go benchmarks
     in stats/curve_bench_test.go (same sizes, same kind of data):
 
-        /usr/bin/python3 stats/testdata/gen_curves.py --bench
-        go test -run '^$' -bench 'EWMA|WelchPSD|Spearman|Pearson|FitExponential' -count 5 ./stats/
+        /usr/bin/python3 stats/testdata/gen_curves.py --bench [NAME]
+        go test -run '^$' -bench 'NAME' -count 5 ./stats/
 
-    Prints the best per-call time of 7 repeats in nanoseconds."""
+    NAME (optional) keeps only benchmarks whose name starts with it, e.g.
+    EWMA, WelchPSD, Spearman, Pearson, FitExponential. Prints the best
+    per-call time of 7 repeats in nanoseconds."""
     import timeit
     import warnings
 
@@ -427,22 +429,25 @@ def bench():
         return min(timeit.repeat(stmt, number=number, repeat=7)) / number * 1e9
 
     rows = []
-    for n in [1000, 1000000]:
+    want = lambda name: name.startswith(only)
+    for n in [1000, 1000000] if want("EWMA") else []:
         _, y = loss(n)
         s = pd.Series(y)
         rows.append((f"EWMA/n={n}", "pandas Series.ewm(alpha=0.1).mean()",
                      best(lambda: s.ewm(alpha=0.1).mean(), max(1, 20000 // n))))
-    for n in [10000, 1000000]:
+    for n in [10000, 1000000] if want("WelchPSD") else []:
         _, y = loss(n)
         rows.append((f"WelchPSD/n={n}", "scipy.signal.welch(nperseg=256)",
                      best(lambda: signal.welch(y, fs=1.0, nperseg=256), max(1, 200000 // n))))
     for n in [1000, 100000]:
         x, y = loss(n)
-        rows.append((f"Spearman/n={n}", "scipy.stats.spearmanr",
-                     best(lambda: stats.spearmanr(x, y), max(1, 200000 // n))))
-        rows.append((f"Pearson/n={n}", "scipy.stats.pearsonr",
-                     best(lambda: stats.pearsonr(x, y), max(1, 200000 // n))))
-    for n in [200, 10000]:
+        if want("Spearman"):
+            rows.append((f"Spearman/n={n}", "scipy.stats.spearmanr",
+                         best(lambda: stats.spearmanr(x, y), max(1, 200000 // n))))
+        if want("Pearson"):
+            rows.append((f"Pearson/n={n}", "scipy.stats.pearsonr",
+                         best(lambda: stats.pearsonr(x, y), max(1, 200000 // n))))
+    for n in [200, 10000] if want("FitExponential") else []:
         x, y = loss(n)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -456,6 +461,7 @@ def bench():
 
 if __name__ == "__main__":
     if "--bench" in sys.argv[1:]:
-        bench()
+        i = sys.argv.index("--bench")
+        bench(sys.argv[i + 1] if len(sys.argv) > i + 1 else "")
     else:
         main()
