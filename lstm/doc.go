@@ -10,13 +10,15 @@
 // files, and the tests check forward outputs and one Adam step against
 // committed PyTorch outputs.
 //
-// Two engines compute gradients. The native engine (the default) is a
+// Three engines compute gradients. The native engine (the default) is a
 // hand-derived backpropagation through time in pure Go that gathers weight
-// columns for the non-zero entries of each input row instead of multiplying
-// by a dense one-hot matrix. The gorgonia engine builds the same network as a
-// gorgonia.org/gorgonia expression graph and differentiates it symbolically;
-// it is slower and serves as the reference the native engine is tested
-// against (and both against finite differences).
+// rows for the non-zero entries of each input row instead of multiplying
+// by a dense one-hot matrix. Native32 is the same pass in float32 arithmetic
+// with float64 master weights and optimiser state, about twice as fast. The
+// gorgonia engine builds the same network as a gorgonia.org/gorgonia
+// expression graph and differentiates it symbolically; it is slower and
+// serves as the reference the native engines are tested against (and all
+// against finite differences or the float64 engine).
 //
 // Inference runs through the same pure-Go forward pass: Predict and Decide
 // on one sequence, Model.Probabilities on many (batched when the sequences
