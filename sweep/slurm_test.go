@@ -1,0 +1,202 @@
+package sweep
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needSlurm skips unless a Slurm cluster answers (.ci/slurm-up.sh starts
+// one).
+func needSlurm(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%t").Output()
+	if err != nil || !strings.ContainsAny(string(out), "ia") {
+		t.Skipf("no Slurm cluster answers (sinfo: %v %q); start one with .ci/slurm-up.sh", err, strings.TrimSpace(string(out)))
+	}
+}
+
+// slurmTimeout bounds a Slurm test; scheduling on the one-node cluster adds
+// about a second per array task wave.
+const slurmTimeout = 90 * time.Second
+
+func slurmController(t *testing.T, l *Ledger, s *Slurm) (*Controller, string) {
+	work := t.TempDir()
+	// Slurm runs jobs as root with its own working directory; the test's
+	// temporary directory is on the same host, so paths are shared.
+	s.Dir = filepath.Join(work, "slurm")
+	return &Controller{Ledger: l, Backend: s, WorkDir: work, Parallel: 1000, PollInterval: 100 * time.Millisecond}, work
+}
+
+func TestSlurmArray(t *testing.T) {
+	needSlurm(t)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), slurmTimeout)
+	defer cancel()
+	l, _ := openTemp(t)
+	cmd := workerCommand(t)
+	spec := &Spec{Name: "sa", Axes: []Axis{
+		{Key: "mode", Values: []Value{Str("ok"), Str("fail"), Str("corrupt")}},
+		{Key: "seed", Short: "s", Values: []Value{IntValue(0), IntValue(1)}},
+	}}
+	mustEnqueue(t, l, spec)
+	c, work := slurmController(t, l, &Slurm{Command: append([]string{"env", roleEnv + "=worker"}, cmd...), Name: "t-array", MaxParallel: 2})
+	c.Retry = RetryPolicy{Budget: map[Class]int{}}
+	sum, err := c.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Completed != 2 || sum.Failed != 4 {
+		t.Errorf("summary %+v, want 2 completed and 4 failed", sum)
+	}
+	rs, _ := l.Runs(ctx)
+	for _, r := range rs {
+		switch r.Config["mode"].String() {
+		case "ok":
+			if r.State != Completed || !strings.Contains(r.BackendID, "_") {
+				t.Errorf("ok run: %s %q", r.State, r.BackendID)
+			}
+		case "fail":
+			if r.State != Failed || !strings.Contains(r.ErrorText, "exit 3 (FAILED)") || !strings.Contains(r.ErrorText, "something went wrong") {
+				t.Errorf("failing task: %s %q", r.State, r.ErrorText)
+			}
+		case "corrupt":
+			if r.State != Failed || r.ErrorClass != ClassCorrupt {
+				t.Errorf("corrupt task: %s %s %q", r.State, r.ErrorClass, r.ErrorText)
+			}
+		}
+	}
+	// The batch script really was an array over a run list.
+	lists, _ := filepath.Glob(filepath.Join(work, "slurm", "*.list"))
+	if len(lists) != 1 {
+		t.Errorf("%d run lists, want 1 batch", len(lists))
+	}
+}
+
+func TestSlurmCancel(t *testing.T) {
+	needSlurm(t)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), slurmTimeout)
+	defer cancel()
+	l, _ := openTemp(t)
+	cmd := workerCommand(t)
+	mustEnqueue(t, l, gridSpec("sc", 3, map[string]Value{"mode": Str("hang")}))
+	c, _ := slurmController(t, l, &Slurm{Command: append([]string{"env", roleEnv + "=worker"}, cmd...), Name: "t-cancel", MaxParallel: 1})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { _, err := c.Run(runCtx); done <- err }()
+	waitFor(t, func() bool {
+		rs, _ := l.Runs(ctx, Running)
+		for _, r := range rs {
+			if r.BackendID != "" && !heartbeatOf(AttemptDir(c.WorkDir, r.ID, r.Attempt)).IsZero() {
+				return true
+			}
+		}
+		return false
+	})
+	stop()
+	<-done
+	if err := c.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := l.Status(ctx, 1)
+	if st.Counts[Cancelled] != 3 {
+		t.Fatalf("counts %v, want 3 cancelled", st.Counts)
+	}
+	// Slurm agrees: every array task ends CANCELLED.
+	rs, _ := l.Runs(ctx)
+	tasks := make([]Task, len(rs))
+	for i := range rs {
+		tasks[i] = Task{RunID: rs[i].ID, BackendID: rs[i].BackendID, Dir: AttemptDir(c.WorkDir, rs[i].ID, rs[i].Attempt)}
+	}
+	waitFor(t, func() bool {
+		sts, err := c.Backend.Poll(ctx, tasks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sts {
+			if s.Phase != PhaseFailed || !strings.HasPrefix(s.SchedState, "CANCELLED") {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func TestSlurmTimeLimit(t *testing.T) {
+	needSlurm(t)
+	if os.Getenv("CROSSCLUSTER_SLURM_SLOW") == "" {
+		t.Skip("Slurm enforces time limits in whole minutes (about 90 s here); set CROSSCLUSTER_SLURM_SLOW=1 to run")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	l, _ := openTemp(t)
+	cmd := workerCommand(t)
+	mustEnqueue(t, l, gridSpec("st", 1, map[string]Value{"mode": Str("ok"), "sleep_ms": IntValue(600_000)}))
+	c, _ := slurmController(t, l, &Slurm{Command: append([]string{"env", roleEnv + "=worker"}, cmd...), Name: "t-timeout", Partition: "short", TimeLimit: "0:05"})
+	c.Retry = RetryPolicy{Budget: map[Class]int{ClassTimeout: 0}}
+	if _, err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := l.Runs(ctx)
+	if rs[0].State != Failed || rs[0].ErrorClass != ClassTimeout || !strings.Contains(rs[0].ErrorText, "TIMEOUT") {
+		t.Errorf("timed-out task: %s %s %q", rs[0].State, rs[0].ErrorClass, rs[0].ErrorText)
+	}
+}
+
+func TestKillControllerSlurm(t *testing.T) {
+	needSlurm(t)
+	t.Parallel()
+	crashController(t, "slurm", 12, []int{2, 6}, slurmTimeout)
+}
+
+func TestParseJobComp(t *testing.T) {
+	// Lines as slurmctld 22.05.8 (Debian bookworm) writes them with
+	// JobCompType=jobcomp/filetxt, shortened.
+	log := `JobId=2 UserId=root(0) GroupId=root(0) Name=t.sh JobState=COMPLETED Partition=debug ArrayJobId=1 ArrayTaskId=0 DerivedExitCode=0:0 ExitCode=0:0 
+JobId=3 UserId=root(0) GroupId=root(0) Name=t.sh JobState=FAILED Partition=debug ArrayJobId=1 ArrayTaskId=1 DerivedExitCode=0:0 ExitCode=3:0 
+JobId=1 UserId=root(0) GroupId=root(0) Name=t.sh JobState=TIMEOUT Partition=debug ArrayJobId=1 ArrayTaskId=2 DerivedExitCode=0:0 ExitCode=0:15 
+JobId=9 UserId=root(0) GroupId=root(0) Name=x JobState=CANCELLED Partition=debug ArrayJobId=0 ArrayTaskId=4294967294 ExitCode=0:15
+garbage`
+	got := ParseJobComp([]byte(log))
+	want := map[string]slurmState{"1_0": {"COMPLETED", 0}, "1_1": {"FAILED", 3}, "1_2": {"TIMEOUT", 0}, "9": {"CANCELLED", 0}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %v, want %v", k, got[k], w)
+		}
+	}
+}
+
+func TestBatchScript(t *testing.T) {
+	s := &Slurm{Command: []string{"w"}, Dir: "/d", MaxParallel: 4, TimeLimit: "10", Partition: "p", SignalBefore: time.Minute, Requeue: true}
+	got := strings.Join(s.SbatchArgs("n", 216, "/d/n.sh"), " ")
+	want := "--parsable --array=0-215%4 --job-name=n --output=/dev/null --partition=p --time=10 --signal=B:TERM@60 --requeue /d/n.sh"
+	if got != want {
+		t.Errorf("sbatch args\n got %s\nwant %s", got, want)
+	}
+	// The script selects the right line for each array index.
+	dir := t.TempDir()
+	list := filepath.Join(dir, "l")
+	os.WriteFile(list, []byte(dir+"/a\tida\t1\n"+dir+"/b\tidb\t2\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "b"), 0o755)
+	script := BatchScript([]string{"sh", "-c", `echo "$SWEEP_RUN_ID $SWEEP_ATTEMPT $(basename "$SWEEP_CONFIG") $PWD"`}, list)
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_JOB_ID=7")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "b", "log"))
+	if want := "slurm 7_1 on"; !strings.HasPrefix(string(b), want) || !strings.Contains(string(b), "idb 2 config.json "+dir+"/b\n") {
+		t.Errorf("log %q", b)
+	}
+}
