@@ -57,6 +57,7 @@ func FuzzReadJobspec(f *testing.F) {
 	f.Add([]byte("resources:\n- count: 2\n  type: node\n  with:\n  - count: 4\n    type: core\ntask:\n  resources:\n    m4:\n      range:\n      - field: version\n        min: 1\n"))
 	f.Add([]byte("resources:\n  g:\n    replicas: 2\n    type: node\n    requires:\n    - name: io\n      field: type\n      match: shm\n"))
 	f.Add([]byte("resources:\n- &a\n  count: 2\n  with: [*a]\n"))
+	f.Add([]byte("resources:\n- &a\n  count: 1\n  type: node\n  with: [*a]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, err := ReadJobspec(bytes.NewReader(b), "fuzz.yaml")
 		checkTyped(t, err)

@@ -86,6 +86,7 @@ func TestLoaderErrors(t *testing.T) {
 		{"jgf no cluster", readCl, `{"graph": {"nodes": {"0": {"metadata": {"type": "rack"}}}}}`, ErrSchema, "graph.nodes", 0},
 		{"jobspec range without bounds", readJS, "task:\n  resources:\n    spack:\n      range:\n      - field: version\n", ErrSchema, "task.resources.spack.range[0]", 5},
 		{"jobspec requires without field", readJS, "resources:\n  g:\n    type: node\n    requires:\n    - name: io\n      match: shm\n", ErrSchema, "resources.g.requires[0]", 5},
+		{"jobspec cyclic alias", readJS, "resources:\n- &a\n  count: 1\n  type: node\n  with: [*a]\n", ErrSchema, "resources[0]" + strings.Repeat(".with[0]", maxNesting+1), 5},
 		{"jobspec negative count", readJS, "resources:\n- count: -2\n  type: node\n", ErrSchema, "resources[0].count", 2},
 	}
 	for _, tt := range tests {

@@ -92,8 +92,18 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 	return j, nil
 }
 
+// maxNesting bounds resource trees; a YAML alias can make one cyclic.
+const maxNesting = 32
+
 // counts adds the node and core counts of one resource tree.
 func (w ywalk) counts(n *yaml.Node, path string, mult int, j *Job) error {
+	return w.countsDepth(n, path, mult, j, 0)
+}
+
+func (w ywalk) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth int) error {
+	if depth > maxNesting {
+		return w.err(n, path, ErrSchema, "resources nested more than %d deep (cyclic alias?)", maxNesting)
+	}
 	m, err := w.mapping(n, path)
 	if err != nil {
 		return err
@@ -128,7 +138,7 @@ func (w ywalk) counts(n *yaml.Node, path string, mult int, j *Job) error {
 			return err
 		}
 		for i, it := range items {
-			if err := w.counts(it, idx(dot(path, "with"), i), total, j); err != nil {
+			if err := w.countsDepth(it, idx(dot(path, "with"), i), total, j, depth+1); err != nil {
 				return err
 			}
 		}

@@ -111,8 +111,7 @@ func workerCommand(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(roleEnv, "worker")
-	return []string{exe}
+	return []string{"env", roleEnv + "=worker", exe}
 }
 
 // gridSpec returns a spec of n runs (seeds) with the given base parameters.

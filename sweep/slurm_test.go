@@ -46,7 +46,7 @@ func TestSlurmArray(t *testing.T) {
 		{Key: "seed", Short: "s", Values: []Value{IntValue(0), IntValue(1)}},
 	}}
 	mustEnqueue(t, l, spec)
-	c, work := slurmController(t, l, &Slurm{Command: append([]string{"env", roleEnv + "=worker"}, cmd...), Name: "t-array", MaxParallel: 2})
+	c, work := slurmController(t, l, &Slurm{Command: cmd, Name: "t-array", MaxParallel: 2})
 	c.Retry = RetryPolicy{Budget: map[Class]int{}}
 	sum, err := c.Run(ctx)
 	if err != nil {
@@ -87,7 +87,7 @@ func TestSlurmCancel(t *testing.T) {
 	l, _ := openTemp(t)
 	cmd := workerCommand(t)
 	mustEnqueue(t, l, gridSpec("sc", 3, map[string]Value{"mode": Str("hang")}))
-	c, _ := slurmController(t, l, &Slurm{Command: append([]string{"env", roleEnv + "=worker"}, cmd...), Name: "t-cancel", MaxParallel: 1})
+	c, _ := slurmController(t, l, &Slurm{Command: cmd, Name: "t-cancel", MaxParallel: 1})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { _, err := c.Run(runCtx); done <- err }()
@@ -122,6 +122,7 @@ func TestSlurmCancel(t *testing.T) {
 		}
 		for _, s := range sts {
 			if s.Phase != PhaseFailed || !strings.HasPrefix(s.SchedState, "CANCELLED") {
+				t.Logf("%+v", s)
 				return false
 			}
 		}
@@ -140,7 +141,7 @@ func TestSlurmTimeLimit(t *testing.T) {
 	l, _ := openTemp(t)
 	cmd := workerCommand(t)
 	mustEnqueue(t, l, gridSpec("st", 1, map[string]Value{"mode": Str("ok"), "sleep_ms": IntValue(600_000)}))
-	c, _ := slurmController(t, l, &Slurm{Command: append([]string{"env", roleEnv + "=worker"}, cmd...), Name: "t-timeout", Partition: "short", TimeLimit: "0:05"})
+	c, _ := slurmController(t, l, &Slurm{Command: cmd, Name: "t-timeout", Partition: "short", TimeLimit: "0:05"})
 	c.Retry = RetryPolicy{Budget: map[Class]int{ClassTimeout: 0}}
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
