@@ -105,12 +105,29 @@ var ErrNoArchive = errors.New("divergence: no .npz written after launch")
 // Local hosts are launched with internal/launch's Local launcher; ssh hosts
 // run the same protocol (launch.Script, launch.PollScript) through
 // "ssh -o BatchMode=yes host sh -s".
+//
+// Host names must be valid and unique, as [LoadHosts] requires; anything
+// else is a caller mistake and panics.
 func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcome, error) {
 	if !hostNameRE.MatchString(cfg.Stem) {
 		panic("divergence: invalid ReplicateConfig.Stem")
 	}
 	if cfg.Dest == "" {
 		panic("divergence: empty ReplicateConfig.Dest")
+	}
+	// Host names become file names in Dest (<host>.npz): one that is not a
+	// valid registry name (say "../x") or appears twice would write
+	// outside Dest or overwrite another host's archive. LoadHosts rejects
+	// both; hosts built in code must follow the same rule.
+	for i := range hosts {
+		if !hostNameRE.MatchString(hosts[i].Name) {
+			panic("divergence: invalid host name")
+		}
+		for j := range i {
+			if hosts[i].Name == hosts[j].Name {
+				panic("divergence: duplicate host name")
+			}
+		}
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 2 * time.Second

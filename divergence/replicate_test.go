@@ -81,6 +81,11 @@ func makeBoxes(t *testing.T, boxes []box, host func(name, dir string) Host) []Ho
 	return hosts
 }
 
+// collectedAbsTol: the offsets eps·k are added to values up to 29, so each
+// stored value carries a rounding error of up to half an ulp of 29 (1.8e-15)
+// and each difference up to two of those; 1e-14 covers that with room.
+const collectedAbsTol = 1e-14
+
 func checkOutcomes(t *testing.T, boxes []box, out []Outcome, dest string) {
 	t.Helper()
 	if len(out) != len(boxes) {
@@ -109,10 +114,11 @@ func checkOutcomes(t *testing.T, boxes []box, out []Outcome, dest string) {
 	if out[3].Exit != 1 {
 		t.Errorf("fails box: exit %d", out[3].Exit)
 	}
-	// The collected archives compare: z_b differs by 2e-9 per step at most
-	// (eps 1e-9 on two of three columns: sqrt(2)*2e-9 for the last step).
+	// The collected archives compare: writeRun offsets the columns of each
+	// z_b step by (0, 1, 2)·eps, so with eps = 1e-9 every step differs by
+	// sqrt(0+1+4)·1e-9 in L2.
 	rows := Pairwise([]NamedRun{{Name: "ok1", Path: out[0].Path}, {Name: "ok2", Path: out[1].Path}}, []string{"z_b"})
-	if len(rows) != 1 || rows[0].Warning != "" || math.Abs(rows[0].Max-math.Sqrt(1+4)*1e-9) > 1e-15 {
+	if len(rows) != 1 || rows[0].Warning != "" || math.Abs(rows[0].Max-math.Sqrt(1+4)*1e-9) > collectedAbsTol {
 		t.Errorf("pairwise on collected runs: %v", rows)
 	}
 	// No temporary files are left in dest.
@@ -375,6 +381,34 @@ func TestSync(t *testing.T) {
 			if len(got) != 3 || got[2].Commit != head || !got[2].Dirty || got[0].Dirty {
 				t.Errorf("synced: %+v", got)
 			}
+		})
+	}
+}
+
+// TestReplicateHostNamePanics: names become <Dest>/<name>.npz, so a name
+// that could leave Dest, or two hosts sharing a name, must be refused before
+// anything is launched.
+func TestReplicateHostNamePanics(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		hosts []Host
+		want  string
+	}{
+		{"escapes dest", []Host{{Name: "../evil", Repo: ".", Command: "true"}, {Name: "b", Repo: ".", Command: "true"}}, "divergence: invalid host name"},
+		{"empty", []Host{{Name: "", Repo: ".", Command: "true"}}, "divergence: invalid host name"},
+		{"duplicate", []Host{{Name: "a", Repo: ".", Command: "true"}, {Name: "a", Repo: ".", Command: "true"}}, "divergence: duplicate host name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dest := t.TempDir()
+			defer func() {
+				if r := recover(); r != tc.want {
+					t.Errorf("panic %v, want %q", r, tc.want)
+				}
+				if ents, _ := os.ReadDir(dest); len(ents) != 0 {
+					t.Errorf("Dest not empty: %v", ents)
+				}
+			}()
+			Replicate(context.Background(), tc.hosts, ReplicateConfig{Stem: "r", Dest: dest, Poll: 10 * time.Millisecond, Budget: time.Second})
 		})
 	}
 }

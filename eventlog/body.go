@@ -2,7 +2,9 @@ package eventlog
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -714,6 +716,8 @@ func (e *Event) AttributeUpdateInfo() (AttributeUpdateInfo, error) {
 // JobAdInfo is the body of a 028 event: the job-ad attributes it carries and
 // the event that triggered it.
 type JobAdInfo struct {
+	// Attrs are in the order of the log's lines, or sorted by name for an
+	// event read from a JSON log.
 	Attrs []Attr
 	// Trigger is TriggerEventTypeNumber, or -1 when absent.
 	Trigger Code
@@ -737,8 +741,10 @@ func (e *Event) JobAdInfo() (JobAdInfo, error) {
 	switch {
 	case e.Code == JobAdInformation && e.Attrs != nil:
 		j := JobAdInfo{Trigger: -1}
-		for k, v := range e.Attrs {
-			j.Attrs = append(j.Attrs, Attr{k, fmt.Sprint(v)})
+		// Sorted by name: map order is random, and the same event must
+		// give the same JobAdInfo.
+		for _, k := range slices.Sorted(maps.Keys(e.Attrs)) {
+			j.Attrs = append(j.Attrs, Attr{k, fmt.Sprint(e.Attrs[k])})
 		}
 		if t, ok := attrInt(e.Attrs, "TriggerEventTypeNumber"); ok {
 			j.Trigger = Code(t)

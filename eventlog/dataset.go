@@ -124,8 +124,10 @@ func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 		SeedCompat: cfg[5] != 0, Pad: cfg[6] != 0, Unlabeled: cfg[7] != 0,
 	}}
 	d.J, d.M, d.E = d.Builder.J, d.Builder.M, d.Builder.E
-	if d.J <= 0 || d.M <= 0 || d.E <= 0 || int64(d.J)*int64(d.M)*int64(d.E) > math.MaxInt32 {
-		return nil, fmt.Errorf("eventlog: dataset key %q: %w: J=%d M=%d E=%d", keyConfig, ErrDataset, d.J, d.M, d.E)
+	// The configuration must be one a Builder accepts: a negative frame
+	// would make d.Builder panic when the caller builds with it.
+	if d.J <= 0 || d.M <= 0 || d.E <= 0 || int64(d.J)*int64(d.M)*int64(d.E) > math.MaxInt32 || d.Builder.Frame <= 0 {
+		return nil, fmt.Errorf("eventlog: dataset key %q: %w: J=%d M=%d E=%d frame_ns=%d", keyConfig, ErrDataset, d.J, d.M, d.E, cfg[2])
 	}
 	xa, err := get(keyX)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/npy"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/google/go-cmp/cmp"
 )
@@ -121,4 +122,62 @@ func TestSplit(t *testing.T) {
 	if !slices.Equal(tr, tr2) || slices.Equal(tr, tr3) {
 		t.Error("Split is not determined by its seed")
 	}
+}
+
+// writeRawDataset writes a dataset's four keys as given, bypassing
+// WriteDataset's checks, to make bad files.
+func writeRawDataset(t testing.TB, cfg []int64, n, j, m, e int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	z := npy.NewZipWriter(&buf, false)
+	z.Add("x", []int{n, j, m, e}, make([]float32, n*j*m*e))
+	z.Add("labels", []int{n}, make([]int8, n))
+	z.Add("jobs", []int{n, 3}, make([]int64, 3*n))
+	z.Add("config", []int{len(cfg)}, cfg)
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestReadDatasetBadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  []int64
+	}{
+		{"negative frame", []int64{2, 3, -60e9, 1, 0, 0, 0, 0}},
+		{"zero frame", []int64{2, 3, 0, 1, 0, 0, 0, 0}},
+		{"zero E", []int64{0, 3, 60e9, 1, 0, 0, 0, 0}},
+		{"short config", []int64{2, 3, 60e9, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := writeRawDataset(t, tc.cfg, 1, 1, 3, 2)
+			_, err := eventlog.ReadDataset(bytes.NewReader(raw), int64(len(raw)))
+			if !errors.Is(err, eventlog.ErrDataset) {
+				t.Errorf("err = %v, want ErrDataset", err)
+			}
+		})
+	}
+}
+
+// FuzzReadDataset: no panic on any bytes, and a dataset that reads has a
+// Builder that builds (its configuration passes the Builder's own checks)
+// and samples that can all be taken.
+func FuzzReadDataset(f *testing.F) {
+	if raw, err := os.ReadFile("testdata/numpy_dataset.npz"); err == nil {
+		f.Add(raw)
+	}
+	f.Add(writeRawDataset(f, []int64{2, 3, -60e9, 1, 0, 0, 0, 0}, 1, 1, 3, 2))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := eventlog.ReadDataset(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		for i := range d.N {
+			d.Sample(i)
+		}
+		if _, err := d.Builder.Build(nil); err != nil {
+			t.Fatalf("Build with the stored configuration: %v", err)
+		}
+	})
 }

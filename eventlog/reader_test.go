@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -631,5 +632,40 @@ func TestLongLines(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"event", "error", "event"}, codes); d != "" {
 		t.Errorf("sequence (-want +got):\n%s", d)
+	}
+}
+
+// TestJSONJobAdOrder: a JSON 028 event's attributes come sorted by name,
+// so the same log always gives the same JobAdInfo (Go's map order is
+// random from one range to the next).
+func TestJSONJobAdOrder(t *testing.T) {
+	const in = `{"EventTypeNumber": 28, "Cluster": 7, "Proc": 0, "Subproc": 0, "EventTime": "2024-05-01T08:00:00Z",
+ "TriggerEventTypeNumber": 12, "HoldReasonCode": 21, "JobStatus": 5, "Owner": "alice", "Cmd": "/bin/run",
+ "RequestMemory": 2048, "Iwd": "/home/alice", "ClusterId": 7, "ProcId": 0, "QDate": 1714550000}`
+	var first []eventlog.Attr
+	for i := range 20 {
+		r := eventlog.NewReader(strings.NewReader(in))
+		ev, err := r.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ad, err := ev.JobAdInfo()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ad.Trigger != eventlog.Held {
+			t.Errorf("Trigger = %v", ad.Trigger)
+		}
+		if !slices.IsSortedFunc(ad.Attrs, func(a, b eventlog.Attr) int { return strings.Compare(a.Name, b.Name) }) {
+			t.Fatalf("attributes not sorted by name: %v", ad.Attrs)
+		}
+		if i == 0 {
+			first = ad.Attrs
+		} else if d := cmp.Diff(first, ad.Attrs); d != "" {
+			t.Fatalf("read %d differs from read 0 (-first +now):\n%s", i, d)
+		}
+	}
+	if v, ok := (eventlog.JobAdInfo{Attrs: first}).Get("holdreasoncode"); !ok || v != "21" {
+		t.Errorf("Get(holdreasoncode) = %q, %v", v, ok)
 	}
 }

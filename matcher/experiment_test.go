@@ -229,6 +229,22 @@ func TestReliabuildPublished(t *testing.T) {
 	if diff := cmp.Diff(raw, rep.UnmatchedAt); diff != "" {
 		t.Errorf("unmatched-at-raw.json (-published +ours):\n%s", diff)
 	}
+	var summary []struct {
+		MaxPercentMatched float64 `json:"max_percent_matched"`
+	}
+	b, err = os.ReadFile(filepath.Join(dataDir, "reliabuild/results/unmatched-summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &summary); err != nil {
+		t.Fatal(err)
+	}
+	var m moments
+	for _, s := range summary {
+		m.add(s.MaxPercentMatched, s.MaxPercentMatched*s.MaxPercentMatched)
+	}
+	exact(t, "max_percent_matched mean", m.stat().Mean, e.MaxPercentMatched.Mean)
+	exact(t, "max_percent_matched std", m.stat().Std, e.MaxPercentMatched.Std)
 }
 
 // TestReliabuildCorrected checks what the corrections change: strict

@@ -159,6 +159,7 @@ func scoreMap(s *Scores, expected bool) map[string]any {
 	if expected {
 		m["build_success_se"] = s.BuildSuccess.SE
 		m["marginal_score_se"] = s.MarginalScore.SE
+		m["correct_se"] = s.Correct.SE
 		m["additional_runtime_se"] = s.AdditionalRuntime.SE
 		m["additional_cost_se"] = s.AdditionalCost.SE
 	}

@@ -209,50 +209,51 @@ func (f *logisticProblem) q() int {
 	return f.p
 }
 
-// eval holds the objective (when asked for), or the gradient and packed
-// upper Hessian, at one point.
+// eval holds the objective (when asked for), or the gradient and, when
+// asked for, the packed upper Hessian, at one point.
 type logisticEval struct {
 	obj  float64
 	grad []float64
-	hess []float64 // packed upper triangle, row-major
+	hess []float64 // packed upper triangle, row-major; nil when not computed
 	// separated: every weighted row is on its class's side with margin > 0.
 	separated bool
 }
 
+// What evaluateMode computes at a point.
+const (
+	evalObj      = iota // objective only
+	evalGrad            // gradient only
+	evalGradHess        // gradient and Hessian
+)
+
 // evaluate computes the gradient and Hessian at beta (intercept last) when
-// withDerivs, and otherwise the objective. The solver needs only the
-// former, which saves a logarithm per row.
+// withDerivs, and otherwise the objective.
 func (f *logisticProblem) evaluate(beta []float64, withDerivs bool) logisticEval {
-	q := f.q()
-	nh := q * (q + 1) / 2
-	width := 2 + q + nh // obj, separated flag, grad, hess
-	rows := len(f.y)
-	nChunks := (rows + logisticChunk - 1) / logisticChunk
-	partial := make([]float64, nChunks*width)
-	workers := min(runtime.GOMAXPROCS(0), nChunks)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Accumulate in a goroutine-local buffer so that neighbouring
-			// chunks' partial sums never share a cache line while being written.
-			acc := make([]float64, width)
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= nChunks {
-					return
-				}
-				clear(acc)
-				f.chunk(acc, beta, c*logisticChunk, min((c+1)*logisticChunk, rows), withDerivs)
-				copy(partial[c*width:(c+1)*width], acc)
-			}
-		}()
+	if withDerivs {
+		return f.evaluateMode(beta, evalGradHess)
 	}
-	wg.Wait()
-	e := logisticEval{grad: make([]float64, q), hess: make([]float64, nh), separated: true}
-	for c := 0; c < nChunks; c++ {
+	return f.evaluateMode(beta, evalObj)
+}
+
+// evaluateMode computes the objective, the gradient, or the gradient and
+// Hessian at beta. The solver never needs the objective, which saves a
+// logarithm per row; the Hessian (most of the arithmetic per row) only
+// while steps are large (see solve).
+func (f *logisticProblem) evaluateMode(beta []float64, mode int) logisticEval {
+	q := f.q()
+	nh := 0
+	if mode == evalGradHess {
+		nh = q * (q + 1) / 2
+	}
+	width := 2 + q + nh // obj, separated flag, grad, hess
+	partial := f.parallelChunks(width, func(acc []float64, lo, hi int) {
+		f.chunk(acc, beta, lo, hi, mode)
+	})
+	e := logisticEval{grad: make([]float64, q), separated: true}
+	if nh > 0 {
+		e.hess = make([]float64, nh)
+	}
+	for c := 0; c < len(partial)/width; c++ {
 		out := partial[c*width : (c+1)*width]
 		e.obj += out[0]
 		if out[1] != 0 {
@@ -271,17 +272,58 @@ func (f *logisticProblem) evaluate(beta []float64, withDerivs bool) logisticEval
 		if a < f.p {
 			e.obj += 0.5 * beta[a] * beta[a]
 			e.grad[a] += beta[a]
-			e.hess[k] += 1
+			if e.hess != nil {
+				e.hess[k] += 1
+			}
 		}
 		k += q - a
 	}
 	return e
 }
 
-// chunk accumulates rows [lo, hi) into out = [obj, notSeparated, grad…, hess…].
-// The packed Hessian is laid out for β = (coef…, intercept): the intercept's
-// row and column come last.
-func (f *logisticProblem) chunk(out, beta []float64, lo, hi int, withDerivs bool) {
+// parallelChunks runs fn over the rows in chunks of logisticChunk on up to
+// GOMAXPROCS goroutines; fn adds chunk [lo, hi)'s sums into acc (zeroed,
+// of length width). It returns the chunks' sums one after another, so the
+// caller reduces them in chunk order and results do not depend on
+// scheduling.
+func (f *logisticProblem) parallelChunks(width int, fn func(acc []float64, lo, hi int)) []float64 {
+	rows := len(f.y)
+	nChunks := (rows + logisticChunk - 1) / logisticChunk
+	partial := make([]float64, nChunks*width)
+	workers := min(runtime.GOMAXPROCS(0), nChunks)
+	run := func(next *atomic.Int64) {
+		// Accumulate in a goroutine-local buffer so that neighbouring
+		// chunks' partial sums never share a cache line while being written.
+		acc := make([]float64, width)
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= nChunks {
+				return
+			}
+			clear(acc)
+			fn(acc, c*logisticChunk, min((c+1)*logisticChunk, rows))
+			copy(partial[c*width:(c+1)*width], acc)
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(&next)
+		}()
+	}
+	run(&next)
+	wg.Wait()
+	return partial
+}
+
+// chunk accumulates rows [lo, hi) into out = [obj, notSeparated, grad…, hess…]
+// (grad and hess only for evalGrad and evalGradHess, hess only for the
+// latter). The packed Hessian is laid out for β = (coef…, intercept): the
+// intercept's row and column come last.
+func (f *logisticProblem) chunk(out, beta []float64, lo, hi int, mode int) {
 	q := f.q()
 	p := f.p
 	grad := out[2 : 2+q]
@@ -291,7 +333,8 @@ func (f *logisticProblem) chunk(out, beta []float64, lo, hi int, withDerivs bool
 		icpt = beta[p]
 	}
 	coef := beta[:p]
-	var obj float64
+	gradX := grad[:p]
+	var obj, gIcpt float64
 	notSep := 0.0
 	var pending []float64 // a row waiting for its pair, with its g and h
 	var pg, ph float64
@@ -311,7 +354,7 @@ func (f *logisticProblem) chunk(out, beta []float64, lo, hi int, withDerivs bool
 		}
 		// One exponential gives σ(η), or log(1+exp(η)), stably.
 		e := math.Exp(-math.Abs(eta))
-		if !withDerivs {
+		if mode == evalObj {
 			sp := math.Log1p(e)
 			if eta > 0 {
 				sp += eta
@@ -324,6 +367,13 @@ func (f *logisticProblem) chunk(out, beta []float64, lo, hi int, withDerivs bool
 			mu = 1 / (1 + e)
 		}
 		g := wi * (mu - yi)
+		if mode == evalGrad {
+			for j, v := range row {
+				gradX[j] += g * v
+			}
+			gIcpt += g
+			continue
+		}
 		h := wi * mu * (1 - mu)
 		// Rows are added to the sums in pairs, halving the loads and
 		// stores of the packed Hessian.
@@ -336,6 +386,9 @@ func (f *logisticProblem) chunk(out, beta []float64, lo, hi int, withDerivs bool
 	}
 	if pending != nil {
 		f.addPair(grad, hess, pending, pg, ph, pending, 0, 0)
+	}
+	if mode == evalGrad && f.intercept {
+		out[2+p] += gIcpt
 	}
 	out[0] = obj
 	out[1] = notSep
@@ -439,6 +492,18 @@ func newtonStep(hess, grad []float64, q int) []float64 {
 // which leaves two or three full-data iterations instead of five or six.
 const logisticWarmRows = 32768
 
+// logisticWarmTol is the relative gradient tolerance of the subsample fit:
+// the subsample optimum differs from the full one by sampling noise of
+// order 1/√logisticWarmRows, so solving it more precisely buys nothing.
+const logisticWarmTol = 1e-6
+
+// logisticChordStep: once a Newton step is this small relative to the
+// coefficients, the next point is evaluated without its Hessian and the
+// next step reuses the current one. The Hessian then differs from the
+// exact one by O(step), so each such step still shrinks the error by that
+// factor (≤ 1e-4), while the Hessian is most of the arithmetic of a pass.
+const logisticChordStep = 1e-4
+
 // warmStart returns the starting coefficients: zeros (scikit-learn's
 // start), or the subsample optimum for large problems.
 func (f *logisticProblem) warmStart() []float64 {
@@ -461,7 +526,7 @@ func (f *logisticProblem) warmStart() []float64 {
 	if wc[0] == 0 || wc[1] == 0 {
 		return make([]float64, q)
 	}
-	res := sub.solve(make([]float64, q), logisticDefaultMaxIter, 1e-8)
+	res := sub.solve(make([]float64, q), logisticDefaultMaxIter, logisticWarmTol)
 	beta := append(res.Coef, res.Intercept)
 	if !f.intercept {
 		beta = beta[:f.p]
@@ -477,14 +542,25 @@ func (f *logisticProblem) warmStart() []float64 {
 // gradAtZero returns the gradient at β = 0, where every σ is ½; it scales
 // the relative gradient tolerance and costs no exponentials.
 func (f *logisticProblem) gradAtZero() []float64 {
-	g := make([]float64, f.q())
-	for i, wi := range f.w {
-		r := wi * (0.5 - float64(f.y[i]))
-		for j, v := range f.x[i*f.stride : i*f.stride+f.p] {
-			g[j] += r * v
+	q := f.q()
+	partial := f.parallelChunks(q, func(g []float64, lo, hi int) {
+		gx := g[:f.p]
+		var gi float64
+		for i := lo; i < hi; i++ {
+			r := f.w[i] * (0.5 - float64(f.y[i]))
+			for j, v := range f.x[i*f.stride : i*f.stride+f.p] {
+				gx[j] += r * v
+			}
+			gi += r
 		}
 		if f.intercept {
-			g[f.p] += r
+			g[f.p] = gi
+		}
+	})
+	g := make([]float64, q)
+	for c := 0; c < len(partial)/q; c++ {
+		for k, v := range partial[c*q : (c+1)*q] {
+			g[k] += v
 		}
 	}
 	return g
@@ -495,9 +571,17 @@ func (f *logisticProblem) gradAtZero() []float64 {
 // merit function ‖∇‖², whose minimiser is the same optimum; the step-halving
 // line search uses ‖∇‖² (Armijo condition), which needs no logarithms and
 // keeps resolving progress where objective differences fall below rounding.
+//
+// Near the optimum (steps below logisticChordStep) the Hessian is not
+// recomputed: the step reuses the last one (a chord step), and the point
+// is evaluated for its gradient only, which also makes the final check of
+// the stopping rule a gradient-only pass. A chord step that fails the line
+// search at full length is retried with a fresh Hessian.
 func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *LogisticResult {
 	q := f.q()
-	cur := f.evaluate(beta, true)
+	cur := f.evaluateMode(beta, evalGradHess)
+	hess := cur.hess // the Hessian steps use: at beta when fresh
+	fresh := true
 	gScale := math.Max(1, norm2(f.gradAtZero()))
 	res := &LogisticResult{}
 	cand := make([]float64, q)
@@ -510,9 +594,14 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *Logis
 		if res.Iterations >= maxIter {
 			break
 		}
-		d := newtonStep(cur.hess, cur.grad, q)
+		d := newtonStep(hess, cur.grad, q)
 		res.Iterations++
-		small := normInf(d) <= logisticStepTol*(1+normInf(beta))
+		scale := 1 + normInf(beta)
+		small := normInf(d) <= logisticStepTol*scale
+		mode := evalGrad
+		if !small && normInf(d) > logisticChordStep*scale {
+			mode = evalGradHess
+		}
 		t := 1.0
 		accepted := false
 		var next logisticEval
@@ -520,16 +609,28 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *Logis
 			for k := range cand {
 				cand[k] = beta[k] - t*d[k]
 			}
-			next = f.evaluate(cand, true)
+			next = f.evaluateMode(cand, mode)
 			if ng := norm2(next.grad); ng*ng <= (1-2e-4*t)*gn*gn || small {
 				accepted = true
 				break
 			}
+			if !fresh {
+				break // retry from beta with a fresh Hessian
+			}
 			t /= 2
+		}
+		if !accepted && !fresh {
+			cur = f.evaluateMode(beta, evalGradHess)
+			hess, fresh = cur.hess, true
+			continue
 		}
 		if accepted {
 			copy(beta, cand)
 			cur = next
+			if cur.hess != nil {
+				hess = cur.hess
+			}
+			fresh = cur.hess != nil
 		}
 		if small {
 			res.Converged = true
@@ -580,13 +681,43 @@ func (r *LogisticResult) PredictProba(dst []float64, X mat.Matrix) []float64 {
 	} else if len(dst) != n {
 		panic("stats: PredictProba: dst length mismatch")
 	}
-	at := rowAccessor(X)
-	for i := 0; i < n; i++ {
-		eta := r.Intercept
-		for j, v := range at(i) {
-			eta += v * r.Coef[j]
+	raw, ok := X.(mat.RawMatrixer)
+	if !ok || n < 2*logisticChunk {
+		at := rowAccessor(X)
+		for i := 0; i < n; i++ {
+			dst[i] = r.proba(at(i))
 		}
-		dst[i] = sigmoid(eta)
+		return dst
 	}
+	// Rows are independent: share them out in chunks.
+	m := raw.RawMatrix()
+	nChunks := (n + logisticChunk - 1) / logisticChunk
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), nChunks) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				lo := int(next.Add(1)-1) * logisticChunk
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+logisticChunk, n); i++ {
+					dst[i] = r.proba(m.Data[i*m.Stride : i*m.Stride+c])
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	return dst
+}
+
+// proba returns σ(row·Coef + Intercept).
+func (r *LogisticResult) proba(row []float64) float64 {
+	eta := r.Intercept
+	for j, v := range row {
+		eta += v * r.Coef[j]
+	}
+	return sigmoid(eta)
 }

@@ -265,6 +265,14 @@ func (s *Slurm) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
 			st, ok = comp[t.BackendID]
 		}
 		if !ok {
+			// Pending array tasks that end together (scancel of a pending
+			// range) are reported once under the array job's own id.
+			j, _, _ := strings.Cut(t.BackendID, "_")
+			if st, ok = sq[j]; !ok {
+				st, ok = comp[j]
+			}
+		}
+		if !ok {
 			out[i].Phase = PhaseLost
 			continue
 		}

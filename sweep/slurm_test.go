@@ -122,7 +122,6 @@ func TestSlurmCancel(t *testing.T) {
 		}
 		for _, s := range sts {
 			if s.Phase != PhaseFailed || !strings.HasPrefix(s.SchedState, "CANCELLED") {
-				t.Logf("%+v", s)
 				return false
 			}
 		}

@@ -63,7 +63,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.out, "out", "out/heldjobs", "directory for the outputs")
 	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event log files (default: a synthetic global log)")
-	flag.IntVar(&o.jobs, "jobs", 4000, "jobs in the synthetic log")
+	flag.IntVar(&o.jobs, "jobs", 20000, "jobs in the synthetic log")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic log, the split, the weights and the batches")
 	flag.IntVar(&o.j, "j", 4, "jobs per sample (the held job and j-1 co-existing ones)")
 	flag.IntVar(&o.m, "m", 10, "frames per sample (time steps)")

@@ -11,7 +11,7 @@
 //
 // Usage:
 //
-//	go run ./examples/tolerance -out DIR [-hosts FILE] [-sync] [-tol 1e-6] [-norm L2|Linf]
+//	go run ./examples/tolerance -out DIR [-hosts FILE] [-sync REPO [-allow-dirty]] [-tol 1e-4] [-norm L2|Linf]
 //
 // Outputs in DIR: collected/<box>.npz (each box's archive), pairs.json and
 // pairs.csv (one row per pair and key), series_z_b.csv and divergence_z_b.png

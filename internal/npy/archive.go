@@ -45,11 +45,13 @@ func OpenArchive(r io.ReaderAt, size int64) (*Archive, error) {
 	for _, f := range zr.File {
 		// Keys follow numpy.lib.npyio.NpzFile: ".npy" stripped when present.
 		k := strings.TrimSuffix(f.Name, ".npy")
-		if _, dup := a.files[k]; dup {
-			continue // NumPy keeps the first of duplicate names too.
+		// Of duplicate names the last member wins, as in numpy.load
+		// (zipfile's name lookup keeps the last entry; checked with NumPy
+		// 1.24.2); the key keeps its first position.
+		if _, dup := a.files[k]; !dup {
+			a.keys = append(a.keys, k)
 		}
 		a.files[k] = f
-		a.keys = append(a.keys, k)
 	}
 	return a, nil
 }
@@ -100,7 +102,7 @@ func (a *Archive) Reader(key string) (*Reader, error) {
 		return nil, &KeyError{Key: key, Err: err}
 	}
 	rd := newReader(h, r)
-	rd.closer = r
+	rd.closer, rd.member, rd.key = r, true, key
 	rd.after = func() error {
 		if err := expectEnd(r); err != nil {
 			return &KeyError{Key: key, Err: err}

@@ -267,6 +267,8 @@ type Reader struct {
 	dt     dtype
 	r      io.Reader
 	closer io.Closer
+	member bool // an archive member: errors are *KeyErrors naming key
+	key    string
 	left   int64 // elements not yet returned
 	buf    []byte
 	after  func() error // check run once all elements are read
@@ -297,8 +299,18 @@ func (r *Reader) Len() int {
 // ReadFloat64 decodes up to len(dst) of the next elements into dst as
 // float64 and returns how many it decoded. After the last element it
 // returns 0, io.EOF. Data that end early give an error wrapping
-// [ErrTruncated].
+// [ErrTruncated]; for an archive member every error is a [*KeyError].
 func (r *Reader) ReadFloat64(dst []float64) (int, error) {
+	n, err := r.readFloat64(dst)
+	if err != nil && err != io.EOF && r.member {
+		if _, ok := err.(*KeyError); !ok {
+			err = &KeyError{Key: r.key, Err: err}
+		}
+	}
+	return n, err
+}
+
+func (r *Reader) readFloat64(dst []float64) (int, error) {
 	if r.left == 0 {
 		if r.after != nil {
 			f := r.after

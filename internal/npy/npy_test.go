@@ -1,10 +1,12 @@
 package npy
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"flag"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -549,5 +551,84 @@ func TestHalf(t *testing.T) {
 	}
 	if !math.IsNaN(halfToFloat64(0x7e00)) {
 		t.Error("0x7e00 is not NaN")
+	}
+}
+
+// TestDuplicateMembers: of two members with one name, numpy.load reads the
+// last (checked with NumPy 1.24.2: np.load of a zip holding x.npy = [1.]
+// then x.npy = [2.] gives [2.]); the key is listed once.
+func TestDuplicateMembers(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, v := range []float64{1, 2} {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: "x.npy", Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(w, []int{1}, []float64{v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenArchive(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"x"}, a.Keys()); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	arr, err := a.Array("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := arr.Float64(); len(got) != 1 || got[0] != 2 {
+		t.Errorf("x = %v, want [2] as NumPy reads it", got)
+	}
+}
+
+// TestStreamErrorsNameKey: a member whose zip entry claims more bytes than
+// it holds passes the header check and then ends early while streaming;
+// that error, like every archive error, must be a *KeyError.
+func TestStreamErrorsNameKey(t *testing.T) {
+	var member bytes.Buffer
+	if err := Write(&member, []int{100}, make([]float64, 100)); err != nil {
+		t.Fatal(err)
+	}
+	full := member.Len()
+	data := member.Bytes()[:full-400] // 50 of the 100 values
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{
+		Name: "z_b.npy", Method: zip.Store, CRC32: crc32.ChecksumIEEE(data),
+		CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(full),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenArchive(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Reader("z_b")
+	if err != nil {
+		t.Fatalf("Reader: %v (the header check should pass)", err)
+	}
+	defer r.Close()
+	dst := make([]float64, 30)
+	for err == nil {
+		_, err = r.ReadFloat64(dst)
+	}
+	var ke *KeyError
+	if !errors.Is(err, ErrTruncated) || !errors.As(err, &ke) || ke.Key != "z_b" {
+		t.Errorf("err = %v, want ErrTruncated in a *KeyError for z_b", err)
+	}
+	if _, err := a.Array("z_b"); !errors.Is(err, ErrTruncated) || !errors.As(err, &ke) {
+		t.Errorf("Array: err = %v, want ErrTruncated in a *KeyError", err)
 	}
 }

@@ -31,7 +31,15 @@ type CondorLogConfig struct {
 	// LegacyDates writes "MM/DD HH:MM:SS" (no year) instead of ISO dates.
 	LegacyDates bool
 	// HoldRate is the share of jobs held at least once; zero means 0.2,
-	// negative means none.
+	// negative means none. A hold's reason is one of nine real hold codes
+	// with its text. Whether the owner then releases the job (and lets it
+	// finish) or removes it is drawn with the code's release rate, and the
+	// outcome shows, noisily, in the job's history before the first hold:
+	// nine in ten jobs that will be removed fail one to three short runs
+	// first (evicted 004, shadow exception 007, or disconnected 022 with a
+	// failed reconnect 024, each followed by a new execute 001) and are held
+	// soon after their last start, while seven in eight jobs that will be
+	// released ran cleanly until the hold.
 	HoldRate float64
 	// JobAds writes a 028 job-ad-information event after every job event,
 	// as EVENT_LOG_JOB_AD_INFORMATION_ATTRS makes HTCondor do.
@@ -64,7 +72,7 @@ type condorHold struct {
 	code, subcode int
 	reason        string
 	weight        float64
-	releaseP      float64 // chance the user releases rather than removes
+	releaseP      float64 // share of holds with this code that end in a release
 }
 
 var condorHolds = []condorHold{
@@ -116,7 +124,8 @@ type condorGen struct {
 	stats CondorLogStats
 	buf   []byte
 	hold  float64
-	wsum  float64
+	wsum  float64 // sum of the hold weights
+	wrel  float64 // sum of weight·releaseP: wrel/wsum of the holds end in a release
 }
 
 func newCondorGen(cfg CondorLogConfig) *condorGen {
@@ -141,6 +150,7 @@ func newCondorGen(cfg CondorLogConfig) *condorGen {
 	}
 	for _, h := range condorHolds {
 		g.wsum += h.weight
+		g.wrel += h.weight * h.releaseP
 	}
 	g.stats.Counts = make(map[int]int)
 	return g
@@ -198,72 +208,124 @@ func (g *condorGen) terminated(normal bool, ret int, run int64, mem int) []byte 
 	return b
 }
 
+// condorFate is how a held job's story goes, drawn when the job is
+// submitted: whether its owner releases it (and lets it finish) or removes
+// it, and how much trouble it shows in the runs before its first hold.
+// Real held jobs split this way: a job whose environment or input is broken
+// crashes the shadow, loses its execute node and is requeued again and
+// again before a policy or transfer failure holds it, and its owner gives
+// up; a job held for a policy reason (memory, run time, a manual hold) has
+// usually run cleanly and is released once the owner has fixed a request.
+type condorFate struct {
+	held    bool
+	release bool       // released after its holds; otherwise removed
+	hold    condorHold // the first hold's reason
+	trouble int        // failing runs (004, 007, 022+024) before the first hold
+}
+
+// condorTroubleRemoved and condorTroubleReleased give, for each fate, the
+// chances of 0, 1, 2 and 3 failing runs before the first hold. They overlap
+// on purpose: one removed job in ten has no failing run and one released
+// job in eight has one, so the event history predicts the outcome well but
+// not perfectly.
+var (
+	condorTroubleRemoved  = [4]float64{0.1, 0.4, 0.3, 0.2}
+	condorTroubleReleased = [4]float64{0.88, 0.12, 0, 0}
+)
+
+func (g *condorGen) fate() condorFate {
+	if g.rng.Float64() >= g.hold {
+		return condorFate{}
+	}
+	f := condorFate{held: true, release: g.rng.Float64()*g.wsum < g.wrel}
+	f.hold = g.pickHold(f.release)
+	odds := condorTroubleRemoved
+	if f.release {
+		odds = condorTroubleReleased
+	}
+	x := g.rng.Float64()
+	for k, p := range odds {
+		if x < p || k == 3 {
+			f.trouble = k
+			break
+		}
+		x -= p
+	}
+	return f
+}
+
 // job plans one job's events from its submit time and queues them.
 func (g *condorGen) job(cluster int, t int64) {
 	owner := condorOwners[g.rng.IntN(len(condorOwners))]
 	mem := 1024 << g.rng.IntN(4)
 	g.push(t, 0, cluster, fmt.Appendf(nil, "Job submitted from host: <10.0.0.5:9618?addrs=10.0.0.5-9618&alias=submit.example.org&noUDP&sock=schedd_1234_abcd>\n    Owner: %s\n", owner))
-	held := g.rng.Float64() < g.hold
-	if held {
+	f := g.fate()
+	if f.held {
 		g.stats.Held++
 	}
-	releasedOnce := false
+	troubled := f.trouble > 0
+	heldOnce := false // held, and since released: the job is labelled
+	rehold := false   // a job to be removed was released once: held again at its next run
 	starts := 0
+	requeued := false
 	for {
-		t += g.expDur(2 * time.Minute) // idle in the queue
+		if requeued {
+			// Back to idle after a failed run: the job cannot match again
+			// before the next negotiation cycle (NEGOTIATOR_INTERVAL, 60 s
+			// by default).
+			t += int64(time.Minute) + g.expDur(time.Minute)
+		} else {
+			t += g.expDur(2 * time.Minute) // idle in the queue
+		}
+		requeued = false
 		starts++
 		slot := 1 + g.rng.IntN(64)
 		g.push(t, 1, cluster, fmt.Appendf(nil, "Job executing on host: %s\n\tSlotName: slot1_%d@%s\n\tCpus = 1\n\tDisk = 1048576\n\tMemory = %d\n", g.sinful(), slot, g.host(), mem))
-		if g.cfg.Noise {
-			t1 := t + int64(time.Second)
-			g.push(t1, 40, cluster, fmt.Appendf(nil, "Started transferring input files\n\tTransferring to host: %s\n", g.sinful()))
-			g.push(t1+g.expDur(10*time.Second), 40, cluster, []byte("Finished transferring input files\n"))
-		}
 		run := (int64(math.Exp(6.5+1.2*g.rng.NormFloat64())) + 60) * int64(time.Second)
-		u := g.rng.Float64()
-		hold := held && (!releasedOnce || g.rng.Float64() < 0.15) && starts < 4
-		// The run ends early when the job is held, evicted or removed;
-		// noise events stay inside it.
-		switch {
-		case hold:
-			g.noise(cluster, slot, mem, t, t+run/2)
-		case u < 0.04 && starts < 3:
-			g.noise(cluster, slot, mem, t, t+run/3)
-		case u < 0.06:
-			g.noise(cluster, slot, mem, t, t+run/4)
-		default:
-			g.noise(cluster, slot, mem, t, t+run-int64(2*time.Second))
+		if f.held && !heldOnce && f.trouble > 0 {
+			// A failing run before the first hold: broken jobs fail fast.
+			f.trouble--
+			t = g.trouble(cluster, slot, mem, t, g.expDur(90*time.Second))
+			requeued = true
+			continue
 		}
-		switch {
-		case hold:
-			// Held during the run.
-			t += run / 2
-			h := g.pickHold()
-			reason := g.holdReason(h, owner, mem)
-			g.push(t, 12, cluster, fmt.Appendf(nil, "Job was held.\n\t%s\n\tCode %d Subcode %d\n", reason, h.code, h.subcode))
-			if g.rng.Float64() < h.releaseP {
+		if f.held && (!heldOnce || rehold || f.release && starts < 4 && g.rng.Float64() < 0.15) {
+			h := f.hold
+			if heldOnce && f.release {
+				h = g.pickHold(true)
+			}
+			t = g.heldRun(cluster, slot, mem, owner, t, run, h, troubled)
+			heldOnce = true
+			if f.release || !rehold && g.rng.Float64() < 0.2 {
+				// Released; a job meant to be removed fails the same way
+				// at its next run and is removed then.
+				rehold = !f.release
 				t += g.expDur(30 * time.Minute)
 				g.push(t, 13, cluster, fmt.Appendf(nil, "Job was released.\n\tvia condor_release (by user %s)\n", owner))
-				releasedOnce = true
 				continue
 			}
 			t += g.expDur(2 * time.Hour)
 			g.push(t, 9, cluster, fmt.Appendf(nil, "Job was aborted.\n\tvia condor_rm (by user %s)\n", owner))
 			g.stats.Remove++
 			return
-		case u < 0.04 && starts < 3:
-			// Evicted and requeued.
-			t += run / 3
-			g.push(t, 4, cluster, fmt.Appendf(nil, "Job was evicted.\n\t(0) CPU times\n\t\tUsr 0 00:00:%02d, Sys 0 00:00:00  -  Run Remote Usage\n\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Local Usage\n\t0  -  Run Bytes Sent By Job\n\t0  -  Run Bytes Received By Job\n", g.rng.IntN(60)))
+		}
+		switch u := g.rng.Float64(); {
+		case u < 0.05 && starts < 3:
+			// Background trouble: evicted, a shadow exception or a lost
+			// execute node, then requeued.
+			t = g.trouble(cluster, slot, mem, t, run/3)
+			requeued = true
 			continue
-		case u < 0.06:
+		case u < 0.07:
+			g.noise(cluster, slot, mem, t, t+run/4)
 			t += run / 4
 			g.push(t, 9, cluster, fmt.Appendf(nil, "Job was aborted.\n\tvia condor_rm (by user %s)\n", owner))
-			if releasedOnce {
+			if heldOnce {
 				g.stats.Remove++
 			}
 			return
 		}
+		g.noise(cluster, slot, mem, t, t+run-int64(2*time.Second))
 		t += run
 		if g.cfg.Noise {
 			g.push(t-int64(2*time.Second), 40, cluster, []byte("Started transferring output files\n"))
@@ -277,7 +339,7 @@ func (g *condorGen) job(cluster int, t int64) {
 			ret = 1
 		}
 		g.push(t, 5, cluster, g.terminated(normal, ret, run, mem))
-		if releasedOnce {
+		if heldOnce {
 			if normal {
 				g.stats.Release++
 			} else {
@@ -286,6 +348,90 @@ func (g *condorGen) job(cluster int, t int64) {
 		}
 		return
 	}
+}
+
+// heldRun queues a run that started at t and ends held for reason h, and
+// returns the time of the hold. Failures to execute (6) and to transfer
+// input (13) hold the job seconds after it starts, output transfer failures
+// (12) at the end of its run, a troubled job soon, others halfway; transfer
+// and execute failures are often logged as a shadow exception first.
+func (g *condorGen) heldRun(cluster, slot, mem int, owner string, t, run int64, h condorHold, troubled bool) int64 {
+	var after int64
+	switch {
+	case h.code == 6 || h.code == 13:
+		after = int64(2+g.rng.IntN(30)) * int64(time.Second)
+	case troubled:
+		after = g.expDur(2*time.Minute) + 20*int64(time.Second)
+	case h.code == 12:
+		after = run
+	default:
+		after = run / 2
+	}
+	g.noise(cluster, slot, mem, t, t+after)
+	if troubled && g.rng.Float64() < 0.3 && after > 40*int64(time.Second) {
+		// The connection to the execute node drops and recovers.
+		g.disconnect(cluster, slot, t+after/2, false)
+	}
+	t += after
+	reason := g.holdReason(h, owner, mem)
+	if (h.code == 6 || h.code == 12 || h.code == 13) && g.rng.Float64() < 0.6 {
+		g.push(t, 7, cluster, g.shadowException(reason))
+	}
+	g.push(t, 12, cluster, fmt.Appendf(nil, "Job was held.\n\t%s\n\tCode %d Subcode %d\n", reason, h.code, h.subcode))
+	return t
+}
+
+// trouble queues a run that started at t and fails after d: the job is
+// evicted (004), the shadow fails (007), or the execute node is lost (022
+// and, after the job lease runs out or the startd is found gone, 024). The
+// job is then idle again; trouble returns when.
+func (g *condorGen) trouble(cluster, slot, mem int, t, d int64) int64 {
+	end := t + d
+	g.noise(cluster, slot, mem, t, end)
+	switch x := g.rng.Float64(); {
+	case x < 0.4:
+		g.push(end, 4, cluster, fmt.Appendf(nil, "Job was evicted.\n\t(0) CPU times\n\t\tUsr 0 00:00:%02d, Sys 0 00:00:00  -  Run Remote Usage\n\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Local Usage\n\t0  -  Run Bytes Sent By Job\n\t0  -  Run Bytes Received By Job\n", g.rng.IntN(60)))
+	case x < 0.75:
+		var msg string
+		switch g.rng.IntN(3) {
+		case 0:
+			msg = fmt.Sprintf("Can no longer talk to condor_starter <10.1.%d.%d:9618>", g.rng.IntN(4), 1+g.rng.IntN(250))
+		case 1:
+			msg = fmt.Sprintf("Error from slot1_%d@%s: Failed to open '/var/lib/condor/execute/dir_%d/_condor_stdout' as standard output: No space left on device (errno 28)", slot, g.host(), g.rng.IntN(100000))
+		default:
+			msg = fmt.Sprintf("Error from slot1_%d@%s: STARTER at 10.1.%d.%d failed to receive file(s) from <10.0.0.5:9618>; SHADOW at 10.0.0.5 failed to send file(s) to <10.1.0.9:37611>: connection timed out", slot, g.host(), g.rng.IntN(4), 1+g.rng.IntN(250))
+		}
+		g.push(end, 7, cluster, g.shadowException(msg))
+	default:
+		end = g.disconnect(cluster, slot, end, true)
+	}
+	return end
+}
+
+// disconnect queues a 022 at t followed by a 023 reconnect, or by a 024
+// when failed, and returns the time of the last.
+func (g *condorGen) disconnect(cluster, slot int, t int64, failed bool) int64 {
+	host := g.host()
+	g.push(t, 22, cluster, fmt.Appendf(nil, "Job disconnected, attempting to reconnect\n    Socket between submit and execute hosts closed unexpectedly\n    Trying to reconnect to slot1_%d@%s <10.1.0.9:9618>\n", slot, host))
+	if !failed {
+		t += 10 * int64(time.Second)
+		g.push(t, 23, cluster, fmt.Appendf(nil, "Job reconnected to slot1_%d@%s\n    startd address: <10.1.0.9:9618>\n    starter address: <10.1.0.9:41234>\n", slot, host))
+		return t
+	}
+	if g.rng.IntN(2) == 0 {
+		lease := 60 + 30*g.rng.IntN(5)
+		t += int64(lease) * int64(time.Second)
+		g.push(t, 24, cluster, fmt.Appendf(nil, "Job reconnection failed\n    Job disconnected too long: JobLeaseDuration (%d seconds) expired\n    Can not reconnect to slot1_%d@%s, rescheduling job\n", lease, slot, host))
+		return t
+	}
+	t += g.expDur(20 * time.Second)
+	g.push(t, 24, cluster, fmt.Appendf(nil, "Job reconnection failed\n    Startd is no longer at old port, job must have been killed\n    Can not reconnect to slot1_%d@%s, rescheduling job\n", slot, host))
+	return t
+}
+
+// shadowException returns a 007 body as ShadowExceptionEvent writes it.
+func (g *condorGen) shadowException(msg string) []byte {
+	return fmt.Appendf(nil, "Shadow exception!\n\t%s\n\t%d  -  Run Bytes Sent By Job\n\t%d  -  Run Bytes Received By Job\n", msg, 0, g.rng.IntN(1<<16))
 }
 
 // noise queues 040 input transfers, 006 image-size updates and a 022/023
@@ -303,19 +449,30 @@ func (g *condorGen) noise(cluster, slot, mem int, start, end int64) {
 		g.push(u, 6, cluster, fmt.Appendf(nil, "Image size of job updated: %d\n\t%d  -  MemoryUsage of job (MB)\n\t%d  -  ResidentSetSize of job (KB)\n", 10000+g.rng.IntN(1<<20), g.rng.IntN(mem), g.rng.IntN(mem*1024)))
 	}
 	if d := start + (end-start)/2; g.rng.Float64() < 0.02 && d+int64(10*time.Second) < end {
-		host := g.host()
-		g.push(d, 22, cluster, fmt.Appendf(nil, "Job disconnected, attempting to reconnect\n    Socket between submit and execute hosts closed unexpectedly\n    Trying to reconnect to slot1_%d@%s <10.1.0.9:9618>\n", slot, host))
-		g.push(d+int64(10*time.Second), 23, cluster, fmt.Appendf(nil, "Job reconnected to slot1_%d@%s\n    startd address: <10.1.0.9:9618>\n    starter address: <10.1.0.9:41234>\n", slot, host))
+		g.disconnect(cluster, slot, d, false)
 	}
 }
 
-func (g *condorGen) pickHold() condorHold {
-	x := g.rng.Float64() * g.wsum
+// pickHold draws a hold reason given whether the hold ends in a release:
+// code c with probability weight·releaseP (or weight·(1−releaseP)) over its
+// sum, so that over both outcomes each code keeps its weight's share of the
+// holds and releaseP as its release rate.
+func (g *condorGen) pickHold(release bool) condorHold {
+	w := func(h condorHold) float64 {
+		if release {
+			return h.weight * h.releaseP
+		}
+		return h.weight * (1 - h.releaseP)
+	}
+	x := g.rng.Float64() * g.wrel
+	if !release {
+		x = g.rng.Float64() * (g.wsum - g.wrel)
+	}
 	for _, h := range condorHolds {
-		if x < h.weight {
+		if x < w(h) {
 			return h
 		}
-		x -= h.weight
+		x -= w(h)
 	}
 	return condorHolds[len(condorHolds)-1]
 }
@@ -340,8 +497,8 @@ func (g *condorGen) holdReason(h condorHold, owner string, mem int) string {
 
 var condorEventNames = map[int]string{
 	0: "ULOG_SUBMIT", 1: "ULOG_EXECUTE", 4: "ULOG_JOB_EVICTED", 5: "ULOG_JOB_TERMINATED",
-	6: "ULOG_IMAGE_SIZE", 9: "ULOG_JOB_ABORTED", 12: "ULOG_JOB_HELD", 13: "ULOG_JOB_RELEASED",
-	22: "ULOG_JOB_DISCONNECTED", 23: "ULOG_JOB_RECONNECTED", 40: "ULOG_FILE_TRANSFER",
+	6: "ULOG_IMAGE_SIZE", 7: "ULOG_SHADOW_EXCEPTION", 9: "ULOG_JOB_ABORTED", 12: "ULOG_JOB_HELD", 13: "ULOG_JOB_RELEASED",
+	22: "ULOG_JOB_DISCONNECTED", 23: "ULOG_JOB_RECONNECTED", 24: "ULOG_JOB_RECONNECT_FAILED", 40: "ULOG_FILE_TRANSFER",
 }
 
 // header appends "NNN (cluster.proc.subproc) date " to b.

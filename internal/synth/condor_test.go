@@ -3,10 +3,13 @@ package synth
 import (
 	"bufio"
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,5 +136,175 @@ func TestCondorRotated(t *testing.T) {
 	paths2, _, _ := CondorRotated(t.TempDir(), "EventLog", cfg, 2, 0)
 	if filepath.Base(paths2[0]) != "EventLog.old" {
 		t.Errorf("two files: %v, want EventLog.old first", paths2)
+	}
+}
+
+// condorJobEvent is one event of a parsed synthetic log.
+type condorJobEvent struct {
+	code int
+	when string // the header's date and time
+	body string
+}
+
+// condorJobs groups a log's events by cluster, in log order.
+func condorJobs(t *testing.T, b []byte) map[int][]condorJobEvent {
+	t.Helper()
+	jobs := map[int][]condorJobEvent{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	var cur *condorJobEvent
+	cluster := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if cur == nil {
+			m := condorHeaderRE.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("not an event header: %q", line)
+			}
+			code, _ := strconv.Atoi(m[1])
+			cluster, _ = strconv.Atoi(m[2])
+			cur = &condorJobEvent{code: code, when: m[0][strings.Index(m[0], ") ")+2:], body: line[len(m[0]):] + "\n"}
+			continue
+		}
+		if line == "..." {
+			if cluster >= 0 {
+				jobs[cluster] = append(jobs[cluster], *cur)
+			}
+			cur = nil
+			continue
+		}
+		cur.body += line + "\n"
+	}
+	return jobs
+}
+
+// condorLabel labels a job as eventlog.Job.Label does: 1 (release) when
+// held, released and terminated normally; 0 (remove) when held and then
+// aborted or killed by a signal; -1 otherwise.
+func condorLabel(evs []condorJobEvent) int {
+	held, released := false, false
+	for _, e := range evs {
+		switch e.code {
+		case 12:
+			held = true
+		case 13:
+			released = released || held
+		}
+	}
+	last := evs[len(evs)-1]
+	switch {
+	case !held:
+		return -1
+	case last.code == 5 && bytes.Contains([]byte(last.body), []byte("(1) Normal termination")):
+		if released {
+			return 1
+		}
+		return -1
+	case last.code == 5, last.code == 9:
+		return 0
+	}
+	return -1
+}
+
+// The share of removed jobs that failed a run before their first hold is
+// about 0.9·0.94 (nine in ten jobs meant to be removed fail at least once;
+// about 6% of the removed jobs were meant to be released and were killed or
+// removed later), of released ones about 0.12. The bounds leave a margin of
+// more than five standard errors at this sample size (about 1500 jobs per
+// label) and still fail when the outcome stops depending on the history
+// (both shares equal) or depends on it without noise (0 and 1).
+const (
+	condorMinRemovedTrouble  = 0.75
+	condorMaxRemovedTrouble  = 0.97
+	condorMinReleasedTrouble = 0.04
+	condorMaxReleasedTrouble = 0.2
+	// condorShareTol bounds the gap between a hold code's share of first
+	// holds and its weight: about seven standard errors of a share near
+	// 0.1 over 3000 holds.
+	condorShareTol = 0.04
+)
+
+// TestCondorHeldHistory checks that a held job's outcome shows in its
+// events before the first hold (the event-type history the held-job
+// classifier sees), noisily, and that the hold codes keep their shares.
+func TestCondorHeldHistory(t *testing.T) {
+	var buf bytes.Buffer
+	cfg := CondorLogConfig{Seed: 21, Jobs: 6000, HoldRate: 0.5, Noise: true}
+	st, err := CondorGlobalLog(&buf, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := condorJobs(t, buf.Bytes())
+	var n, trouble [2]int // by label: jobs, jobs with a failed run before the first hold
+	firstCode := map[int]int{}
+	held := 0
+	codeRE := regexp.MustCompile(`\n\tCode (\d+) Subcode \d+\n`)
+	for cluster, evs := range jobs {
+		executes := 0
+		for i, e := range evs {
+			switch e.code {
+			case 1:
+				executes++
+			case 24:
+				if i == 0 || evs[i-1].code != 22 {
+					t.Errorf("job %d: 024 not after a 022: %v", cluster, evs[max(0, i-3):i+1])
+				}
+			}
+			if e.code == 4 || e.code == 24 || e.code == 7 && (i+1 == len(evs) || evs[i+1].code != 12) {
+				// A failed run requeues the job: its next execute follows.
+				k := i + 1
+				for k < len(evs) && evs[k].code != 1 && evs[k].code != 9 {
+					k++
+				}
+				if k == len(evs) {
+					t.Errorf("job %d: event %03d at %s is not followed by a new execute", cluster, e.code, e.when)
+				}
+			}
+			if e.code == 7 && i+1 < len(evs) && evs[i+1].code == 12 && evs[i+1].when != e.when {
+				t.Errorf("job %d: shadow exception at %s, hold at %s", cluster, e.when, evs[i+1].when)
+			}
+			if e.code != 12 {
+				continue
+			}
+			if executes == 0 {
+				t.Errorf("job %d held before it ran", cluster)
+			}
+			m := codeRE.FindStringSubmatch(e.body)
+			if m == nil {
+				t.Fatalf("job %d: hold without a code: %q", cluster, e.body)
+			}
+			if !slices.ContainsFunc(evs[:i], func(p condorJobEvent) bool { return p.code == 12 }) {
+				c, _ := strconv.Atoi(m[1])
+				firstCode[c]++
+				held++
+				if l := condorLabel(evs); l >= 0 {
+					n[l]++
+					if executes > 1 {
+						trouble[l]++
+					}
+				}
+			}
+		}
+	}
+	if held != st.Held || n[1] != st.Release || n[0] != st.Remove {
+		t.Errorf("held/release/remove = %d/%d/%d in the log, stats say %d/%d/%d", held, n[1], n[0], st.Held, st.Release, st.Remove)
+	}
+	rem, rel := float64(trouble[0])/float64(n[0]), float64(trouble[1])/float64(n[1])
+	t.Logf("failed runs before the first hold: %d of %d removed jobs (%.3f), %d of %d released (%.3f)", trouble[0], n[0], rem, trouble[1], n[1], rel)
+	if rem < condorMinRemovedTrouble || rem > condorMaxRemovedTrouble {
+		t.Errorf("%.3f of the removed jobs failed a run before the first hold, want %v to %v", rem, condorMinRemovedTrouble, condorMaxRemovedTrouble)
+	}
+	if rel < condorMinReleasedTrouble || rel > condorMaxReleasedTrouble {
+		t.Errorf("%.3f of the released jobs failed a run before the first hold, want %v to %v", rel, condorMinReleasedTrouble, condorMaxReleasedTrouble)
+	}
+	var wsum float64
+	for _, h := range condorHolds {
+		wsum += h.weight
+	}
+	for _, h := range condorHolds {
+		share := float64(firstCode[h.code]) / float64(held)
+		if math.Abs(share-h.weight/wsum) > condorShareTol {
+			t.Errorf("hold code %d: %.3f of the first holds, weight %.3f", h.code, share, h.weight/wsum)
+		}
 	}
 }

@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+)
+
+// The training task: a one-hidden-layer network (tanh) classifying a
+// synthetic 3-class problem labelled by a fixed random teacher network with
+// 10% label noise. Variants change the optimiser (SGD with momentum or
+// AdamW), the width (32 or 8 hidden units) and normalisation (batch norm on
+// the hidden pre-activations, without affine parameters, or none).
+
+const (
+	nIn, nClass    = 10, 3
+	nTrain, nVal   = 512, 256
+	labelNoise     = 0.10
+	dataSeed       = 20261121 // the data set is the same for every run
+	momentum       = 0.9
+	adamB1, adamB2 = 0.9, 0.999
+	adamEps        = 1e-8
+	bnEps          = 1e-5
+	bnMomentum     = 0.1
+)
+
+type hyper struct {
+	lr, wd    float64
+	seed      uint64
+	hidden    int
+	norm      bool
+	adamw     bool
+	epochs    int
+	batchSize int
+}
+
+type dataset struct {
+	x [][]float64
+	y []int
+}
+
+func makeData() (train, val dataset) {
+	rng := rand.New(rand.NewPCG(dataSeed, 1))
+	const th = 16
+	w1 := make([][]float64, th)
+	for i := range w1 {
+		w1[i] = make([]float64, nIn)
+		for j := range w1[i] {
+			w1[i][j] = rng.NormFloat64()
+		}
+	}
+	w2 := make([][]float64, nClass)
+	for i := range w2 {
+		w2[i] = make([]float64, th)
+		for j := range w2[i] {
+			w2[i][j] = rng.NormFloat64()
+		}
+	}
+	gen := func(n int) dataset {
+		d := dataset{x: make([][]float64, n), y: make([]int, n)}
+		h := make([]float64, th)
+		for s := range n {
+			x := make([]float64, nIn)
+			for j := range x {
+				x[j] = rng.NormFloat64()
+			}
+			for i := range h {
+				a := 0.0
+				for j, v := range x {
+					a += w1[i][j] * v
+				}
+				h[i] = math.Tanh(a / math.Sqrt(nIn))
+			}
+			best, arg := math.Inf(-1), 0
+			for c := range nClass {
+				a := 0.0
+				for i, v := range h {
+					a += w2[c][i] * v
+				}
+				if a > best {
+					best, arg = a, c
+				}
+			}
+			if rng.Float64() < labelNoise {
+				arg = rng.IntN(nClass)
+			}
+			d.x[s], d.y[s] = x, arg
+		}
+		return d
+	}
+	return gen(nTrain), gen(nVal)
+}
+
+type net struct {
+	h       int
+	w1, b1  []float64 // h×nIn, h
+	w2, b2  []float64 // nClass×h, nClass
+	runMean []float64
+	runVar  []float64
+	norm    bool
+	params  [][]float64
+	decay   []bool // weight decay applies to weights, not biases
+	m, v    [][]float64
+	step    int
+	adamw   bool
+	lr, wd  float64
+}
+
+func newNet(hp hyper, rng *rand.Rand) *net {
+	n := &net{h: hp.hidden, norm: hp.norm, adamw: hp.adamw, lr: hp.lr, wd: hp.wd}
+	n.w1 = make([]float64, hp.hidden*nIn)
+	n.b1 = make([]float64, hp.hidden)
+	n.w2 = make([]float64, nClass*hp.hidden)
+	n.b2 = make([]float64, nClass)
+	for i := range n.w1 {
+		n.w1[i] = rng.NormFloat64() / math.Sqrt(nIn)
+	}
+	for i := range n.w2 {
+		n.w2[i] = rng.NormFloat64() / math.Sqrt(float64(hp.hidden))
+	}
+	n.runMean = make([]float64, hp.hidden)
+	n.runVar = make([]float64, hp.hidden)
+	for i := range n.runVar {
+		n.runVar[i] = 1
+	}
+	n.params = [][]float64{n.w1, n.b1, n.w2, n.b2}
+	n.decay = []bool{true, false, true, false}
+	for _, p := range n.params {
+		n.m = append(n.m, make([]float64, len(p)))
+		n.v = append(n.v, make([]float64, len(p)))
+	}
+	return n
+}
+
+// forward computes hidden activations and logits for a batch; with train
+// set, batch norm uses the batch statistics and updates the running ones.
+func (n *net) forward(xs [][]float64, train bool, pre, xhat, act, logits [][]float64, invStd []float64) {
+	B := len(xs)
+	for s, x := range xs {
+		for i := range n.h {
+			a := n.b1[i]
+			row := n.w1[i*nIn : (i+1)*nIn]
+			for j, v := range x {
+				a += row[j] * v
+			}
+			pre[s][i] = a
+		}
+	}
+	for i := range n.h {
+		if !n.norm {
+			for s := range B {
+				xhat[s][i] = pre[s][i]
+			}
+			continue
+		}
+		var mean, vr float64
+		if train {
+			for s := range B {
+				mean += pre[s][i]
+			}
+			mean /= float64(B)
+			for s := range B {
+				d := pre[s][i] - mean
+				vr += d * d
+			}
+			vr /= float64(B)
+			n.runMean[i] = (1-bnMomentum)*n.runMean[i] + bnMomentum*mean
+			n.runVar[i] = (1-bnMomentum)*n.runVar[i] + bnMomentum*vr
+		} else {
+			mean, vr = n.runMean[i], n.runVar[i]
+		}
+		is := 1 / math.Sqrt(vr+bnEps)
+		invStd[i] = is
+		for s := range B {
+			xhat[s][i] = (pre[s][i] - mean) * is
+		}
+	}
+	for s := range B {
+		for i := range n.h {
+			act[s][i] = math.Tanh(xhat[s][i])
+		}
+		for c := range nClass {
+			a := n.b2[c]
+			row := n.w2[c*n.h : (c+1)*n.h]
+			for i, v := range act[s] {
+				a += row[i] * v
+			}
+			logits[s][c] = a
+		}
+	}
+}
+
+func softmaxCE(logits []float64, y int, dst []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range logits {
+		m = max(m, v)
+	}
+	sum := 0.0
+	for c, v := range logits {
+		dst[c] = math.Exp(v - m)
+		sum += dst[c]
+	}
+	for c := range dst {
+		dst[c] /= sum
+	}
+	return -math.Log(max(dst[y], 1e-300))
+}
+
+func alloc(b, w int) [][]float64 {
+	out := make([][]float64, b)
+	for i := range out {
+		out[i] = make([]float64, w)
+	}
+	return out
+}
+
+// train runs the configuration and returns the validation-loss trajectory
+// (every quarter epoch), the training loss per quarter and the final
+// validation accuracy.
+func train(ctx context.Context, hp hyper, tr, va dataset) (epochs, valLoss, trainLoss []float64, acc float64, err error) {
+	rng := rand.New(rand.NewPCG(hp.seed, 0x10552))
+	n := newNet(hp, rng)
+	B := hp.batchSize
+	pre, xhat, act, logits := alloc(B, n.h), alloc(B, n.h), alloc(B, n.h), alloc(B, nClass)
+	invStd := make([]float64, n.h)
+	probs := make([]float64, nClass)
+	grads := make([][]float64, len(n.params))
+	for i, p := range n.params {
+		grads[i] = make([]float64, len(p))
+	}
+	dAct := alloc(B, n.h)
+	dPre := alloc(B, n.h)
+	order := make([]int, nTrain)
+	for i := range order {
+		order[i] = i
+	}
+	stepsPerEpoch := nTrain / B
+	quarter := max(stepsPerEpoch/4, 1)
+	vpre, vxhat, vact, vlogits := alloc(nVal, n.h), alloc(nVal, n.h), alloc(nVal, n.h), alloc(nVal, nClass)
+	evaluate := func() (float64, float64) {
+		n.forward(va.x, false, vpre, vxhat, vact, vlogits, invStd)
+		loss, right := 0.0, 0
+		for s := range nVal {
+			loss += softmaxCE(vlogits[s], va.y[s], probs)
+			best := 0
+			for c := range nClass {
+				if vlogits[s][c] > vlogits[s][best] {
+					best = c
+				}
+			}
+			if best == va.y[s] {
+				right++
+			}
+		}
+		return loss / nVal, float64(right) / nVal
+	}
+	xs := make([][]float64, B)
+	runLoss, runN := 0.0, 0
+	for ep := range hp.epochs {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, nil, 0, err
+		}
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for st := range stepsPerEpoch {
+			for s := range B {
+				xs[s] = tr.x[order[st*B+s]]
+			}
+			n.forward(xs, true, pre, xhat, act, logits, invStd)
+			for _, g := range grads {
+				clear(g)
+			}
+			gw1, gb1, gw2, gb2 := grads[0], grads[1], grads[2], grads[3]
+			for s := range B {
+				runLoss += softmaxCE(logits[s], tr.y[order[st*B+s]], probs)
+				probs[tr.y[order[st*B+s]]]--
+				for c := range nClass {
+					g := probs[c] / float64(B)
+					gb2[c] += g
+					row := gw2[c*n.h : (c+1)*n.h]
+					for i, a := range act[s] {
+						row[i] += g * a
+					}
+				}
+				for i := range n.h {
+					d := 0.0
+					for c := range nClass {
+						d += (probs[c] / float64(B)) * n.w2[c*n.h+i]
+					}
+					dAct[s][i] = d * (1 - act[s][i]*act[s][i])
+				}
+			}
+			runN += B
+			// Back through batch norm (no affine): dx = is/B·(B·dy − Σdy − x̂·Σdy·x̂).
+			for i := range n.h {
+				if !n.norm {
+					for s := range B {
+						dPre[s][i] = dAct[s][i]
+					}
+					continue
+				}
+				var sd, sdx float64
+				for s := range B {
+					sd += dAct[s][i]
+					sdx += dAct[s][i] * xhat[s][i]
+				}
+				for s := range B {
+					dPre[s][i] = invStd[i] / float64(B) * (float64(B)*dAct[s][i] - sd - xhat[s][i]*sdx)
+				}
+			}
+			for s := range B {
+				for i := range n.h {
+					g := dPre[s][i]
+					gb1[i] += g
+					row := gw1[i*nIn : (i+1)*nIn]
+					for j, v := range xs[s] {
+						row[j] += g * v
+					}
+				}
+			}
+			n.update(grads)
+			if (st+1)%quarter == 0 {
+				vl, _ := evaluate()
+				epochs = append(epochs, float64(ep)+float64(st+1)/float64(stepsPerEpoch))
+				valLoss = append(valLoss, vl)
+				trainLoss = append(trainLoss, runLoss/float64(runN))
+				runLoss, runN = 0, 0
+			}
+		}
+	}
+	_, acc = evaluate()
+	return epochs, valLoss, trainLoss, acc, nil
+}
+
+func (n *net) update(grads [][]float64) {
+	n.step++
+	if n.adamw {
+		c1 := 1 - math.Pow(adamB1, float64(n.step))
+		c2 := 1 - math.Pow(adamB2, float64(n.step))
+		for k, p := range n.params {
+			m, v, g := n.m[k], n.v[k], grads[k]
+			for i := range p {
+				if n.decay[k] {
+					p[i] -= n.lr * n.wd * p[i] // decoupled weight decay
+				}
+				m[i] = adamB1*m[i] + (1-adamB1)*g[i]
+				v[i] = adamB2*v[i] + (1-adamB2)*g[i]*g[i]
+				p[i] -= n.lr * (m[i] / c1) / (math.Sqrt(v[i]/c2) + adamEps)
+			}
+		}
+		return
+	}
+	for k, p := range n.params {
+		m, g := n.m[k], grads[k]
+		for i := range p {
+			gi := g[i]
+			if n.decay[k] {
+				gi += n.wd * p[i]
+			}
+			m[i] = momentum*m[i] + gi
+			p[i] -= n.lr * m[i]
+		}
+	}
+}

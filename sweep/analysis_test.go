@@ -1,0 +1,83 @@
+package sweep
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// exactTol is for values computed from exact synthetic curves: only
+// floating-point rounding separates them from the closed form.
+const exactTol = 1e-9
+
+func TestCurveDatasetAndHypotheses(t *testing.T) {
+	var runs []Run
+	results := map[string]*Result{}
+	x := make([]float64, 200)
+	for i := range x {
+		x[i] = 0.25 * float64(i+1) // validation every quarter epoch, 50 epochs
+	}
+	for i := range 8 {
+		variant := "pow"
+		amp := 2 + 0.5*float64(i)
+		y := make([]float64, len(x))
+		for j, e := range x {
+			if i >= 4 {
+				variant = "exp"
+				y[j] = amp*math.Exp(-e/4) + 0.3
+			} else {
+				y[j] = amp * math.Pow(e, -0.6)
+			}
+		}
+		id := string(rune('a' + i))
+		runs = append(runs, Run{ID: id, Slug: "s" + id, Variant: variant, State: Completed, Attempt: 1,
+			Config: map[string]Value{"lr": FloatValue(amp), "variant": Str(variant)}})
+		results[id] = &Result{RunID: id, Curves: map[string][]float64{"epoch": x, "val_loss": y}}
+	}
+	cfg := DefaultCurves()
+	cfg.ParamColumns = []string{"lr"}
+	d := CurveDataset(runs, results, cfg)
+	if len(d.Rows) != 8 {
+		t.Fatalf("%d rows", len(d.Rows))
+	}
+	r2, b, best := d.Floats("powerlaw_r2"), d.Floats("powerlaw_b"), d.Floats("best_val_loss")
+	burn := d.Floats("burnin_epoch")
+	for i := range 4 {
+		if math.Abs(r2[i]-1) > exactTol || math.Abs(b[i]+0.6) > exactTol {
+			t.Errorf("run %d: R² %v, B %v; want 1 and -0.6", i, r2[i], b[i])
+		}
+		amp := 2 + 0.5*float64(i)
+		if want := amp * math.Pow(50, -0.6); math.Abs(best[i]-want) > exactTol {
+			t.Errorf("run %d: best %v, want %v", i, best[i], want)
+		}
+		// Burn-in: first x with amp·x^-0.6 ≤ 1, i.e. x ≥ amp^(1/0.6), on the quarter grid.
+		want := math.Ceil(4*math.Pow(amp, 1/0.6)-exactTol) / 4
+		if math.Abs(burn[i]-want) > exactTol {
+			t.Errorf("run %d: burn-in epoch %v, want %v", i, burn[i], want)
+		}
+	}
+	for i := 4; i < 8; i++ {
+		if r2[i] >= cfg.PowerLawR2 {
+			t.Errorf("exponential run %d has power-law R² %v", i, r2[i])
+		}
+	}
+	h := Hypotheses(d, cfg)
+	if len(h) != 3 || h[0].Group != "all" || h[1].Group != "pow" || h[2].Group != "exp" {
+		t.Fatalf("groups %+v", h)
+	}
+	if !h[1].H1 || h[1].FracR2 != 1 || h[2].H1 || h[2].FracR2 != 0 || h[0].H1 {
+		t.Errorf("H1: %+v", h)
+	}
+	// Within "pow", a larger amplitude gives a steeper (more negative) early
+	// slope and a higher best loss: ρ = -1 exactly, so H2 fails.
+	if math.Abs(h[1].Rho+1) > exactTol || h[1].H2 || h[1].NRho != 4 {
+		t.Errorf("H2 pow: %+v", h[1])
+	}
+	var sb strings.Builder
+	if err := WriteHypotheses(&sb, h, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "| pow | 4 | 100.0% | holds | -1.000 |") {
+		t.Errorf("report:\n%s", sb.String())
+	}
+}

@@ -1,0 +1,181 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var benchSizes = []int{1_000, 10_000}
+
+func benchName(n int) string { return fmt.Sprintf("n=%.0e", float64(n)) }
+
+// BenchmarkTransitions enqueues n runs and drives each through
+// queued→running (Start, SetBackendID)→completed, every transition its own
+// transaction, into a fresh ledger. The target: n=1e4 under 3 s.
+func BenchmarkTransitions(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(benchName(n), func(b *testing.B) {
+			ctx := context.Background()
+			pts, _ := gridSpec("bench", n, nil).Expand()
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				l, err := OpenLedger(filepath.Join(b.TempDir(), "l.db"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if _, err := l.Enqueue(ctx, nil, pts); err != nil {
+					b.Fatal(err)
+				}
+				for _, p := range pts {
+					if _, err := l.Start(ctx, p.ID, ""); err != nil {
+						b.Fatal(err)
+					}
+					if err := l.SetBackendID(ctx, p.ID, "x"); err != nil {
+						b.Fatal(err)
+					}
+					if err := l.Complete(ctx, p.ID); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				l.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/run")
+		})
+	}
+}
+
+// BenchmarkControllerOverhead runs n no-op in-process runs through the
+// controller with the local backend (4 in flight); µs/run is the
+// controller's cost per run (ledger transactions, result file write and
+// read, scheduling). The target: under 5 ms per run.
+func BenchmarkControllerOverhead(b *testing.B) {
+	for _, n := range []int{100, 1_000} {
+		b.Run(benchName(n), func(b *testing.B) {
+			ctx := context.Background()
+			pts, _ := gridSpec("bench", n, nil).Expand()
+			fn := func(context.Context, Task) (*Result, error) {
+				return &Result{Metrics: map[string]float64{"x": 1}}, nil
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				dir := b.TempDir()
+				l, err := OpenLedger(filepath.Join(dir, "l.db"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := l.Enqueue(ctx, nil, pts); err != nil {
+					b.Fatal(err)
+				}
+				c := &Controller{Ledger: l, Backend: &Local{Func: fn}, WorkDir: dir, Parallel: 4, PollInterval: time.Millisecond}
+				b.StartTimer()
+				sum, err := c.Run(ctx)
+				if err != nil || sum.Completed != n {
+					b.Fatalf("%+v %v", sum, err)
+				}
+				b.StopTimer()
+				l.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/run")
+		})
+	}
+}
+
+// benchDataset is n rows shaped like the study's export: 4 identity
+// columns, 7 parameters, 9 curve metrics and 2 extra metrics, with a few
+// NaN and Inf cells.
+func benchDataset(n int) *Dataset {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := &Dataset{Columns: []Column{{"run_id", String}, {"slug", String}, {"variant", String}, {"attempt", Int},
+		{"lr", Float}, {"wd", Float}, {"seed", Int}, {"optimizer", String}, {"hidden", Int}, {"norm", String}, {"batch_size", Int}}}
+	for _, c := range append(append([]string{}, CurveColumns...), "final_val_loss", "val_accuracy") {
+		d.Columns = append(d.Columns, Column{c, Float})
+	}
+	for i := range n {
+		row := []any{fmt.Sprintf("%016x", rng.Uint64()), fmt.Sprintf("base-lr0.1-wd1e-3-s%d", i), "base", int64(1),
+			0.1, 1e-3, int64(i), "sgd", int64(32), "batch", int64(32)}
+		for range len(CurveColumns) + 2 {
+			x := rng.NormFloat64()
+			switch rng.IntN(50) {
+			case 0:
+				x = math.NaN()
+			case 1:
+				x = math.Inf(1)
+			}
+			row = append(row, x)
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	return d
+}
+
+// BenchmarkExport writes <name>.csv and <name>_metadata.json for n runs
+// (trajectory files excluded: one file per run). Target: n=1e4 under 1 s.
+func BenchmarkExport(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(benchName(n), func(b *testing.B) {
+			d := benchDataset(n)
+			dir := b.TempDir()
+			now := time.Unix(0, 0)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Export(dir, "bench", d, nil, now); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkStatus computes the status table of an n-run ledger in mixed
+// states. Target: n=1e4 under 200 ms.
+func BenchmarkStatus(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(benchName(n), func(b *testing.B) {
+			ctx := context.Background()
+			l, err := OpenLedger(filepath.Join(b.TempDir(), "l.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			pts, _ := gridSpec("bench", n, nil).Expand()
+			if _, err := l.Enqueue(ctx, nil, pts); err != nil {
+				b.Fatal(err)
+			}
+			// 70% completed, 10% failed, 10% running, 10% queued.
+			for i, p := range pts[:n*9/10] {
+				l.Start(ctx, p.ID, "x")
+				switch {
+				case i < n*7/10:
+					l.Complete(ctx, p.ID)
+				case i < n*8/10:
+					l.Fail(ctx, p.ID, ClassUnknown, "x")
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				st, err := l.Status(ctx, 8)
+				if err != nil || st.Total != n {
+					b.Fatal(err)
+				}
+				if err := st.WriteTable(discard{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
