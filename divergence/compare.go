@@ -1,6 +1,7 @@
 package divergence
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -77,6 +78,15 @@ func Pairwise(runs []NamedRun, keys []string) []Row {
 // naming the run, file and key; other rows are unaffected. Compare panics if
 // two runs share a name.
 func Compare(runs []NamedRun, keys []string, opt Options) []Row {
+	rows, _ := CompareContext(context.Background(), runs, keys, opt)
+	return rows
+}
+
+// CompareContext is [Compare] that stops when ctx is done: reading large
+// archives can take minutes. It then returns every row, those it could not
+// finish with Max NaN and a Warning saying the comparison stopped, and
+// ctx.Err(); the rows of keys finished before are as Compare gives them.
+func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Options) ([]Row, error) {
 	for i := range runs {
 		for j := range i {
 			if runs[i].Name == runs[j].Name {
@@ -120,7 +130,15 @@ func Compare(runs []NamedRun, keys []string, opt Options) []Row {
 	npairs := len(runs) * (len(runs) - 1) / 2
 	rows := make([]Row, npairs*len(keys))
 	for k, key := range keys {
-		res := compareKey(runs, opened, openErr, key, opt.Norm, chunk)
+		var res []Row
+		if err := ctx.Err(); err != nil {
+			res = make([]Row, npairs)
+			for p := range res {
+				res[p] = Row{Max: math.NaN(), Warning: stoppedWarning(err)}
+			}
+		} else {
+			res = compareKey(ctx, runs, opened, openErr, key, opt.Norm, chunk)
+		}
 		p := 0
 		for i := range runs {
 			for j := i + 1; j < len(runs); j++ {
@@ -137,8 +155,10 @@ func Compare(runs []NamedRun, keys []string, opt Options) []Row {
 			}
 		}
 	}
-	return rows
+	return rows, ctx.Err()
 }
+
+func stoppedWarning(err error) string { return "comparison stopped: " + err.Error() }
 
 // member is one run's view of one key.
 type member struct {
@@ -167,7 +187,7 @@ func openMember(r *Run, key string, chunk int) (member, error) {
 
 // compareKey returns the rows for one key in pair order (Max, Steps and
 // Warning only).
-func compareKey(runs []NamedRun, opened []*Run, openErr []error, key string, norm Norm, chunk int) []Row {
+func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []error, key string, norm Norm, chunk int) []Row {
 	ms := make([]member, len(runs))
 	for i, r := range opened {
 		name := runs[i].Name
@@ -209,7 +229,7 @@ func compareKey(runs []NamedRun, opened []*Run, openErr []error, key string, nor
 			}
 		}
 		if len(group) >= 2 {
-			streamGroup(ms, group, norm, chunk, res, runs)
+			streamGroup(ctx, ms, group, norm, chunk, res, runs)
 		}
 	}
 	rows := make([]Row, 0, len(runs)*(len(runs)-1)/2)

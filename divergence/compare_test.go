@@ -2,6 +2,7 @@ package divergence
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -350,5 +351,78 @@ func TestCompareStreams(t *testing.T) {
 	const streamAbsTol = 1e-15
 	if len(rows) != 6 || math.Abs(rows[2].Max-2e-12) > streamAbsTol || rows[0].Warning != "" {
 		t.Errorf("rows %v", rows)
+	}
+}
+
+func TestCompareContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rows, err := CompareContext(ctx, fixtureRuns(), []string{"z_b", "omega_b"}, Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want 6", len(rows))
+	}
+	for _, r := range rows {
+		if r.A == "" || r.Key == "" || !math.IsNaN(r.Max) || !strings.Contains(r.Warning, "comparison stopped: context canceled") {
+			t.Errorf("row %v: want named, NaN and a stopped warning", r)
+		}
+	}
+	// Not cancelled, the same call matches Compare.
+	rows, err = CompareContext(context.Background(), fixtureRuns(), []string{"z_b"}, Options{})
+	if err != nil || cmp.Diff(Compare(fixtureRuns(), []string{"z_b"}, Options{}), rows, cmpopts.EquateNaNs()) != "" {
+		t.Errorf("CompareContext(Background) = %v, %v; differs from Compare", rows, err)
+	}
+}
+
+// cancelOnNext cancels a context when its source is asked for chunk n.
+type cancelOnNext struct {
+	source
+	n      int
+	cancel func()
+}
+
+func (c *cancelOnNext) next() ([]float64, error) {
+	if c.n--; c.n == 0 {
+		c.cancel()
+	}
+	return c.source.next()
+}
+
+// TestStreamGroupStops: a context cancelled in the middle of a member stops
+// the lockstep read at the next chunk, and the pair is reported stopped,
+// not as the divergence of the part read.
+func TestStreamGroupStops(t *testing.T) {
+	x := make([]float64, 100)
+	y := make([]float64, 100)
+	for i := range y {
+		y[i] = float64(i) // the largest difference, 99, is in the last chunk
+	}
+	runs := []NamedRun{{Name: "a", Path: "a.npz"}, {Name: "b", Path: "b.npz"}}
+	for _, tc := range []struct {
+		name   string
+		cancel int // chunk at which the context is cancelled; 0: never
+	}{{"not cancelled", 0}, {"cancelled at chunk 3", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ms := []member{
+				{shape: []int{100}, src: &cancelOnNext{source: &memSource{data: x, chunk: 10}, n: tc.cancel, cancel: cancel}},
+				{shape: []int{100}, src: &memSource{data: y}},
+			}
+			res := map[[2]int]pairResult{}
+			streamGroup(ctx, ms, []int{0, 1}, L2, 10, res, runs)
+			got := res[[2]int{0, 1}]
+			if tc.cancel == 0 {
+				if got.max != 99 || got.warn != "" {
+					t.Errorf("got %+v, want max 99", got)
+				}
+				return
+			}
+			if !math.IsNaN(got.max) || !strings.Contains(got.warn, "comparison stopped") {
+				t.Errorf("got %+v, want NaN and a stopped warning", got)
+			}
+		})
 	}
 }

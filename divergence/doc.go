@@ -15,7 +15,8 @@
 // # Sections
 //
 // Comparing: [Open] reads an archive, [Series] gives the per-step series of
-// one key, [Pairwise] and [Compare] give one [Row] per (a, b, key). Problems
+// one key, [Pairwise] and [Compare] give one [Row] per (a, b, key), and
+// [CompareContext] does so until a context is done. Problems
 // with the data (a missing key, different shapes, an unreadable file) never
 // stop a comparison: the row's Max is NaN and its Warning says why. NaN
 // inside the data propagates to Max. Compare streams the members of one key

@@ -1,6 +1,7 @@
 package divergence
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -217,7 +218,10 @@ func (p *acc) endStep(norm Norm) {
 
 // streamGroup compares every pair of runs in group (all of one shape),
 // streaming their members in lockstep, and stores the results in res.
-func streamGroup(ms []member, group []int, norm Norm, chunk int, res map[[2]int]pairResult, runs []NamedRun) {
+//
+// It checks ctx between chunks; once ctx is done every pair of the group
+// gets NaN and a warning that the comparison stopped.
+func streamGroup(ctx context.Context, ms []member, group []int, norm Norm, chunk int, res map[[2]int]pairResult, runs []NamedRun) {
 	nsteps, rowLen := steps(ms[group[0]].shape)
 	total := nsteps * rowLen
 	for _, g := range group {
@@ -238,7 +242,11 @@ func streamGroup(ms []member, group []int, norm Norm, chunk int, res map[[2]int]
 	failed := make([]string, len(group))
 	bufs := make([][]float64, len(group))
 	fast := norm == LInf || rowLen == 1
+	var stopped error
 	for seen := 0; seen < total; {
+		if stopped = ctx.Err(); stopped != nil {
+			break
+		}
 		n := -1
 		for gi, g := range group {
 			if failed[gi] != "" {
@@ -279,7 +287,7 @@ func streamGroup(ms []member, group []int, norm Norm, chunk int, res map[[2]int]
 	}
 	// Reading past the end verifies each member's checksum and length.
 	for gi, g := range group {
-		if failed[gi] != "" {
+		if failed[gi] != "" || stopped != nil {
 			continue
 		}
 		if _, err := ms[g].src.next(); err != io.EOF {
@@ -292,6 +300,9 @@ func streamGroup(ms []member, group []int, norm Norm, chunk int, res map[[2]int]
 	for _, p := range pairs {
 		pr := pairResult{max: p.max, steps: nsteps}
 		switch {
+		case stopped != nil:
+			pr.max = math.NaN()
+			pr.warn = joinWarn(joinWarn(failed[p.i], failed[p.j]), stoppedWarning(stopped))
 		case failed[p.i] != "" || failed[p.j] != "":
 			pr.max = math.NaN()
 			pr.warn = joinWarn(failed[p.i], failed[p.j])

@@ -45,6 +45,9 @@ type Synced struct {
 // uncommitted changes to tracked files is refused with [ErrDirty] unless
 // opt.AllowDirty. The result has one entry per host that synced, in hosts
 // order; the error joins a [*HostError] for each host that did not.
+//
+// Pass a commit hash, such as [Head] returns: a branch or tag name would be
+// resolved by each host's own git and could name different commits.
 func Sync(ctx context.Context, hosts []Host, commit string, opt SyncOptions) ([]Synced, error) {
 	if commit == "" || strings.HasPrefix(commit, "-") {
 		panic("divergence: invalid commit")

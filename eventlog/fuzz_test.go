@@ -2,13 +2,17 @@ package eventlog_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/google/go-cmp/cmp"
 )
 
 // FuzzRead feeds arbitrary bytes to the reader in every mode and checks
@@ -34,6 +38,14 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("<xml/>"))
 	f.Add([]byte("{\"EventTypeNumber\": 5, \"EventTime\": \"bad\"}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The reader takes a fast path when a whole event is buffered and
+		// goes line by line otherwise; fed one byte at a time it always
+		// goes line by line. Both must give the same events and errors.
+		limit := len(data) + 2 // more than that means no progress, caught below
+		whole := readTrace(strings.NewReader(string(data)), limit)
+		if d := cmp.Diff(whole, readTrace(iotest.OneByteReader(strings.NewReader(string(data))), limit)); d != "" {
+			t.Fatalf("buffered vs one-byte reads differ (-buffered +one-byte):\n%s", d)
+		}
 		for _, mode := range []eventlog.JobAdMode{eventlog.KeepJobAds, eventlog.DropJobAds, eventlog.FoldJobAds} {
 			for _, lenient := range []bool{false, true} {
 				r := eventlog.NewReader(strings.NewReader(string(data)))
@@ -61,6 +73,29 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// readTrace reads r to the end, or for at most limit events and errors,
+// and describes every event and error.
+func readTrace(r io.Reader, limit int) []string {
+	rd := eventlog.NewReader(r)
+	rd.Year, rd.Location = 2024, time.UTC
+	var out []string
+	for len(out) <= limit {
+		ev, err := rd.Read()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			out = append(out, "error: "+err.Error())
+			if !errors.As(err, new(*eventlog.ParseError)) {
+				return out
+			}
+			continue
+		}
+		out = append(out, fmt.Sprintf("%v %v %v line %d %q %q", ev.Code, ev.Job, ev.Time, ev.Line, ev.Body, ev.Ad))
+	}
+	return out
 }
 
 // touch calls every accessor that applies to ev; errors must be typed.

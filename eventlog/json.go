@@ -100,6 +100,9 @@ func (r *Reader) jsonEvent(n int, raw json.RawMessage) (Event, error) {
 	}
 	s, _ := attrs["EventTime"].(string)
 	t, err := parseISOTime(s, r.loc())
+	if err == nil && (t.Year() < minYear || t.Year() > maxYear) {
+		err = ErrDate
+	}
 	if err != nil {
 		return Event{}, r.perr(n, 0, fmt.Errorf("%w: EventTime %q", ErrDate, s))
 	}

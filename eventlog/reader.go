@@ -56,7 +56,7 @@ type Event struct {
 // Errors a Reader reports inside a *ParseError.
 var (
 	ErrHeader            = errors.New(`expected event header "NNN (cluster.proc.subproc) date time"`)
-	ErrDate              = errors.New("impossible date or time")
+	ErrDate              = errors.New("impossible date or time") // including years outside minYear–maxYear
 	ErrUnknownCode       = errors.New("event number not defined by HTCondor")
 	ErrMissingTerminator = errors.New(`expected "..." before the next event header`)
 	ErrTruncated         = errors.New(`truncated event: input ended before "..."`)
@@ -501,6 +501,15 @@ func (r *Reader) loc() *time.Location {
 
 var daysIn = [13]int{0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 
+// The years an event may carry. HTCondor writes Unix times, so nothing
+// before 1970 is real; jobs, tensors and file overlaps compare times as
+// Unix nanoseconds, which end in April 2262. A date outside is bad input
+// (ErrDate), not a time to compute with.
+const (
+	minYear = 1970
+	maxYear = 2261
+)
+
 func (r *Reader) eventTime(h *header) (time.Time, error) {
 	year := h.year
 	if year < 0 {
@@ -527,7 +536,7 @@ func (r *Reader) eventTime(h *header) (time.Time, error) {
 	if h.month == 2 && !(year%4 == 0 && (year%100 != 0 || year%400 == 0)) {
 		d = 28
 	}
-	if h.day > d {
+	if h.day > d || year < minYear || year > maxYear {
 		return time.Time{}, ErrDate
 	}
 	loc := r.loc()

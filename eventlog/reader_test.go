@@ -458,6 +458,9 @@ func TestBadInput(t *testing.T) {
 		{"impossible month", ok1 + "001 (001.000.000) 13/01 00:01:00 x\n...\n" + ok2, false, eventlog.ErrDate, 3, 19, 1, 1},
 		{"impossible day", ok1 + "001 (001.000.000) 2023-02-29 00:01:00 x\n...\n" + ok2, false, eventlog.ErrDate, 3, 19, 1, 1},
 		{"impossible hour", ok1 + "001 (001.000.000) 2023-02-01 25:01:00 x\n...\n" + ok2, false, eventlog.ErrDate, 3, 19, 1, 1},
+		// Unix nanoseconds, which jobs and tensors compute with, end in 2262.
+		{"year beyond 2261", ok1 + "001 (001.000.000) 2999-01-01 00:01:00 x\n...\n" + ok2, false, eventlog.ErrDate, 3, 19, 1, 1},
+		{"year before 1970", ok1 + "001 (001.000.000) 1969-12-31 23:59:59 x\n...\n" + ok2, false, eventlog.ErrDate, 3, 19, 1, 1},
 		{"missing terminator", ok1 + "001 (001.000.000) 2024-01-01 00:01:00 Job executing on host: <h>\n" + ok2, false, eventlog.ErrMissingTerminator, 4, 1, 1, 1},
 	}
 	for _, tt := range tests {

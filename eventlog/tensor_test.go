@@ -158,7 +158,9 @@ func synthJobs(t testing.TB, cfg synth.CondorLogConfig) ([]*eventlog.Job, synth.
 	}
 	r := eventlog.NewReader(&buf)
 	r.Location = time.UTC
-	r.Year = cfg.Start.Year()
+	// The year of legacy "MM/DD" dates: the generator's first event's (its
+	// Start, or its default start when Start is zero).
+	r.Year = st.First.Year()
 	evs, err := r.ReadAll()
 	if err != nil {
 		t.Fatal(err)

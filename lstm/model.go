@@ -231,7 +231,10 @@ func (d Decision) String() string {
 }
 
 // Decide returns Release when P(release) of seq is at least threshold, and
-// the probability. It panics as Predict does on malformed input.
+// the probability. It panics as Predict does on malformed input. A NaN
+// input gives a NaN probability and Remove, which is no decision at all:
+// callers deciding on unchecked data validate it with Probabilities first
+// or check the probability.
 func (m *Model) Decide(seq [][]float64, threshold float64) (Decision, float64) {
 	p := m.Predict(seq)
 	if p >= threshold {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/crosscluster/crosscluster/internal/npy"
 )
@@ -221,7 +222,10 @@ func (m *Model) ExportTorch(w io.Writer, double bool) error {
 // of layers is the number of consecutive lstm.weight_ih_l<k> keys; the input
 // width and hidden size come from the shapes. A missing or misshaped tensor
 // is an error wrapping ErrStateDict and naming the key; an unreadable archive
-// is an error from the npy reader. Keys other than the model's are ignored.
+// is an error from the npy reader. Keys outside the model's are ignored,
+// except that an lstm.* key of a layer beyond the counted ones (as left by
+// a missing lstm.weight_ih_l<k>), or of a bidirectional or projected LSTM,
+// is an ErrStateDict error naming it.
 // Rows are taken as oldest first (Architecture.NewestFirst false).
 func ImportTorch(r io.ReaderAt, size int64) (*Model, error) {
 	ar, err := npy.OpenArchive(r, size)
@@ -264,6 +268,21 @@ func ImportTorch(r io.ReaderAt, size int64) (*Model, error) {
 	const maxDim = 1 << 16
 	if a.Inputs > maxDim || a.Hidden > maxDim || a.Layers > 64 {
 		return nil, fmt.Errorf("%w: implausible sizes inputs=%d hidden=%d layers=%d", ErrStateDict, a.Inputs, a.Hidden, a.Layers)
+	}
+	// Every lstm.* key must belong to the layers counted above: a layer
+	// whose weight_ih is missing would otherwise cut the model short
+	// silently, and keys such as lstm.weight_hr_l0 (proj_size) or
+	// lstm.weight_ih_l0_reverse (bidirectional) describe another model.
+	want := map[string]bool{}
+	for l := range a.Layers {
+		for _, name := range []string{"weight_ih", "weight_hh", "bias_ih", "bias_hh"} {
+			want[fmt.Sprintf("lstm.%s_l%d", name, l)] = true
+		}
+	}
+	for _, k := range ar.Keys() {
+		if strings.HasPrefix(k, "lstm.") && !want[k] {
+			return nil, fmt.Errorf("%w: unexpected %q for a %d-layer unidirectional LSTM (a missing lstm.weight_ih_l%d?)", ErrStateDict, k, a.Layers, a.Layers)
+		}
 	}
 	return fromStateDict(a, func(key string, shape []int) ([]float64, error) {
 		arr, v, err := read(key)

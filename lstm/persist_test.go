@@ -3,8 +3,10 @@ package lstm
 import (
 	"bytes"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,6 +121,18 @@ func TestImportTorchBad(t *testing.T) {
 		return out
 	}
 	good := writeStateDict(t, sd)
+	// A two-layer state_dict whose second weight_ih is missing must not
+	// import as a one-layer model.
+	sd2 := New(Architecture{Inputs: 4, Hidden: 3, Layers: 2}, rnd).stateDict()
+	var noIH1 []tensorEntry
+	for _, e := range sd2 {
+		if e.key != "lstm.weight_ih_l1" {
+			noIH1 = append(noIH1, e)
+		}
+	}
+	extra := func(key string, shape []int) []tensorEntry {
+		return append(slices.Clone(sd), tensorEntry{key, shape, make([]float64, prod(shape))})
+	}
 	for _, tc := range []struct {
 		name  string
 		file  []byte
@@ -131,6 +145,9 @@ func TestImportTorchBad(t *testing.T) {
 		{"misshaped-hh", writeStateDict(t, reshape("lstm.weight_hh_l0", []int{11, 3})), ErrStateDict, "lstm.weight_hh_l0"},
 		{"misshaped-bias", writeStateDict(t, reshape("lstm.bias_ih_l0", []int{12, 1})), ErrStateDict, "lstm.bias_ih_l0"},
 		{"vector-ih", writeStateDict(t, reshape("lstm.weight_ih_l0", []int{12})), ErrStateDict, "lstm.weight_ih_l0"},
+		{"missing-ih-l1", writeStateDict(t, noIH1), ErrStateDict, "lstm.weight_hh_l1"},
+		{"bidirectional", writeStateDict(t, extra("lstm.weight_ih_l0_reverse", []int{12, 4})), ErrStateDict, "lstm.weight_ih_l0_reverse"},
+		{"projection", writeStateDict(t, extra("lstm.weight_hr_l0", []int{2, 3})), ErrStateDict, "lstm.weight_hr_l0"},
 		{"truncated", good[:len(good)-40], npy.ErrArchive, ""},
 		{"foreign", []byte("PK\x03\x04 not really a zip"), npy.ErrArchive, ""},
 	} {
@@ -199,4 +216,37 @@ func isNpyError(err error) bool {
 		}
 	}
 	return false
+}
+
+// TestNewInit checks PyTorch's initialisation: every LSTM weight and bias
+// and the head (fan-in H) uniform on ±1/√H, drawn only from the generator
+// given, so the same seed gives the same model.
+func TestNewInit(t *testing.T) {
+	a := Architecture{Inputs: 5, Hidden: 9, Layers: 2}
+	m := New(a, rand.New(rand.NewPCG(30, 30)))
+	bound := 1 / math.Sqrt(float64(a.Hidden))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var sum float64
+	for _, w := range m.params {
+		lo, hi = min(lo, w), max(hi, w)
+		sum += w
+	}
+	n := float64(len(m.params))
+	// With over a thousand draws the extremes come within 1% of the bounds
+	// and the mean within five standard errors (bound/√(3n)) of zero.
+	if lo < -bound || hi > bound || lo > -0.99*bound || hi < 0.99*bound || math.Abs(sum/n) > 5*bound/math.Sqrt(3*n) {
+		t.Errorf("weights span [%v, %v] with mean %v, want U(±%v)", lo, hi, sum/n, bound)
+	}
+	for _, e := range m.stateDict()[len(m.stateDict())-2:] {
+		for _, w := range e.data {
+			if math.Abs(w) > bound {
+				t.Errorf("%s has %v outside ±1/√H", e.key, w)
+			}
+		}
+	}
+	same := New(a, rand.New(rand.NewPCG(30, 30)))
+	other := New(a, rand.New(rand.NewPCG(31, 30)))
+	if !slices.Equal(m.params, same.params) || slices.Equal(m.params, other.params) {
+		t.Error("initial weights are not a function of the generator's seed")
+	}
 }

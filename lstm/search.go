@@ -65,7 +65,7 @@ type SearchResult struct {
 // in-process fallback. Progress (cfg.Progress) gets a line per trial on top
 // of the per-epoch lines.
 //
-// Search panics if space has no shape. Cancelling ctx stops the search and
+// Search panics if space has no shape or two shapes share a name. Cancelling ctx stops the search and
 // returns the trials finished so far with ctx.Err().
 func Search(ctx context.Context, space Space, cfg Config) (*SearchResult, error) {
 	if len(space.Shapes) == 0 {
@@ -104,6 +104,9 @@ func Search(ctx context.Context, space Space, cfg Config) (*SearchResult, error)
 	}
 	shapes := map[string]Shape{}
 	for _, sh := range space.Shapes {
+		if _, dup := shapes[sh.Name]; dup {
+			panic("lstm: two search shapes with the same name")
+		}
 		shapes[sh.Name] = sh
 	}
 	res := &SearchResult{Best: -1}
@@ -117,6 +120,9 @@ func Search(ctx context.Context, space Space, cfg Config) (*SearchResult, error)
 		out := TrialResult{Trial: tr}
 		if sh.Train.Len() == 0 || len(sh.Train.X[0]) == 0 {
 			out.Err = fmt.Errorf("shape %q: %w", tr.Shape, ErrEmpty)
+		} else if len(sh.Train.X[0][0]) == 0 {
+			// New would panic on a zero input width; this is bad data.
+			out.Err = fmt.Errorf("shape %q: sample 0 step 0 has no features: %w", tr.Shape, ErrWidth)
 		} else {
 			rnd := rand.New(rand.NewPCG(c.Seed, 1))
 			m := New(Architecture{Inputs: len(sh.Train.X[0][0]), Hidden: tr.Hidden, Layers: tr.Layers}, rnd)

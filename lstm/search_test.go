@@ -2,6 +2,7 @@ package lstm
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 )
@@ -41,4 +42,30 @@ func TestSearch(t *testing.T) {
 	if len(r1.Trials) != 2 || r1.Trials[0].Trial != r2.Trials[0].Trial || r1.Trials[1].Trial != r2.Trials[1].Trial {
 		t.Errorf("seeded random search is not reproducible: %v vs %v", r1.Trials, r2.Trials)
 	}
+}
+
+func TestSearchBadShapes(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(12, 12))
+	good := Shape{Name: "good", Train: holdTask(rnd, 40, 4, 3, 1, 1), Valid: holdTask(rnd, 20, 4, 3, 1, 1)}
+	// Rows without features (a tensor built with no event types) are bad
+	// data: the trial fails with ErrWidth, the search goes on.
+	zero := Shape{Name: "zero-width", Train: Data{X: [][][]float64{{{}, {}}, {{}, {}}}, Y: []int{0, 1}}}
+	res, err := Search(context.Background(), Space{Hidden: []int{2}, Layers: []int{1}, BatchSize: []int{8}, Shapes: []Shape{zero, good}}, Config{Epochs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 2 || !errors.Is(res.Trials[0].Err, ErrWidth) || res.Trials[1].Err != nil || res.Best != 1 {
+		t.Errorf("trials %+v, best %d: want the zero-width shape to fail with ErrWidth and the other to win", res.Trials, res.Best)
+	}
+
+	t.Run("duplicate-names", func(t *testing.T) {
+		defer func() {
+			if r := recover(); r != "lstm: two search shapes with the same name" {
+				t.Errorf("recovered %v, want the duplicate-name panic", r)
+			}
+		}()
+		other := good
+		other.Train = zero.Train
+		Search(context.Background(), Space{Shapes: []Shape{good, other}}, Config{Epochs: 1})
+	})
 }

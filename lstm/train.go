@@ -116,11 +116,14 @@ type History struct {
 // ctx.Err().
 //
 // Train panics if a Config field is out of range (negative learning rate or
-// batch size).
+// batch size, an unknown Optimizer).
 func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (*History, error) {
 	cfg = cfg.withDefaults()
 	if cfg.LearningRate < 0 || cfg.BatchSize < 0 || cfg.Epochs < 0 || cfg.ClipNorm < 0 {
 		panic("lstm: negative Config value")
+	}
+	if cfg.Optimizer != Adam && cfg.Optimizer != SGD {
+		panic("lstm: unknown Optimizer")
 	}
 	tr, err := pack(train, m.inputs, m.newestFirst, true)
 	if err != nil {

@@ -133,9 +133,41 @@ func TestTrainCancel(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	if len(hist.Epochs) != 2 {
-		t.Errorf("history has %d epochs, want the 2 done before cancellation", len(hist.Epochs))
+		t.Fatalf("history has %d epochs, want the 2 done before cancellation", len(hist.Epochs))
+	}
+	// The model holds the best finished epoch's weights, not those of the
+	// epoch cancellation interrupted.
+	if _, loss, _ := Evaluate(m, d, 0); hist.BestEpoch == 0 || loss != hist.Epochs[hist.BestEpoch-1].ValidLoss {
+		t.Errorf("after cancellation the model has validation loss %v, best epoch %d", loss, hist.BestEpoch)
 	}
 }
+
+func TestSearchCancel(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(2, 2))
+	sh := Shape{Name: "s", Train: holdTask(rnd, 32, 4, 3, 1, 1), Valid: holdTask(rnd, 16, 4, 3, 1, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	trials := 0
+	res, err := Search(ctx, Space{Hidden: []int{2, 3, 4}, Layers: []int{1}, BatchSize: []int{8}, Shapes: []Shape{sh}},
+		Config{Epochs: 2, Progress: writerFunc(func(p []byte) {
+			if strings.HasPrefix(string(p), "trial ") {
+				trials++
+				if trials == 2 {
+					cancel()
+				}
+			}
+		})})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if len(res.Trials) != 2 || res.Best < 0 {
+		t.Errorf("%d trials (best %d), want the 2 finished before cancellation", len(res.Trials), res.Best)
+	}
+}
+
+// writerFunc is an io.Writer calling a function with every write.
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 
 func TestTrainBadInput(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 1))
@@ -208,4 +240,113 @@ func TestTrainMonitorLoss(t *testing.T) {
 	if _, loss, _ := Evaluate(m, valid, 0); loss != best {
 		t.Errorf("restored model has validation loss %v, best epoch %v", loss, best)
 	}
+}
+
+// TestTrainEarlyStopRestoresBest trains on labels that are noise, so the
+// validation loss bottoms out early and then rises: early stopping must end
+// the run Patience epochs after the best epoch and leave the model holding
+// that epoch's weights, not the last epoch's.
+func TestTrainEarlyStopRestoresBest(t *testing.T) {
+	for _, mon := range []Monitor{MonitorLoss, MonitorF1} {
+		t.Run(map[Monitor]string{MonitorLoss: "loss", MonitorF1: "f1"}[mon], func(t *testing.T) {
+			rnd := rand.New(rand.NewPCG(21, 21))
+			train, valid := holdTask(rnd, 120, 5, 4, 1, 2), holdTask(rnd, 90, 5, 4, 1, 2)
+			for i := range train.Y {
+				train.Y[i] = rnd.IntN(2)
+			}
+			for i := range valid.Y {
+				valid.Y[i] = rnd.IntN(2)
+			}
+			m := New(Architecture{Inputs: 4, Hidden: 16, Layers: 1}, rnd)
+			const patience = 3
+			hist, err := Train(context.Background(), m, Config{
+				Monitor: mon, Patience: patience, Epochs: 60, BatchSize: 16, LearningRate: 0.05, Seed: 2,
+				OnEpoch: func(e EpochStats) {
+					// Validation metrics cover the whole set, not its last batch.
+					if n := e.Valid.TP + e.Valid.FP + e.Valid.TN + e.Valid.FN; n != valid.Len() {
+						t.Errorf("epoch %d: validation confusion matrix counts %d samples, the set has %d", e.Epoch, n, valid.Len())
+					}
+				},
+			}, train, valid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := hist.Epochs[len(hist.Epochs)-1]
+			if !hist.Stopped || len(hist.Epochs) != hist.BestEpoch+patience {
+				t.Fatalf("%d epochs, best %d, stopped %v: want a stop %d epochs after the best", len(hist.Epochs), hist.BestEpoch, hist.Stopped, patience)
+			}
+			best := hist.Epochs[hist.BestEpoch-1]
+			met, loss, err := Evaluate(m, valid, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if loss != best.ValidLoss || met != best.Valid {
+				t.Errorf("restored model: loss %v %+v; best epoch %d: loss %v %+v", loss, met, best.Epoch, best.ValidLoss, best.Valid)
+			}
+			if loss == last.ValidLoss {
+				t.Errorf("restored model has the last epoch's validation loss %v", loss)
+			}
+		})
+	}
+}
+
+// TestAdamStatePersists checks that Train keeps one Adam state for the
+// whole run: two epochs of one full batch each must equal two consecutive
+// steps of one optimiser, and differ from two steps of fresh optimisers
+// (the bug of the published project, which re-created Adam every epoch).
+func TestAdamStatePersists(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(22, 22))
+	d := holdTask(rnd, 24, 4, 3, 1, 1)
+	m0 := New(Architecture{Inputs: 3, Hidden: 4, Layers: 2}, rnd)
+	cfg := Config{BatchSize: d.Len(), Epochs: 2, Patience: -1, LearningRate: 0.01, Monitor: MonitorLoss}
+
+	trained := m0.Clone()
+	hist, err := Train(context.Background(), trained, cfg, d, Data{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Train keeps the better epoch; the comparison below needs the second.
+	if hist.BestEpoch != 2 {
+		t.Fatalf("best epoch %d, want 2 (the training loss should fall on this task)", hist.BestEpoch)
+	}
+	pk, err := pack(d, 3, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := m0.Clone()
+	tr := newTrainer(one, cfg, pk)
+	fresh := m0.Clone()
+	for range 2 {
+		if _, _, err := tr.step(seqIndices(pk.n)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := newTrainer(fresh, cfg, pk).step(seqIndices(pk.n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var worstOne, worstFresh float64
+	for i := range trained.params {
+		worstOne = max(worstOne, math.Abs(trained.params[i]-one.params[i]))
+		worstFresh = max(worstFresh, math.Abs(trained.params[i]-fresh.params[i]))
+	}
+	if worstOne > engineTrainTol {
+		t.Errorf("two epochs of Train differ from two steps of one Adam by %g", worstOne)
+	}
+	// A fresh Adam's first step moves every weight by about lr; the
+	// persistent one's second step differs from that by a sizeable
+	// fraction of lr.
+	if worstFresh < 1e-2*cfg.LearningRate {
+		t.Errorf("the test cannot tell a persistent Adam from a re-created one: they differ by %g", worstFresh)
+	}
+}
+
+func TestTrainUnknownOptimizer(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 3))
+	d := holdTask(rnd, 8, 3, 3, 1, 1)
+	defer func() {
+		if r := recover(); r != "lstm: unknown Optimizer" {
+			t.Errorf("recovered %v, want the constant unknown-optimizer panic", r)
+		}
+	}()
+	Train(context.Background(), New(Architecture{Inputs: 3, Hidden: 2, Layers: 1}, rnd), Config{Optimizer: 7, Epochs: 1}, d, Data{})
 }

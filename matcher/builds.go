@@ -61,10 +61,13 @@ type BuildConfig struct {
 	Progress   io.Writer
 }
 
-// BuildLevels are the spack-build experiment's level names in order.
-var BuildLevels = []string{"none", "arch-subsystem", "compiler-subsystem", "compiler-version-subsystem",
-	"memory-subsystem", "arch", "arch-compiler", "arch-compiler-compiler-version",
-	"arch-compiler-compiler-version-memory", "constraint-with-replacement", "constraint-without-replacement"}
+// BuildLevels returns the spack-build experiment's level names in order (a
+// new slice each call; the package keeps no mutable globals).
+func BuildLevels() []string {
+	return []string{"none", "arch-subsystem", "compiler-subsystem", "compiler-version-subsystem",
+		"memory-subsystem", "arch", "arch-compiler", "arch-compiler-compiler-version",
+		"arch-compiler-compiler-version-memory", "constraint-with-replacement", "constraint-without-replacement"}
+}
 
 // UniqueBuildJobs drops jobs whose resources (arch, compiler, compiler
 // version, memory min/mean/max) repeat an earlier job's, keeping the first.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -33,18 +34,22 @@ const (
 	// and cost, which are deterministic but sum 20,187 KNN predictions in a
 	// different order than the published driver.
 	costTol = 1e-9
+	// handTol is the absolute tolerance for hand-computed figures of the
+	// small worlds below: sums of a few float64 terms, exact but for
+	// rounding.
+	handTol = 1e-12
 )
 
 func within(t *testing.T, what string, published, expected, se float64) {
 	t.Helper()
-	if d := math.Abs(published - expected); d > zTol*se+1e-12*math.Abs(published) {
+	if d := math.Abs(published - expected); d > zTol*se+exactTol*math.Abs(published) {
 		t.Errorf("%s: published %.6g, expected %.6g ± %.3g (SE): off by %.1f SE", what, published, expected, se, d/se)
 	}
 }
 
 func exact(t *testing.T, what string, published, got float64) {
 	t.Helper()
-	if !cmp.Equal(published, got, cmpopts.EquateApprox(exactTol, 1e-12)) {
+	if !cmp.Equal(published, got, cmpopts.EquateApprox(exactTol, handTol)) {
 		t.Errorf("%s: published %.15g, got %.15g", what, published, got)
 	}
 }
@@ -310,7 +315,7 @@ func readScoresCSV(t *testing.T) map[string]map[string]float64 {
 func loadSpack(t *testing.T) (w *BuildWorld, published, corrected *Report) {
 	dir := needData(t, "spack-build")
 	if raceEnabled {
-		t.Skip("skipped under -race: the spack-build reproduction parses 13 MB of YAML, which takes minutes with the race detector on a shared 2-core machine; plain go test runs it")
+		t.Skip("skipped under -race: the full spack-build reproduction (two runs of 31,622 jobs) takes about 7 s of CPU with the race detector; plain go test runs it, and TestSpackBuildSubset checks the same engine on real data under -race")
 	}
 	spackOnce.Do(func() {
 		ctx := context.Background()
@@ -332,10 +337,10 @@ func loadSpack(t *testing.T) (w *BuildWorld, published, corrected *Report) {
 func TestSpackBuildPublished(t *testing.T) {
 	_, rep, _ := loadSpack(t)
 	pub := readScoresCSV(t)
-	if len(pub) != len(BuildLevels) {
-		t.Fatalf("published has %d levels, want %d", len(pub), len(BuildLevels))
+	if len(pub) != len(BuildLevels()) {
+		t.Fatalf("published has %d levels, want %d", len(pub), len(BuildLevels()))
 	}
-	for _, name := range BuildLevels {
+	for _, name := range BuildLevels() {
 		p := pub[name]
 		l := rep.Level(name)
 		if l == nil {
@@ -424,7 +429,7 @@ func TestSpackBuildAttributes(t *testing.T) {
 		for _, m := range ms {
 			s += m
 		}
-		if !cmp.Equal(j.MemoryTopTenth, s/float64(len(ms)), cmpopts.EquateApprox(1e-12, 0)) {
+		if !cmp.Equal(j.MemoryTopTenth, s/float64(len(ms)), cmpopts.EquateApprox(exactTol, 0)) {
 			t.Errorf("%s: memory_of_top_ten_percent_runtime %g, mean of first tenth %g", j.Package, j.MemoryTopTenth, s/float64(len(ms)))
 		}
 		if j.MemoryTopTenth != tenth[j.Package] {
@@ -474,7 +479,7 @@ func TestVersionsHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := cmpopts.EquateApprox(0, 1e-12)
+	opt := cmpopts.EquateApprox(0, handTol)
 	// none: a builds on c1 only (1/2); b builds nowhere. Marginal: a gets
 	// 1 or 0, b 0. Per job variances 1/4 and 0, so the mean's SE is
 	// sqrt(1/4)/2 and the expected population variance is
@@ -607,7 +612,7 @@ func TestBuildsHand(t *testing.T) {
 			{Name: "j2", Package: "p", Arch: "A", Compiler: "gcc", CompilerVersion: "11.0.0", MemMean: 20, MemMax: 50, Duration: 200},
 		},
 	}
-	opt := cmpopts.EquateApprox(0, 1e-12)
+	opt := cmpopts.EquateApprox(0, handTol)
 	for _, tt := range []struct {
 		rule    CompilerRule
 		success float64
@@ -655,5 +660,154 @@ func TestBuildsHand(t *testing.T) {
 		if con.Jobs != 1 || con.Unmatched != 0 || con.AdditionalRuntime.Value != 90 || con.AdditionalRuntime.SE != 0 {
 			t.Errorf("constraint: %+v", con)
 		}
+	}
+}
+
+// spackSubsetJobs is how many builds of one published jobspec file
+// TestSpackBuildSubset uses: enough for every level to have matched and
+// unmatched submissions, few enough to check against Pool under -race in
+// a few seconds.
+const spackSubsetJobs = 500
+
+// TestSpackBuildSubset is the spack-build reproduction on real data that
+// also runs under -race (where the full reproduction is skipped): the first
+// builds of one published jobspec file against the 100 published clusters.
+// RunBuilds' cached bitset engine must agree exactly with an independent
+// recount through the public matching API (Pool.Submit with All) on every
+// subsystem and expanding level: submissions, unmatched, matched clusters
+// per job, expected build success under both compiler rules, and each
+// stopped job's unmatched_at.
+func TestSpackBuildSubset(t *testing.T) {
+	dir := needData(t, "spack-build")
+	clusters, err := loadFile(filepath.Join(dir, "cluster-features.json"), ReadBuildClusters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := ReadBuildJobFiles(context.Background(), []string{filepath.Join(dir, "jobspecs", "jobspecs-1000.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &BuildWorld{Clusters: clusters, Jobs: jobs[:min(spackSubsetJobs, len(jobs))]}
+	uniq, _ := UniqueBuildJobs(w.Jobs)
+
+	var cs []Cluster
+	byName := map[string]BuildCluster{}
+	for _, c := range clusters {
+		cs = append(cs, c.Cluster())
+		byName[c.Name] = c
+	}
+	pool, err := NewPool(cs, Rules{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool.Replacement = true
+	builds := func(j *BuildJob, c BuildCluster, rule CompilerRule) bool {
+		if c.Arch != j.Arch || c.Compiler != j.Compiler {
+			return false
+		}
+		jv, cv := MustParseVersion(j.CompilerVersion), MustParseVersion(c.CompilerVersion)
+		if rule == JobAtLeastCluster {
+			return jv.Compare(cv) >= 0
+		}
+		return cv.Compare(jv) >= 0
+	}
+	type tally struct {
+		jobs, unmatched int
+		matched, at     moments
+		success         [2]moments // per CompilerRule
+	}
+	want := map[string]*tally{}
+	wantAt := map[string]int{}
+	seen := map[string][]string{} // requirements -> matched clusters
+	submit := func(level string, j *BuildJob, subs []string) bool {
+		tl := want[level]
+		if tl == nil {
+			tl = &tally{}
+			want[level] = tl
+		}
+		job := Job{Name: j.Name, Package: j.Package, Requires: j.Requirements(subs...)}
+		key := fmt.Sprint(job.Requires)
+		matched, ok := seen[key]
+		if !ok {
+			a, err := pool.Submit(&job, All{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			matched = a.Matched
+			seen[key] = matched
+		}
+		k := float64(len(matched))
+		tl.jobs++
+		tl.matched.add(k, k*k)
+		if k == 0 {
+			tl.unmatched++
+			return false
+		}
+		for _, rule := range []CompilerRule{ClusterAtLeastJob, JobAtLeastCluster} {
+			ok := 0.0
+			for _, name := range matched {
+				if builds(j, byName[name], rule) {
+					ok++
+				}
+			}
+			tl.success[rule].add(ok/k, ok/k)
+		}
+		return true
+	}
+	order := []string{"arch", "compiler", "compiler-version", "memory"}
+	for i := range uniq {
+		j := &uniq[i]
+		for _, s := range order {
+			submit(s+"-subsystem", j, []string{s})
+		}
+		name := ""
+		for li := range order {
+			name = strings.Trim(name+"-"+order[li], "-")
+			if !submit(name, j, order[:li+1]) {
+				at := map[string]int{"arch": 1, "compiler": 2, "compiler-version": 2, "memory": 3}[order[li]]
+				wantAt[j.Name] = at
+				want[name].at.add(float64(at), float64(at*at))
+				break
+			}
+		}
+	}
+	for _, rule := range []CompilerRule{ClusterAtLeastJob, JobAtLeastCluster} {
+		mode := Corrected
+		if rule == JobAtLeastCluster {
+			mode = Published
+		}
+		rep, err := RunBuilds(context.Background(), w, BuildConfig{Mode: mode, Compiler: rule})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range sortedKeys(want) {
+			tl := want[name]
+			t.Run(mode.String()+"/"+name, func(t *testing.T) {
+				l := rep.Level(name)
+				if l == nil {
+					t.Fatal("no such level")
+				}
+				e := l.Expected
+				if e.Jobs != tl.jobs || e.Unmatched != tl.unmatched {
+					t.Errorf("%d submissions, %d unmatched; Pool says %d and %d", e.Jobs, e.Unmatched, tl.jobs, tl.unmatched)
+				}
+				exact(t, "matched mean", tl.matched.stat().Mean, e.MatchedClusters.Mean)
+				exact(t, "matched std", tl.matched.stat().Std, e.MatchedClusters.Std)
+				exact(t, "build success mean", tl.success[rule].stat().Mean, e.BuildSuccess.Mean)
+				if e.UnmatchedJobs != tl.at.n {
+					t.Errorf("%d jobs stopped here, Pool says %d", e.UnmatchedJobs, tl.at.n)
+				} else if tl.at.n > 0 {
+					exact(t, "unmatched_at mean", tl.at.stat().Mean, e.UnmatchedAt.Mean)
+					exact(t, "max percent matched mean", tl.at.stat().Mean/3, e.MaxPercentMatched.Mean)
+				}
+			})
+		}
+		if diff := cmp.Diff(wantAt, rep.UnmatchedAt); diff != "" {
+			t.Errorf("%s unmatched_at (-Pool +RunBuilds):\n%s", mode, diff)
+		}
+	}
+	// The subset must exercise what it checks.
+	if len(wantAt) == 0 || want["arch-compiler-compiler-version-memory"] == nil {
+		t.Errorf("subset too easy: %d jobs stopped unmatched, full-metadata level %v", len(wantAt), want["arch-compiler-compiler-version-memory"])
 	}
 }

@@ -58,14 +58,14 @@ func TestLinearHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b, ok := l.Coefficients("p")
-	if !ok || !cmp.Equal([]float64{2, 3}, []float64{a, b}, cmpopts.EquateApprox(0, 1e-12)) {
+	if !ok || !cmp.Equal([]float64{2, 3}, []float64{a, b}, cmpopts.EquateApprox(0, handTol)) {
 		t.Errorf("p: got %g + %g x, want 2 + 3x", a, b)
 	}
 	l0, err := FitLinear(s, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := l0.Predict("o", 10); !cmp.Equal(30.0, got, cmpopts.EquateApprox(0, 1e-12)) {
+	if got, _ := l0.Predict("o", 10); !cmp.Equal(30.0, got, cmpopts.EquateApprox(0, handTol)) {
 		t.Errorf("through the origin: Predict(o, 10) = %g, want 30", got)
 	}
 	if _, err := FitLinear([]Sample{{"p", 1, 1}}, true); err == nil {

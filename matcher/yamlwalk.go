@@ -39,6 +39,9 @@ func deref(n *yaml.Node) *yaml.Node {
 }
 
 func (w ywalk) parse(b []byte) (*yaml.Node, error) {
+	if root, ok := fastYAML(b); ok {
+		return root, nil
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, &ParseError{File: w.file, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}

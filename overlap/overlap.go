@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -268,59 +269,43 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	}
 	res.y = slices.Clone(y)
 
-	// Column-major copy, checked and optionally imputed.
-	xs := mat.NewDense(n, d, nil)
-	xs.Copy(X)
-	raw := xs.RawMatrix()
+	// Column-major copy (features × rows), checked and optionally imputed;
+	// stats reads it as the transpose without another copy.
+	cm := mat.NewDense(d, n, nil)
 	res.cols = make([][]float64, d)
-	res.KS = make([]FeatureKS, d)
 	for j := range d {
-		col := make([]float64, n)
-		var bad []int
-		for i := range n {
-			v := raw.Data[i*raw.Stride+j]
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				if !cfg.impute {
-					return nil, fmt.Errorf("%w: row %d feature %q is %v", ErrNonFinite, i, cfg.names[j], v)
-				}
-				bad = append(bad, i)
-			}
-			col[i] = v
-		}
+		res.cols[j] = cm.RawMatrix().Data[j*n : (j+1)*n]
+	}
+	res.KS = make([]FeatureKS, d)
+	finite := fillColumns(res.cols, X)
+	for j, col := range res.cols {
 		res.KS[j].Name = cfg.names[j]
-		if len(bad) > 0 {
-			if len(bad) == n {
-				return nil, fmt.Errorf("%w: feature %q has no finite value", ErrNonFinite, cfg.names[j])
+		if !finite {
+			if err := res.impute(j, cfg); err != nil {
+				return nil, err
 			}
-			finite := make([]float64, 0, n-len(bad))
-			for _, v := range col {
-				if !math.IsNaN(v) && !math.IsInf(v, 0) {
-					finite = append(finite, v)
-				}
-			}
-			med := stats.Median(finite)
-			for _, i := range bad {
-				col[i] = med
-				raw.Data[i*raw.Stride+j] = med
-			}
-			res.KS[j].Imputed = len(bad)
-			res.Notes = append(res.Notes, fmt.Sprintf("feature %q: %d non-finite values replaced by the median %g", cfg.names[j], len(bad), med))
 		}
 		if isConstant(col) {
 			res.Notes = append(res.Notes, fmt.Sprintf("feature %q is constant (%g): it cannot separate the domains", cfg.names[j], col[0]))
 		}
-		res.cols[j] = col
 	}
 
-	// Standardise in place with the fitted mean and scale.
-	std, err := stats.FitStandardizer(xs)
+	// Standardise with the fitted mean and scale.
+	std, err := stats.FitStandardizer(cm.T())
 	if err != nil {
 		return nil, fmt.Errorf("overlap: standardising: %w", err)
 	}
 	res.Mean, res.Scale = std.Mean, std.Scale
-	standardize(xs, std.Mean, std.Scale)
+	zs := mat.NewDense(d, n, nil)
+	parallel(d, func(j int) {
+		z := zs.RawMatrix().Data[j*n : (j+1)*n]
+		m, sc := std.Mean[j], std.Scale[j]
+		for i, v := range res.cols[j] {
+			z[i] = (v - m) / sc
+		}
+	})
 
-	lr, err := stats.LogisticRegression(xs, y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw})
+	lr, err := stats.LogisticRegression(zs.T(), y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw})
 	if err != nil {
 		return nil, fmt.Errorf("overlap: domain classifier: %w", err)
 	}
@@ -331,24 +316,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	} else if !lr.Converged {
 		res.Notes = append(res.Notes, "the domain classifier did not converge: "+lr.Note)
 	}
-	res.Propensity = lr.PredictProba(make([]float64, n), xs)
-
-	positive := make([]bool, n)
-	for i, v := range y {
-		positive[i] = v == Target
-	}
-	if res.AUC, err = stats.AUC(res.Propensity, positive, nil); err != nil {
-		return nil, fmt.Errorf("overlap: AUC: %w", err)
-	}
-	if cfg.folds > 0 {
-		res.CrossFitFolds = cfg.folds
-		if res.CrossFitAUC, err = crossFit(res.cols, y, positive, cfg); err != nil {
-			// A fold without one of the domains leaves the in-sample
-			// results valid; say why the cross-fitted AUC is missing.
-			res.CrossFitAUC = math.NaN()
-			res.Notes = append(res.Notes, "no cross-fitted AUC: "+err.Error())
-		}
-	}
+	res.Propensity = lr.PredictProba(make([]float64, n), zs.T())
 
 	res.InBand = make([]bool, n)
 	for i, p := range res.Propensity {
@@ -364,36 +332,159 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	res.Coverage = float64(res.NTargetInBand) / float64(res.NTarget)
 	res.SourceCoverage = float64(res.NSourceInBand) / float64(res.NSource)
 
-	res.propensitySummaries()
-	if err := res.compareFeatures(); err != nil {
+	// The propensity summaries (with the AUC) and the per-feature
+	// comparisons are independent tasks.
+	// The standardised features are no longer needed: their memory
+	// becomes the comparisons' scratch.
+	if err := res.summarise(zs.RawMatrix().Data); err != nil {
 		return nil, err
+	}
+	if cfg.folds > 0 {
+		positive := make([]bool, n)
+		for i, v := range y {
+			positive[i] = v == Target
+		}
+		res.CrossFitFolds = cfg.folds
+		if res.CrossFitAUC, err = crossFit(res.cols, y, positive, cfg); err != nil {
+			// A fold without one of the domains leaves the in-sample
+			// results valid; say why the cross-fitted AUC is missing.
+			res.CrossFitAUC = math.NaN()
+			res.Notes = append(res.Notes, "no cross-fitted AUC: "+err.Error())
+		}
 	}
 	return res, nil
 }
 
-// compareFeatures runs compareFeature for every feature on up to
-// GOMAXPROCS goroutines. Each feature's result depends only on its own
-// column, so the outcome does not depend on scheduling; the first error in
-// feature order is returned.
-func (r *Result) compareFeatures() error {
-	d := len(r.cols)
-	errs := make([]error, d)
-	workers := min(d, runtime.GOMAXPROCS(0))
-	next := make(chan int)
+// fillColumns copies X into cols (one slice per column), sharing the rows
+// out among goroutines, and reports whether every value is finite.
+func fillColumns(cols [][]float64, X mat.Matrix) bool {
+	n, d := X.Dims()
+	raw, isRaw := X.(mat.RawMatrixer)
+	const block = 8192
+	nBlocks := (n + block - 1) / block
+	var bad atomic.Bool
+	parallel(nBlocks, func(b int) {
+		lo, hi := b*block, min((b+1)*block, n)
+		finite := true
+		if isRaw {
+			m := raw.RawMatrix()
+			for i := lo; i < hi; i++ {
+				for j, v := range m.Data[i*m.Stride : i*m.Stride+d] {
+					finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
+					cols[j][i] = v
+				}
+			}
+		} else {
+			for i := lo; i < hi; i++ {
+				for j := range d {
+					v := X.At(i, j)
+					finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
+					cols[j][i] = v
+				}
+			}
+		}
+		if !finite {
+			bad.Store(true)
+		}
+	})
+	return !bad.Load()
+}
+
+// impute replaces the non-finite values of feature j by the median of its
+// finite values when imputation was asked for, and otherwise returns the
+// error naming the first one.
+func (r *Result) impute(j int, cfg config) error {
+	col := r.cols[j]
+	var bad []int
+	for i, v := range col {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			if !cfg.impute {
+				return fmt.Errorf("%w: row %d feature %q is %v", ErrNonFinite, i, cfg.names[j], v)
+			}
+			bad = append(bad, i)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	if len(bad) == len(col) {
+		return fmt.Errorf("%w: feature %q has no finite value", ErrNonFinite, cfg.names[j])
+	}
+	finite := make([]float64, 0, len(col)-len(bad))
+	for _, v := range col {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			finite = append(finite, v)
+		}
+	}
+	med := stats.Median(finite)
+	for _, i := range bad {
+		col[i] = med
+	}
+	r.KS[j].Imputed = len(bad)
+	r.Notes = append(r.Notes, fmt.Sprintf("feature %q: %d non-finite values replaced by the median %g", cfg.names[j], len(bad), med))
+	return nil
+}
+
+// parallel calls fn(k) for k in [0, n) on up to GOMAXPROCS goroutines.
+// Callers write only to k's own outputs, so results do not depend on
+// scheduling.
+func parallel(n int, fn func(k int)) {
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for range min(n, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range next {
-				errs[j] = r.compareFeature(j)
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= n {
+					return
+				}
+				fn(k)
 			}
 		}()
 	}
-	for j := range d {
-		next <- j
+	wg.Wait()
+}
+
+// summarise computes the propensity summaries and AUC and compares every
+// feature between the domains, as independent tasks on up to GOMAXPROCS
+// goroutines, each with its own scratch memory. Every task writes only its
+// own results, so the outcome does not depend on scheduling; the first
+// error in task order is returned.
+//
+// Each worker needs 2n floats of scratch (see compareFeature), taken from
+// mem while it lasts.
+func (r *Result) summarise(mem []float64) error {
+	d, n := len(r.cols), len(r.y)
+	errs := make([]error, d+1)
+	workers := min(d+1, runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sc compareScratch
+			if len(mem) >= (w+1)*2*n {
+				sc.mem = mem[w*2*n : (w+1)*2*n]
+			} else {
+				sc.mem = make([]float64, 2*n)
+			}
+			for {
+				k := int(next.Add(1) - 1)
+				switch {
+				case k > d:
+					return
+				case k == 0:
+					// The propensities first: the longest task.
+					errs[0] = r.propensitySummaries()
+				default:
+					errs[k] = r.compareFeature(k-1, &sc)
+				}
+			}
+		}()
 	}
-	close(next)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -402,7 +493,6 @@ func (r *Result) compareFeatures() error {
 	}
 	return nil
 }
-
 func isConstant(x []float64) bool {
 	for _, v := range x[1:] {
 		if v != x[0] {
@@ -440,38 +530,49 @@ func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
 	return src, tgt
 }
 
-func (r *Result) compareFeature(j int) error {
+// compareScratch is one goroutine's memory for compareFeature: mem holds
+// 2n floats, each domain's values once in and out of band and once merged.
+type compareScratch struct {
+	sorter stats.FloatSorter
+	mem    []float64
+}
+
+func (r *Result) compareFeature(j int, sc *compareScratch) error {
 	f := &r.KS[j]
 	// Per domain, sort the in-band and the out-of-band values separately
 	// and merge them: one sort serves both the all-rows and the in-band
 	// test, which need the same values sorted.
-	var sorted [2]struct{ all, in []float64 }
+	var all, in, rest [2][]float64
+	nIn := [2]int{r.NSourceInBand, r.NTargetInBand}
+	mem := sc.mem
 	for d, nd := range [2]int{r.NSource, r.NTarget} {
-		in := make([]float64, 0, nd)
-		out := make([]float64, 0, nd)
-		for i, v := range r.cols[j] {
-			if r.y[i] != d {
-				continue
-			}
-			if r.InBand[i] {
-				in = append(in, v)
-			} else {
-				out = append(out, v)
-			}
-		}
-		tmp := make([]uint64, max(len(in), len(out)))
-		sortFloats(in, tmp)
-		sortFloats(out, tmp)
-		sorted[d].in = in
-		sorted[d].all = mergeSorted(make([]float64, nd), in, out)
+		in[d], mem = mem[:nIn[d]], mem[nIn[d]:]
+		rest[d], mem = mem[:nd-nIn[d]], mem[nd-nIn[d]:]
+		all[d], mem = mem[:nd], mem[nd:]
 	}
-	src, tgt := sorted[Source].all, sorted[Target].all
+	var kIn, kRest [2]int
+	for i, v := range r.cols[j] {
+		d := r.y[i]
+		if r.InBand[i] {
+			in[d][kIn[d]] = v
+			kIn[d]++
+		} else {
+			rest[d][kRest[d]] = v
+			kRest[d]++
+		}
+	}
+	for d := range 2 {
+		sc.sorter.Sort(in[d])
+		sc.sorter.Sort(rest[d])
+		mergeSorted(all[d], in[d], rest[d])
+	}
+	src, tgt := all[Source], all[Target]
 	f.SMD, f.VarianceRatio = stats.SMD(tgt, src), stats.VarianceRatio(tgt, src)
 	var err error
 	if f.All, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
 	}
-	src, tgt = sorted[Source].in, sorted[Target].in
+	src, tgt = in[Source], in[Target]
 	if len(src) == 0 || len(tgt) == 0 {
 		f.InBand = stats.KSResult{Statistic: math.NaN(), PValue: math.NaN(), Location: math.NaN()}
 		f.SMDInBand, f.VarRatioInBand = math.NaN(), math.NaN()
@@ -500,12 +601,18 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 	return ks, smd, vr, "", nil
 }
 
-// propensitySummaries fills the quantiles, histograms and ESS.
-func (r *Result) propensitySummaries() {
+// propensitySummaries computes the AUC, quantiles, histograms and ESS.
+// The propensities are sorted once per domain, which serves both the AUC
+// (stats.AUCSorted) and the quantiles.
+func (r *Result) propensitySummaries() error {
 	src, tgt := r.split(r.Propensity, nil)
-	tmp := make([]uint64, max(len(src), len(tgt)))
-	sortFloats(src, tmp)
-	sortFloats(tgt, tmp)
+	var sorter stats.FloatSorter
+	sorter.Sort(src)
+	sorter.Sort(tgt)
+	var err error
+	if r.AUC, err = stats.AUCSorted(src, tgt); err != nil {
+		return fmt.Errorf("overlap: AUC: %w", err)
+	}
 	r.QuantileLevels = slices.Clone(r.cfg.levels)
 	r.SourceQuantiles = make([]float64, len(r.QuantileLevels))
 	r.TargetQuantiles = make([]float64, len(r.QuantileLevels))
@@ -521,8 +628,9 @@ func (r *Result) propensitySummaries() {
 	r.SourceHist = histogram(src, bins)
 	r.TargetHist = histogram(tgt, bins)
 
-	w := make([]float64, 0, r.NSource)
-	wIn := make([]float64, 0, r.NSourceInBand)
+	// The odds weights in row order, reusing src's memory.
+	w := src[:0]
+	wIn := tgt[:0]
 	for i, p := range r.Propensity {
 		if r.y[i] != Source {
 			continue
@@ -537,6 +645,7 @@ func (r *Result) propensitySummaries() {
 	if len(wIn) > 0 {
 		r.ESSInBand = stats.KishESS(wIn)
 	}
+	return nil
 }
 
 // quantileSorted is NumPy's default (linear, type 7) quantile of sorted,

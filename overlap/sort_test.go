@@ -5,11 +5,17 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/crosscluster/crosscluster/stats"
 )
 
-func TestSortFloats(t *testing.T) {
+// TestSortMerge: stats.FloatSorter then mergeSorted, as compareFeature
+// uses them, give slices.Sort's order on values with infinities, ties,
+// negative zeros and magnitudes from 1e-10 to 1e10.
+func TestSortMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	for _, n := range []int{0, 1, 7, 255, 256, 1000, 5000} {
+	var sorter stats.FloatSorter
+	for _, n := range []int{0, 1, 7, 255, 256, 1000, 5000, 20000} {
 		x := make([]float64, n)
 		for i := range x {
 			switch rng.IntN(8) {
@@ -25,9 +31,9 @@ func TestSortFloats(t *testing.T) {
 		}
 		want := slices.Clone(x)
 		slices.Sort(want)
-		sortFloats(x, make([]uint64, n))
+		sorter.Sort(x)
 		if !slices.Equal(want, x) {
-			t.Errorf("n=%d: radix sort differs from slices.Sort", n)
+			t.Errorf("n=%d: FloatSorter differs from slices.Sort", n)
 		}
 		half := n / 2
 		a, b := slices.Clone(want[:half]), slices.Clone(want[half:])

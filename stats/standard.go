@@ -3,6 +3,9 @@ package stats
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,6 +29,9 @@ func FitStandardizer(X mat.Matrix) (*Standardizer, error) {
 	r, c := X.Dims()
 	if r == 0 {
 		return nil, fmt.Errorf("stats: FitStandardizer: no rows: %w", ErrEmpty)
+	}
+	if data, stride, ok := colMajor(X); ok {
+		return fitStandardizerCols(data, stride, r, c)
 	}
 	at := rowAccessor(X)
 	s := &Standardizer{Mean: make([]float64, c), Scale: make([]float64, c)}
@@ -64,16 +70,117 @@ func FitStandardizer(X mat.Matrix) (*Standardizer, error) {
 		}
 	}
 	for j := range sq {
-		n := float64(count[j])
-		v := (sq[j] - corr[j]*corr[j]/n) / n
-		ub := n*epsilon*v + math.Pow(n*s.Mean[j]*epsilon, 2)
-		if v <= ub {
-			s.Scale[j] = 1
-		} else {
-			s.Scale[j] = math.Sqrt(v)
+		s.Scale[j] = stdScale(sq[j], corr[j], count[j], s.Mean[j])
+	}
+	return s, nil
+}
+
+// stdScale is the population standard deviation from the two-pass sums, or
+// 1 for a column that is constant up to rounding (scikit-learn's test).
+func stdScale(sq, corr float64, count int, mean float64) float64 {
+	n := float64(count)
+	v := (sq - corr*corr/n) / n
+	ub := n*epsilon*v + math.Pow(n*mean*epsilon, 2)
+	if v <= ub {
+		return 1
+	}
+	return math.Sqrt(v)
+}
+
+// fitStandardizerCols is FitStandardizer for column-major data (column j
+// is data[j*stride:][:r]). Each column's sums run over the rows in order,
+// as in the row-major loop, so the results are identical; the columns are
+// shared out among goroutines.
+func fitStandardizerCols(data []float64, stride, r, c int) (*Standardizer, error) {
+	s := &Standardizer{Mean: make([]float64, c), Scale: make([]float64, c)}
+	infRow := make([]int, c) // first ±Inf row per column, or -1
+	count := make([]int, c)
+	parallelCols(c, func(j int) {
+		col := data[j*stride : j*stride+r]
+		infRow[j] = -1
+		n, sum := 0, 0.0
+		for i, v := range col {
+			if math.IsNaN(v) {
+				continue
+			}
+			if math.IsInf(v, 0) {
+				infRow[j] = i
+				return
+			}
+			n++
+			sum += v
+		}
+		count[j] = n
+		if n == 0 {
+			return
+		}
+		mean := sum / float64(n)
+		var corr, sq float64
+		for _, v := range col {
+			if math.IsNaN(v) {
+				continue
+			}
+			d := v - mean
+			corr += d
+			sq += d * d
+		}
+		s.Mean[j] = mean
+		s.Scale[j] = stdScale(sq, corr, n, mean)
+	})
+	// The errors the row-major loop would meet first: the first ±Inf in
+	// row order, then the first column without a value.
+	bi, bj := -1, -1
+	for j, i := range infRow {
+		if i >= 0 && (bi < 0 || i < bi) {
+			bi, bj = i, j
+		}
+	}
+	if bi >= 0 {
+		return nil, fmt.Errorf("stats: FitStandardizer: row %d, column %d is %v: %w", bi, bj, data[bj*stride+bi], ErrNaN)
+	}
+	for j, n := range count {
+		if n == 0 {
+			return nil, fmt.Errorf("stats: FitStandardizer: column %d has no non-NaN value: %w", j, ErrEmpty)
 		}
 	}
 	return s, nil
+}
+
+// parallelCols calls fn(j) for j in [0, c) on up to GOMAXPROCS goroutines.
+func parallelCols(c int, fn func(j int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), c) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= c {
+					return
+				}
+				fn(j)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// colMajor returns the storage of X when X is the transpose of a raw
+// matrix, that is column-major data: column j of X is data[j*stride:].
+// Callers holding columns pass them as m.T() of a features × rows
+// *mat.Dense, without a copy.
+func colMajor(X mat.Matrix) (data []float64, stride int, ok bool) {
+	t, ok := X.(mat.Untransposer)
+	if !ok {
+		return nil, 0, false
+	}
+	raw, ok := t.Untranspose().(mat.RawMatrixer)
+	if !ok {
+		return nil, 0, false
+	}
+	m := raw.RawMatrix()
+	return m.Data, m.Stride, true
 }
 
 // Transform writes the standardised X into dst and returns it; a nil dst

@@ -88,12 +88,14 @@ func taskEnv(t Task) []string {
 	}
 }
 
-// prepare creates the attempt directory and its config.json.
+// prepare creates the attempt directory and its config.json. The config is
+// not fsynced: after a power failure a missing config fails the attempt,
+// which is retried, and the ledger keeps the parameters.
 func prepare(t Task) error {
 	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
 		return fmt.Errorf("sweep: run %s: %w", t.RunID, err)
 	}
-	return writeAtomic(filepath.Join(t.Dir, "config.json"), EncodeConfig(t.Params))
+	return writeFile(filepath.Join(t.Dir, "config.json"), EncodeConfig(t.Params), false)
 }
 
 // WorkerTask returns the task a process worker was started for, from the

@@ -127,8 +127,8 @@ CREATE TABLE IF NOT EXISTS runs(
 	error_class TEXT NOT NULL DEFAULT '',
 	error_text TEXT NOT NULL DEFAULT '',
 	completions INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS runs_state_seq ON runs(state, seq);
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS runs_queued ON runs(seq) WHERE state = 'queued';
 CREATE TABLE IF NOT EXISTS attempts(
 	run_id TEXT NOT NULL,
 	n INTEGER NOT NULL,
@@ -140,28 +140,30 @@ CREATE TABLE IF NOT EXISTS attempts(
 	error_class TEXT NOT NULL DEFAULT '',
 	error_text TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY(run_id, n)
-);
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS attempt_start AFTER UPDATE OF attempt ON runs WHEN NEW.attempt > OLD.attempt BEGIN
+	INSERT OR REPLACE INTO attempts(run_id, n, state, backend_id, overrides, started_at)
+	VALUES(NEW.id, NEW.attempt, 'running', NEW.backend_id, NEW.overrides, NEW.started_at);
+END;
+CREATE TRIGGER IF NOT EXISTS attempt_unstart AFTER UPDATE OF attempt ON runs WHEN NEW.attempt < OLD.attempt BEGIN
+	DELETE FROM attempts WHERE run_id = OLD.id AND n = OLD.attempt;
+END;
+CREATE TRIGGER IF NOT EXISTS attempt_backend AFTER UPDATE OF backend_id ON runs WHEN NEW.state = 'running' AND NEW.attempt = OLD.attempt BEGIN
+	UPDATE attempts SET backend_id = NEW.backend_id WHERE run_id = NEW.id AND n = NEW.attempt;
+END;
+CREATE TRIGGER IF NOT EXISTS attempt_end AFTER UPDATE OF state ON runs WHEN OLD.state = 'running' AND NEW.state IN ('completed', 'failed', 'cancelled') BEGIN
+	UPDATE attempts SET state = NEW.state, finished_at = NEW.finished_at, error_class = NEW.error_class, error_text = NEW.error_text
+	WHERE run_id = NEW.id AND n = NEW.attempt;
+END;
 `
 
-// hot-path statements, prepared when the ledger opens.
-const (
-	qSelState  = `SELECT state, attempt FROM runs WHERE id = ?`
-	qInsert    = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?)`
-	qStartRun  = `UPDATE runs SET state='running', attempt=?, backend_id=?, started_at=?, heartbeat_at=?, finished_at=0, error_class='', error_text='' WHERE id=?`
-	qStartAtt  = `INSERT OR REPLACE INTO attempts(run_id, n, state, backend_id, overrides, started_at) SELECT id, ?, 'running', ?, overrides, ? FROM runs WHERE id=?`
-	qSetBID    = `UPDATE runs SET backend_id=? WHERE id=?`
-	qSetBIDAtt = `UPDATE attempts SET backend_id=? WHERE run_id=? AND n=?`
-	qBeat      = `UPDATE runs SET heartbeat_at=? WHERE id=?`
-	qDone      = `UPDATE runs SET state='completed', finished_at=?, completions=completions+1 WHERE id=?`
-	qDoneAtt   = `UPDATE attempts SET state='completed', finished_at=? WHERE run_id=? AND n=?`
-	qFail      = `UPDATE runs SET state='failed', finished_at=?, error_class=?, error_text=? WHERE id=?`
-	qFailAtt   = `UPDATE attempts SET state='failed', finished_at=?, error_class=?, error_text=? WHERE run_id=? AND n=?`
-)
+// qInsert is prepared when the ledger opens.
+const qInsert = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?)`
 
-var hotQueries = []string{qSelState, qInsert, qStartRun, qStartAtt, qSetBID, qSetBIDAtt, qBeat, qDone, qDoneAtt, qFail, qFailAtt}
+var hotQueries = []string{qInsert}
 
 func dsn(path string, readOnly bool) string {
-	q := "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	q := "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
 	if readOnly {
 		q = "?mode=ro&_pragma=busy_timeout(10000)"
 	}
@@ -316,140 +318,101 @@ func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added in
 	return added, nil
 }
 
-// transition runs one state change as a transaction: it checks the current
-// state, updates the run and its attempt row.
-func (l *Ledger) transition(ctx context.Context, id string, from []State, to State, f func(tx *sql.Tx, attempt int) error) error {
+// transition runs one state change as a single UPDATE statement (one
+// transaction; SQLite runs it atomically with the triggers that keep the
+// attempts table in step). q must end with "WHERE id=? AND state ..."
+// and "RETURNING attempt". When no row changes, the run's state is read to
+// report why.
+func (l *Ledger) transition(ctx context.Context, id string, from []State, to State, q string, args ...any) (int, error) {
 	if err := l.writable(); err != nil {
-		return err
+		return 0, err
 	}
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sweep: run %s: %w", id, err)
+	var attempt int
+	err := l.db.QueryRowContext(ctx, q, args...).Scan(&attempt)
+	if err == nil {
+		return attempt, nil
 	}
-	defer tx.Rollback()
-	sel, err := l.stmt(ctx, tx, qSelState)
-	if err != nil {
-		return err
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("sweep: run %s: →%s: %w", id, to, err)
 	}
 	var cur State
-	var attempt int
-	if err := sel.QueryRowContext(ctx, id).Scan(&cur, &attempt); err != nil {
+	if err := l.db.QueryRowContext(ctx, `SELECT state FROM runs WHERE id = ?`, id).Scan(&cur); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%w: %s", ErrNoRun, id)
+			return 0, fmt.Errorf("%w: %s", ErrNoRun, id)
 		}
-		return fmt.Errorf("sweep: run %s: %w", id, err)
+		return 0, fmt.Errorf("sweep: run %s: %w", id, err)
 	}
-	ok := false
-	for _, s := range from {
-		ok = ok || s == cur
-	}
-	if !ok {
-		return &TransitionError{ID: id, From: from[0], To: to, Actual: cur}
-	}
-	if err := f(tx, attempt); err != nil {
-		return fmt.Errorf("sweep: run %s: %s→%s: %w", id, cur, to, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sweep: run %s: %w", id, err)
-	}
-	return nil
-}
-
-func (l *Ledger) exec(ctx context.Context, tx *sql.Tx, q string, args ...any) error {
-	s, err := l.stmt(ctx, tx, q)
-	if err != nil {
-		return err
-	}
-	_, err = s.ExecContext(ctx, args...)
-	return err
+	return 0, &TransitionError{ID: id, From: from[0], To: to, Actual: cur}
 }
 
 // Start moves a queued run to running, opening a new attempt. backendID may
 // be empty and set later with SetBackendID (a controller records the start
 // before submitting, so a crash in between is recoverable).
 func (l *Ledger) Start(ctx context.Context, id, backendID string) (attempt int, err error) {
-	err = l.transition(ctx, id, []State{Queued}, Running, func(tx *sql.Tx, a int) error {
-		attempt = a + 1
-		now := l.now().UnixNano()
-		if err := l.exec(ctx, tx, qStartRun, attempt, backendID, now, now, id); err != nil {
-			return err
-		}
-		return l.exec(ctx, tx, qStartAtt, attempt, backendID, now, id)
-	})
-	return attempt, err
+	now := l.now().UnixNano()
+	return l.transition(ctx, id, []State{Queued}, Running,
+		`UPDATE runs SET state='running', attempt=attempt+1, backend_id=?, started_at=?, heartbeat_at=?, finished_at=0, error_class='', error_text='' WHERE id=? AND state='queued' RETURNING attempt`,
+		backendID, now, now, id)
 }
 
 // SetBackendID records the backend's id for a running run's attempt.
 func (l *Ledger) SetBackendID(ctx context.Context, id, backendID string) error {
-	return l.transition(ctx, id, []State{Running}, Running, func(tx *sql.Tx, a int) error {
-		if err := l.exec(ctx, tx, qSetBID, backendID, id); err != nil {
-			return err
-		}
-		return l.exec(ctx, tx, qSetBIDAtt, backendID, id, a)
-	})
+	_, err := l.transition(ctx, id, []State{Running}, Running,
+		`UPDATE runs SET backend_id=? WHERE id=? AND state='running' RETURNING attempt`, backendID, id)
+	return err
 }
 
 // Heartbeat records that a running run was seen alive at t.
 func (l *Ledger) Heartbeat(ctx context.Context, id string, t time.Time) error {
-	return l.transition(ctx, id, []State{Running}, Running, func(tx *sql.Tx, _ int) error {
-		return l.exec(ctx, tx, qBeat, t.UnixNano(), id)
-	})
+	_, err := l.transition(ctx, id, []State{Running}, Running,
+		`UPDATE runs SET heartbeat_at=? WHERE id=? AND state='running' RETURNING attempt`, t.UnixNano(), id)
+	return err
 }
 
 // Complete moves a running run to completed.
 func (l *Ledger) Complete(ctx context.Context, id string) error {
-	return l.transition(ctx, id, []State{Running}, Completed, func(tx *sql.Tx, a int) error {
-		now := l.now().UnixNano()
-		if err := l.exec(ctx, tx, qDone, now, id); err != nil {
-			return err
-		}
-		return l.exec(ctx, tx, qDoneAtt, now, id, a)
-	})
+	_, err := l.transition(ctx, id, []State{Running}, Completed,
+		`UPDATE runs SET state='completed', finished_at=?, completions=completions+1 WHERE id=? AND state='running' RETURNING attempt`,
+		l.now().UnixNano(), id)
+	return err
 }
 
 // Fail moves a running run to failed with an error class and text.
 func (l *Ledger) Fail(ctx context.Context, id string, class Class, text string) error {
-	return l.transition(ctx, id, []State{Running}, Failed, func(tx *sql.Tx, a int) error {
-		now := l.now().UnixNano()
-		if err := l.exec(ctx, tx, qFail, now, string(class), text, id); err != nil {
-			return err
-		}
-		return l.exec(ctx, tx, qFailAtt, now, string(class), text, id, a)
-	})
+	_, err := l.transition(ctx, id, []State{Running}, Failed,
+		`UPDATE runs SET state='failed', finished_at=?, error_class=?, error_text=? WHERE id=? AND state='running' RETURNING attempt`,
+		l.now().UnixNano(), string(class), text, id)
+	return err
 }
 
 // Requeue moves a failed run back to queued for another attempt, replacing
 // its parameter overrides when overrides is non-nil.
 func (l *Ledger) Requeue(ctx context.Context, id string, overrides map[string]Value) error {
-	return l.transition(ctx, id, []State{Failed}, Queued, func(tx *sql.Tx, _ int) error {
-		if overrides != nil {
-			return l.exec(ctx, tx, `UPDATE runs SET state='queued', queued_at=?, backend_id='', overrides=? WHERE id=?`, l.now().UnixNano(), string(EncodeConfig(overrides)), id)
-		}
-		return l.exec(ctx, tx, `UPDATE runs SET state='queued', queued_at=?, backend_id='' WHERE id=?`, l.now().UnixNano(), id)
-	})
+	var ov any
+	if overrides != nil {
+		ov = string(EncodeConfig(overrides))
+	}
+	_, err := l.transition(ctx, id, []State{Failed}, Queued,
+		`UPDATE runs SET state='queued', queued_at=?, backend_id='', overrides=coalesce(?, overrides) WHERE id=? AND state='failed' RETURNING attempt`,
+		l.now().UnixNano(), ov, id)
+	return err
 }
 
 // Unstart moves a running run whose attempt never reached the backend back
 // to queued, dropping that attempt (used by recovery after a crash between
 // Start and submission).
 func (l *Ledger) Unstart(ctx context.Context, id string) error {
-	return l.transition(ctx, id, []State{Running}, Queued, func(tx *sql.Tx, a int) error {
-		if err := l.exec(ctx, tx, `DELETE FROM attempts WHERE run_id=? AND n=?`, id, a); err != nil {
-			return err
-		}
-		return l.exec(ctx, tx, `UPDATE runs SET state='queued', attempt=attempt-1, backend_id='' WHERE id=?`, id)
-	})
+	_, err := l.transition(ctx, id, []State{Running}, Queued,
+		`UPDATE runs SET state='queued', attempt=attempt-1, backend_id='' WHERE id=? AND state='running' RETURNING attempt`, id)
+	return err
 }
 
 // Cancel moves a queued or running run to cancelled.
 func (l *Ledger) Cancel(ctx context.Context, id, reason string) error {
-	return l.transition(ctx, id, []State{Queued, Running}, Cancelled, func(tx *sql.Tx, a int) error {
-		now := l.now().UnixNano()
-		if err := l.exec(ctx, tx, `UPDATE runs SET state='cancelled', finished_at=?, error_class=?, error_text=? WHERE id=?`, now, string(ClassCancelled), reason, id); err != nil {
-			return err
-		}
-		return l.exec(ctx, tx, `UPDATE attempts SET state='cancelled', finished_at=?, error_class=?, error_text=? WHERE run_id=? AND n=?`, now, string(ClassCancelled), reason, id, a)
-	})
+	_, err := l.transition(ctx, id, []State{Queued, Running}, Cancelled,
+		`UPDATE runs SET state='cancelled', finished_at=?, error_class='cancelled', error_text=? WHERE id=? AND state IN ('queued', 'running') RETURNING attempt`,
+		l.now().UnixNano(), reason, id)
+	return err
 }
 
 const runCols = `id, slug, variant, seq, config, overrides, state, attempt, backend_id, queued_at, started_at, finished_at, heartbeat_at, error_class, error_text, completions`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -70,12 +71,16 @@ func (l *Local) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 	l.check()
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
-		if err := prepare(t); err != nil {
-			return ids[:i], err
-		}
 		if l.Func != nil {
+			// In-process workers get their parameters directly.
+			if err := os.MkdirAll(t.Dir, 0o755); err != nil {
+				return ids[:i], fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+			}
 			ids[i] = l.startFunc(t)
 			continue
+		}
+		if err := prepare(t); err != nil {
+			return ids[:i], err
 		}
 		lc := &launch.Local{StateDir: l.StateDir}
 		h, err := lc.Start(ctx, launch.Spec{
@@ -115,7 +120,7 @@ func (l *Local) startFunc(t Task) string {
 			err = errors.New("worker returned no result")
 		}
 		if err != nil {
-			_ = writeAtomic(filepath.Join(t.Dir, "log"), []byte(err.Error()+"\n"))
+			_ = writeFile(filepath.Join(t.Dir, "log"), []byte(err.Error()+"\n"), false)
 		}
 		cancel()
 		l.mu.Lock()

@@ -130,7 +130,12 @@ func WriteResult(dir string, r *Result) error {
 	return writeAtomic(filepath.Join(dir, ResultFile), b)
 }
 
-func writeAtomic(path string, b []byte) error {
+func writeAtomic(path string, b []byte) error { return writeFile(path, b, true) }
+
+// writeFile writes through a temporary file and a rename, so readers see
+// the old or the new content, never a part; durable adds the fsyncs that
+// make it survive a power failure (a crashed process needs only the rename).
+func writeFile(path string, b []byte, durable bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -142,10 +147,12 @@ func writeAtomic(path string, b []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("sweep: writing %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("sweep: writing %s: %w", path, err)
+	if durable {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			os.Remove(tmp)
+			return fmt.Errorf("sweep: writing %s: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
@@ -154,6 +161,9 @@ func writeAtomic(path string, b []byte) error {
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("sweep: writing %s: %w", path, err)
+	}
+	if !durable {
+		return nil
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()

@@ -144,7 +144,10 @@ func run(ctx context.Context, out, hostsFile, stem string, tol float64, normName
 	if tol >= 0 {
 		opt.Tolerance = map[string]float64{"*": tol}
 	}
-	rows := divergence.Compare(runs, nil, opt)
+	rows, err := divergence.CompareContext(ctx, runs, nil, opt)
+	if err != nil {
+		return err
+	}
 	fmt.Printf("\npairwise max divergence (%v over the axes after the first):\n", norm)
 	divergence.WriteText(os.Stdout, rows)
 	if err := writeFile(filepath.Join(out, "pairs.json"), func(b *bytes.Buffer) error { return divergence.WriteJSON(b, rows) }); err != nil {

@@ -75,16 +75,16 @@ func FuzzOpenArchive(f *testing.F) {
 		}
 		for _, k := range a.Keys() {
 			if arr, err := a.Array(k); err != nil {
-				if !typed(err) {
-					t.Fatalf("key %q: untyped error %v", k, err)
+				if !typed(err) || !errors.As(err, new(*KeyError)) {
+					t.Fatalf("key %q: error %v is untyped or not a *KeyError", k, err)
 				}
 			} else if _, err := arr.Float64(); err != nil && !typed(err) {
 				t.Fatalf("key %q: untyped conversion error %v", k, err)
 			}
 			r, err := a.Reader(k)
 			if err != nil {
-				if !typed(err) {
-					t.Fatalf("key %q: untyped error %v", k, err)
+				if !typed(err) || !errors.As(err, new(*KeyError)) {
+					t.Fatalf("key %q: error %v is untyped or not a *KeyError", k, err)
 				}
 				continue
 			}
@@ -93,8 +93,8 @@ func FuzzOpenArchive(f *testing.F) {
 				_, err = r.ReadFloat64(buf)
 			}
 			r.Close()
-			if err != io.EOF && !typed(err) {
-				t.Fatalf("key %q: untyped stream error %v", k, err)
+			if err != io.EOF && (!typed(err) || !errors.As(err, new(*KeyError))) {
+				t.Fatalf("key %q: stream error %v is untyped or not a *KeyError", k, err)
 			}
 		}
 	})

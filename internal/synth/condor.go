@@ -72,7 +72,7 @@ type condorHold struct {
 	code, subcode int
 	reason        string
 	weight        float64
-	releaseP      float64 // share of holds with this code that end in a release
+	releaseP      float64 // share of the jobs first held with this code that the owner releases
 }
 
 var condorHolds = []condorHold{
@@ -464,10 +464,11 @@ func (g *condorGen) pickHold(release bool) condorHold {
 		}
 		return h.weight * (1 - h.releaseP)
 	}
-	x := g.rng.Float64() * g.wrel
+	total := g.wrel
 	if !release {
-		x = g.rng.Float64() * (g.wsum - g.wrel)
+		total = g.wsum - g.wrel
 	}
+	x := g.rng.Float64() * total
 	for _, h := range condorHolds {
 		if x < w(h) {
 			return h

@@ -199,18 +199,20 @@ type RainbowBuildWorld struct {
 	Jobs     []RainbowBuildJob
 }
 
-// The published generator's feature pools (rainbow-experiments
-// simulation-spack-build/data/unique-features.json).
-var (
-	rainbowArches = []string{"linux-ubuntu22.04-x86_64_v3", "linux-ubuntu20.04-x86_64_v3",
+// rainbowPools returns the published generator's feature pools
+// (rainbow-experiments simulation-spack-build/data/unique-features.json),
+// built per call so that the package holds no mutable globals.
+func rainbowPools() (arches, compilers []string, versions map[string][]string) {
+	arches = []string{"linux-ubuntu22.04-x86_64_v3", "linux-ubuntu20.04-x86_64_v3",
 		"linux-ubuntu18.04-x86_64_v3", "linux-ubuntu20.04-neoverse_v1", "linux-amzn2-neoverse_n1",
 		"linux-amzn2-aarch64", "linux-amzn2-x86_64_v3", "linux-ubuntu22.04-neoverse_v1"}
-	rainbowCompilers = []string{"gcc", "oneapi"}
-	rainbowVersions  = map[string][]string{
+	compilers = []string{"gcc", "oneapi"}
+	versions = map[string][]string{
 		"gcc":    {"11.4.0", "11.1.0", "7.5.0", "7.3.1", "12.3.0", "11.3.0"},
 		"oneapi": {"2024.0.0", "2023.2.0"},
 	}
-)
+	return arches, compilers, versions
+}
 
 const (
 	rainbowMinMemory = 331776.0
@@ -237,6 +239,7 @@ func RainbowBuilds(r *rand.Rand, cfg RainbowBuildConfig) RainbowBuildWorld {
 	if nj <= 0 {
 		nj = 31622
 	}
+	rainbowArches, rainbowCompilers, rainbowVersions := rainbowPools()
 	var w RainbowBuildWorld
 	// The published cost bands: below a quarter of the largest memory,
 	// below half the span, below three quarters, and above.
