@@ -206,7 +206,7 @@ func ks2Samp(ext ksExt, n1, n2 int, alt Alternative, method KSMethod) KSResult {
 		if alt == TwoSided {
 			// SciPy rounds half to even, so n1 = n2 = 1 gives n = 0 and a
 			// NaN p-value there; we use n ≥ 1 so the p-value is always defined.
-			prob = ksKolmogorovSF(max(1, int(math.RoundToEven(en))), d)
+			prob = KolmogorovSF(max(1, int(math.RoundToEven(en))), d)
 		} else {
 			z := math.Sqrt(en) * d
 			expt := -2*z*z - 2*z*(m+2*n)/math.Sqrt(m*n*(m+n))/3

@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -269,6 +270,9 @@ func (f *logisticProblem) evaluate(beta []float64, withDerivs bool) logisticEval
 // logarithm per row; the Hessian (most of the arithmetic per row) only
 // while steps are large (see solve).
 func (f *logisticProblem) evaluateMode(beta []float64, mode int) logisticEval {
+	if os.Getenv("LRDEBUG") != "" {
+		fmt.Fprintln(os.Stderr, "eval", len(f.y), mode)
+	}
 	q := f.q()
 	nh := 0
 	if mode == evalGradHess {
@@ -575,7 +579,7 @@ const logisticWarmMin = 4096
 // next step reuses the current one. The Hessian then differs from the
 // exact one by O(step), so each such step still shrinks the error by that
 // factor (≤ 1e-4), while the Hessian is most of the arithmetic of a pass.
-const logisticChordStep = 1e-4
+const logisticChordStep = 1e-3
 
 // warmStart returns the starting coefficients: zeros (scikit-learn's
 // start), or the subsample optimum for large problems.
@@ -697,6 +701,9 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *Logis
 			// is already as close as asked, and its gradient is known.
 			res.Converged = true
 			break
+		}
+		if os.Getenv("LRDEBUG") != "" {
+			fmt.Fprintf(os.Stderr, "n=%d it=%d gn/gs=%.3g d=%.3g fresh=%v\n", len(f.y), res.Iterations, gn/gScale, normInf(d)/scale, fresh)
 		}
 		mode := evalGrad
 		if normInf(d) > logisticChordStep*scale {
