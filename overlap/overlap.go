@@ -457,6 +457,13 @@ func parallel(n int, fn func(k int)) {
 // mem while it lasts.
 func (r *Result) summarise(mem []float64) error {
 	d, n := len(r.cols), len(r.y)
+	group := make([]uint8, n)
+	for i, in := range r.InBand {
+		group[i] = uint8(2 * r.y[i])
+		if in {
+			group[i]++
+		}
+	}
 	errs := make([]error, d+1)
 	workers := min(d+1, runtime.GOMAXPROCS(0))
 	var next atomic.Int64
@@ -465,7 +472,7 @@ func (r *Result) summarise(mem []float64) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var sc compareScratch
+			sc := compareScratch{group: group}
 			if len(mem) >= (w+1)*2*n {
 				sc.mem = mem[w*2*n : (w+1)*2*n]
 			} else {
@@ -535,6 +542,7 @@ func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
 type compareScratch struct {
 	sorter stats.FloatSorter
 	mem    []float64
+	group  []uint8 // per row 2·y + in-band, shared read-only
 }
 
 func (r *Result) compareFeature(j int, sc *compareScratch) error {
@@ -550,16 +558,14 @@ func (r *Result) compareFeature(j int, sc *compareScratch) error {
 		rest[d], mem = mem[:nd-nIn[d]], mem[nd-nIn[d]:]
 		all[d], mem = mem[:nd], mem[nd:]
 	}
-	var kIn, kRest [2]int
+	// Scatter by group 2·domain + in-band without branches, which the
+	// in-band flags would mispredict.
+	groups := [4][]float64{rest[Source], in[Source], rest[Target], in[Target]}
+	var k [4]int
 	for i, v := range r.cols[j] {
-		d := r.y[i]
-		if r.InBand[i] {
-			in[d][kIn[d]] = v
-			kIn[d]++
-		} else {
-			rest[d][kRest[d]] = v
-			kRest[d]++
-		}
+		g := sc.group[i] & 3
+		groups[g][k[g]] = v
+		k[g]++
 	}
 	for d := range 2 {
 		sc.sorter.Sort(in[d])

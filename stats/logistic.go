@@ -3,7 +3,6 @@ package stats
 import (
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -174,15 +173,20 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg LogisticConfig) (*logisticPro
 	if data, stride, ok := colMajor(X); ok {
 		f.cx, f.cstride = data, stride
 		// Report the first non-finite value in row order, as for rows.
-		bi, bj := -1, -1
-		for j := 0; j < p; j++ {
+		first := make([]int, p)
+		parallelCols(p, func(j int) {
+			first[j] = -1
 			for i, v := range data[j*stride : j*stride+r] {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					if bi < 0 || i < bi {
-						bi, bj = i, j
-					}
-					break
+					first[j] = i
+					return
 				}
+			}
+		})
+		bi, bj := -1, -1
+		for j, i := range first {
+			if i >= 0 && (bi < 0 || i < bi) {
+				bi, bj = i, j
 			}
 		}
 		if bi >= 0 {
@@ -270,9 +274,6 @@ func (f *logisticProblem) evaluate(beta []float64, withDerivs bool) logisticEval
 // logarithm per row; the Hessian (most of the arithmetic per row) only
 // while steps are large (see solve).
 func (f *logisticProblem) evaluateMode(beta []float64, mode int) logisticEval {
-	if os.Getenv("LRDEBUG") != "" {
-		fmt.Fprintln(os.Stderr, "eval", len(f.y), mode)
-	}
 	q := f.q()
 	nh := 0
 	if mode == evalGradHess {
@@ -579,7 +580,7 @@ const logisticWarmMin = 4096
 // next step reuses the current one. The Hessian then differs from the
 // exact one by O(step), so each such step still shrinks the error by that
 // factor (≤ 1e-4), while the Hessian is most of the arithmetic of a pass.
-const logisticChordStep = 1e-3
+const logisticChordStep = 1e-4
 
 // warmStart returns the starting coefficients: zeros (scikit-learn's
 // start), or the subsample optimum for large problems.
@@ -701,9 +702,6 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *Logis
 			// is already as close as asked, and its gradient is known.
 			res.Converged = true
 			break
-		}
-		if os.Getenv("LRDEBUG") != "" {
-			fmt.Fprintf(os.Stderr, "n=%d it=%d gn/gs=%.3g d=%.3g fresh=%v\n", len(f.y), res.Iterations, gn/gScale, normInf(d)/scale, fresh)
 		}
 		mode := evalGrad
 		if normInf(d) > logisticChordStep*scale {

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -118,9 +119,28 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode m
 	} else {
 		dir := filepath.Join(data, "reliabuild")
 		fmt.Println("reliabuild: loading", dir)
-		var err error
-		if w, err = matcher.LoadVersionWorld(ctx, dir); err != nil {
+		// What matcher.LoadVersionWorld does, but keeping each file's jobs
+		// apart so that the published file order below needs no second read.
+		f, err := os.Open(filepath.Join(dir, "cluster-features.json"))
+		if err != nil {
 			return nil, err
+		}
+		clusters, err := matcher.ReadVersionClusters(f, f.Name())
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		files, err := matcher.JobFiles(filepath.Join(dir, "jobspecs"))
+		if err != nil {
+			return nil, err
+		}
+		byFile, err := readJobFiles(ctx, files)
+		if err != nil {
+			return nil, err
+		}
+		w = &matcher.VersionWorld{Clusters: clusters}
+		for _, f := range files {
+			w.Jobs = append(w.Jobs, byFile[f]...)
 		}
 		// The published run's effective subsystem order is the key order of
 		// its subsystem-assignments.json; its values name the job the
@@ -132,7 +152,7 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode m
 			return nil, err
 		}
 		if mode == matcher.Published {
-			jobs, err := publishedJobOrder(ctx, dir)
+			jobs, err := publishedJobOrder(dir, files, byFile)
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, err
 			}
@@ -298,25 +318,15 @@ func writeWorld(dir string, features func(*os.File) error, clusters []matcher.Cl
 // driver did (os.listdir order, which decides which jobs its cross-job
 // de-duplication skipped). unmatched-at-raw.json lists unmatched jobs in the
 // order the driver met them, which reveals that file order.
-func publishedJobOrder(ctx context.Context, dir string) ([]matcher.VersionJob, error) {
+func publishedJobOrder(dir string, files []string, byFile map[string][]matcher.VersionJob) ([]matcher.VersionJob, error) {
 	raw, err := os.Open(filepath.Join(dir, "results", "unmatched-at-raw.json"))
 	if err != nil {
 		return nil, err
 	}
 	defer raw.Close()
-	files, err := matcher.JobFiles(filepath.Join(dir, "jobspecs"))
-	if err != nil {
-		return nil, err
-	}
-	byFile := map[string][]matcher.VersionJob{}
 	fileOf := map[string]string{}
 	for _, f := range files {
-		js, err := matcher.ReadVersionJobFiles(ctx, []string{f})
-		if err != nil {
-			return nil, err
-		}
-		byFile[f] = js
-		for _, j := range js {
+		for _, j := range byFile[f] {
 			if _, ok := fileOf[j.Name]; !ok {
 				fileOf[j.Name] = f
 			}
@@ -351,6 +361,26 @@ func publishedJobOrder(ctx context.Context, dir string) ([]matcher.VersionJob, e
 		jobs = append(jobs, byFile[f]...)
 	}
 	return jobs, nil
+}
+
+// readJobFiles reads each jobspec file once, concurrently, keeping each
+// file's jobs apart.
+func readJobFiles(ctx context.Context, files []string) (map[string][]matcher.VersionJob, error) {
+	parts := make([][]matcher.VersionJob, len(files))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Go(func() { parts[i], errs[i] = matcher.ReadVersionJobFiles(ctx, []string{f}) })
+	}
+	wg.Wait()
+	out := make(map[string][]matcher.VersionJob, len(files))
+	for i, f := range files {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[f] = parts[i]
+	}
+	return out, nil
 }
 
 func write(dir string, rep *matcher.Report) error {
