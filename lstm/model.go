@@ -215,29 +215,34 @@ func (m *Model) checkInputs(X [][][]float64, sameLength bool) error {
 type Decision int
 
 const (
-	Remove  Decision = iota // the job should be removed from the queue
-	Release                 // the job should be released to run again
+	Undecided Decision = iota // no decision: the probability is NaN (NaN in the input)
+	Remove                    // the job should be removed from the queue
+	Release                   // the job should be released to run again
 )
 
-// String returns "release" or "remove".
+// String returns "release", "remove" or "undecided".
 func (d Decision) String() string {
 	switch d {
 	case Release:
 		return "release"
 	case Remove:
 		return "remove"
+	case Undecided:
+		return "undecided"
 	}
 	return fmt.Sprintf("Decision(%d)", int(d))
 }
 
 // Decide returns Release when P(release) of seq is at least threshold, and
 // the probability. It panics as Predict does on malformed input. A NaN
-// input gives a NaN probability and Remove, which is no decision at all:
-// callers deciding on unchecked data validate it with Probabilities first
-// or check the probability.
+// input gives a NaN probability and Undecided: removal cannot be undone, so
+// bad data never defaults to it.
 func (m *Model) Decide(seq [][]float64, threshold float64) (Decision, float64) {
 	p := m.Predict(seq)
-	if p >= threshold {
+	switch {
+	case math.IsNaN(p):
+		return Undecided, p
+	case p >= threshold:
 		return Release, p
 	}
 	return Remove, p

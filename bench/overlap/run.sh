@@ -11,7 +11,7 @@ go build -o "$dir/gopipe" ./bench/overlap/gopipe
 for n in 200000 1000000; do
 	[ -f "$dir/X_$n.npy" ] || "$dir/gopipe" -gen "$dir" -n $n
 done
-printf 'tool\tn\tround\tpipeline_wall_sec\tpipeline_cpu_sec\tprocess_wall_sec\tprocess_cpu_sec\tpeak_rss_kb\n'
+printf 'tool\tn\tround\tpipeline_wall_sec\tpipeline_cpu_sec\tprocess_wall_sec\tprocess_cpu_sec\tpeak_rss_kb\n' | tee "$dir/runs.tsv"
 for r in $(seq 1 "$rounds"); do
 	for n in 200000 1000000; do
 		for tool in go python; do
@@ -26,8 +26,22 @@ for r in $(seq 1 "$rounds"); do
 			wall=$(awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$dir/time.txt")
 			cpu=$(awk -F': ' '/User time|System time/{s+=$2} END{print s}' "$dir/time.txt")
 			rss=$(awk -F': ' '/Maximum resident/{print $2}' "$dir/time.txt")
-			printf '%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n' $tool $n "$r" "$pipe" "$pcpu" "$wall" "$cpu" "$rss"
+			printf '%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n' $tool $n "$r" "$pipe" "$pcpu" "$wall" "$cpu" "$rss" | tee -a "$dir/runs.tsv"
 			cp "$dir/out.json" "$dir/result_${tool}_$n.json"
 		done
 	done
+done
+# Summary: per size, the median over rounds of each tool's pipeline wall
+# and CPU seconds and peak RSS, and the Python/Go ratios of the medians.
+echo
+printf 'n\tgo_wall\tpy_wall\twall_ratio\tgo_cpu\tpy_cpu\tcpu_ratio\tgo_rss_mb\tpy_rss_mb\n'
+for n in 200000 1000000; do
+	med() { # tool column
+		awk -F'\t' -v t="$1" -v n=$n -v c="$2" '$1 == t && $2 == n {print $c}' "$dir/runs.tsv" | sort -g |
+			awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+	}
+	gw=$(med go 4) pw=$(med python 4) gc=$(med go 5) pc=$(med python 5) gr=$(med go 8) pr=$(med python 8)
+	awk -v n=$n -v gw="$gw" -v pw="$pw" -v gc="$gc" -v pc="$pc" -v gr="$gr" -v pr="$pr" 'BEGIN {
+		printf "%d\t%.3f\t%.3f\t%.1f\t%.3f\t%.3f\t%.1f\t%.0f\t%.0f\n", n, gw, pw, pw / gw, gc, pc, pc / gc, gr / 1024, pr / 1024
+	}'
 done
