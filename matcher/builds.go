@@ -336,7 +336,9 @@ func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw
 // metadata, filter clusters by the priorities (nodes_free > 0) and pick the
 // lowest predicted cost (CostAware), with capacity never consumed (with
 // replacement) or consumed NodesPerJob per job (without; not in Published
-// mode, whose state update sent the old value). A build succeeds when its
+// mode, whose state update sent the old value). Every cluster starts with
+// nodes_free = ⌈jobs × NodesPerJob / clusters⌉ (633 for the published data),
+// enough for all jobs if they spread evenly. A build succeeds when its
 // cluster has its arch, its compiler family and a compatible compiler
 // version (Compiler). Additional runtime is the model's prediction at the
 // cluster's memory minus its prediction at the Baseline memory; additional

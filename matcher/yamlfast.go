@@ -16,7 +16,9 @@ import "gopkg.in/yaml.v3"
 // block mappings of "key: value" and "key:" followed by a more indented
 // block or by a sequence at the key's indent; block sequences of "- value"
 // and "- key: value ..."; keys and values are single words that contain no
-// ':' and are not YAML's null spellings. The root is a mapping or a sequence.
+// ':' and are not YAML's null spellings; keys are at most maxFastKey bytes
+// and indentation at most maxFastIndent columns. The root is a mapping or a
+// sequence.
 func fastYAML(b []byte) (root *yaml.Node, ok bool) {
 	lines := 1
 	for _, c := range b {
@@ -37,8 +39,8 @@ func fastYAML(b []byte) (root *yaml.Node, ok bool) {
 		for ind < end && b[ind] == ' ' {
 			ind++
 		}
-		if ind == end || b[end-1] == ' ' {
-			return nil, false // blank line or trailing space
+		if ind == end || b[end-1] == ' ' || ind-start > maxFastIndent {
+			return nil, false // blank line, trailing space or deep nesting
 		}
 		ls = append(ls, fline{line: ln, indent: ind - start, text: b[ind:end]})
 		start = end + 1
@@ -66,6 +68,16 @@ func fastByte(c byte) bool {
 	}
 	return false
 }
+
+// maxFastKey bounds key length: YAML limits implicit keys to 1024
+// characters and yaml.v3 enforces it with its own counting, so the subset
+// stays far below (FuzzFastYAML found a key over 1,024 bytes that yaml.v3 rejects).
+const maxFastKey = 128
+
+// maxFastIndent bounds indentation and so nesting (each level indents at
+// least one more column every two levels), keeping the recursion shallow
+// and far below yaml.v3's own depth limit.
+const maxFastIndent = 256
 
 type fline struct {
 	line, indent int
@@ -127,7 +139,7 @@ func (p *fparser) mapping(indent int) *yaml.Node {
 		for c < len(l.text) && l.text[c] != ':' {
 			c++
 		}
-		if c == 0 || c == len(l.text) || !plainWord(l.text[:c]) {
+		if c == 0 || c > maxFastKey || c == len(l.text) || !plainWord(l.text[:c]) {
 			p.bad = true
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -94,6 +95,9 @@ func TestFastYAML(t *testing.T) {
 		{"crlf", "a: 1\r\n", false},
 		{"document marker", "---\na: 1\n", false},
 		{"empty", "", false},
+		{"long key", strings.Repeat("k", maxFastKey+1) + ": 1\n", false},
+		{"longest key", strings.Repeat("k", maxFastKey) + ": 1\n", true},
+		{"deep indent", "a:\n" + strings.Repeat(" ", maxFastIndent+1) + "b: 1\n", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

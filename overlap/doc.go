@@ -20,4 +20,11 @@
 // The numerics come from package stats: the logistic regression is solved
 // to its exact optimum (Newton), so AUCs agree with scikit-learn's lbfgs to
 // about 1e-3 (lbfgs stops early), and the KS p-values are SciPy's.
+//
+// Fit keeps one column-major copy of X and one of the standardised
+// features (whose memory later serves as sorting scratch), sorts each
+// feature once per domain for both KS tests and the propensities once per
+// domain for the AUC and quantiles, and spreads every phase over all cores
+// with reductions in a fixed order, so results do not depend on
+// scheduling.
 package overlap

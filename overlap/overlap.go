@@ -333,9 +333,8 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	res.SourceCoverage = float64(res.NSourceInBand) / float64(res.NSource)
 
 	// The propensity summaries (with the AUC) and the per-feature
-	// comparisons are independent tasks.
-	// The standardised features are no longer needed: their memory
-	// becomes the comparisons' scratch.
+	// comparisons are independent tasks. The standardised features are no
+	// longer needed: their memory becomes the comparisons' scratch.
 	if err := res.summarise(zs.RawMatrix().Data); err != nil {
 		return nil, err
 	}
@@ -355,32 +354,34 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	return res, nil
 }
 
-// fillColumns copies X into cols (one slice per column), sharing the rows
-// out among goroutines, and reports whether every value is finite.
+// fillColumns copies X into cols (one slice per column) and reports
+// whether every value is finite. A raw matrix's rows are shared out among
+// goroutines; any other mat.Matrix is read through At on one goroutine,
+// since its At need not be safe for concurrent use.
 func fillColumns(cols [][]float64, X mat.Matrix) bool {
 	n, d := X.Dims()
 	raw, isRaw := X.(mat.RawMatrixer)
+	if !isRaw {
+		finite := true
+		for i := range n {
+			for j := range d {
+				v := X.At(i, j)
+				finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
+				cols[j][i] = v
+			}
+		}
+		return finite
+	}
+	m := raw.RawMatrix()
 	const block = 8192
 	nBlocks := (n + block - 1) / block
 	var bad atomic.Bool
 	parallel(nBlocks, func(b int) {
-		lo, hi := b*block, min((b+1)*block, n)
 		finite := true
-		if isRaw {
-			m := raw.RawMatrix()
-			for i := lo; i < hi; i++ {
-				for j, v := range m.Data[i*m.Stride : i*m.Stride+d] {
-					finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
-					cols[j][i] = v
-				}
-			}
-		} else {
-			for i := lo; i < hi; i++ {
-				for j := range d {
-					v := X.At(i, j)
-					finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
-					cols[j][i] = v
-				}
+		for i := b * block; i < min((b+1)*block, n); i++ {
+			for j, v := range m.Data[i*m.Stride : i*m.Stride+d] {
+				finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
+				cols[j][i] = v
 			}
 		}
 		if !finite {

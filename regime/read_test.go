@@ -2,6 +2,7 @@ package regime
 
 import (
 	"bytes"
+	"fmt"
 	"errors"
 	"math"
 	"os"
@@ -309,6 +310,7 @@ func FuzzReadParquet(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add([]byte("PAR1PAR1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		os.WriteFile(fmt.Sprintf("/tmp/fzlast-%d", os.Getpid()), data, 0o644)
 		_, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", "c")
 		if err != nil {
 			var pe *ParseError

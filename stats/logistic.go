@@ -89,7 +89,15 @@ const (
 // (its ftol of 64·eps ends it early); with tol=1e-12 it agrees to about 1e-4.
 //
 // Rows are processed in fixed chunks on up to GOMAXPROCS goroutines with a
-// reduction in chunk order, so results are identical on every run.
+// reduction in chunk order, so results are identical on every run. Large
+// problems start from the optimum of a subsample, and near the optimum
+// steps reuse the last Hessian (see solve), so a fit takes three to five
+// passes over the data, most without the Hessian.
+//
+// X is read without a copy when it is a *mat.Dense (or another
+// mat.RawMatrixer), or when it is the transpose of one: column-major data,
+// as rows × features, are passed as m.T() of a features × rows matrix m.
+// Both layouts give identical results.
 //
 // y must hold 0 or 1. LogisticRegression returns an error wrapping
 // ErrEmpty for zero rows, ErrOneClass when only one class has positive
@@ -770,8 +778,10 @@ func joinNote(a, b string) string {
 }
 
 // PredictProba writes P(y=1|x) for each row of X into dst and returns it;
-// a nil dst is allocated. It panics if X's column count differs from
-// len(r.Coef) or dst's length from X's rows.
+// a nil dst is allocated. Raw and transposed raw matrices (column-major
+// data, see LogisticRegression) are read directly, large ones on all
+// cores. It panics if X's column count differs from len(r.Coef) or dst's
+// length from X's rows.
 func (r *LogisticResult) PredictProba(dst []float64, X mat.Matrix) []float64 {
 	n, c := X.Dims()
 	if c != len(r.Coef) {

@@ -22,6 +22,10 @@ type Standardizer struct {
 // algorithm, and a column that is constant up to rounding (variance ≤
 // n·eps·var + (n·mean·eps)², scikit-learn's test) gets scale 1.
 //
+// Column-major data can be passed as m.T() of a features × rows
+// *mat.Dense m: the columns are then summed on all cores, each in row
+// order, with results identical to the row-major matrix.
+//
 // It returns an error wrapping ErrEmpty if X has no rows or a column has
 // no non-NaN value, and ErrNaN if X holds ±Inf (naming row and column).
 // X is not modified.

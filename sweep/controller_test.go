@@ -189,5 +189,5 @@ func TestStaleReaper(t *testing.T) {
 }
 
 func TestKillControllerLocal(t *testing.T) {
-	crashController(t, "local", 24, []int{4, 12}, 60*time.Second)
+	crashController(t, "local", 16, []int{3, 8}, 60*time.Second)
 }

@@ -49,7 +49,8 @@ import (
 
 type options struct {
 	out, source, target, sourceName, targetName string
-	regime, band, exp, featureSet               string
+	regime, band, exp, featureSet, features     string
+	units                                       string
 	n, crossfit                                 int
 	seed                                        uint64
 	balanced, proxy, strict, impute             bool
@@ -65,7 +66,9 @@ func main() {
 	flag.StringVar(&o.regime, "regime", "cpu_standard", "workload regime to compare (cpu_standard, cpu_largemem, gpu_standard, gpu_largemem, unknown, or all)")
 	flag.StringVar(&o.band, "band", "0.2,0.8", "propensity band lo,hi (inclusive)")
 	flag.StringVar(&o.exp, "exp", "", "experiment id for the log (default E<k> with k the next row)")
-	flag.StringVar(&o.featureSet, "feature-set", "safe", "feature set name in the report")
+	flag.StringVar(&o.featureSet, "feature-set", "", "feature set name in the report (default safe, or custom with -features)")
+	flag.StringVar(&o.features, "features", "", "comma-separated features to fit instead of the safe set (NaN values then need -impute)")
+	flag.StringVar(&o.units, "units", "", "timelimit units of file tables as cluster=seconds,... (added to stampede=60)")
 	flag.IntVar(&o.n, "n", 20000, "jobs per synthetic cluster")
 	flag.IntVar(&o.crossfit, "crossfit", 5, "folds of the cross-fitted AUC (0: none)")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic clusters and the cross-fit folds")
@@ -74,15 +77,20 @@ func main() {
 	flag.BoolVar(&o.strict, "strict", false, "proxy rule: all-missing GPU telemetry gives unknown")
 	flag.BoolVar(&o.impute, "impute", false, "median-impute non-finite feature values instead of failing")
 	flag.Parse()
-	if err := run(o); err != nil {
+	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "overlap:", err)
 		os.Exit(1)
 	}
 }
 
-func run(o options) error {
+// run does the work; everything it prints goes to stdout.
+func run(o options, stdout io.Writer) error {
 	start := time.Now()
 	band, err := parseBand(o.band)
+	if err != nil {
+		return err
+	}
+	units, err := parseUnits(o.units)
 	if err != nil {
 		return err
 	}
@@ -94,7 +102,7 @@ func run(o options) error {
 	} else {
 		o.sourceName, o.targetName = nameOr(o.sourceName, o.source), nameOr(o.targetName, o.target)
 	}
-	src, tgt, hw, err := load(o)
+	src, tgt, hw, err := load(o, units, stdout)
 	if err != nil {
 		return err
 	}
@@ -102,7 +110,7 @@ func run(o options) error {
 		hw = nil
 	}
 	rules := regime.Rules{Hardware: hw, Strict: o.strict}
-	fmt.Printf("labelling regimes (%s rule)\n", map[bool]string{true: "proxy", false: "hardware table, proxy fallback"}[hw == nil])
+	fmt.Fprintf(stdout, "labelling regimes (%s rule)\n", map[bool]string{true: "proxy", false: "hardware table, proxy fallback"}[hw == nil])
 	for _, c := range []struct {
 		name string
 		jobs []regime.Job
@@ -112,7 +120,7 @@ func run(o options) error {
 		for _, l := range regime.Labels() {
 			parts = append(parts, fmt.Sprintf("%s=%d", l, counts[l]))
 		}
-		fmt.Printf("  %-10s %6d jobs: %s\n", c.name, len(c.jobs), strings.Join(parts, " "))
+		fmt.Fprintf(stdout, "  %-10s %6d jobs: %s\n", c.name, len(c.jobs), strings.Join(parts, " "))
 	}
 	if o.regime != "all" {
 		l := regime.Label(o.regime)
@@ -120,17 +128,31 @@ func run(o options) error {
 			return fmt.Errorf("-regime %q is not a regime", o.regime)
 		}
 		src, tgt = regime.Filter(src, l), regime.Filter(tgt, l)
-		fmt.Printf("keeping regime %s: %d source and %d target jobs\n", l, len(src), len(tgt))
+		fmt.Fprintf(stdout, "keeping regime %s: %d source and %d target jobs\n", l, len(src), len(tgt))
 	}
 
-	features := regime.SafeFeatures(nil, src, tgt)
-	if len(src) == 0 || len(tgt) == 0 {
-		// No feature is safe across an empty cluster; use the other
-		// one's so that Fit reports the empty domain with its counts.
-		features = regime.SafeFeatures(nil, slices.Concat(src, tgt))
+	var features []string
+	if o.features != "" {
+		for _, f := range strings.Split(o.features, ",") {
+			features = append(features, strings.TrimSpace(f))
+		}
+		fmt.Fprintf(stdout, "features (from -features): %s\n", strings.Join(features, ", "))
+		if o.featureSet == "" {
+			o.featureSet = "custom"
+		}
+	} else {
+		features = regime.SafeFeatures(nil, src, tgt)
+		if len(src) == 0 || len(tgt) == 0 {
+			// No feature is safe across an empty cluster; use the other
+			// one's so that Fit reports the empty domain with its counts.
+			features = regime.SafeFeatures(nil, slices.Concat(src, tgt))
+		}
+		features = dropConstant(stdout, features, src, tgt)
+		fmt.Fprintf(stdout, "safe features (0%% missing in both clusters, not constant): %s\n", strings.Join(features, ", "))
 	}
-	features = dropConstant(features, src, tgt)
-	fmt.Printf("safe features (0%% missing in both clusters, not constant): %s\n", strings.Join(features, ", "))
+	if o.featureSet == "" {
+		o.featureSet = "safe"
+	}
 
 	x, y, err := stack(src, tgt, features)
 	if err != nil {
@@ -146,13 +168,13 @@ func run(o options) error {
 	if o.impute {
 		opts = append(opts, overlap.WithImpute())
 	}
-	fmt.Printf("fitting the domain classifier on %d jobs × %d features, band %v\n", len(y), len(features), band)
+	fmt.Fprintf(stdout, "fitting the domain classifier on %d jobs × %d features, band %v\n", len(y), len(features), band)
 	res, fitErr := overlap.Fit(x, y, band, opts...)
 	if res == nil {
 		return fitErr
 	}
 	if fitErr != nil {
-		fmt.Println("warning:", fitErr)
+		fmt.Fprintln(stdout, "warning:", fitErr)
 	}
 
 	logPath := filepath.Join(o.out, "experiments.jsonl")
@@ -165,19 +187,19 @@ func run(o options) error {
 	if meta.Experiment == "" {
 		meta.Experiment = "E" + strconv.Itoa(len(log.Entries)+1)
 	}
-	if len(src)+len(tgt) == 0 {
-		meta.Regime = "proxy"
-	}
 
-	fmt.Println()
-	if err := res.WriteMarkdown(os.Stdout, meta); err != nil {
+	if fitErr == nil {
+		// Diagnostics go before the report so that the report block has
+		// exactly the reviewer's fields; report.json has them all.
+		fmt.Fprintf(stdout, "cross-fitted AUC (%d folds): %.4f; source coverage %.4f (n=%d of %d); Kish ESS of source odds weights %.0f\n",
+			res.CrossFitFolds, res.CrossFitAUC, res.SourceCoverage, res.NSourceInBand, res.NSource, res.ESS)
+		fmt.Fprintf(stdout, "solver: %d Newton iterations, gradient norm %.2e, converged %v\n", res.Solver.Iterations, res.Solver.GradNorm, res.Solver.Converged)
+	}
+	fmt.Fprintln(stdout)
+	if err := res.WriteMarkdown(stdout, meta); err != nil {
 		return err
 	}
-	if fitErr == nil {
-		fmt.Printf("\ncross-fitted AUC (%d folds): %.4f; source coverage %.4f (n=%d of %d); Kish ESS of source odds weights %.0f\n",
-			res.CrossFitFolds, res.CrossFitAUC, res.SourceCoverage, res.NSourceInBand, res.NSource, res.ESS)
-		fmt.Printf("solver: %d Newton iterations, gradient norm %.2e, converged %v\n\n", res.Solver.Iterations, res.Solver.GradNorm, res.Solver.Converged)
-	}
+	fmt.Fprintln(stdout)
 
 	var written []string
 	write := func(name string, f func(io.Writer) error) error {
@@ -198,11 +220,16 @@ func run(o options) error {
 	if err := write("report.json", func(w io.Writer) error { return res.WriteJSON(w, meta) }); err != nil {
 		return err
 	}
+	srcPNG, tgtPNG := safeName(o.sourceName), safeName(o.targetName)
+	if srcPNG == tgtPNG {
+		// Same name (e.g. a/jobs.csv and b/jobs.csv): keep both plots.
+		srcPNG, tgtPNG = srcPNG+"_source", tgtPNG+"_target"
+	}
 	for _, d := range []struct {
-		dom  int
-		name string
-	}{{overlap.Source, o.sourceName}, {overlap.Target, o.targetName}} {
-		if err := write("propensity_"+safeName(d.name)+".png", func(w io.Writer) error {
+		dom        int
+		name, file string
+	}{{overlap.Source, o.sourceName, srcPNG}, {overlap.Target, o.targetName, tgtPNG}} {
+		if err := write("propensity_"+d.file+".png", func(w io.Writer) error {
 			return res.WritePNG(w, d.dom, d.name, 6*vg.Inch, 4*vg.Inch)
 		}); err != nil {
 			return err
@@ -235,13 +262,15 @@ func run(o options) error {
 	if err := write("experiments.md", log.WriteTable); err != nil {
 		return err
 	}
-	fmt.Println("experiment log:")
-	log.WriteTable(os.Stdout)
-	fmt.Println("\nwrote:")
-	for _, p := range written {
-		fmt.Println("  " + p)
+	fmt.Fprintln(stdout, "experiment log:")
+	if err := log.WriteTable(stdout); err != nil {
+		return err
 	}
-	fmt.Printf("done in %s\n", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintln(stdout, "\nwrote:")
+	for _, p := range written {
+		fmt.Fprintln(stdout, "  "+p)
+	}
+	fmt.Fprintf(stdout, "done in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -260,7 +289,7 @@ func parseBand(s string) (overlap.Band, error) {
 }
 
 // load returns the two clusters' jobs and a hardware table for them.
-func load(o options) (src, tgt []regime.Job, hw *regime.Hardware, err error) {
+func load(o options, units regime.Units, stdout io.Writer) (src, tgt []regime.Job, hw *regime.Hardware, err error) {
 	if (o.source == "") != (o.target == "") {
 		return nil, nil, nil, errors.New("give both -source and -target, or neither")
 	}
@@ -269,20 +298,38 @@ func load(o options) (src, tgt []regime.Job, hw *regime.Hardware, err error) {
 		hw = &regime.Hardware{Clusters: map[string]regime.Cluster{}}
 		var out [2][]regime.Job
 		for k, p := range []synth.ClusterProfile{synth.AnvilLike(), synth.ConteLike()} {
-			fmt.Printf("generating %d synthetic %s-like jobs\n", o.n, p.Name)
+			fmt.Fprintf(stdout, "generating %d synthetic %s-like jobs\n", o.n, p.Name)
 			rows := synth.JobTable(p, o.n, rng)
 			out[k] = regime.Aggregate(toTable(rows), regime.Units{p.Name: p.TimelimitUnitSec})
 			hw.Clusters[p.Name] = hardwareOf(p)
 		}
 		return out[0], out[1], hw, nil
 	}
-	if src, err = readJobs(o.source, o.sourceName); err != nil {
+	if src, err = readJobs(stdout, o.source, o.sourceName, units); err != nil {
 		return nil, nil, nil, err
 	}
-	if tgt, err = readJobs(o.target, o.targetName); err != nil {
+	if tgt, err = readJobs(stdout, o.target, o.targetName, units); err != nil {
 		return nil, nil, nil, err
 	}
 	return src, tgt, regime.KnownHardware(), nil
+}
+
+// parseUnits reads -units (cluster=seconds,...) on top of
+// regime.DefaultUnits.
+func parseUnits(s string) (regime.Units, error) {
+	u := regime.DefaultUnits()
+	if strings.TrimSpace(s) == "" {
+		return u, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		sec, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil || !(sec > 0) || math.IsInf(sec, 0) {
+			return nil, fmt.Errorf("-units %q: want cluster=seconds with seconds > 0", s)
+		}
+		u[strings.TrimSpace(k)] = sec
+	}
+	return u, nil
 }
 
 func nameOr(name, path string) string {
@@ -294,8 +341,8 @@ func nameOr(name, path string) string {
 
 // readJobs reads a Parquet or CSV telemetry table, or a Stampede
 // accounting CSV when the header starts with jobID.
-func readJobs(path, cluster string) ([]regime.Job, error) {
-	fmt.Printf("reading %s\n", path)
+func readJobs(stdout io.Writer, path, cluster string, units regime.Units) ([]regime.Job, error) {
+	fmt.Fprintf(stdout, "reading %s\n", path)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -305,7 +352,7 @@ func readJobs(path, cluster string) ([]regime.Job, error) {
 		if err != nil {
 			return nil, err
 		}
-		return regime.Aggregate(t, regime.DefaultUnits()), nil
+		return regime.Aggregate(t, units), nil
 	}
 	if bytes.HasPrefix(bytes.TrimPrefix(b, []byte("\ufeff")), []byte("jobID,")) {
 		return regime.ReadStampede(bytes.NewReader(b), path)
@@ -314,7 +361,7 @@ func readJobs(path, cluster string) ([]regime.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return regime.Aggregate(t, regime.DefaultUnits()), nil
+	return regime.Aggregate(t, units), nil
 }
 
 func toTable(rows []synth.JobsRow) *regime.Table {
@@ -343,7 +390,7 @@ func hardwareOf(p synth.ClusterProfile) regime.Cluster {
 }
 
 // dropConstant removes features that take one value over both clusters.
-func dropConstant(features []string, src, tgt []regime.Job) []string {
+func dropConstant(stdout io.Writer, features []string, src, tgt []regime.Job) []string {
 	return slices.DeleteFunc(slices.Clone(features), func(f string) bool {
 		first, seen := 0.0, false
 		for _, js := range [][]regime.Job{src, tgt} {
@@ -357,7 +404,7 @@ func dropConstant(features []string, src, tgt []regime.Job) []string {
 			}
 		}
 		if seen {
-			fmt.Printf("  dropping %s: constant (%g) in both clusters\n", f, first)
+			fmt.Fprintf(stdout, "  dropping %s: constant (%g) in both clusters\n", f, first)
 		}
 		return true
 	})

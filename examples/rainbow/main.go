@@ -467,6 +467,9 @@ func barPlot(path, title, ylabel string, names []string, exp, drw plotter.Values
 	p.Legend.Add("expected", be)
 	p.Legend.Add("seeded draw", bd)
 	p.Legend.Top = true
+	if p.Y.Max > 0 {
+		p.Y.Max *= 1.25 // headroom so the legend does not cover the tallest bars
+	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = math.Pi / 4
 	p.X.Tick.Label.XAlign = -1

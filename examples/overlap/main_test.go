@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/crosscluster/crosscluster/internal/synth"
+)
+
+// small returns the options of a quick synthetic run into dir.
+func small(dir string) options {
+	return options{out: dir, regime: "cpu_standard", band: "0.2,0.8", n: 600, crossfit: 2, seed: 3}
+}
+
+// reportBlock returns the printed Markdown report: from its heading to the
+// blank line after the KS table.
+func reportBlock(t *testing.T, out string) string {
+	t.Helper()
+	i := strings.Index(out, "### Overlap:")
+	if i < 0 {
+		t.Fatalf("no report in output:\n%s", out)
+	}
+	rest := out[i:]
+	j := strings.Index(rest, "|\n\n")
+	if j < 0 {
+		t.Fatalf("report does not end with a table and a blank line:\n%s", rest)
+	}
+	return rest[:j+2]
+}
+
+func TestRunWritesEverything(t *testing.T) {
+	dir := t.TempDir()
+	var stdout bytes.Buffer
+	if err := run(small(dir), &stdout); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"report.md", "report.json", "propensity_anvil.png", "propensity_conte.png",
+		"sweep.csv", "propensity.csv", "experiments.jsonl", "experiments.md"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || len(b) == 0 {
+			t.Errorf("%s: %v (%d bytes)", name, err, len(b))
+			continue
+		}
+		switch filepath.Ext(name) {
+		case ".png":
+			if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+				t.Errorf("%s is not a PNG: %v", name, err)
+			}
+		case ".json":
+			var v map[string]any
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+
+	// The printed report has exactly the reviewer's fields, in order, and
+	// is the report.md that was written.
+	block := reportBlock(t, stdout.String())
+	var fields []string
+	for _, line := range strings.Split(block, "\n") {
+		if k, _, ok := strings.Cut(line, ":"); ok && strings.HasPrefix(line, "- ") {
+			fields = append(fields, strings.TrimPrefix(k, "- "))
+		}
+	}
+	want := []string{"Regime definition", "Feature set", "Band", "Domain classifier AUC", "Target overlap coverage"}
+	if strings.Join(fields, "|") != strings.Join(want, "|") {
+		t.Errorf("report fields %q, want %q", fields, want)
+	}
+	if !regexp.MustCompile(`(?m)^- Regime definition: authoritative$`).MatchString(block) {
+		t.Errorf("synthetic jobs are labelled from hardware tables; report says:\n%s", block)
+	}
+	if !regexp.MustCompile(`(?m)^- Target overlap coverage: [01]\.\d{4} \(n=\d+ of \d+\)$`).MatchString(block) {
+		t.Errorf("coverage not as \"v (n=k of N)\":\n%s", block)
+	}
+	if !strings.Contains(block, "| feature | KS D (all) |") {
+		t.Errorf("no KS table:\n%s", block)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if strings.TrimSpace(string(md)) != strings.TrimSpace(block) {
+		t.Errorf("printed report differs from report.md:\n%s\n---\n%s", block, md)
+	}
+
+	// A second run appends its row to the log.
+	stdout.Reset()
+	if err := run(small(dir), &stdout); err != nil {
+		t.Fatal(err)
+	}
+	jl, _ := os.ReadFile(filepath.Join(dir, "experiments.jsonl"))
+	if n := strings.Count(string(jl), "\n"); n != 2 {
+		t.Errorf("experiments.jsonl has %d rows after two runs, want 2", n)
+	}
+	table, _ := os.ReadFile(filepath.Join(dir, "experiments.md"))
+	if !strings.Contains(string(table), "| EXP | Source→Target | Feature set | Band | AUC | Coverage |") ||
+		!strings.Contains(string(table), "| E2 | anvil→conte | safe |") {
+		t.Errorf("experiments.md:\n%s", table)
+	}
+}
+
+// writeTable writes a synthetic FRESCO-style CSV of profile p.
+func writeTable(t *testing.T, path string, p synth.ClusterProfile, seed uint64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := synth.JobsWriteCSV(&buf, synth.JobTable(p, 400, rand.New(rand.NewPCG(seed, 1)))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRunSameNameKeepsBothPlots(t *testing.T) {
+	in, out := t.TempDir(), t.TempDir()
+	a, b := filepath.Join(in, "a", "jobs.csv"), filepath.Join(in, "b", "jobs.csv")
+	writeTable(t, a, synth.AnvilLike(), 1)
+	writeTable(t, b, synth.ConteLike(), 2)
+	o := small(out)
+	o.source, o.target, o.regime = a, b, "all"
+	var stdout bytes.Buffer
+	if err := run(o, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"propensity_jobs_source.png", "propensity_jobs_target.png"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("%v (one plot overwrote the other?)", err)
+		}
+	}
+}
+
+func TestRunFeaturesAndImpute(t *testing.T) {
+	// value_gpu_max is NaN for every CPU job: without -impute the fit
+	// must fail naming the feature; with it the run succeeds.
+	o := small(t.TempDir())
+	o.regime, o.features = "all", "ncores,runtime_sec,value_gpu_max"
+	var stdout bytes.Buffer
+	err := run(o, &stdout)
+	if err == nil || !strings.Contains(err.Error(), "value_gpu_max") {
+		t.Fatalf("NaN feature without -impute: err %v, want one naming value_gpu_max", err)
+	}
+	o.impute = true
+	stdout.Reset()
+	if err := run(o, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(reportBlock(t, stdout.String()), "- Feature set: custom (ncores, runtime_sec, value_gpu_max)") {
+		t.Errorf("report does not name the custom feature set:\n%s", stdout.String())
+	}
+}
+
+func TestParseUnits(t *testing.T) {
+	u, err := parseUnits("conte=60, anvil=1")
+	if err != nil || u["conte"] != 60 || u["anvil"] != 1 || u["stampede"] != 60 {
+		t.Errorf("parseUnits = %v, %v", u, err)
+	}
+	for _, bad := range []string{"conte", "conte=0", "conte=-1", "conte=x", "conte=Inf"} {
+		if _, err := parseUnits(bad); err == nil {
+			t.Errorf("parseUnits(%q) accepted", bad)
+		}
+	}
+}
