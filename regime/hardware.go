@@ -3,6 +3,8 @@ package regime
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 
 	"gopkg.in/yaml.v3"
 )
@@ -51,7 +53,11 @@ func (h *Hardware) Lookup(cluster, partition string) (Node, bool) {
 }
 
 // ReadHardware decodes a hardware table in YAML (or JSON, which YAML
-// accepts) and checks every workload_regime it sets.
+// accepts) and checks every entry: workload_regime, when set, must be a
+// regime; node_cores and gpu_count_per_node must not be negative; and
+// node_memory_gb must be positive and finite unless workload_regime is set,
+// because an entry without it would otherwise read as a 0 GB (standard
+// memory) node. Errors wrap ErrBadValue and name cluster and partition.
 func ReadHardware(r io.Reader) (*Hardware, error) {
 	var h Hardware
 	dec := yaml.NewDecoder(r)
@@ -61,8 +67,18 @@ func ReadHardware(r io.Reader) (*Hardware, error) {
 	}
 	for cn, c := range h.Clusters {
 		check := func(where string, n Node) error {
-			if n.WorkloadRegime != "" && !n.WorkloadRegime.Valid() {
-				return fmt.Errorf("regime: hardware table: cluster %q %s: %w %q", cn, where, ErrBadValue, n.WorkloadRegime)
+			bad := func(what string, v any) error {
+				return fmt.Errorf("regime: hardware table: cluster %q %s: %w: %s %v", cn, where, ErrBadValue, what, v)
+			}
+			switch {
+			case n.WorkloadRegime != "" && !n.WorkloadRegime.Valid():
+				return bad("workload_regime", strconv.Quote(string(n.WorkloadRegime)))
+			case n.NodeCores < 0:
+				return bad("node_cores", n.NodeCores)
+			case n.GPUCountPerNode < 0:
+				return bad("gpu_count_per_node", n.GPUCountPerNode)
+			case n.WorkloadRegime == "" && (!(n.NodeMemoryGB > 0) || math.IsInf(n.NodeMemoryGB, 0)):
+				return bad("node_memory_gb (missing or not positive, and no workload_regime)", n.NodeMemoryGB)
 			}
 			return nil
 		}

@@ -204,11 +204,11 @@ func nanMax(a, b float64) float64 {
 
 // JobFeatures are the job-level features every record has (possibly
 // missing), in the order SafeFeatures considers them.
-var jobFeatures = []string{"ncores", "nhosts", "timelimit_sec", "runtime_sec", "queue_time_sec", "runtime_fraction"}
+var jobFeatures = [...]string{"ncores", "nhosts", "timelimit_sec", "runtime_sec", "queue_time_sec", "runtime_fraction"}
 
 // JobFeatures returns the names of the job-level features: ncores, nhosts,
 // timelimit_sec, runtime_sec, queue_time_sec, runtime_fraction.
-func JobFeatures() []string { return append([]string(nil), jobFeatures...) }
+func JobFeatures() []string { return append([]string(nil), jobFeatures[:]...) }
 
 // Feature returns a job's feature by name, NaN when it is missing:
 //

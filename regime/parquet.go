@@ -17,7 +17,8 @@ import (
 // into a Table, with the same columns as ReadCSV. Columns must be flat
 // (top-level, not repeated). Strings are BYTE_ARRAY; numbers any integer or
 // floating type; times are INT64 TIMESTAMP (any unit, as pandas and Arrow
-// write them), strings in a ReadCSV layout or plain Unix seconds. Nulls are
+// write them), INT96 (as Spark and older Impala/Hive write them), INT32
+// DATE, strings in a ReadCSV layout or plain Unix seconds. Nulls are
 // missing. Every data problem is a *ParseError naming file, row (1-based,
 // as Line) and column; a decoder panic on corrupt bytes is recovered and
 // returned as one.
@@ -34,7 +35,7 @@ func ReadParquet(r io.ReaderAt, size int64, file, cluster string) (t *Table, err
 	schema := f.Schema()
 	paths := schema.Columns()
 	header := make([]string, len(paths))
-	units := make([]time.Duration, len(paths)) // non-zero: timestamp column
+	units := make([]time.Duration, len(paths)) // non-zero: timestamp column; dateUnit: DATE
 	for i, p := range paths {
 		if len(p) != 1 {
 			return nil, &ParseError{File: file, Column: strings.Join(p, "."), Err: fmt.Errorf("%w: nested column", ErrBadValue)}
@@ -93,9 +94,31 @@ func ReadParquet(r io.ReaderAt, size int64, file, cluster string) (t *Table, err
 	return t, nil
 }
 
-// timestampUnit returns the tick of an INT64 timestamp column, 0 otherwise.
+// dateUnit marks an INT32 DATE column (days since the Unix epoch).
+const dateUnit = 24 * time.Hour
+
+// julianUnixEpoch is the Julian day number of 1970-01-01, the origin of
+// INT96 timestamps' day field.
+const julianUnixEpoch = 2440588
+
+// timestampUnit returns the tick of an INT64 timestamp column, dateUnit for
+// an INT32 DATE column, 0 otherwise.
 func timestampUnit(typ parquet.Type) time.Duration {
-	if typ == nil || typ.Kind() != parquet.Int64 {
+	if typ == nil {
+		return 0
+	}
+	if typ.Kind() == parquet.Int32 {
+		if lt := typ.LogicalType(); lt != nil {
+			if _, ok := lt.Value.(*format.DateType); ok {
+				return dateUnit
+			}
+		}
+		if ct := typ.ConvertedType(); ct != nil && *ct == deprecated.Date {
+			return dateUnit
+		}
+		return 0
+	}
+	if typ.Kind() != parquet.Int64 {
 		return 0
 	}
 	if lt := typ.LogicalType(); lt != nil {
@@ -126,7 +149,17 @@ func valueString(v parquet.Value, unit time.Duration) string {
 		}
 		return "0"
 	case parquet.Int32:
+		if unit == dateUnit {
+			return time.Unix(int64(v.Int32())*86400, 0).UTC().Format(time.RFC3339Nano)
+		}
 		return strconv.FormatInt(int64(v.Int32()), 10)
+	case parquet.Int96:
+		// Nanoseconds of the day in the low 64 bits, Julian day in the
+		// high 32 (the layout Spark and Impala write).
+		i := v.Int96()
+		nanos := int64(uint64(i[1])<<32 | uint64(i[0]))
+		day := int64(i[2]) - julianUnixEpoch
+		return time.Unix(day*86400, 0).Add(time.Duration(nanos)).UTC().Format(time.RFC3339Nano)
 	case parquet.Int64:
 		if unit != 0 {
 			ticks := v.Int64()

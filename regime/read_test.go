@@ -2,7 +2,6 @@ package regime
 
 import (
 	"bytes"
-	"fmt"
 	"errors"
 	"math"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 )
 
 // frescoDir holds the Stampede accounting fixture (see its SOURCES.md).
@@ -180,6 +180,37 @@ func TestReadParquet(t *testing.T) {
 	})
 }
 
+// TestReadParquetLegacyTimes checks the two time encodings besides INT64
+// TIMESTAMP: INT96 (Spark, Impala: nanoseconds of the day, then the Julian
+// day, per the Parquet format's description of the deprecated type) and
+// INT32 DATE (days since 1970-01-01). Before they were decoded, both came
+// back as missing or as wrong Unix seconds without an error.
+func TestReadParquetLegacyTimes(t *testing.T) {
+	type legacyRow struct {
+		Jid    string           `parquet:"jid"`
+		Submit int32            `parquet:"submit_time,date"`
+		Start  deprecated.Int96 `parquet:"start_time"`
+		End    string           `parquet:"end_time"`
+	}
+	nanos := int64(90 * time.Second)
+	day := uint32(julianUnixEpoch + 19389) // 2023-02-01 is day 19389 of the Unix epoch
+	rows := []legacyRow{{Jid: "J1", Submit: 19389, Start: deprecated.Int96{uint32(nanos), uint32(nanos >> 32), day},
+		End: "2023-02-01 01:01:30"}}
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ReadParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "legacy.parquet", "spark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tab.Rows[0]
+	want := []time.Time{time.Date(2023, 2, 1, 0, 0, 0, 0, time.UTC), time.Date(2023, 2, 1, 0, 1, 30, 0, time.UTC)}
+	if d := cmp.Diff(want, []time.Time{r.Submit, r.Start}); d != "" {
+		t.Errorf("submit (DATE), start (INT96) (-want +got):\n%s", d)
+	}
+}
+
 func readStampede(t testing.TB, name string) []Job {
 	t.Helper()
 	path := filepath.Join(frescoDir, name)
@@ -310,7 +341,6 @@ func FuzzReadParquet(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add([]byte("PAR1PAR1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		os.WriteFile(fmt.Sprintf("/tmp/fzlast-%d", os.Getpid()), data, 0o644)
 		_, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", "c")
 		if err != nil {
 			var pe *ParseError

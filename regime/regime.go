@@ -63,7 +63,7 @@ const DefaultLargeMemGB = 512
 // table (so every label is proxy-only) and the lenient proxy rule.
 type Rules struct {
 	// LargeMemGB is the large-memory threshold in GB; zero means
-	// DefaultLargeMemGB. A node is large-memory when its memory is greater
+	// DefaultLargeMemGB, and a negative, NaN or infinite value panics. A node is large-memory when its memory is greater
 	// than or equal to the threshold (node_memory_gb >= LargeMemGB). Anvil's
 	// GPU nodes have exactly 512 GB and are standard GPU nodes: their
 	// hardware-table entry sets WorkloadRegime to override the comparison.
@@ -86,20 +86,25 @@ type Rules struct {
 }
 
 func (r Rules) threshold() float64 {
-	if r.LargeMemGB == 0 {
+	switch {
+	case r.LargeMemGB == 0:
 		return DefaultLargeMemGB
+	case !(r.LargeMemGB > 0) || math.IsInf(r.LargeMemGB, 0):
+		panic("regime: LargeMemGB must be positive and finite")
 	}
 	return r.LargeMemGB
 }
 
 // Node returns the authoritative label of a node: its WorkloadRegime when
 // set, otherwise gpu_* when GPUCountPerNode > 0 and cpu_* otherwise, with
-// *_largemem when NodeMemoryGB >= the threshold.
+// *_largemem when NodeMemoryGB >= the threshold. A node whose memory is
+// not positive (0 is what a table entry without node_memory_gb holds) or
+// NaN is Unknown: its memory class cannot be told.
 func (r Rules) Node(n Node) Label {
 	if n.WorkloadRegime != "" {
 		return n.WorkloadRegime
 	}
-	if math.IsNaN(n.NodeMemoryGB) {
+	if !(n.NodeMemoryGB > 0) {
 		return Unknown
 	}
 	large := n.NodeMemoryGB >= r.threshold()
@@ -189,8 +194,16 @@ func (r Rules) LabelAll(jobs []Job) map[Label]int {
 }
 
 // Definition summarises the bases of labelled jobs for a report: "authoritative"
-// when every job was labelled from the hardware table, "proxy" otherwise.
+// when every job was labelled from the hardware table, "proxy" otherwise,
+// including when there are no jobs (nothing was labelled authoritatively).
 func Definition(jobs ...[]Job) string {
+	n := 0
+	for _, js := range jobs {
+		n += len(js)
+	}
+	if n == 0 {
+		return "proxy"
+	}
 	for _, js := range jobs {
 		for i := range js {
 			if js[i].Basis != Authoritative {

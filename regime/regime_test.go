@@ -2,6 +2,7 @@ package regime
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -24,6 +25,8 @@ func TestNodeRule(t *testing.T) {
 		{"gpu 768GB", Node{NodeMemoryGB: 768, GPUCountPerNode: 2}, GPULargeMem},
 		{"anvil gpu override", Node{NodeMemoryGB: 512, GPUCountPerNode: 4, WorkloadRegime: GPUStandard}, GPUStandard},
 		{"unknown memory", Node{NodeMemoryGB: math.NaN()}, Unknown},
+		{"memory not given (0 GB)", Node{GPUCountPerNode: 2}, Unknown},
+		{"memory not given, regime set", Node{WorkloadRegime: CPULargeMem}, CPULargeMem},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -34,6 +37,16 @@ func TestNodeRule(t *testing.T) {
 	}
 	if got := (Rules{LargeMemGB: 1000}).Node(Node{NodeMemoryGB: 768}); got != CPUStandard {
 		t.Errorf("threshold 1000: got %s, want cpu_standard", got)
+	}
+	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("LargeMemGB %v: no panic", bad)
+				}
+			}()
+			(Rules{LargeMemGB: bad}).Node(Node{NodeMemoryGB: 64})
+		}()
 	}
 }
 
@@ -101,6 +114,9 @@ func TestLabelBasis(t *testing.T) {
 	if got := Definition(jobs[:2]); got != "authoritative" {
 		t.Errorf("Definition = %q, want authoritative", got)
 	}
+	if got := Definition(nil, jobs[:0]); got != "proxy" {
+		t.Errorf("Definition of no jobs = %q, want proxy (nothing was labelled authoritatively)", got)
+	}
 	if got := len(Filter(jobs, CPUStandard)); got != 2 {
 		t.Errorf("Filter(cpu_standard) has %d jobs, want 2", got)
 	}
@@ -128,10 +144,23 @@ func TestReadHardware(t *testing.T) {
 		"bad regime":    "clusters:\n  x:\n    default: {workload_regime: tpu}\n",
 		"unknown field": "clusters:\n  x:\n    default: {gpus: 2}\n",
 		"not yaml":      "clusters: [",
+		// Without node_memory_gb the entry would label its jobs
+		// gpu_standard from a 0 GB node.
+		"no memory":       "clusters:\n  x:\n    partitions:\n      p: {gpu_count_per_node: 4}\n",
+		"negative memory": "clusters:\n  x:\n    default: {node_memory_gb: -512}\n",
+		"infinite memory": "clusters:\n  x:\n    default: {node_memory_gb: .inf}\n",
+		"negative gpus":   "clusters:\n  x:\n    default: {node_memory_gb: 64, gpu_count_per_node: -1}\n",
+		"negative cores":  "clusters:\n  x:\n    default: {node_memory_gb: 64, node_cores: -16}\n",
 	} {
-		if _, err := ReadHardware(strings.NewReader(bad)); err == nil {
+		_, err := ReadHardware(strings.NewReader(bad))
+		if err == nil {
 			t.Errorf("%s: no error", name)
+		} else if name != "unknown field" && name != "not yaml" && (!errors.Is(err, ErrBadValue) || !strings.Contains(err.Error(), `cluster "x"`)) {
+			t.Errorf("%s: %v does not wrap ErrBadValue naming the cluster", name, err)
 		}
+	}
+	if _, err := ReadHardware(strings.NewReader("clusters:\n  x:\n    default: {workload_regime: cpu_largemem}\n")); err != nil {
+		t.Errorf("regime without memory: %v", err)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // Stampede accounting files use for a missing start.
 const stampedeEpochSentinel = "12/31/1969 19:00:00"
 
-var stampedeColumns = []string{"jobID", "queue", "walltime", "exit_status", "start", "end", "submit", "nnodes", "ncpus"}
+var stampedeColumns = [...]string{"jobID", "queue", "walltime", "exit_status", "start", "end", "submit", "nnodes", "ncpus"}
 
 // ReadStampede reads a TACC Stampede job-accounting CSV (header
 // jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus)
@@ -57,10 +57,10 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 		j := Job{ID: get("jobID"), Cluster: "stampede", Partition: get("queue"), ExitStatus: get("exit_status"),
 			Metrics: map[string]Agg{}}
 		if i, ok := idx["user"]; ok {
-			j.User = rec[i]
+			j.User = strings.TrimSpace(rec[i])
 		}
 		if i, ok := idx["account"]; ok {
-			j.Account = rec[i]
+			j.Account = strings.TrimSpace(rec[i])
 		}
 		fail := func(col string, err error) error {
 			return &ParseError{File: file, Line: line, Column: col, Err: err}

@@ -200,3 +200,15 @@ func TestBatchScript(t *testing.T) {
 		t.Errorf("log %q", b)
 	}
 }
+
+func FuzzParseJobComp(f *testing.F) {
+	f.Add([]byte("JobId=3 UserId=root(0) Name=t.sh JobState=FAILED ArrayJobId=1 ArrayTaskId=1 ExitCode=3:0\n"))
+	f.Add([]byte("JobState= ExitCode=x:y ArrayJobId=0"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for k, st := range ParseJobComp(b) {
+			if k == "" || st.state == "" {
+				t.Fatalf("empty key or state in %q", b)
+			}
+		}
+	})
+}

@@ -211,3 +211,22 @@ func FuzzLoadSpec(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeConfig(f *testing.F) {
+	f.Add([]byte(`{"lr":1e-4,"name":"x","ok":true,"n":3}`))
+	f.Add([]byte(`{"a":{"b":1}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeConfig(b)
+		if err != nil {
+			return
+		}
+		// A decoded config re-encodes to a config with the same identity.
+		m2, err := DecodeConfig(EncodeConfig(m))
+		if err != nil {
+			t.Fatalf("re-decode of %q: %v", EncodeConfig(m), err)
+		}
+		if Identity(m) != Identity(m2) {
+			t.Fatalf("identity changed through encode: %q", b)
+		}
+	})
+}

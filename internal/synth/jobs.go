@@ -166,8 +166,10 @@ var jobsFeatureNames = [...]string{"ncores", "nhosts", "timelimit_sec", "runtime
 func JobsFeatureNames() []string { return append([]string(nil), jobsFeatureNames[:]...) }
 
 // JobsFeatures draws n jobs from p and returns their six job-level features
-// row-major (n×6, columns as JobsFeatureNames), the same values JobTable's
-// jobs would have for the same generator state.
+// row-major (n×6, columns as JobsFeatureNames). Each job is drawn as
+// JobTable draws it, but JobTable also draws telemetry from rng between
+// jobs: for the same generator state the two share the first job and the
+// distribution, not the later jobs.
 func JobsFeatures(p ClusterProfile, n int, rng *rand.Rand) []float64 {
 	if n < 0 {
 		panic("synth: negative job count")
@@ -234,14 +236,14 @@ func JobTable(p ClusterProfile, nJobs int, rng *rand.Rand) []JobsRow {
 }
 
 // JobsHeader is the FRESCO column header JobsWriteCSV writes.
-var jobsHeader = []string{"time", "submit_time", "start_time", "end_time", "timelimit", "nhosts", "ncores",
+var jobsHeader = [...]string{"time", "submit_time", "start_time", "end_time", "timelimit", "nhosts", "ncores",
 	"queue", "host", "jid", "username", "exitcode", "cluster", "value_cpuuser", "value_gpu", "value_memused"}
 
 // JobsWriteCSV writes rows as a FRESCO-style CSV with a header; missing
 // values are empty fields and times are "2006-01-02 15:04:05".
 func JobsWriteCSV(w io.Writer, rows []JobsRow) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(jobsHeader); err != nil {
+	if err := cw.Write(jobsHeader[:]); err != nil {
 		return err
 	}
 	num := func(v float64) string {

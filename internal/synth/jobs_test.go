@@ -68,11 +68,31 @@ func TestJobsFeaturesColumns(t *testing.T) {
 	f := JobsFeatures(AnvilLike(), 500, rand.New(rand.NewPCG(5, 5)))
 	for i := 0; i < len(f); i += 6 {
 		ncores, nhosts, tl, rt, q, frac := f[i], f[i+1], f[i+2], f[i+3], f[i+4], f[i+5]
-		if ncores < 1 || nhosts < 1 || tl <= 0 || rt <= 0 || q < 0 || math.Abs(frac-rt/tl) > 1e-15 || rt > tl {
+		// runtime_fraction is computed by the same division, so it must
+		// be bit-identical: no tolerance.
+		if ncores < 1 || nhosts < 1 || tl <= 0 || rt <= 0 || q < 0 || frac != rt/tl || rt > tl {
 			t.Fatalf("row %d: %v", i/6, f[i:i+6])
 		}
 	}
 	if got := JobsFeatureNames(); len(got) != 6 || got[5] != "runtime_fraction" {
 		t.Errorf("names %v", got)
+	}
+}
+
+// TestJobsFeaturesMatchesJobTable checks the documented relation: the same
+// generator state gives the same first job in both, with the features
+// JobTable's rows imply (timelimit in the profile's unit, times to the second).
+func TestJobsFeaturesMatchesJobTable(t *testing.T) {
+	for _, p := range []ClusterProfile{AnvilLike(), ConteLike()} {
+		t.Run(p.Name, func(t *testing.T) {
+			f := JobsFeatures(p, 1, rand.New(rand.NewPCG(11, 12)))
+			r := JobTable(p, 1, rand.New(rand.NewPCG(11, 12)))[0]
+			rt, q := r.End.Sub(r.Start).Seconds(), r.Start.Sub(r.Submit).Seconds()
+			tl := r.Timelimit * p.TimelimitUnitSec
+			got := []float64{r.NCores, r.NHosts, tl, rt, q, rt / tl}
+			if !slices.Equal(f, got) {
+				t.Errorf("JobsFeatures %v, JobTable's first job %v", f, got)
+			}
+		})
 	}
 }
