@@ -574,7 +574,7 @@ func (r *Result) compareFeature(j int, sc *compareScratch) error {
 		mergeSorted(all[d], in[d], rest[d])
 	}
 	src, tgt := all[Source], all[Target]
-	f.SMD, f.VarianceRatio = stats.SMD(tgt, src), stats.VarianceRatio(tgt, src)
+	f.SMD, f.VarianceRatio = smdVR(tgt, src)
 	var err error
 	if f.All, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
@@ -586,7 +586,7 @@ func (r *Result) compareFeature(j int, sc *compareScratch) error {
 		f.InBandNote = fmt.Sprintf("no in-band comparison: %d source and %d target jobs in %v", len(src), len(tgt), r.Band)
 		return nil
 	}
-	f.SMDInBand, f.VarRatioInBand = stats.SMD(tgt, src), stats.VarianceRatio(tgt, src)
+	f.SMDInBand, f.VarRatioInBand = smdVR(tgt, src)
 	if f.InBand, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
 		return fmt.Errorf("overlap: in-band KS of feature %q: %w", f.Name, err)
 	}

@@ -1,6 +1,8 @@
 package regime
 
 import (
+	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +30,9 @@ func ReadParquet(r io.ReaderAt, size int64, file, cluster string) (t *Table, err
 			t, err = nil, &ParseError{File: file, Err: fmt.Errorf("%w: corrupt parquet: %v", ErrBadValue, p)}
 		}
 	}()
+	if err := checkFooter(r, size); err != nil {
+		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
+	}
 	f, err := parquet.OpenFile(r, size)
 	if err != nil {
 		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
@@ -100,6 +105,34 @@ const dateUnit = 24 * time.Hour
 // julianUnixEpoch is the Julian day number of 1970-01-01, the origin of
 // INT96 timestamps' day field.
 const julianUnixEpoch = 2440588
+
+// checkFooter checks the magic numbers and the footer length before
+// parquet.OpenFile sees the file: OpenFile allocates the footer length it
+// reads (up to 4 GiB) before comparing it with the file size, so a few
+// corrupt bytes could make it allocate and zero gigabytes.
+func checkFooter(r io.ReaderAt, size int64) error {
+	const magic = "PAR1"
+	if size < 2*int64(len(magic))+4 {
+		return fmt.Errorf("not a parquet file: %d bytes", size)
+	}
+	var head [4]byte
+	var tail [8]byte
+	// io.ReaderAt may return io.EOF with a full read at the end, so only a
+	// short read is a failure.
+	if n, err := r.ReadAt(head[:], 0); n < len(head) {
+		return fmt.Errorf("reading the header: %w", cmp.Or(err, io.ErrUnexpectedEOF))
+	}
+	if n, err := r.ReadAt(tail[:], size-8); n < len(tail) {
+		return fmt.Errorf("reading the footer: %w", cmp.Or(err, io.ErrUnexpectedEOF))
+	}
+	if string(head[:]) != magic || string(tail[4:]) != magic {
+		return errors.New("not a parquet file: no PAR1 magic at both ends")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("footer length %d exceeds the file (%d bytes)", n, size)
+	}
+	return nil
+}
 
 // timestampUnit returns the tick of an INT64 timestamp column, dateUnit for
 // an INT32 DATE column, 0 otherwise.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +209,28 @@ func TestReadParquetLegacyTimes(t *testing.T) {
 	want := []time.Time{time.Date(2023, 2, 1, 0, 0, 0, 0, time.UTC), time.Date(2023, 2, 1, 0, 1, 30, 0, time.UTC)}
 	if d := cmp.Diff(want, []time.Time{r.Submit, r.Start}); d != "" {
 		t.Errorf("submit (DATE), start (INT96) (-want +got):\n%s", d)
+	}
+}
+
+// TestReadParquetHugeFooterLength: a 12-byte file whose footer length says
+// 4 GiB must be rejected before anything allocates that much (parquet-go
+// allocates the footer before checking its length; the fuzzer's workers
+// stalled zeroing such buffers).
+func TestReadParquetHugeFooterLength(t *testing.T) {
+	data := []byte("PAR1\xff\xff\xff\xffPAR1")
+	// maxAlloc bounds what reading a 12-byte file may allocate; the
+	// unchecked footer was 4 GiB.
+	const maxAlloc = 1 << 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "huge.parquet", "")
+	runtime.ReadMemStats(&after)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.File != "huge.parquet" || !errors.Is(err, ErrBadValue) {
+		t.Errorf("got %v, want a *ParseError wrapping ErrBadValue", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > maxAlloc {
+		t.Errorf("allocated %d bytes for a 12-byte file", got)
 	}
 }
 

@@ -75,8 +75,9 @@ type Rules struct {
 	Hardware *Hardware
 
 	// Strict makes the proxy rule return Unknown for a job whose GPU
-	// telemetry is entirely missing (value_gpu_cnt == 0). The lenient rule
-	// reads missing GPU telemetry as "no GPU".
+	// telemetry is entirely missing (value_gpu_cnt == 0), and likewise for
+	// one whose memory telemetry is. The lenient rule reads missing GPU
+	// telemetry as "no GPU" and missing memory telemetry as standard memory.
 	Strict bool
 
 	// GPUMetric and MemMetric name the telemetry metrics (without the

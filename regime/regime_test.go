@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"gopkg.in/yaml.v3"
 )
 
 func TestNodeRule(t *testing.T) {
@@ -279,5 +281,25 @@ func TestParseTime(t *testing.T) {
 	}
 	if got, err := parseTime("NaT"); err != nil || !got.IsZero() {
 		t.Errorf("NaT: %v, %v", got, err)
+	}
+}
+
+// TestKnownHardwareValid: the built-in table passes ReadHardware's checks
+// and survives a YAML round trip unchanged.
+func TestKnownHardwareValid(t *testing.T) {
+	want := KnownHardware()
+	b, err := yaml.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadHardware(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("KnownHardware fails its own checks: %v", err)
+	}
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("round trip (-want +got):\n%s", d)
+	}
+	if n, _ := got.Lookup("anvil", "gpu"); (Rules{}).Node(n) != GPUStandard || n.NodeMemoryGB != DefaultLargeMemGB {
+		t.Errorf("anvil/gpu = %+v: want a 512 GB node labelled gpu_standard by its override", n)
 	}
 }

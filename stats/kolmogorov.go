@@ -109,6 +109,12 @@ func SmirnovSF(n int, d float64) float64 {
 
 // smirnov returns the survival function and the CDF of D_n^+.
 func smirnov(n int, x float64) (sf, cdf float64) {
+	return smirnovSum(n, x, true)
+}
+
+// smirnovSum is smirnov; peak selects the outward summation of
+// kolmogorov_peak.go where it applies (false: SciPy's full series).
+func smirnovSum(n int, x float64, peak bool) (sf, cdf float64) {
 	if !(n > 0 && x >= 0 && x <= 1) {
 		return math.NaN(), math.NaN()
 	}
@@ -179,6 +185,12 @@ func smirnov(n int, x float64) (sf, cdf float64) {
 	useUpper := nUpperTerms <= 1 && x < 0.5
 	useUpper = useUpper || (n >= smUpperSumMinN && nUpperTerms <= smUpperMaxTerms && x <= 0.5/math.Sqrt(fn))
 
+	if peak && !useUpper && smirnovPeakApplies(n, x) {
+		if sum, ok := smirnovPeakSum(n, nxHi, nxLo, n1mxfl); ok {
+			sf = x * sum
+			return clamp01(sf), clamp01(1 - sf)
+		}
+	}
 	start, step, nTerms := 0, 1, n1mxfl+1
 	var first float64
 	if useUpper {

@@ -154,3 +154,23 @@ func BenchmarkStandardizer(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkKolmogorovSF times the O(n) Smirnov-series branch of
+// KolmogorovSF (2.2 ≤ n·d² < 370 for n > 140) at the sizes the overlap
+// pipeline's asymptotic two-sample tests reach, with n·d² at the branch's
+// lower edge, in the middle and near the tail:
+//
+//	go test ./stats -run '^$' -bench Kolmogorov -benchtime 20x
+func BenchmarkKolmogorovSF(b *testing.B) {
+	for _, n := range []int{100000, 250000, 1000000} {
+		for _, nd2 := range []float64{2.5, 25, 200} {
+			d := math.Sqrt(nd2 / float64(n))
+			b.Run(fmt.Sprintf("n=%.3g/nd2=%g", float64(n), nd2), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					KolmogorovSF(n, d)
+				}
+			})
+		}
+	}
+}

@@ -54,11 +54,13 @@ const (
 // second each): go test ./stats -run Kolmogorov -args -stats.long
 var ksLong = flag.Bool("stats.long", false, "run the slow large-n Kolmogorov/Smirnov golden cases")
 
-// ksSlow reports whether SmirnovSF(n, x) sums about n terms (n > 10^5 and
-// neither a closed-form special case nor an underflowing tail).
+// ksSlow reports whether SmirnovSF(n, x) sums about n terms with SciPy's
+// full series (n > 10^5, neither a closed-form special case nor an
+// underflowing tail, and outside the range of the peak summation).
 func ksSlow(n int, x float64) bool {
 	fn := float64(n)
-	return n > 100000 && n <= smirnovMaxComputeN && fn*x > 2 && fn*x < fn-1 && -2*fn*x*x >= minLog
+	return n > 100000 && n <= smirnovMaxComputeN && fn*x > 2 && fn*x < fn-1 && -2*fn*x*x >= minLog &&
+		!smirnovPeakApplies(n, x)
 }
 
 type ksDataSpec struct {

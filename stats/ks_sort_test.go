@@ -82,3 +82,20 @@ func TestAUCSorted(t *testing.T) {
 		t.Error("empty: no error")
 	}
 }
+
+// TestFloatKey checks the order-preserving key map and its inverse on the
+// float64 landmarks: keys must order as the floats do (with -0 just before
+// +0) and map back to the same bits.
+func TestFloatKey(t *testing.T) {
+	fs := []float64{math.Inf(-1), -math.MaxFloat64, -3.7, -1, -1e-300, -5e-324, math.Copysign(0, -1), 0,
+		5e-324, 1e-300, 1, 2.5, math.MaxFloat64, math.Inf(1)}
+	for i, f := range fs {
+		k := floatKey(f)
+		if back := keyFloat(k); math.Float64bits(back) != math.Float64bits(f) {
+			t.Errorf("keyFloat(floatKey(%v)) = %v", f, back)
+		}
+		if i > 0 && floatKey(fs[i-1]) >= k {
+			t.Errorf("floatKey(%v) = %#x not above floatKey(%v) = %#x", f, k, fs[i-1], floatKey(fs[i-1]))
+		}
+	}
+}

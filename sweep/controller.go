@@ -220,9 +220,12 @@ func (c *Controller) submit(ctx context.Context, runs []Run, inflight map[string
 		tasks = append(tasks, c.task(r))
 	}
 	ids, err := c.Backend.Submit(ctx, tasks)
+	// Work the backend accepted is recorded even if ctx ends meanwhile, so
+	// that Cancel and the next controller can find it.
+	bctx := context.WithoutCancel(ctx)
 	for i, id := range ids {
 		tasks[i].BackendID = id
-		if err := c.Ledger.SetBackendID(ctx, tasks[i].RunID, id); err != nil {
+		if err := c.Ledger.SetBackendID(bctx, tasks[i].RunID, id); err != nil {
 			return err
 		}
 		inflight[tasks[i].RunID] = tasks[i]
@@ -231,7 +234,7 @@ func (c *Controller) submit(ctx context.Context, runs []Run, inflight map[string
 	if err != nil {
 		// The tasks the backend did not take go back to the queue.
 		for _, t := range tasks[len(ids):] {
-			if uerr := c.Ledger.Unstart(ctx, t.RunID); uerr != nil {
+			if uerr := c.Ledger.Unstart(bctx, t.RunID); uerr != nil {
 				return errors.Join(err, uerr)
 			}
 		}
@@ -396,9 +399,26 @@ func (c *Controller) Cancel(ctx context.Context) error {
 		return err
 	}
 	tasks := make([]Task, 0, len(running))
+	var orphans []Task
 	for i := range running {
 		if running[i].BackendID != "" {
 			tasks = append(tasks, c.task(&running[i]))
+		} else {
+			orphans = append(orphans, c.task(&running[i]))
+		}
+	}
+	// A run recorded as started without a backend id may still have
+	// reached the backend (a controller died in between).
+	if len(orphans) > 0 {
+		ids, err := c.Backend.Adopt(ctx, orphans)
+		if err != nil {
+			return err
+		}
+		for i, id := range ids {
+			if id != "" {
+				orphans[i].BackendID = id
+				tasks = append(tasks, orphans[i])
+			}
 		}
 	}
 	berr := c.Backend.Cancel(ctx, tasks)

@@ -141,19 +141,13 @@ CREATE TABLE IF NOT EXISTS attempts(
 	error_text TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY(run_id, n)
 ) WITHOUT ROWID;
-CREATE TRIGGER IF NOT EXISTS attempt_start AFTER UPDATE OF attempt ON runs WHEN NEW.attempt > OLD.attempt BEGIN
-	INSERT OR REPLACE INTO attempts(run_id, n, state, backend_id, overrides, started_at)
-	VALUES(NEW.id, NEW.attempt, 'running', NEW.backend_id, NEW.overrides, NEW.started_at);
-END;
-CREATE TRIGGER IF NOT EXISTS attempt_unstart AFTER UPDATE OF attempt ON runs WHEN NEW.attempt < OLD.attempt BEGIN
-	DELETE FROM attempts WHERE run_id = OLD.id AND n = OLD.attempt;
-END;
-CREATE TRIGGER IF NOT EXISTS attempt_backend AFTER UPDATE OF backend_id ON runs WHEN NEW.state = 'running' AND NEW.attempt = OLD.attempt BEGIN
-	UPDATE attempts SET backend_id = NEW.backend_id WHERE run_id = NEW.id AND n = NEW.attempt;
-END;
-CREATE TRIGGER IF NOT EXISTS attempt_end AFTER UPDATE OF state ON runs WHEN OLD.state = 'running' AND NEW.state IN ('completed', 'failed', 'cancelled') BEGIN
-	UPDATE attempts SET state = NEW.state, finished_at = NEW.finished_at, error_class = NEW.error_class, error_text = NEW.error_text
-	WHERE run_id = NEW.id AND n = NEW.attempt;
+DROP TRIGGER IF EXISTS attempt_start;
+DROP TRIGGER IF EXISTS attempt_unstart;
+DROP TRIGGER IF EXISTS attempt_backend;
+DROP TRIGGER IF EXISTS attempt_end;
+CREATE TRIGGER IF NOT EXISTS attempt_close AFTER UPDATE OF queued_at ON runs WHEN OLD.state = 'failed' AND NEW.state = 'queued' BEGIN
+	INSERT OR REPLACE INTO attempts(run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text)
+	VALUES(OLD.id, OLD.attempt, OLD.state, OLD.backend_id, OLD.overrides, OLD.started_at, OLD.finished_at, OLD.error_class, OLD.error_text);
 END;
 `
 
@@ -318,9 +312,13 @@ func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added in
 	return added, nil
 }
 
-// transition runs one state change as a single UPDATE statement (one
-// transaction; SQLite runs it atomically with the triggers that keep the
-// attempts table in step). q must end with "WHERE id=? AND state ..."
+// transition runs one state change as a single UPDATE statement, hence
+// one transaction. The runs row holds the current attempt; the attempts
+// table holds the attempts before it, archived by the attempt_close trigger
+// in the same statement that requeues a failed run (Requeue is the only way
+// to a new attempt). Keeping triggers off the hot transitions halves their
+// cost: SQLite compiles a table's triggers into every UPDATE that touches
+// their columns. q must end with "WHERE id=? AND state ..."
 // and "RETURNING attempt". When no row changes, the run's state is read to
 // report why.
 func (l *Ledger) transition(ctx context.Context, id string, from []State, to State, q string, args ...any) (int, error) {
@@ -495,7 +493,8 @@ func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error
 	return out, nil
 }
 
-// Attempts returns every attempt of a run, oldest first.
+// Attempts returns every attempt of a run, oldest first: the archived ones
+// and the current one.
 func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 	rows, err := l.db.QueryContext(ctx, `SELECT run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
 	if err != nil {
@@ -514,7 +513,20 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 		a.StartedAt, a.FinishedAt, a.ErrorClass = ts(s), ts(f), Class(cls)
 		out = append(out, a)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	r, err := l.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	// The current attempt lives in the runs row, unless it was archived
+	// (a requeued run that has not started again) or never started.
+	if r.Attempt > 0 && r.State != Queued && (len(out) == 0 || out[len(out)-1].N < r.Attempt) {
+		out = append(out, Attempt{RunID: r.ID, N: r.Attempt, State: r.State, BackendID: r.BackendID, Overrides: r.Overrides,
+			StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, ErrorClass: r.ErrorClass, ErrorText: r.ErrorText})
+	}
+	return out, nil
 }
 
 // Name returns the sweep name recorded by Enqueue ("" before).

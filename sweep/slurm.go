@@ -222,6 +222,9 @@ func ParseJobComp(b []byte) map[string]slurmState {
 		if a, t := f["ArrayJobId"], f["ArrayTaskId"]; a != "" && a != "0" && t != "" && t != "4294967294" {
 			key = a + "_" + t
 		}
+		if key == "" {
+			continue
+		}
 		code, _, _ := strings.Cut(f["ExitCode"], ":")
 		n, _ := strconv.Atoi(code)
 		out[key] = slurmState{state: f["JobState"], exit: n}

@@ -3,15 +3,25 @@
 pipeline on the data bench/overlap/gopipe writes.
 
     go run ./bench/overlap/gopipe -gen /tmp/ovbench -n 1000000
-    /usr/bin/time -v /usr/bin/python3 bench/overlap/peer.py /tmp/ovbench 1000000
+    /usr/bin/time -v /usr/bin/python3 bench/overlap/peer.py /tmp/ovbench 1000000 [REPS] [--equal-work]
 
 Steps timed as one pipeline (as overlap.Fit does them): StandardScaler over
 the pooled rows, LogisticRegression (lbfgs, C=1, class_weight None, the
 seed's call), predict_proba[:, 1], roc_auc_score, coverage of both domains
 in the band [0.2, 0.8], and scipy.stats.ks_2samp(source, target) per
-feature (method auto). Prints one JSON line with the fastest of the
-repetitions in wall time (pipeline_sec) and in CPU time of the process,
-all threads (pipeline_cpu_sec); see README.md.
+feature (method auto).
+
+With --equal-work the peer also computes everything else overlap.Fit
+returns, so that both sides produce the same outputs: per feature the KS
+test on the in-band jobs, SMD (pooled SD) and variance ratio on all and on
+in-band jobs, a constant-feature check; the per-domain propensity
+quantiles (levels 0, .05, .25, .5, .75, .95, 1; NumPy's linear method) and
+20-bin histograms on [0, 1]; and the Kish effective sample size of the
+source jobs' odds weights p/(1-p), all and in band.
+
+Prints one JSON line with the fastest of the repetitions in wall time
+(pipeline_sec) and in CPU time of the process, all threads
+(pipeline_cpu_sec); see README.md.
 """
 import json
 import sys
@@ -26,9 +36,26 @@ from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
 FEATURES = ["ncores", "nhosts", "timelimit_sec", "runtime_sec", "queue_time_sec", "runtime_fraction"]
+LEVELS = [0, 0.05, 0.25, 0.5, 0.75, 0.95, 1]
+BINS = 20
 
 
-def pipeline(X, y, lo=0.2, hi=0.8):
+def smd_vr(t, s):
+    """SMD(target, source) with the pooled SD and var(target)/var(source),
+    sample variances, as stats.SMD and stats.VarianceRatio."""
+    vt, vs = t.var(ddof=1), s.var(ddof=1)
+    diff = t.mean() - s.mean()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(diff / np.sqrt((vt + vs) / 2)) if diff != 0 else 0.0, float(vt / vs)
+
+
+def kish(w):
+    with np.errstate(invalid="ignore"):
+        s2 = (w * w).sum()
+        return float(w.sum() ** 2 / s2) if s2 != 0 else 0.0
+
+
+def pipeline(X, y, lo=0.2, hi=0.8, equal=False):
     Xs = StandardScaler().fit_transform(X)
     clf = LogisticRegression(solver="lbfgs", C=1.0).fit(Xs, y)
     p = clf.predict_proba(Xs)[:, 1]
@@ -43,15 +70,47 @@ def pipeline(X, y, lo=0.2, hi=0.8):
         "iterations": int(clf.n_iter_[0]),
         "ks": {},
     }
+    if equal:
+        src_in, tgt_in = src & inband, tgt & inband
+        out.update({"ks_in_band": {}, "smd": {}, "var_ratio": {}, "smd_in_band": {}, "var_ratio_in_band": {},
+                    "constant": []})
     for j, name in enumerate(FEATURES):
         r = ks_2samp(X[src, j], X[tgt, j])
         out["ks"][name] = [float(r.statistic), float(r.pvalue)]
+        if not equal:
+            continue
+        col = X[:, j]
+        if np.all(col == col[0]):
+            out["constant"].append(name)
+        s, t = col[src], col[tgt]
+        out["smd"][name], out["var_ratio"][name] = smd_vr(t, s)
+        s, t = col[src_in], col[tgt_in]
+        if len(s) and len(t):
+            r = ks_2samp(s, t)
+            out["ks_in_band"][name] = [float(r.statistic), float(r.pvalue)]
+            out["smd_in_band"][name], out["var_ratio_in_band"][name] = smd_vr(t, s)
+    if equal:
+        ps, pt = p[src], p[tgt]
+        out["source_quantiles"] = np.quantile(ps, LEVELS).tolist()
+        out["target_quantiles"] = np.quantile(pt, LEVELS).tolist()
+        out["source_hist"] = np.histogram(ps, bins=BINS, range=(0, 1))[0].tolist()
+        out["target_hist"] = np.histogram(pt, bins=BINS, range=(0, 1))[0].tolist()
+        with np.errstate(divide="ignore"):
+            w = ps / (1 - ps)
+        out["ess"] = kish(w)
+        w_in = w[inband[src]]
+        out["ess_in_band"] = kish(w_in) if len(w_in) else float("nan")
     return out
 
 
 def main():
-    d, n = sys.argv[1], int(float(sys.argv[2]))
-    reps = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    flags = [a for a in sys.argv[1:] if a.startswith("--")]
+    if len(args) < 2 or any(f != "--equal-work" for f in flags):
+        sys.exit("usage: peer.py DIR N [REPS] [--equal-work]")
+    equal = "--equal-work" in flags
+    d, n = args[0], int(float(args[1]))
+    reps = int(args[2]) if len(args) > 2 else 1
     t0 = time.perf_counter()
     X = np.load(f"{d}/X_{n}.npy")
     y = np.load(f"{d}/y_{n}.npy").astype(np.int64)
@@ -59,10 +118,11 @@ def main():
     best, best_cpu = float("inf"), float("inf")
     for _ in range(reps):
         t, c = time.perf_counter(), time.process_time()
-        out = pipeline(X, y)
+        out = pipeline(X, y, equal=equal)
         best = min(best, time.perf_counter() - t)
         best_cpu = min(best_cpu, time.process_time() - c)
-    out.update({"tool": "python", "n": n, "load_sec": load, "pipeline_sec": best, "pipeline_cpu_sec": best_cpu, "reps": reps,
+    out.update({"tool": "python-equal-work" if equal else "python", "n": n, "load_sec": load,
+                "pipeline_sec": best, "pipeline_cpu_sec": best_cpu, "reps": reps,
                 "versions": {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__}})
     print(json.dumps(out))
 

@@ -2,8 +2,10 @@
 # Side-by-side run of the overlap pipeline: Go (overlap.Fit via gopipe)
 # against the scikit-learn + SciPy peer (peer.py), on the same .npy data.
 # Usage, from the module root:  sh bench/overlap/run.sh [DIR] [ROUNDS]
-# Each round runs Go then Python once per size under /usr/bin/time -v;
-# rounds interleave the two so that load from other processes hits both.
+# Each round runs, per size, Go, the Python seed pipeline (peer.py) and the
+# Python equal-work pipeline (peer.py --equal-work, which also computes
+# everything else overlap.Fit returns) once each under /usr/bin/time -v;
+# rounds interleave the tools so that load from other processes hits all.
 set -eu
 dir=${1:-/tmp/ovbench}
 rounds=${2:-3}
@@ -14,12 +16,12 @@ done
 printf 'tool\tn\tround\tpipeline_wall_sec\tpipeline_cpu_sec\tprocess_wall_sec\tprocess_cpu_sec\tpeak_rss_kb\n' | tee "$dir/runs.tsv"
 for r in $(seq 1 "$rounds"); do
 	for n in 200000 1000000; do
-		for tool in go python; do
-			if [ $tool = go ]; then
-				set -- "$dir/gopipe" -run "$dir" -n $n
-			else
-				set -- /usr/bin/python3 bench/overlap/peer.py "$dir" $n
-			fi
+		for tool in go python python-eq; do
+			case $tool in
+			go) set -- "$dir/gopipe" -run "$dir" -n $n ;;
+			python) set -- /usr/bin/python3 bench/overlap/peer.py "$dir" $n ;;
+			python-eq) set -- /usr/bin/python3 bench/overlap/peer.py "$dir" $n 1 --equal-work ;;
+			esac
 			/usr/bin/time -v "$@" >"$dir/out.json" 2>"$dir/time.txt"
 			pipe=$(sed -n 's/.*"pipeline_sec": *\([0-9.e+-]*\).*/\1/p' "$dir/out.json")
 			pcpu=$(sed -n 's/.*"pipeline_cpu_sec": *\([0-9.e+-]*\).*/\1/p' "$dir/out.json")
@@ -32,16 +34,19 @@ for r in $(seq 1 "$rounds"); do
 	done
 done
 # Summary: per size, the median over rounds of each tool's pipeline wall
-# and CPU seconds and peak RSS, and the Python/Go ratios of the medians.
+# and CPU seconds and peak RSS, and the Python/Go ratios of the medians,
+# against the seed pipeline (py) and against the equal-work pipeline (eq).
 echo
-printf 'n\tgo_wall\tpy_wall\twall_ratio\tgo_cpu\tpy_cpu\tcpu_ratio\tgo_rss_mb\tpy_rss_mb\n'
+printf 'n\tgo_wall\tpy_wall\teq_wall\twall_ratio_py\twall_ratio_eq\tgo_cpu\tpy_cpu\teq_cpu\tcpu_ratio_py\tcpu_ratio_eq\tgo_rss_mb\tpy_rss_mb\teq_rss_mb\n'
 for n in 200000 1000000; do
 	med() { # tool column
 		awk -F'\t' -v t="$1" -v n=$n -v c="$2" '$1 == t && $2 == n {print $c}' "$dir/runs.tsv" | sort -g |
 			awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 	}
-	gw=$(med go 4) pw=$(med python 4) gc=$(med go 5) pc=$(med python 5) gr=$(med go 8) pr=$(med python 8)
-	awk -v n=$n -v gw="$gw" -v pw="$pw" -v gc="$gc" -v pc="$pc" -v gr="$gr" -v pr="$pr" 'BEGIN {
-		printf "%d\t%.3f\t%.3f\t%.1f\t%.3f\t%.3f\t%.1f\t%.0f\t%.0f\n", n, gw, pw, pw / gw, gc, pc, pc / gc, gr / 1024, pr / 1024
+	gw=$(med go 4) pw=$(med python 4) ew=$(med python-eq 4)
+	gc=$(med go 5) pc=$(med python 5) ec=$(med python-eq 5)
+	gr=$(med go 8) pr=$(med python 8) er=$(med python-eq 8)
+	awk -v n=$n -v gw="$gw" -v pw="$pw" -v ew="$ew" -v gc="$gc" -v pc="$pc" -v ec="$ec" -v gr="$gr" -v pr="$pr" -v er="$er" 'BEGIN {
+		printf "%d\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.0f\t%.0f\t%.0f\n", n, gw, pw, ew, pw / gw, ew / gw, gc, pc, ec, pc / gc, ec / gc, gr / 1024, pr / 1024, er / 1024
 	}'
 done

@@ -14,8 +14,14 @@
 //	    -source ../shared/testdata/fresco/stampede_feb_2018_job_accounting.csv \
 //	    -target ../shared/testdata/fresco/stampede_mar_2018_job_accounting.csv
 //
+// The features are the safe set (no missing value in either cluster, not
+// constant) unless -features names them; then -impute median-imputes their
+// missing values. -units gives file tables' timelimit units per cluster
+// (Stampede's minutes are known).
+//
 // It writes report.md, report.json, propensity_<source>.png and
-// propensity_<target>.png (histograms with the band marked), sweep.csv
+// propensity_<target>.png (histograms with the band marked; _source and
+// _target are appended when the two names coincide), sweep.csv
 // (coverage over the default bands), propensity.csv (every job's propensity
 // and in-band flag, for the transfer evaluation), and appends its row to
 // experiments.jsonl, rendered as experiments.md.

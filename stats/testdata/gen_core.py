@@ -197,14 +197,16 @@ def kstwo_branch(n, x):
 
 def dist_cases():
     kstwo = []
-    ns = [1, 2, 3, 5, 10, 20, 50, 100, 140, 141, 200, 500, 1000, 5000, 10000, 100000, 100001, 1000000]
+    ns = [1, 2, 3, 5, 10, 20, 50, 100, 140, 141, 200, 500, 1000, 5000, 10000, 100000, 100001, 250000, 1000000]
     for n in ns:
         xs = set()
         zs = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.4, 1.6, 2.0, 2.5, 3.0, 4.0, 6.0]
         if n >= 100000:
             # The Smirnov sum costs O(n) per value: keep few large-n cases so
-            # that the Go test stays fast under -race.
-            zs = [0.1, 0.5, 0.9, 1.2, 1.6, 3.0, 6.0]
+            # that the Go test stays fast under -race. The extra z values
+            # cover the Smirnov branch (2.2 <= n*x^2 < 370) that the
+            # two-sample asymptotic p-values of the overlap pipeline reach.
+            zs = [0.1, 0.5, 0.9, 1.2, 1.48, 1.6, 2.0, 3.0, 4.5, 6.0, 9.0, 13.0, 17.0, 19.2]
         for z in zs:
             xs.add(z / math.sqrt(n))
         for x in [0.5 / n, 0.75 / n, 1.0 / n, 1.5 / n, 0.3, 0.5, 0.6, 0.9, 1 - 1.0 / n, 1 - 0.5 / n, 0.999]:
@@ -222,6 +224,12 @@ def dist_cases():
         for x in xs:
             if 0 < x < 1:
                 smirnov.append({"n": n, "x": x, "sf": float(sc.smirnov(n, x))})
+    # Large n across the Smirnov series' range, x = z/sqrt(n) up to the
+    # underflow cut-off 2*n*x^2 = 708.
+    for n in [100000, 250000, 1000000]:
+        for z in [1.0, 1.2, 1.5, 2.0, 3.0, 5.0, 8.0, 12.0, 16.0, 18.8]:
+            x = z / math.sqrt(n)
+            smirnov.append({"n": n, "x": x, "sf": float(sc.smirnov(n, x))})
     limit = []
     for x in [0.01, 0.03, 0.0407, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.82, 0.83, 0.9, 1.0, 1.2, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0]:
         limit.append({"x": x, "sf": float(stats.kstwobign.sf(x)), "kolmogorov": float(sc.kolmogorov(x))})

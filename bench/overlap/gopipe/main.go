@@ -179,16 +179,73 @@ func pipeline(dir string, n, reps int) error {
 		best = math.Min(best, time.Since(t).Seconds())
 		bestCPU = math.Min(bestCPU, cpuTime()-c)
 	}
-	ks := make(map[string][2]float64)
+	// The same keys as peer.py --equal-work, so the outputs can be compared.
+	ks, ksIn := make(map[string][2]float64), make(map[string][2]float64)
+	smd, vr := make(map[string]float64), make(map[string]float64)
+	smdIn, vrIn := make(map[string]float64), make(map[string]float64)
 	for _, f := range res.KS {
 		ks[f.Name] = [2]float64{f.All.Statistic, f.All.PValue}
+		smd[f.Name], vr[f.Name] = f.SMD, f.VarianceRatio
+		if f.InBandNote == "" {
+			ksIn[f.Name] = [2]float64{f.InBand.Statistic, f.InBand.PValue}
+			smdIn[f.Name], vrIn[f.Name] = f.SMDInBand, f.VarRatioInBand
+		}
 	}
 	out := map[string]any{
 		"tool": "go", "n": n, "load_sec": load.Seconds(), "pipeline_sec": best, "pipeline_cpu_sec": bestCPU, "reps": reps,
 		"auc": res.AUC, "coverage": res.Coverage, "n_target_in_band": res.NTargetInBand, "n_source_in_band": res.NSourceInBand,
-		"iterations": res.Solver.Iterations, "ks": ks,
+		"iterations": res.Solver.Iterations, "ks": ks, "ks_in_band": ksIn,
+		"smd": smd, "var_ratio": vr, "smd_in_band": smdIn, "var_ratio_in_band": vrIn,
+		"source_quantiles": res.SourceQuantiles, "target_quantiles": res.TargetQuantiles,
+		"source_hist": res.SourceHist, "target_hist": res.TargetHist, "ess": res.ESS, "ess_in_band": res.ESSInBand,
 	}
-	b, _ := json.Marshal(out)
+	b, err := json.Marshal(finiteJSON(out))
+	if err != nil {
+		return err
+	}
 	fmt.Println(string(b))
 	return nil
+}
+
+// finiteJSON replaces the NaN and ±Inf that encoding/json rejects (an
+// odds weight p/(1-p) is +Inf when p rounds to 1) by the strings "NaN",
+// "+Inf", "-Inf".
+func finiteJSON(v any) any {
+	fix := func(f float64) any {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Sprint(f)
+		}
+		return f
+	}
+	switch v := v.(type) {
+	case float64:
+		return fix(v)
+	case []float64:
+		out := make([]any, len(v))
+		for i, f := range v {
+			out[i] = fix(f)
+		}
+		return out
+	case [2]float64:
+		return []any{fix(v[0]), fix(v[1])}
+	case map[string]float64:
+		out := make(map[string]any, len(v))
+		for k, f := range v {
+			out[k] = fix(f)
+		}
+		return out
+	case map[string][2]float64:
+		out := make(map[string]any, len(v))
+		for k, f := range v {
+			out[k] = finiteJSON(f)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = finiteJSON(e)
+		}
+		return out
+	}
+	return v
 }
