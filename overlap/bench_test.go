@@ -29,8 +29,8 @@ func benchData(n int) (*mat.Dense, []int) {
 
 // BenchmarkPipeline times Fit on the seed pipeline's workload: standardise,
 // logistic regression, propensities, AUC, coverage and KS per feature (on
-// all and in-band rows, plus SMD, quantiles and histograms, which the peer
-// does not compute).
+// all and in-band rows, plus SMD, quantiles and histograms, which the seed
+// peer bench/overlap/peer.py does not compute and peer.py --equal-work does).
 func BenchmarkPipeline(b *testing.B) {
 	for _, s := range []struct {
 		name string

@@ -50,8 +50,9 @@ const (
 	kolmogATol = 1e-13
 )
 
-// ksLong enables golden cases whose Smirnov sums have 10^5 to 10^6 terms (up to a
-// second each): go test ./stats -run Kolmogorov -args -stats.long
+// ksLong enables golden cases whose Smirnov sums have 10^5 to 10^6 terms summed
+// in full (up to a second each; the peak summation covers most large-n cases,
+// which always run): go test ./stats -run Kolmogorov -args -stats.long
 var ksLong = flag.Bool("stats.long", false, "run the slow large-n Kolmogorov/Smirnov golden cases")
 
 // ksSlow reports whether SmirnovSF(n, x) sums about n terms with SciPy's

@@ -22,14 +22,16 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
@@ -56,10 +58,14 @@ type options struct {
 	lr        float64
 	threshold float64
 	search    bool
-	snapshot  float64
-	forward   bool
-	published bool
-	engine    string
+	// The search space: comma-separated values of each axis.
+	searchShapes, searchHidden, searchLayers, searchLR, searchBatch string
+	searchRandom                                                    int
+	workers                                                         int
+	snapshot                                                        float64
+	forward                                                         bool
+	published                                                       bool
+	engine                                                          string
 }
 
 func main() {
@@ -81,17 +87,38 @@ func main() {
 	flag.Float64Var(&o.threshold, "threshold", 0.5, "release when P(release) is at least this")
 	flag.Float64Var(&o.snapshot, "snapshot", 0.9, "for the synthetic log: cut it at the time of this quantile of its events, a snapshot in which some jobs are still on hold")
 	flag.BoolVar(&o.forward, "forward", false, "frame forward from each job's first event (eventlog's default mode) instead of the window ending at the first hold, newest frame first (the published pipeline's framing, SeedCompat)")
-	flag.BoolVar(&o.search, "search", false, "run a small in-process hyperparameter search first and train the best trial")
+	flag.BoolVar(&o.search, "search", false, "run a hyperparameter search as a sweep (ledger under -out; a rerun resumes) and continue with its best trial's model")
+	flag.StringVar(&o.searchShapes, "search-shapes", "", "tensor shapes JxMxFRAME to search, comma-separated (default: the -j -m -frame shape and the same window in half as many frames twice as long)")
+	flag.StringVar(&o.searchHidden, "search-hidden", "16,32", "hidden sizes to search")
+	flag.StringVar(&o.searchLayers, "search-layers", "1,2", "layer counts to search")
+	flag.StringVar(&o.searchLR, "search-lr", "1e-3,3e-3", "learning rates to search")
+	flag.StringVar(&o.searchBatch, "search-batch", "64,128", "batch sizes to search")
+	flag.IntVar(&o.searchRandom, "search-random", 0, "draw this many seeded random points (seed -seed) from the search values instead of the whole grid")
+	flag.IntVar(&o.workers, "workers", runtime.NumCPU(), "search trials in flight")
 	flag.BoolVar(&o.published, "published", false, "use the published sizes: j=10 m=10 e=46 H=64 layers=2 batch=256 lr=1e-3")
 	flag.StringVar(&o.engine, "engine", "native", "gradient engine: native (float64, PyTorch-exact), native32 (float32, about twice as fast) or gorgonia (the graph, slow)")
 	flag.Parse()
 	if o.published {
 		o.j, o.m, o.e, o.hidden, o.layers, o.batch, o.lr = 10, 10, 46, 64, 2, 256, 1e-3
 	}
-	if err := run(context.Background(), o); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, o)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "heldjobs:", err)
 		os.Exit(1)
 	}
+}
+
+// defaultShapes is the -j -m -frame shape and the same time window cut
+// into half as many frames twice as long.
+func defaultShapes(o options) string {
+	a := shape{j: o.j, m: o.m, frame: o.frame}
+	b := shape{j: o.j, m: (o.m + 1) / 2, frame: 2 * o.frame}
+	if b == a {
+		return a.String()
+	}
+	return a.String() + "," + b.String()
 }
 
 func run(ctx context.Context, o options) error {
@@ -105,37 +132,6 @@ func run(ctx context.Context, o options) error {
 	}
 	jobs := eventlog.Group(source, events)
 	fmt.Printf("%d events, %d jobs from %s\n", len(events), len(jobs), source)
-
-	// The window that ends at the first hold holds only what was known when
-	// the hold decision had to be made; rows come newest first.
-	b := eventlog.Builder{E: o.e, M: o.m, Frame: o.frame, J: o.j, Seed: o.seed, Pad: true, Unlabeled: true, SeedCompat: !o.forward}
-	samples, err := b.Build(jobs)
-	if err != nil {
-		return fmt.Errorf("building tensors: %w", err)
-	}
-	byKey := map[eventlog.Key]*eventlog.Job{}
-	for _, j := range jobs {
-		byKey[j.Key] = j
-	}
-	var labelled []eventlog.Sample
-	var onHold []eventlog.Sample
-	for _, s := range samples {
-		switch {
-		case s.Label != eventlog.Unlabeled:
-			labelled = append(labelled, s)
-		case stillHeld(byKey[s.Job]):
-			onHold = append(onHold, s)
-		}
-	}
-	fmt.Printf("%d held jobs: %d labelled (release/remove), %d still on hold; tensors %d frames × %d jobs × %d events\n",
-		len(samples), len(labelled), len(onHold), o.m, o.j, o.e)
-	if len(labelled) < 10 {
-		return fmt.Errorf("only %d labelled held jobs; use more -jobs or other -logs", len(labelled))
-	}
-
-	tr, va, te := eventlog.Split(len(labelled), o.seed, 0.6, 0.2)
-	train, valid, test := toData(labelled, tr), toData(labelled, va), toData(labelled, te)
-	fmt.Printf("split: %d train, %d validation, %d test\n", train.Len(), valid.Len(), test.Len())
 
 	cfg := lstm.Config{
 		LearningRate: o.lr, BatchSize: o.batch, Epochs: o.epochs, Patience: o.patience,
@@ -151,36 +147,41 @@ func run(ctx context.Context, o options) error {
 	default:
 		return fmt.Errorf("unknown -engine %q (native, native32, gorgonia)", o.engine)
 	}
-	arch := lstm.Architecture{Inputs: o.j * o.e, Hidden: o.hidden, Layers: o.layers, NewestFirst: b.SeedCompat}
+	ds := newDataset(o, jobs, &syncWriter{w: os.Stdout})
+	var (
+		data      *prepared
+		model     *lstm.Model
+		hist      *lstm.History
+		trainTime time.Duration
+		searched  map[string]any
+	)
 	if o.search {
-		// In-process search; a sweep-package run per trial would replace
-		// this loop once that package can launch them.
-		quiet := cfg
-		quiet.Progress, quiet.Epochs = nil, min(cfg.Epochs, 15)
-		res, err := lstm.Search(ctx, lstm.Space{
-			Hidden: []int{16, 32}, Layers: []int{1, 2}, LearningRate: []float64{1e-3, 3e-3},
-			BatchSize: []int{o.batch}, Shapes: []lstm.Shape{{Name: fmt.Sprintf("j=%d,m=%d", o.j, o.m), Train: train, Valid: valid}},
-		}, withProgress(quiet))
+		so, err := runSearch(ctx, o, cfg, ds, ds.w)
 		if err != nil {
 			return err
 		}
-		if res.Best < 0 {
-			return errors.New("every search trial failed")
+		data, model, hist, searched = so.data, so.model, so.hist, so.summary
+		best := so.rows[so.best]
+		cfg.LearningRate, cfg.BatchSize = best.params.lr, best.params.batch
+		trainTime = time.Duration(best.metric("seconds") * float64(time.Second))
+		fmt.Printf("continuing with the best trial's model (trained in %s)\n", trainTime.Round(time.Millisecond))
+	} else {
+		var err error
+		if data, err = ds.prepare(shape{j: o.j, m: o.m, frame: o.frame}); err != nil {
+			return err
 		}
-		best := res.Trials[res.Best].Trial
-		fmt.Printf("search: best %v (validation F1 %.4f)\n", best, res.Trials[res.Best].Valid.F1)
-		arch.Hidden, arch.Layers, cfg.LearningRate = best.Hidden, best.Layers, best.LearningRate
+		arch := lstm.Architecture{Inputs: o.j * o.e, Hidden: o.hidden, Layers: o.layers, NewestFirst: !o.forward}
+		fmt.Printf("training LSTM inputs=%d hidden=%d layers=%d batch=%d lr=%g\n", arch.Inputs, arch.Hidden, arch.Layers, cfg.BatchSize, cfg.LearningRate)
+		model = lstm.New(arch, rand.New(rand.NewPCG(o.seed, 2)))
+		trainStart := time.Now()
+		if hist, err = lstm.Train(ctx, model, cfg, data.train, data.valid); err != nil {
+			return err
+		}
+		trainTime = time.Since(trainStart)
+		fmt.Printf("trained %d epochs in %s (best epoch %d, early stop %v)\n", len(hist.Epochs), trainTime.Round(time.Millisecond), hist.BestEpoch, hist.Stopped)
 	}
-	fmt.Printf("training LSTM inputs=%d hidden=%d layers=%d batch=%d lr=%g\n", arch.Inputs, arch.Hidden, arch.Layers, cfg.BatchSize, cfg.LearningRate)
-	rnd := rand.New(rand.NewPCG(o.seed, 2))
-	model := lstm.New(arch, rnd)
-	trainStart := time.Now()
-	hist, err := lstm.Train(ctx, model, cfg, train, valid)
-	if err != nil {
-		return err
-	}
-	trainTime := time.Since(trainStart)
-	fmt.Printf("trained %d epochs in %s (best epoch %d, early stop %v)\n", len(hist.Epochs), trainTime.Round(time.Millisecond), hist.BestEpoch, hist.Stopped)
+	arch := model.Architecture()
+	test, onHold, sh := data.test, data.onHold, data.shape
 
 	met, testLoss, err := lstm.Evaluate(model, test, o.threshold)
 	if err != nil {
@@ -207,15 +208,18 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	summary := map[string]any{
-		"source": source, "events": len(events), "jobs": len(jobs), "held": len(samples),
-		"labelled": len(labelled), "on_hold": len(onHold),
-		"split":  map[string]int{"train": train.Len(), "validation": valid.Len(), "test": test.Len()},
-		"tensor": map[string]any{"j": o.j, "m": o.m, "e": o.e, "frame_seconds": o.frame.Seconds()},
+		"source": source, "events": len(events), "jobs": len(jobs), "held": data.held,
+		"labelled": data.labelled, "on_hold": len(onHold),
+		"split":  map[string]int{"train": data.train.Len(), "validation": data.valid.Len(), "test": test.Len()},
+		"tensor": map[string]any{"j": sh.j, "m": sh.m, "e": o.e, "frame_seconds": sh.frame.Seconds()},
 		"model":  map[string]int{"inputs": arch.Inputs, "hidden": arch.Hidden, "layers": arch.Layers},
 		"training": map[string]any{"epochs": len(hist.Epochs), "best_epoch": hist.BestEpoch, "early_stopped": hist.Stopped,
 			"seconds": trainTime.Seconds(), "batch": cfg.BatchSize, "learning_rate": cfg.LearningRate},
 		"test": map[string]any{"tp": met.TP, "fp": met.FP, "tn": met.TN, "fn": met.FN, "accuracy": met.Accuracy,
 			"precision": met.Precision, "recall": met.Recall, "f1": met.F1, "loss": testLoss, "threshold": o.threshold},
+	}
+	if searched != nil {
+		summary["search"] = searched
 	}
 	if err := writeFile(filepath.Join(o.out, "metrics.json"), func(w *bytes.Buffer) error {
 		enc := json.NewEncoder(w)
@@ -226,23 +230,6 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("outputs in %s (total %s)\n", o.out, time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// withProgress makes the search print one line per trial on stdout.
-func withProgress(c lstm.Config) lstm.Config {
-	c.Progress = trialOnly{}
-	return c
-}
-
-// trialOnly passes the search's per-trial lines to stdout and drops the
-// per-epoch ones.
-type trialOnly struct{}
-
-func (trialOnly) Write(p []byte) (int, error) {
-	if bytes.HasPrefix(p, []byte("trial ")) {
-		return os.Stdout.Write(p)
-	}
-	return len(p), nil
 }
 
 func readEvents(o options) ([]eventlog.Event, string, error) {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
+	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/google/go-cmp/cmp"
 )
 
 func testOptions(out string) options {
@@ -148,4 +150,154 @@ func TestLearns(t *testing.T) {
 	if metrics.Test.F1 < heldJobsMinF1 {
 		t.Errorf("test F1 %.4f, want at least %v", metrics.Test.F1, heldJobsMinF1)
 	}
+}
+
+// TestSearchSweep runs a tiny hyperparameter search through the sweep
+// package (a ledger under -out, one Local run per trial) and checks that
+// the chosen trial is the one with the highest validation F1 in the sweep's
+// result files, that the example continues with that trial's model, and
+// that running it again resumes: no trial is trained twice, and a widened
+// search trains only the new trials.
+func TestSearchSweep(t *testing.T) {
+	o := testOptions(t.TempDir())
+	o.search, o.workers = true, 2
+	o.searchShapes, o.searchHidden, o.searchLayers, o.searchLR, o.searchBatch = "3x6x60s,2x4x120s", "4,8", "1", "3e-3", "32"
+
+	// First invocation: every trial is trained.
+	if err := run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	first := checkSearch(t, o, 4, 4)
+
+	// Second invocation: every trial comes from the ledger.
+	if err := run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	second := checkSearch(t, o, 4, 0)
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("the rerun changed the trials' result files (-first +second):\n%s", diff)
+	}
+
+	// A widened search trains only its new trials.
+	o.searchHidden = "4,8,12"
+	if err := run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	third := checkSearch(t, o, 6, 2)
+	for id, r := range first {
+		if third[id] != r {
+			t.Errorf("run %s: result file changed by the widened search: %+v, then %+v", id, r, third[id])
+		}
+	}
+}
+
+// resultFile identifies one version of a run's result.json.
+type resultFile struct {
+	ModTime time.Time
+	Size    int64
+}
+
+// checkSearch checks the outputs of a search of want trials of which
+// trained were trained by the last invocation, and returns each run's
+// result file.
+func checkSearch(t *testing.T, o options, want, trained int) map[string]resultFile {
+	t.Helper()
+	var metrics struct {
+		Model struct {
+			Inputs, Hidden, Layers int
+		} `json:"model"`
+		Search struct {
+			Ledger  string `json:"ledger"`
+			Trials  int    `json:"trials"`
+			Trained int    `json:"trained_this_invocation"`
+			Best    struct {
+				RunID string `json:"run_id"`
+			} `json:"best"`
+		} `json:"search"`
+	}
+	b, err := os.ReadFile(filepath.Join(o.out, "metrics.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &metrics); err != nil {
+		t.Fatal(err)
+	}
+	if metrics.Search.Trials != want || metrics.Search.Trained != trained {
+		t.Errorf("metrics.json: %d trials, %d trained by this invocation; want %d and %d",
+			metrics.Search.Trials, metrics.Search.Trained, want, trained)
+	}
+
+	// Every run of the ledger completed on its first attempt, once.
+	l, err := sweep.OpenLedgerReadOnly(metrics.Search.Ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	runs, err := l.Runs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != want {
+		t.Fatalf("ledger has %d runs, want %d", len(runs), want)
+	}
+	work := filepath.Join(filepath.Dir(metrics.Search.Ledger), "work")
+	files := map[string]resultFile{}
+	type scored struct {
+		id       string
+		f1, loss float64
+	}
+	var best *scored
+	for _, r := range runs {
+		if r.State != sweep.Completed || r.Attempt != 1 || r.Completions != 1 {
+			t.Errorf("run %s: %s, attempt %d, completions %d; want completed once, on attempt 1", r.Slug, r.State, r.Attempt, r.Completions)
+			continue
+		}
+		dir := sweep.AttemptDir(work, r.ID, r.Attempt)
+		fi, err := os.Stat(filepath.Join(dir, sweep.ResultFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[r.ID] = resultFile{fi.ModTime(), fi.Size()}
+		res, err := sweep.ReadResult(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := scored{r.ID, res.Metrics["valid_f1"], res.Metrics["valid_loss"]}
+		if best == nil || s.f1 > best.f1 || s.f1 == best.f1 && s.loss < best.loss {
+			best = &s
+		}
+	}
+	if best == nil {
+		t.Fatal("no completed run")
+	}
+	if metrics.Search.Best.RunID != best.id {
+		t.Errorf("chosen run %s, but run %s has the highest validation F1 (%v, loss %v)", metrics.Search.Best.RunID, best.id, best.f1, best.loss)
+	}
+
+	// search.csv lists every trial and marks the same one.
+	rows := readCSV(t, filepath.Join(o.out, "search.csv"))
+	if len(rows) != want+1 {
+		t.Fatalf("search.csv has %d rows, want %d trials and a header", len(rows), want+1)
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	var marked []string
+	var hidden, j int
+	for _, r := range rows[1:] {
+		if r[col["best"]] == "true" {
+			marked = append(marked, r[col["run_id"]])
+			hidden, _ = strconv.Atoi(r[col["hidden"]])
+			j, _ = strconv.Atoi(r[col["j"]])
+		}
+	}
+	if len(marked) != 1 || marked[0] != best.id {
+		t.Errorf("search.csv marks %v as best, want [%s]", marked, best.id)
+	}
+	// The example continued with that trial's model.
+	if m := metrics.Model; m.Hidden != hidden || m.Inputs != j*o.e {
+		t.Errorf("saved model %+v, the best trial has hidden %d and j %d", m, hidden, j)
+	}
+	return files
 }

@@ -93,8 +93,9 @@ type config struct {
 }
 
 var (
-	dataOnce       sync.Once
-	trainD, validD dataset
+	taskOnce sync.Once
+	teach    *teacher
+	validD   dataset
 )
 
 func hyperOf(p map[string]sweep.Value, epochsOverride int) hyper {
@@ -113,12 +114,12 @@ func hyperOf(p map[string]sweep.Value, epochsOverride int) hyper {
 }
 
 func trainTask(ctx context.Context, t sweep.Task, epochsOverride int) (*sweep.Result, error) {
-	dataOnce.Do(func() { trainD, validD = makeData() })
+	taskOnce.Do(func() { teach, validD = makeTask() })
 	hp := hyperOf(t.Params, epochsOverride)
 	if hp.hidden <= 0 || hp.batchSize <= 0 || hp.batchSize > nTrain || hp.epochs <= 0 {
 		return nil, fmt.Errorf("run %s: invalid hidden %d, batch_size %d or epochs %d", t.RunID, hp.hidden, hp.batchSize, hp.epochs)
 	}
-	ep, vl, tl, acc, err := train(ctx, hp, trainD, validD)
+	ep, vl, tl, acc, err := train(ctx, hp, teach, validD)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"image/color"
+	"math"
 	"sort"
+	"strconv"
 
 	"github.com/crosscluster/crosscluster/sweep"
 	"gonum.org/v1/plot"
@@ -26,7 +28,7 @@ func plotCurves(path string, runs []sweep.Run, results map[string]*sweep.Result)
 	p.X.Label.Text = "epoch"
 	p.Y.Label.Text = "validation cross-entropy"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, ticks125{}
 	byVariant := map[string][][]float64{}
 	var xs []float64
 	for _, r := range runs {
@@ -80,4 +82,31 @@ func plotCurves(path string, runs []sweep.Run, results map[string]*sweep.Result)
 	}
 	p.Legend.Top = true
 	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+}
+
+// ticks125 labels a log axis at 1, 2 and 5 times each power of ten, with
+// unlabelled minor ticks at the other integer multiples, so that an axis
+// spanning less than a decade still has labels.
+type ticks125 struct{}
+
+func (ticks125) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	if lo <= 0 || hi <= lo {
+		return out
+	}
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		dec := math.Pow(10, e)
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * dec
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			out = append(out, t)
+		}
+	}
+	return out
 }
