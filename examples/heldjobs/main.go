@@ -12,9 +12,17 @@
 // the first hold (jobs that will be removed mostly fail short runs first),
 // so the default run learns it: test F1 about 0.86 (docs/heldjobs.md).
 //
+// -search first runs a hyperparameter search over the tensor shape (j, m,
+// frame), hidden size, layers, learning rate and batch size as a sweep:
+// each trial is a run of package sweep, executed in-process by its Local
+// backend and recorded in a ledger under -out, so a second invocation
+// resumes instead of repeating trials. The example then continues with the
+// model of the trial with the highest validation F1 (search.go).
+//
 // Outputs in -out: model.json (lstm.Save), model_torch.npz (PyTorch
-// state_dict), decisions.csv, history.csv, loss.png, metrics.json and, for
-// synthetic runs, the generated global.log.
+// state_dict), decisions.csv, history.csv, loss.png, metrics.json, for
+// synthetic runs the generated global.log, and with -search search.csv and
+// the sweep's ledger and run directories under search/.
 package main
 
 import (

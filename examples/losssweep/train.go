@@ -73,19 +73,11 @@ func (t *teacher) draw(rng *rand.Rand, x, h []float64) int {
 		x[j] = rng.NormFloat64()
 	}
 	for i := range h {
-		a := 0.0
-		for j, v := range x {
-			a += t.w1[i][j] * v
-		}
-		h[i] = math.Tanh(a / math.Sqrt(nIn))
+		h[i] = math.Tanh(dot(t.w1[i], x) / math.Sqrt(nIn))
 	}
 	best, arg := math.Inf(-1), 0
 	for c := range nClass {
-		a := 0.0
-		for i, v := range h {
-			a += t.w2[c][i] * v
-		}
-		if a > best {
+		if a := dot(t.w2[c], h); a > best {
 			best, arg = a, c
 		}
 	}
@@ -151,12 +143,7 @@ func (n *net) forward(xs [][]float64, train bool, pre, xhat, act, logits [][]flo
 	B := len(xs)
 	for s, x := range xs {
 		for i := range n.h {
-			a := n.b1[i]
-			row := n.w1[i*nIn : (i+1)*nIn]
-			for j, v := range x {
-				a += row[j] * v
-			}
-			pre[s][i] = a
+			pre[s][i] = n.b1[i] + dot(n.w1[i*nIn:(i+1)*nIn], x)
 		}
 	}
 	for i := range n.h {
@@ -193,13 +180,33 @@ func (n *net) forward(xs [][]float64, train bool, pre, xhat, act, logits [][]flo
 			act[s][i] = math.Tanh(xhat[s][i])
 		}
 		for c := range nClass {
-			a := n.b2[c]
-			row := n.w2[c*n.h : (c+1)*n.h]
-			for i, v := range act[s] {
-				a += row[i] * v
-			}
-			logits[s][c] = a
+			logits[s][c] = n.b2[c] + dot(n.w2[c*n.h:(c+1)*n.h], act[s])
 		}
+	}
+}
+
+// dot returns a·b over len(a) ≤ len(b), in four interleaved partial sums.
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy adds g·x to y (len(y) ≥ len(x)).
+func axpy(g float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += g * v
 	}
 }
 
@@ -289,10 +296,7 @@ func train(ctx context.Context, hp hyper, tch *teacher, va dataset) (epochs, val
 				for c := range nClass {
 					g := probs[c] / float64(B)
 					gb2[c] += g
-					row := gw2[c*n.h : (c+1)*n.h]
-					for i, a := range act[s] {
-						row[i] += g * a
-					}
+					axpy(g, act[s], gw2[c*n.h:(c+1)*n.h])
 				}
 				for i := range n.h {
 					d := 0.0
@@ -324,10 +328,7 @@ func train(ctx context.Context, hp hyper, tch *teacher, va dataset) (epochs, val
 				for i := range n.h {
 					g := dPre[s][i]
 					gb1[i] += g
-					row := gw1[i*nIn : (i+1)*nIn]
-					for j, v := range xs[s] {
-						row[j] += g * v
-					}
+					axpy(g, xs[s], gw1[i*nIn:(i+1)*nIn])
 				}
 			}
 			n.update(grads, n.schedule(ep*stepsPerEpoch+st, hp.epochs*stepsPerEpoch, stepsPerEpoch))
