@@ -137,7 +137,10 @@ type Dist struct {
 }
 
 // Samples draws Count random points from Dists with a generator seeded by
-// Seed; every grid point is combined with every sample.
+// Seed; every grid point is combined with every sample. A draw that repeats
+// an earlier one (possible with Choice) is dropped, so Expand may list fewer
+// than Count samples. Sampled runs' slugs name the draw and its values at
+// three significant digits (base-lr0.1-r3-wd0.000123).
 type Samples struct {
 	Count int
 	Seed  uint64
@@ -277,9 +280,9 @@ func (s *Spec) Expand() ([]Point, error) {
 		variants = []Variant{{Name: "base"}}
 	}
 	var samples []map[string]Value
-	var sampleShort []string
 	if s.Samples != nil {
 		rng := rand.New(rand.NewPCG(s.Samples.Seed, 0x5eed))
+		seen := make(map[string]bool, s.Samples.Count)
 		for range s.Samples.Count {
 			m := map[string]Value{}
 			for _, d := range s.Samples.Dists {
@@ -293,10 +296,12 @@ func (s *Spec) Expand() ([]Point, error) {
 					m[d.Key] = d.Choice[rng.IntN(len(d.Choice))]
 				}
 			}
-			samples = append(samples, m)
-		}
-		for _, d := range s.Samples.Dists {
-			sampleShort = append(sampleShort, cmpOr(d.Short, d.Key))
+			// A repeated draw (possible with Choice) would be the same run
+			// twice; it is dropped so every point has its own identity.
+			if id := Identity(m); !seen[id] {
+				seen[id] = true
+				samples = append(samples, m)
+			}
 		}
 	} else {
 		samples = []map[string]Value{nil}
@@ -330,13 +335,15 @@ func (s *Spec) Expand() ([]Point, error) {
 					slug.WriteString(slugText(x.Lit))
 				}
 				if smp != nil {
-					for di, d := range s.Samples.Dists {
-						p.Params[d.Key] = smp[d.Key]
-						_ = di
-					}
 					fmt.Fprintf(&slug, "-r%d", si)
+					for _, d := range s.Samples.Dists {
+						x := smp[d.Key]
+						p.Params[d.Key] = x
+						slug.WriteByte('-')
+						slug.WriteString(cmpOr(d.Short, d.Key))
+						slug.WriteString(slugText(sampleLit(x)))
+					}
 				}
-				_ = sampleShort
 				p.Params["variant"] = Str(v.Name)
 				p.Slug = slug.String()
 				p.ID = Identity(p.Params)
@@ -357,6 +364,15 @@ func (s *Spec) Expand() ([]Point, error) {
 		}
 	}
 	return pts, nil
+}
+
+// sampleLit is a sampled value's text for a slug: floats at three
+// significant digits (the run id keeps the full value), others as written.
+func sampleLit(v Value) string {
+	if v.Kind == Float {
+		return strconv.FormatFloat(v.f, 'g', 3, 64)
+	}
+	return v.Lit
 }
 
 func cmpOr(a, b string) string {

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -229,4 +230,45 @@ func FuzzDecodeConfig(f *testing.F) {
 			t.Fatalf("identity changed through encode: %q", b)
 		}
 	})
+}
+
+func TestSamplesDistinctAndNamed(t *testing.T) {
+	// Ten draws from a two-value choice can only give two distinct points:
+	// repeats are dropped rather than enqueued as the same run twice.
+	y := "name: r\nsamples: {count: 10, seed: 3, params: [{key: opt, short: o, choice: [sgd, adam]}, {key: lr, log_uniform: [0.001, 1]}]}"
+	s, err := LoadSpec(strings.NewReader(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Samples.Dists = s.Samples.Dists[:1] // choice only
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 2 {
+		t.Fatalf("%d points from a two-value choice, want 2", len(pts))
+	}
+	ids := map[string]bool{}
+	for _, p := range pts {
+		if ids[p.ID] {
+			t.Fatalf("duplicate run id %s", p.ID)
+		}
+		ids[p.ID] = true
+		o := p.Params["opt"].Lit
+		if !strings.HasSuffix(p.Slug, "-o"+o) {
+			t.Errorf("slug %q does not name the sampled value o%s", p.Slug, o)
+		}
+	}
+
+	s, _ = LoadSpec(strings.NewReader(y))
+	pts, err = s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		lr := p.Params["lr"].Float()
+		if want := "-lr" + strconv.FormatFloat(lr, 'g', 3, 64); !strings.Contains(p.Slug, want) {
+			t.Errorf("slug %q lacks %q", p.Slug, want)
+		}
+	}
 }
