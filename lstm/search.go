@@ -11,6 +11,9 @@ import (
 type Shape struct {
 	Name         string
 	Train, Valid Data
+	// NewestFirst says the rows run newest to oldest (eventlog's SeedCompat
+	// tensors); the trial's model then reads the first row as the latest.
+	NewestFirst bool
 }
 
 // Space is a hyperparameter search space. A nil or empty dimension takes the
@@ -59,10 +62,12 @@ type SearchResult struct {
 }
 
 // Search trains one model per point of space (or per sampled point) with
-// cfg, trial i seeding its weights and batches with cfg.Seed+i, and picks
-// the highest validation F1. It runs in-process, one trial after another;
-// when the sweep package can run trials as sweep runs this function is the
-// in-process fallback. Progress (cfg.Progress) gets a line per trial on top
+// cfg, every trial seeding its weights and batches with cfg.Seed (common
+// random numbers: trials differ only in their hyperparameters, and the best
+// one is reproduced by a plain Train with the same seed), and picks the
+// highest validation F1. It runs in-process, one trial after another;
+// examples/heldjobs runs the same search as a sweep (each trial a sweep run
+// with a ledger), and this function is the in-process fallback. Progress (cfg.Progress) gets a line per trial on top
 // of the per-epoch lines.
 //
 // Search panics if space has no shape or two shapes share a name. Cancelling ctx stops the search and
@@ -116,7 +121,7 @@ func Search(ctx context.Context, space Space, cfg Config) (*SearchResult, error)
 		}
 		sh := shapes[tr.Shape]
 		c := cfg
-		c.LearningRate, c.BatchSize, c.Seed = tr.LearningRate, tr.BatchSize, cfg.Seed+uint64(i)
+		c.LearningRate, c.BatchSize = tr.LearningRate, tr.BatchSize
 		out := TrialResult{Trial: tr}
 		if sh.Train.Len() == 0 || len(sh.Train.X[0]) == 0 {
 			out.Err = fmt.Errorf("shape %q: %w", tr.Shape, ErrEmpty)
@@ -125,7 +130,7 @@ func Search(ctx context.Context, space Space, cfg Config) (*SearchResult, error)
 			out.Err = fmt.Errorf("shape %q: sample 0 step 0 has no features: %w", tr.Shape, ErrWidth)
 		} else {
 			rnd := rand.New(rand.NewPCG(c.Seed, 1))
-			m := New(Architecture{Inputs: len(sh.Train.X[0][0]), Hidden: tr.Hidden, Layers: tr.Layers}, rnd)
+			m := New(Architecture{Inputs: len(sh.Train.X[0][0]), Hidden: tr.Hidden, Layers: tr.Layers, NewestFirst: sh.NewestFirst}, rnd)
 			hist, err := Train(ctx, m, c, sh.Train, sh.Valid)
 			out.History, out.Model, out.Err = hist, m, err
 			if err == nil && hist.BestEpoch > 0 {

@@ -69,3 +69,35 @@ func TestSearchBadShapes(t *testing.T) {
 		Search(context.Background(), Space{Shapes: []Shape{good, other}}, Config{Epochs: 1})
 	})
 }
+
+func TestSearchShapeOrientation(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(12, 12))
+	fwd := Shape{Name: "fwd", Train: holdTask(rnd, 40, 5, 4, 1, 1), Valid: holdTask(rnd, 20, 5, 4, 1, 1)}
+	rev := fwd
+	rev.Name, rev.NewestFirst = "rev", true
+	space := Space{Hidden: []int{2}, Layers: []int{1}, BatchSize: []int{16}, Shapes: []Shape{fwd, rev}}
+	res, err := Search(context.Background(), space, Config{Epochs: 1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range res.Trials {
+		if tr.Err != nil {
+			t.Fatal(tr.Err)
+		}
+		if got, want := tr.Model.Architecture().NewestFirst, tr.Trial.Shape == "rev"; got != want {
+			t.Errorf("trial on %s: model NewestFirst %v, want %v", tr.Trial.Shape, got, want)
+		}
+	}
+	// Every trial starts from cfg.Seed, so the same hyperparameters on the
+	// same data reproduce a plain Train with that seed.
+	m := New(Architecture{Inputs: 4, Hidden: 2, Layers: 1}, rand.New(rand.NewPCG(5, 1)))
+	c := Config{Epochs: 1, Seed: 5, BatchSize: 16}
+	c.LearningRate = res.Trials[0].Trial.LearningRate
+	if _, err := Train(context.Background(), m, c, fwd.Train, fwd.Valid); err != nil {
+		t.Fatal(err)
+	}
+	p0 := res.Trials[0].Model.Predict(fwd.Valid.X[0])
+	if p := m.Predict(fwd.Valid.X[0]); p != p0 {
+		t.Errorf("plain Train gives P=%v, the search's trial %v", p, p0)
+	}
+}
