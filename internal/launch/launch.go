@@ -141,13 +141,18 @@ func Script(spec Spec, stateDir string) string {
 	// the command in the background (so that a trapped TERM interrupts wait
 	// at once), forwards TERM/INT to it and records the exit status.
 	var mon strings.Builder
+	// The TERM/INT trap goes in before the pid file exists: a Cancel can
+	// come as soon as Start returns, and an untrapped TERM would kill the
+	// monitor without an exit record (VANISHED instead of FAILED). A signal
+	// that arrives before the command starts cancels it (status 143).
 	mon.WriteString("trap '' HUP\n")
+	mon.WriteString("child= cancelled=\n")
+	mon.WriteString("trap 'cancelled=1; test -n \"$child\" && kill -TERM \"$child\" 2>/dev/null' TERM INT\n")
 	fmt.Fprintf(&mon, "pidf=%s exitf=%s\n", quote(pidf), quote(exitf))
 	mon.WriteString("echo $$ > \"$pidf.tmp\" && mv -f \"$pidf.tmp\" \"$pidf\"\n")
 	mon.WriteString("start=$(date +%s)\n")
 	fmt.Fprintf(&mon, "cd %s || { rc=127; echo \"launch: cannot enter directory\" >&2; }\n", quote(dir))
-	mon.WriteString("child=\n")
-	mon.WriteString("trap 'test -n \"$child\" && kill -TERM \"$child\" 2>/dev/null' TERM INT\n")
+	mon.WriteString("if [ -z \"${rc:-}\" ] && [ -n \"$cancelled\" ]; then rc=143; fi\n")
 	mon.WriteString("if [ -z \"${rc:-}\" ]; then\n")
 	for _, kv := range spec.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -155,6 +160,7 @@ func Script(spec Spec, stateDir string) string {
 	}
 	fmt.Fprintf(&mon, "  %s </dev/null >>%s 2>&1 &\n", cmd.String(), quote(logPath))
 	mon.WriteString("  child=$!\n")
+	mon.WriteString("  [ -n \"$cancelled\" ] && kill -TERM \"$child\" 2>/dev/null\n")
 	// wait returns >128 when a trapped signal arrives; loop until the child
 	// is really gone, then collect its status.
 	mon.WriteString("  while :; do wait \"$child\"; rc=$?; kill -0 \"$child\" 2>/dev/null || break; done\n")

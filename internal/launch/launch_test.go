@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,6 +284,25 @@ func BenchmarkPoll(b *testing.B) {
 	for b.Loop() {
 		if _, err := h.Poll(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestCancelRightAfterStart cancels as soon as Start returns, when the
+// monitor may not have reached its signal trap yet: the run must still end
+// FAILED with an exit record, never VANISHED.
+func TestCancelRightAfterStart(t *testing.T) {
+	l := &Local{StateDir: t.TempDir()}
+	for i := range 20 {
+		h, err := l.Start(context.Background(), Spec{Name: fmt.Sprintf("quick%d", i), Argv: []string{"sleep", "300"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Cancel(context.Background(), 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if st := waitDone(t, h); st != Failed {
+			t.Fatalf("run %d: state %v after an immediate cancel, want FAILED", i, st)
 		}
 	}
 }
