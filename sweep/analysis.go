@@ -20,9 +20,14 @@ type CurveConfig struct {
 	H1Fraction       float64 // H1 holds when more than this fraction of runs pass
 	H2Rho            float64 // H2 holds when ρ ≥ this
 	KneeDelta        float64 // ΔAIC for KneeAIC
-	ExtraMetrics     []string
-	ParamColumns     []string // config keys exported as columns, in order
-	ParamKinds       []Kind   // their kinds; empty means from the first run
+	// PowerLawWhole fits the power law to the whole curve. By default the
+	// fit starts at burn-in, because the plateau before a model starts to
+	// learn is a transient, not part of the power-law regime (curves that
+	// never reach burn-in are fitted whole).
+	PowerLawWhole bool
+	ExtraMetrics  []string
+	ParamColumns  []string // config keys exported as columns, in order
+	ParamKinds    []Kind   // their kinds; empty means from the first run
 }
 
 // DefaultCurves returns the study's settings: x "epoch", y "val_loss",
@@ -38,8 +43,8 @@ func DefaultCurves() CurveConfig {
 var CurveColumns = []string{"powerlaw_a", "powerlaw_b", "powerlaw_r2", "knee_epoch", "burnin_epoch", "burnin_loss", "slope_early", "slope_burnin_end", "best_val_loss"}
 
 // CurveDataset builds one row per completed run from its result: the
-// power-law fit of Y on X (log–log OLS with stats' Huber fallback; R² in log
-// space), the AIC knee, burn-in epoch and loss, the OLS slopes over
+// power-law fit of Y on X from burn-in to the end (whole curve with
+// PowerLawWhole; log–log OLS with stats' Huber fallback; R² in log space), the AIC knee, burn-in epoch and loss, the OLS slopes over
 // [EarlyLo, EarlyHi] and from burn-in to the end, and the best Y. A metric
 // that cannot be computed for a run (too few points, non-positive loss, no
 // burn-in) is NaN, which the export writes as an empty cell.
@@ -120,13 +125,18 @@ func curveMetrics(x, y []float64, cfg CurveConfig) map[string]float64 {
 	if !math.IsInf(best, 1) {
 		m["best_val_loss"] = best
 	}
-	if pl, err := stats.FitPowerLaw(x, y); err == nil {
+	b := stats.BurnIn(y, cfg.BurnIn)
+	fx, fy := x, y
+	if b > 0 && !cfg.PowerLawWhole {
+		fx, fy = x[b:], y[b:]
+	}
+	if pl, err := stats.FitPowerLaw(fx, fy); err == nil {
 		m["powerlaw_a"], m["powerlaw_b"], m["powerlaw_r2"] = pl.A, pl.B, pl.R2
 	}
 	if k, err := stats.KneeAIC(x, y, cfg.KneeDelta); err == nil && k >= 0 {
 		m["knee_epoch"] = x[k]
 	}
-	if b := stats.BurnIn(y, cfg.BurnIn); b >= 0 {
+	if b >= 0 {
 		m["burnin_epoch"], m["burnin_loss"] = x[b], y[b]
 		if s, err := stats.Slope(x, y, x[b], x[len(x)-1]); err == nil {
 			m["slope_burnin_end"] = s

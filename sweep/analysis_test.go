@@ -81,3 +81,31 @@ func TestCurveDatasetAndHypotheses(t *testing.T) {
 		t.Errorf("report:\n%s", sb.String())
 	}
 }
+
+// A curve that sits on a plateau before it starts to learn and then decays
+// as an exact power law: fitted from burn-in the power law is exact, fitted
+// whole the plateau spoils it.
+func TestPowerLawFromBurnIn(t *testing.T) {
+	var x, y []float64
+	for i := 1; i <= 200; i++ {
+		e := float64(i) / 4
+		x = append(x, e)
+		if e < 5 {
+			y = append(y, 1.6) // chance-level plateau
+		} else {
+			y = append(y, 0.9*math.Pow(e/5, -0.5))
+		}
+	}
+	cfg := DefaultCurves()
+	m := curveMetrics(x, y, cfg)
+	if r2 := m["powerlaw_r2"]; math.Abs(r2-1) > 1e-9 {
+		t.Errorf("R² from burn-in = %v, want 1", r2)
+	}
+	if b := m["powerlaw_b"]; math.Abs(b+0.5) > 1e-9 {
+		t.Errorf("exponent from burn-in = %v, want -0.5", b)
+	}
+	cfg.PowerLawWhole = true
+	if r2 := curveMetrics(x, y, cfg)["powerlaw_r2"]; r2 > 0.98 {
+		t.Errorf("R² of the whole curve = %v, want the plateau to pull it below 0.98", r2)
+	}
+}
