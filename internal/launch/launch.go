@@ -207,8 +207,8 @@ if [ -f %[2]s ]; then cat %[2]s; else echo gone; fi
 }
 
 // CancelScript returns a POSIX sh program that sends SIGTERM to the process
-// group of the command named name, waits up to grace for its exit record and
-// then sends SIGKILL to the group.
+// group of the command named name (again every 0.3 s, as Cancel does), waits
+// up to grace for its exit record and then sends SIGKILL to the group.
 func CancelScript(stateDir, name string, grace time.Duration) string {
 	if !nameRE.MatchString(name) {
 		panic("launch: invalid Spec.Name")
@@ -220,7 +220,10 @@ func CancelScript(stateDir, name string, grace time.Duration) string {
 [ -f %[2]s ] && exit 0
 kill -TERM -- -"$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null
 i=0
-while [ $i -lt %[3]d ] && [ ! -f %[2]s ]; do i=$((i+1)); sleep 0.1 2>/dev/null || sleep 1; done
+while [ $i -lt %[3]d ] && [ ! -f %[2]s ]; do
+  i=$((i+1)); sleep 0.1 2>/dev/null || sleep 1
+  [ $((i %% 3)) -eq 0 ] && { kill -TERM -- -"$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null; }
+done
 [ -f %[2]s ] || kill -KILL -- -"$pid" 2>/dev/null
 exit 0
 `, pidf, exitf, steps)
@@ -441,10 +444,16 @@ func (h *Handle) Cancel(ctx context.Context, grace time.Duration) error {
 	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil {
 		_ = syscall.Kill(pid, syscall.SIGTERM)
 	}
+	// TERM is sent again every few polls: a signal that reaches a freshly
+	// forked shell child before it has reset its handlers is lost, and the
+	// command would then outlive the cancel until the grace period ends.
 	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
+	for n := 1; time.Now().Before(deadline); n++ {
 		if st, _ := h.Poll(); st.Done() {
 			return nil
+		}
+		if n%10 == 0 {
+			_ = syscall.Kill(-pid, syscall.SIGTERM)
 		}
 		select {
 		case <-ctx.Done():
