@@ -1,6 +1,8 @@
 package overlap
 
 import (
+	"os"
+	"time"
 	"errors"
 	"fmt"
 	"math"
@@ -223,6 +225,9 @@ type Result struct {
 // not an error: the classifier stops at its penalised optimum, the note
 // says so, and the AUC is 1.
 func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
+	tt := time.Now()
+	defer func() { fmt.Fprintln(os.Stderr, "TOTAL", time.Since(tt)) }()
+	stg := func(s string) { fmt.Fprintln(os.Stderr, s, time.Since(tt)); }
 	n, d := X.Dims()
 	if len(y) != n {
 		panic("overlap: len(y) != rows of X")
@@ -290,6 +295,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		}
 	}
 
+	stg("fill")
 	// Standardise with the fitted mean and scale.
 	std, err := stats.FitStandardizer(cm.T())
 	if err != nil {
@@ -305,6 +311,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		}
 	})
 
+	stg("std")
 	lr, err := stats.LogisticRegression(zs.T(), y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw})
 	if err != nil {
 		return nil, fmt.Errorf("overlap: domain classifier: %w", err)
@@ -316,7 +323,9 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	} else if !lr.Converged {
 		res.Notes = append(res.Notes, "the domain classifier did not converge: "+lr.Note)
 	}
+	stg("lr")
 	res.Propensity = lr.PredictProba(make([]float64, n), zs.T())
+	stg("proba")
 
 	res.InBand = make([]bool, n)
 	for i, p := range res.Propensity {
@@ -335,9 +344,11 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	// The propensity summaries (with the AUC) and the per-feature
 	// comparisons are independent tasks. The standardised features are no
 	// longer needed: their memory becomes the comparisons' scratch.
+	stg("band")
 	if err := res.summarise(zs.RawMatrix().Data); err != nil {
 		return nil, err
 	}
+	stg("summ")
 	if cfg.folds > 0 {
 		positive := make([]bool, n)
 		for i, v := range y {
