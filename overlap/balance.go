@@ -9,7 +9,12 @@ import "math"
 func smdVR(x, y []float64) (smd, vr float64) {
 	mx, vx := meanVarFinite(x)
 	my, vy := meanVarFinite(y)
-	if len(x) < 2 || len(y) < 2 {
+	return smdVRFrom(mx, vx, len(x), my, vy, len(y))
+}
+
+// smdVRFrom is smdVR from each sample's meanVarFinite and length.
+func smdVRFrom(mx, vx float64, nx int, my, vy float64, ny int) (smd, vr float64) {
+	if nx < 2 || ny < 2 {
 		return math.NaN(), math.NaN()
 	}
 	if d := mx - my; d != 0 {
@@ -35,4 +40,39 @@ func meanVarFinite(x []float64) (mean, variance float64) {
 		sq += d * d
 	}
 	return mean, (sq - c*c/fn) / (fn - 1)
+}
+
+// meanVarPair is meanVarFinite of x and of y, bit for bit, with both
+// samples' sums in the same loops: each sum is a dependency chain whose
+// latency bounds its loop, and two chains side by side take the time of
+// one. Where one sample is longer its chain continues alone.
+func meanVarPair(x, y []float64) (mx, vx, my, vy float64) {
+	if len(x) < len(y) {
+		my, vy, mx, vx = meanVarPair(y, x)
+		return mx, vx, my, vy
+	}
+	var sx, sy float64
+	for i, v := range y {
+		sx += x[i]
+		sy += v
+	}
+	for _, v := range x[len(y):] {
+		sx += v
+	}
+	fx, fy := float64(len(x)), float64(len(y))
+	mx, my = sx/fx, sy/fy
+	var cx, qx, cy, qy float64
+	for i, v := range y {
+		dx, dy := x[i]-mx, v-my
+		cx += dx
+		qx += dx * dx
+		cy += dy
+		qy += dy * dy
+	}
+	for _, v := range x[len(y):] {
+		d := v - mx
+		cx += d
+		qx += d * d
+	}
+	return mx, (qx - cx*cx/fx) / (fx - 1), my, (qy - cy*cy/fy) / (fy - 1)
 }

@@ -48,6 +48,21 @@ func TestSMDVRMatchesStats(t *testing.T) {
 			if want := stats.VarianceRatio(c.x, c.y); !same(vr, want) {
 				t.Errorf("variance ratio %v, stats.VarianceRatio %v", vr, want)
 			}
+			// The paired sums Fit uses must equal the single ones, in
+			// either argument order.
+			mx, vx := meanVarFinite(c.x)
+			my, vy := meanVarFinite(c.y)
+			for _, swap := range []bool{false, true} {
+				var gx, gvx, gy, gvy float64
+				if swap {
+					gy, gvy, gx, gvx = meanVarPair(c.y, c.x)
+				} else {
+					gx, gvx, gy, gvy = meanVarPair(c.x, c.y)
+				}
+				if !same(gx, mx) || !same(gvx, vx) || !same(gy, my) || !same(gvy, vy) {
+					t.Errorf("meanVarPair (swap %v) %v %v %v %v, meanVarFinite %v %v %v %v", swap, gx, gvx, gy, gvy, mx, vx, my, vy)
+				}
+			}
 		})
 	}
 }

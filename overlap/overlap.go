@@ -1,8 +1,6 @@
 package overlap
 
 import (
-	"os"
-	"time"
 	"errors"
 	"fmt"
 	"math"
@@ -206,7 +204,7 @@ type Result struct {
 	// separable domains, imputation.
 	Notes []string
 
-	y    []int
+	y    []uint8     // domain labels, one byte each: a quarter of the memory of []int
 	cols [][]float64 // features column-major, after imputation
 	cfg  config
 }
@@ -225,9 +223,6 @@ type Result struct {
 // not an error: the classifier stops at its penalised optimum, the note
 // says so, and the AUC is 1.
 func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
-	tt := time.Now()
-	defer func() { fmt.Fprintln(os.Stderr, "TOTAL", time.Since(tt)) }()
-	stg := func(s string) { fmt.Fprintln(os.Stderr, s, time.Since(tt)); }
 	n, d := X.Dims()
 	if len(y) != n {
 		panic("overlap: len(y) != rows of X")
@@ -254,15 +249,35 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("no data: %d rows, %d features", n, d))
 		return res, fmt.Errorf("%w: %d rows, %d features", ErrEmpty, n, d)
 	}
-	for i, v := range y {
-		switch v {
-		case Source:
-			res.NSource++
-		case Target:
-			res.NTarget++
-		default:
-			return nil, fmt.Errorf("%w: row %d has %d", ErrLabel, i, v)
+	// The labels are checked, counted and kept as bytes in blocks on all
+	// cores; each block records its first bad row, so the error names the
+	// first one overall.
+	res.y = make([]uint8, n)
+	nLabelBlocks := (n + bandBlock - 1) / bandBlock
+	type labelCounts struct {
+		n   [2]int
+		bad int // first bad row in the block, or -1
+	}
+	labels := make([]labelCounts, nLabelBlocks)
+	parallel(nLabelBlocks, func(b int) {
+		c := &labels[b]
+		c.bad = -1
+		for i := b * bandBlock; i < min((b+1)*bandBlock, n); i++ {
+			v := y[i]
+			if v != Source && v != Target {
+				c.bad = i
+				return
+			}
+			c.n[v]++
+			res.y[i] = uint8(v)
 		}
+	})
+	for _, c := range labels {
+		if c.bad >= 0 {
+			return nil, fmt.Errorf("%w: row %d has %d", ErrLabel, c.bad, y[c.bad])
+		}
+		res.NSource += c.n[Source]
+		res.NTarget += c.n[Target]
 	}
 	if res.NSource == 0 || res.NTarget == 0 {
 		which := "source"
@@ -272,7 +287,6 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("the %s domain is empty (source n=%d, target n=%d): no classifier was fitted", which, res.NSource, res.NTarget))
 		return res, fmt.Errorf("%w: %s has no rows", ErrEmptyDomain, which)
 	}
-	res.y = slices.Clone(y)
 
 	// Column-major copy (features × rows), checked and optionally imputed;
 	// stats reads it as the transpose without another copy.
@@ -295,7 +309,6 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		}
 	}
 
-	stg("fill")
 	// Standardise with the fitted mean and scale.
 	std, err := stats.FitStandardizer(cm.T())
 	if err != nil {
@@ -311,7 +324,6 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		}
 	})
 
-	stg("std")
 	lr, err := stats.LogisticRegression(zs.T(), y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw})
 	if err != nil {
 		return nil, fmt.Errorf("overlap: domain classifier: %w", err)
@@ -323,20 +335,35 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	} else if !lr.Converged {
 		res.Notes = append(res.Notes, "the domain classifier did not converge: "+lr.Note)
 	}
-	stg("lr")
-	res.Propensity = lr.PredictProba(make([]float64, n), zs.T())
-	stg("proba")
-
+	// The propensities (rows are independent, so blocks give the same
+	// values as one call), band membership, and per row the group
+	// 2·domain + in-band that summarise scatters by, in blocks on all
+	// cores, each block's rows while they are in the cache; the counts add
+	// up exactly in any order.
+	res.Propensity = make([]float64, n)
 	res.InBand = make([]bool, n)
-	for i, p := range res.Propensity {
-		if band.Contains(p) {
-			res.InBand[i] = true
-			if y[i] == Target {
-				res.NTargetInBand++
-			} else {
-				res.NSourceInBand++
+	group := make([]uint8, n)
+	nBlocks := (n + bandBlock - 1) / bandBlock
+	counts := make([]blockCounts, nBlocks)
+	parallel(nBlocks, func(b int) {
+		lo, hi := b*bandBlock, min((b+1)*bandBlock, n)
+		lr.PredictProba(res.Propensity[lo:hi], zs.Slice(0, d, lo, hi).T())
+		c := &counts[b]
+		for i := lo; i < hi; i++ {
+			yi := res.y[i]
+			c.n[yi]++
+			g := 2 * yi
+			if band.Contains(res.Propensity[i]) {
+				res.InBand[i] = true
+				c.in[yi]++
+				g++
 			}
+			group[i] = g
 		}
+	})
+	for _, c := range counts {
+		res.NSourceInBand += c.in[Source]
+		res.NTargetInBand += c.in[Target]
 	}
 	res.Coverage = float64(res.NTargetInBand) / float64(res.NTarget)
 	res.SourceCoverage = float64(res.NSourceInBand) / float64(res.NSource)
@@ -344,11 +371,9 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	// The propensity summaries (with the AUC) and the per-feature
 	// comparisons are independent tasks. The standardised features are no
 	// longer needed: their memory becomes the comparisons' scratch.
-	stg("band")
-	if err := res.summarise(zs.RawMatrix().Data); err != nil {
+	if err := res.summarise(zs.RawMatrix().Data, group, counts); err != nil {
 		return nil, err
 	}
-	stg("summ")
 	if cfg.folds > 0 {
 		positive := make([]bool, n)
 		for i, v := range y {
@@ -388,14 +413,18 @@ func fillColumns(cols [][]float64, X mat.Matrix) bool {
 	nBlocks := (n + block - 1) / block
 	var bad atomic.Bool
 	parallel(nBlocks, func(b int) {
-		finite := true
+		// Non-finite values have all exponent bits set; adding one to
+		// the exponent field then carries into the top bit, which is
+		// collected without a branch.
+		const expMask = 0x7ff << 52
+		var nonFinite uint64
 		for i := b * block; i < min((b+1)*block, n); i++ {
 			for j, v := range m.Data[i*m.Stride : i*m.Stride+d] {
-				finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
+				nonFinite |= math.Float64bits(v)&expMask + 1<<52
 				cols[j][i] = v
 			}
 		}
-		if !finite {
+		if nonFinite>>63 != 0 {
 			bad.Store(true)
 		}
 	})
@@ -459,47 +488,112 @@ func parallel(n int, fn func(k int)) {
 	wg.Wait()
 }
 
+// bandBlock rows form one unit of parallel work for the propensities and
+// the band membership.
+const bandBlock = 16384
+
+// blockCounts counts one block's rows per domain, all and in the band.
+type blockCounts struct{ n, in [2]int }
+
 // summarise computes the propensity summaries and AUC and compares every
-// feature between the domains, as independent tasks on up to GOMAXPROCS
-// goroutines, each with its own scratch memory. Every task writes only its
-// own results, so the outcome does not depend on scheduling; the first
-// error in task order is returned.
+// feature between the domains on up to GOMAXPROCS goroutines. Every task
+// writes only its own results, so the outcome does not depend on
+// scheduling; the first error in feature order (the propensities first)
+// is returned. group holds 2·domain + in-band per row.
 //
-// Each worker needs 2n floats of scratch (see compareFeature), taken from
-// mem while it lasts.
-func (r *Result) summarise(mem []float64) error {
+// The tasks are small so that no long one is left running alone at the
+// end: each domain's propensities are sorted by one task, and whichever of
+// the two finishes second computes the summaries; each feature's values
+// are sorted by one task per domain (see sortDomain), and whichever
+// finishes second compares the domains (see compareFeature).
+//
+// The propensities need n floats and every feature in progress 2n, taken
+// from mem while it lasts: memory already touched costs no page faults,
+// fresh memory does.
+func (r *Result) summarise(mem []float64, group []uint8, counts []blockCounts) error {
 	d, n := len(r.cols), len(r.y)
-	group := make([]uint8, n)
-	for i, in := range r.InBand {
-		group[i] = uint8(2 * r.y[i])
-		if in {
-			group[i]++
+	var props []float64
+	if len(mem) >= n {
+		props, mem = mem[:n], mem[n:]
+	} else {
+		props = make([]float64, n)
+	}
+	// Each domain's propensities in row order, gathered in blocks on all
+	// cores from where each block's rows of the domain begin.
+	ns := r.NSource
+	// (Capacities capped: propensitySummaries appends to their memory.)
+	src, tgt := props[:ns:ns], props[ns:n:n]
+	starts := make([][2]int, len(counts))
+	var at [2]int
+	for b, c := range counts {
+		starts[b] = at
+		at[0] += c.n[0]
+		at[1] += c.n[1]
+	}
+	parallel(len(counts), func(b int) {
+		k := starts[b]
+		dst := [2][]float64{src, tgt}
+		for i := b * bandBlock; i < min((b+1)*bandBlock, n); i++ {
+			yi := r.y[i]
+			dst[yi][k[yi]] = r.Propensity[i]
+			k[yi]++
+		}
+	})
+	workers := min(2*d+2, runtime.GOMAXPROCS(0))
+	// Buffers of 2n floats for the features in progress: with tasks taken
+	// in order, at most one per worker (a feature's two tasks are
+	// adjacent, so a worker starting a new feature finds every earlier
+	// one fully under way, and it will release its buffer).
+	pool := make(chan []float64, workers)
+	for range workers {
+		if len(mem) >= 2*n {
+			pool <- mem[:2*n]
+			mem = mem[2*n:]
+		} else {
+			pool <- make([]float64, 2*n)
 		}
 	}
+	feats := make([]featureWork, d)
+	var propDone atomic.Int32
 	errs := make([]error, d+1)
-	workers := min(d+1, runtime.GOMAXPROCS(0))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sc := compareScratch{group: group}
-			if len(mem) >= (w+1)*2*n {
-				sc.mem = mem[w*2*n : (w+1)*2*n]
-			} else {
-				sc.mem = make([]float64, 2*n)
-			}
+			var sorter stats.FloatSorter
 			for {
 				k := int(next.Add(1) - 1)
 				switch {
-				case k > d:
+				case k >= 2*d+2:
 					return
-				case k == 0:
-					// The propensities first: the longest task.
-					errs[0] = r.propensitySummaries()
+				case k < 2:
+					part := src
+					if k == Target {
+						part = tgt
+					}
+					buf := <-pool
+					sorter.SetScratch(buf)
+					sorter.Sort(part)
+					pool <- buf
+					if propDone.Add(1) == 2 {
+						errs[0] = r.propensitySummaries(src, tgt)
+					}
 				default:
-					errs[k] = r.compareFeature(k-1, &sc)
+					j, dom := (k-2)/2, (k-2)%2
+					fw := &feats[j]
+					fw.mu.Lock()
+					if fw.buf == nil {
+						fw.buf = <-pool
+						fw.layout(r)
+					}
+					fw.mu.Unlock()
+					r.sortDomain(j, dom, fw, group, &sorter)
+					if fw.done.Add(1) == 2 {
+						errs[1+j] = r.compareFeature(j, fw)
+						pool <- fw.buf
+					}
 				}
 			}
 		}()
@@ -512,6 +606,7 @@ func (r *Result) summarise(mem []float64) error {
 	}
 	return nil
 }
+
 func isConstant(x []float64) bool {
 	for _, v := range x[1:] {
 		if v != x[0] {
@@ -549,55 +644,86 @@ func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
 	return src, tgt
 }
 
-// compareScratch is one goroutine's memory for compareFeature: mem holds
-// 2n floats, each domain's values once in and out of band and once merged.
-type compareScratch struct {
-	sorter stats.FloatSorter
-	mem    []float64
-	group  []uint8 // per row 2·y + in-band, shared read-only
+// featureWork is one feature's comparison in progress: buf (2n floats)
+// holds per domain the in-band values, the out-of-band values and all
+// values (see layout), and each domain's task records the means and
+// variances of its sorted values.
+type featureWork struct {
+	mu         sync.Mutex // guards taking buf
+	buf        []float64
+	all, in    [2][]float64
+	rest       [2][]float64
+	mAll, vAll [2]float64
+	mIn, vIn   [2]float64
+	done       atomic.Int32 // domain tasks finished
 }
 
-func (r *Result) compareFeature(j int, sc *compareScratch) error {
-	f := &r.KS[j]
-	// Per domain, sort the in-band and the out-of-band values separately
-	// and merge them: one sort serves both the all-rows and the in-band
-	// test, which need the same values sorted.
-	var all, in, rest [2][]float64
+// layout cuts fw.buf into each domain's in-band, out-of-band and merged
+// values.
+func (fw *featureWork) layout(r *Result) {
 	nIn := [2]int{r.NSourceInBand, r.NTargetInBand}
-	mem := sc.mem
+	mem := fw.buf
 	for d, nd := range [2]int{r.NSource, r.NTarget} {
-		in[d], mem = mem[:nIn[d]], mem[nIn[d]:]
-		rest[d], mem = mem[:nd-nIn[d]], mem[nd-nIn[d]:]
-		all[d], mem = mem[:nd], mem[nd:]
+		fw.in[d], mem = mem[:nIn[d]], mem[nIn[d]:]
+		fw.rest[d], mem = mem[:nd-nIn[d]], mem[nd-nIn[d]:]
+		fw.all[d], mem = mem[:nd], mem[nd:]
 	}
-	// Scatter by group 2·domain + in-band without branches, which the
-	// in-band flags would mispredict.
-	groups := [4][]float64{rest[Source], in[Source], rest[Target], in[Target]}
-	var k [4]int
-	for i, v := range r.cols[j] {
-		g := sc.group[i] & 3
-		groups[g][k[g]] = v
-		k[g]++
+}
+
+// sortDomain gathers feature j's values of domain dom into its in-band and
+// out-of-band parts, sorts each and merges them (one sort serves both the
+// all-rows and the in-band test), and records their means and variances.
+func (r *Result) sortDomain(j, dom int, fw *featureWork, group []uint8, sorter *stats.FloatSorter) {
+	in, rest, all := fw.in[dom], fw.rest[dom], fw.all[dom]
+	// Scatter without branches, which the in-band flags would mispredict:
+	// the domain's in-band values go to in, its others to rest, and the
+	// other domain's rows to a slot of all (free until the merge), where
+	// each overwrites the last. The two positions stay in registers and
+	// advance by 0/1 flags.
+	region := fw.buf[:0]
+	if dom == Target {
+		region = fw.buf[2*r.NSource:]
 	}
-	for d := range 2 {
-		sc.sorter.Sort(in[d])
-		sc.sorter.Sort(rest[d])
-		mergeSorted(all[d], in[d], rest[d])
+	trash := len(in) + len(rest)
+	region = region[:trash+len(all)]
+	kIn, kRest := 0, len(in)
+	if len(all) > 0 {
+		for i, v := range r.cols[j] {
+			g := int(group[i])
+			own := 1 ^ (g>>1&1 ^ dom) // 1 for this domain's rows
+			inBand := g & 1
+			k := kRest + inBand*(kIn-kRest) // in or rest
+			region[trash+own*(k-trash)] = v
+			kIn += own & inBand
+			kRest += own &^ inBand
+		}
 	}
-	src, tgt := all[Source], all[Target]
-	f.SMD, f.VarianceRatio = smdVR(tgt, src)
+	// all is free until the merge: the sorts' scratch.
+	sorter.SetScratch(all)
+	sorter.Sort(in)
+	sorter.Sort(rest)
+	mergeSorted(all, in, rest)
+	fw.mAll[dom], fw.vAll[dom], fw.mIn[dom], fw.vIn[dom] = meanVarPair(all, in)
+}
+
+// compareFeature compares feature j between the domains once both
+// domains' values are sorted.
+func (r *Result) compareFeature(j int, fw *featureWork) error {
+	f := &r.KS[j]
+	src, tgt := fw.all[Source], fw.all[Target]
+	f.SMD, f.VarianceRatio = smdVRFrom(fw.mAll[Target], fw.vAll[Target], len(tgt), fw.mAll[Source], fw.vAll[Source], len(src))
 	var err error
 	if f.All, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
 	}
-	src, tgt = in[Source], in[Target]
+	src, tgt = fw.in[Source], fw.in[Target]
 	if len(src) == 0 || len(tgt) == 0 {
 		f.InBand = stats.KSResult{Statistic: math.NaN(), PValue: math.NaN(), Location: math.NaN()}
 		f.SMDInBand, f.VarRatioInBand = math.NaN(), math.NaN()
 		f.InBandNote = fmt.Sprintf("no in-band comparison: %d source and %d target jobs in %v", len(src), len(tgt), r.Band)
 		return nil
 	}
-	f.SMDInBand, f.VarRatioInBand = smdVR(tgt, src)
+	f.SMDInBand, f.VarRatioInBand = smdVRFrom(fw.mIn[Target], fw.vIn[Target], len(tgt), fw.mIn[Source], fw.vIn[Source], len(src))
 	if f.InBand, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
 		return fmt.Errorf("overlap: in-band KS of feature %q: %w", f.Name, err)
 	}
@@ -619,14 +745,11 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 	return ks, smd, vr, "", nil
 }
 
-// propensitySummaries computes the AUC, quantiles, histograms and ESS.
-// The propensities are sorted once per domain, which serves both the AUC
-// (stats.AUCSorted) and the quantiles.
-func (r *Result) propensitySummaries() error {
-	src, tgt := r.split(r.Propensity, nil)
-	var sorter stats.FloatSorter
-	sorter.Sort(src)
-	sorter.Sort(tgt)
+// propensitySummaries computes the AUC, quantiles, histograms and ESS
+// from each domain's sorted propensities, src and tgt, whose memory it
+// reuses afterwards. One sort serves both the AUC (stats.AUCSorted) and
+// the quantiles.
+func (r *Result) propensitySummaries(src, tgt []float64) error {
 	var err error
 	if r.AUC, err = stats.AUCSorted(src, tgt); err != nil {
 		return fmt.Errorf("overlap: AUC: %w", err)

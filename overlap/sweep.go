@@ -68,7 +68,7 @@ func (r *Result) Mask(domain int) []bool {
 	}
 	m := make([]bool, len(r.InBand))
 	for i, in := range r.InBand {
-		m[i] = in && r.y[i] == domain
+		m[i] = in && int(r.y[i]) == domain
 	}
 	return m
 }

@@ -73,6 +73,9 @@ const (
 	// logisticChunk rows form one unit of parallel work; partial sums are
 	// reduced in chunk order, so results do not depend on scheduling.
 	logisticChunk = 4096
+	// logisticSetupChunk rows form one unit of parallel work when the
+	// labels and weights are checked.
+	logisticSetupChunk = 1 << 16
 	// logisticMaxHalvings bounds the step-halving line search.
 	logisticMaxHalvings = 60
 )
@@ -145,39 +148,95 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg LogisticConfig) (*logisticPro
 	if C == 0 {
 		C = 1
 	}
-	var nc [2]int
-	for i, v := range y {
-		if v != 0 && v != 1 {
-			return nil, fmt.Errorf("stats: LogisticRegression: y[%d] = %d, want 0 or 1", i, v)
+	// The labels and weights are checked and the weights filled in
+	// chunks on all cores; each chunk records its first bad row, so the
+	// error names the first one overall, as a serial loop would.
+	nChunks := (r + logisticSetupChunk - 1) / logisticSetupChunk
+	type chunkSums struct {
+		nc  [2]int
+		wc  [2]float64
+		bad int // first bad row in the chunk, or -1
+	}
+	sums := make([]chunkSums, nChunks)
+	lab := make([]uint8, r)
+	parallelCols(nChunks, func(c int) {
+		s := &sums[c]
+		s.bad = -1
+		for i := c * logisticSetupChunk; i < min((c+1)*logisticSetupChunk, r); i++ {
+			v := y[i]
+			if v != 0 && v != 1 {
+				s.bad = i
+				return
+			}
+			s.nc[v]++
+			lab[i] = uint8(v)
 		}
-		nc[v]++
+	})
+	var nc [2]int
+	for _, s := range sums {
+		if s.bad >= 0 {
+			return nil, fmt.Errorf("stats: LogisticRegression: y[%d] = %d, want 0 or 1", s.bad, y[s.bad])
+		}
+		nc[0] += s.nc[0]
+		nc[1] += s.nc[1]
 	}
 	if nc[0] == 0 || nc[1] == 0 {
 		return nil, fmt.Errorf("stats: LogisticRegression: %d rows of class 0 and %d of class 1: %w", nc[0], nc[1], ErrOneClass)
 	}
-	// Per-row weights, with C folded in.
-	w := make([]float64, r)
+	// Per-row weights, with C folded in: without sample weights, one per
+	// class (the same products as per row), which spares the passes
+	// reading a weight per row.
 	cw := [2]float64{1, 1}
 	if cfg.ClassWeight == ClassWeightBalanced {
 		cw[0] = float64(r) / (2 * float64(nc[0]))
 		cw[1] = float64(r) / (2 * float64(nc[1]))
 	}
-	var wc [2]float64
-	for i := range w {
-		sw := 1.0
-		if cfg.SampleWeight != nil {
-			sw = cfg.SampleWeight[i]
-			if !(sw >= 0) || math.IsInf(sw, 1) {
-				return nil, fmt.Errorf("stats: LogisticRegression: sample weight %d is %v: %w", i, sw, ErrWeight)
-			}
+	f := &logisticProblem{p: p, y: y, lab: lab, intercept: !cfg.NoIntercept}
+	if cfg.SampleWeight == nil {
+		const sw = 1.0
+		f.wClass = [2]float64{C * sw * cw[0], C * sw * cw[1]}
+		if f.wClass[0] == 0 || f.wClass[1] == 0 {
+			return nil, fmt.Errorf("stats: LogisticRegression: a class has zero total weight: %w", ErrOneClass)
 		}
-		w[i] = C * sw * cw[y[i]]
-		wc[y[i]] += w[i]
+		return f.setX(X, r, p)
+	}
+	w := make([]float64, r)
+	f.w = w
+	parallelCols(nChunks, func(c int) {
+		s := &sums[c]
+		for i := c * logisticSetupChunk; i < min((c+1)*logisticSetupChunk, r); i++ {
+			sw := 1.0
+			if cfg.SampleWeight != nil {
+				sw = cfg.SampleWeight[i]
+				if !(sw >= 0) || math.IsInf(sw, 1) {
+					s.bad = i
+					return
+				}
+			}
+			w[i] = C * sw * cw[y[i]]
+			s.wc[y[i]] += w[i]
+		}
+	})
+	// The class totals are only tested for zero, which does not depend
+	// on the order of the (non-negative) terms.
+	var wc [2]float64
+	for _, s := range sums {
+		if s.bad >= 0 {
+			sw := cfg.SampleWeight[s.bad]
+			return nil, fmt.Errorf("stats: LogisticRegression: sample weight %d is %v: %w", s.bad, sw, ErrWeight)
+		}
+		wc[0] += s.wc[0]
+		wc[1] += s.wc[1]
 	}
 	if wc[0] == 0 || wc[1] == 0 {
 		return nil, fmt.Errorf("stats: LogisticRegression: a class has zero total weight: %w", ErrOneClass)
 	}
-	f := &logisticProblem{p: p, y: y, w: w, intercept: !cfg.NoIntercept}
+	return f.setX(X, r, p)
+}
+
+// setX points f at X's data (r rows, p columns) and checks that every
+// value is finite.
+func (f *logisticProblem) setX(X mat.Matrix, r, p int) (*logisticProblem, error) {
 	if data, stride, ok := colMajor(X); ok {
 		f.cx, f.cstride = data, stride
 		// Report the first non-finite value in row order, as for rows.
@@ -239,8 +298,20 @@ type logisticProblem struct {
 	cx        []float64
 	cstride   int
 	y         []int
+	lab       []uint8 // y as bytes, which the passes read
+	// w holds per-row weights, or is nil when the weight depends on the
+	// class only: wClass[label].
 	w         []float64
+	wClass    [2]float64
 	intercept bool
+}
+
+// weight returns row i's weight.
+func (f *logisticProblem) weight(i int) float64 {
+	if f.w != nil {
+		return f.w[i]
+	}
+	return f.wClass[f.lab[i]]
 }
 
 // q is the number of parameters.
@@ -282,26 +353,62 @@ func (f *logisticProblem) evaluate(beta []float64, withDerivs bool) logisticEval
 // logarithm per row; the Hessian (most of the arithmetic per row) only
 // while steps are large (see solve).
 func (f *logisticProblem) evaluateMode(beta []float64, mode int) logisticEval {
+	e, _ := f.evaluateModeG0(beta, mode, false)
+	return e
+}
+
+// evaluateModeG0 is evaluateMode, and when withG0 it also returns
+// the gradient at β = 0 (see gradAtZeroChunk), computed in the same pass over the data (with the
+// same sums in the same order, so it is identical).
+func (f *logisticProblem) evaluateModeG0(beta []float64, mode int, withG0 bool) (logisticEval, []float64) {
 	q := f.q()
 	nh := 0
 	if mode == evalGradHess {
 		nh = q * (q + 1) / 2
 	}
 	width := 2 + q + nh // obj, separated flag, grad, hess
-	partial := f.parallelChunks(width, func() func(acc []float64, lo, hi int) {
+	extra := 0
+	if withG0 {
+		extra = q // then the gradient at zero
+	}
+	partial := f.parallelChunks(width+extra, func() func(acc []float64, lo, hi int) {
 		var sc logisticScratch
+		var g0 func(acc []float64, lo, hi int)
+		if withG0 {
+			g0 = f.gradAtZeroChunk()
+		}
 		return func(acc []float64, lo, hi int) {
 			for b := lo; b < hi; b += logisticBlock {
-				f.block(acc, &sc, beta, b, min(b+logisticBlock, hi), mode)
+				e := min(b+logisticBlock, hi)
+				f.block(acc[:width], &sc, beta, b, e, mode)
+				if withG0 {
+					g0(acc[width:], b, e)
+				}
 			}
 		}
 	})
+	var g0 []float64
+	if withG0 {
+		g0 = make([]float64, q)
+		for c := 0; c < len(partial)/(width+extra); c++ {
+			for k, v := range partial[c*(width+extra)+width : (c+1)*(width+extra)] {
+				g0[k] += v
+			}
+		}
+	}
+	e := f.reduceEval(partial, width, extra, q, nh, beta)
+	return e, g0
+}
+
+// reduceEval sums the chunks' partial results (each width+extra long, the
+// last extra not evaluateMode's) in chunk order and adds the penalty.
+func (f *logisticProblem) reduceEval(partial []float64, width, extra, q, nh int, beta []float64) logisticEval {
 	e := logisticEval{grad: make([]float64, q), separated: true}
 	if nh > 0 {
 		e.hess = make([]float64, nh)
 	}
-	for c := 0; c < len(partial)/width; c++ {
-		out := partial[c*width : (c+1)*width]
+	for c := 0; c < len(partial)/(width+extra); c++ {
+		out := partial[c*(width+extra) : c*(width+extra)+width]
 		e.obj += out[0]
 		if out[1] != 0 {
 			e.separated = false
@@ -434,20 +541,34 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 	for j, c := range cols {
 		floats.AddScaled(eta, beta[j], c)
 	}
-	w, y := f.w[lo:hi], f.y[lo:hi]
-	w, y = w[:m], y[:m]
+	lab := f.lab[lo:hi]
+	lab = lab[:m]
+	var w []float64
+	if f.w != nil {
+		w = f.w[lo:hi]
+		w = w[:m]
+	}
+	wClass := f.wClass
 	var obj float64
-	notSep := out[1]
+	// Rows on the wrong side of the boundary (or on it), counted without
+	// a branch: on overlapping domains they come in no predictable order.
+	var wrongSide int
 	for i, et := range eta {
-		wi := w[i]
+		li := lab[i] & 1
+		wi := wClass[li]
+		if w != nil {
+			wi = w[i]
+		}
 		if wi == 0 {
 			g[i], h[i] = 0, 0
 			continue
 		}
-		yi := float64(y[i])
+		yi := float64(li)
+		wrong := 0
 		if (2*yi-1)*et <= 0 {
-			notSep = 1
+			wrong = 1
 		}
+		wrongSide |= wrong
 		// One exponential gives σ(η), or log(1+exp(η)), stably.
 		if mode == evalObj {
 			sp := math.Log1p(math.Exp(-math.Abs(et)))
@@ -457,16 +578,21 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 			obj += wi * (sp - yi*et)
 			continue
 		}
+		// σ(η) = e/(1+e) for η < 0 and 1/(1+e) otherwise, with
+		// e = exp(-|η|): the numerator is chosen by η's sign bit with a
+		// mask rather than a branch the mixed signs would mispredict
+		// (η = ±0 gives ½ either way).
 		e := expNeg(-math.Abs(et))
-		mu := e / (1 + e)
-		if et > 0 {
-			mu = 1 / (1 + e)
-		}
+		neg := uint64(int64(math.Float64bits(et)) >> 63)
+		num := math.Float64frombits(math.Float64bits(e)&neg | math.Float64bits(1)&^neg)
+		mu := num / (1 + e)
 		g[i] = wi * (mu - yi)
 		h[i] = wi * mu * (1 - mu)
 	}
 	out[0] += obj
-	out[1] = notSep
+	if wrongSide != 0 {
+		out[1] = 1
+	}
 	if mode == evalObj {
 		return
 	}
@@ -606,20 +732,37 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 		return make([]float64, q)
 	}
 	m := (n + k - 1) / k
-	sub := &logisticProblem{x: make([]float64, 0, m*f.p), stride: f.p, p: f.p,
-		y: make([]int, 0, m), w: make([]float64, 0, m), intercept: f.intercept}
+	sub := &logisticProblem{p: f.p, y: make([]int, m), lab: make([]uint8, m), w: make([]float64, m), intercept: f.intercept}
 	var wc [2]float64
-	for i := 0; i < n; i += k {
-		if f.cx != nil {
-			for j := range f.p {
-				sub.x = append(sub.x, f.cx[j*f.cstride+i])
+	if f.cx != nil {
+		// Column-major like f, each column (and the labels and weights)
+		// gathered on its own goroutine: the strided reads miss the cache
+		// at every row, and several streams hide the latency.
+		sub.cx, sub.cstride = make([]float64, f.p*m), m
+		parallelCols(f.p+1, func(j int) {
+			if j == f.p {
+				for r, i := 0, 0; i < n; r, i = r+1, i+k {
+					wi := f.weight(i)
+					sub.y[r], sub.lab[r] = f.y[i], f.lab[i]
+					sub.w[r] = wi * float64(k)
+					wc[f.y[i]] += wi
+				}
+				return
 			}
-		} else {
+			dst, col := sub.cx[j*m:(j+1)*m], f.cx[j*f.cstride:j*f.cstride+n]
+			for r, i := 0, 0; i < n; r, i = r+1, i+k {
+				dst[r] = col[i]
+			}
+		})
+	} else {
+		sub.x, sub.stride = make([]float64, 0, m*f.p), f.p
+		for r, i := 0, 0; i < n; r, i = r+1, i+k {
 			sub.x = append(sub.x, f.x[i*f.stride:i*f.stride+f.p]...)
+			wi := f.weight(i)
+			sub.y[r], sub.lab[r] = f.y[i], f.lab[i]
+			sub.w[r] = wi * float64(k)
+			wc[f.y[i]] += wi
 		}
-		sub.y = append(sub.y, f.y[i])
-		sub.w = append(sub.w, f.w[i]*float64(k))
-		wc[f.y[i]] += f.w[i]
 	}
 	if wc[0] == 0 || wc[1] == 0 {
 		return make([]float64, q)
@@ -641,36 +784,25 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 	return beta
 }
 
-// gradAtZero returns the gradient at β = 0, where every σ is ½; it scales
-// the relative gradient tolerance and costs no exponentials.
-func (f *logisticProblem) gradAtZero() []float64 {
-	q := f.q()
-	partial := f.parallelChunks(q, func() func(acc []float64, lo, hi int) {
-		var sc logisticScratch
-		r := make([]float64, logisticBlock)
-		return func(acc []float64, lo, hi int) {
-			for b := lo; b < hi; b += logisticBlock {
-				e := min(b+logisticBlock, hi)
-				rb := r[:e-b]
-				for i := range rb {
-					rb[i] = f.w[b+i] * (0.5 - float64(f.y[b+i]))
-				}
-				for j, c := range f.blockCols(&sc, b, e) {
-					acc[j] += floats.Dot(rb, c)
-				}
-				if f.intercept {
-					acc[f.p] += floats.Sum(rb)
-				}
-			}
+// gradAtZeroChunk returns a function adding the gradient at β = 0 of rows
+// [lo, hi) (at most logisticBlock) into acc, with its own scratch memory.
+// Where every σ is ½ the gradient costs no exponentials; it scales the
+// relative gradient tolerance.
+func (f *logisticProblem) gradAtZeroChunk() func(acc []float64, lo, hi int) {
+	var sc logisticScratch
+	r := make([]float64, logisticBlock)
+	return func(acc []float64, b, e int) {
+		rb := r[:e-b]
+		for i := range rb {
+			rb[i] = f.weight(b+i) * (0.5 - float64(f.lab[b+i]))
 		}
-	})
-	g := make([]float64, q)
-	for c := 0; c < len(partial)/q; c++ {
-		for k, v := range partial[c*q : (c+1)*q] {
-			g[k] += v
+		for j, c := range f.blockCols(&sc, b, e) {
+			acc[j] += floats.Dot(rb, c)
+		}
+		if f.intercept {
+			acc[f.p] += floats.Sum(rb)
 		}
 	}
-	return g
 }
 
 // solve runs damped Newton from beta. Newton's direction d = H⁻¹∇ is a
@@ -686,10 +818,12 @@ func (f *logisticProblem) gradAtZero() []float64 {
 // search at full length is retried with a fresh Hessian.
 func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *LogisticResult {
 	q := f.q()
-	cur := f.evaluateMode(beta, evalGradHess)
+	// The gradient at zero scales the tolerance; it comes with the first
+	// pass over the data.
+	cur, g0 := f.evaluateModeG0(beta, evalGradHess, true)
 	hess := cur.hess // the Hessian steps use: at beta when fresh
 	fresh := true
-	gScale := math.Max(1, norm2(f.gradAtZero()))
+	gScale := math.Max(1, norm2(g0))
 	res := &LogisticResult{}
 	cand := make([]float64, q)
 	for {

@@ -99,37 +99,26 @@ func fitStandardizerCols(data []float64, stride, r, c int) (*Standardizer, error
 	s := &Standardizer{Mean: make([]float64, c), Scale: make([]float64, c)}
 	infRow := make([]int, c) // first ±Inf row per column, or -1
 	count := make([]int, c)
-	parallelCols(c, func(j int) {
-		col := data[j*stride : j*stride+r]
-		infRow[j] = -1
-		n, sum := 0, 0.0
-		for i, v := range col {
-			if math.IsNaN(v) {
-				continue
-			}
-			if math.IsInf(v, 0) {
-				infRow[j] = i
-				return
-			}
-			n++
-			sum += v
+	// Each column's sums are one dependency chain, whose latency bounds
+	// the loop: the fast path runs the chains of three columns side by
+	// side (each still in row order, so with identical results); a column
+	// with a NaN or ±Inf, or outside a complete group, takes the general
+	// loop.
+	nGroups := (c + stdGroup - 1) / stdGroup
+	parallelCols(nGroups, func(g int) {
+		lo, hi := g*stdGroup, min((g+1)*stdGroup, c)
+		col := func(j int) []float64 { return data[j*stride : j*stride+r] }
+		ok := [3]bool{}
+		if hi-lo == stdGroup && r > 0 {
+			ok = fitCols3(col(lo), col(lo+1), col(lo+2), s.Mean[lo:hi], s.Scale[lo:hi])
 		}
-		count[j] = n
-		if n == 0 {
-			return
-		}
-		mean := sum / float64(n)
-		var corr, sq float64
-		for _, v := range col {
-			if math.IsNaN(v) {
-				continue
+		for j := lo; j < hi; j++ {
+			if ok[j-lo] {
+				infRow[j], count[j] = -1, r
+			} else {
+				fitStandardizerCol(col(j), j, s, infRow, count)
 			}
-			d := v - mean
-			corr += d
-			sq += d * d
 		}
-		s.Mean[j] = mean
-		s.Scale[j] = stdScale(sq, corr, n, mean)
 	})
 	// The errors the row-major loop would meet first: the first ±Inf in
 	// row order, then the first column without a value.
@@ -148,6 +137,83 @@ func fitStandardizerCols(data []float64, stride, r, c int) (*Standardizer, error
 		}
 	}
 	return s, nil
+}
+
+// fitStandardizerCol fits column j (col) of fitStandardizerCols into s,
+// recording its first ±Inf row (or -1) and its count of non-NaN values.
+func fitStandardizerCol(col []float64, j int, s *Standardizer, infRow, count []int) {
+	infRow[j] = -1
+	n, sum := 0, 0.0
+	for i, v := range col {
+		if math.IsNaN(v) {
+			continue
+		}
+		if math.IsInf(v, 0) {
+			infRow[j] = i
+			return
+		}
+		n++
+		sum += v
+	}
+	count[j] = n
+	if n == 0 {
+		return
+	}
+	mean := sum / float64(n)
+	var corr, sq float64
+	for _, v := range col {
+		if math.IsNaN(v) {
+			continue
+		}
+		d := v - mean
+		corr += d
+		sq += d * d
+	}
+	s.Mean[j] = mean
+	s.Scale[j] = stdScale(sq, corr, n, mean)
+}
+
+// stdGroup is the number of columns whose sums fitCols3 runs side by side.
+const stdGroup = 3
+
+// fitCols3 computes the mean and scale of each of the columns a, b, c (of
+// the same length r ≥ 1) as fitStandardizerCol does, with the sums of the
+// three in one loop over the rows, and reports per column whether it was
+// all finite; the mean and scale of the others are not set.
+func fitCols3(a, b, c []float64, mean, scale []float64) (ok [3]bool) {
+	r := len(a)
+	b, c = b[:r], c[:r]
+	var sa, sb, sc, za, zb, zc float64
+	for i, va := range a {
+		vb, vc := b[i], c[i]
+		sa += va
+		sb += vb
+		sc += vc
+		// 0, or NaN once a value is NaN or ±Inf.
+		za += va - va
+		zb += vb - vb
+		zc += vc - vc
+	}
+	fr := float64(r)
+	ma, mb, mc := sa/fr, sb/fr, sc/fr
+	var ca, cb, cc, qa, qb, qc float64
+	for i, va := range a {
+		da, db, dc := va-ma, b[i]-mb, c[i]-mc
+		ca += da
+		cb += db
+		cc += dc
+		qa += da * da
+		qb += db * db
+		qc += dc * dc
+	}
+	ok = [3]bool{za == 0, zb == 0, zc == 0}
+	for j, v := range [3][3]float64{{ma, ca, qa}, {mb, cb, qb}, {mc, cc, qc}} {
+		if ok[j] {
+			mean[j] = v[0]
+			scale[j] = stdScale(v[2], v[1], r, v[0])
+		}
+	}
+	return ok
 }
 
 // parallelCols calls fn(j) for j in [0, c) on up to GOMAXPROCS goroutines.
