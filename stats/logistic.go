@@ -73,6 +73,11 @@ const (
 	// logisticChunk rows form one unit of parallel work; partial sums are
 	// reduced in chunk order, so results do not depend on scheduling.
 	logisticChunk = 4096
+	// logisticSmallRows: problems with fewer rows (such as the warm
+	// start's innermost subsample) are processed in chunks of
+	// logisticBlock rows instead, so that they still spread over the
+	// cores; the chunk size depends on the row count only.
+	logisticSmallRows = 8 * logisticChunk
 	// logisticSetupChunk rows form one unit of parallel work when the
 	// labels and weights are checked.
 	logisticSetupChunk = 1 << 16
@@ -243,10 +248,26 @@ func (f *logisticProblem) setX(X mat.Matrix, r, p int) (*logisticProblem, error)
 		first := make([]int, p)
 		parallelCols(p, func(j int) {
 			first[j] = -1
-			for i, v := range data[j*stride : j*stride+r] {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					first[j] = i
-					return
+			col := data[j*stride : j*stride+r]
+			// Blocks are tested without a branch per value (a non-finite
+			// value has all exponent bits set, so adding one to the
+			// exponent field carries into the top bit); only a block
+			// that fails is searched for its first bad value.
+			const expMask, block = 0x7ff << 52, 1024
+			for b := 0; b < r; b += block {
+				blk := col[b:min(b+block, r)]
+				var bad uint64
+				for _, v := range blk {
+					bad |= math.Float64bits(v)&expMask + 1<<52
+				}
+				if bad>>63 == 0 {
+					continue
+				}
+				for i, v := range blk {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						first[j] = b + i
+						return
+					}
 				}
 			}
 		})
@@ -435,7 +456,8 @@ func (f *logisticProblem) reduceEval(partial []float64, width, extra, q, nh int,
 	return e
 }
 
-// parallelChunks runs the rows in chunks of logisticChunk on up to
+// parallelChunks runs the rows in chunks of logisticChunk (logisticBlock
+// below logisticSmallRows rows) on up to
 // GOMAXPROCS goroutines, each with its own function from mk (so that it can
 // keep scratch memory); the function adds chunk [lo, hi)'s sums into acc
 // (zeroed, of length width). It returns the chunks' sums one after another,
@@ -443,7 +465,11 @@ func (f *logisticProblem) reduceEval(partial []float64, width, extra, q, nh int,
 // scheduling.
 func (f *logisticProblem) parallelChunks(width int, mk func() func(acc []float64, lo, hi int)) []float64 {
 	rows := len(f.y)
-	nChunks := (rows + logisticChunk - 1) / logisticChunk
+	chunk := logisticChunk
+	if rows < logisticSmallRows {
+		chunk = logisticBlock
+	}
+	nChunks := (rows + chunk - 1) / chunk
 	partial := make([]float64, nChunks*width)
 	workers := min(runtime.GOMAXPROCS(0), nChunks)
 	run := func(next *atomic.Int64) {
@@ -457,7 +483,7 @@ func (f *logisticProblem) parallelChunks(width int, mk func() func(acc []float64
 				return
 			}
 			clear(acc)
-			fn(acc, c*logisticChunk, min((c+1)*logisticChunk, rows))
+			fn(acc, c*chunk, min((c+1)*chunk, rows))
 			copy(partial[c*width:(c+1)*width], acc)
 		}
 	}
@@ -732,13 +758,20 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 		return make([]float64, q)
 	}
 	m := (n + k - 1) / k
-	sub := &logisticProblem{p: f.p, y: make([]int, m), lab: make([]uint8, m), w: make([]float64, m), intercept: f.intercept}
+	// Room for the tail rows withOutliers adds, so that they need no copy
+	// of the subsample (whose fresh pages cost more than its arithmetic).
+	spare := 0
+	if k <= logisticWarmOutlierMaxK {
+		spare = m / 4
+	}
+	sub := &logisticProblem{p: f.p, y: make([]int, m, m+spare), lab: make([]uint8, m, m+spare),
+		w: make([]float64, m, m+spare), intercept: f.intercept}
 	var wc [2]float64
 	if f.cx != nil {
 		// Column-major like f, each column (and the labels and weights)
 		// gathered on its own goroutine: the strided reads miss the cache
 		// at every row, and several streams hide the latency.
-		sub.cx, sub.cstride = make([]float64, f.p*m), m
+		sub.cx, sub.cstride = make([]float64, f.p*(m+spare)), m+spare
 		parallelCols(f.p+1, func(j int) {
 			if j == f.p {
 				for r, i := 0, 0; i < n; r, i = r+1, i+k {
@@ -749,13 +782,13 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 				}
 				return
 			}
-			dst, col := sub.cx[j*m:(j+1)*m], f.cx[j*f.cstride:j*f.cstride+n]
+			dst, col := sub.cx[j*sub.cstride:j*sub.cstride+m], f.cx[j*f.cstride:j*f.cstride+n]
 			for r, i := 0, 0; i < n; r, i = r+1, i+k {
 				dst[r] = col[i]
 			}
 		})
 	} else {
-		sub.x, sub.stride = make([]float64, 0, m*f.p), f.p
+		sub.x, sub.stride = make([]float64, 0, (m+spare)*f.p), f.p
 		for r, i := 0, 0; i < n; r, i = r+1, i+k {
 			sub.x = append(sub.x, f.x[i*f.stride:i*f.stride+f.p]...)
 			wi := f.weight(i)
@@ -766,6 +799,9 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 	}
 	if wc[0] == 0 || wc[1] == 0 {
 		return make([]float64, q)
+	}
+	if k <= logisticWarmOutlierMaxK {
+		sub = f.withOutliers(sub, k)
 	}
 	start := make([]float64, q)
 	if rows/8 >= logisticWarmMin {
@@ -782,6 +818,117 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 		}
 	}
 	return beta
+}
+
+// logisticWarmOutlier: when the warm-start grid is dense (every k-th row
+// with k ≤ logisticWarmOutlierMaxK), the subsample also takes, at their own
+// weight, the rows off the grid with a value more than this many of the
+// subsample's standard deviations from its column mean. On heavy-tailed
+// features these few rows move the optimum most, and grid sampling weighs
+// each k times or not at all; taking them all keeps the subsample's
+// objective an unbiased estimate of the full one with less variance, so the
+// first full Newton step from its optimum is accepted at full length. On
+// overlap's 2e5-job benchmark data (229 extra rows) the full fit takes
+// two passes with the Hessian and two without instead of five and two
+// (the first step is accepted, gradient norm 520 → 0.6, instead of
+// 799 → 1133, rejected, → 323 at half length).
+const logisticWarmOutlier = 12
+
+// logisticWarmOutlierMaxK: on sparser grids the subsample's noise comes
+// from the bulk of the rows, not the tails (on the 1e6-job benchmark data,
+// k = 30, the extra rows leave the first step's gain unchanged), and the
+// scan for tail rows, a pass over all the data, does not pay.
+const logisticWarmOutlierMaxK = 8
+
+// withOutliers extends sub, f's every-k-th rows with weights scaled by k,
+// by f's other rows beyond logisticWarmOutlier standard deviations (see
+// there) at their own weight, in row order after sub's rows, and returns
+// it. Column-major rows go into the room after sub's columns when there is
+// enough (see warmStartRows).
+func (f *logisticProblem) withOutliers(sub *logisticProblem, k int) *logisticProblem {
+	p, m, n := f.p, len(sub.y), len(f.y)
+	mid, rad := make([]float64, p), make([]float64, p)
+	var col []float64
+	if sub.cx == nil {
+		col = make([]float64, m)
+	}
+	for j := range p {
+		if sub.cx != nil {
+			col = sub.cx[j*sub.cstride : j*sub.cstride+m]
+		} else {
+			for i := range col {
+				col[i] = sub.x[i*sub.stride+j]
+			}
+		}
+		mean := floats.Sum(col) / float64(m)
+		var ss float64
+		for _, v := range col {
+			ss += (v - mean) * (v - mean)
+		}
+		mid[j], rad[j] = mean, logisticWarmOutlier*math.Sqrt(ss/float64(m))
+	}
+	const chunk = 4 * logisticChunk
+	nChunks := (n + chunk - 1) / chunk
+	found := make([][]int, nChunks)
+	parallelCols(nChunks, func(c int) {
+		a, b := c*chunk, min((c+1)*chunk, n)
+		// Tail rows are rare: the branch is predicted, and the scan
+		// only reads.
+		out := make([]bool, b-a)
+		for j := range p {
+			mj, rj := mid[j], rad[j]
+			if f.cx != nil {
+				for i, v := range f.cx[j*f.cstride+a : j*f.cstride+b] {
+					if math.Abs(v-mj) > rj {
+						out[i] = true
+					}
+				}
+				continue
+			}
+			for i := range out {
+				if math.Abs(f.x[(a+i)*f.stride+j]-mj) > rj {
+					out[i] = true
+				}
+			}
+		}
+		for i, o := range out {
+			if o && (a+i)%k != 0 && f.weight(a+i) != 0 {
+				found[c] = append(found[c], a+i)
+			}
+		}
+	})
+	var extra []int
+	for _, e := range found {
+		extra = append(extra, e...)
+	}
+	if len(extra) == 0 {
+		return sub
+	}
+	for _, i := range extra {
+		sub.y, sub.lab, sub.w = append(sub.y, f.y[i]), append(sub.lab, f.lab[i]), append(sub.w, f.weight(i))
+		if sub.cx == nil {
+			sub.x = append(sub.x, f.x[i*f.stride:i*f.stride+p]...)
+		}
+	}
+	if sub.cx == nil {
+		return sub
+	}
+	m2 := m + len(extra)
+	if m2 > sub.cstride {
+		// No room after the grid rows (warmStartRows leaves some): copy.
+		cx := make([]float64, p*m2)
+		for j := range p {
+			copy(cx[j*m2:j*m2+m], sub.cx[j*sub.cstride:j*sub.cstride+m])
+		}
+		sub.cx, sub.cstride = cx, m2
+	}
+	for j := range p {
+		dst := sub.cx[j*sub.cstride+m : j*sub.cstride+m2]
+		for r, i := range extra {
+			dst[r] = f.cx[j*f.cstride+i]
+		}
+	}
+	return sub
 }
 
 // gradAtZeroChunk returns a function adding the gradient at β = 0 of rows
