@@ -341,33 +341,8 @@ func (fs *Files) Read() (Event, error) {
 // closes the open file.
 func (fs *Files) ReadAll() ([]Event, error) {
 	defer fs.Close()
-	var out []Event
-	for {
-		ev, err := fs.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, ev)
-	}
+	return readAll(fs.Read)
 }
 
 // All returns an iterator over the remaining events, like Reader.All.
-func (fs *Files) All() iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		for {
-			ev, err := fs.Read()
-			if err == io.EOF {
-				return
-			}
-			if !yield(ev, err) {
-				return
-			}
-			if err != nil && !isParseError(err) {
-				return
-			}
-		}
-	}
-}
+func (fs *Files) All() iter.Seq2[Event, error] { return all(fs.Read) }

@@ -239,10 +239,18 @@ func (r *Reader) next() (Event, error) {
 
 // ReadAll reads events until io.EOF or the first error and returns those
 // read; io.EOF is not an error.
-func (r *Reader) ReadAll() ([]Event, error) {
+func (r *Reader) ReadAll() ([]Event, error) { return readAll(r.Read) }
+
+// All returns an iterator over the remaining events. A *ParseError is
+// yielded and iteration goes on with the next event; any other error is
+// yielded last.
+func (r *Reader) All() iter.Seq2[Event, error] { return all(r.Read) }
+
+// readAll calls read until io.EOF or the first error; io.EOF is not an error.
+func readAll(read func() (Event, error)) ([]Event, error) {
 	var out []Event
 	for {
-		ev, err := r.Read()
+		ev, err := read()
 		if err == io.EOF {
 			return out, nil
 		}
@@ -253,13 +261,12 @@ func (r *Reader) ReadAll() ([]Event, error) {
 	}
 }
 
-// All returns an iterator over the remaining events. A *ParseError is
-// yielded and iteration goes on with the next event; any other error is
-// yielded last.
-func (r *Reader) All() iter.Seq2[Event, error] {
+// all iterates over read's events: a *ParseError is yielded and iteration
+// goes on; any other error is yielded last.
+func all(read func() (Event, error)) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		for {
-			ev, err := r.Read()
+			ev, err := read()
 			if err == io.EOF {
 				return
 			}
