@@ -171,11 +171,8 @@ func WriteBuildClusters(w io.Writer, clusters []BuildCluster) error {
 	return writeJSON(w, m)
 }
 
-// ReadVersionJobs reads a YAML list of version-experiment jobspecs:
-// - {name, package, package_version, resources: {<dep>: {min, max}}}
-// YAML anchors and aliases resolve. Ranges come back sorted by subsystem.
-func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
-	w := ywalk{file}
+// list reads r whole and returns the items of the top-level YAML sequence.
+func (w ywalk) list(r io.Reader) ([]*yaml.Node, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -184,7 +181,15 @@ func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := w.seq(root, "")
+	return w.seq(root, "")
+}
+
+// ReadVersionJobs reads a YAML list of version-experiment jobspecs:
+// - {name, package, package_version, resources: {<dep>: {min, max}}}
+// YAML anchors and aliases resolve. Ranges come back sorted by subsystem.
+func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
+	w := ywalk{file}
+	items, err := w.list(r)
 	if err != nil {
 		return nil, err
 	}
@@ -246,15 +251,7 @@ func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 // {compiler_name, compiler_version}, memory: {mem_max, mem_mean, mem_min}}}
 func ReadBuildJobs(r io.Reader, file string) ([]BuildJob, error) {
 	w := ywalk{file}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	root, err := w.parse(b)
-	if err != nil {
-		return nil, err
-	}
-	items, err := w.seq(root, "")
+	items, err := w.list(r)
 	if err != nil {
 		return nil, err
 	}
