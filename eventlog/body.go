@@ -532,12 +532,8 @@ func (e *Event) AbortInfo() (AbortInfo, error) {
 	if e.Attrs != nil {
 		return AbortInfo{attrString(e.Attrs, "Reason")}, nil
 	}
-	first, rest := splitLine(e.Body)
-	if !strings.HasPrefix(first, "Job was aborted") {
-		return AbortInfo{}, e.bodyErr(0, `expected "Job was aborted"`)
-	}
-	l, _ := splitLine(rest)
-	return AbortInfo{strings.TrimSpace(l)}, nil
+	r, err := e.reasonAfter("Job was aborted")
+	return AbortInfo{r}, err
 }
 
 // HoldInfo is the body of a 012 event.
@@ -591,12 +587,19 @@ func (e *Event) ReleaseInfo() (ReleaseInfo, error) {
 	if e.Attrs != nil {
 		return ReleaseInfo{attrString(e.Attrs, "Reason")}, nil
 	}
+	r, err := e.reasonAfter("Job was released.")
+	return ReleaseInfo{r}, err
+}
+
+// reasonAfter checks that the body's first line starts with head and
+// returns the trimmed second line, where 009 and 013 bodies keep the reason.
+func (e *Event) reasonAfter(head string) (string, error) {
 	first, rest := splitLine(e.Body)
-	if !strings.HasPrefix(first, "Job was released.") {
-		return ReleaseInfo{}, e.bodyErr(0, `expected "Job was released."`)
+	if !strings.HasPrefix(first, head) {
+		return "", e.bodyErr(0, "expected %q", head)
 	}
 	l, _ := splitLine(rest)
-	return ReleaseInfo{strings.TrimSpace(l)}, nil
+	return strings.TrimSpace(l), nil
 }
 
 // DisconnectInfo is the body of a 022 event, or of a 024 event (Reason and
