@@ -50,3 +50,29 @@ func BenchmarkPipeline(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompareFeature times one feature's comparisons (KS on all and
+// in-band rows, SMD and variance ratio) on the 2e5-job benchmark data.
+func BenchmarkCompareFeature(b *testing.B) {
+	x, y := benchData(200_000)
+	res, err := Fit(x, y, Band{0.2, 0.8}, WithFeatureNames(synth.JobsFeatureNames()...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	group := make([]uint8, len(y))
+	for i := range group {
+		group[i] = 2 * res.y[i]
+		if res.InBand[i] {
+			group[i]++
+		}
+	}
+	for j, name := range res.Features {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if err := res.compareFeature(j, group); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -503,21 +503,18 @@ type blockCounts struct{ n, in [2]int }
 //
 // The tasks are small so that no long one is left running alone at the
 // end: each domain's propensities are sorted by one task, and whichever of
-// the two finishes second computes the summaries; each feature's values
-// are sorted by one task per domain (see sortDomain), and whichever
-// finishes second compares the domains (see compareFeature).
+// the two finishes second computes the summaries; each feature is one
+// task (see compareFeature), which needs no sorting.
 //
-// The propensities need n floats and every feature in progress 2n, taken
-// from mem while it lasts: memory already touched costs no page faults,
-// fresh memory does.
+// The propensities and the sorts' scratch need 2n floats, taken from mem
+// while it lasts: memory already touched costs no page faults, fresh
+// memory does.
 func (r *Result) summarise(mem []float64, group []uint8, counts []blockCounts) error {
 	d, n := len(r.cols), len(r.y)
-	var props []float64
-	if len(mem) >= n {
-		props, mem = mem[:n], mem[n:]
-	} else {
-		props = make([]float64, n)
+	if len(mem) < 2*n {
+		mem = make([]float64, 2*n)
 	}
+	props, scratch := mem[:n], mem[n:2*n]
 	// Each domain's propensities in row order, gathered in blocks on all
 	// cores from where each block's rows of the domain begin.
 	ns := r.NSource
@@ -539,66 +536,24 @@ func (r *Result) summarise(mem []float64, group []uint8, counts []blockCounts) e
 			k[yi]++
 		}
 	})
-	workers := min(2*d+2, runtime.GOMAXPROCS(0))
-	// Buffers of 2n floats for the features in progress: with tasks taken
-	// in order, at most one per worker (a feature's two tasks are
-	// adjacent, so a worker starting a new feature finds every earlier
-	// one fully under way, and it will release its buffer).
-	pool := make(chan []float64, workers)
-	for range workers {
-		if len(mem) >= 2*n {
-			pool <- mem[:2*n]
-			mem = mem[2*n:]
-		} else {
-			pool <- make([]float64, 2*n)
-		}
-	}
-	feats := make([]featureWork, d)
 	var propDone atomic.Int32
 	errs := make([]error, d+1)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var sorter stats.FloatSorter
-			for {
-				k := int(next.Add(1) - 1)
-				switch {
-				case k >= 2*d+2:
-					return
-				case k < 2:
-					part := src
-					if k == Target {
-						part = tgt
-					}
-					buf := <-pool
-					sorter.SetScratch(buf)
-					sorter.Sort(part)
-					pool <- buf
-					if propDone.Add(1) == 2 {
-						errs[0] = r.propensitySummaries(src, tgt)
-					}
-				default:
-					j, dom := (k-2)/2, (k-2)%2
-					fw := &feats[j]
-					fw.mu.Lock()
-					if fw.buf == nil {
-						fw.buf = <-pool
-						fw.layout(r)
-					}
-					fw.mu.Unlock()
-					r.sortDomain(j, dom, fw, group, &sorter)
-					if fw.done.Add(1) == 2 {
-						errs[1+j] = r.compareFeature(j, fw)
-						pool <- fw.buf
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(d+2, func(k int) {
+		if k >= 2 {
+			errs[k-1] = r.compareFeature(k-2, group)
+			return
+		}
+		part, buf := src, scratch[:ns]
+		if k == Target {
+			part, buf = tgt, scratch[ns:]
+		}
+		var sorter stats.FloatSorter
+		sorter.SetScratch(buf)
+		sorter.Sort(part)
+		if propDone.Add(1) == 2 {
+			errs[0] = r.propensitySummaries(src, tgt)
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -644,89 +599,38 @@ func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
 	return src, tgt
 }
 
-// featureWork is one feature's comparison in progress: buf (2n floats)
-// holds per domain the in-band values, the out-of-band values and all
-// values (see layout), and each domain's task records the means and
-// variances of its sorted values.
-type featureWork struct {
-	mu         sync.Mutex // guards taking buf
-	buf        []float64
-	all, in    [2][]float64
-	rest       [2][]float64
-	mAll, vAll [2]float64
-	mIn, vIn   [2]float64
-	done       atomic.Int32 // domain tasks finished
-}
+// The groups of summarise's rows (2·domain + in-band) that the tests on
+// all rows and on in-band rows compare, source against target.
+var (
+	allRows    = stats.GroupPair{X: 1<<0 | 1<<1, Y: 1<<2 | 1<<3}
+	inBandRows = stats.GroupPair{X: 1 << 1, Y: 1 << 3}
+)
 
-// layout cuts fw.buf into each domain's in-band, out-of-band and merged
-// values.
-func (fw *featureWork) layout(r *Result) {
-	nIn := [2]int{r.NSourceInBand, r.NTargetInBand}
-	mem := fw.buf
-	for d, nd := range [2]int{r.NSource, r.NTarget} {
-		fw.in[d], mem = mem[:nIn[d]], mem[nIn[d]:]
-		fw.rest[d], mem = mem[:nd-nIn[d]], mem[nd-nIn[d]:]
-		fw.all[d], mem = mem[:nd], mem[nd:]
-	}
-}
-
-// sortDomain gathers feature j's values of domain dom into its in-band and
-// out-of-band parts, sorts each and merges them (one sort serves both the
-// all-rows and the in-band test), and records their means and variances.
-func (r *Result) sortDomain(j, dom int, fw *featureWork, group []uint8, sorter *stats.FloatSorter) {
-	in, rest, all := fw.in[dom], fw.rest[dom], fw.all[dom]
-	// Scatter without branches, which the in-band flags would mispredict:
-	// the domain's in-band values go to in, its others to rest, and the
-	// other domain's rows to a slot of all (free until the merge), where
-	// each overwrites the last. The two positions stay in registers and
-	// advance by 0/1 flags.
-	region := fw.buf[:0]
-	if dom == Target {
-		region = fw.buf[2*r.NSource:]
-	}
-	trash := len(in) + len(rest)
-	region = region[:trash+len(all)]
-	kIn, kRest := 0, len(in)
-	if len(all) > 0 {
-		for i, v := range r.cols[j] {
-			g := int(group[i])
-			own := 1 ^ (g>>1&1 ^ dom) // 1 for this domain's rows
-			inBand := g & 1
-			k := kRest + inBand*(kIn-kRest) // in or rest
-			region[trash+own*(k-trash)] = v
-			kIn += own & inBand
-			kRest += own &^ inBand
-		}
-	}
-	// all is free until the merge: the sorts' scratch.
-	sorter.SetScratch(all)
-	sorter.Sort(in)
-	sorter.Sort(rest)
-	mergeSorted(all, in, rest)
-	fw.mAll[dom], fw.vAll[dom], fw.mIn[dom], fw.vIn[dom] = meanVarPair(all, in)
-}
-
-// compareFeature compares feature j between the domains once both
-// domains' values are sorted.
-func (r *Result) compareFeature(j int, fw *featureWork) error {
+// compareFeature compares feature j between the domains on all rows and
+// on in-band rows: KS by stats.KS2SampGroups, and SMD and variance ratio
+// from groupMoments.
+func (r *Result) compareFeature(j int, group []uint8) error {
 	f := &r.KS[j]
-	src, tgt := fw.all[Source], fw.all[Target]
-	f.SMD, f.VarianceRatio = smdVRFrom(fw.mAll[Target], fw.vAll[Target], len(tgt), fw.mAll[Source], fw.vAll[Source], len(src))
-	var err error
-	if f.All, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
+	pairs := []stats.GroupPair{allRows}
+	inBand := r.NSourceInBand > 0 && r.NTargetInBand > 0
+	if inBand {
+		pairs = append(pairs, inBandRows)
+	}
+	ks, err := stats.KS2SampGroups(r.cols[j], group, pairs, r.cfg.alt, r.cfg.method)
+	if err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
 	}
-	src, tgt = fw.in[Source], fw.in[Target]
-	if len(src) == 0 || len(tgt) == 0 {
+	all, in := groupMoments(r.cols[j], group)
+	f.All = ks[0]
+	f.SMD, f.VarianceRatio = smdVRFrom(all[Target].mean, all[Target].vr, all[Target].n, all[Source].mean, all[Source].vr, all[Source].n)
+	if !inBand {
 		f.InBand = stats.KSResult{Statistic: math.NaN(), PValue: math.NaN(), Location: math.NaN()}
 		f.SMDInBand, f.VarRatioInBand = math.NaN(), math.NaN()
-		f.InBandNote = fmt.Sprintf("no in-band comparison: %d source and %d target jobs in %v", len(src), len(tgt), r.Band)
+		f.InBandNote = fmt.Sprintf("no in-band comparison: %d source and %d target jobs in %v", r.NSourceInBand, r.NTargetInBand, r.Band)
 		return nil
 	}
-	f.SMDInBand, f.VarRatioInBand = smdVRFrom(fw.mIn[Target], fw.vIn[Target], len(tgt), fw.mIn[Source], fw.vIn[Source], len(src))
-	if f.InBand, err = stats.KS2SampSorted(src, tgt, r.cfg.alt, r.cfg.method); err != nil {
-		return fmt.Errorf("overlap: in-band KS of feature %q: %w", f.Name, err)
-	}
+	f.InBand = ks[1]
+	f.SMDInBand, f.VarRatioInBand = smdVRFrom(in[Target].mean, in[Target].vr, in[Target].n, in[Source].mean, in[Source].vr, in[Source].n)
 	return nil
 }
 

@@ -406,3 +406,63 @@ func TestCrossFitFoldWithoutTarget(t *testing.T) {
 		t.Error("in-sample AUC missing")
 	}
 }
+
+// TestFitMatchesStats: every per-feature comparison Fit returns equals the
+// stats function on the explicitly split rows: KS2Samp bit for bit, SMD
+// and VarianceRatio to 1e-12 relative (their sums run in another order),
+// on all rows and on in-band rows, on the benchmark's job features
+// (discrete and heavy-tailed) with the domains interleaved.
+func TestFitMatchesStats(t *testing.T) {
+	x, y := benchData(30000)
+	// Interleave the domains so that groups alternate row by row.
+	rng := rand.New(rand.NewPCG(8, 9))
+	perm := rng.Perm(len(y))
+	n, d := x.Dims()
+	xs := mat.NewDense(n, d, nil)
+	ys := make([]int, n)
+	for i, p := range perm {
+		xs.SetRow(i, x.RawRowView(p))
+		ys[i] = y[p]
+	}
+	res, err := Fit(xs, ys, Band{0.2, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NSourceInBand < 1000 || res.NTargetInBand < 1000 {
+		t.Fatalf("only %d source and %d target jobs in band", res.NSourceInBand, res.NTargetInBand)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+	for j := range d {
+		col := mat.Col(nil, j, xs)
+		for _, in := range []bool{false, true} {
+			var src, tgt []float64
+			for i, v := range col {
+				if in && !res.InBand[i] {
+					continue
+				}
+				if ys[i] == Target {
+					tgt = append(tgt, v)
+				} else {
+					src = append(src, v)
+				}
+			}
+			got, smd, vr := res.KS[j].All, res.KS[j].SMD, res.KS[j].VarianceRatio
+			if in {
+				got, smd, vr = res.KS[j].InBand, res.KS[j].SMDInBand, res.KS[j].VarRatioInBand
+			}
+			want, err := stats.KS2Samp(src, tgt, stats.TwoSided, stats.KSAuto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("feature %d in-band %v: KS %+v, stats.KS2Samp %+v", j, in, got, want)
+			}
+			if w := stats.SMD(tgt, src); !near(smd, w) {
+				t.Errorf("feature %d in-band %v: SMD %v, stats.SMD %v", j, in, smd, w)
+			}
+			if w := stats.VarianceRatio(tgt, src); !near(vr, w) {
+				t.Errorf("feature %d in-band %v: variance ratio %v, stats.VarianceRatio %v", j, in, vr, w)
+			}
+		}
+	}
+}

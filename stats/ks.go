@@ -233,12 +233,7 @@ type ksExt struct {
 // and smaller values to larger ones.
 func ksExtremes[T uint64 | float64](x, y []T, toFloat func(T) float64) ksExt {
 	n1, n2 := len(x), len(y)
-	fn1, fn2 := float64(n1), float64(n2)
-	e := ksExt{maxF: math.Inf(-1), minF: math.Inf(1)}
-	// Candidate locations: the first x-value and the first y-value attaining
-	// the current extreme.
-	var maxLocX, maxLocY, minLocX, minLocY T
-	var maxHasX, maxHasY, minHasX, minHasY bool
+	t := newKSTracker[T](n1, n2)
 	i, j := 0, 0
 	for i < n1 || j < n2 {
 		var v T
@@ -260,41 +255,74 @@ func ksExtremes[T uint64 | float64](x, y []T, toFloat func(T) float64) ksExt {
 			inY = true
 		}
 		// searchsorted(side='right') counts: i and j.
-		f := float64(i)/fn1 - float64(j)/fn2
-		if f > e.maxF {
-			e.maxF = f
-			e.maxI = int64(i)*int64(n2) - int64(j)*int64(n1)
-			maxHasX, maxHasY = false, false
+		t.visit(v, i, j, inX, inY)
+	}
+	return t.extremes(toFloat)
+}
+
+// ksTracker follows the extremes of F_x - F_y over distinct pooled values
+// visited in increasing order, with SciPy's choice of location (see
+// ksExtremes). Values where neither extreme is attained may be left out:
+// the result is the same as long as every value whose difference equals
+// (in floating point) the final maximum or minimum is visited.
+type ksTracker[T uint64 | float64] struct {
+	e        ksExt
+	fn1, fn2 float64
+	n1, n2   int64
+	// Candidate locations: the first x-value and the first y-value
+	// attaining the current extreme.
+	maxLocX, maxLocY, minLocX, minLocY T
+	maxHasX, maxHasY, minHasX, minHasY bool
+}
+
+func newKSTracker[T uint64 | float64](n1, n2 int) ksTracker[T] {
+	return ksTracker[T]{e: ksExt{maxF: math.Inf(-1), minF: math.Inf(1)},
+		fn1: float64(n1), fn2: float64(n2), n1: int64(n1), n2: int64(n2)}
+}
+
+// visit records value v, at which i values of x and j of y are ≤ v (the
+// searchsorted(side='right') counts); inX and inY say whether v occurs in
+// x and in y.
+func (t *ksTracker[T]) visit(v T, i, j int, inX, inY bool) {
+	f := float64(i)/t.fn1 - float64(j)/t.fn2
+	if f > t.e.maxF {
+		t.e.maxF = f
+		t.e.maxI = int64(i)*t.n2 - int64(j)*t.n1
+		t.maxHasX, t.maxHasY = false, false
+	}
+	if f == t.e.maxF {
+		if inX && !t.maxHasX {
+			t.maxHasX, t.maxLocX = true, v
 		}
-		if f == e.maxF {
-			if inX && !maxHasX {
-				maxHasX, maxLocX = true, v
-			}
-			if inY && !maxHasY {
-				maxHasY, maxLocY = true, v
-			}
-		}
-		if f < e.minF {
-			e.minF = f
-			e.minI = int64(i)*int64(n2) - int64(j)*int64(n1)
-			minHasX, minHasY = false, false
-		}
-		if f == e.minF {
-			if inX && !minHasX {
-				minHasX, minLocX = true, v
-			}
-			if inY && !minHasY {
-				minHasY, minLocY = true, v
-			}
+		if inY && !t.maxHasY {
+			t.maxHasY, t.maxLocY = true, v
 		}
 	}
-	e.maxLoc = toFloat(maxLocY)
-	if maxHasX {
-		e.maxLoc = toFloat(maxLocX)
+	if f < t.e.minF {
+		t.e.minF = f
+		t.e.minI = int64(i)*t.n2 - int64(j)*t.n1
+		t.minHasX, t.minHasY = false, false
 	}
-	e.minLoc = toFloat(minLocY)
-	if minHasX {
-		e.minLoc = toFloat(minLocX)
+	if f == t.e.minF {
+		if inX && !t.minHasX {
+			t.minHasX, t.minLocX = true, v
+		}
+		if inY && !t.minHasY {
+			t.minHasY, t.minLocY = true, v
+		}
+	}
+}
+
+// extremes returns the extremes and their locations.
+func (t *ksTracker[T]) extremes(toFloat func(T) float64) ksExt {
+	e := t.e
+	e.maxLoc = toFloat(t.maxLocY)
+	if t.maxHasX {
+		e.maxLoc = toFloat(t.maxLocX)
+	}
+	e.minLoc = toFloat(t.minLocY)
+	if t.minHasX {
+		e.minLoc = toFloat(t.minLocX)
 	}
 	return e
 }

@@ -1,0 +1,341 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// GroupPair names two samples of a grouped column for KS2SampGroups: the
+// values whose group label g has bit g set in X form the first sample,
+// those with bit g set in Y the second. A group may belong to both.
+type GroupPair struct{ X, Y uint8 }
+
+// Members reports whether group g belongs to the pair's X and Y samples.
+func (p GroupPair) members(g uint8) (inX, inY bool) {
+	return p.X>>g&1 != 0, p.Y>>g&1 != 0
+}
+
+// ksBucketTarget is the number of values per bucket KS2SampGroups aims
+// for; ksCellBits is the number of leading key bits (sign, exponent and
+// the first four mantissa bits: sixteenths of an octave) of its coarse
+// cells.
+const (
+	ksBucketTarget = 32
+	ksCellBits     = 14
+	ksCellShift    = 64 - ksCellBits
+	ksMaxSubBits   = 18
+)
+
+// KS2SampGroups runs KS2Samp(x, y, alt, method) for each pair of samples
+// drawn from one column by group label (see GroupPair), with the same
+// statistics, locations, signs and p-values, without sorting the column.
+// group[i] is value v[i]'s label, below 8. NaNs are dropped, as KS2Samp
+// does. A pair with an empty sample is an error wrapping ErrEmpty that
+// names the pair. It panics if the lengths differ or a label is 8 or more.
+//
+// How: the values' order-preserving keys are cut into buckets, ranges of
+// keys holding about 16 values each (each sixteenth of an octave that
+// holds values is split into equal key ranges in proportion to its
+// count, so the buckets follow the data); counting each group's values per bucket gives both samples'
+// empirical CDFs exactly at every bucket's end, and bounds them inside it
+// (F_x − F_y can rise inside a bucket by at most its x-count over n1 and
+// fall by at most its y-count over n2). Only buckets where the bound
+// reaches the largest or smallest difference seen at bucket ends (less a
+// margin covering floating-point rounding) can hold the extremes; their
+// values are sorted and walked as KS2Samp walks the whole samples. On
+// continuous data that is a few buckets, so the cost is two passes over
+// the column plus a small sort, instead of sorting both samples.
+func KS2SampGroups(v []float64, group []uint8, pairs []GroupPair, alt Alternative, method KSMethod) ([]KSResult, error) {
+	if alt < TwoSided || alt > Greater {
+		panic("stats: unknown Alternative")
+	}
+	if method < KSAuto || method > KSAsymp {
+		panic("stats: unknown KSMethod")
+	}
+	if len(group) != len(v) {
+		panic("stats: KS2SampGroups: len(group) != len(v)")
+	}
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	if len(pairs) > 8 {
+		panic("stats: KS2SampGroups: more than 8 pairs")
+	}
+	b := newKSBuckets(v, group)
+	res := make([]KSResult, len(pairs))
+	tracks := make([]ksPairTrack, len(pairs))
+	for p, pr := range pairs {
+		t := &tracks[p]
+		t.pair = pr
+		b.sizes(t)
+		if t.n1 == 0 || t.n2 == 0 {
+			return nil, fmt.Errorf("stats: KS2SampGroups: pair %d: sample sizes %d and %d: %w", p, t.n1, t.n2, ErrEmpty)
+		}
+		b.boundaryExtremes(t)
+		b.flagBuckets(t, uint8(1)<<p)
+	}
+	keys, labels := b.gather(v, group)
+	for p := range pairs {
+		ext := b.walk(&tracks[p], keys, labels)
+		res[p] = ks2Samp(ext, int(tracks[p].n1), int(tracks[p].n2), alt, method)
+	}
+	return res, nil
+}
+
+// ksBuckets holds a column's per-bucket group counts. A key k lies in
+// bucket cell[k>>ksCellShift]>>8 + (k&(1<<ksCellShift-1))>>(cell[…]&255):
+// its cell's first bucket plus its sub-bucket in the cell.
+type ksBuckets struct {
+	cell   []uint64 // per cell: first bucket << 8 | shift of the sub-bucket
+	nb     int
+	gshift uint // log2 of the groups per bucket in counts
+	// counts[b<<gshift + g] counts group g's values in bucket b; its top
+	// bit (ksMixed) is set when they are not all the same value, and
+	// last[b<<gshift + g] is the last one seen.
+	counts []uint32
+	last   []uint64
+	flags  []uint8 // per bucket, bit p: pair p must look inside
+	mixed  []bool  // per flagged bucket: it holds more than one value
+}
+
+// ksMixed marks a count whose values differ.
+const ksMixed = 1 << 31
+
+// bucket returns key k's bucket.
+func (b *ksBuckets) bucket(k uint64) uint64 {
+	c := b.cell[k>>ksCellShift]
+	return c>>8 + (k&(1<<ksCellShift-1))>>(c&255)
+}
+
+// newKSBuckets counts the non-NaN values of v per bucket and group.
+func newKSBuckets(v []float64, group []uint8) *ksBuckets {
+	if uint64(len(v)) >= ksMixed {
+		panic("stats: KS2SampGroups: 2³¹ values or more")
+	}
+	// Count the values per cell; then each cell with c values gets
+	// about c/ksBucketTarget buckets, a power of two.
+	cell := make([]uint64, 1<<ksCellBits)
+	var gmax uint8
+	for i, x := range v {
+		gmax = max(gmax, group[i])
+		if x == x {
+			cell[floatKey(x+0)>>ksCellShift]++
+		}
+	}
+	if gmax >= 8 {
+		panic("stats: KS2SampGroups: group label 8 or more")
+	}
+	b := &ksBuckets{cell: cell, gshift: uint(bits.Len8(gmax))}
+	for c, cnt := range cell {
+		if cnt == 0 {
+			continue
+		}
+		sub := min(bits.Len64((cnt-1)/ksBucketTarget), ksMaxSubBits)
+		cell[c] = uint64(b.nb)<<8 | uint64(ksCellShift-sub)
+		b.nb += 1 << sub
+	}
+	b.nb = max(b.nb, 1)
+	b.counts = make([]uint32, b.nb<<b.gshift)
+	b.last = make([]uint64, b.nb<<b.gshift)
+	b.flags = make([]uint8, b.nb)
+	counts, last, gshift := b.counts, b.last, b.gshift
+	for i, x := range v {
+		if x != x {
+			continue
+		}
+		k := floatKey(x + 0)
+		at := b.bucket(k)<<gshift | uint64(group[i])
+		// Without branches, which continuous data would mispredict.
+		c := counts[at]
+		var d uint32
+		if last[at] != k {
+			d = ksMixed
+		}
+		if c == 0 {
+			d = 0
+		}
+		counts[at] = (c | d) + 1
+		last[at] = k
+	}
+	return b
+}
+
+// ksPairTrack is one pair's sample sizes, the extremes of n1·n2·(F_x − F_y)
+// at bucket ends, and the flagged buckets' cumulative counts before them.
+type ksPairTrack struct {
+	pair         GroupPair
+	cx, cy       []uint32 // per bucket, the x and y counts
+	n1, n2       int64
+	hiEnd, loEnd int64
+	cands        []ksCandidate
+}
+
+// ksCandidate is a bucket in which a pair's extremes may lie, with the
+// pair's counts before it.
+type ksCandidate struct{ bucket, x, y int64 }
+
+// sizes sets t's per-bucket and total sample sizes.
+func (b *ksBuckets) sizes(t *ksPairTrack) {
+	var inX, inY [8]uint32
+	for g := range inX {
+		x, y := t.pair.members(uint8(g))
+		if x {
+			inX[g] = ^uint32(0)
+		}
+		if y {
+			inY[g] = ^uint32(0)
+		}
+	}
+	t.cx, t.cy = make([]uint32, b.nb), make([]uint32, b.nb)
+	gs := 1 << b.gshift
+	var n1, n2 int64
+	for k := range b.nb {
+		var cx, cy uint32
+		for g, c := range b.counts[k*gs : (k+1)*gs] {
+			c &^= ksMixed
+			cx += c & inX[g]
+			cy += c & inY[g]
+		}
+		t.cx[k], t.cy[k] = cx, cy
+		n1 += int64(cx)
+		n2 += int64(cy)
+	}
+	t.n1, t.n2 = n1, n2
+}
+
+// boundaryExtremes sets the largest and smallest n1·n2·(F_x − F_y) at the
+// ends of non-empty buckets.
+func (b *ksBuckets) boundaryExtremes(t *ksPairTrack) {
+	hi, lo := int64(math.MinInt64), int64(math.MaxInt64)
+	var d int64
+	for k, cx := range t.cx {
+		cy := t.cy[k]
+		if cx+cy == 0 {
+			continue
+		}
+		d += int64(cx)*t.n2 - int64(cy)*t.n1
+		hi, lo = max(hi, d), min(lo, d)
+	}
+	t.hiEnd, t.loEnd = hi, lo
+}
+
+// flagBuckets marks with bit the buckets in which the difference can come
+// within the rounding margin of the extremes at bucket ends, and records
+// the counts before each.
+//
+// SciPy compares the floating-point differences i/n1 − j/n2, each within
+// 1.5 ulp of 1 (3.4e-16) of the exact value, so a value whose difference
+// ties or beats another's in floating point is at most 6.7e-16 below it
+// exactly; the margin, 2⁻⁴⁰ (9e-13) of n1·n2 plus one, covers twice that.
+func (b *ksBuckets) flagBuckets(t *ksPairTrack, bit uint8) {
+	margin := t.n1*t.n2>>40 + 1
+	var d, bx, by int64
+	for k := range b.nb {
+		cx, cy := int64(t.cx[k]), int64(t.cy[k])
+		if cx+cy == 0 {
+			continue
+		}
+		if d+cx*t.n2 >= t.hiEnd-margin || d-cy*t.n1 <= t.loEnd+margin {
+			b.flags[k] |= bit
+			t.cands = append(t.cands, ksCandidate{int64(k), bx, by})
+		}
+		d += cx*t.n2 - cy*t.n1
+		bx += cx
+		by += cy
+	}
+}
+
+// gather finds which flagged buckets hold more than one distinct value,
+// and returns the keys and group labels of their values, sorted by key.
+func (b *ksBuckets) gather(v []float64, group []uint8) ([]uint64, []int32) {
+	b.mixed = make([]bool, b.nb)
+	gs := 1 << b.gshift
+	var m int
+	for k, f := range b.flags {
+		if f == 0 {
+			continue
+		}
+		row, last := b.counts[k*gs:(k+1)*gs], b.last[k*gs:(k+1)*gs]
+		key, mixed, n := uint64(0), false, 0
+		for g, c := range row {
+			if c == 0 {
+				continue
+			}
+			if c&ksMixed != 0 || (n > 0 && last[g] != key) {
+				mixed = true
+			}
+			key = last[g]
+			n += int(c &^ ksMixed)
+		}
+		if mixed {
+			b.mixed[k] = true
+			m += n
+		}
+	}
+	keys, labels := make([]uint64, 0, m), make([]int32, 0, m)
+	if m == 0 {
+		return keys, labels
+	}
+	mixed := b.mixed
+	for i, x := range v {
+		if x != x {
+			continue
+		}
+		k := floatKey(x + 0)
+		if mixed[b.bucket(k)] {
+			keys = append(keys, k)
+			labels = append(labels, int32(group[i]))
+		}
+	}
+	return sortKeysPayload(keys, labels)
+}
+
+// point returns the single value of a bucket that is not mixed.
+func (b *ksBuckets) point(k int) uint64 {
+	gs := 1 << b.gshift
+	for g, c := range b.counts[k*gs : (k+1)*gs] {
+		if c != 0 {
+			return b.last[k*gs+g]
+		}
+	}
+	return 0
+}
+
+// walk follows F_x − F_y through pair t's candidate buckets: a point
+// bucket's value from its counts, the others' sorted values.
+func (b *ksBuckets) walk(t *ksPairTrack, keys []uint64, labels []int32) ksExt {
+	tr := newKSTracker[uint64](int(t.n1), int(t.n2))
+	a := 0 // next gathered key
+	for _, c := range t.cands {
+		i, j := c.x, c.y
+		if !b.mixed[c.bucket] {
+			cx, cy := int64(t.cx[c.bucket]), int64(t.cy[c.bucket])
+			tr.visit(b.point(int(c.bucket)), int(i+cx), int(j+cy), cx > 0, cy > 0)
+			continue
+		}
+		for a < len(keys) && b.bucket(keys[a]) < uint64(c.bucket) {
+			a++
+		}
+		for a < len(keys) && b.bucket(keys[a]) == uint64(c.bucket) {
+			k := keys[a]
+			var nx, ny int64
+			for ; a < len(keys) && keys[a] == k; a++ {
+				inX, inY := t.pair.members(uint8(labels[a]))
+				if inX {
+					nx++
+				}
+				if inY {
+					ny++
+				}
+			}
+			if nx+ny == 0 {
+				continue
+			}
+			i += nx
+			j += ny
+			tr.visit(k, int(i), int(j), nx > 0, ny > 0)
+		}
+	}
+	return tr.extremes(keyFloat)
+}

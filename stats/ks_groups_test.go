@@ -1,0 +1,158 @@
+package stats
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// splitGroups returns the values of v whose group is in mask, in order.
+func splitGroups(v []float64, group []uint8, mask uint8) []float64 {
+	var out []float64
+	for i, x := range v {
+		if mask>>group[i]&1 != 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// sameKS reports whether two results agree exactly (NaN equal to NaN,
+// -0 equal to +0 in the location, which KS2Samp maps to +0 too).
+func sameKS(a, b KSResult) bool {
+	eq := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+	return eq(a.Statistic, b.Statistic) && eq(a.PValue, b.PValue) && eq(a.Location, b.Location) &&
+		a.Sign == b.Sign && a.Method == b.Method
+}
+
+// groupColumn draws n values of one of several kinds, with group labels
+// below ng; the groups' distributions differ by a shift so that the
+// extremes fall in the middle of the data.
+func groupColumn(rng *rand.Rand, kind, n, ng int) ([]float64, []uint8) {
+	v := make([]float64, n)
+	g := make([]uint8, n)
+	for i := range v {
+		g[i] = uint8(rng.IntN(ng))
+		shift := float64(g[i]) * 0.3
+		switch kind {
+		case 0: // continuous
+			v[i] = rng.NormFloat64() + shift
+		case 1: // few distinct integers
+			v[i] = float64(rng.IntN(6) + int(g[i])%2)
+		case 2: // heavy tails, both signs, zeros of both signs
+			v[i] = math.Exp(3*rng.NormFloat64()) * float64(2*rng.IntN(2)-1)
+			if rng.IntN(20) == 0 {
+				v[i] = math.Copysign(0, float64(2*rng.IntN(2)-1))
+			}
+		case 3: // infinities, NaNs and a far outlier
+			v[i] = rng.ExpFloat64() + shift
+			switch rng.IntN(50) {
+			case 0:
+				v[i] = math.Inf(2*rng.IntN(2) - 1)
+			case 1:
+				v[i] = math.NaN()
+			case 2:
+				v[i] = 1e300
+			}
+		case 4: // identical distributions: every bucket is a candidate
+			v[i] = float64(rng.IntN(1000)) / 7
+		}
+	}
+	return v, g
+}
+
+// TestKS2SampGroups: every pair's result equals KS2Samp on the explicitly
+// split samples, on continuous, discrete, heavy-tailed, non-finite and
+// identically distributed data, large enough for the bucket search to
+// matter and small enough to hit its edges.
+func TestKS2SampGroups(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	pairs := []GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}, {X: 0b0001, Y: 0b0110}, {X: 0b1111, Y: 0b0001}}
+	for _, n := range []int{1, 2, 5, 40, 300, 5000, 60000} {
+		for kind := range 5 {
+			for _, alt := range []Alternative{TwoSided, Less, Greater} {
+				v, g := groupColumn(rng, kind, n, 4)
+				got, err := KS2SampGroups(v, g, pairs, alt, KSAuto)
+				var wantErr error
+				want := make([]KSResult, len(pairs))
+				for p, pr := range pairs {
+					r, err := KS2Samp(splitGroups(v, g, pr.X), splitGroups(v, g, pr.Y), alt, KSAuto)
+					if err != nil && wantErr == nil {
+						wantErr = err
+					}
+					want[p] = r
+				}
+				if wantErr != nil {
+					if !errors.Is(err, ErrEmpty) {
+						t.Errorf("n=%d kind=%d: error %v, KS2Samp says %v", n, kind, err, wantErr)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("n=%d kind=%d: %v", n, kind, err)
+				}
+				for p := range pairs {
+					if !sameKS(got[p], want[p]) {
+						t.Errorf("n=%d kind=%d alt=%v pair %d: %+v, KS2Samp %+v", n, kind, alt, p, got[p], want[p])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKS2SampGroupsErrors: an empty sample is ErrEmpty naming the pair;
+// all-NaN data and no pairs are handled.
+func TestKS2SampGroupsErrors(t *testing.T) {
+	v := []float64{1, 2, math.NaN(), 4}
+	g := []uint8{0, 0, 1, 0}
+	if _, err := KS2SampGroups(v, g, []GroupPair{{X: 1, Y: 2}}, TwoSided, KSAuto); !errors.Is(err, ErrEmpty) {
+		t.Errorf("NaN-only sample: %v, want ErrEmpty", err)
+	}
+	nan := []float64{math.NaN(), math.NaN()}
+	if _, err := KS2SampGroups(nan, []uint8{0, 1}, []GroupPair{{X: 1, Y: 2}}, TwoSided, KSAuto); !errors.Is(err, ErrEmpty) {
+		t.Errorf("all NaN: %v, want ErrEmpty", err)
+	}
+	if r, err := KS2SampGroups(v, g, nil, TwoSided, KSAuto); r != nil || err != nil {
+		t.Errorf("no pairs: %v, %v", r, err)
+	}
+}
+
+// FuzzKS2SampGroups compares KS2SampGroups with KS2Samp on split samples
+// built from arbitrary bytes (values from a small alphabet so that ties,
+// zeros of both signs, infinities and NaN are common).
+func FuzzKS2SampGroups(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})
+	f.Add([]byte{255, 0, 128, 64, 32, 16, 8, 4, 2, 1})
+	alphabet := []float64{math.Inf(-1), -1e300, -2, -1, -0.5, math.Copysign(0, -1), 0, 1e-300, 0.5, 1, 1, 2, 3, 1e300, math.Inf(1), math.NaN()}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v := make([]float64, len(data))
+		g := make([]uint8, len(data))
+		for i, c := range data {
+			v[i] = alphabet[c&15]
+			g[i] = c >> 4 & 3
+		}
+		pairs := []GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}}
+		got, err := KS2SampGroups(v, g, pairs, TwoSided, KSAuto)
+		want := make([]KSResult, len(pairs))
+		for p, pr := range pairs {
+			var werr error
+			want[p], werr = KS2Samp(splitGroups(v, g, pr.X), splitGroups(v, g, pr.Y), TwoSided, KSAuto)
+			if werr != nil {
+				if !errors.Is(err, ErrEmpty) {
+					t.Fatalf("pair %d: error %v, KS2Samp says %v", p, err, werr)
+				}
+				return
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := range pairs {
+			if !sameKS(got[p], want[p]) {
+				t.Fatalf("pair %d: %+v, KS2Samp %+v", p, got[p], want[p])
+			}
+		}
+	})
+}
