@@ -15,12 +15,6 @@ func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d 
 func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64)
 
 //go:noescape
-func vsigmoid(x []float64)
-
-//go:noescape
-func vtanh(x []float64)
-
-//go:noescape
 func axpyFMA(a float64, x []float64, y []float64)
 
 //go:noescape

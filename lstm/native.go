@@ -1,6 +1,10 @@
 package lstm
 
-import "math"
+import (
+	"math"
+
+	"github.com/crosscluster/crosscluster/internal/vmath"
+)
 
 // native is the hand-derived engine: a batched forward pass that keeps every
 // activation, and backpropagation through time over it.
@@ -228,9 +232,9 @@ func gradViews(m *Model, grad []float64) *Model {
 // zero).
 func cellForward(g, cp, c, tc, h []float64) {
 	H := len(c)
-	sigmoidInPlace(g[:2*H])
-	tanhInPlace(g[2*H : 3*H])
-	sigmoidInPlace(g[3*H:])
+	vmath.Sigmoid(g[:2*H])
+	vmath.Tanh(g[2*H : 3*H])
+	vmath.Sigmoid(g[3*H:])
 	gi, gf, gg, gO := g[:H], g[H:2*H], g[2*H:3*H], g[3*H:4*H]
 	if cp == nil {
 		for j := range c {
@@ -243,7 +247,7 @@ func cellForward(g, cp, c, tc, h []float64) {
 		}
 	}
 	copy(tc, c)
-	tanhInPlace(tc)
+	vmath.Tanh(tc)
 	for j := range h {
 		h[j] = gO[j] * tc[j]
 	}

@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/hugemem"
 	"github.com/crosscluster/crosscluster/stats"
 )
 
@@ -290,7 +291,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 
 	// Column-major copy (features × rows), checked and optionally imputed;
 	// stats reads it as the transpose without another copy.
-	cm := mat.NewDense(d, n, nil)
+	cm := mat.NewDense(d, n, hugemem.Float64s(d*n))
 	res.cols = make([][]float64, d)
 	for j := range d {
 		res.cols[j] = cm.RawMatrix().Data[j*n : (j+1)*n]
@@ -315,7 +316,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		return nil, fmt.Errorf("overlap: standardising: %w", err)
 	}
 	res.Mean, res.Scale = std.Mean, std.Scale
-	zs := mat.NewDense(d, n, nil)
+	zs := mat.NewDense(d, n, hugemem.Float64s(d*n))
 	parallel(d, func(j int) {
 		z := zs.RawMatrix().Data[j*n : (j+1)*n]
 		m, sc := std.Mean[j], std.Scale[j]
@@ -340,7 +341,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	// 2·domain + in-band that summarise scatters by, in blocks on all
 	// cores, each block's rows while they are in the cache; the counts add
 	// up exactly in any order.
-	res.Propensity = make([]float64, n)
+	res.Propensity = hugemem.Float64s(n)
 	res.InBand = make([]bool, n)
 	group := make([]uint8, n)
 	nBlocks := (n + bandBlock - 1) / bandBlock

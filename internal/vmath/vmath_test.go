@@ -1,4 +1,4 @@
-package lstm
+package vmath
 
 import (
 	"math"
@@ -23,8 +23,8 @@ func TestVectorActivations(t *testing.T) {
 	if !useFMA {
 		t.Log("no AVX2/FMA: testing the Go fallback only")
 	}
-	sigmoidInPlace(s)
-	tanhInPlace(th)
+	Sigmoid(s)
+	Tanh(th)
 	for i, v := range x {
 		if math.IsNaN(v) {
 			if !math.IsNaN(s[i]) || !math.IsNaN(th[i]) {
@@ -37,6 +37,29 @@ func TestVectorActivations(t *testing.T) {
 		}
 		if d := math.Abs(th[i] - math.Tanh(v)); !(d <= vmathTol) {
 			t.Errorf("tanh(%v) = %v, want %v", v, th[i], math.Tanh(v))
+		}
+	}
+}
+
+// TestSigmoidRelative: for arguments down to -700 the vector sigmoid is
+// within a few ulps relative, not only absolute, so that small
+// probabilities (a logistic regression's gradient terms) keep their
+// digits.
+func TestSigmoidRelative(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 5))
+	x := make([]float64, 4000)
+	for i := range x {
+		x[i] = -700 * rnd.Float64()
+		if i%3 == 0 {
+			x[i] = 40 * rnd.NormFloat64()
+		}
+	}
+	s := append([]float64(nil), x...)
+	Sigmoid(s)
+	for i, v := range x {
+		want := sigmoid(v)
+		if d := math.Abs(s[i]-want) / want; !(d <= 8e-16) {
+			t.Errorf("sigmoid(%v) = %v, want %v (relative error %.2g)", v, s[i], want, d)
 		}
 	}
 }

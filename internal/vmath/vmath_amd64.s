@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// Vector sigmoid and tanh for AVX2/FMA. exp(x) is computed as 2^k·p(r)
+// Vector sigmoid and tanh for AVX2/FMA (package vmath). exp(x) is computed as 2^k·p(r)
 // with k = round(x·log2 e), r = x − k·ln 2 (ln 2 split in a high and a low
 // part, Cody and Waite), and p the degree-12 Taylor polynomial, whose
 // truncation error on |r| ≤ ln2/2 is below 2e-16 relative. Arguments are

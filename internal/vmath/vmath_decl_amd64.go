@@ -1,0 +1,15 @@
+//go:build !purego
+
+package vmath
+
+import "golang.org/x/sys/cpu"
+
+// useFMA reports whether the AVX2/FMA kernels may run. It is fixed at
+// start-up from the CPU's features.
+var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+//go:noescape
+func vsigmoid(x []float64)
+
+//go:noescape
+func vtanh(x []float64)
