@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/stats"
 )
 
 // BenchSeed seeds the benchmark data; bench/overlap/gopipe writes the same
@@ -66,10 +67,11 @@ func BenchmarkCompareFeature(b *testing.B) {
 			group[i]++
 		}
 	}
+	var ks stats.KSGroups
 	for j, name := range res.Features {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if err := res.compareFeature(j, group); err != nil {
+				if err := res.compareFeature(j, group, &ks); err != nil {
 					b.Fatal(err)
 				}
 			}

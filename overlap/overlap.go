@@ -337,10 +337,11 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		res.Notes = append(res.Notes, "the domain classifier did not converge: "+lr.Note)
 	}
 	// The propensities (rows are independent, so blocks give the same
-	// values as one call), band membership, and per row the group
-	// 2·domain + in-band that summarise scatters by, in blocks on all
-	// cores, each block's rows while they are in the cache; the counts add
-	// up exactly in any order.
+	// values as one call), band membership, per row the group 2·domain +
+	// in-band that summarise compares by, the histograms and the sums of
+	// the source jobs' odds weights, in blocks on all cores, each block's
+	// rows while they are in the cache; the counts add up exactly in any
+	// order, the sums in block order.
 	res.Propensity = hugemem.Float64s(n)
 	res.InBand = make([]bool, n)
 	group := make([]uint8, n)
@@ -350,16 +351,29 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		lo, hi := b*bandBlock, min((b+1)*bandBlock, n)
 		lr.PredictProba(res.Propensity[lo:hi], zs.Slice(0, d, lo, hi).T())
 		c := &counts[b]
+		c.hist = [2][]int{make([]int, cfg.bins), make([]int, cfg.bins)}
 		for i := lo; i < hi; i++ {
 			yi := res.y[i]
+			p := res.Propensity[i]
 			c.n[yi]++
+			c.hist[yi][max(0, min(int(p*float64(cfg.bins)), cfg.bins-1))]++
 			g := 2 * yi
-			if band.Contains(res.Propensity[i]) {
+			in := band.Contains(p)
+			if in {
 				res.InBand[i] = true
 				c.in[yi]++
 				g++
 			}
 			group[i] = g
+			if yi == Source {
+				o := p / (1 - p)
+				c.w[0] += o
+				c.w2[0] += o * o
+				if in {
+					c.w[1] += o
+					c.w2[1] += o * o
+				}
+			}
 		}
 	})
 	for _, c := range counts {
@@ -471,9 +485,15 @@ func (r *Result) impute(j int, cfg config) error {
 // Callers write only to k's own outputs, so results do not depend on
 // scheduling.
 func parallel(n int, fn func(k int)) {
+	parallelWorkers(n, func(_, k int) { fn(k) })
+}
+
+// parallelWorkers is parallel for tasks that use their goroutine's own
+// scratch memory: fn(w, k) runs task k on worker w, below workers(n).
+func parallelWorkers(n int, fn func(w, k int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(n, runtime.GOMAXPROCS(0)) {
+	for w := range workers(n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -482,19 +502,28 @@ func parallel(n int, fn func(k int)) {
 				if k >= n {
 					return
 				}
-				fn(k)
+				fn(w, k)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
+// workers is the number of goroutines parallel uses for n tasks.
+func workers(n int) int { return min(n, runtime.GOMAXPROCS(0)) }
+
 // bandBlock rows form one unit of parallel work for the propensities and
 // the band membership.
 const bandBlock = 16384
 
-// blockCounts counts one block's rows per domain, all and in the band.
-type blockCounts struct{ n, in [2]int }
+// blockCounts counts one block's rows per domain, all and in the band,
+// and in each histogram bin, and sums the source rows' odds weights and
+// their squares, all and in the band.
+type blockCounts struct {
+	n, in [2]int
+	hist  [2][]int
+	w, w2 [2]float64
+}
 
 // summarise computes the propensity summaries and AUC and compares every
 // feature between the domains on up to GOMAXPROCS goroutines. Every task
@@ -539,9 +568,10 @@ func (r *Result) summarise(mem []float64, group []uint8, counts []blockCounts) e
 	})
 	var propDone atomic.Int32
 	errs := make([]error, d+1)
-	parallel(d+2, func(k int) {
+	ks := make([]stats.KSGroups, workers(d+2))
+	parallelWorkers(d+2, func(w, k int) {
 		if k >= 2 {
-			errs[k-1] = r.compareFeature(k-2, group)
+			errs[k-1] = r.compareFeature(k-2, group, &ks[w])
 			return
 		}
 		part, buf := src, scratch[:ns]
@@ -552,7 +582,7 @@ func (r *Result) summarise(mem []float64, group []uint8, counts []blockCounts) e
 		sorter.SetScratch(buf)
 		sorter.Sort(part)
 		if propDone.Add(1) == 2 {
-			errs[0] = r.propensitySummaries(src, tgt)
+			errs[0] = r.propensitySummaries(src, tgt, counts)
 		}
 	})
 	for _, err := range errs {
@@ -608,21 +638,21 @@ var (
 )
 
 // compareFeature compares feature j between the domains on all rows and
-// on in-band rows: KS by stats.KS2SampGroups, and SMD and variance ratio
-// from groupMoments.
-func (r *Result) compareFeature(j int, group []uint8) error {
+// on in-band rows: KS by stats.KS2SampGroups (on ks's scratch memory), and
+// SMD and variance ratio from groupMoments.
+func (r *Result) compareFeature(j int, group []uint8, ks *stats.KSGroups) error {
 	f := &r.KS[j]
 	pairs := []stats.GroupPair{allRows}
 	inBand := r.NSourceInBand > 0 && r.NTargetInBand > 0
 	if inBand {
 		pairs = append(pairs, inBandRows)
 	}
-	ks, err := stats.KS2SampGroups(r.cols[j], group, pairs, r.cfg.alt, r.cfg.method)
+	res, err := ks.Compare(r.cols[j], group, pairs, r.cfg.alt, r.cfg.method)
 	if err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
 	}
 	all, in := groupMoments(r.cols[j], group)
-	f.All = ks[0]
+	f.All = res[0]
 	f.SMD, f.VarianceRatio = smdVRFrom(all[Target].mean, all[Target].vr, all[Target].n, all[Source].mean, all[Source].vr, all[Source].n)
 	if !inBand {
 		f.InBand = stats.KSResult{Statistic: math.NaN(), PValue: math.NaN(), Location: math.NaN()}
@@ -630,7 +660,7 @@ func (r *Result) compareFeature(j int, group []uint8) error {
 		f.InBandNote = fmt.Sprintf("no in-band comparison: %d source and %d target jobs in %v", r.NSourceInBand, r.NTargetInBand, r.Band)
 		return nil
 	}
-	f.InBand = ks[1]
+	f.InBand = res[1]
 	f.SMDInBand, f.VarRatioInBand = smdVRFrom(in[Target].mean, in[Target].vr, in[Target].n, in[Source].mean, in[Source].vr, in[Source].n)
 	return nil
 }
@@ -650,11 +680,10 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 	return ks, smd, vr, "", nil
 }
 
-// propensitySummaries computes the AUC, quantiles, histograms and ESS
-// from each domain's sorted propensities, src and tgt, whose memory it
-// reuses afterwards. One sort serves both the AUC (stats.AUCSorted) and
-// the quantiles.
-func (r *Result) propensitySummaries(src, tgt []float64) error {
+// propensitySummaries computes the AUC and quantiles from each domain's
+// sorted propensities, src and tgt (one sort serves both), and the
+// histograms and ESS from the blocks' counts and sums.
+func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) error {
 	var err error
 	if r.AUC, err = stats.AUCSorted(src, tgt); err != nil {
 		return fmt.Errorf("overlap: AUC: %w", err)
@@ -671,25 +700,28 @@ func (r *Result) propensitySummaries(src, tgt []float64) error {
 	for k := range r.HistEdges {
 		r.HistEdges[k] = float64(k) / float64(bins)
 	}
-	r.SourceHist = histogram(src, bins)
-	r.TargetHist = histogram(tgt, bins)
-
-	// The odds weights in row order, reusing src's memory.
-	w := src[:0]
-	wIn := tgt[:0]
-	for i, p := range r.Propensity {
-		if r.y[i] != Source {
-			continue
+	r.SourceHist, r.TargetHist = make([]int, bins), make([]int, bins)
+	var w, w2 [2]float64
+	for _, c := range counts {
+		for k := range bins {
+			r.SourceHist[k] += c.hist[Source][k]
+			r.TargetHist[k] += c.hist[Target][k]
 		}
-		o := p / (1 - p)
-		w = append(w, o)
-		if r.InBand[i] {
-			wIn = append(wIn, o)
+		for a := range w {
+			w[a] += c.w[a]
+			w2[a] += c.w2[a]
 		}
 	}
-	r.ESS = stats.KishESS(w)
-	if len(wIn) > 0 {
-		r.ESSInBand = stats.KishESS(wIn)
+	// Kish's ESS of the odds weights p/(1-p), as stats.KishESS.
+	kish := func(s, s2 float64) float64 {
+		if s2 == 0 {
+			return 0
+		}
+		return s * s / s2
+	}
+	r.ESS = kish(w[0], w2[0])
+	if r.NSourceInBand > 0 {
+		r.ESSInBand = kish(w[1], w2[1])
 	}
 	return nil
 }
@@ -705,17 +737,6 @@ func quantileSorted(s []float64, q float64) float64 {
 		return s[len(s)-1]
 	}
 	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
-}
-
-// histogram counts p in bins equal-width bins on [0,1], last bin closed.
-func histogram(p []float64, bins int) []int {
-	h := make([]int, bins)
-	for _, v := range p {
-		k := int(v * float64(bins))
-		k = max(0, min(k, bins-1))
-		h[k]++
-	}
-	return h
 }
 
 // crossFit returns the out-of-fold AUC of k-fold cross-fitting.

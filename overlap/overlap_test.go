@@ -432,6 +432,37 @@ func TestFitMatchesStats(t *testing.T) {
 		t.Fatalf("only %d source and %d target jobs in band", res.NSourceInBand, res.NTargetInBand)
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+	// The propensity summaries, from the propensities directly.
+	var ps, pt, w, wIn []float64
+	positive := make([]bool, n)
+	hist := [2][]int{make([]int, 20), make([]int, 20)}
+	for i, p := range res.Propensity {
+		positive[i] = ys[i] == Target
+		hist[ys[i]][min(int(p*20), 19)]++
+		if ys[i] == Target {
+			pt = append(pt, p)
+			continue
+		}
+		ps = append(ps, p)
+		w = append(w, p/(1-p))
+		if res.InBand[i] {
+			wIn = append(wIn, p/(1-p))
+		}
+	}
+	if auc, err := stats.AUC(res.Propensity, positive, nil); err != nil || auc != res.AUC {
+		t.Errorf("AUC %v, stats.AUC %v (%v)", res.AUC, auc, err)
+	}
+	if !slices.Equal(hist[Source], res.SourceHist) || !slices.Equal(hist[Target], res.TargetHist) {
+		t.Errorf("histograms %v %v, counted %v %v", res.SourceHist, res.TargetHist, hist[Source], hist[Target])
+	}
+	for k, q := range res.QuantileLevels {
+		if a, b := stats.Quantile(ps, q), stats.Quantile(pt, q); a != res.SourceQuantiles[k] || b != res.TargetQuantiles[k] {
+			t.Errorf("quantile %v: %v %v, stats.Quantile %v %v", q, res.SourceQuantiles[k], res.TargetQuantiles[k], a, b)
+		}
+	}
+	if e, ei := stats.KishESS(w), stats.KishESS(wIn); !near(res.ESS, e) || !near(res.ESSInBand, ei) {
+		t.Errorf("ESS %v and %v in band, stats.KishESS %v and %v", res.ESS, res.ESSInBand, e, ei)
+	}
 	for j := range d {
 		col := mat.Col(nil, j, xs)
 		for _, in := range []bool{false, true} {

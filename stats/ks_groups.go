@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // GroupPair names two samples of a grouped column for KS2SampGroups: the
@@ -21,10 +22,10 @@ func (p GroupPair) members(g uint8) (inX, inY bool) {
 // the first four mantissa bits: sixteenths of an octave) of its coarse
 // cells.
 const (
-	ksBucketTarget = 32
-	ksCellBits     = 14
+	ksBucketTarget = 64
+	ksCellBits     = 16
 	ksCellShift    = 64 - ksCellBits
-	ksMaxSubBits   = 18
+	ksMaxSubBits   = 16
 )
 
 // KS2SampGroups runs KS2Samp(x, y, alt, method) for each pair of samples
@@ -46,7 +47,27 @@ const (
 // values are sorted and walked as KS2Samp walks the whole samples. On
 // continuous data that is a few buckets, so the cost is two passes over
 // the column plus a small sort, instead of sorting both samples.
+//
+// KS2SampGroups allocates its scratch memory on every call; a KSGroups
+// keeps it between calls.
 func KS2SampGroups(v []float64, group []uint8, pairs []GroupPair, alt Alternative, method KSMethod) ([]KSResult, error) {
+	var g KSGroups
+	return g.Compare(v, group, pairs, alt, method)
+}
+
+// KSGroups computes KS2SampGroups and keeps its scratch memory (about 40
+// bytes per value in the worst case) between calls, so that one KSGroups
+// compares many columns without allocating. The zero value is ready to
+// use; a KSGroups must not be used by several goroutines at once.
+type KSGroups struct {
+	b      ksBuckets
+	tracks []ksPairTrack
+	keys   []uint64
+	labels []int32
+}
+
+// Compare is KS2SampGroups(v, group, pairs, alt, method).
+func (g *KSGroups) Compare(v []float64, group []uint8, pairs []GroupPair, alt Alternative, method KSMethod) ([]KSResult, error) {
 	if alt < TwoSided || alt > Greater {
 		panic("stats: unknown Alternative")
 	}
@@ -62,11 +83,15 @@ func KS2SampGroups(v []float64, group []uint8, pairs []GroupPair, alt Alternativ
 	if len(pairs) > 8 {
 		panic("stats: KS2SampGroups: more than 8 pairs")
 	}
-	b := newKSBuckets(v, group)
+	b := &g.b
+	b.count(v, group)
 	res := make([]KSResult, len(pairs))
-	tracks := make([]ksPairTrack, len(pairs))
+	if cap(g.tracks) < len(pairs) {
+		g.tracks = make([]ksPairTrack, len(pairs))
+	}
+	g.tracks = g.tracks[:len(pairs)]
 	for p, pr := range pairs {
-		t := &tracks[p]
+		t := &g.tracks[p]
 		t.pair = pr
 		b.sizes(t)
 		if t.n1 == 0 || t.n2 == 0 {
@@ -75,90 +100,127 @@ func KS2SampGroups(v []float64, group []uint8, pairs []GroupPair, alt Alternativ
 		b.boundaryExtremes(t)
 		b.flagBuckets(t, uint8(1)<<p)
 	}
-	keys, labels := b.gather(v, group)
+	keys, labels := b.gather(v, group, g.keys[:0], g.labels[:0])
 	for p := range pairs {
-		ext := b.walk(&tracks[p], keys, labels)
-		res[p] = ks2Samp(ext, int(tracks[p].n1), int(tracks[p].n2), alt, method)
+		ext := b.walk(&g.tracks[p], keys, labels)
+		res[p] = ks2Samp(ext, int(g.tracks[p].n1), int(g.tracks[p].n2), alt, method)
 	}
+	g.keys, g.labels = keys[:0], labels[:0]
 	return res, nil
 }
 
 // ksBuckets holds a column's per-bucket group counts. A key k lies in
-// bucket cell[k>>ksCellShift]>>8 + (k&(1<<ksCellShift-1))>>(cell[…]&255):
+// bucket cell[k>>ksCellShift]>>6 + (k&(1<<ksCellShift-1))>>(cell[…]&63):
 // its cell's first bucket plus its sub-bucket in the cell.
 type ksBuckets struct {
-	cell   []uint64 // per cell: first bucket << 8 | shift of the sub-bucket
+	cell   []uint32 // per cell: first bucket << 6 | shift of the sub-bucket
 	nb     int
-	gshift uint // log2 of the groups per bucket in counts
-	// counts[b<<gshift + g] counts group g's values in bucket b; its top
-	// bit (ksMixed) is set when they are not all the same value, and
-	// last[b<<gshift + g] is the last one seen.
-	counts []uint32
-	last   []uint64
-	flags  []uint8 // per bucket, bit p: pair p must look inside
-	mixed  []bool  // per flagged bucket: it holds more than one value
+	gshift uint // log2 of the groups per bucket in slots
+	// slots[b<<gshift + g] counts group g's values in bucket b and holds
+	// the last one seen.
+	slots []ksSlot
+	flags []uint8 // per bucket, bit p: pair p must look inside
+	mixed []bool  // per flagged bucket: it holds more than one value
+}
+
+// ksSlot is one group's values in one bucket: their count, with the
+// ksMixed bit set once they are not all the same, and the last key seen
+// (side by side, so that counting touches one cache line).
+type ksSlot struct {
+	n    uint32
+	last uint64
 }
 
 // ksMixed marks a count whose values differ.
 const ksMixed = 1 << 31
 
+// ksSample: the cells are sized from every ksSample-th value.
+const ksSample = 8
+
 // bucket returns key k's bucket.
 func (b *ksBuckets) bucket(k uint64) uint64 {
-	c := b.cell[k>>ksCellShift]
-	return c>>8 + (k&(1<<ksCellShift-1))>>(c&255)
+	c := uint64(b.cell[k>>ksCellShift])
+	return c>>6 + (k&(1<<ksCellShift-1))>>(c&63)
 }
 
-// newKSBuckets counts the non-NaN values of v per bucket and group.
-func newKSBuckets(v []float64, group []uint8) *ksBuckets {
+// count counts the non-NaN values of v per bucket and group, reusing b's
+// memory.
+//
+// The cells are sized from a sample, every ksSample-th value: a sampled
+// cell with c of them gets about ksSample·c/ksBucketTarget buckets, a
+// power of two, and each run of cells without a sampled value shares one
+// bucket (they hold few values, or the sample would have met them).
+func (b *ksBuckets) count(v []float64, group []uint8) {
 	if uint64(len(v)) >= ksMixed {
 		panic("stats: KS2SampGroups: 2³¹ values or more")
 	}
-	// Count the values per cell; then each cell with c values gets
-	// about c/ksBucketTarget buckets, a power of two.
-	cell := make([]uint64, 1<<ksCellBits)
 	var gmax uint8
-	for i, x := range v {
-		gmax = max(gmax, group[i])
-		if x == x {
-			cell[floatKey(x+0)>>ksCellShift]++
-		}
+	for _, g := range group {
+		gmax = max(gmax, g)
 	}
 	if gmax >= 8 {
 		panic("stats: KS2SampGroups: group label 8 or more")
 	}
-	b := &ksBuckets{cell: cell, gshift: uint(bits.Len8(gmax))}
+	if b.cell == nil {
+		b.cell = make([]uint32, 1<<ksCellBits)
+	} else {
+		clear(b.cell)
+	}
+	cell := b.cell
+	for i := 0; i < len(v); i += ksSample {
+		if x := v[i]; x == x {
+			cell[floatKey(x+0)>>ksCellShift]++
+		}
+	}
+	b.nb, b.gshift = 0, uint(bits.Len8(gmax))
+	gap := false // the previous cell is unsampled and has its bucket
 	for c, cnt := range cell {
 		if cnt == 0 {
+			if !gap {
+				b.nb++
+				gap = true
+			}
+			cell[c] = uint32(b.nb-1)<<6 | ksCellShift // one sub-bucket
 			continue
 		}
-		sub := min(bits.Len64((cnt-1)/ksBucketTarget), ksMaxSubBits)
-		cell[c] = uint64(b.nb)<<8 | uint64(ksCellShift-sub)
+		gap = false
+		sub := min(bits.Len32((ksSample*cnt-1)/ksBucketTarget), ksMaxSubBits)
+		cell[c] = uint32(b.nb)<<6 | uint32(ksCellShift-sub)
 		b.nb += 1 << sub
 	}
-	b.nb = max(b.nb, 1)
-	b.counts = make([]uint32, b.nb<<b.gshift)
-	b.last = make([]uint64, b.nb<<b.gshift)
-	b.flags = make([]uint8, b.nb)
-	counts, last, gshift := b.counts, b.last, b.gshift
+	b.slots = reuse(b.slots, b.nb<<b.gshift)
+	b.flags = reuse(b.flags, b.nb)
+	b.mixed = reuse(b.mixed, b.nb)
+	slots, gshift := b.slots, b.gshift
 	for i, x := range v {
 		if x != x {
 			continue
 		}
 		k := floatKey(x + 0)
-		at := b.bucket(k)<<gshift | uint64(group[i])
+		sl := &slots[b.bucket(k)<<gshift|uint64(group[i])]
 		// Without branches, which continuous data would mispredict.
-		c := counts[at]
+		c := sl.n
 		var d uint32
-		if last[at] != k {
+		if sl.last != k {
 			d = ksMixed
 		}
 		if c == 0 {
 			d = 0
 		}
-		counts[at] = (c | d) + 1
-		last[at] = k
+		sl.n = (c | d) + 1
+		sl.last = k
 	}
-	return b
+}
+
+// reuse returns s resized to n and zeroed, reallocating only when it is
+// too short.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // ksPairTrack is one pair's sample sizes, the extremes of n1·n2·(F_x − F_y)
@@ -187,13 +249,14 @@ func (b *ksBuckets) sizes(t *ksPairTrack) {
 			inY[g] = ^uint32(0)
 		}
 	}
-	t.cx, t.cy = make([]uint32, b.nb), make([]uint32, b.nb)
+	t.cx, t.cy = reuse(t.cx, b.nb), reuse(t.cy, b.nb)
+	t.cands = t.cands[:0]
 	gs := 1 << b.gshift
 	var n1, n2 int64
 	for k := range b.nb {
 		var cx, cy uint32
-		for g, c := range b.counts[k*gs : (k+1)*gs] {
-			c &^= ksMixed
+		for g, sl := range b.slots[k*gs : (k+1)*gs] {
+			c := sl.n &^ ksMixed
 			cx += c & inX[g]
 			cy += c & inY[g]
 		}
@@ -248,35 +311,33 @@ func (b *ksBuckets) flagBuckets(t *ksPairTrack, bit uint8) {
 
 // gather finds which flagged buckets hold more than one distinct value,
 // and returns the keys and group labels of their values, sorted by key.
-func (b *ksBuckets) gather(v []float64, group []uint8) ([]uint64, []int32) {
-	b.mixed = make([]bool, b.nb)
+func (b *ksBuckets) gather(v []float64, group []uint8, keys []uint64, labels []int32) ([]uint64, []int32) {
 	gs := 1 << b.gshift
 	var m int
 	for k, f := range b.flags {
 		if f == 0 {
 			continue
 		}
-		row, last := b.counts[k*gs:(k+1)*gs], b.last[k*gs:(k+1)*gs]
 		key, mixed, n := uint64(0), false, 0
-		for g, c := range row {
-			if c == 0 {
+		for _, sl := range b.slots[k*gs : (k+1)*gs] {
+			if sl.n == 0 {
 				continue
 			}
-			if c&ksMixed != 0 || (n > 0 && last[g] != key) {
+			if sl.n&ksMixed != 0 || (n > 0 && sl.last != key) {
 				mixed = true
 			}
-			key = last[g]
-			n += int(c &^ ksMixed)
+			key = sl.last
+			n += int(sl.n &^ ksMixed)
 		}
 		if mixed {
 			b.mixed[k] = true
 			m += n
 		}
 	}
-	keys, labels := make([]uint64, 0, m), make([]int32, 0, m)
 	if m == 0 {
 		return keys, labels
 	}
+	keys, labels = slices.Grow(keys, m), slices.Grow(labels, m)
 	mixed := b.mixed
 	for i, x := range v {
 		if x != x {
@@ -294,9 +355,9 @@ func (b *ksBuckets) gather(v []float64, group []uint8) ([]uint64, []int32) {
 // point returns the single value of a bucket that is not mixed.
 func (b *ksBuckets) point(k int) uint64 {
 	gs := 1 << b.gshift
-	for g, c := range b.counts[k*gs : (k+1)*gs] {
-		if c != 0 {
-			return b.last[k*gs+g]
+	for _, sl := range b.slots[k*gs : (k+1)*gs] {
+		if sl.n != 0 {
+			return sl.last
 		}
 	}
 	return 0

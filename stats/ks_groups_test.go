@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -69,11 +70,17 @@ func groupColumn(rng *rand.Rand, kind, n, ng int) ([]float64, []uint8) {
 func TestKS2SampGroups(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 17))
 	pairs := []GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}, {X: 0b0001, Y: 0b0110}, {X: 0b1111, Y: 0b0001}}
-	for _, n := range []int{1, 2, 5, 40, 300, 5000, 60000} {
+	// One KSGroups serves every call, so that memory left from a larger
+	// or differently shaped column must not leak into the next.
+	var reused KSGroups
+	for _, n := range []int{1, 2, 5, 40, 300, 5000, 60000, 7, 20000} {
 		for kind := range 5 {
 			for _, alt := range []Alternative{TwoSided, Less, Greater} {
 				v, g := groupColumn(rng, kind, n, 4)
-				got, err := KS2SampGroups(v, g, pairs, alt, KSAuto)
+				got, err := reused.Compare(v, g, pairs, alt, KSAuto)
+				if fresh, ferr := KS2SampGroups(v, g, pairs, alt, KSAuto); (ferr == nil) != (err == nil) || (err == nil && !slices.Equal(fresh, got)) {
+					t.Errorf("n=%d kind=%d: reused %v %v, fresh %v %v", n, kind, got, err, fresh, ferr)
+				}
 				var wantErr error
 				want := make([]KSResult, len(pairs))
 				for p, pr := range pairs {

@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/crosscluster/crosscluster/internal/vmath"
 )
 
 // ClassWeight selects per-class weights for LogisticRegression.
@@ -579,41 +581,49 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 	// Rows on the wrong side of the boundary (or on it), counted without
 	// a branch: on overlapping domains they come in no predictable order.
 	var wrongSide int
-	for i, et := range eta {
-		li := lab[i] & 1
-		wi := wClass[li]
-		if w != nil {
-			wi = w[i]
-		}
-		if wi == 0 {
-			g[i], h[i] = 0, 0
-			continue
-		}
-		yi := float64(li)
-		wrong := 0
-		if (2*yi-1)*et <= 0 {
-			wrong = 1
-		}
-		wrongSide |= wrong
-		// One exponential gives σ(η), or log(1+exp(η)), stably.
-		if mode == evalObj {
+	if mode == evalObj {
+		for i, et := range eta {
+			li := lab[i] & 1
+			wi := wClass[li]
+			if w != nil {
+				wi = w[i]
+			}
+			if wi == 0 {
+				continue
+			}
+			yi := float64(li)
+			if (2*yi-1)*et <= 0 {
+				wrongSide = 1
+			}
+			// log(1+exp(η)) stably, with one exponential.
 			sp := math.Log1p(math.Exp(-math.Abs(et)))
 			if et > 0 {
 				sp += et
 			}
 			obj += wi * (sp - yi*et)
-			continue
 		}
-		// σ(η) = e/(1+e) for η < 0 and 1/(1+e) otherwise, with
-		// e = exp(-|η|): the numerator is chosen by η's sign bit with a
-		// mask rather than a branch the mixed signs would mispredict
-		// (η = ±0 gives ½ either way).
-		e := expNeg(-math.Abs(et))
-		neg := uint64(int64(math.Float64bits(et)) >> 63)
-		num := math.Float64frombits(math.Float64bits(e)&neg | math.Float64bits(1)&^neg)
-		mu := num / (1 + e)
-		g[i] = wi * (mu - yi)
-		h[i] = wi * mu * (1 - mu)
+	} else {
+		// σ(η) for the whole block, four rows at a time (internal/vmath;
+		// within a few ulps relative).
+		mu := u
+		copy(mu, eta)
+		vmath.Sigmoid(mu)
+		for i, et := range eta {
+			li := lab[i] & 1
+			wi := wClass[li]
+			if w != nil {
+				wi = w[i]
+			}
+			yi := float64(li)
+			wrong := 0
+			if (2*yi-1)*et <= 0 && wi != 0 {
+				wrong = 1
+			}
+			wrongSide |= wrong
+			m := mu[i]
+			g[i] = wi * (m - yi)
+			h[i] = wi * m * (1 - m)
+		}
 	}
 	out[0] += obj
 	if wrongSide != 0 {
@@ -1150,39 +1160,4 @@ func (r *LogisticResult) proba(row []float64) float64 {
 		eta += v * r.Coef[j]
 	}
 	return sigmoid(eta)
-}
-
-// expTable holds 2^(j/64) for j = 0, …, 63.
-var expTable = func() (t [64]float64) {
-	for j := range t {
-		t[j] = math.Exp2(float64(j) / 64)
-	}
-	return t
-}()
-
-const (
-	expShift  = 0x1.8p52 // adding it rounds to an integer in the low bits
-	expInvLn2 = 64 / math.Ln2
-	// ln2/64 split so that k·expLn2Hi is exact for |k| < 2^20.
-	expLn2Hi = 0x1.62e42fefa0000p-7
-	expLn2Lo = 0x1.cf79abc9e3b3ap-46
-)
-
-// expNeg returns e^x for x ≤ 0 to within a few ulp, several times faster
-// than math.Exp: x = (k/64)·ln2 + r with |r| ≤ ln2/128, e^r by its
-// degree-5 Taylor polynomial (truncation below 4e-17) and 2^(k/64) from a
-// table and the exponent bits. The solver only needs its gradient to the
-// accuracy of its own rounding; probabilities reported to callers use
-// math.Exp.
-func expNeg(x float64) float64 {
-	if x < -700 {
-		return math.Exp(x) // subnormal results
-	}
-	kf := x*expInvLn2 + expShift
-	k := int64(math.Float64bits(kf)) // low bits hold round(x·64/ln2)
-	kf -= expShift
-	r := (x - kf*expLn2Hi) - kf*expLn2Lo
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	scale := math.Float64frombits(uint64(1023+(k>>6)) << 52)
-	return expTable[k&63] * scale * p
 }

@@ -3,7 +3,6 @@ package stats
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,34 +69,5 @@ func TestColumnMajor(t *testing.T) {
 	_, e2 = FitStandardizer(badCM)
 	if !errors.Is(e2, ErrNaN) || e1 == nil || e1.Error() != e2.Error() {
 		t.Errorf("standardiser errors: rows %v, columns %v", e1, e2)
-	}
-}
-
-// expNegTol: expNeg's table, polynomial and reduction each round once;
-// 4 ulp bounds their sum.
-const expNegTol = 4 * 0x1p-52
-
-// TestExpNeg: the solver's exponential agrees with math.Exp to a few ulp
-// on (-745, 0], including the subnormal range and tiny arguments.
-func TestExpNeg(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for i := range 200000 {
-		x := -rng.Float64() * 745
-		switch i % 3 {
-		case 1:
-			x = -rng.Float64() * 2
-		case 2:
-			x = -rng.Float64() * 1e-6
-		}
-		want := math.Exp(x)
-		got := expNeg(x)
-		if math.Abs(got-want) > expNegTol*want && !(want < 0x1p-1022 && got == want) {
-			t.Fatalf("expNeg(%v) = %v, math.Exp %v", x, got, want)
-		}
-	}
-	for _, x := range []float64{0, math.Copysign(0, -1), -700, -708.39, -745.1, -1e4, math.Inf(-1)} {
-		if got, want := expNeg(x), math.Exp(x); got != want && math.Abs(got-want) > expNegTol*want {
-			t.Errorf("expNeg(%v) = %v, math.Exp %v", x, got, want)
-		}
 	}
 }
