@@ -204,3 +204,12 @@ func TestLogisticWarmStart(t *testing.T) {
 		t.Logf("warm start took %d iterations, cold %d", warm.Iterations, cold.Iterations)
 	}
 }
+
+// sigmoid is the logistic function with package math, for drawing data.
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}

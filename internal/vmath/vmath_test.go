@@ -63,3 +63,33 @@ func TestSigmoidRelative(t *testing.T) {
 		}
 	}
 }
+
+// TestSamePositionIndependent: an input gives the same output at every
+// position of a slice, tails included, so that equal scores stay tied.
+func TestSamePositionIndependent(t *testing.T) {
+	for _, v := range []float64{-3.7, 0.25, 12, -700} {
+		for n := 1; n <= 9; n++ {
+			s := make([]float64, n)
+			th := make([]float64, n)
+			for i := range s {
+				s[i], th[i] = v, v
+			}
+			Sigmoid(s)
+			Tanh(th)
+			for i := range s {
+				if s[i] != s[0] || th[i] != th[0] {
+					t.Fatalf("v=%v n=%d: position %d gives %v %v, position 0 %v %v", v, n, i, s[i], th[i], s[0], th[0])
+				}
+			}
+		}
+	}
+}
+
+// TestNoAllocs: the padded tail stays on the stack (lstm calls these in
+// its inner loops).
+func TestNoAllocs(t *testing.T) {
+	x := make([]float64, 7)
+	if a := testing.AllocsPerRun(100, func() { Sigmoid(x); Tanh(x) }); a != 0 {
+		t.Fatalf("%v allocations per call", a)
+	}
+}
