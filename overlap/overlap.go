@@ -325,7 +325,9 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		}
 	})
 
-	lr, err := stats.LogisticRegression(zs.T(), y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw})
+	// The solver's last pass leaves the propensities in res.Propensity.
+	res.Propensity = hugemem.Float64s(n)
+	lr, err := stats.LogisticRegression(zs.T(), y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw, Proba: res.Propensity})
 	if err != nil {
 		return nil, fmt.Errorf("overlap: domain classifier: %w", err)
 	}
@@ -336,20 +338,16 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	} else if !lr.Converged {
 		res.Notes = append(res.Notes, "the domain classifier did not converge: "+lr.Note)
 	}
-	// The propensities (rows are independent, so blocks give the same
-	// values as one call), band membership, per row the group 2·domain +
-	// in-band that summarise compares by, the histograms and the sums of
-	// the source jobs' odds weights, in blocks on all cores, each block's
-	// rows while they are in the cache; the counts add up exactly in any
-	// order, the sums in block order.
-	res.Propensity = hugemem.Float64s(n)
+	// Band membership, per row the group 2·domain + in-band that
+	// summarise compares by, the histograms and the sums of the source
+	// jobs' odds weights, in blocks on all cores; the counts add up
+	// exactly in any order, the sums in block order.
 	res.InBand = make([]bool, n)
 	group := make([]uint8, n)
 	nBlocks := (n + bandBlock - 1) / bandBlock
 	counts := make([]blockCounts, nBlocks)
 	parallel(nBlocks, func(b int) {
 		lo, hi := b*bandBlock, min((b+1)*bandBlock, n)
-		lr.PredictProba(res.Propensity[lo:hi], zs.Slice(0, d, lo, hi).T())
 		c := &counts[b]
 		c.hist = [2][]int{make([]int, cfg.bins), make([]int, cfg.bins)}
 		for i := lo; i < hi; i++ {

@@ -44,6 +44,12 @@ type LogisticConfig struct {
 	// then the distance to the optimum, and the current coefficients,
 	// whose gradient is known, are returned). 0 means 1e-12.
 	Tol float64
+	// Proba, when not nil, must have one element per row of X; it
+	// receives P(y=1|x) at the returned coefficients, exactly as
+	// PredictProba computes them. The solver's last pass over the data
+	// evaluates them anyway (it is at the returned coefficients unless a
+	// line search failed), so this usually costs no extra pass.
+	Proba []float64
 }
 
 // LogisticResult is a fitted binary logistic regression.
@@ -129,7 +135,16 @@ func LogisticRegression(X mat.Matrix, y []int, cfg LogisticConfig) (*LogisticRes
 	if tol <= 0 {
 		tol = logisticDefaultTol
 	}
-	return f.solve(f.warmStart(), maxIter, tol), nil
+	if cfg.Proba != nil && len(cfg.Proba) != len(y) {
+		panic("stats: LogisticRegression: len(Proba) differs from rows of X")
+	}
+	start := f.warmStart() // from subsamples, which have no proba
+	f.proba = cfg.Proba
+	res, probaAt := f.solve(start, maxIter, tol)
+	if cfg.Proba != nil && !probaAt {
+		res.PredictProba(cfg.Proba, X)
+	}
+	return res, nil
 }
 
 // newLogisticProblem validates the inputs and folds C, sample and class
@@ -327,6 +342,9 @@ type logisticProblem struct {
 	w         []float64
 	wClass    [2]float64
 	intercept bool
+	// proba, when not nil, receives σ(η) of every row at each point
+	// evaluated with derivatives (only the caller's full problem has it).
+	proba []float64
 }
 
 // weight returns row i's weight.
@@ -604,8 +622,12 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 		}
 	} else {
 		// σ(η) for the whole block, four rows at a time (internal/vmath;
-		// within a few ulps relative).
+		// within a few ulps relative), into the caller's Proba if asked
+		// for: η accumulates as in probaCols, so they are PredictProba's.
 		mu := u
+		if f.proba != nil {
+			mu = f.proba[lo:hi]
+		}
 		copy(mu, eta)
 		vmath.Sigmoid(mu)
 		for i, et := range eta {
@@ -811,7 +833,7 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 	if rows/8 >= logisticWarmMin {
 		start = sub.warmStartRows(rows / 8)
 	}
-	res := sub.solve(start, logisticDefaultMaxIter, logisticWarmTol)
+	res, _ := sub.solve(start, logisticDefaultMaxIter, logisticWarmTol)
 	beta := append(res.Coef, res.Intercept)
 	if !f.intercept {
 		beta = beta[:f.p]
@@ -967,11 +989,16 @@ func (f *logisticProblem) gradAtZeroChunk() func(acc []float64, lo, hi int) {
 // is evaluated for its gradient only, which also makes the final check of
 // the stopping rule a gradient-only pass. A chord step that fails the line
 // search at full length is retried with a fresh Hessian.
-func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *LogisticResult {
+//
+// It also reports whether the last point evaluated is the one returned
+// (and so f.proba holds its probabilities): not when a line search gave
+// up on its last candidate.
+func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) (*LogisticResult, bool) {
 	q := f.q()
 	// The gradient at zero scales the tolerance; it comes with the first
 	// pass over the data.
 	cur, g0 := f.evaluateModeG0(beta, evalGradHess, true)
+	atBeta := true   // the last point evaluated is beta
 	hess := cur.hess // the Hessian steps use: at beta when fresh
 	fresh := true
 	gScale := math.Max(1, norm2(g0))
@@ -1008,6 +1035,7 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *Logis
 				cand[k] = beta[k] - t*d[k]
 			}
 			next = f.evaluateMode(cand, mode)
+			atBeta = false
 			if ng := norm2(next.grad); ng*ng <= (1-2e-4*t)*gn*gn {
 				accepted = true
 				break
@@ -1019,11 +1047,12 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *Logis
 		}
 		if !accepted && !fresh {
 			cur = f.evaluateMode(beta, evalGradHess)
-			hess, fresh = cur.hess, true
+			hess, fresh, atBeta = cur.hess, true, true
 			continue
 		}
 		if accepted {
 			copy(beta, cand)
+			atBeta = true
 			cur = next
 			if cur.hess != nil {
 				hess = cur.hess
@@ -1052,7 +1081,7 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) *Logis
 	if !res.Converged && res.Note == "" {
 		res.Note = fmt.Sprintf("stopped after MaxIter = %d Newton iterations", maxIter)
 	}
-	return res
+	return res, atBeta
 }
 
 func joinNote(a, b string) string {

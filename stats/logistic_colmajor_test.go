@@ -71,3 +71,46 @@ func TestColumnMajor(t *testing.T) {
 		t.Errorf("standardiser errors: rows %v, columns %v", e1, e2)
 	}
 }
+
+// TestLogisticProba: the probabilities LogisticConfig.Proba receives from
+// the solver's last pass are PredictProba's at the returned coefficients,
+// bit for bit, in both layouts, with weights, and on separable data.
+func TestLogisticProba(t *testing.T) {
+	X, y := logisticBenchData(70000)
+	n, p := X.Dims()
+	cm := mat.NewDense(p, n, nil)
+	cm.Copy(X.T())
+	sep := mat.NewDense(200, 2, nil)
+	ySep := make([]int, 200)
+	for i := range ySep {
+		ySep[i] = i % 2
+		sep.Set(i, 0, float64(2*ySep[i]-1)*(1+float64(i%7)))
+		sep.Set(i, 1, float64(i%5))
+	}
+	for _, c := range []struct {
+		name string
+		X    mat.Matrix
+		y    []int
+		cfg  LogisticConfig
+	}{
+		{"rows", X, y, LogisticConfig{}},
+		{"columns", cm.T(), y, LogisticConfig{}},
+		{"balanced", X, y, LogisticConfig{ClassWeight: ClassWeightBalanced, C: 0.01}},
+		{"separable", sep, ySep, LogisticConfig{}},
+		{"separable C=1e12", sep, ySep, LogisticConfig{C: 1e12}},
+		{"one iteration", X, y, LogisticConfig{MaxIter: 1}},
+	} {
+		rows, _ := c.X.Dims()
+		c.cfg.Proba = make([]float64, rows)
+		res, err := LogisticRegression(c.X, c.y, c.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		want := res.PredictProba(nil, c.X)
+		for i := range want {
+			if c.cfg.Proba[i] != want[i] {
+				t.Fatalf("%s: row %d: Proba %v, PredictProba %v", c.name, i, c.cfg.Proba[i], want[i])
+			}
+		}
+	}
+}

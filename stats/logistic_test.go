@@ -190,7 +190,7 @@ func TestLogisticWarmStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cold := f.solve(make([]float64, f.q()), logisticDefaultMaxIter, logisticDefaultTol)
+	cold, _ := f.solve(make([]float64, f.q()), logisticDefaultMaxIter, logisticDefaultTol)
 	if !warm.Converged || !cold.Converged {
 		t.Fatalf("converged: warm %v, cold %v", warm.Converged, cold.Converged)
 	}
