@@ -1,23 +1,15 @@
 package lstm
 
+import "github.com/crosscluster/crosscluster/internal/vmath"
+
 // Dense kernels of the forward and backward passes. Matrices are row-major
 // slices. Every product reduces to gemmAcc, which runs 4×8 (or 1×32) blocks
 // in AVX2/FMA assembly where the CPU has it (kernel_amd64.s) and plain Go
 // loops elsewhere and at the edges. The assembly does no bounds checks, so
 // gemmAcc checks the extent of every operand before it starts.
 
-// axpy sets y += a·x.
-func axpy(a float64, x, y []float64) {
-	x = x[:len(y)]
-	n := 0
-	if useFMA && len(y) >= 16 {
-		n = len(y) &^ 15
-		axpyFMA(a, x, y[:n])
-	}
-	for i := n; i < len(y); i++ {
-		y[i] += a * x[i]
-	}
-}
+// axpy sets y += a·x (fused multiply-adds, internal/vmath).
+func axpy(a float64, x, y []float64) { vmath.Axpy(a, x, y) }
 
 // dot returns x·y.
 func dot(x, y []float64) float64 {

@@ -15,9 +15,6 @@ func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d 
 func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64)
 
 //go:noescape
-func axpyFMA(a float64, x []float64, y []float64)
-
-//go:noescape
 func kern4x16s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int)
 
 //go:noescape

@@ -122,35 +122,3 @@ store1:
 	VZEROUPPER
 	RET
 
-// func axpyFMA(a float64, x []float64, y []float64)
-//
-// y[i] += a·x[i] for i < len(y) &^ 15 (len(x) ≥ len(y) is the caller's job).
-TEXT ·axpyFMA(SB), NOSPLIT, $0-56
-	MOVQ         x_base+8(FP), SI
-	MOVQ         y_base+32(FP), DI
-	MOVQ         y_len+40(FP), CX
-	SHRQ         $4, CX
-	JZ           axpydone
-	VBROADCASTSD a+0(FP), Y15
-
-axpyloop:
-	VMOVUPD     0(DI), Y0
-	VMOVUPD     32(DI), Y1
-	VMOVUPD     64(DI), Y2
-	VMOVUPD     96(DI), Y3
-	VFMADD231PD 0(SI), Y15, Y0
-	VFMADD231PD 32(SI), Y15, Y1
-	VFMADD231PD 64(SI), Y15, Y2
-	VFMADD231PD 96(SI), Y15, Y3
-	VMOVUPD     Y0, 0(DI)
-	VMOVUPD     Y1, 32(DI)
-	VMOVUPD     Y2, 64(DI)
-	VMOVUPD     Y3, 96(DI)
-	ADDQ        $128, SI
-	ADDQ        $128, DI
-	DECQ        CX
-	JNZ         axpyloop
-
-axpydone:
-	VZEROUPPER
-	RET

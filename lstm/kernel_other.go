@@ -13,8 +13,6 @@ func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64)
 	panic("lstm: no assembly kernel on this platform")
 }
 
-func axpyFMA(a float64, x []float64, y []float64) { panic("lstm: no assembly kernel on this platform") }
-
 func kern4x16s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int) {
 	panic("lstm: no assembly kernel on this platform")
 }

@@ -523,7 +523,7 @@ func (f *logisticProblem) parallelChunks(width int, mk func() func(acc []float64
 
 // logisticBlock rows are processed column by column: per-row values go
 // through short vectors that stay in the first-level cache, and the sums
-// over rows are dot products (gonum's assembly kernels) instead of a
+// over rows are dot products (internal/vmath's AVX2 kernels) instead of a
 // dependency chain per row.
 const logisticBlock = 512
 
@@ -585,7 +585,7 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 		eta[i] = icpt
 	}
 	for j, c := range cols {
-		floats.AddScaled(eta, beta[j], c)
+		vmath.Axpy(beta[j], c, eta)
 	}
 	lab := f.lab[lo:hi]
 	lab = lab[:m]
@@ -656,7 +656,7 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 	}
 	grad := out[2 : 2+q]
 	for j, c := range cols {
-		grad[j] += floats.Dot(g, c)
+		grad[j] += vmath.Dot(g, c)
 	}
 	if f.intercept {
 		grad[p] += floats.Sum(g)
@@ -669,7 +669,7 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 	for a, ca := range cols {
 		floats.MulTo(u, h, ca)
 		for _, cb := range cols[a:] {
-			hess[k] += floats.Dot(u, cb)
+			hess[k] += vmath.Dot(u, cb)
 			k++
 		}
 		if f.intercept {
@@ -970,7 +970,7 @@ func (f *logisticProblem) gradAtZeroChunk() func(acc []float64, lo, hi int) {
 			rb[i] = f.weight(b+i) * (0.5 - float64(f.lab[b+i]))
 		}
 		for j, c := range f.blockCols(&sc, b, e) {
-			acc[j] += floats.Dot(rb, c)
+			acc[j] += vmath.Dot(rb, c)
 		}
 		if f.intercept {
 			acc[f.p] += floats.Sum(rb)
@@ -1170,7 +1170,7 @@ func (r *LogisticResult) probaCols(dst, data []float64, stride int) {
 					eta[i] = r.Intercept
 				}
 				for j, c := range r.Coef {
-					floats.AddScaled(eta, c, data[j*stride+lo:j*stride+hi])
+					vmath.Axpy(c, data[j*stride+lo:j*stride+hi], eta)
 				}
 				vmath.Sigmoid(eta)
 			}
@@ -1179,11 +1179,12 @@ func (r *LogisticResult) probaCols(dst, data []float64, stride int) {
 	wg.Wait()
 }
 
-// eta returns row·Coef + Intercept, accumulated as probaCols does.
+// eta returns row·Coef + Intercept, accumulated as probaCols and the
+// solver do: fused multiply-adds in column order.
 func (r *LogisticResult) eta(row []float64) float64 {
 	eta := r.Intercept
 	for j, v := range row {
-		eta += v * r.Coef[j]
+		eta = math.FMA(r.Coef[j], v, eta)
 	}
 	return eta
 }

@@ -194,3 +194,79 @@ tanhloop:
 tanhdone:
 	VZEROUPPER
 	RET
+
+// func axpyFMA(a float64, x []float64, y []float64)
+//
+// y[i] = a·x[i] + y[i], fused, for i < len(y) &^ 15 (len(x) ≥ len(y) is
+// the caller's job).
+TEXT ·axpyFMA(SB), NOSPLIT, $0-56
+	MOVQ         x_base+8(FP), SI
+	MOVQ         y_base+32(FP), DI
+	MOVQ         y_len+40(FP), CX
+	SHRQ         $4, CX
+	JZ           axpydone
+	VBROADCASTSD a+0(FP), Y15
+
+axpyloop:
+	VMOVUPD     0(DI), Y0
+	VMOVUPD     32(DI), Y1
+	VMOVUPD     64(DI), Y2
+	VMOVUPD     96(DI), Y3
+	VFMADD231PD 0(SI), Y15, Y0
+	VFMADD231PD 32(SI), Y15, Y1
+	VFMADD231PD 64(SI), Y15, Y2
+	VFMADD231PD 96(SI), Y15, Y3
+	VMOVUPD     Y0, 0(DI)
+	VMOVUPD     Y1, 32(DI)
+	VMOVUPD     Y2, 64(DI)
+	VMOVUPD     Y3, 96(DI)
+	ADDQ        $128, SI
+	ADDQ        $128, DI
+	DECQ        CX
+	JNZ         axpyloop
+
+axpydone:
+	VZEROUPPER
+	RET
+
+// func dotFMA(x []float64, y []float64) float64
+//
+// Σ x[i]·y[i] for i < len(x) &^ 15 (len(y) ≥ len(x) is the caller's job):
+// element i accumulates, fused, into lane i mod 16 (four registers of
+// four), and the lanes reduce as ((a0+a1)+(a2+a3)) per register lane,
+// then (l0+l2)+(l1+l3); dotGo computes the same.
+TEXT ·dotFMA(SB), NOSPLIT, $0-56
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), CX
+	MOVQ   y_base+24(FP), DI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	SHRQ   $4, CX
+	JZ     dotreduce
+
+dotloop:
+	VMOVUPD     0(SI), Y4
+	VMOVUPD     32(SI), Y5
+	VMOVUPD     64(SI), Y6
+	VMOVUPD     96(SI), Y7
+	VFMADD231PD 0(DI), Y4, Y0
+	VFMADD231PD 32(DI), Y5, Y1
+	VFMADD231PD 64(DI), Y6, Y2
+	VFMADD231PD 96(DI), Y7, Y3
+	ADDQ        $128, SI
+	ADDQ        $128, DI
+	DECQ        CX
+	JNZ         dotloop
+
+dotreduce:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, ret+48(FP)
+	VZEROUPPER
+	RET

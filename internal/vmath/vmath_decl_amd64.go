@@ -13,3 +13,9 @@ func vsigmoid(x []float64)
 
 //go:noescape
 func vtanh(x []float64)
+
+//go:noescape
+func axpyFMA(a float64, x []float64, y []float64)
+
+//go:noescape
+func dotFMA(x []float64, y []float64) float64

@@ -8,3 +8,7 @@ const useFMA = false
 func vsigmoid([]float64) { panic("vmath: no assembly kernel on this platform") }
 
 func vtanh([]float64) { panic("vmath: no assembly kernel on this platform") }
+
+func axpyFMA(float64, []float64, []float64) { panic("vmath: no assembly kernel on this platform") }
+
+func dotFMA([]float64, []float64) float64 { panic("vmath: no assembly kernel on this platform") }
