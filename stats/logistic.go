@@ -637,9 +637,13 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 				wi = w[i]
 			}
 			yi := float64(li)
+			// Two conditional moves, not a short-circuit branch.
 			wrong := 0
-			if (2*yi-1)*et <= 0 && wi != 0 {
+			if (2*yi-1)*et <= 0 {
 				wrong = 1
+			}
+			if wi == 0 {
+				wrong = 0
 			}
 			wrongSide |= wrong
 			m := mu[i]
@@ -667,7 +671,7 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 	hess := out[2+q:]
 	k := 0
 	for a, ca := range cols {
-		floats.MulTo(u, h, ca)
+		vmath.Mul(u, h, ca)
 		for _, cb := range cols[a:] {
 			hess[k] += vmath.Dot(u, cb)
 			k++

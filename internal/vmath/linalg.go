@@ -53,3 +53,17 @@ func dotGo(x, y []float64) float64 {
 	}
 	return (v[0] + v[2]) + (v[1] + v[3])
 }
+
+// Mul sets dst[i] = x[i]·y[i] for i < len(dst). It panics if x or y is
+// shorter than dst.
+func Mul(dst, x, y []float64) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	n := 0
+	if useFMA {
+		n = len(dst) &^ 15
+		mulAVX(dst[:n], x, y)
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i] = x[i] * y[i]
+	}
+}

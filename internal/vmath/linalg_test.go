@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestAxpyDot: Axpy equals math.FMA element by element, and Dot equals
-// its Go definition (dotGo plus the fused tail) bit for bit, at every
-// length around the kernels' block of 16, and both are close to plain
-// arithmetic.
+// TestAxpyDot: Axpy equals math.FMA and Mul the product element by
+// element, and Dot equals its Go definition (dotGo plus the fused tail)
+// bit for bit, at every length around the kernels' block of 16, and is
+// close to plain arithmetic.
 func TestAxpyDot(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for n := 0; n <= 70; n++ {
@@ -23,6 +23,13 @@ func TestAxpyDot(t *testing.T) {
 		for i := range got {
 			if want := math.FMA(a, x[i], y[i]); got[i] != want {
 				t.Fatalf("n=%d: Axpy[%d] = %v, math.FMA %v", n, i, got[i], want)
+			}
+		}
+		prod := make([]float64, n)
+		Mul(prod, x, y)
+		for i := range prod {
+			if prod[i] != x[i]*y[i] {
+				t.Fatalf("n=%d: Mul[%d] = %v, want %v", n, i, prod[i], x[i]*y[i])
 			}
 		}
 		m := n &^ 15

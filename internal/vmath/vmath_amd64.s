@@ -270,3 +270,38 @@ dotreduce:
 	VMOVSD       X0, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func mulAVX(dst []float64, x []float64, y []float64)
+//
+// dst[i] = x[i]·y[i] for i < len(dst) &^ 15 (x and y at least as long is
+// the caller's job).
+TEXT ·mulAVX(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), SI
+	MOVQ y_base+48(FP), DX
+	SHRQ $4, CX
+	JZ   muldone
+
+mulloop:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VMULPD  0(DX), Y0, Y0
+	VMULPD  32(DX), Y1, Y1
+	VMULPD  64(DX), Y2, Y2
+	VMULPD  96(DX), Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ    $128, SI
+	ADDQ    $128, DX
+	ADDQ    $128, DI
+	DECQ    CX
+	JNZ     mulloop
+
+muldone:
+	VZEROUPPER
+	RET

@@ -19,3 +19,6 @@ func axpyFMA(a float64, x []float64, y []float64)
 
 //go:noescape
 func dotFMA(x []float64, y []float64) float64
+
+//go:noescape
+func mulAVX(dst []float64, x []float64, y []float64)

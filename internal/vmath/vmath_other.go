@@ -12,3 +12,5 @@ func vtanh([]float64) { panic("vmath: no assembly kernel on this platform") }
 func axpyFMA(float64, []float64, []float64) { panic("vmath: no assembly kernel on this platform") }
 
 func dotFMA([]float64, []float64) float64 { panic("vmath: no assembly kernel on this platform") }
+
+func mulAVX([]float64, []float64, []float64) { panic("vmath: no assembly kernel on this platform") }
