@@ -2,7 +2,6 @@ package overlap
 
 import (
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -50,73 +49,5 @@ func TestSMDVRMatchesStats(t *testing.T) {
 				t.Errorf("variance ratio %v, stats.VarianceRatio %v", vr, want)
 			}
 		})
-	}
-}
-
-// TestGroupMoments: the moments Fit computes for every domain on all and
-// on in-band rows, with the groups interleaved, are as close to the exact
-// mean and variance (math/big) as meanVarFinite of the split values is,
-// within a bound that grows with the offset (the condition number of the
-// variance), and for domains without in-band rows.
-func TestGroupMoments(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	// exact returns the mean and sample variance of x to 200 bits.
-	exact := func(x []float64) (float64, float64) {
-		const prec = 200
-		sum := new(big.Float).SetPrec(prec)
-		for _, v := range x {
-			sum.Add(sum, new(big.Float).SetPrec(prec).SetFloat64(v))
-		}
-		mean := new(big.Float).SetPrec(prec).Quo(sum, new(big.Float).SetPrec(prec).SetInt64(int64(len(x))))
-		ss := new(big.Float).SetPrec(prec)
-		for _, v := range x {
-			d := new(big.Float).SetPrec(prec).Sub(new(big.Float).SetPrec(prec).SetFloat64(v), mean)
-			ss.Add(ss, d.Mul(d, d))
-		}
-		ss.Quo(ss, new(big.Float).SetPrec(prec).SetInt64(int64(len(x)-1)))
-		m, _ := mean.Float64()
-		v, _ := ss.Float64()
-		return m, v
-	}
-	for _, n := range []int{0, 1, 3, 7, 100, 5000} {
-		for _, offset := range []float64{0, 1e6} {
-			col := make([]float64, n)
-			group := make([]uint8, n)
-			for i := range col {
-				group[i] = uint8(rng.IntN(4))
-				if n == 100 {
-					group[i] &^= 1 // no in-band rows
-				}
-				col[i] = offset + float64(group[i]) + rng.NormFloat64()
-			}
-			all, in := groupMoments(col, group)
-			for dom := range 2 {
-				for k, m := range map[bool]moments{false: all[dom], true: in[dom]} {
-					var sample []float64
-					for i, v := range col {
-						if int(group[i]>>1) == dom && (!k || group[i]&1 == 1) {
-							sample = append(sample, v)
-						}
-					}
-					if m.n != len(sample) {
-						t.Fatalf("n=%d domain %d in-band %v: %d values, want %d", n, dom, k, m.n, len(sample))
-					}
-					if len(sample) < 2 {
-						continue
-					}
-					em, ev := exact(sample)
-					fm, fv := meanVarFinite(sample)
-					// Relative to the variance, rounding errors grow with
-					// (offset/sd)·ε·n at worst.
-					tol := 1e-15 * (1 + offset) * float64(len(sample))
-					errM, errV := math.Abs(m.mean-em)/math.Sqrt(ev), math.Abs(m.vr-ev)/ev
-					if errM > tol || errV > tol {
-						t.Errorf("n=%d offset=%g domain %d in-band %v: mean %v variance %v, exact %v %v (meanVarFinite %v %v, errors %.2g %.2g)",
-							n, offset, dom, k, m.mean, m.vr, em, ev, fm, fv, math.Abs(fm-em)/math.Sqrt(ev), math.Abs(fv-ev)/ev)
-					}
-					t.Logf("n=%d offset=%g: relative errors: mean %.2g, variance %.2g; meanVarFinite %.2g, %.2g", n, offset, errM, errV, math.Abs(fm-em)/math.Sqrt(ev), math.Abs(fv-ev)/ev)
-				}
-			}
-		}
 	}
 }

@@ -636,8 +636,8 @@ var (
 )
 
 // compareFeature compares feature j between the domains on all rows and
-// on in-band rows: KS by stats.KS2SampGroups (on ks's scratch memory), and
-// SMD and variance ratio from groupMoments.
+// on in-band rows: KS, and SMD and variance ratio from the moments that
+// come with it, by a stats.KSGroups (ks, with its scratch memory).
 func (r *Result) compareFeature(j int, group []uint8, ks *stats.KSGroups) error {
 	f := &r.KS[j]
 	pairs := []stats.GroupPair{allRows}
@@ -649,17 +649,18 @@ func (r *Result) compareFeature(j int, group []uint8, ks *stats.KSGroups) error 
 	if err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
 	}
-	all, in := groupMoments(r.cols[j], group)
+	src, tgt := ks.Moments(0)
 	f.All = res[0]
-	f.SMD, f.VarianceRatio = smdVRFrom(all[Target].mean, all[Target].vr, all[Target].n, all[Source].mean, all[Source].vr, all[Source].n)
+	f.SMD, f.VarianceRatio = smdVRFrom(tgt.Mean, tgt.Var, tgt.N, src.Mean, src.Var, src.N)
 	if !inBand {
 		f.InBand = stats.KSResult{Statistic: math.NaN(), PValue: math.NaN(), Location: math.NaN()}
 		f.SMDInBand, f.VarRatioInBand = math.NaN(), math.NaN()
 		f.InBandNote = fmt.Sprintf("no in-band comparison: %d source and %d target jobs in %v", r.NSourceInBand, r.NTargetInBand, r.Band)
 		return nil
 	}
+	src, tgt = ks.Moments(1)
 	f.InBand = res[1]
-	f.SMDInBand, f.VarRatioInBand = smdVRFrom(in[Target].mean, in[Target].vr, in[Target].n, in[Source].mean, in[Source].vr, in[Source].n)
+	f.SMDInBand, f.VarRatioInBand = smdVRFrom(tgt.Mean, tgt.Var, tgt.N, src.Mean, src.Var, src.N)
 	return nil
 }
 

@@ -121,6 +121,13 @@ type ksBuckets struct {
 	slots []ksSlot
 	flags []uint8 // per bucket, bit p: pair p must look inside
 	mixed []bool  // per flagged bucket: it holds more than one value
+
+	// Per group: its values' shift (see count), and in four lanes (rows
+	// i mod 4) their count and the sums of their differences from it and
+	// of the squares.
+	shift  [8]float64
+	n      [4][8]int
+	s1, s2 [4][8]float64
 }
 
 // ksSlot is one group's values in one bucket: their count, with the
@@ -167,11 +174,17 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 		clear(b.cell)
 	}
 	cell := b.cell
+	var sampleSum [8]float64
+	var sampleN [8]int
 	for i := 0; i < len(v); i += ksSample {
 		if x := v[i]; x == x {
 			cell[floatKey(x+0)>>ksCellShift]++
+			g := group[i] & 7
+			sampleSum[g] += x
+			sampleN[g]++
 		}
 	}
+	b.shifts(v, group, sampleSum, sampleN)
 	b.nb, b.gshift = 0, uint(bits.Len8(gmax))
 	gap := false // the previous cell is unsampled and has its bucket
 	for c, cnt := range cell {
@@ -191,11 +204,18 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 	b.slots = reuse(b.slots, b.nb<<b.gshift)
 	b.flags = reuse(b.flags, b.nb)
 	b.mixed = reuse(b.mixed, b.nb)
-	slots, gshift := b.slots, b.gshift
+	slots, gshift, shift := b.slots, b.gshift, b.shift
+	var n [4][8]int
+	var s1, s2 [4][8]float64
 	for i, x := range v {
 		if x != x {
 			continue
 		}
+		g, lane := group[i]&7, i&3
+		dev := x - shift[g]
+		n[lane][g]++
+		s1[lane][g] += dev
+		s2[lane][g] += dev * dev
 		k := floatKey(x + 0)
 		sl := &slots[b.bucket(k)<<gshift|uint64(group[i])]
 		// Without branches, which continuous data would mispredict.
@@ -210,6 +230,94 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 		sl.n = (c | d) + 1
 		sl.last = k
 	}
+	b.n, b.s1, b.s2 = n, s1, s2
+}
+
+// shifts sets each group's shift, which its values' sums are taken
+// relative to (the shifted-data algorithm: the variance loses no digits to
+// cancellation when the shift is near the mean): the mean of the group's
+// sampled values, or its first value when none was sampled, or 0 when
+// that is not finite.
+func (b *ksBuckets) shifts(v []float64, group []uint8, sum [8]float64, n [8]int) {
+	var missing uint8
+	for g := range b.shift {
+		b.shift[g] = 0
+		if n[g] > 0 {
+			b.shift[g] = sum[g] / float64(n[g])
+		} else {
+			missing |= 1 << g
+		}
+	}
+	for i := 0; missing != 0 && i < len(v); i++ {
+		if g := group[i] & 7; missing>>g&1 != 0 && v[i] == v[i] {
+			b.shift[g] = v[i]
+			missing &^= 1 << g
+		}
+	}
+	for g, k := range b.shift {
+		if math.IsInf(k, 0) || math.IsNaN(k) {
+			b.shift[g] = 0
+		}
+	}
+}
+
+// moments returns the size, mean and sum of squared deviations of the
+// values whose group is in mask: each group's from its shifted sums, and
+// groups combined by Chan, Golub and LeVeque's pairwise update.
+func (b *ksBuckets) moments(mask uint8) (n int, mean, m2 float64) {
+	for g := range b.shift {
+		if mask>>g&1 == 0 {
+			continue
+		}
+		var ng int
+		var s1, s2 float64
+		for lane := range b.n {
+			ng += b.n[lane][g]
+			s1 += b.s1[lane][g]
+			s2 += b.s2[lane][g]
+		}
+		if ng == 0 {
+			continue
+		}
+		fg := float64(ng)
+		mg, m2g := b.shift[g]+s1/fg, s2-s1*s1/fg
+		if n == 0 {
+			n, mean, m2 = ng, mg, m2g
+			continue
+		}
+		nt := float64(n + ng)
+		delta := mg - mean
+		mean += delta * fg / nt
+		m2 += m2g + delta*delta*float64(n)*fg/nt
+		n += ng
+	}
+	return n, mean, m2
+}
+
+// SampleMoments are a sample's size, mean and sample variance (NaN for
+// fewer than two values).
+type SampleMoments struct {
+	N         int
+	Mean, Var float64
+}
+
+// Moments returns the moments of pair p's two samples from the last call
+// of Compare, NaN dropped. They come from the same passes over the column
+// (each group's sums relative to a shift near its mean, groups combined
+// pairwise), and agree with the two-pass mean and variance of the split
+// samples (as SMD and VarianceRatio compute them) to rounding. It panics
+// if p is not a pair of the last Compare.
+func (g *KSGroups) Moments(p int) (x, y SampleMoments) {
+	pr := g.tracks[p].pair
+	return g.b.sampleMoments(pr.X), g.b.sampleMoments(pr.Y)
+}
+
+func (b *ksBuckets) sampleMoments(mask uint8) SampleMoments {
+	n, mean, m2 := b.moments(mask)
+	if n == 0 {
+		return SampleMoments{Mean: math.NaN(), Var: math.NaN()}
+	}
+	return SampleMoments{N: n, Mean: mean, Var: m2 / float64(n-1)}
 }
 
 // reuse returns s resized to n and zeroed, reallocating only when it is
