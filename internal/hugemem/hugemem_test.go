@@ -1,14 +1,21 @@
 package hugemem
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
-// TestFloat64s: slices of every size come back zeroed with the length
-// asked for, whether or not huge pages were advised, and stay writable.
+// TestFloat64s: slices of every size come back zeroed with the length and
+// capacity asked for, large ones 2 MiB-aligned on Linux, and stay
+// writable.
 func TestFloat64s(t *testing.T) {
-	for _, n := range []int{0, 1, 1000, Threshold/8 - 1, Threshold / 8, 3 * Threshold / 8} {
+	for _, n := range []int{0, 1, 1000, Threshold/8 - 1, Threshold / 8, hugePage / 8, hugePage/8 + 1, 3 * hugePage / 8} {
 		x := Float64s(n)
-		if len(x) != n {
-			t.Fatalf("len %d, want %d", len(x), n)
+		if len(x) != n || cap(x) != n {
+			t.Fatalf("len %d cap %d, want %d", len(x), cap(x), n)
+		}
+		if supported && n*8 >= Threshold && uintptr(unsafe.Pointer(unsafe.SliceData(x)))%hugePage != 0 {
+			t.Errorf("n=%d: not 2 MiB-aligned", n)
 		}
 		for i, v := range x {
 			if v != 0 {
