@@ -12,7 +12,7 @@ func smdVR(x, y []float64) (smd, vr float64) {
 	return smdVRFrom(mx, vx, len(x), my, vy, len(y))
 }
 
-// smdVRFrom is smdVR from each sample's meanVarFinite and length.
+// smdVRFrom is smdVR from each sample's mean, sample variance and length.
 func smdVRFrom(mx, vx float64, nx int, my, vy float64, ny int) (smd, vr float64) {
 	if nx < 2 || ny < 2 {
 		return math.NaN(), math.NaN()
