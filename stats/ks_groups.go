@@ -12,7 +12,7 @@ import (
 // those with bit g set in Y the second. A group may belong to both.
 type GroupPair struct{ X, Y uint8 }
 
-// Members reports whether group g belongs to the pair's X and Y samples.
+// members reports whether group g belongs to the pair's X and Y samples.
 func (p GroupPair) members(g uint8) (inX, inY bool) {
 	return p.X>>g&1 != 0, p.Y>>g&1 != 0
 }
@@ -36,17 +36,20 @@ const (
 // names the pair. It panics if the lengths differ or a label is 8 or more.
 //
 // How: the values' order-preserving keys are cut into buckets, ranges of
-// keys holding about 16 values each (each sixteenth of an octave that
-// holds values is split into equal key ranges in proportion to its
-// count, so the buckets follow the data); counting each group's values per bucket gives both samples'
-// empirical CDFs exactly at every bucket's end, and bounds them inside it
-// (F_x − F_y can rise inside a bucket by at most its x-count over n1 and
-// fall by at most its y-count over n2). Only buckets where the bound
-// reaches the largest or smallest difference seen at bucket ends (less a
-// margin covering floating-point rounding) can hold the extremes; their
-// values are sorted and walked as KS2Samp walks the whole samples. On
-// continuous data that is a few buckets, so the cost is two passes over
-// the column plus a small sort, instead of sorting both samples.
+// keys holding about 64 values each (each sixteenth of an octave that a
+// sample of every 8th value reaches is split into equal key ranges in
+// proportion to its count, so the buckets follow the data). Counting each
+// group's values per bucket gives both samples' empirical CDFs exactly at
+// every bucket's end, and bounds them inside it (F_x − F_y can rise inside
+// a bucket by at most its x-count over n1 and fall by at most its y-count
+// over n2). Only buckets where the bound reaches the largest or smallest
+// difference seen at bucket ends (less a margin covering floating-point
+// rounding) can hold the extremes; a bucket holding one distinct value is
+// visited from its counts, the values of the others are gathered in a
+// second pass, sorted and walked as KS2Samp walks the whole samples. On
+// continuous data that is a few buckets and on discrete data none, so the
+// cost is one or two passes over the column plus a small sort, instead of
+// sorting both samples.
 //
 // KS2SampGroups allocates its scratch memory on every call; a KSGroups
 // keeps it between calls.
@@ -55,8 +58,9 @@ func KS2SampGroups(v []float64, group []uint8, pairs []GroupPair, alt Alternativ
 	return g.Compare(v, group, pairs, alt, method)
 }
 
-// KSGroups computes KS2SampGroups and keeps its scratch memory (about 40
-// bytes per value in the worst case) between calls, so that one KSGroups
+// KSGroups computes KS2SampGroups and keeps its scratch memory (a 256 KiB
+// table, about 1.5 bytes per value for the buckets of four groups, and the
+// gathered values) between calls, so that one KSGroups
 // compares many columns without allocating. The zero value is ready to
 // use; a KSGroups must not be used by several goroutines at once.
 type KSGroups struct {
