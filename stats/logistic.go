@@ -120,7 +120,8 @@ const (
 // weight, ErrNaN for NaN/Inf in X (naming row and column) and ErrWeight for
 // a bad weight; a y value other than 0 or 1 is an error naming the row.
 // Separable data terminate with Separable set and a Note. It panics if
-// len(y) or len(cfg.SampleWeight) differs from the number of rows, if C
+// len(y), len(cfg.SampleWeight) or len(cfg.Proba) differs from the number
+// of rows, if C
 // is negative, NaN or infinite, or if ClassWeight is unknown.
 func LogisticRegression(X mat.Matrix, y []int, cfg LogisticConfig) (*LogisticResult, error) {
 	f, err := newLogisticProblem(X, y, cfg)
@@ -1100,8 +1101,8 @@ func joinNote(a, b string) string {
 // data, see LogisticRegression) are read directly, large ones on all
 // cores. The sigmoid is internal/vmath's (AVX2 where available, within a
 // few ulps of package math and the same function for every row, so rows
-// with equal η get equal probabilities). It panics if X's column count differs from len(r.Coef) or dst's
-// length from X's rows.
+// with equal η get equal probabilities). It panics if X's column count
+// differs from len(r.Coef) or dst's length from X's rows.
 func (r *LogisticResult) PredictProba(dst []float64, X mat.Matrix) []float64 {
 	n, c := X.Dims()
 	if c != len(r.Coef) {

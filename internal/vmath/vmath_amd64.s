@@ -93,6 +93,35 @@ DATA expc<>+624(SB)/8, $0x3fe0000000000000
 DATA expc<>+632(SB)/8, $0x3fe0000000000000
 GLOBL expc<>(SB), RODATA|NOPTR, $640
 
+// ONE_PLUS_EXP sets Y3 = 1 + exp(Y0) for four lanes, Y0 first clamped to
+// [Y7, Y6] = [−708, 708]; it uses Y1 and Y2 as scratch.
+#define ONE_PLUS_EXP \
+	VMINPD Y0, Y6, Y0 \
+	VMAXPD Y0, Y7, Y0 \
+	VMULPD expc<>+0(SB), Y0, Y1 \
+	VROUNDPD $0, Y1, Y1 \
+	VMOVAPD Y0, Y2 \
+	VFNMADD231PD expc<>+32(SB), Y1, Y2 \
+	VFNMADD231PD expc<>+64(SB), Y1, Y2 \
+	VMOVUPD expc<>+288(SB), Y3 \
+	VFMADD213PD expc<>+320(SB), Y2, Y3 \
+	VFMADD213PD expc<>+352(SB), Y2, Y3 \
+	VFMADD213PD expc<>+384(SB), Y2, Y3 \
+	VFMADD213PD expc<>+416(SB), Y2, Y3 \
+	VFMADD213PD expc<>+448(SB), Y2, Y3 \
+	VFMADD213PD expc<>+480(SB), Y2, Y3 \
+	VFMADD213PD expc<>+512(SB), Y2, Y3 \
+	VFMADD213PD expc<>+544(SB), Y2, Y3 \
+	VFMADD213PD expc<>+576(SB), Y2, Y3 \
+	VFMADD213PD expc<>+608(SB), Y2, Y3 \
+	VFMADD213PD expc<>+192(SB), Y2, Y3 \
+	VFMADD213PD expc<>+192(SB), Y2, Y3 \
+	VADDPD expc<>+96(SB), Y1, Y1 \
+	VPADDQ expc<>+256(SB), Y1, Y1 \
+	VPSLLQ $52, Y1, Y1 \
+	VMULPD Y1, Y3, Y3 \
+	VADDPD expc<>+192(SB), Y3, Y3
+
 // func vsigmoid(x []float64)
 // x[i] = 1/(1+exp(-x[i])) for the first len(x) &^ 3 elements.
 TEXT ·vsigmoid(SB), NOSPLIT, $0-24
@@ -107,31 +136,7 @@ TEXT ·vsigmoid(SB), NOSPLIT, $0-24
 sigloop:
 	VMOVUPD (SI), Y0
 	VSUBPD  Y0, Y4, Y0
-	VMINPD Y0, Y6, Y0
-	VMAXPD Y0, Y7, Y0
-	VMULPD expc<>+0(SB), Y0, Y1
-	VROUNDPD $0, Y1, Y1
-	VMOVAPD Y0, Y2
-	VFNMADD231PD expc<>+32(SB), Y1, Y2
-	VFNMADD231PD expc<>+64(SB), Y1, Y2
-	VMOVUPD expc<>+288(SB), Y3
-	VFMADD213PD expc<>+320(SB), Y2, Y3
-	VFMADD213PD expc<>+352(SB), Y2, Y3
-	VFMADD213PD expc<>+384(SB), Y2, Y3
-	VFMADD213PD expc<>+416(SB), Y2, Y3
-	VFMADD213PD expc<>+448(SB), Y2, Y3
-	VFMADD213PD expc<>+480(SB), Y2, Y3
-	VFMADD213PD expc<>+512(SB), Y2, Y3
-	VFMADD213PD expc<>+544(SB), Y2, Y3
-	VFMADD213PD expc<>+576(SB), Y2, Y3
-	VFMADD213PD expc<>+608(SB), Y2, Y3
-	VFMADD213PD expc<>+192(SB), Y2, Y3
-	VFMADD213PD expc<>+192(SB), Y2, Y3
-	VADDPD expc<>+96(SB), Y1, Y1
-	VPADDQ expc<>+256(SB), Y1, Y1
-	VPSLLQ $52, Y1, Y1
-	VMULPD Y1, Y3, Y3
-	VADDPD expc<>+192(SB), Y3, Y3
+	ONE_PLUS_EXP
 	VMOVUPD expc<>+192(SB), Y5
 	VDIVPD Y3, Y5, Y5
 	VMOVUPD Y5, (SI)
@@ -158,31 +163,7 @@ tanhloop:
 	VMOVUPD (SI), Y0
 	VADDPD  Y0, Y0, Y0
 	VSUBPD  Y0, Y4, Y0
-	VMINPD Y0, Y6, Y0
-	VMAXPD Y0, Y7, Y0
-	VMULPD expc<>+0(SB), Y0, Y1
-	VROUNDPD $0, Y1, Y1
-	VMOVAPD Y0, Y2
-	VFNMADD231PD expc<>+32(SB), Y1, Y2
-	VFNMADD231PD expc<>+64(SB), Y1, Y2
-	VMOVUPD expc<>+288(SB), Y3
-	VFMADD213PD expc<>+320(SB), Y2, Y3
-	VFMADD213PD expc<>+352(SB), Y2, Y3
-	VFMADD213PD expc<>+384(SB), Y2, Y3
-	VFMADD213PD expc<>+416(SB), Y2, Y3
-	VFMADD213PD expc<>+448(SB), Y2, Y3
-	VFMADD213PD expc<>+480(SB), Y2, Y3
-	VFMADD213PD expc<>+512(SB), Y2, Y3
-	VFMADD213PD expc<>+544(SB), Y2, Y3
-	VFMADD213PD expc<>+576(SB), Y2, Y3
-	VFMADD213PD expc<>+608(SB), Y2, Y3
-	VFMADD213PD expc<>+192(SB), Y2, Y3
-	VFMADD213PD expc<>+192(SB), Y2, Y3
-	VADDPD expc<>+96(SB), Y1, Y1
-	VPADDQ expc<>+256(SB), Y1, Y1
-	VPSLLQ $52, Y1, Y1
-	VMULPD Y1, Y3, Y3
-	VADDPD expc<>+192(SB), Y3, Y3
+	ONE_PLUS_EXP
 	VMOVUPD expc<>+224(SB), Y5
 	VDIVPD Y3, Y5, Y5
 	VSUBPD expc<>+192(SB), Y5, Y5
