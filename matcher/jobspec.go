@@ -4,7 +4,7 @@ import (
 	"io"
 	"slices"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // ReadJobspec reads one rainbow jobspec in either of its two YAML forms:

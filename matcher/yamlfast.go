@@ -1,6 +1,6 @@
 package matcher
 
-import "gopkg.in/yaml.v3"
+import "go.yaml.in/yaml/v3"
 
 // The jobspec lists of the spack-build experiment are 13 MB of the plainest
 // block YAML (no comments, quotes, anchors or flow collections), and

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Node describes the nodes of one partition.
