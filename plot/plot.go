@@ -22,6 +22,7 @@ import (
 const (
 	Width  = 6 * vg.Inch
 	Height = 4 * vg.Inch
+	DPI    = 100
 )
 
 // margin keeps the title and the outermost tick labels inside the image;
@@ -95,7 +96,7 @@ func Save(p *gplot.Plot, w, h vg.Length, path string) error {
 func Render(buf *bytes.Buffer, p *gplot.Plot, w, h vg.Length, format string) error {
 	switch format {
 	case "png":
-		c := vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+		c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}
 		p.Draw(draw.Crop(draw.New(c), margin, -margin, margin, -margin))
 		_, err := c.WriteTo(buf)
 		return err
