@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crosscluster/crosscluster/internal/sh"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -154,18 +155,17 @@ func tail(s string, n int) string {
 }
 
 // quote returns s as one single-quoted sh word.
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // cdScript changes to dir, reading a leading "~/" as the home directory
 // and relative paths as relative to the starting directory.
 func cdScript(dir string) string {
 	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
-		return `cd "$HOME" && cd -- ` + quote(rest)
+		return `cd "$HOME" && cd -- ` + sh.Quote(rest)
 	}
 	if dir == "~" {
 		return `cd "$HOME"`
 	}
-	return "cd -- " + quote(dir)
+	return "cd -- " + sh.Quote(dir)
 }
 
 // paths are a host's directories resolved to absolute paths on the host.
@@ -199,7 +199,7 @@ mkdir -p -- %s %s
 cd -- %s; echo "$(pwd -P)"
 cd -- "$repo"; cd -- %s; echo "$(pwd -P)"
 echo "$repo"
-`, cdScript(repo), quote(out), quote(state), quote(out), quote(state))
+`, cdScript(repo), sh.Quote(out), sh.Quote(state), sh.Quote(out), sh.Quote(state))
 	s, err := h.shOut(ctx, "resolve directories", script)
 	if err != nil {
 		return paths{}, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/launch"
+	"github.com/crosscluster/crosscluster/internal/sh"
 )
 
 // Status is where a replicated run ended up on one host.
@@ -236,7 +237,7 @@ func replicateHost(ctx context.Context, h *Host, cfg ReplicateConfig, deadline t
 	// The marker's modification time is the launch time on the host's own
 	// clock, so "written after launch" does not depend on clock skew.
 	mark := p.state + "/" + cfg.Stem + ".launched"
-	if _, err := h.shOut(ctx, "mark launch", "set -e\n: > "+quote(mark)+"\n"); err != nil {
+	if _, err := h.shOut(ctx, "mark launch", "set -e\n: > "+sh.Quote(mark)+"\n"); err != nil {
 		return fail(Unreachable, err)
 	}
 	spec := launch.Spec{
@@ -322,7 +323,7 @@ func newestArchive(ctx context.Context, h *Host, dir, mark string) (string, erro
 	script := fmt.Sprintf(`set -e
 cd -- %s
 find . -maxdepth 1 -type f -name '*.npz' -newer %s -exec ls -t -- {} + | head -n 1
-`, quote(dir), quote(mark))
+`, sh.Quote(dir), sh.Quote(mark))
 	f, err := h.shOut(ctx, "find archive", script)
 	if err != nil {
 		return "", err
@@ -343,7 +344,7 @@ func collect(ctx context.Context, h *Host, remote, local string) error {
 	}
 	defer os.Remove(tmp.Name())
 	// The first line is the size, so a copy cut short is noticed.
-	script := fmt.Sprintf("set -e\nwc -c < %[1]s | tr -d ' '\ncat -- %[1]s\n", quote(remote))
+	script := fmt.Sprintf("set -e\nwc -c < %[1]s | tr -d ' '\ncat -- %[1]s\n", sh.Quote(remote))
 	hw := &sizeFirst{w: tmp}
 	err = h.sh(ctx, "copy "+remote, script, hw)
 	if cerr := tmp.Close(); err == nil {

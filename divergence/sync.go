@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+
+	"github.com/crosscluster/crosscluster/internal/sh"
 )
 
 // ErrDirty is wrapped by Sync errors for a host whose checkout has
@@ -94,7 +96,7 @@ git fetch --quiet -- %s
 git -c advice.detachedHead=false checkout --quiet --detach %s --
 echo "commit $(git rev-parse HEAD)"
 if [ -n "$dirty" ]; then echo dirty; fi
-`, cdScript(h.Repo), allow, exitDirty, quote(remote), quote(commit))
+`, cdScript(h.Repo), allow, exitDirty, sh.Quote(remote), sh.Quote(commit))
 	// No short timeout here: fetching a large repository can take a while.
 	var buf bytes.Buffer
 	err := h.sh(ctx, "sync to "+commit, script, &buf)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/sh"
 )
 
 // Slurm runs tasks as Slurm job arrays: one "sbatch --parsable
@@ -73,18 +75,16 @@ func runCmd(ctx context.Context, name string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 // BatchScript returns the sbatch script that runs line
 // SLURM_ARRAY_TASK_ID+1 of runList ("dir<TAB>run id<TAB>attempt").
 func BatchScript(command []string, runList string) string {
 	var argv []string
 	for _, a := range command {
-		argv = append(argv, shQuote(a))
+		argv = append(argv, sh.Quote(a))
 	}
 	return `#!/bin/sh
 # crosscluster sweep array task: runs one line of the run list.
-line=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" ` + shQuote(runList) + `)
+line=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" ` + sh.Quote(runList) + `)
 dir=$(printf '%s\n' "$line" | cut -f1)
 [ -n "$dir" ] || { echo "no run-list line for task $SLURM_ARRAY_TASK_ID" >&2; exit 2; }
 ` + EnvRunID + `=$(printf '%s\n' "$line" | cut -f2)

@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crosscluster/crosscluster/internal/sh"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -176,13 +177,11 @@ func localBoxes(out string, steps int) ([]divergence.Host, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		cmd := fmt.Sprintf("%s -box-variant %d -steps %d -box-out out/{stem}.npz", shQuote(exe), v, steps)
+		cmd := fmt.Sprintf("%s -box-variant %d -steps %d -box-out out/{stem}.npz", sh.Quote(exe), v, steps)
 		hosts = append(hosts, divergence.Host{Name: name, Repo: dir, Command: cmd, Output: "out"})
 	}
 	return hosts, nil
 }
-
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func writeFile(path string, fill func(*bytes.Buffer) error) error {
 	var b bytes.Buffer

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/sh"
 )
 
 // State is what Poll knows about a launched command.
@@ -100,11 +102,6 @@ func PathsFor(stateDir, name, logPath string) Paths {
 	return p
 }
 
-// quote returns s as one single-quoted sh word.
-func quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // join uses "/" so that scripts built on one OS run on a POSIX host.
 func join(dir, file string) string {
 	return strings.TrimSuffix(dir, "/") + "/" + file
@@ -134,7 +131,7 @@ func Script(spec Spec, stateDir string) string {
 		if i > 0 {
 			cmd.WriteByte(' ')
 		}
-		cmd.WriteString(quote(a))
+		cmd.WriteString(sh.Quote(a))
 	}
 
 	// The monitor program runs in its own session. It records its pid, runs
@@ -148,17 +145,17 @@ func Script(spec Spec, stateDir string) string {
 	mon.WriteString("trap '' HUP\n")
 	mon.WriteString("child= cancelled=\n")
 	mon.WriteString("trap 'cancelled=1; test -n \"$child\" && kill -TERM \"$child\" 2>/dev/null' TERM INT\n")
-	fmt.Fprintf(&mon, "pidf=%s exitf=%s\n", quote(pidf), quote(exitf))
+	fmt.Fprintf(&mon, "pidf=%s exitf=%s\n", sh.Quote(pidf), sh.Quote(exitf))
 	mon.WriteString("echo $$ > \"$pidf.tmp\" && mv -f \"$pidf.tmp\" \"$pidf\"\n")
 	mon.WriteString("start=$(date +%s)\n")
-	fmt.Fprintf(&mon, "cd %s || { rc=127; echo \"launch: cannot enter directory\" >&2; }\n", quote(dir))
+	fmt.Fprintf(&mon, "cd %s || { rc=127; echo \"launch: cannot enter directory\" >&2; }\n", sh.Quote(dir))
 	mon.WriteString("if [ -z \"${rc:-}\" ] && [ -n \"$cancelled\" ]; then rc=143; fi\n")
 	mon.WriteString("if [ -z \"${rc:-}\" ]; then\n")
 	for _, kv := range spec.Env {
 		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&mon, "  %s=%s; export %s\n", k, quote(v), k)
+		fmt.Fprintf(&mon, "  %s=%s; export %s\n", k, sh.Quote(v), k)
 	}
-	fmt.Fprintf(&mon, "  %s </dev/null >>%s 2>&1 &\n", cmd.String(), quote(logPath))
+	fmt.Fprintf(&mon, "  %s </dev/null >>%s 2>&1 &\n", cmd.String(), sh.Quote(logPath))
 	mon.WriteString("  child=$!\n")
 	mon.WriteString("  [ -n \"$cancelled\" ] && kill -TERM \"$child\" 2>/dev/null\n")
 	// wait returns >128 when a trapped signal arrives; loop until the child
@@ -171,16 +168,16 @@ func Script(spec Spec, stateDir string) string {
 
 	var s strings.Builder
 	s.WriteString("#!/bin/sh\n# crosscluster launch wrapper (internal/launch)\n")
-	fmt.Fprintf(&s, "mkdir -p %s %s || exit 1\n", quote(stateDir), quote(dir))
-	fmt.Fprintf(&s, "rm -f %s %s\n", quote(pidf), quote(exitf))
+	fmt.Fprintf(&s, "mkdir -p %s %s || exit 1\n", sh.Quote(stateDir), sh.Quote(dir))
+	fmt.Fprintf(&s, "rm -f %s %s\n", sh.Quote(pidf), sh.Quote(exitf))
 	// Log directory must exist before the redirection in the monitor.
-	fmt.Fprintf(&s, "mkdir -p \"$(dirname %s)\" || exit 1\n", quote(logPath))
-	fmt.Fprintf(&s, "setsid sh -c %s </dev/null >/dev/null 2>&1 &\n", quote(mon.String()))
+	fmt.Fprintf(&s, "mkdir -p \"$(dirname %s)\" || exit 1\n", sh.Quote(logPath))
+	fmt.Fprintf(&s, "setsid sh -c %s </dev/null >/dev/null 2>&1 &\n", sh.Quote(mon.String()))
 	s.WriteString("i=0\n")
-	fmt.Fprintf(&s, "while [ ! -s %s ]; do\n", quote(pidf))
+	fmt.Fprintf(&s, "while [ ! -s %s ]; do\n", sh.Quote(pidf))
 	s.WriteString("  i=$((i+1)); [ $i -gt 1000 ] && { echo 'launch: monitor did not start' >&2; exit 1; }\n")
 	s.WriteString("  sleep 0.01 2>/dev/null || sleep 1\ndone\n")
-	fmt.Fprintf(&s, "echo \"pid $(cat %s)\"\n", quote(pidf))
+	fmt.Fprintf(&s, "echo \"pid $(cat %s)\"\n", sh.Quote(pidf))
 	return s.String()
 }
 
@@ -191,8 +188,8 @@ func PollScript(stateDir, name string) string {
 	if !nameRE.MatchString(name) {
 		panic("launch: invalid Spec.Name")
 	}
-	pidf := quote(join(stateDir, name+".pid"))
-	exitf := quote(join(stateDir, name+".exit"))
+	pidf := sh.Quote(join(stateDir, name+".pid"))
+	exitf := sh.Quote(join(stateDir, name+".exit"))
 	return fmt.Sprintf(`if [ -f %[2]s ]; then cat %[2]s; exit 0; fi
 pid=$(cat %[1]s 2>/dev/null)
 if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
@@ -213,8 +210,8 @@ func CancelScript(stateDir, name string, grace time.Duration) string {
 	if !nameRE.MatchString(name) {
 		panic("launch: invalid Spec.Name")
 	}
-	pidf := quote(join(stateDir, name+".pid"))
-	exitf := quote(join(stateDir, name+".exit"))
+	pidf := sh.Quote(join(stateDir, name+".pid"))
+	exitf := sh.Quote(join(stateDir, name+".exit"))
 	steps := int(grace / (100 * time.Millisecond))
 	return fmt.Sprintf(`pid=$(cat %[1]s 2>/dev/null) || exit 0
 [ -f %[2]s ] && exit 0
