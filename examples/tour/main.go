@@ -1,43 +1,70 @@
 // Command tour runs every workflow's example end to end on built-in data,
 // writing each one's outputs under one directory (default ./out).
 //
-// Each example is a separate program under examples/; tour runs them in turn
-// with "go run" from the module root, so it needs the Go toolchain that
-// README.md's set-up already requires.
+// It first compiles the example programs (on a new machine this downloads
+// the modules and takes a minute or two, reported as it goes), then runs
+// them in turn, saying what each does and how long it took, and ends with a
+// table of what was written where. Exit status 1 when any workflow failed.
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
 	"time"
 )
 
-// steps lists the workflows in the order README.md presents them. Each entry
-// is the example's directory under examples/ and the flags it gets besides -out.
+// steps lists the workflows in the order README.md presents them: the
+// example's directory under examples/, what it shows, and the flags it gets
+// besides -out.
 var steps = []struct {
-	name  string
-	flags []string
+	name, what string
+	flags      []string
 }{
-	{"overlap", nil},
-	{"rainbow", nil},
-	{"eventlog", nil},
-	{"heldjobs", nil},
-	{"tolerance", nil},
-	{"losssweep", nil},
+	{"overlap", "cross-cluster comparison: regimes, domain classifier, propensity band, KS", nil},
+	{"rainbow", "scheduler matching: the two rainbow simulation experiments on synthetic worlds", nil},
+	{"eventlog", "HTCondor event logs: parse a synthetic pool log, job histories, held-job tensors", nil},
+	{"heldjobs", "held-job decisions: train the LSTM, evaluate, decide release or remove", nil},
+	{"tolerance", "cross-machine divergence: replicate on three local boxes, compare .npz archives", nil},
+	{"losssweep", "parameter sweep: 216 runs through the ledger, export, curve analysis", nil},
 }
 
 func main() {
-	out := flag.String("out", "out", "directory that receives one sub-directory per workflow")
-	only := flag.String("only", "", "run just this workflow (overlap, rainbow, eventlog, heldjobs, tolerance, losssweep)")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), `Usage: go run ./examples/tour [-out DIR] [-only NAME]
+
+Runs every workflow's example end to end on built-in data (about a minute
+once compiled; the first run on a new machine also downloads and compiles).
+
+Flags:
+`)
+		flag.PrintDefaults()
+	}
+	out := flag.String("out", "out", "directory that receives one sub-directory per workflow (e.g. -out /tmp/tour)")
+	only := flag.String("only", "", "run just this workflow: overlap, rainbow, eventlog, heldjobs, tolerance or losssweep (e.g. -only overlap)")
 	flag.Parse()
 	if err := run(*out, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "tour:", err)
 		os.Exit(1)
 	}
+}
+
+type outcome struct {
+	name    string
+	ok      bool
+	elapsed time.Duration
+	dir     string
+	files   []string
 }
 
 func run(out, only string) error {
@@ -49,38 +76,174 @@ func run(out, only string) error {
 	if err != nil {
 		return err
 	}
-	var failed []string
-	ran := 0
-	for _, s := range steps {
-		if only != "" && s.name != only {
-			continue
+	var todo []int
+	for i, s := range steps {
+		if only == "" || s.name == only {
+			todo = append(todo, i)
 		}
-		ran++
+	}
+	if len(todo) == 0 {
+		return fmt.Errorf("no workflow named %q (want overlap, rainbow, eventlog, heldjobs, tolerance or losssweep)", only)
+	}
+	bin, err := os.MkdirTemp("", "crosscluster-tour-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(bin)
+	var pkgs []string
+	for _, i := range todo {
+		pkgs = append(pkgs, "./examples/"+steps[i].name)
+	}
+	if err := compile(root, bin, pkgs); err != nil {
+		return err
+	}
+
+	var results []outcome
+	for k, i := range todo {
+		s := steps[i]
 		dir := filepath.Join(absOut, s.name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		args := append([]string{"run", "./examples/" + s.name, "-out", dir}, s.flags...)
-		fmt.Printf("\n=== %s: go %v\n", s.name, args)
+		args := append([]string{"-out", dir}, s.flags...)
+		fmt.Printf("\n=== [%d/%d] %s: %s\n    %s %s\n", k+1, len(todo), s.name, s.what,
+			filepath.Join("examples", s.name), strings.Join(args, " "))
 		start := time.Now()
-		cmd := exec.Command("go", args...)
+		cmd := exec.Command(filepath.Join(bin, s.name), args...)
 		cmd.Dir = root
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Printf("--- %s FAILED after %s: %v\n", s.name, time.Since(start).Round(time.Millisecond), err)
-			failed = append(failed, s.name)
-			continue
+		err := cmd.Run()
+		o := outcome{name: s.name, ok: err == nil, elapsed: time.Since(start), dir: dir, files: listFiles(dir)}
+		if err != nil {
+			fmt.Printf("--- %s FAILED after %s: %v\n", s.name, o.elapsed.Round(time.Millisecond), err)
+		} else {
+			fmt.Printf("--- %s ok in %s\n", s.name, o.elapsed.Round(time.Millisecond))
 		}
-		fmt.Printf("--- %s ok in %s, outputs in %s\n", s.name, time.Since(start).Round(time.Millisecond), dir)
+		results = append(results, o)
 	}
-	if ran == 0 {
-		return fmt.Errorf("no workflow named %q", only)
+	summary(os.Stdout, absOut, results)
+	var failed []string
+	for _, o := range results {
+		if !o.ok {
+			failed = append(failed, o.name)
+		}
 	}
 	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d workflows failed: %v", len(failed), ran, failed)
+		return fmt.Errorf("%d of %d workflows failed: %s", len(failed), len(results), strings.Join(failed, ", "))
 	}
-	fmt.Printf("\nall %d workflows ran; outputs under %s\n", ran, absOut)
 	return nil
+}
+
+// compile builds the example programs into bin, reporting the packages it
+// compiles (go build -v lists each one it builds) and the modules it
+// downloads, with the elapsed time, so that a first run is never silent.
+func compile(root, bin string, pkgs []string) error {
+	fmt.Printf("compiling %s (the first run on a new machine downloads modules and takes a minute or two)\n", plural(len(pkgs), "example program"))
+	start := time.Now()
+	cmd := exec.Command("go", append([]string{"build", "-v", "-o", bin + string(os.PathSeparator)}, pkgs...)...)
+	cmd.Dir = root
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting go build: %w", err)
+	}
+	var (
+		mu       sync.Mutex
+		built    int
+		download int
+		lastLine string
+		tail     []string
+	)
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(5 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				mu.Lock()
+				fmt.Fprintf(os.Stderr, "  ... %s: %d packages compiled, %d modules downloaded (last: %s)\n",
+					time.Since(start).Round(time.Second), built, download, lastLine)
+				mu.Unlock()
+			}
+		}
+	}()
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		line := sc.Text()
+		mu.Lock()
+		switch {
+		case strings.HasPrefix(line, "go: downloading "):
+			download++
+		case !strings.Contains(line, " ") && line != "":
+			built++
+		default:
+			tail = append(tail, line)
+		}
+		lastLine = line
+		mu.Unlock()
+	}
+	err = cmd.Wait()
+	close(done)
+	if err != nil {
+		return fmt.Errorf("go build failed: %w\n%s", err, strings.Join(tail, "\n"))
+	}
+	fmt.Printf("compiled in %s (%d packages built, %d modules downloaded)\n", time.Since(start).Round(100*time.Millisecond), built, download)
+	return nil
+}
+
+// listFiles returns the files under dir, relative to it, sorted.
+func listFiles(dir string) []string {
+	var files []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if rel, err := filepath.Rel(dir, p); err == nil {
+				files = append(files, rel)
+			}
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files
+}
+
+// summary prints, per workflow, its status, time and what it wrote: the
+// files at the top of its directory by name, and deeper ones counted by
+// their first directory.
+func summary(w io.Writer, out string, results []outcome) {
+	fmt.Fprintf(w, "\nsummary (outputs under %s)\n", out)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "workflow\tstatus\ttime\tfiles\twritten")
+	for _, o := range results {
+		status := "ok"
+		if !o.ok {
+			status = "FAILED"
+		}
+		var top []string
+		deeper := map[string]int{}
+		var order []string
+		for _, f := range o.files {
+			d, _, found := strings.Cut(filepath.ToSlash(f), "/")
+			if !found {
+				top = append(top, d)
+				continue
+			}
+			if deeper[d] == 0 {
+				order = append(order, d)
+			}
+			deeper[d]++
+		}
+		for _, d := range order {
+			top = append(top, fmt.Sprintf("%s/ (%d files)", d, deeper[d]))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", o.name, status, o.elapsed.Round(100*time.Millisecond), len(o.files),
+			filepath.Join(filepath.Base(out), o.name)+"/: "+strings.Join(top, ", "))
+	}
+	tw.Flush()
 }
 
 // moduleRoot walks up from the working directory to the directory holding go.mod.
@@ -99,4 +262,11 @@ func moduleRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
