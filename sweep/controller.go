@@ -209,20 +209,26 @@ func (c *Controller) stale(ctx context.Context, t Task, st TaskStatus, now time.
 // records the backend ids. A crash between the two leaves running runs
 // without a backend id, which recover resolves with Adopt.
 func (c *Controller) submit(ctx context.Context, runs []Run, inflight map[string]Task) error {
+	// Work the backend accepted is recorded even if ctx ends meanwhile, so
+	// that Cancel and the next controller can find it, and runs recorded as
+	// started that the backend did not take go back to the queue.
+	bctx := context.WithoutCancel(ctx)
 	tasks := make([]Task, 0, len(runs))
 	for i := range runs {
 		r := &runs[i]
 		n, err := c.Ledger.Start(ctx, r.ID, "")
 		if err != nil {
+			for _, t := range tasks {
+				if uerr := c.Ledger.Unstart(bctx, t.RunID); uerr != nil {
+					return errors.Join(err, uerr)
+				}
+			}
 			return err
 		}
 		r.Attempt = n
 		tasks = append(tasks, c.task(r))
 	}
 	ids, err := c.Backend.Submit(ctx, tasks)
-	// Work the backend accepted is recorded even if ctx ends meanwhile, so
-	// that Cancel and the next controller can find it.
-	bctx := context.WithoutCancel(ctx)
 	for i, id := range ids {
 		tasks[i].BackendID = id
 		if err := c.Ledger.SetBackendID(bctx, tasks[i].RunID, id); err != nil {
@@ -232,7 +238,6 @@ func (c *Controller) submit(ctx context.Context, runs []Run, inflight map[string
 		c.log("started", "run", tasks[i].RunID, "attempt", tasks[i].Attempt, "backend_id", id)
 	}
 	if err != nil {
-		// The tasks the backend did not take go back to the queue.
 		for _, t := range tasks[len(ids):] {
 			if uerr := c.Ledger.Unstart(bctx, t.RunID); uerr != nil {
 				return errors.Join(err, uerr)

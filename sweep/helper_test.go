@@ -19,6 +19,10 @@ import (
 // by this variable, so the crash tests can SIGKILL a real controller.
 const roleEnv = "SWEEP_TEST_ROLE"
 
+// startsEnv names a file to which a test worker appends "<run id> <attempt>"
+// when it starts.
+const startsEnv = "SWEEP_TEST_STARTS"
+
 func TestMain(m *testing.M) {
 	switch os.Getenv(roleEnv) {
 	case "worker":
@@ -35,6 +39,17 @@ func testWorker() int {
 	if !ok || err != nil {
 		fmt.Fprintln(os.Stderr, "not a worker:", err)
 		return 2
+	}
+	if p := os.Getenv(startsEnv); p != "" {
+		// One line per worker start, appended in one write (O_APPEND), so
+		// tests can count starts against attempts.
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		fmt.Fprintf(f, "%s %d\n", t.RunID, t.Attempt)
+		f.Close()
 	}
 	sig := make(chan os.Signal, 1)
 	if t.Params["mode"].String() == "hang" {
@@ -115,6 +130,31 @@ func workerCommand(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	return []string{"env", roleEnv + "=worker", exe}
+}
+
+// workerCommandCounting is workerCommand with each start recorded in the
+// returned file (see startsEnv).
+func workerCommandCounting(t *testing.T) (argv []string, starts string) {
+	t.Helper()
+	starts = filepath.Join(t.TempDir(), "starts")
+	cmd := workerCommand(t)
+	return append([]string{cmd[0], startsEnv + "=" + starts}, cmd[1:]...), starts
+}
+
+// readStarts returns how many times each "<run id> <attempt>" started.
+func readStarts(t *testing.T, path string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, ln := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if ln != "" {
+			out[ln]++
+		}
+	}
+	return out
 }
 
 // gridSpec returns a spec of n runs (seeds) with the given base parameters.

@@ -172,15 +172,24 @@ func OpenLedger(path string) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	host, _ := os.Hostname()
+	waitUntil := time.Now().Add(deadHolderWait)
+	for {
+		err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
 		holder, _ := os.ReadFile(path + ".lock")
+		if errors.Is(err, syscall.EWOULDBLOCK) && holderGone(string(holder), host) && time.Now().Before(waitUntil) {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
 		lf.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%w: %s (held by %s)", ErrLocked, path, strings.TrimSpace(string(holder)))
 		}
 		return nil, fmt.Errorf("sweep: ledger lock %s: %w", path, err)
 	}
-	host, _ := os.Hostname()
 	_ = lf.Truncate(0)
 	_, _ = lf.WriteAt([]byte("pid "+strconv.Itoa(os.Getpid())+" on "+host+"\n"), 0)
 	l, err := open(path, false)
@@ -190,6 +199,23 @@ func OpenLedger(path string) (*Ledger, error) {
 	}
 	l.lock = lf
 	return l, nil
+}
+
+// deadHolderWait bounds how long OpenLedger waits for a lock whose recorded
+// holder, a controller on this host, has exited. The lock can outlive its
+// holder for a moment: a child the controller was forking when it was
+// killed holds a copy of the descriptor until its exec closes it.
+const deadHolderWait = 10 * time.Second
+
+// holderGone reports whether the lock file's text ("pid N on HOST") names a
+// process on this host that no longer exists.
+func holderGone(text, host string) bool {
+	var pid int
+	var on, h string
+	if _, err := fmt.Sscanf(strings.TrimSpace(text), "pid %d %s %s", &pid, &on, &h); err != nil || on != "on" || h != host || pid <= 0 {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // OpenLedgerReadOnly opens an existing ledger for monitoring without taking
@@ -281,6 +307,11 @@ func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added in
 	if err := l.writable(); err != nil {
 		return 0, err
 	}
+	caller := ctx
+	ctx, err = hold(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("sweep: enqueue: %w", err)
+	}
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("sweep: enqueue: %w", err)
@@ -298,7 +329,12 @@ func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added in
 			return 0, fmt.Errorf("sweep: enqueue: %w", err)
 		}
 	}
-	for _, p := range pts {
+	for i, p := range pts {
+		if i%enqueueCheck == 0 {
+			if err := caller.Err(); err != nil {
+				return 0, fmt.Errorf("sweep: enqueue: %w", err)
+			}
+		}
 		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(EncodeConfig(p.Params)), prio, tags, string(Queued), now)
 		if err != nil {
 			return 0, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
@@ -311,6 +347,10 @@ func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added in
 	}
 	return added, nil
 }
+
+// enqueueCheck is how many rows Enqueue inserts between checks of its
+// context.
+const enqueueCheck = 4096
 
 // transition runs one state change as a single UPDATE statement, hence
 // one transaction. The runs row holds the current attempt; the attempts
@@ -325,8 +365,12 @@ func (l *Ledger) transition(ctx context.Context, id string, from []State, to Sta
 	if err := l.writable(); err != nil {
 		return 0, err
 	}
+	ctx, err := hold(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("sweep: run %s: →%s: %w", id, to, err)
+	}
 	var attempt int
-	err := l.db.QueryRowContext(ctx, q, args...).Scan(&attempt)
+	err = l.db.QueryRowContext(ctx, q, args...).Scan(&attempt)
 	if err == nil {
 		return attempt, nil
 	}
@@ -474,6 +518,10 @@ func (l *Ledger) Get(ctx context.Context, id string) (Run, error) {
 }
 
 func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error) {
+	ctx, err := hold(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
 	rows, err := l.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
@@ -496,6 +544,10 @@ func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error
 // Attempts returns every attempt of a run, oldest first: the archived ones
 // and the current one.
 func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
+	ctx, err := hold(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
 	rows, err := l.db.QueryContext(ctx, `SELECT run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
@@ -529,10 +581,28 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 	return out, nil
 }
 
+// hold returns a context for one database call: ctx's values without its
+// cancellation, or ctx.Err() when ctx has already ended. The ledger never
+// lets a context interrupt a statement half-way: with the pure-Go driver an
+// interrupted statement has been seen to leave the database locked for the
+// next writer ("database is locked" ten seconds later). Each statement is
+// short; ctx is checked before it starts, and between rows of a long
+// Enqueue.
+func hold(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return ctx, err
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
 // Name returns the sweep name recorded by Enqueue ("" before).
 func (l *Ledger) Name(ctx context.Context) (string, error) {
+	ctx, err := hold(ctx)
+	if err != nil {
+		return "", fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
 	var n string
-	err := l.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='name'`).Scan(&n)
+	err = l.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='name'`).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

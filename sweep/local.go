@@ -66,11 +66,19 @@ func (l *Local) check() {
 
 func launchName(t Task) string { return t.RunID + "-a" + strconv.Itoa(t.Attempt) }
 
-// Submit starts every task at once.
+// Submit starts every task at once. When ctx ends it stops before the next
+// task and returns the ids of the tasks it started with an error wrapping
+// ctx.Err(). A worker process whose launch was under way when ctx ended is
+// not killed half-way: its launch completes and it is returned with the
+// others, so that the controller records it and adopts or cancels it
+// instead of starting the same attempt again.
 func (l *Local) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 	l.check()
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
+		if err := ctx.Err(); err != nil {
+			return ids[:i], fmt.Errorf("sweep: run %s: not started: %w", t.RunID, err)
+		}
 		if l.Func != nil {
 			// In-process workers get their parameters directly.
 			if err := os.MkdirAll(t.Dir, 0o755); err != nil {
@@ -83,7 +91,7 @@ func (l *Local) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 			return ids[:i], err
 		}
 		lc := &launch.Local{StateDir: l.StateDir}
-		h, err := lc.Start(ctx, launch.Spec{
+		h, err := lc.Start(context.WithoutCancel(ctx), launch.Spec{
 			Name:    launchName(t),
 			Dir:     t.Dir,
 			Argv:    l.Command,

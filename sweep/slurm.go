@@ -159,7 +159,12 @@ func (s *Slurm) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 	if err := writeAtomic(script, []byte(BatchScript(s.Command, runList))); err != nil {
 		return nil, err
 	}
-	out, err := runCmd(ctx, "sbatch", s.SbatchArgs(name, len(tasks), script)...)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sweep: slurm batch %s: not submitted: %w", name, err)
+	}
+	// sbatch is not killed when ctx ends: killed half-way it may have
+	// submitted the array without our knowing its id.
+	out, err := runCmd(context.WithoutCancel(ctx), "sbatch", s.SbatchArgs(name, len(tasks), script)...)
 	if err != nil {
 		return nil, err
 	}

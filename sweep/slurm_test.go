@@ -10,15 +10,18 @@ import (
 	"time"
 )
 
-// needSlurm skips unless a Slurm cluster answers (.ci/slurm-up.sh starts
-// one).
+// needSlurm skips unless CROSSCLUSTER_SLURM=1, and then fails unless a
+// Slurm cluster answers (.ci/slurm-up.sh starts one).
 func needSlurm(t *testing.T) {
 	t.Helper()
+	if os.Getenv("CROSSCLUSTER_SLURM") != "1" {
+		t.Skip("Slurm tests need CROSSCLUSTER_SLURM=1 and a cluster (.ci/slurm-up.sh starts one)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%t").Output()
 	if err != nil || !strings.ContainsAny(string(out), "ia") {
-		t.Skipf("no Slurm cluster answers (sinfo: %v %q); start one with .ci/slurm-up.sh", err, strings.TrimSpace(string(out)))
+		t.Fatalf("CROSSCLUSTER_SLURM=1 but no Slurm cluster answers (sinfo: %v %q); start one with .ci/slurm-up.sh", err, strings.TrimSpace(string(out)))
 	}
 }
 

@@ -37,6 +37,10 @@ type Status struct {
 // over FailureAlertRate and for stuck runs.
 func (l *Ledger) Status(ctx context.Context, parallel int) (Status, error) {
 	st := Status{Counts: map[State]int{}}
+	ctx, err := hold(ctx)
+	if err != nil {
+		return st, fmt.Errorf("sweep: status %s: %w", l.path, err)
+	}
 	rows, err := l.db.QueryContext(ctx, `SELECT state, count(*), sum(attempt > 0), avg(CASE WHEN state='completed' THEN finished_at - started_at END) FROM runs GROUP BY state`)
 	if err != nil {
 		return st, fmt.Errorf("sweep: status %s: %w", l.path, err)

@@ -24,9 +24,14 @@
 //     "pid <n>" on standard output and exits 0. Any other output, or a non-zero
 //     exit, is a failed launch.
 //
-// The exit record is text, one "key=value" per line: exit=<code>,
-// start=<unix seconds>, end=<unix seconds>. ParseRecord reads it. A command
-// killed by a signal has the shell's code 128+signal.
+// The exit record is text, exactly three lines in this order: exit=<code>,
+// start=<unix seconds>, end=<unix seconds>. ParseRecord reads it strictly
+// (a record with a missing or empty value is an error, never a zero). A
+// command killed by a signal has the shell's code 128+signal. The monitor
+// reads start before anyone can know its pid, and ignores TERM and INT once
+// it has the command's status, so that no signal can interrupt the command
+// substitutions that read the clock (in dash a trapped signal does, leaving
+// the value empty); the record then appears by rename, whole.
 //
 // Poll turns the files into a State:
 //

@@ -137,17 +137,25 @@ func Script(spec Spec, stateDir string) string {
 	// The monitor program runs in its own session. It records its pid, runs
 	// the command in the background (so that a trapped TERM interrupts wait
 	// at once), forwards TERM/INT to it and records the exit status.
+	//
+	// Order matters, because in dash a trapped signal interrupts a command
+	// substitution and leaves its variable empty:
+	//   - start is read before the TERM/INT trap and before the pid file
+	//     exists, when nobody can know the monitor's pid to signal it;
+	//   - the trap goes in before the pid file exists: a Cancel can come as
+	//     soon as Start returns, and an untrapped TERM would kill the
+	//     monitor without an exit record (VANISHED instead of FAILED); a
+	//     signal that arrives before the command starts cancels it (143);
+	//   - once the child's status is collected, TERM and INT are ignored
+	//     (Cancel sends TERM again every few polls), so end is read and the
+	//     record written whole; it appears by rename, complete or not at all.
 	var mon strings.Builder
-	// The TERM/INT trap goes in before the pid file exists: a Cancel can
-	// come as soon as Start returns, and an untrapped TERM would kill the
-	// monitor without an exit record (VANISHED instead of FAILED). A signal
-	// that arrives before the command starts cancels it (status 143).
 	mon.WriteString("trap '' HUP\n")
+	mon.WriteString("start=$(date +%s)\n")
 	mon.WriteString("child= cancelled=\n")
 	mon.WriteString("trap 'cancelled=1; test -n \"$child\" && kill -TERM \"$child\" 2>/dev/null' TERM INT\n")
 	fmt.Fprintf(&mon, "pidf=%s exitf=%s\n", sh.Quote(pidf), sh.Quote(exitf))
 	mon.WriteString("echo $$ > \"$pidf.tmp\" && mv -f \"$pidf.tmp\" \"$pidf\"\n")
-	mon.WriteString("start=$(date +%s)\n")
 	fmt.Fprintf(&mon, "cd %s || { rc=127; echo \"launch: cannot enter directory\" >&2; }\n", sh.Quote(dir))
 	mon.WriteString("if [ -z \"${rc:-}\" ] && [ -n \"$cancelled\" ]; then rc=143; fi\n")
 	mon.WriteString("if [ -z \"${rc:-}\" ]; then\n")
@@ -158,11 +166,20 @@ func Script(spec Spec, stateDir string) string {
 	fmt.Fprintf(&mon, "  %s </dev/null >>%s 2>&1 &\n", cmd.String(), sh.Quote(logPath))
 	mon.WriteString("  child=$!\n")
 	mon.WriteString("  [ -n \"$cancelled\" ] && kill -TERM \"$child\" 2>/dev/null\n")
-	// wait returns >128 when a trapped signal arrives; loop until the child
-	// is really gone, then collect its status.
-	mon.WriteString("  while :; do wait \"$child\"; rc=$?; kill -0 \"$child\" 2>/dev/null || break; done\n")
+	// wait returns >128 when a trapped signal arrives, perhaps after the
+	// shell has reaped the child: loop while the child lives, then ask once
+	// more, which reports a status the interrupted wait did not (127 when
+	// there is none left to report).
+	mon.WriteString("  while :; do\n")
+	mon.WriteString("    wait \"$child\"; rc=$?\n")
+	mon.WriteString("    kill -0 \"$child\" 2>/dev/null && continue\n")
+	mon.WriteString("    wait \"$child\" 2>/dev/null; r=$?; [ $r -ne 127 ] && rc=$r\n")
+	mon.WriteString("    break\n")
+	mon.WriteString("  done\n")
 	mon.WriteString("fi\n")
-	mon.WriteString("printf 'exit=%s\\nstart=%s\\nend=%s\\n' \"$rc\" \"$start\" \"$(date +%s)\" > \"$exitf.tmp\"\n")
+	mon.WriteString("trap '' TERM INT\n")
+	mon.WriteString("end=$(date +%s)\n")
+	mon.WriteString("printf 'exit=%s\\nstart=%s\\nend=%s\\n' \"$rc\" \"$start\" \"$end\" > \"$exitf.tmp\" || exit 1\n")
 	mon.WriteString("sync \"$exitf.tmp\" 2>/dev/null || sync\n")
 	mon.WriteString("mv -f \"$exitf.tmp\" \"$exitf\"\n")
 
@@ -243,36 +260,44 @@ func (r Record) State() State {
 // ErrRecord is wrapped by errors from ParseRecord and ParsePoll.
 var ErrRecord = errors.New("launch: malformed exit record")
 
-// ParseRecord parses an exit record.
+// ParseRecord parses an exit record. It is strict: exactly the lines
+// exit=<code>, start=<unix seconds> and end=<unix seconds>, in that order,
+// each ending in a newline, with decimal integers (code 0–255, times
+// positive). Anything else, such as an empty value left by an interrupted
+// command substitution, is an error wrapping ErrRecord.
 func ParseRecord(b []byte) (Record, error) {
-	var r Record
-	haveExit := false
-	for ln, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			return Record{}, fmt.Errorf("%w: line %d: %q", ErrRecord, ln+1, line)
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			return Record{}, fmt.Errorf("%w: line %d: %s is not an integer", ErrRecord, ln+1, k)
-		}
-		switch k {
-		case "exit":
-			r.Exit, haveExit = int(n), true
-		case "start":
-			r.Start = time.Unix(n, 0)
-		case "end":
-			r.End = time.Unix(n, 0)
-		}
+	s := string(b)
+	if !strings.HasSuffix(s, "\n") {
+		return Record{}, fmt.Errorf("%w: %d bytes without a final newline (truncated?)", ErrRecord, len(b))
 	}
-	if !haveExit {
-		return Record{}, fmt.Errorf("%w: no exit= line", ErrRecord)
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	keys := [...]string{"exit", "start", "end"}
+	if len(lines) != len(keys) {
+		return Record{}, fmt.Errorf("%w: %d lines, want %d (exit, start, end)", ErrRecord, len(lines), len(keys))
 	}
-	return r, nil
+	var v [len(keys)]int64
+	for i, line := range lines {
+		k, val, ok := strings.Cut(line, "=")
+		if !ok || k != keys[i] {
+			return Record{}, fmt.Errorf("%w: line %d: %q, want %s=<integer>", ErrRecord, i+1, line, keys[i])
+		}
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil || val[0] == '+' {
+			return Record{}, fmt.Errorf("%w: line %d: %s=%q is not an integer", ErrRecord, i+1, k, val)
+		}
+		v[i] = n
+	}
+	if v[0] < 0 || v[0] > 255 {
+		return Record{}, fmt.Errorf("%w: line 1: exit status %d outside 0–255", ErrRecord, v[0])
+	}
+	if v[1] <= 0 || v[2] <= 0 {
+		return Record{}, fmt.Errorf("%w: start=%d end=%d: times must be positive", ErrRecord, v[1], v[2])
+	}
+	return Record{Exit: int(v[0]), Start: time.Unix(v[1], 0), End: time.Unix(v[2], 0)}, nil
 }
 
-// ParsePoll interprets the output of PollScript. The record is non-nil when
-// the state is Finished or Failed.
+// ParsePoll interprets the output of PollScript, with or without surrounding
+// white space. The record is non-nil when the state is Finished or Failed.
 func ParsePoll(out []byte) (State, *Record, error) {
 	s := strings.TrimSpace(string(out))
 	switch {
@@ -281,7 +306,9 @@ func ParsePoll(out []byte) (State, *Record, error) {
 	case strings.HasPrefix(s, "running "):
 		return Running, nil, nil
 	}
-	r, err := ParseRecord(out)
+	// Callers often trim a remote command's output; the record's lines are
+	// checked as strictly as ParseRecord does, the final newline aside.
+	r, err := ParseRecord([]byte(s + "\n"))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -306,14 +333,32 @@ type Handle struct {
 var ErrLaunch = errors.New("launch: start failed")
 
 // Start runs the wrapper script for spec with "sh -s" and returns once the
-// detached monitor has recorded its pid. ctx bounds the launch only, not
-// the command's lifetime. A previous record of the same name is removed.
+// detached monitor has recorded its pid. A previous record of the same name
+// is removed.
+//
+// ctx bounds the launch only, not the command's lifetime, and it never cuts
+// the wrapper short: killing the wrapper could leave a command that has
+// already started without anyone knowing it. If ctx has ended before Start
+// is called, nothing is launched. If it ends while the wrapper runs, the
+// wrapper finishes (it takes milliseconds, at most about 10 s), the command
+// it started is cancelled (SIGTERM, then SIGKILL after CancelGrace), and
+// Start returns an error wrapping ctx.Err(). So on error nothing this call
+// launched is left running. A caller that would rather keep a command that
+// started, and adopt it, passes context.WithoutCancel(ctx) and checks ctx
+// itself.
 func (l *Local) Start(ctx context.Context, spec Spec) (*Handle, error) {
 	if l.StateDir == "" {
 		panic("launch: empty Local.StateDir")
 	}
 	script := Script(spec, l.StateDir)
-	cmd := exec.CommandContext(ctx, "sh", "-s")
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %s: not started: %w", ErrLaunch, spec.Name, err)
+	}
+	cmd := exec.Command("sh", "-s")
+	// Its own process group: a Ctrl-C at the terminal reaches the caller
+	// (which then cancels ctx) but does not kill the wrapper half-way,
+	// after the monitor it forked may already have started the command.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdin = strings.NewReader(script)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -324,8 +369,17 @@ func (l *Local) Start(ctx context.Context, spec Spec) (*Handle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrLaunch, spec.Name, err)
 	}
-	return &Handle{Name: spec.Name, Pid: pid, Paths: PathsFor(l.StateDir, spec.Name, spec.LogPath)}, nil
+	h := &Handle{Name: spec.Name, Pid: pid, Paths: PathsFor(l.StateDir, spec.Name, spec.LogPath)}
+	if err := ctx.Err(); err != nil {
+		cerr := h.Cancel(context.WithoutCancel(ctx), CancelGrace)
+		return nil, errors.Join(fmt.Errorf("%w: %s: cancelled while starting: %w", ErrLaunch, spec.Name, err), cerr)
+	}
+	return h, nil
 }
+
+// CancelGrace is how long Start gives a command it cancels (because ctx
+// ended during the launch) to exit on SIGTERM before SIGKILL.
+const CancelGrace = 5 * time.Second
 
 // ParseStart reads the "pid <n>" line printed by Script.
 func ParseStart(out []byte) (int, error) {
@@ -419,6 +473,28 @@ func alive(pid int) bool {
 		return b[i+2] != 'Z'
 	}
 	return true
+}
+
+// Wait polls the command's files until it is done (any state but Running)
+// and returns that state, or ctx.Err() when ctx ends first. Polls start
+// 5 ms apart and back off to 100 ms.
+func (h *Handle) Wait(ctx context.Context) (State, error) {
+	d := 5 * time.Millisecond
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		st, err := h.Poll()
+		if err != nil || st.Done() {
+			return st, err
+		}
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-t.C:
+		}
+		d = min(2*d, 100*time.Millisecond)
+		t.Reset(d)
+	}
 }
 
 // Cancel sends SIGTERM to the command's process group, waits up to grace for
