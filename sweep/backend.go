@@ -14,8 +14,11 @@ type Task struct {
 	RunID, Slug string
 	Attempt     int
 	Params      map[string]Value
+	Resources   Resources
 	// Dir is the attempt directory: the worker writes Dir/result.json
-	// (WriteResult), its log goes to Dir/log, its config is Dir/config.json.
+	// (WriteResult) and streams its metrics to Dir/metrics.jsonl
+	// (OpenMetricLog); its log goes to Dir/log, its config is
+	// Dir/config.json.
 	Dir string
 	// BackendID is the backend's handle, set after Submit.
 	BackendID string
@@ -56,11 +59,17 @@ type Backend interface {
 	Submit(ctx context.Context, tasks []Task) ([]string, error)
 	// Poll reports on tasks previously submitted (BackendID set).
 	Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error)
-	// Cancel stops the tasks.
+	// Cancel stops the tasks. A nil error confirms that the backend
+	// stopped them (or will, for a scheduler that accepted the cancel);
+	// the controller records a run as cancelled only then.
 	Cancel(ctx context.Context, tasks []Task) error
-	// Adopt finds tasks that a previous controller may have submitted
-	// without recording their backend id; it returns "" for tasks that
-	// never reached the backend.
+	// Adopt is given the tasks a previous controller left running, with
+	// their BackendID when it was recorded. It returns for each the id
+	// under which the backend still runs it (the recorded one, or one found
+	// for a task whose id was not recorded), or "" when the backend has no
+	// live trace of it and it will never start: a task that never reached
+	// the backend, whose launch Adopt must prevent from starting later if
+	// it was in flight, or in-process work that died with its controller.
 	Adopt(ctx context.Context, tasks []Task) ([]string, error)
 }
 

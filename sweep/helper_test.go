@@ -291,3 +291,36 @@ func crashController(t *testing.T, backend string, n int, marks []int, timeout t
 	defer l.Close()
 	checkExactlyOnce(t, l, work, n)
 }
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runInDir runs argv in dir with env added to an environment free of
+// sweep worker variables, and fails the test if it fails.
+func runInDir(t *testing.T, dir string, argv []string, env map[string]string) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SWEEP_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v: %s", argv, err, out)
+	}
+}

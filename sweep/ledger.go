@@ -3,12 +3,17 @@ package sweep
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
+	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -17,18 +22,20 @@ import (
 // State is a run's state in the ledger.
 type State string
 
-// The run states. Transitions: Queued→Running→Completed|Failed,
-// Failed→Queued (a retry, a new attempt), Queued|Running→Cancelled.
+// The run states. Transitions: Queued→Running→Completed|Failed|Pruned,
+// Failed→Queued (a retry, a new attempt), Queued|Running→Cancelled, and by
+// the user's Requeue, Failed|Cancelled|Pruned→Queued.
 const (
 	Queued    State = "queued"
 	Running   State = "running"
 	Completed State = "completed"
 	Failed    State = "failed"
 	Cancelled State = "cancelled"
+	Pruned    State = "pruned" // stopped early by a Pruner; ErrorText says why
 )
 
-// States lists the states in display order.
-var States = [...]State{Queued, Running, Completed, Failed, Cancelled}
+// States returns the states in display order.
+func States() []State { return []State{Queued, Running, Completed, Failed, Pruned, Cancelled} }
 
 // Run is one row of the ledger.
 type Run struct {
@@ -36,6 +43,7 @@ type Run struct {
 	Seq               int
 	Config            map[string]Value // the spec's parameters
 	Overrides         map[string]Value // set by retry adjusters
+	Resources         Resources
 	State             State
 	Attempt           int // attempts started so far
 	BackendID         string
@@ -51,12 +59,8 @@ type Run struct {
 // Params returns Config with Overrides applied.
 func (r *Run) Params() map[string]Value {
 	out := make(map[string]Value, len(r.Config)+len(r.Overrides))
-	for k, v := range r.Config {
-		out[k] = v
-	}
-	for k, v := range r.Overrides {
-		out[k] = v
-	}
+	maps.Copy(out, r.Config)
+	maps.Copy(out, r.Overrides)
 	return out
 }
 
@@ -73,12 +77,16 @@ type Attempt struct {
 	ErrorText  string
 }
 
-// ErrLocked is returned by OpenLedger when another controller holds the
-// ledger.
-var ErrLocked = errors.New("sweep: ledger is in use by another controller")
+// ErrLocked is wrapped by OpenLedger's error when another controller holds
+// the ledger.
+var ErrLocked = errors.New("ledger is in use by another controller")
 
-// ErrNoRun is returned for an unknown run id.
-var ErrNoRun = errors.New("sweep: no such run")
+// ErrNoRun is wrapped by the errors for an unknown run id.
+var ErrNoRun = errors.New("no such run")
+
+// ErrReadOnly is wrapped by the errors of writes to a ledger opened with
+// OpenLedgerReadOnly.
+var ErrReadOnly = errors.New("ledger opened read-only")
 
 // TransitionError reports a state change that the run's current state does
 // not allow.
@@ -92,14 +100,31 @@ func (e *TransitionError) Error() string {
 	return fmt.Sprintf("sweep: run %s: cannot go %s→%s, run is %s", e.ID, e.From, e.To, e.Actual)
 }
 
+// InputsError is Enqueue's error when the spec's Inputs differ from those
+// the ledger recorded: the runs already in the ledger were computed from
+// other inputs.
+type InputsError struct {
+	Ledger  string
+	Changed []string // "key: recorded → now"
+}
+
+func (e *InputsError) Error() string {
+	return "sweep: ledger " + e.Ledger + " holds runs computed from other inputs (" + strings.Join(e.Changed, "; ") +
+		"); use a new ledger and work directory, or Ledger.AcceptInputs to record the new ones"
+}
+
 // Ledger is the durable record of a sweep: one SQLite file in WAL mode.
 // Every transition is one transaction. A Ledger opened with OpenLedger
 // holds an exclusive lock (flock on <path>.lock) that the kernel releases
 // if the controller dies, so a second controller is refused while the first
 // lives and a restarted one takes over at once.
+//
+// A Ledger opened with OpenLedgerReadOnly serves the read API (Status,
+// Runs, Get, Attempts, Summaries, Series, LogTail) while a controller
+// writes: a dashboard or a status command opens it that way.
 type Ledger struct {
 	db       *sql.DB
-	lock     *os.File
+	unlock   func()
 	path     string
 	readOnly bool
 	stmts    map[string]*sql.Stmt
@@ -141,85 +166,85 @@ CREATE TABLE IF NOT EXISTS attempts(
 	error_text TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY(run_id, n)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS metrics(
+	run_id TEXT NOT NULL,
+	attempt INTEGER NOT NULL,
+	series TEXT NOT NULL,
+	step REAL NOT NULL,
+	value REAL,
+	time REAL NOT NULL DEFAULT 0,
+	PRIMARY KEY(run_id, attempt, series, step)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS scalars(
+	run_id TEXT NOT NULL,
+	attempt INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	value REAL,
+	PRIMARY KEY(run_id, attempt, name)
+) WITHOUT ROWID;
 DROP TRIGGER IF EXISTS attempt_start;
 DROP TRIGGER IF EXISTS attempt_unstart;
 DROP TRIGGER IF EXISTS attempt_backend;
 DROP TRIGGER IF EXISTS attempt_end;
-CREATE TRIGGER IF NOT EXISTS attempt_close AFTER UPDATE OF queued_at ON runs WHEN OLD.state = 'failed' AND NEW.state = 'queued' BEGIN
+DROP TRIGGER IF EXISTS attempt_close;
+CREATE TRIGGER attempt_close AFTER UPDATE OF queued_at ON runs
+WHEN OLD.state IN ('failed', 'cancelled', 'pruned', 'completed') AND NEW.state = 'queued' AND OLD.attempt > 0 BEGIN
 	INSERT OR REPLACE INTO attempts(run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text)
 	VALUES(OLD.id, OLD.attempt, OLD.state, OLD.backend_id, OLD.overrides, OLD.started_at, OLD.finished_at, OLD.error_class, OLD.error_text);
 END;
 `
 
+// migrations add what older ledgers lack; "duplicate column" errors mean
+// it is there already.
+var migrations = []string{
+	`ALTER TABLE runs ADD COLUMN resources TEXT NOT NULL DEFAULT '{}'`,
+}
+
 // qInsert is prepared when the ledger opens.
-const qInsert = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?)`
+const qInsert = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, resources, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?,?)`
 
 var hotQueries = []string{qInsert}
 
-func dsn(path string, readOnly bool) string {
-	q := "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
-	if readOnly {
-		q = "?mode=ro&_pragma=busy_timeout(10000)"
+// dsn builds the driver's URI with net/url, so that '#', '?', '%', spaces
+// and quotes in a path are escaped rather than read as URI syntax (an
+// unescaped "dir#1/ledger.db" would open "dir").
+func dsn(path string, readOnly bool) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
 	}
-	return "file:" + path + q
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive path, C:/x
+	}
+	q := url.Values{"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)"}}
+	if readOnly {
+		q = url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(10000)"}}
+	}
+	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
+	return u.String(), nil
 }
 
 // OpenLedger opens or creates the ledger at path for a controller. It
 // returns an error wrapping ErrLocked, naming the holder's pid, when another
 // live process holds it.
 func OpenLedger(path string) (*Ledger, error) {
-	lf, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	unlock, err := lockLedger(path)
 	if err != nil {
-		return nil, fmt.Errorf("sweep: ledger lock %s: %w", path, err)
-	}
-	host, _ := os.Hostname()
-	waitUntil := time.Now().Add(deadHolderWait)
-	for {
-		err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		holder, _ := os.ReadFile(path + ".lock")
-		if errors.Is(err, syscall.EWOULDBLOCK) && holderGone(string(holder), host) && time.Now().Before(waitUntil) {
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		lf.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s (held by %s)", ErrLocked, path, strings.TrimSpace(string(holder)))
-		}
-		return nil, fmt.Errorf("sweep: ledger lock %s: %w", path, err)
-	}
-	_ = lf.Truncate(0)
-	_, _ = lf.WriteAt([]byte("pid "+strconv.Itoa(os.Getpid())+" on "+host+"\n"), 0)
-	l, err := open(path, false)
-	if err != nil {
-		lf.Close()
 		return nil, err
 	}
-	l.lock = lf
+	l, err := open(path, false)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	l.unlock = unlock
 	return l, nil
 }
 
-// deadHolderWait bounds how long OpenLedger waits for a lock whose recorded
-// holder, a controller on this host, has exited. The lock can outlive its
-// holder for a moment: a child the controller was forking when it was
-// killed holds a copy of the descriptor until its exec closes it.
-const deadHolderWait = 10 * time.Second
-
-// holderGone reports whether the lock file's text ("pid N on HOST") names a
-// process on this host that no longer exists.
-func holderGone(text, host string) bool {
-	var pid int
-	var on, h string
-	if _, err := fmt.Sscanf(strings.TrimSpace(text), "pid %d %s %s", &pid, &on, &h); err != nil || on != "on" || h != host || pid <= 0 {
-		return false
-	}
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
-
 // OpenLedgerReadOnly opens an existing ledger for monitoring without taking
-// the controller lock; the transition methods return errors.
+// the controller lock; the transition methods return errors wrapping
+// ErrReadOnly.
 func OpenLedgerReadOnly(path string) (*Ledger, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
@@ -228,7 +253,11 @@ func OpenLedgerReadOnly(path string) (*Ledger, error) {
 }
 
 func open(path string, readOnly bool) (*Ledger, error) {
-	db, err := sql.Open("sqlite", dsn(path, readOnly))
+	name, err := dsn(path, readOnly)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", name)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
 	}
@@ -238,6 +267,17 @@ func open(path string, readOnly bool) (*Ledger, error) {
 		if _, err := db.Exec(schema); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("sweep: ledger %s: creating schema: %w", path, err)
+		}
+		for _, m := range migrations {
+			if _, err := db.Exec(m); err != nil && !strings.Contains(err.Error(), "duplicate column") {
+				db.Close()
+				return nil, fmt.Errorf("sweep: ledger %s: migrating: %w", path, err)
+			}
+		}
+		// A ledger's id ties it to its work directory (see Controller.Run).
+		if _, err := db.Exec(`INSERT OR IGNORE INTO meta(key, value) VALUES('id', ?)`, newLedgerID()); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
 		}
 	}
 	if err := db.Ping(); err != nil {
@@ -253,6 +293,13 @@ func open(path string, readOnly bool) (*Ledger, error) {
 	return l, nil
 }
 
+// newLedgerID names a new ledger: its host, the process and the time, which
+// no other ledger shares.
+func newLedgerID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d-%d", slugText(host), os.Getpid(), time.Now().UnixNano())
+}
+
 // Path returns the ledger's file name.
 func (l *Ledger) Path() string { return l.path }
 
@@ -262,8 +309,8 @@ func (l *Ledger) Close() error {
 		s.Close()
 	}
 	err := l.db.Close()
-	if l.lock != nil {
-		l.lock.Close()
+	if l.unlock != nil {
+		l.unlock()
 	}
 	return err
 }
@@ -295,15 +342,146 @@ func (l *Ledger) stmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, err
 
 func (l *Ledger) writable() error {
 	if l.readOnly {
-		return errors.New("sweep: ledger opened read-only")
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, ErrReadOnly)
+	}
+	return nil
+}
+
+// hold returns a context for one database call: ctx's values without its
+// cancellation, or ctx.Err() when ctx has already ended. The ledger never
+// lets a context interrupt a statement half-way: with the pure-Go driver an
+// interrupted statement has been seen to leave the database locked for the
+// next writer ("database is locked" ten seconds later). Each statement is
+// short; ctx is checked before it starts, and between rows of a long
+// Enqueue.
+func hold(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return ctx, err
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
+func (l *Ledger) meta(ctx context.Context, key string) (string, error) {
+	ctx, err := hold(ctx)
+	if err != nil {
+		return "", fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	var v string
+	err = l.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key=?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return v, nil
+}
+
+func (l *Ledger) setMeta(ctx context.Context, key, value string) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
+	ctx, err := hold(ctx)
+	if err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	if _, err := l.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, key, value); err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// ID returns the ledger's id, created with the file: the work directory of
+// a sweep records it (see Controller.Run), so that a work directory is
+// never silently reused by a new ledger.
+func (l *Ledger) ID(ctx context.Context) (string, error) { return l.meta(ctx, "id") }
+
+// Name returns the sweep name recorded by Enqueue ("" before).
+func (l *Ledger) Name(ctx context.Context) (string, error) { return l.meta(ctx, "name") }
+
+// WorkDir returns the work directory the controller recorded (absolute),
+// or "" before the first Controller.Run.
+func (l *Ledger) WorkDir(ctx context.Context) (string, error) { return l.meta(ctx, "work_dir") }
+
+// Inputs returns the inputs recorded by the first Enqueue (see
+// Spec.Inputs).
+func (l *Ledger) Inputs(ctx context.Context) (map[string]string, error) {
+	s, err := l.meta(ctx, "inputs")
+	if err != nil || s == "" {
+		return nil, err
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: inputs: %w", l.path, err)
+	}
+	return m, nil
+}
+
+// AcceptInputs records new inputs, so that the next Enqueue of a spec with
+// them is accepted. The runs already in the ledger keep their results;
+// requeue them (Requeue) to recompute them with the new inputs.
+func (l *Ledger) AcceptInputs(ctx context.Context, inputs map[string]string) error {
+	b, _ := json.Marshal(inputs)
+	return l.setMeta(ctx, "inputs", string(b))
+}
+
+func (l *Ledger) checkInputs(ctx context.Context, tx *sql.Tx, spec *Spec) error {
+	var rec string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='inputs'`).Scan(&rec)
+	if errors.Is(err, sql.ErrNoRows) {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs`).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 && len(spec.Inputs) > 0 {
+			return &InputsError{Ledger: l.path, Changed: []string{"no inputs recorded with the existing runs"}}
+		}
+		b, _ := json.Marshal(spec.Inputs)
+		_, err = tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('inputs', ?)`, string(b))
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	var old map[string]string
+	if err := json.Unmarshal([]byte(rec), &old); err != nil {
+		return fmt.Errorf("inputs: %w", err)
+	}
+	var changed []string
+	for _, k := range slices.Sorted(maps.Keys(old)) {
+		if v, ok := spec.Inputs[k]; !ok || v != old[k] {
+			changed = append(changed, fmt.Sprintf("%s: %q → %q", k, old[k], spec.Inputs[k]))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(spec.Inputs)) {
+		if _, ok := old[k]; !ok {
+			changed = append(changed, fmt.Sprintf("%s: not recorded → %q", k, spec.Inputs[k]))
+		}
+	}
+	if len(changed) > 0 {
+		return &InputsError{Ledger: l.path, Changed: changed}
 	}
 	return nil
 }
 
 // Enqueue adds the points that are not in the ledger yet, as queued runs,
 // in one transaction, and returns how many were new. Resubmitting a spec is
-// idempotent: runs already present keep their state.
+// idempotent: runs already present keep their state. spec may be nil;
+// otherwise its name and Inputs are recorded, and different Inputs than
+// those recorded are an *InputsError.
 func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added int, err error) {
+	return l.EnqueuePoints(ctx, spec, slices.Values(pts))
+}
+
+// enqueueBatch is how many rows EnqueuePoints commits per transaction: a
+// sweep of MaxRuns points streams in bounded memory, and an interrupted
+// enqueue leaves whole batches, which a second call completes.
+const enqueueBatch = 50_000
+
+// EnqueuePoints is Enqueue for a stream of points (Spec.Points), committed
+// in batches of 50,000: memory stays bounded whatever the sweep's size, and
+// ctx is checked between batches.
+func (l *Ledger) EnqueuePoints(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (added int, err error) {
 	if err := l.writable(); err != nil {
 		return 0, err
 	}
@@ -312,13 +490,22 @@ func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added in
 	if err != nil {
 		return 0, fmt.Errorf("sweep: enqueue: %w", err)
 	}
-	tx, err := l.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("sweep: enqueue: %w", err)
+	var tx *sql.Tx
+	var ins *sql.Stmt
+	defer func() {
+		if tx != nil {
+			tx.Rollback()
+		}
+	}()
+	begin := func() error {
+		var err error
+		if tx, err = l.db.BeginTx(ctx, nil); err != nil {
+			return err
+		}
+		ins, err = l.stmt(ctx, tx, qInsert)
+		return err
 	}
-	defer tx.Rollback()
-	ins, err := l.stmt(ctx, tx, qInsert)
-	if err != nil {
+	if err := begin(); err != nil {
 		return 0, fmt.Errorf("sweep: enqueue: %w", err)
 	}
 	now := l.now().UnixNano()
@@ -328,38 +515,53 @@ func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added in
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta(key, value) VALUES('name', ?)`, spec.Name); err != nil {
 			return 0, fmt.Errorf("sweep: enqueue: %w", err)
 		}
+		if err := l.checkInputs(ctx, tx, spec); err != nil {
+			var ie *InputsError
+			if errors.As(err, &ie) {
+				return 0, err
+			}
+			return 0, fmt.Errorf("sweep: enqueue: %w", err)
+		}
 	}
-	for i, p := range pts {
-		if i%enqueueCheck == 0 {
+	n := 0
+	for p := range pts {
+		if n > 0 && n%enqueueBatch == 0 {
+			if err := tx.Commit(); err != nil {
+				tx = nil
+				return added, fmt.Errorf("sweep: enqueue: %w", err)
+			}
+			tx = nil
 			if err := caller.Err(); err != nil {
-				return 0, fmt.Errorf("sweep: enqueue: %w", err)
+				return added, fmt.Errorf("sweep: enqueue: %w", err)
+			}
+			if err := begin(); err != nil {
+				return added, fmt.Errorf("sweep: enqueue: %w", err)
 			}
 		}
-		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(EncodeConfig(p.Params)), prio, tags, string(Queued), now)
+		n++
+		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(EncodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
 		if err != nil {
-			return 0, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
+			return added, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
 		}
-		n, _ := res.RowsAffected()
-		added += int(n)
+		k, _ := res.RowsAffected()
+		added += int(k)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("sweep: enqueue: %w", err)
+		tx = nil
+		return added, fmt.Errorf("sweep: enqueue: %w", err)
 	}
+	tx = nil
 	return added, nil
 }
-
-// enqueueCheck is how many rows Enqueue inserts between checks of its
-// context.
-const enqueueCheck = 4096
 
 // transition runs one state change as a single UPDATE statement, hence
 // one transaction. The runs row holds the current attempt; the attempts
 // table holds the attempts before it, archived by the attempt_close trigger
-// in the same statement that requeues a failed run (Requeue is the only way
-// to a new attempt). Keeping triggers off the hot transitions halves their
+// in the same statement that requeues a run (Requeue is the only way to a
+// new attempt). Keeping triggers off the hot transitions halves their
 // cost: SQLite compiles a table's triggers into every UPDATE that touches
-// their columns. q must end with "WHERE id=? AND state ..."
-// and "RETURNING attempt". When no row changes, the run's state is read to
+// their columns. q must end with "WHERE id=? AND state ..." and
+// "RETURNING attempt". When no row changes, the run's state is read to
 // report why.
 func (l *Ledger) transition(ctx context.Context, id string, from []State, to State, q string, args ...any) (int, error) {
 	if err := l.writable(); err != nil {
@@ -380,7 +582,7 @@ func (l *Ledger) transition(ctx context.Context, id string, from []State, to Sta
 	var cur State
 	if err := l.db.QueryRowContext(ctx, `SELECT state FROM runs WHERE id = ?`, id).Scan(&cur); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return 0, fmt.Errorf("%w: %s", ErrNoRun, id)
+			return 0, fmt.Errorf("sweep: %w: %s", ErrNoRun, id)
 		}
 		return 0, fmt.Errorf("sweep: run %s: %w", id, err)
 	}
@@ -427,9 +629,19 @@ func (l *Ledger) Fail(ctx context.Context, id string, class Class, text string) 
 	return err
 }
 
-// Requeue moves a failed run back to queued for another attempt, replacing
-// its parameter overrides when overrides is non-nil.
-func (l *Ledger) Requeue(ctx context.Context, id string, overrides map[string]Value) error {
+// Prune moves a running run to pruned (stopped early because it could not
+// win), with the reason.
+func (l *Ledger) Prune(ctx context.Context, id, reason string) error {
+	_, err := l.transition(ctx, id, []State{Running}, Pruned,
+		`UPDATE runs SET state='pruned', finished_at=?, error_class='pruned', error_text=? WHERE id=? AND state='running' RETURNING attempt`,
+		l.now().UnixNano(), reason, id)
+	return err
+}
+
+// Retry moves a failed run back to queued for another attempt, replacing
+// its parameter overrides when overrides is non-nil. The controller calls
+// it within the retry budget; Requeue is the user's version.
+func (l *Ledger) Retry(ctx context.Context, id string, overrides map[string]Value) error {
 	var ov any
 	if overrides != nil {
 		ov = string(EncodeConfig(overrides))
@@ -438,6 +650,59 @@ func (l *Ledger) Requeue(ctx context.Context, id string, overrides map[string]Va
 		`UPDATE runs SET state='queued', queued_at=?, backend_id='', overrides=coalesce(?, overrides) WHERE id=? AND state='failed' RETURNING attempt`,
 		l.now().UnixNano(), ov, id)
 	return err
+}
+
+// Requeue puts finished runs back in the queue for a new attempt, keeping
+// their earlier attempts in the history: the runs with the given ids, or,
+// with no ids, every run in one of states. Failed, cancelled and pruned
+// runs can be requeued; completed ones only when states or ids name them
+// and force is set (their result is kept in the attempt history but is no
+// longer the run's). It returns the ids requeued. Requeue needs the
+// controller's lock (a Ledger from OpenLedger), so it cannot race a
+// running controller.
+func (l *Ledger) Requeue(ctx context.Context, ids []string, states []State, force bool) ([]string, error) {
+	if err := l.writable(); err != nil {
+		return nil, err
+	}
+	allowed := []State{Failed, Cancelled, Pruned}
+	if force {
+		allowed = append(allowed, Completed)
+	}
+	var targets []Run
+	if len(ids) > 0 {
+		for _, id := range ids {
+			r, err := l.Get(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, r)
+		}
+	} else {
+		for _, s := range states {
+			if !slices.Contains(allowed, s) {
+				return nil, fmt.Errorf("sweep: requeue: runs in state %s cannot be requeued (%v)", s, allowed)
+			}
+		}
+		rs, err := l.Runs(ctx, states...)
+		if err != nil {
+			return nil, err
+		}
+		targets = rs
+	}
+	var done []string
+	for _, r := range targets {
+		if !slices.Contains(allowed, r.State) {
+			return done, &TransitionError{ID: r.ID, From: r.State, To: Queued, Actual: r.State}
+		}
+		_, err := l.transition(ctx, r.ID, []State{r.State}, Queued,
+			`UPDATE runs SET state='queued', queued_at=?, backend_id='', finished_at=0, completions=0 WHERE id=? AND state=? RETURNING attempt`,
+			l.now().UnixNano(), r.ID, string(r.State))
+		if err != nil {
+			return done, err
+		}
+		done = append(done, r.ID)
+	}
+	return done, nil
 }
 
 // Unstart moves a running run whose attempt never reached the backend back
@@ -449,7 +714,9 @@ func (l *Ledger) Unstart(ctx context.Context, id string) error {
 	return err
 }
 
-// Cancel moves a queued or running run to cancelled.
+// Cancel moves a queued or running run to cancelled. A controller calls it
+// for a running run only once the backend has confirmed the cancel
+// (Controller.Cancel); a user cancels queued runs directly.
 func (l *Ledger) Cancel(ctx context.Context, id, reason string) error {
 	_, err := l.transition(ctx, id, []State{Queued, Running}, Cancelled,
 		`UPDATE runs SET state='cancelled', finished_at=?, error_class='cancelled', error_text=? WHERE id=? AND state IN ('queued', 'running') RETURNING attempt`,
@@ -457,14 +724,14 @@ func (l *Ledger) Cancel(ctx context.Context, id, reason string) error {
 	return err
 }
 
-const runCols = `id, slug, variant, seq, config, overrides, state, attempt, backend_id, queued_at, started_at, finished_at, heartbeat_at, error_class, error_text, completions`
+const runCols = `id, slug, variant, seq, config, overrides, resources, state, attempt, backend_id, queued_at, started_at, finished_at, heartbeat_at, error_class, error_text, completions`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
-	var cfg, ov string
+	var cfg, ov, res string
 	var q, s, f, h int64
 	var cls string
-	if err := sc.Scan(&r.ID, &r.Slug, &r.Variant, &r.Seq, &cfg, &ov, &r.State, &r.Attempt, &r.BackendID, &q, &s, &f, &h, &cls, &r.ErrorText, &r.Completions); err != nil {
+	if err := sc.Scan(&r.ID, &r.Slug, &r.Variant, &r.Seq, &cfg, &ov, &res, &r.State, &r.Attempt, &r.BackendID, &q, &s, &f, &h, &cls, &r.ErrorText, &r.Completions); err != nil {
 		return r, err
 	}
 	r.ErrorClass = Class(cls)
@@ -473,6 +740,9 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 		return r, fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	if r.Overrides, err = DecodeConfig([]byte(ov)); err != nil {
+		return r, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	if r.Resources, err = decodeResources(res); err != nil {
 		return r, fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	r.QueuedAt, r.StartedAt, r.FinishedAt, r.HeartbeatAt = ts(q), ts(s), ts(f), ts(h)
@@ -512,7 +782,7 @@ func (l *Ledger) Get(ctx context.Context, id string) (Run, error) {
 		return Run{}, err
 	}
 	if len(rs) == 0 {
-		return Run{}, fmt.Errorf("%w: %s", ErrNoRun, id)
+		return Run{}, fmt.Errorf("sweep: %w: %s", ErrNoRun, id)
 	}
 	return rs[0], nil
 }
@@ -544,11 +814,11 @@ func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error
 // Attempts returns every attempt of a run, oldest first: the archived ones
 // and the current one.
 func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
-	ctx, err := hold(ctx)
+	hctx, err := hold(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
-	rows, err := l.db.QueryContext(ctx, `SELECT run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
+	rows, err := l.db.QueryContext(hctx, `SELECT run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
@@ -581,30 +851,57 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 	return out, nil
 }
 
-// hold returns a context for one database call: ctx's values without its
-// cancellation, or ctx.Err() when ctx has already ended. The ledger never
-// lets a context interrupt a statement half-way: with the pure-Go driver an
-// interrupted statement has been seen to leave the database locked for the
-// next writer ("database is locked" ten seconds later). Each statement is
-// short; ctx is checked before it starts, and between rows of a long
-// Enqueue.
-func hold(ctx context.Context) (context.Context, error) {
-	if err := ctx.Err(); err != nil {
-		return ctx, err
+func encodeResources(r Resources) string {
+	if r == (Resources{}) {
+		return "{}"
 	}
-	return context.WithoutCancel(ctx), nil
+	m := map[string]any{}
+	if r.CPUs != 0 {
+		m["cpus"] = r.CPUs
+	}
+	if r.GPUs != 0 {
+		m["gpus"] = r.GPUs
+	}
+	if r.MemoryMB != 0 {
+		m["memory_mb"] = r.MemoryMB
+	}
+	if r.DiskMB != 0 {
+		m["disk_mb"] = r.DiskMB
+	}
+	if r.Time != 0 {
+		m["time_s"] = int64(r.Time / time.Second)
+	}
+	if r.Partition != "" {
+		m["partition"] = r.Partition
+	}
+	if r.Account != "" {
+		m["account"] = r.Account
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
 }
 
-// Name returns the sweep name recorded by Enqueue ("" before).
-func (l *Ledger) Name(ctx context.Context) (string, error) {
-	ctx, err := hold(ctx)
-	if err != nil {
-		return "", fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+func decodeResources(s string) (Resources, error) {
+	var j struct {
+		CPUs      int    `json:"cpus"`
+		GPUs      int    `json:"gpus"`
+		MemoryMB  int    `json:"memory_mb"`
+		DiskMB    int    `json:"disk_mb"`
+		TimeS     int64  `json:"time_s"`
+		Partition string `json:"partition"`
+		Account   string `json:"account"`
 	}
-	var n string
-	err = l.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='name'`).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+	if s == "" {
+		return Resources{}, nil
 	}
-	return n, err
+	if err := json.Unmarshal([]byte(s), &j); err != nil {
+		return Resources{}, fmt.Errorf("resources: %w", err)
+	}
+	return Resources{CPUs: j.CPUs, GPUs: j.GPUs, MemoryMB: j.MemoryMB, DiskMB: j.DiskMB, Time: time.Duration(j.TimeS) * time.Second, Partition: j.Partition, Account: j.Account}, nil
+}
+
+// parseIntMeta reads an integer meta value ("" is 0).
+func parseIntMeta(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }

@@ -46,7 +46,7 @@ func TestLedgerTransitions(t *testing.T) {
 	if err := l.Fail(ctx, id, ClassOOM, "CUDA out of memory"); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Requeue(ctx, id, map[string]Value{"batch_size": IntValue(32)}); err != nil {
+	if err := l.Retry(ctx, id, map[string]Value{"batch_size": IntValue(32)}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := l.Start(ctx, id, "job_2"); err != nil || n != 2 {

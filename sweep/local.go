@@ -34,6 +34,7 @@ type Local struct {
 
 	mu    sync.Mutex
 	funcs map[string]*funcTask
+	owner string // prefix of this backend's in-process ids
 	gen   int
 	wake  chan struct{}
 }
@@ -51,6 +52,7 @@ func (l *Local) Notify() <-chan struct{} {
 
 type funcTask struct {
 	cancel context.CancelFunc
+	ended  chan struct{}
 	done   bool
 	failed bool
 }
@@ -111,13 +113,15 @@ func (l *Local) startFunc(t Task) string {
 	defer l.mu.Unlock()
 	if l.funcs == nil {
 		l.funcs = map[string]*funcTask{}
+		// The process id and the time make this backend's ids unknown to
+		// any other controller, so tasks of a dead controller are not
+		// confused with this one's (Adopt).
+		l.owner = fmt.Sprintf("func:%d.%d:", os.Getpid(), time.Now().UnixNano())
 	}
 	l.gen++
-	// The pointer value makes ids of an earlier controller process unknown
-	// to this one, so they are reported lost rather than confused.
-	id := fmt.Sprintf("func:%p:%d", l, l.gen)
+	id := l.owner + strconv.Itoa(l.gen)
 	ctx, cancel := context.WithCancel(context.Background())
-	ft := &funcTask{cancel: cancel}
+	ft := &funcTask{cancel: cancel, ended: make(chan struct{})}
 	l.funcs[id] = ft
 	go func() {
 		res, err := l.Func(ctx, t)
@@ -133,6 +137,7 @@ func (l *Local) startFunc(t Task) string {
 		cancel()
 		l.mu.Lock()
 		ft.done, ft.failed = true, err != nil
+		close(ft.ended)
 		if l.wake != nil {
 			select {
 			case l.wake <- struct{}{}:
@@ -191,38 +196,63 @@ func (l *Local) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
 // cancelGrace is how long a cancelled worker process has to exit on SIGTERM.
 const cancelGrace = 5 * time.Second
 
-// Cancel stops the tasks.
+// Cancel stops the tasks and returns once each has stopped (an in-process
+// worker has returned, a process has exited or been killed), or an error
+// naming the tasks it could not stop.
 func (l *Local) Cancel(ctx context.Context, tasks []Task) error {
 	l.check()
 	var errs []error
 	for _, t := range tasks {
 		if l.Func != nil {
 			l.mu.Lock()
-			if ft, ok := l.funcs[t.BackendID]; ok {
-				ft.cancel()
-			}
+			ft, ok := l.funcs[t.BackendID]
 			l.mu.Unlock()
+			if !ok {
+				continue
+			}
+			ft.cancel()
+			select {
+			case <-ft.ended:
+			case <-ctx.Done():
+				errs = append(errs, fmt.Errorf("sweep: cancel run %s: %w", t.RunID, ctx.Err()))
+			}
 			continue
 		}
 		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
 		if err := h.Cancel(ctx, cancelGrace); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("sweep: cancel run %s: %w", t.RunID, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// Adopt finds worker processes started by an earlier controller (their
-// launcher pid file exists); in-process tasks cannot be adopted.
+// Adopt reports, for tasks a previous controller left running, under which
+// id each still runs, or "" when it does not and never will. A worker
+// process with a recorded id runs on its own and keeps it. One without
+// (the controller died while launching it) is fenced: if its monitor had
+// not started yet it never will, else it is adopted. In-process workers
+// die with their controller: only this backend's own are adopted.
 func (l *Local) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
 	l.check()
 	ids := make([]string, len(tasks))
-	if l.Func != nil {
-		return ids, nil
-	}
 	for i, t := range tasks {
-		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
-		if h.Pid > 0 {
+		if l.Func != nil {
+			l.mu.Lock()
+			if _, ok := l.funcs[t.BackendID]; ok {
+				ids[i] = t.BackendID
+			}
+			l.mu.Unlock()
+			continue
+		}
+		if t.BackendID != "" {
+			ids[i] = t.BackendID
+			continue
+		}
+		h, err := (&launch.Local{StateDir: l.StateDir}).Fence(launchName(t))
+		if err != nil {
+			return nil, fmt.Errorf("sweep: adopt run %s: %w", t.RunID, err)
+		}
+		if h != nil {
 			ids[i] = "proc:" + h.Name
 		}
 	}

@@ -16,6 +16,10 @@ const (
 	ClassCorrupt        Class = "corrupt"        // result file unreadable or invalid
 	ClassCancelled      Class = "cancelled"
 	ClassUnknown        Class = "unknown"
+	// ClassInterrupted is an attempt stopped by its controller's death (an
+	// in-process worker dies with it). It is run again without spending
+	// any retry budget: the run itself did nothing wrong.
+	ClassInterrupted Class = "interrupted"
 )
 
 // slurmClasses maps Slurm job states (sacct/squeue/jobcomp) to classes.
@@ -112,7 +116,8 @@ func HalveBatchOnOOM(c Class, params map[string]Value) map[string]Value {
 	return map[string]Value{"batch_size": IntValue(n)}
 }
 
-// retries counts the failed attempts of class c among a run's attempts.
+// retryAllowed reports whether a run whose attempts failed failedOfClass
+// times with class c gets another attempt.
 func retryAllowed(p RetryPolicy, c Class, failedOfClass int) bool {
-	return failedOfClass <= p.Budget[c]
+	return c == ClassInterrupted || failedOfClass <= p.Budget[c]
 }

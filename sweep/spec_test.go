@@ -72,8 +72,19 @@ func TestIdentity(t *testing.T) {
 	if Identity(c) == Identity(d) {
 		t.Error("string \"1\" and integer 1 share an id")
 	}
-	if got := CanonicalConfig(map[string]Value{"b": FloatValue(2), "a": BoolValue(true)}); got != `{"a":true,"b":2.0}` {
+	if got := CanonicalConfig(map[string]Value{"b": FloatValue(2.5), "a": BoolValue(true)}); got != `{"a":true,"b":2.5}` {
 		t.Errorf("canonical %s", got)
+	}
+	// Numbers are normalised: 1, 1.0 and 1e0 are one run.
+	one := []Value{IntValue(1), ParseValue("1.0"), ParseValue("1e0"), FloatValue(1)}
+	for _, v := range one[1:] {
+		if Identity(map[string]Value{"lr": one[0]}) != Identity(map[string]Value{"lr": v}) {
+			t.Errorf("lr %s and lr %s have different ids", one[0].Lit, v.Lit)
+		}
+	}
+	// Beyond 2^53 an integer is kept exactly.
+	if Identity(map[string]Value{"n": IntValue(1<<53 + 1)}) == Identity(map[string]Value{"n": IntValue(1 << 53)}) {
+		t.Error("2^53+1 and 2^53 share an id")
 	}
 }
 

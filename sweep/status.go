@@ -97,11 +97,14 @@ func (s Status) Line() string {
 	const width = 30
 	done := 0
 	if s.Total > 0 {
-		done = width * (s.Counts[Completed] + s.Counts[Failed] + s.Counts[Cancelled]) / s.Total
+		done = width * (s.Counts[Completed] + s.Counts[Failed] + s.Counts[Pruned] + s.Counts[Cancelled]) / s.Total
 	}
 	line := fmt.Sprintf("[%s%s] %d/%d completed, %d running, %d queued, %d failed",
 		strings.Repeat("#", done), strings.Repeat(".", width-done),
 		s.Counts[Completed], s.Total, s.Counts[Running], s.Counts[Queued], s.Counts[Failed])
+	if n := s.Counts[Pruned]; n > 0 {
+		line += fmt.Sprintf(", %d pruned", n)
+	}
 	if s.ETA > 0 {
 		line += ", ETA " + s.ETA.Round(time.Second).String()
 	}
@@ -113,7 +116,7 @@ func (s Status) Line() string {
 func (s Status) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-10s %7s %7s\n", "state", "runs", "%")
-	for _, k := range States {
+	for _, k := range States() {
 		pct := 0.0
 		if s.Total > 0 {
 			pct = 100 * float64(s.Counts[k]) / float64(s.Total)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"sort"
@@ -22,9 +23,9 @@ var variantColors = map[string]color.NRGBA{
 // plotCurves draws every run's validation loss against epochs on log–log
 // axes, one colour per variant, thin lines; the per-variant median is drawn
 // thick.
-func plotCurves(path string, runs []sweep.Run, results map[string]*sweep.Result) error {
+func plotCurves(path, name string, runs []sweep.Run, results map[string]*sweep.Result) error {
 	p := plot.New()
-	p.Title.Text = "validation loss, 216-run sweep"
+	p.Title.Text = fmt.Sprintf("validation loss, %s (%d runs)", name, len(runs))
 	p.X.Label.Text = "epoch"
 	p.Y.Label.Text = "validation cross-entropy"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
@@ -33,7 +34,10 @@ func plotCurves(path string, runs []sweep.Run, results map[string]*sweep.Result)
 	var xs []float64
 	for _, r := range runs {
 		res := results[r.ID]
-		x, y := res.Curves["epoch"], res.Curves["val_loss"]
+		if res == nil {
+			continue
+		}
+		x, y := res.Series["val_loss"].Step, res.Series["val_loss"].Value
 		if len(x) == 0 || len(x) != len(y) {
 			continue
 		}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package launch
 
 import (
@@ -241,81 +243,6 @@ func TestCancelScript(t *testing.T) {
 	}
 }
 
-func TestParseRecord(t *testing.T) {
-	tests := []struct {
-		name, in string
-		want     int
-		wantErr  bool
-	}{
-		{"ok", "exit=0\nstart=1700000000\nend=1700000001\n", 0, false},
-		{"signal", "exit=143\nstart=1700000000\nend=1700000000\n", 143, false},
-		{"empty", "", 0, true},
-		{"empty start (interrupted substitution)", "exit=143\nstart=\nend=1700000001\n", 0, true},
-		{"empty end", "exit=0\nstart=1700000000\nend=\n", 0, true},
-		{"exit only", "exit=137\n", 0, true},
-		{"no final newline", "exit=0\nstart=1\nend=2", 0, true},
-		{"order", "start=1\nexit=0\nend=2\n", 0, true},
-		{"extra line", "exit=0\nstart=1\nend=2\nx=3\n", 0, true},
-		{"duplicate", "exit=0\nexit=0\nend=2\n", 0, true},
-		{"not a number", "exit=x\nstart=1\nend=2\n", 0, true},
-		{"plus sign", "exit=+0\nstart=1\nend=2\n", 0, true},
-		{"space", "exit= 0\nstart=1\nend=2\n", 0, true},
-		{"exit out of range", "exit=256\nstart=1\nend=2\n", 0, true},
-		{"negative exit", "exit=-1\nstart=1\nend=2\n", 0, true},
-		{"zero time", "exit=0\nstart=0\nend=2\n", 0, true},
-		{"garbage", "garbage\n", 0, true},
-		{"crlf", "exit=0\r\nstart=1\r\nend=2\r\n", 0, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r, err := ParseRecord([]byte(tc.in))
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("%q: err %v, want error %v", tc.in, err, tc.wantErr)
-			}
-			if err != nil && !errors.Is(err, ErrRecord) {
-				t.Errorf("%q: error %v does not wrap ErrRecord", tc.in, err)
-			}
-			if err == nil && r.Exit != tc.want {
-				t.Errorf("%q: exit %d want %d", tc.in, r.Exit, tc.want)
-			}
-		})
-	}
-}
-
-func TestParsePoll(t *testing.T) {
-	rec := "exit=3\nstart=1700000000\nend=1700000002\n"
-	tests := []struct {
-		name, in string
-		want     State
-		wantErr  bool
-	}{
-		{"record", rec, Failed, false},
-		{"trimmed record (ssh output)", strings.TrimSpace(rec), Failed, false},
-		{"finished", "exit=0\nstart=1\nend=2", Finished, false},
-		{"running", "running 42\n", Running, false},
-		{"gone", "gone\n", Vanished, false},
-		{"empty start", "exit=143\nstart=\nend=2", 0, true},
-		{"empty", "", 0, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			st, r, err := ParsePoll([]byte(tc.in))
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err %v, want error %v", err, tc.wantErr)
-			}
-			if err != nil {
-				if !errors.Is(err, ErrRecord) {
-					t.Errorf("error %v does not wrap ErrRecord", err)
-				}
-				return
-			}
-			if st != tc.want || (st.Done() && st != Vanished) != (r != nil) {
-				t.Errorf("ParsePoll = %v, %+v; want %v", st, r, tc.want)
-			}
-		})
-	}
-}
-
 func TestPanics(t *testing.T) {
 	for name, f := range map[string]func(){
 		"bad name":   func() { Script(Spec{Name: "../x", Argv: []string{"true"}}, "/tmp") },
@@ -334,21 +261,6 @@ func TestPanics(t *testing.T) {
 			f()
 		})
 	}
-}
-
-func FuzzParseRecord(f *testing.F) {
-	f.Add([]byte("exit=0\nstart=1700000000\nend=1700000001\n"))
-	f.Add([]byte("exit=143\n"))
-	f.Add([]byte("running 12"))
-	f.Add([]byte("gone"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if _, err := ParseRecord(b); err != nil && !errors.Is(err, ErrRecord) {
-			t.Fatalf("untyped error %v", err)
-		}
-		if _, _, err := ParsePoll(b); err != nil && !errors.Is(err, ErrRecord) {
-			t.Fatalf("untyped error %v", err)
-		}
-	})
 }
 
 func BenchmarkPoll(b *testing.B) {
@@ -470,6 +382,101 @@ func TestStartCancelledContext(t *testing.T) {
 		}
 		if st, _ := a.Poll(); st == Running {
 			t.Fatalf("%s: still running after Start returned an error", name)
+		}
+	}
+}
+
+// TestFence: a launch fenced before its monitor claims it never runs the
+// command; one whose monitor claimed first is returned as running; a name
+// never launched gives nil.
+func TestFence(t *testing.T) {
+	l := &Local{StateDir: t.TempDir()}
+	if h, err := l.Fence("never"); h != nil || err != nil {
+		t.Fatalf("Fence of a name never launched = %v, %v; want nil, nil", h, err)
+	}
+	// Claimed first: the launch ran.
+	h, err := l.Start(context.Background(), Spec{Name: "ran", Argv: []string{"sleep", "300"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := l.Fence("ran")
+	if err != nil || f == nil || f.Pid != h.Pid {
+		t.Fatalf("Fence of a started launch = %+v, %v; want the handle of pid %d", f, err, h.Pid)
+	}
+	if err := f.Cancel(context.Background(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, f)
+
+	// Fenced first: the wrapper of a dead caller runs afterwards.
+	marker := filepath.Join(t.TempDir(), "ran")
+	spec := Spec{Name: "late", Argv: []string{"touch", marker}}
+	token := NewToken()
+	if err := writeFileAtomic(PathsFor(l.StateDir, "late", "").Token, []byte(token+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := l.Fence("late"); f != nil || err != nil {
+		t.Fatalf("Fence before the monitor = %v, %v; want nil, nil", f, err)
+	}
+	cmd := exec.Command("sh", "-s")
+	cmd.Stdin = strings.NewReader(script(spec, l.StateDir, token, false))
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "fenced") {
+		t.Errorf("wrapper of a fenced launch: %v %q; want a failure naming the fence", err, out)
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the fenced command ran: %v", err)
+	}
+	if _, err := os.Stat(PathsFor(l.StateDir, "late", "").Pid); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a fenced launch wrote a pid file: %v", err)
+	}
+}
+
+// TestFenceRace runs Start and Fence of the same launch at the same time:
+// whichever wins, the two agree: Fence returns a handle exactly when the
+// command runs.
+func TestFenceRace(t *testing.T) {
+	l := &Local{StateDir: t.TempDir()}
+	marks := t.TempDir()
+	for i := range 20 {
+		name := fmt.Sprintf("r%d", i)
+		marker := filepath.Join(marks, name)
+		started := make(chan error, 1)
+		go func() {
+			_, err := l.Start(context.Background(), Spec{Name: name, Argv: []string{"touch", marker}})
+			started <- err
+		}()
+		var f *Handle
+		var ferr error
+		// Fence as soon as the token is published, while the wrapper runs.
+		for {
+			if _, err := os.Stat(PathsFor(l.StateDir, name, "").Token); err == nil {
+				f, ferr = l.Fence(name)
+				break
+			}
+			runtime.Gosched()
+		}
+		serr := <-started
+		if ferr != nil {
+			t.Fatalf("%s: Fence: %v", name, ferr)
+		}
+		if f == nil {
+			if serr == nil {
+				t.Fatalf("%s: fenced, yet Start succeeded", name)
+			}
+			if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("%s: fenced, yet the command ran", name)
+			}
+			continue
+		}
+		if serr != nil {
+			t.Fatalf("%s: Fence found the launch running, yet Start failed: %v", name, serr)
+		}
+		if st := waitDone(t, f); st != Finished {
+			t.Fatalf("%s: %v, want FINISHED", name, st)
+		}
+		if _, err := os.Stat(marker); err != nil {
+			t.Fatalf("%s: Fence found the launch running, yet the command did not run: %v", name, err)
 		}
 	}
 }
