@@ -66,12 +66,18 @@ type Backend interface {
 	// Adopt is given the tasks a previous controller left running, with
 	// their BackendID when it was recorded. It returns for each the id
 	// under which the backend still runs it (the recorded one, or one found
-	// for a task whose id was not recorded), or "" when the backend has no
-	// live trace of it and it will never start: a task that never reached
-	// the backend, whose launch Adopt must prevent from starting later if
-	// it was in flight, or in-process work that died with its controller.
+	// for a task whose id was not recorded); "" when the task never started
+	// and never will (it never reached the backend, or its launch was in
+	// flight and Adopt prevented it from starting), so that the attempt
+	// can be run again under its number; or Gone when it may have started
+	// and is gone (in-process work that died with its controller).
 	Adopt(ctx context.Context, tasks []Task) ([]string, error)
 }
+
+// Gone is what Backend.Adopt returns for a task that may have started and
+// no longer runs anywhere; the controller records the attempt as
+// interrupted and runs the run again, without spending retry budget.
+const Gone = "-"
 
 // Environment variables a process worker receives.
 const (

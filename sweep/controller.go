@@ -97,6 +97,7 @@ var ErrWorkDir = errors.New("work directory belongs to another ledger")
 // run is the controller's state during Run.
 type run struct {
 	inflight map[string]Task
+	stops    map[string]string      // by run id: a stop the controller asked for (see Run.stop)
 	tails    map[string]*metricTail // by run id, for the attempt in flight
 	lastBeat map[string]time.Time
 	sum      Summary
@@ -120,7 +121,7 @@ func (c *Controller) Run(ctx context.Context) (Summary, error) {
 	}
 	start := time.Now()
 	c.hookErr = nil
-	st := &run{inflight: map[string]Task{}, tails: map[string]*metricTail{}, lastBeat: map[string]time.Time{}}
+	st := &run{inflight: map[string]Task{}, stops: map[string]string{}, tails: map[string]*metricTail{}, lastBeat: map[string]time.Time{}}
 	done := func(err error) (Summary, error) {
 		st.sum.Elapsed = time.Since(start)
 		return st.sum, err
@@ -244,13 +245,9 @@ func (c *Controller) pollInflight(ctx context.Context, st *run) (bool, error) {
 				}
 			}
 			if c.StaleAfter > 0 && ts.Phase == PhaseRunning && c.stale(ctx, t, ts, now) {
-				if err := c.Backend.Cancel(ctx, []Task{t}); err != nil {
-					return changed, fmt.Errorf("sweep: run %s: cancelling a stale run: %w", t.RunID, err)
-				}
-				if err := c.finish(ctx, t, PhaseFailed, ClassInfrastructure, "stale: no heartbeat for "+c.StaleAfter.String(), &st.sum); err != nil {
+				if err := c.stop(ctx, st, t, "stale", "stale: no heartbeat for "+c.StaleAfter.String()); err != nil {
 					return changed, err
 				}
-				c.forget(st, t.RunID)
 				changed = true
 			}
 			continue
@@ -266,26 +263,60 @@ func (c *Controller) pollInflight(ctx context.Context, st *run) (bool, error) {
 
 func (c *Controller) forget(st *run, id string) {
 	delete(st.inflight, id)
+	delete(st.stops, id)
 	delete(st.lastBeat, id)
 	delete(st.tails, id)
 }
 
-// prune stops a run a Pruner gave up on; it is recorded as pruned only
-// once the backend has confirmed the cancel.
+// prune stops a run a Pruner gave up on.
 func (c *Controller) prune(ctx context.Context, st *run, t Task, reason string) error {
+	return c.stop(ctx, st, t, "prune", reason)
+}
+
+// stop ends a running attempt on the controller's initiative: kind
+// "prune", "cancel" or "stale". The request is recorded first, then the
+// backend is asked; once it confirms, the run is recorded as pruned,
+// cancelled or failed (stale, class infrastructure). A controller that
+// dies in between leaves the request in the ledger, and the next one
+// finishes the job (recover, settle), so a stopped attempt is never taken
+// for a failure of the run.
+func (c *Controller) stop(ctx context.Context, st *run, t Task, kind, reason string) error {
+	if err := c.Ledger.requestStop(ctx, t.RunID, kind, reason); err != nil {
+		return err
+	}
+	st.stops[t.RunID] = kind + ":" + reason
 	if err := c.Backend.Cancel(ctx, []Task{t}); err != nil {
-		return fmt.Errorf("sweep: run %s: pruning: %w", t.RunID, err)
+		return fmt.Errorf("sweep: run %s: stopping (%s): %w", t.RunID, kind, err)
 	}
 	if _, err := c.ingest(ctx, st, []Task{t}); err != nil {
 		return err
 	}
-	if err := c.Ledger.Prune(ctx, t.RunID, reason); err != nil {
+	if err := c.finishStop(ctx, st, t, kind+":"+reason); err != nil {
 		return err
 	}
-	st.sum.Pruned++
-	c.log("pruned", "run", t.RunID, "attempt", t.Attempt, "reason", reason)
 	c.forget(st, t.RunID)
 	return nil
+}
+
+// finishStop records a stopped attempt as its stop request says.
+func (c *Controller) finishStop(ctx context.Context, st *run, t Task, req string) error {
+	kind, reason, _ := strings.Cut(req, ":")
+	switch kind {
+	case "prune":
+		if err := c.Ledger.Prune(ctx, t.RunID, reason); err != nil {
+			return err
+		}
+		st.sum.Pruned++
+		c.log("pruned", "run", t.RunID, "attempt", t.Attempt, "reason", reason)
+		return nil
+	case "cancel":
+		if err := c.Ledger.Cancel(ctx, t.RunID, reason); err != nil {
+			return err
+		}
+		st.sum.Cancelled++
+		return nil
+	}
+	return c.finish(ctx, t, PhaseFailed, ClassInfrastructure, reason, &st.sum)
 }
 
 // ingest reads what the tasks' metric logs gained since the last call into
@@ -387,8 +418,22 @@ func (c *Controller) recover(ctx context.Context, st *run) error {
 		return err
 	}
 	for i, t := range tasks {
+		if running[i].stop != "" {
+			st.stops[t.RunID] = running[i].stop
+		}
 		switch {
-		case ids[i] != "":
+		case ids[i] != "" && ids[i] != Gone && running[i].stop != "":
+			// A stop a dead controller asked for: ask again, then record it.
+			t.BackendID = ids[i]
+			kind, reason, _ := strings.Cut(running[i].stop, ":")
+			if err := c.stop(ctx, st, t, kind, reason); err != nil {
+				return err
+			}
+		case (ids[i] == "" || ids[i] == Gone) && running[i].stop != "" && !resultOK(t):
+			if err := c.finishStop(ctx, st, t, running[i].stop); err != nil {
+				return err
+			}
+		case ids[i] != "" && ids[i] != Gone:
 			if ids[i] != t.BackendID {
 				t.BackendID = ids[i]
 				if err := c.Ledger.SetBackendID(ctx, t.RunID, t.BackendID); err != nil {
@@ -401,8 +446,7 @@ func (c *Controller) recover(ctx context.Context, st *run) error {
 			if err := c.settle(ctx, st, t, TaskStatus{Phase: PhaseDone}); err != nil {
 				return err
 			}
-		case t.BackendID != "":
-			st.sum.Interrupted++
+		case ids[i] == Gone:
 			if err := c.finish(ctx, t, PhaseFailed, ClassInterrupted, "the controller stopped while the attempt ran", &st.sum); err != nil {
 				return err
 			}
@@ -429,6 +473,11 @@ func (c *Controller) settle(ctx context.Context, st *run, t Task, ts TaskStatus)
 	}
 	if _, err := c.ingest(ctx, st, []Task{t}); err != nil {
 		return err
+	}
+	if req := st.stops[t.RunID]; req != "" && !(ts.Phase == PhaseDone && rerr == nil) {
+		// The controller stopped it (perhaps a controller that died since):
+		// record it as meant, not as a failure of the run.
+		return c.finishStop(ctx, st, t, req)
 	}
 	switch {
 	case ts.Phase == PhaseDone || (ts.Phase == PhaseLost && rerr == nil):
@@ -478,22 +527,30 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 		c.log("completed", "run", t.RunID, "attempt", t.Attempt)
 		return nil
 	}
-	if err := c.Ledger.Fail(ctx, t.RunID, class, text); err != nil {
-		return err
-	}
-	c.log("failed", "run", t.RunID, "attempt", t.Attempt, "class", string(class), "error", text)
+	// The earlier attempts (archived) and this one decide the retry.
 	atts, err := c.Ledger.Attempts(ctx, t.RunID)
 	if err != nil {
 		return err
 	}
-	n := 0
+	n := 1
 	for _, a := range atts {
-		if a.State == Failed && a.ErrorClass == class {
+		if a.N < t.Attempt && a.State == Failed && a.ErrorClass == class {
 			n++
 		}
 	}
+	if class == ClassInterrupted {
+		sum.Interrupted++
+	}
 	if !retryAllowed(c.Retry, class, n) {
+		if err := c.Ledger.Fail(ctx, t.RunID, class, text); err != nil {
+			return err
+		}
+		c.log("failed", "run", t.RunID, "attempt", t.Attempt, "class", string(class), "error", text)
 		sum.Failed++
+		atts = append(atts[:0:0], atts...)
+		if len(atts) > 0 && atts[len(atts)-1].N == t.Attempt {
+			atts[len(atts)-1].State, atts[len(atts)-1].ErrorClass, atts[len(atts)-1].ErrorText = Failed, class, text
+		}
 		if failed := len(atts) - countClass(atts, ClassInterrupted); failed > 1 {
 			return c.notifyFailed(ctx, t, atts)
 		}
@@ -513,13 +570,13 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 			maps.Copy(ov, adj)
 		}
 	}
-	if err := c.Ledger.Retry(ctx, t.RunID, ov); err != nil {
+	if err := c.Ledger.failRetry(ctx, t.RunID, class, text, ov); err != nil {
 		return err
 	}
 	if class != ClassInterrupted {
 		sum.Retried++
 	}
-	c.log("retrying", "run", t.RunID, "class", string(class), "failures_of_class", n)
+	c.log("retrying", "run", t.RunID, "attempt", t.Attempt, "class", string(class), "error", text, "failures_of_class", n)
 	return nil
 }
 
@@ -610,11 +667,17 @@ func (c *Controller) Cancel(ctx context.Context, ids ...string) error {
 		}
 		var live []Task
 		for i, t := range running {
-			if adopted[i] == "" {
+			if adopted[i] == "" || adopted[i] == Gone {
 				// Not on the backend and never will be.
 				if err := c.Ledger.Cancel(ctx, t.RunID, "cancelled by the user"); err != nil {
 					errs = append(errs, err)
 				}
+				continue
+			}
+			// Recorded first: if this process dies before the backend has
+			// confirmed, the next controller finishes the cancel.
+			if err := c.Ledger.requestStop(ctx, t.RunID, "cancel", "cancelled by the user"); err != nil {
+				errs = append(errs, err)
 				continue
 			}
 			t.BackendID = adopted[i]

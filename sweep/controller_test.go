@@ -267,6 +267,21 @@ func TestStaleReaper(t *testing.T) {
 	}
 }
 
-func TestKillControllerLocal(t *testing.T) {
-	crashController(t, "local", 16, []int{3, 8}, 60*time.Second)
+// killIters is the number of controller kills per backend: the issue asks
+// for at least 50; -short runs 10.
+func killIters() int {
+	if testing.Short() {
+		return 10
+	}
+	return 50
+}
+
+func TestKillLoopProcess(t *testing.T) {
+	t.Parallel()
+	killLoop(t, "process", 8, killIters(), 300*time.Millisecond, 4*time.Minute)
+}
+
+func TestKillLoopFunc(t *testing.T) {
+	t.Parallel()
+	killLoop(t, "func", 8, killIters(), 300*time.Millisecond, 4*time.Minute)
 }

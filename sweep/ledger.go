@@ -54,6 +54,12 @@ type Run struct {
 	ErrorClass        Class
 	ErrorText         string
 	Completions       int // times the run entered Completed; 1 at most
+
+	// stop is the controller's request to stop the current attempt,
+	// recorded before it asks the backend ("prune:", "cancel:" or
+	// "stale:" and the reason), so that a controller that dies in between
+	// leaves the next one enough to record the attempt as it was meant.
+	stop string
 }
 
 // Params returns Config with Overrides applied.
@@ -198,6 +204,7 @@ END;
 // it is there already.
 var migrations = []string{
 	`ALTER TABLE runs ADD COLUMN resources TEXT NOT NULL DEFAULT '{}'`,
+	`ALTER TABLE runs ADD COLUMN stop_request TEXT NOT NULL DEFAULT ''`,
 }
 
 // qInsert is prepared when the ledger opens.
@@ -579,14 +586,20 @@ func (l *Ledger) transition(ctx context.Context, id string, from []State, to Sta
 	if !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("sweep: run %s: →%s: %w", id, to, err)
 	}
+	return 0, l.whyNot(ctx, id, from[0], to)
+}
+
+// whyNot explains a transition that changed no row: the run does not
+// exist, or is in another state.
+func (l *Ledger) whyNot(ctx context.Context, id string, from, to State) error {
 	var cur State
 	if err := l.db.QueryRowContext(ctx, `SELECT state FROM runs WHERE id = ?`, id).Scan(&cur); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return 0, fmt.Errorf("sweep: %w: %s", ErrNoRun, id)
+			return fmt.Errorf("sweep: %w: %s", ErrNoRun, id)
 		}
-		return 0, fmt.Errorf("sweep: run %s: %w", id, err)
+		return fmt.Errorf("sweep: run %s: %w", id, err)
 	}
-	return 0, &TransitionError{ID: id, From: from[0], To: to, Actual: cur}
+	return &TransitionError{ID: id, From: from, To: to, Actual: cur}
 }
 
 // Start moves a queued run to running, opening a new attempt. backendID may
@@ -595,7 +608,7 @@ func (l *Ledger) transition(ctx context.Context, id string, from []State, to Sta
 func (l *Ledger) Start(ctx context.Context, id, backendID string) (attempt int, err error) {
 	now := l.now().UnixNano()
 	return l.transition(ctx, id, []State{Queued}, Running,
-		`UPDATE runs SET state='running', attempt=attempt+1, backend_id=?, started_at=?, heartbeat_at=?, finished_at=0, error_class='', error_text='' WHERE id=? AND state='queued' RETURNING attempt`,
+		`UPDATE runs SET state='running', attempt=attempt+1, backend_id=?, started_at=?, heartbeat_at=?, finished_at=0, error_class='', error_text='', stop_request='' WHERE id=? AND state='queued' RETURNING attempt`,
 		backendID, now, now, id)
 }
 
@@ -603,6 +616,14 @@ func (l *Ledger) Start(ctx context.Context, id, backendID string) (attempt int, 
 func (l *Ledger) SetBackendID(ctx context.Context, id, backendID string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Running,
 		`UPDATE runs SET backend_id=? WHERE id=? AND state='running' RETURNING attempt`, backendID, id)
+	return err
+}
+
+// requestStop records why the controller is about to stop a running run's
+// attempt (kind "prune", "cancel" or "stale").
+func (l *Ledger) requestStop(ctx context.Context, id, kind, reason string) error {
+	_, err := l.transition(ctx, id, []State{Running}, Running,
+		`UPDATE runs SET stop_request=? WHERE id=? AND state='running' RETURNING attempt`, kind+":"+reason, id)
 	return err
 }
 
@@ -627,6 +648,46 @@ func (l *Ledger) Fail(ctx context.Context, id string, class Class, text string) 
 		`UPDATE runs SET state='failed', finished_at=?, error_class=?, error_text=? WHERE id=? AND state='running' RETURNING attempt`,
 		l.now().UnixNano(), string(class), text, id)
 	return err
+}
+
+// failRetry records a failed attempt and queues the run for the next one
+// in one transaction, so that a crash cannot leave a run failed that its
+// retry budget would have retried. overrides replaces the run's overrides
+// when non-nil.
+func (l *Ledger) failRetry(ctx context.Context, id string, class Class, text string, overrides map[string]Value) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
+	hctx, err := hold(ctx)
+	if err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	tx, err := l.db.BeginTx(hctx, nil)
+	if err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(hctx, `UPDATE runs SET state='failed', finished_at=?, error_class=?, error_text=? WHERE id=? AND state='running'`,
+		l.now().UnixNano(), string(class), text, id)
+	if err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		tx.Rollback()
+		return l.whyNot(hctx, id, Running, Failed)
+	}
+	var ov any
+	if overrides != nil {
+		ov = string(EncodeConfig(overrides))
+	}
+	if _, err := tx.ExecContext(hctx, `UPDATE runs SET state='queued', queued_at=?, backend_id='', overrides=coalesce(?, overrides) WHERE id=? AND state='failed'`,
+		l.now().UnixNano(), ov, id); err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	return nil
 }
 
 // Prune moves a running run to pruned (stopped early because it could not
@@ -724,14 +785,14 @@ func (l *Ledger) Cancel(ctx context.Context, id, reason string) error {
 	return err
 }
 
-const runCols = `id, slug, variant, seq, config, overrides, resources, state, attempt, backend_id, queued_at, started_at, finished_at, heartbeat_at, error_class, error_text, completions`
+const runCols = `id, slug, variant, seq, config, overrides, resources, state, attempt, backend_id, queued_at, started_at, finished_at, heartbeat_at, error_class, error_text, completions, stop_request`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var cfg, ov, res string
 	var q, s, f, h int64
 	var cls string
-	if err := sc.Scan(&r.ID, &r.Slug, &r.Variant, &r.Seq, &cfg, &ov, &res, &r.State, &r.Attempt, &r.BackendID, &q, &s, &f, &h, &cls, &r.ErrorText, &r.Completions); err != nil {
+	if err := sc.Scan(&r.ID, &r.Slug, &r.Variant, &r.Seq, &cfg, &ov, &res, &r.State, &r.Attempt, &r.BackendID, &q, &s, &f, &h, &cls, &r.ErrorText, &r.Completions, &r.stop); err != nil {
 		return r, err
 	}
 	r.ErrorClass = Class(cls)

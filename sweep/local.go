@@ -230,14 +230,16 @@ func (l *Local) Cancel(ctx context.Context, tasks []Task) error {
 // id each still runs, or "" when it does not and never will. A worker
 // process with a recorded id runs on its own and keeps it. One without
 // (the controller died while launching it) is fenced: if its monitor had
-// not started yet it never will, else it is adopted. In-process workers
-// die with their controller: only this backend's own are adopted.
+// not started yet it never will (""), else it is adopted. In-process
+// workers die with their controller: only this backend's own are adopted,
+// the others are Gone.
 func (l *Local) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
 	l.check()
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
 		if l.Func != nil {
 			l.mu.Lock()
+			ids[i] = Gone
 			if _, ok := l.funcs[t.BackendID]; ok {
 				ids[i] = t.BackendID
 			}

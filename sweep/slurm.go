@@ -57,7 +57,7 @@ type Slurm struct {
 const DefaultJobCompLog = "/var/log/slurm/jobcomp.log"
 
 // ErrSlurm is wrapped by errors from Slurm commands.
-var ErrSlurm = errors.New("sweep: slurm")
+var ErrSlurm = errors.New("slurm command failed")
 
 func (s *Slurm) check() {
 	if len(s.Command) == 0 || s.Dir == "" {
@@ -71,7 +71,11 @@ func runCmd(ctx context.Context, name string, args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return out, fmt.Errorf("%w: %s %s: %v: %s", ErrSlurm, name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		if cerr := ctx.Err(); cerr != nil {
+			// Killed because ctx ended: say so in a way errors.Is sees.
+			return out, fmt.Errorf("sweep: %w: %s %s: %w", ErrSlurm, name, strings.Join(args, " "), cerr)
+		}
+		return out, fmt.Errorf("sweep: %w: %s %s: %v: %s", ErrSlurm, name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
 }

@@ -154,10 +154,10 @@ func TestSlurmTimeLimit(t *testing.T) {
 	}
 }
 
-func TestKillControllerSlurm(t *testing.T) {
+func TestKillLoopSlurm(t *testing.T) {
 	needSlurm(t)
 	t.Parallel()
-	crashController(t, "slurm", 12, []int{2, 6}, slurmTimeout)
+	killLoop(t, "slurm", 8, killIters(), 2*time.Second, 10*time.Minute)
 }
 
 func TestParseJobComp(t *testing.T) {
