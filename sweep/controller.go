@@ -288,10 +288,13 @@ func (c *Controller) stop(ctx context.Context, st *run, t Task, kind, reason str
 	if err := c.Backend.Cancel(ctx, []Task{t}); err != nil {
 		return fmt.Errorf("sweep: run %s: stopping (%s): %w", t.RunID, kind, err)
 	}
-	if _, err := c.ingest(ctx, st, []Task{t}); err != nil {
+	// The run may have finished before the cancel reached it: a complete
+	// result is kept as such.
+	sts, err := c.Backend.Poll(ctx, []Task{t})
+	if err != nil {
 		return err
 	}
-	if err := c.finishStop(ctx, st, t, kind+":"+reason); err != nil {
+	if err := c.settle(ctx, st, t, sts[0]); err != nil {
 		return err
 	}
 	c.forget(st, t.RunID)

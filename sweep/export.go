@@ -180,9 +180,10 @@ func (d *Dataset) WriteCSV(w io.Writer) error {
 }
 
 // WriteJSONL writes one JSON object per row (JSON Lines), keys in column
-// order. Floats are written as in the CSV (fixed-point, exact, ".0" on
-// whole numbers); NaN and missing cells are null, ±Inf the strings "inf"
-// and "-inf".
+// order. Floats are written in the shortest form that reads back exactly
+// (strconv 'g', -1: JSON readers, pandas' among them, choke on the
+// 300-digit fixed-point form of 1e300); NaN and missing cells are null,
+// ±Inf the strings "inf" and "-inf".
 func (d *Dataset) WriteJSONL(w io.Writer) error {
 	if err := d.checkRows(); err != nil {
 		return err
@@ -201,14 +202,11 @@ func (d *Dataset) WriteJSONL(w io.Writer) error {
 			case nil:
 				line = append(line, "null"...)
 			case float64:
-				switch {
-				case math.IsNaN(x):
+				if math.IsNaN(x) {
 					line = append(line, "null"...)
-				case math.IsInf(x, 0):
+				} else {
 					b, _ := num(x).MarshalJSON()
 					line = append(line, b...)
-				default:
-					line = appendFloat(line, x)
 				}
 			case int64:
 				line = strconv.AppendInt(line, x, 10)

@@ -52,8 +52,8 @@ func TestExportFormat(t *testing.T) {
 {"slug":"b,c","n":-2,"x":null,"ok":false}
 {"slug":"d","n":3,"x":"inf","ok":true}
 {"slug":"e","n":4,"x":"-inf","ok":null}
-{"slug":"","n":5,"x":0.0000001,"ok":true}
-{"slug":"g","n":null,"x":2.0,"ok":false}
+{"slug":"","n":5,"x":1e-07,"ok":true}
+{"slug":"g","n":null,"x":2,"ok":false}
 `
 	if string(jb) != wantJ {
 		t.Errorf("jsonl:\n%s\nwant:\n%s", jb, wantJ)

@@ -404,6 +404,9 @@ func killLoopPrune(t *testing.T, backend string, prune bool, batch, iters int, m
 	defer l.Close()
 	checkExactlyOnce(t, l, work, n, prune)
 	ctx := context.Background()
+	if st, err := l.Status(ctx, 1); err == nil {
+		t.Logf("%s: runs by state at the end: %v", backend, st.Counts)
+	}
 	rs, _ := l.Runs(ctx)
 	ran := map[string]bool{}
 	for _, r := range rs {

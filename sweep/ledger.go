@@ -546,6 +546,9 @@ func (l *Ledger) EnqueuePoints(ctx context.Context, spec *Spec, pts iter.Seq[Poi
 			}
 		}
 		n++
+		if n > MaxRuns {
+			return added, fmt.Errorf("sweep: enqueue: %w: more than %d runs (MaxRuns)", ErrTooLarge, MaxRuns)
+		}
 		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(EncodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
 		if err != nil {
 			return added, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)

@@ -256,30 +256,61 @@ func (l *Ledger) LogTail(ctx context.Context, id string, lines int) (string, err
 	return LogTail(filepath.Join(AttemptDir(wd, id, r.Attempt), "log"), lines), nil
 }
 
-// stepValues returns, for every running, completed or pruned run whose
-// current attempt logged series, its values in step order (for Pruners).
-func (l *Ledger) stepValues(ctx context.Context, series string) (map[string]Series, error) {
+// stepStat is one run's standing at a step of a series: when it first
+// logged a value at or beyond the step (the worker's clock), and its best
+// value up to the step.
+type stepStat struct {
+	id      string
+	reached float64
+	best    float64
+	ok      bool // best exists (a non-NaN value at or before the step)
+}
+
+// atStep returns the standing at step of every running, completed or
+// pruned run whose current attempt has reached step in series, in one
+// aggregate query (the Pruners call it after every poll).
+func (l *Ledger) atStep(ctx context.Context, series string, step float64, maximize bool) ([]stepStat, error) {
 	hctx, err := hold(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
-	rows, err := l.db.QueryContext(hctx, `SELECT m.run_id, m.step, m.value FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt
-		WHERE m.series = ? AND r.state IN ('running', 'completed', 'pruned') ORDER BY m.run_id, m.step`, series)
+	agg := "min"
+	if maximize {
+		agg = "max"
+	}
+	rows, err := l.db.QueryContext(hctx, `SELECT m.run_id, min(CASE WHEN m.step >= ?1 THEN m.time END) AS reached, `+agg+`(CASE WHEN m.step <= ?1 THEN m.value END)
+		FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt
+		WHERE m.series = ?2 AND r.state IN ('running', 'completed', 'pruned')
+		GROUP BY m.run_id HAVING reached IS NOT NULL`, step, series)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
 	defer rows.Close()
-	out := map[string]Series{}
+	var out []stepStat
 	for rows.Next() {
-		var id string
-		var step float64
-		var v sql.NullFloat64
-		if err := rows.Scan(&id, &step, &v); err != nil {
+		var s stepStat
+		var b sql.NullFloat64
+		if err := rows.Scan(&s.id, &s.reached, &b); err != nil {
 			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
-		s := out[id]
-		s.Step, s.Value = append(s.Step, step), append(s.Value, fromSQL(v))
-		out[id] = s
+		s.best, s.ok = b.Float64, b.Valid
+		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// lastStepOf returns the last step run id's current attempt logged in
+// series (ok false when none).
+func (l *Ledger) lastStepOf(ctx context.Context, id, series string) (float64, bool, error) {
+	hctx, err := hold(ctx)
+	if err != nil {
+		return 0, false, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	var st sql.NullFloat64
+	err = l.db.QueryRowContext(hctx, `SELECT max(m.step) FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt
+		WHERE m.run_id = ? AND m.series = ?`, id, series).Scan(&st)
+	if err != nil {
+		return 0, false, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return st.Float64, st.Valid, nil
 }

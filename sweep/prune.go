@@ -12,46 +12,49 @@ import (
 // after a run logs new values, cancels the run on the backend when Decide
 // gives a reason, and records the run as pruned with that reason. A
 // decision reads the ledger only, so a restarted controller goes on
-// deciding from what was recorded; it depends on which runs have reached a
-// step when it is made, as in any asynchronous scheme.
+// deciding from what was recorded.
+//
+// Both pruners here compare a run at a step only with the runs that
+// reached that step before it did (by the clock of the workers that logged
+// the values), as the asynchronous algorithms they implement do: a
+// decision does not depend on when the controller happens to poll, and a
+// run that passed a step is not failed at it later because slower runs
+// caught up.
 type Pruner interface {
 	Decide(ctx context.Context, l *Ledger, runID string) (reason string, err error)
 }
 
-// best returns the best value of s at steps ≤ at (lowest, or highest with
-// maximize), ignoring NaN, and whether there is one.
-func best(s Series, at float64, maximize bool) (float64, bool) {
-	b, ok := math.NaN(), false
-	for i, st := range s.Step {
-		if st > at {
-			break
-		}
-		v := s.Value[i]
-		if math.IsNaN(v) {
-			continue
-		}
-		if !ok || (maximize && v > b) || (!maximize && v < b) {
-			b, ok = v, true
+// earlier returns the standing of the run and of the runs that reached the
+// step before it (ties broken by run id), or ok false when the run has not
+// reached it or has no value up to it.
+func earlier(stats []stepStat, id string) (me stepStat, others []stepStat, ok bool) {
+	i := slices.IndexFunc(stats, func(s stepStat) bool { return s.id == id })
+	if i < 0 || !stats[i].ok {
+		return stepStat{}, nil, false
+	}
+	me = stats[i]
+	for _, s := range stats {
+		if s.id != id && s.ok && (s.reached < me.reached || s.reached == me.reached && s.id < id) {
+			others = append(others, s)
 		}
 	}
-	return b, ok
+	return me, others, true
 }
 
-func lastStep(s Series) float64 {
-	if len(s.Step) == 0 {
-		return math.Inf(-1)
+func better(a, b float64, maximize bool) bool {
+	if maximize {
+		return a > b
 	}
-	return slices.Max(s.Step)
+	return a < b
 }
 
 // ASHA is asynchronous successive halving (Li et al., "A System for
 // Massively Parallel Hyperparameter Tuning", MLSys 2020): rungs at steps
-// MinStep·Eta^k below MaxStep; when a run has reached rung k, its best
-// value of Series up to that step is ranked among the best values up to
-// the same step of every run that has reached it (running, completed or
-// pruned), and the run goes on only if it is in the top 1/Eta (at least
-// the best one). A rung with fewer than Eta runs decides nothing yet.
-// Each decision is made at the highest rung the run has reached.
+// MinStep·Eta^k below MaxStep. At each rung the run has reached, its best
+// value of Series up to the rung is ranked among the values of the runs
+// that reached the rung before it; it goes on only if it is in the top
+// 1/Eta of them (at least the best one). A rung that fewer than Eta runs
+// (this one included) have reached decides nothing.
 type ASHA struct {
 	Series   string  // metric to compare, e.g. "val_loss"
 	Maximize bool    // higher is better (accuracy); default lower (loss)
@@ -69,63 +72,48 @@ func (a ASHA) Decide(ctx context.Context, l *Ledger, runID string) (string, erro
 	if a.Series == "" || !(a.MinStep > 0) || !(eta >= 2) {
 		panic("sweep: ASHA needs Series, MinStep > 0 and Eta ≥ 2")
 	}
-	all, err := l.stepValues(ctx, a.Series)
-	if err != nil {
+	top, ok, err := l.lastStepOf(ctx, runID, a.Series)
+	if err != nil || !ok {
 		return "", err
 	}
-	me, ok := all[runID]
-	if !ok {
-		return "", nil
-	}
-	top := lastStep(me)
-	rung := math.Inf(-1)
 	for r := a.MinStep; r <= top && (a.MaxStep <= 0 || r < a.MaxStep); r *= eta {
-		rung = r
-	}
-	if math.IsInf(rung, -1) {
-		return "", nil
-	}
-	mine, ok := best(me, rung, a.Maximize)
-	if !ok {
-		return "", nil
-	}
-	var vals []float64
-	for _, s := range all {
-		if lastStep(s) < rung {
+		stats, err := l.atStep(ctx, a.Series, r, a.Maximize)
+		if err != nil {
+			return "", err
+		}
+		me, others, ok := earlier(stats, runID)
+		if !ok {
 			continue
 		}
-		if v, ok := best(s, rung, a.Maximize); ok {
-			vals = append(vals, v)
+		n := len(others) + 1
+		if float64(n) < eta {
+			continue
+		}
+		keep := max(1, int(float64(n)/eta))
+		ahead := 0
+		for _, o := range others {
+			if better(o.best, me.best, a.Maximize) {
+				ahead++
+			}
+		}
+		if ahead >= keep {
+			return fmt.Sprintf("ASHA: best %s %.6g by step %g ranks %d of the %d runs that reached it first; only the top %d go on (eta %g)",
+				a.Series, me.best, r, ahead+1, n, keep, eta), nil
 		}
 	}
-	n := len(vals)
-	if float64(n) < eta {
-		return "", nil
-	}
-	keep := max(1, int(float64(n)/eta))
-	better := 0
-	for _, v := range vals {
-		if (a.Maximize && v > mine) || (!a.Maximize && v < mine) {
-			better++
-		}
-	}
-	if better < keep {
-		return "", nil
-	}
-	return fmt.Sprintf("ASHA: best %s %.6g by step %g ranks %d of %d runs at that rung; only the top %d go on (eta %g)",
-		a.Series, mine, rung, better+1, n, keep, eta), nil
+	return "", nil
 }
 
 // MedianRule is the median stopping rule (Golovin et al., "Google Vizier",
 // KDD 2017), as Optuna's MedianPruner applies it: after Warmup steps, a run
 // stops when its best value of Series so far is worse than the median of
-// the best values up to the same step of the other runs that have reached
-// it, once there are at least MinRuns of them.
+// the best values, up to the same step, of the runs that reached that step
+// before it, once there are at least MinRuns of them.
 type MedianRule struct {
 	Series   string
 	Maximize bool
 	Warmup   float64 // no decision before this step
-	MinRuns  int     // other runs needed at a step; 0 means 5
+	MinRuns  int     // earlier runs needed at a step; 0 means 5
 }
 
 // Decide implements Pruner.
@@ -137,42 +125,30 @@ func (m MedianRule) Decide(ctx context.Context, l *Ledger, runID string) (string
 	if minRuns <= 0 {
 		minRuns = 5
 	}
-	all, err := l.stepValues(ctx, m.Series)
+	at, ok, err := l.lastStepOf(ctx, runID, m.Series)
+	if err != nil || !ok || at < m.Warmup {
+		return "", err
+	}
+	stats, err := l.atStep(ctx, m.Series, at, m.Maximize)
 	if err != nil {
 		return "", err
 	}
-	me, ok := all[runID]
-	if !ok {
+	me, others, ok := earlier(stats, runID)
+	if !ok || len(others) < minRuns {
 		return "", nil
 	}
-	at := lastStep(me)
-	if at < m.Warmup {
-		return "", nil
-	}
-	mine, ok := best(me, at, m.Maximize)
-	if !ok {
-		return "", nil
-	}
-	var vals []float64
-	for id, s := range all {
-		if id == runID || lastStep(s) < at {
-			continue
-		}
-		if v, ok := best(s, at, m.Maximize); ok {
-			vals = append(vals, v)
-		}
-	}
-	if len(vals) < minRuns {
-		return "", nil
+	vals := make([]float64, len(others))
+	for i, o := range others {
+		vals[i] = o.best
 	}
 	slices.Sort(vals)
 	med := vals[len(vals)/2]
 	if len(vals)%2 == 0 {
 		med = (vals[len(vals)/2-1] + vals[len(vals)/2]) / 2
 	}
-	if (m.Maximize && mine >= med) || (!m.Maximize && mine <= med) {
+	if !better(med, me.best, m.Maximize) || math.IsNaN(med) {
 		return "", nil
 	}
-	return fmt.Sprintf("median rule: best %s %.6g by step %g is worse than the median %.6g of %d other runs at that step",
-		m.Series, mine, at, med, len(vals)), nil
+	return fmt.Sprintf("median rule: best %s %.6g by step %g is worse than the median %.6g of the %d runs that reached that step first",
+		m.Series, me.best, at, med, len(vals)), nil
 }

@@ -243,3 +243,64 @@ func FuzzParseJobComp(f *testing.F) {
 		}
 	})
 }
+
+// TestSlurmResources: each variant's resources reach Slurm (one array per
+// run of tasks asking for the same), and Slurm's own output is kept per
+// attempt.
+func TestSlurmResources(t *testing.T) {
+	needSlurm(t)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), slurmTimeout)
+	defer cancel()
+	l, _ := openTemp(t)
+	spec, err := LoadSpec(strings.NewReader(`
+name: res
+base: {mode: ok}
+resources: {cpus: 1, memory: 64M, time: 10m}
+grid: [{key: seed, short: s, values: [0, 1]}]
+variants:
+  - {name: small}
+  - {name: big, resources: {cpus: 2, memory: 128M, time: "0:20:00", partition: debug}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, l, spec)
+	c, work := slurmController(t, l, &Slurm{Command: workerCommand(t), Name: "t-res"})
+	if _, err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := l.Runs(ctx)
+	arrays := map[string]bool{}
+	for _, r := range rs {
+		if r.State != Completed {
+			t.Fatalf("run %s: %s %s", r.Slug, r.State, r.ErrorText)
+		}
+		job, _, _ := strings.Cut(r.BackendID, "_")
+		arrays[job] = true
+		out, err := exec.Command("squeue", "-h", "-r", "--states=all", "-j", r.BackendID, "-o", "%C %m %l %P").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "1 64M 10:00 debug"
+		if r.Variant == "big" {
+			want = "2 128M 20:00 debug"
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("run %s: squeue says %q, want %q", r.Slug, got, want)
+		}
+		dir := AttemptDir(work, r.ID, r.Attempt)
+		if _, err := os.Stat(filepath.Join(dir, "slurm.out")); err != nil {
+			t.Errorf("run %s: Slurm's output not kept: %v", r.Slug, err)
+		}
+	}
+	if len(arrays) != 2 {
+		t.Errorf("%d job arrays, want 2 (one per resource set)", len(arrays))
+	}
+}
+
+func TestKillLoopSlurmPrune(t *testing.T) {
+	needSlurm(t)
+	t.Parallel()
+	killLoopPrune(t, "slurm", true, 8, killIters(), 2*time.Second, 10*time.Minute)
+}

@@ -437,6 +437,11 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 	case "local":
 		c.Backend = &sweep.Local{Func: trainTask}
 		c.PollInterval = 50 * time.Millisecond
+		if pruner != nil {
+			// A run here takes about 0.1 s of CPU: a pruner polled every
+			// 50 ms would decide several rungs late.
+			c.PollInterval = 2 * time.Millisecond
+		}
 	case "process":
 		c.Backend = &sweep.Local{Command: []string{exe}, StateDir: filepath.Join(out, "launch")}
 		c.PollInterval = 100 * time.Millisecond
