@@ -145,7 +145,7 @@ func CurveDataset(runs []Run, results map[string]*Result, cfg CurveConfig) *Data
 		}
 		row = append(row, r.Slug, int64(r.Attempt))
 		for _, k := range otherParams {
-			row = append(row, paramCell(pr, d.Columns[d.Col(k)]))
+			row = append(row, paramCell(pr, d.Columns[d.col(k)]))
 		}
 		for _, c := range curveCols[7:] {
 			row = append(row, m[c.Name])
@@ -243,13 +243,13 @@ type HypothesisRow struct {
 // hypothesis.
 func Hypotheses(d *Dataset, cfg CurveConfig) []HypothesisRow {
 	variants := []string{}
-	vcol := d.Col("variant")
+	vcol := d.col("variant")
 	for _, r := range d.Rows {
 		if v := r[vcol].(string); !slices.Contains(variants, v) {
 			variants = append(variants, v)
 		}
 	}
-	r2, slope, best := d.Floats("r_squared"), d.Floats("alpha_early"), d.Floats("best_val_ce")
+	r2, slope, best := d.floats("r_squared"), d.floats("alpha_early"), d.floats("best_val_ce")
 	eval := func(group string, keep func(i int) bool) HypothesisRow {
 		h := HypothesisRow{Group: group, Rho: math.NaN(), P: math.NaN()}
 		pass := 0

@@ -39,8 +39,8 @@ func TestCurveDatasetAndHypotheses(t *testing.T) {
 	if len(d.Rows) != 8 {
 		t.Fatalf("%d rows", len(d.Rows))
 	}
-	r2, b, best := d.Floats("r_squared"), d.Floats("powerlaw_b"), d.Floats("best_val_ce")
-	burn := d.Floats("burn_in_epoch")
+	r2, b, best := d.floats("r_squared"), d.floats("powerlaw_b"), d.floats("best_val_ce")
+	burn := d.floats("burn_in_epoch")
 	for i := range 4 {
 		if math.Abs(r2[i]-1) > exactTol || math.Abs(b[i]+0.6) > exactTol {
 			t.Errorf("run %d: R² %v, B %v; want 1 and -0.6", i, r2[i], b[i])

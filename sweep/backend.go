@@ -88,9 +88,9 @@ const (
 	EnvHeartbeat = "SWEEP_HEARTBEAT"
 )
 
-// HeartbeatFile is the file in the attempt directory whose modification time
+// heartbeatFile is the file in the attempt directory whose modification time
 // a process worker may refresh (TouchHeartbeat) to show it is alive.
-const HeartbeatFile = "heartbeat"
+const heartbeatFile = "heartbeat"
 
 // taskEnv returns the worker environment for t.
 func taskEnv(t Task) []string {
@@ -99,7 +99,7 @@ func taskEnv(t Task) []string {
 		EnvAttempt + "=" + strconv.Itoa(t.Attempt),
 		EnvRunDir + "=" + t.Dir,
 		EnvConfig + "=" + filepath.Join(t.Dir, "config.json"),
-		EnvHeartbeat + "=" + filepath.Join(t.Dir, HeartbeatFile),
+		EnvHeartbeat + "=" + filepath.Join(t.Dir, heartbeatFile),
 	}
 }
 
@@ -110,7 +110,7 @@ func prepare(t Task) error {
 	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
 		return fmt.Errorf("sweep: run %s: %w", t.RunID, err)
 	}
-	return writeFile(filepath.Join(t.Dir, "config.json"), EncodeConfig(t.Params), false)
+	return writeFile(filepath.Join(t.Dir, "config.json"), encodeConfig(t.Params), false)
 }
 
 // WorkerTask returns the task a process worker was started for, from the
@@ -128,7 +128,7 @@ func WorkerTask() (t Task, ok bool, err error) {
 	if err != nil {
 		return t, true, fmt.Errorf("sweep: worker config: %w", err)
 	}
-	t.Params, err = DecodeConfig(b)
+	t.Params, err = decodeConfig(b)
 	return t, true, err
 }
 
@@ -151,7 +151,7 @@ func TouchHeartbeat() error {
 }
 
 func heartbeatOf(dir string) time.Time {
-	fi, err := os.Stat(filepath.Join(dir, HeartbeatFile))
+	fi, err := os.Stat(filepath.Join(dir, heartbeatFile))
 	if err != nil {
 		return time.Time{}
 	}

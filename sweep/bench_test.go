@@ -6,23 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
 
 var benchSizes = []int{1_000, 10_000}
-
-// cpuTime is the process's user+system CPU time. The benchmarks report it
-// per run beside wall time because the test machine is shared: wall time
-// there measures the load as much as the code.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func benchName(n int) string { return fmt.Sprintf("n=%.0e", float64(n)) }
 
@@ -50,10 +38,10 @@ func BenchmarkTransitions(b *testing.B) {
 					b.Fatal(err)
 				}
 				for _, p := range pts {
-					if _, err := l.Start(ctx, p.ID, "x"); err != nil {
+					if _, err := l.start(ctx, p.ID, "x"); err != nil {
 						b.Fatal(err)
 					}
-					if err := l.Complete(ctx, p.ID); err != nil {
+					if err := l.complete(ctx, p.ID); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -177,12 +165,12 @@ func BenchmarkStatus(b *testing.B) {
 			}
 			// 70% completed, 10% failed, 10% running, 10% queued.
 			for i, p := range pts[:n*9/10] {
-				l.Start(ctx, p.ID, "x")
+				l.start(ctx, p.ID, "x")
 				switch {
 				case i < n*7/10:
-					l.Complete(ctx, p.ID)
+					l.complete(ctx, p.ID)
 				case i < n*8/10:
-					l.Fail(ctx, p.ID, ClassUnknown, "x")
+					l.fail(ctx, p.ID, ClassUnknown, "x")
 				}
 			}
 			b.ReportAllocs()

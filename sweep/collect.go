@@ -98,8 +98,8 @@ type Manifest struct {
 	Skipped []Problem       `json:"skipped,omitempty"`
 }
 
-// ManifestFile is the manifest's name inside an archive directory.
-const ManifestFile = "manifest.json"
+// manifestFile is the manifest's name inside an archive directory.
+const manifestFile = "manifest.json"
 
 // Problem is a run left out of a collection or export, and why.
 type Problem struct {
@@ -153,7 +153,7 @@ func Collect(ctx context.Context, l *Ledger, workDir, archiveDir string, now tim
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := writeAtomic(filepath.Join(archiveDir, ManifestFile), append(b, '\n')); err != nil {
+	if err := writeAtomic(filepath.Join(archiveDir, manifestFile), append(b, '\n')); err != nil {
 		return nil, nil, err
 	}
 	return m, results, nil
@@ -178,7 +178,7 @@ func readRun(dir string, r Run) (*Result, []archived, error) {
 	} else {
 		res = &Result{RunID: r.ID, Attempt: r.Attempt, Metrics: map[string]float64{}}
 	}
-	logged, err := ReadMetricLog(dir)
+	logged, err := readMetricLog(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -199,13 +199,13 @@ func readRun(dir string, r Run) (*Result, []archived, error) {
 // VerifyArchive re-reads every file listed in archiveDir/manifest.json and
 // checks its SHA-256; the error names every bad or missing file.
 func VerifyArchive(archiveDir string) (int, error) {
-	b, err := os.ReadFile(filepath.Join(archiveDir, ManifestFile))
+	b, err := os.ReadFile(filepath.Join(archiveDir, manifestFile))
 	if err != nil {
 		return 0, fmt.Errorf("sweep: verify: %w", err)
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return 0, fmt.Errorf("sweep: verify %s: %w", ManifestFile, err)
+		return 0, fmt.Errorf("sweep: verify %s: %w", manifestFile, err)
 	}
 	var errs []error
 	for _, e := range m.Runs {

@@ -89,7 +89,7 @@ func (c *Condor) common(b *strings.Builder) {
 	b.WriteString("error = log.err\n")
 	b.WriteString("log = condor.log\n")
 	fmt.Fprintf(b, "environment = \"%s=$(run_id) %s=$(attempt) %s=%s %s=config.json %s=%s/%s\"\n",
-		EnvRunID, EnvAttempt, EnvRunDir, condorOut, EnvConfig, EnvHeartbeat, condorOut, HeartbeatFile)
+		EnvRunID, EnvAttempt, EnvRunDir, condorOut, EnvConfig, EnvHeartbeat, condorOut, heartbeatFile)
 	b.WriteString("request_cpus = $(cpus)\n")
 	b.WriteString("request_memory = $(memory_mb)\n")
 	b.WriteString("request_disk = $(disk_kb)\n")
@@ -148,10 +148,10 @@ func (c *Condor) Write(tasks []Task) (CondorFiles, error) {
 	return f, nil
 }
 
-// CondorJobState maps an HTCondor JobStatus number (condor_q/condor_history)
+// condorJobState maps an HTCondor JobStatus number (condor_q/condor_history)
 // to a Phase: 1 idle, 2 running, 3 removed, 4 completed, 5 held,
 // 6 transferring output, 7 suspended.
-func CondorJobState(status int, exitCode int) TaskStatus {
+func condorJobState(status int, exitCode int) TaskStatus {
 	switch status {
 	case 1, 5, 7:
 		return TaskStatus{Phase: PhasePending, SchedState: "JobStatus=" + strconv.Itoa(status)}

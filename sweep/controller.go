@@ -27,7 +27,7 @@ type Controller struct {
 	// Parallel bounds the runs in flight; ≤ 0 means 1.
 	Parallel int
 	// PollInterval is the pause between polls when nothing changed;
-	// 0 means DefaultPollInterval.
+	// 0 means defaultPollInterval.
 	PollInterval time.Duration
 	// Retry is the retry policy; a nil Budget means DefaultRetry().
 	Retry RetryPolicy
@@ -56,13 +56,13 @@ type Controller struct {
 	hookErr error // failed run_failed notifications of this Run
 }
 
-// DefaultPollInterval is the controller's default pause between polls.
-const DefaultPollInterval = 200 * time.Millisecond
+// defaultPollInterval is the controller's default pause between polls.
+const defaultPollInterval = 200 * time.Millisecond
 
-// Notifier is implemented by backends that can wake the controller when a
+// notifier is implemented by backends that can wake the controller when a
 // task ends, instead of waiting for the next poll.
-type Notifier interface {
-	Notify() <-chan struct{}
+type notifier interface {
+	notify() <-chan struct{}
 }
 
 // Summary is what Run did.
@@ -132,11 +132,11 @@ func (c *Controller) Run(ctx context.Context) (Summary, error) {
 	par := max(c.Parallel, 1)
 	poll := c.PollInterval
 	if poll <= 0 {
-		poll = DefaultPollInterval
+		poll = defaultPollInterval
 	}
 	var wake <-chan struct{}
-	if n, ok := c.Backend.(Notifier); ok {
-		wake = n.Notify()
+	if n, ok := c.Backend.(notifier); ok {
+		wake = n.notify()
 	}
 	if err := c.bindWorkDir(ctx); err != nil {
 		return done(err)
@@ -164,7 +164,7 @@ func (c *Controller) Run(ctx context.Context) (Summary, error) {
 		}
 		// Fill free slots.
 		if free := par - len(st.inflight); free > 0 {
-			q, err := c.Ledger.NextQueued(ctx, free)
+			q, err := c.Ledger.nextQueued(ctx, free)
 			if err != nil {
 				return done(err)
 			}
@@ -176,7 +176,7 @@ func (c *Controller) Run(ctx context.Context) (Summary, error) {
 			}
 		}
 		if len(st.inflight) == 0 {
-			q, err := c.Ledger.NextQueued(ctx, 1)
+			q, err := c.Ledger.nextQueued(ctx, 1)
 			if err != nil {
 				return done(err)
 			}
@@ -227,7 +227,7 @@ func (c *Controller) pollInflight(ctx context.Context, st *run) (bool, error) {
 		case PhasePending, PhaseRunning:
 			if ts.Phase == PhaseRunning && !ts.Heartbeat.IsZero() && ts.Heartbeat.Sub(st.lastBeat[t.RunID]) > time.Second {
 				st.lastBeat[t.RunID] = ts.Heartbeat
-				if err := c.Ledger.Heartbeat(ctx, t.RunID, ts.Heartbeat); err != nil {
+				if err := c.Ledger.heartbeat(ctx, t.RunID, ts.Heartbeat); err != nil {
 					return changed, err
 				}
 			}
@@ -306,14 +306,14 @@ func (c *Controller) finishStop(ctx context.Context, st *run, t Task, req string
 	kind, reason, _ := strings.Cut(req, ":")
 	switch kind {
 	case "prune":
-		if err := c.Ledger.Prune(ctx, t.RunID, reason); err != nil {
+		if err := c.Ledger.prune(ctx, t.RunID, reason); err != nil {
 			return err
 		}
 		st.sum.Pruned++
 		c.log("pruned", "run", t.RunID, "attempt", t.Attempt, "reason", reason)
 		return nil
 	case "cancel":
-		if err := c.Ledger.Cancel(ctx, t.RunID, reason); err != nil {
+		if err := c.Ledger.cancel(ctx, t.RunID, reason); err != nil {
 			return err
 		}
 		st.sum.Cancelled++
@@ -374,10 +374,10 @@ func (c *Controller) submit(ctx context.Context, runs []Run, st *run) error {
 	tasks := make([]Task, 0, len(runs))
 	for i := range runs {
 		r := &runs[i]
-		n, err := c.Ledger.Start(ctx, r.ID, "")
+		n, err := c.Ledger.start(ctx, r.ID, "")
 		if err != nil {
 			for _, t := range tasks {
-				if uerr := c.Ledger.Unstart(bctx, t.RunID); uerr != nil {
+				if uerr := c.Ledger.unstart(bctx, t.RunID); uerr != nil {
 					return errors.Join(err, uerr)
 				}
 			}
@@ -389,7 +389,7 @@ func (c *Controller) submit(ctx context.Context, runs []Run, st *run) error {
 	ids, err := c.Backend.Submit(ctx, tasks)
 	for i, id := range ids {
 		tasks[i].BackendID = id
-		if err := c.Ledger.SetBackendID(bctx, tasks[i].RunID, id); err != nil {
+		if err := c.Ledger.setBackendID(bctx, tasks[i].RunID, id); err != nil {
 			return err
 		}
 		st.inflight[tasks[i].RunID] = tasks[i]
@@ -397,7 +397,7 @@ func (c *Controller) submit(ctx context.Context, runs []Run, st *run) error {
 	}
 	if err != nil {
 		for _, t := range tasks[len(ids):] {
-			if uerr := c.Ledger.Unstart(bctx, t.RunID); uerr != nil {
+			if uerr := c.Ledger.unstart(bctx, t.RunID); uerr != nil {
 				return errors.Join(err, uerr)
 			}
 		}
@@ -439,7 +439,7 @@ func (c *Controller) recover(ctx context.Context, st *run) error {
 		case ids[i] != "" && ids[i] != Gone:
 			if ids[i] != t.BackendID {
 				t.BackendID = ids[i]
-				if err := c.Ledger.SetBackendID(ctx, t.RunID, t.BackendID); err != nil {
+				if err := c.Ledger.setBackendID(ctx, t.RunID, t.BackendID); err != nil {
 					return err
 				}
 			}
@@ -454,7 +454,7 @@ func (c *Controller) recover(ctx context.Context, st *run) error {
 				return err
 			}
 		default:
-			if err := c.Ledger.Unstart(ctx, t.RunID); err != nil {
+			if err := c.Ledger.unstart(ctx, t.RunID); err != nil {
 				return err
 			}
 			c.log("requeued unsubmitted run", "run", t.RunID)
@@ -485,7 +485,7 @@ func (c *Controller) settle(ctx context.Context, st *run, t Task, ts TaskStatus)
 	switch {
 	case ts.Phase == PhaseDone || (ts.Phase == PhaseLost && rerr == nil):
 		if rerr == nil {
-			_, rerr = ReadMetricLog(t.Dir)
+			_, rerr = readMetricLog(t.Dir)
 		}
 		if rerr != nil {
 			return c.finish(ctx, t, PhaseFailed, ClassCorrupt, rerr.Error(), &st.sum)
@@ -497,8 +497,8 @@ func (c *Controller) settle(ctx context.Context, st *run, t Task, ts TaskStatus)
 	case ts.Phase == PhaseLost:
 		return c.finish(ctx, t, PhaseFailed, ClassInfrastructure, "worker vanished without a result", &st.sum)
 	}
-	tail := LogTail(filepath.Join(t.Dir, "log"), 20)
-	class := Classify(ts.SchedState, tail)
+	tail := logTail(filepath.Join(t.Dir, "log"), 20)
+	class := classify(ts.SchedState, tail)
 	text := "exit " + strconv.Itoa(ts.Exit)
 	if ts.SchedState != "" {
 		text += " (" + ts.SchedState + ")"
@@ -523,7 +523,7 @@ func lastLine(s string) string {
 
 func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, text string, sum *Summary) error {
 	if ph == PhaseDone {
-		if err := c.Ledger.Complete(ctx, t.RunID); err != nil {
+		if err := c.Ledger.complete(ctx, t.RunID); err != nil {
 			return err
 		}
 		sum.Completed++
@@ -545,7 +545,7 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 		sum.Interrupted++
 	}
 	if !retryAllowed(c.Retry, class, n) {
-		if err := c.Ledger.Fail(ctx, t.RunID, class, text); err != nil {
+		if err := c.Ledger.fail(ctx, t.RunID, class, text); err != nil {
 			return err
 		}
 		c.log("failed", "run", t.RunID, "attempt", t.Attempt, "class", string(class), "error", text)
@@ -615,7 +615,7 @@ func (c *Controller) cancelTasks(ctx context.Context, tasks []Task, reason strin
 		}
 	}
 	for _, t := range confirmed {
-		if err := c.Ledger.Cancel(ctx, t.RunID, reason); err != nil {
+		if err := c.Ledger.cancel(ctx, t.RunID, reason); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -659,7 +659,7 @@ func (c *Controller) Cancel(ctx context.Context, ids ...string) error {
 			running = append(running, c.task(&rs[i]))
 			continue
 		}
-		if err := c.Ledger.Cancel(ctx, rs[i].ID, "cancelled by the user"); err != nil {
+		if err := c.Ledger.cancel(ctx, rs[i].ID, "cancelled by the user"); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -672,7 +672,7 @@ func (c *Controller) Cancel(ctx context.Context, ids ...string) error {
 		for i, t := range running {
 			if adopted[i] == "" || adopted[i] == Gone {
 				// Not on the backend and never will be.
-				if err := c.Ledger.Cancel(ctx, t.RunID, "cancelled by the user"); err != nil {
+				if err := c.Ledger.cancel(ctx, t.RunID, "cancelled by the user"); err != nil {
 					errs = append(errs, err)
 				}
 				continue
@@ -711,7 +711,7 @@ const workDirMarker = ".sweep-ledger"
 // AcceptWorkDir): the directory's marker names the ledger's id, and the
 // ledger records the directory.
 func (c *Controller) bindWorkDir(ctx context.Context) error {
-	id, err := c.Ledger.ID(ctx)
+	id, err := c.Ledger.id(ctx)
 	if err != nil {
 		return err
 	}
@@ -789,9 +789,9 @@ func (c *Controller) unknownRuns(ctx context.Context, abs string) error {
 	return nil
 }
 
-// LogTail returns the last n lines of a log file ("" when unreadable); it
+// logTail returns the last n lines of a log file ("" when unreadable); it
 // reads at most the last 64 KiB.
-func LogTail(path string, n int) string {
+func logTail(path string, n int) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""

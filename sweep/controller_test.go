@@ -63,7 +63,7 @@ func TestControllerFunc(t *testing.T) {
 		t.Errorf("progress does not end at 39/40:\n%s", progress.String())
 	}
 	var failed strings.Builder
-	if n, err := WriteFailed(ctx, &failed, l, work, 5); err != nil || n != 1 || !strings.Contains(failed.String(), "| segmentation fault") {
+	if n, err := WriteFailed(ctx, &failed, l, 5); err != nil || n != 1 || !strings.Contains(failed.String(), "| segmentation fault") {
 		t.Errorf("WriteFailed = %d, %v:\n%s", n, err, failed.String())
 	}
 }
@@ -149,7 +149,7 @@ func TestControllerCancel(t *testing.T) {
 		if r.Attempt > 0 {
 			hung++
 			dir := AttemptDir(work, r.ID, r.Attempt)
-			waitFor(t, func() bool { return strings.Contains(LogTail(filepath.Join(dir, "log"), 3), "got SIGTERM") })
+			waitFor(t, func() bool { return strings.Contains(logTail(filepath.Join(dir, "log"), 3), "got SIGTERM") })
 		}
 	}
 	if hung != 2 {

@@ -58,7 +58,7 @@
 //
 // Ledger.Status counts runs by state with percentages and an ETA from the
 // mean completed duration and the parallelism, and raises alerts for a
-// failure rate over FailureAlertRate and for stuck runs; WriteFailed lists
+// failure rate over failureAlertRate and for stuck runs; WriteFailed lists
 // failed runs with the last lines of their logs. Collect copies results into
 // an archive with a SHA-256 manifest (VerifyArchive re-checks it);
 // CheckCompleteness compares the expected grid with the runs completed with

@@ -37,14 +37,14 @@ type Dataset struct {
 }
 
 // Col returns the index of the named column, or -1.
-func (d *Dataset) Col(name string) int {
+func (d *Dataset) col(name string) int {
 	return slices.IndexFunc(d.Columns, func(c Column) bool { return c.Name == name })
 }
 
 // Floats returns the named numeric column (NaN for missing cells). It
 // panics if there is no such column.
-func (d *Dataset) Floats(name string) []float64 {
-	j := d.Col(name)
+func (d *Dataset) floats(name string) []float64 {
+	j := d.col(name)
 	if j < 0 {
 		panic("sweep: no such column")
 	}
@@ -147,7 +147,7 @@ func (d *Dataset) checkRows() error {
 
 // WriteCSV writes the dataset with a header row, columns in order. An empty
 // string is written quoted ("") so that it differs from a missing cell.
-func (d *Dataset) WriteCSV(w io.Writer) error {
+func (d *Dataset) writeCSV(w io.Writer) error {
 	if err := d.checkRows(); err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (d *Dataset) WriteCSV(w io.Writer) error {
 // (strconv 'g', -1: JSON readers, pandas' among them, choke on the
 // 300-digit fixed-point form of 1e300); NaN and missing cells are null,
 // ±Inf the strings "inf" and "-inf".
-func (d *Dataset) WriteJSONL(w io.Writer) error {
+func (d *Dataset) writeJSONL(w io.Writer) error {
 	if err := d.checkRows(); err != nil {
 		return err
 	}
@@ -231,7 +231,7 @@ func (d *Dataset) WriteJSONL(w io.Writer) error {
 // optional (a missing cell is null), strings as UTF-8 byte arrays, ints as
 // INT64, floats as DOUBLE (NaN and ±Inf kept), booleans as BOOLEAN. Parquet
 // orders a schema's columns by name; the metadata keeps the CSV order.
-func (d *Dataset) WriteParquet(w io.Writer) error {
+func (d *Dataset) writeParquet(w io.Writer) error {
 	if err := d.checkRows(); err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func (d *Dataset) WriteParquet(w io.Writer) error {
 	// The leaf order of a Group is its sorted names.
 	order := make([]int, len(d.Columns))
 	for i, path := range schema.Columns() {
-		order[i] = d.Col(path[0])
+		order[i] = d.col(path[0])
 	}
 	pw := parquet.NewWriter(w, schema)
 	rows := make([]parquet.Row, 0, 1024)
@@ -325,8 +325,8 @@ func pandasDtype(k Kind, missing bool) string {
 	return "object"
 }
 
-// Metadata is the <name>_metadata.json written beside an export.
-type Metadata struct {
+// metadata is the <name>_metadata.json written beside an export.
+type metadata struct {
 	TotalRuns   int               `json:"total_runs"`
 	ExportDate  string            `json:"export_date"`
 	Columns     []string          `json:"columns"`
@@ -365,20 +365,20 @@ func Export(dir, name string, d *Dataset, series map[string]map[string]Series, s
 		}
 		return writeAtomic(filepath.Join(dir, file), buf.Bytes())
 	}
-	md := Metadata{TotalRuns: len(d.Rows), ExportDate: now.UTC().Format(time.RFC3339), ColumnTypes: map[string]string{},
+	md := metadata{TotalRuns: len(d.Rows), ExportDate: now.UTC().Format(time.RFC3339), ColumnTypes: map[string]string{},
 		PandasDtypes: map[string]string{}, Skipped: skipped}
-	if err := write(name+".csv", d.WriteCSV); err != nil {
+	if err := write(name+".csv", d.writeCSV); err != nil {
 		return err
 	}
 	md.Files = append(md.Files, name+".csv")
 	if files.JSONL {
-		if err := write(name+".jsonl", d.WriteJSONL); err != nil {
+		if err := write(name+".jsonl", d.writeJSONL); err != nil {
 			return err
 		}
 		md.Files = append(md.Files, name+".jsonl")
 	}
 	if files.Parquet {
-		if err := write(name+".parquet", d.WriteParquet); err != nil {
+		if err := write(name+".parquet", d.writeParquet); err != nil {
 			return err
 		}
 		md.Files = append(md.Files, name+".parquet")

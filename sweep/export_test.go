@@ -58,12 +58,12 @@ func TestExportFormat(t *testing.T) {
 	if string(jb) != wantJ {
 		t.Errorf("jsonl:\n%s\nwant:\n%s", jb, wantJ)
 	}
-	var md Metadata
+	var md metadata
 	mb, _ := os.ReadFile(filepath.Join(dir, "study_metadata.json"))
 	if err := json.Unmarshal(mb, &md); err != nil {
 		t.Fatal(err)
 	}
-	wantMD := Metadata{TotalRuns: 6, ExportDate: "2026-11-21T09:00:00Z", Columns: []string{"slug", "n", "x", "ok"},
+	wantMD := metadata{TotalRuns: 6, ExportDate: "2026-11-21T09:00:00Z", Columns: []string{"slug", "n", "x", "ok"},
 		ColumnTypes:  map[string]string{"slug": "string", "n": "int", "x": "float", "ok": "bool"},
 		PandasDtypes: map[string]string{"slug": "object", "n": "Int64", "x": "float64", "ok": "boolean"},
 		Files:        []string{"study.csv", "study.jsonl", "study.parquet", "study_trajectories/"},
@@ -197,7 +197,7 @@ func TestCollectCompleteness(t *testing.T) {
 		return &Result{Metrics: map[string]float64{"best": 1}, Curves: map[string][]float64{"epoch": {1, 2}}}, nil
 	}
 	// Run only 4 of the 5: cancel the last before starting.
-	if err := l.Cancel(ctx, pts[4].ID, "test"); err != nil {
+	if err := l.cancel(ctx, pts[4].ID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	c := &Controller{Ledger: l, Backend: &Local{Func: fn}, WorkDir: work, Parallel: 2}

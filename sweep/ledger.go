@@ -401,7 +401,7 @@ func (l *Ledger) setMeta(ctx context.Context, key, value string) error {
 // ID returns the ledger's id, created with the file: the work directory of
 // a sweep records it (see Controller.Run), so that a work directory is
 // never silently reused by a new ledger.
-func (l *Ledger) ID(ctx context.Context) (string, error) { return l.meta(ctx, "id") }
+func (l *Ledger) id(ctx context.Context) (string, error) { return l.meta(ctx, "id") }
 
 // Name returns the sweep name recorded by Enqueue ("" before).
 func (l *Ledger) Name(ctx context.Context) (string, error) { return l.meta(ctx, "name") }
@@ -549,7 +549,7 @@ func (l *Ledger) EnqueuePoints(ctx context.Context, spec *Spec, pts iter.Seq[Poi
 		if n > MaxRuns {
 			return added, fmt.Errorf("sweep: enqueue: %w: more than %d runs (MaxRuns)", ErrTooLarge, MaxRuns)
 		}
-		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(EncodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
+		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(encodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
 		if err != nil {
 			return added, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
 		}
@@ -608,7 +608,7 @@ func (l *Ledger) whyNot(ctx context.Context, id string, from, to State) error {
 // Start moves a queued run to running, opening a new attempt. backendID may
 // be empty and set later with SetBackendID (a controller records the start
 // before submitting, so a crash in between is recoverable).
-func (l *Ledger) Start(ctx context.Context, id, backendID string) (attempt int, err error) {
+func (l *Ledger) start(ctx context.Context, id, backendID string) (attempt int, err error) {
 	now := l.now().UnixNano()
 	return l.transition(ctx, id, []State{Queued}, Running,
 		`UPDATE runs SET state='running', attempt=attempt+1, backend_id=?, started_at=?, heartbeat_at=?, finished_at=0, error_class='', error_text='', stop_request='' WHERE id=? AND state='queued' RETURNING attempt`,
@@ -616,7 +616,7 @@ func (l *Ledger) Start(ctx context.Context, id, backendID string) (attempt int, 
 }
 
 // SetBackendID records the backend's id for a running run's attempt.
-func (l *Ledger) SetBackendID(ctx context.Context, id, backendID string) error {
+func (l *Ledger) setBackendID(ctx context.Context, id, backendID string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Running,
 		`UPDATE runs SET backend_id=? WHERE id=? AND state='running' RETURNING attempt`, backendID, id)
 	return err
@@ -631,14 +631,14 @@ func (l *Ledger) requestStop(ctx context.Context, id, kind, reason string) error
 }
 
 // Heartbeat records that a running run was seen alive at t.
-func (l *Ledger) Heartbeat(ctx context.Context, id string, t time.Time) error {
+func (l *Ledger) heartbeat(ctx context.Context, id string, t time.Time) error {
 	_, err := l.transition(ctx, id, []State{Running}, Running,
 		`UPDATE runs SET heartbeat_at=? WHERE id=? AND state='running' RETURNING attempt`, t.UnixNano(), id)
 	return err
 }
 
 // Complete moves a running run to completed.
-func (l *Ledger) Complete(ctx context.Context, id string) error {
+func (l *Ledger) complete(ctx context.Context, id string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Completed,
 		`UPDATE runs SET state='completed', finished_at=?, completions=completions+1 WHERE id=? AND state='running' RETURNING attempt`,
 		l.now().UnixNano(), id)
@@ -646,7 +646,7 @@ func (l *Ledger) Complete(ctx context.Context, id string) error {
 }
 
 // Fail moves a running run to failed with an error class and text.
-func (l *Ledger) Fail(ctx context.Context, id string, class Class, text string) error {
+func (l *Ledger) fail(ctx context.Context, id string, class Class, text string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Failed,
 		`UPDATE runs SET state='failed', finished_at=?, error_class=?, error_text=? WHERE id=? AND state='running' RETURNING attempt`,
 		l.now().UnixNano(), string(class), text, id)
@@ -681,7 +681,7 @@ func (l *Ledger) failRetry(ctx context.Context, id string, class Class, text str
 	}
 	var ov any
 	if overrides != nil {
-		ov = string(EncodeConfig(overrides))
+		ov = string(encodeConfig(overrides))
 	}
 	if _, err := tx.ExecContext(hctx, `UPDATE runs SET state='queued', queued_at=?, backend_id='', overrides=coalesce(?, overrides) WHERE id=? AND state='failed'`,
 		l.now().UnixNano(), ov, id); err != nil {
@@ -695,7 +695,7 @@ func (l *Ledger) failRetry(ctx context.Context, id string, class Class, text str
 
 // Prune moves a running run to pruned (stopped early because it could not
 // win), with the reason.
-func (l *Ledger) Prune(ctx context.Context, id, reason string) error {
+func (l *Ledger) prune(ctx context.Context, id, reason string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Pruned,
 		`UPDATE runs SET state='pruned', finished_at=?, error_class='pruned', error_text=? WHERE id=? AND state='running' RETURNING attempt`,
 		l.now().UnixNano(), reason, id)
@@ -705,10 +705,10 @@ func (l *Ledger) Prune(ctx context.Context, id, reason string) error {
 // Retry moves a failed run back to queued for another attempt, replacing
 // its parameter overrides when overrides is non-nil. The controller calls
 // it within the retry budget; Requeue is the user's version.
-func (l *Ledger) Retry(ctx context.Context, id string, overrides map[string]Value) error {
+func (l *Ledger) retry(ctx context.Context, id string, overrides map[string]Value) error {
 	var ov any
 	if overrides != nil {
-		ov = string(EncodeConfig(overrides))
+		ov = string(encodeConfig(overrides))
 	}
 	_, err := l.transition(ctx, id, []State{Failed}, Queued,
 		`UPDATE runs SET state='queued', queued_at=?, backend_id='', overrides=coalesce(?, overrides) WHERE id=? AND state='failed' RETURNING attempt`,
@@ -772,7 +772,7 @@ func (l *Ledger) Requeue(ctx context.Context, ids []string, states []State, forc
 // Unstart moves a running run whose attempt never reached the backend back
 // to queued, dropping that attempt (used by recovery after a crash between
 // Start and submission).
-func (l *Ledger) Unstart(ctx context.Context, id string) error {
+func (l *Ledger) unstart(ctx context.Context, id string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Queued,
 		`UPDATE runs SET state='queued', attempt=attempt-1, backend_id='' WHERE id=? AND state='running' RETURNING attempt`, id)
 	return err
@@ -781,7 +781,7 @@ func (l *Ledger) Unstart(ctx context.Context, id string) error {
 // Cancel moves a queued or running run to cancelled. A controller calls it
 // for a running run only once the backend has confirmed the cancel
 // (Controller.Cancel); a user cancels queued runs directly.
-func (l *Ledger) Cancel(ctx context.Context, id, reason string) error {
+func (l *Ledger) cancel(ctx context.Context, id, reason string) error {
 	_, err := l.transition(ctx, id, []State{Queued, Running}, Cancelled,
 		`UPDATE runs SET state='cancelled', finished_at=?, error_class='cancelled', error_text=? WHERE id=? AND state IN ('queued', 'running') RETURNING attempt`,
 		l.now().UnixNano(), reason, id)
@@ -800,10 +800,10 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	}
 	r.ErrorClass = Class(cls)
 	var err error
-	if r.Config, err = DecodeConfig([]byte(cfg)); err != nil {
+	if r.Config, err = decodeConfig([]byte(cfg)); err != nil {
 		return r, fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	if r.Overrides, err = DecodeConfig([]byte(ov)); err != nil {
+	if r.Overrides, err = decodeConfig([]byte(ov)); err != nil {
 		return r, fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	if r.Resources, err = decodeResources(res); err != nil {
@@ -835,7 +835,7 @@ func (l *Ledger) Runs(ctx context.Context, states ...State) ([]Run, error) {
 }
 
 // NextQueued returns up to n queued runs in sweep order.
-func (l *Ledger) NextQueued(ctx context.Context, n int) ([]Run, error) {
+func (l *Ledger) nextQueued(ctx context.Context, n int) ([]Run, error) {
 	return l.query(ctx, `SELECT `+runCols+` FROM runs WHERE state='queued' ORDER BY seq, id LIMIT ?`, n)
 }
 
@@ -895,7 +895,7 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 		if err := rows.Scan(&a.RunID, &a.N, &a.State, &a.BackendID, &ov, &s, &f, &cls, &a.ErrorText); err != nil {
 			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
-		a.Overrides, _ = DecodeConfig([]byte(ov))
+		a.Overrides, _ = decodeConfig([]byte(ov))
 		a.StartedAt, a.FinishedAt, a.ErrorClass = ts(s), ts(f), Class(cls)
 		out = append(out, a)
 	}

@@ -260,7 +260,7 @@ func TestAdoptFencesLaunchInFlight(t *testing.T) {
 	loc := &Local{Command: workerCommand(t), StateDir: state}
 	var tasks []Task
 	for _, p := range pts {
-		n, err := l.Start(ctx, p.ID, "")
+		n, err := l.start(ctx, p.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -253,7 +253,7 @@ func (l *Ledger) LogTail(ctx context.Context, id string, lines int) (string, err
 	if wd == "" {
 		return "", errors.New("sweep: ledger " + l.path + " has no work directory recorded (no controller has run it)")
 	}
-	return LogTail(filepath.Join(AttemptDir(wd, id, r.Attempt), "log"), lines), nil
+	return logTail(filepath.Join(AttemptDir(wd, id, r.Attempt), "log"), lines), nil
 }
 
 // stepStat is one run's standing at a step of a series: when it first

@@ -13,18 +13,21 @@ import (
 	"github.com/crosscluster/crosscluster/internal/launch"
 )
 
-// Func is an in-process worker: it computes a run's result from its task.
-// It must honour ctx.
-type Func func(ctx context.Context, t Task) (*Result, error)
+// ErrLaunch is wrapped by the errors of the local process backend when the
+// launcher fails to start, read, cancel or fence a worker process (on a
+// system that is not Unix, always: worker processes need sh, setsid and
+// process groups there; in-process workers run everywhere).
+var ErrLaunch = errors.New("worker process launcher failed")
 
 // Local runs tasks on this machine, either as in-process Go functions (Func
 // set) or as processes (Command set) started with internal/launch so that
 // they survive a controller crash and are adopted by the next controller.
 // The controller bounds concurrency (Controller.Parallel).
 type Local struct {
-	// Func, when set, runs each task in a goroutine; the backend writes its
-	// result with WriteResult.
-	Func Func
+	// Func, when set, is an in-process worker: it computes a run's result
+	// from its task in a goroutine and must honour ctx; the backend writes
+	// the result with WriteResult.
+	Func func(ctx context.Context, t Task) (*Result, error)
 	// Command is the worker program; it receives the Env* variables and
 	// writes its result with WriteResult (see WorkerTask).
 	Command []string
@@ -40,8 +43,8 @@ type Local struct {
 }
 
 // Notify returns a channel that receives a value when an in-process task
-// ends (Notifier).
-func (l *Local) Notify() <-chan struct{} {
+// ends (notifier).
+func (l *Local) notify() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.wake == nil {
@@ -101,7 +104,7 @@ func (l *Local) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 			LogPath: filepath.Join(t.Dir, "log"),
 		})
 		if err != nil {
-			return ids[:i], fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+			return ids[:i], fmt.Errorf("sweep: run %s: %w: %w", t.RunID, ErrLaunch, err)
 		}
 		ids[i] = "proc:" + h.Name
 	}
@@ -176,7 +179,7 @@ func (l *Local) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
 		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
 		st, err := h.Poll()
 		if err != nil {
-			return nil, fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+			return nil, fmt.Errorf("sweep: run %s: %w: %w", t.RunID, ErrLaunch, err)
 		}
 		switch st {
 		case launch.Running:
@@ -220,7 +223,7 @@ func (l *Local) Cancel(ctx context.Context, tasks []Task) error {
 		}
 		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
 		if err := h.Cancel(ctx, cancelGrace); err != nil {
-			errs = append(errs, fmt.Errorf("sweep: cancel run %s: %w", t.RunID, err))
+			errs = append(errs, fmt.Errorf("sweep: cancel run %s: %w: %w", t.RunID, ErrLaunch, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -252,7 +255,7 @@ func (l *Local) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
 		}
 		h, err := (&launch.Local{StateDir: l.StateDir}).Fence(launchName(t))
 		if err != nil {
-			return nil, fmt.Errorf("sweep: adopt run %s: %w", t.RunID, err)
+			return nil, fmt.Errorf("sweep: adopt run %s: %w: %w", t.RunID, ErrLaunch, err)
 		}
 		if h != nil {
 			ids[i] = "proc:" + h.Name

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package sweep
 
@@ -7,12 +7,10 @@ import (
 	"fmt"
 )
 
-// ErrUnsupported is wrapped by the errors of features that need a Unix
-// system: the controller lock of a writable ledger, the local process
-// backend and the Slurm backend. Reading a ledger (OpenLedgerReadOnly),
-// specs, results and exports work everywhere.
-var errNeedsUnix = errors.New("needs a Unix system (flock, process groups, sh)")
+// errNoLock: the controller lock needs flock (Unix) or LockFileEx
+// (Windows).
+var errNoLock = errors.New("a writable ledger needs a Unix or Windows system (file locks)")
 
 func lockLedger(path string) (func(), error) {
-	return nil, fmt.Errorf("sweep: ledger lock %s: %w", path, errNeedsUnix)
+	return nil, fmt.Errorf("sweep: ledger lock %s: %w", path, errNoLock)
 }

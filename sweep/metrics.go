@@ -110,11 +110,11 @@ func parseMetrics(b []byte, first int) (pts []metricPoint, done int, err error) 
 	}
 }
 
-// ReadMetricLog reads the series logged so far in dir's MetricFile, each in
+// readMetricLog reads the series logged so far in dir's MetricFile, each in
 // the order logged. A missing file gives no series; a line cut short at the
 // end (the run is still writing, or crashed) is ignored; a malformed whole
 // line is an error wrapping ErrCorrupt that names the file and line.
-func ReadMetricLog(dir string) (map[string]Series, error) {
+func readMetricLog(dir string) (map[string]Series, error) {
 	path := filepath.Join(dir, MetricFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -28,7 +28,7 @@ func startAll(t *testing.T, l *Ledger, pts []Point) []string {
 	t.Helper()
 	var ids []string
 	for _, p := range pts {
-		if _, err := l.Start(context.Background(), p.ID, "x"); err != nil {
+		if _, err := l.start(context.Background(), p.ID, "x"); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, p.ID)

@@ -24,15 +24,6 @@ type Series struct {
 	Step, Value []float64
 }
 
-// Last returns the last logged step and value, or ok == false when s is
-// empty.
-func (s Series) Last() (step, value float64, ok bool) {
-	if len(s.Step) == 0 {
-		return 0, 0, false
-	}
-	return s.Step[len(s.Step)-1], s.Value[len(s.Value)-1], true
-}
-
 // Result is what one run produced: scalar metrics and series. NaN and ±Inf
 // are allowed. Curves is an older form of Series: named columns of one
 // table (e.g. "epoch", "val_loss"), read by CurveConfig.X and Y when a run

@@ -85,7 +85,7 @@ func TestPandasRoundTrip(t *testing.T) {
 			t.Fatalf("%s differs from the golden file pandas read; regenerate both (see the test's comment)", f)
 		}
 	}
-	var md Metadata
+	var md metadata
 	mb, _ := os.ReadFile(filepath.Join(gold, "rt_metadata.json"))
 	json.Unmarshal(mb, &md)
 	var pd struct {

@@ -46,15 +46,15 @@ type Slurm struct {
 	// or preemption.
 	Requeue bool
 	// JobCompLog is the job-completion log; empty means
-	// DefaultJobCompLog.
+	// defaultJobCompLog.
 	JobCompLog string
 
 	mu    sync.Mutex
 	batch int
 }
 
-// DefaultJobCompLog is where .ci/slurm-up.sh points jobcomp/filetxt.
-const DefaultJobCompLog = "/var/log/slurm/jobcomp.log"
+// defaultJobCompLog is where .ci/slurm-up.sh points jobcomp/filetxt.
+const defaultJobCompLog = "/var/log/slurm/jobcomp.log"
 
 // ErrSlurm is wrapped by errors from Slurm commands.
 var ErrSlurm = errors.New("slurm command failed")
@@ -107,7 +107,7 @@ fi
 ` + EnvAttempt + `=$(printf '%s\n' "$line" | cut -f3)
 ` + EnvRunDir + `=$dir
 ` + EnvConfig + `=$dir/config.json
-` + EnvHeartbeat + `=$dir/` + HeartbeatFile + `
+` + EnvHeartbeat + `=$dir/` + heartbeatFile + `
 export ` + EnvRunID + ` ` + EnvAttempt + ` ` + EnvRunDir + ` ` + EnvConfig + ` ` + EnvHeartbeat + `
 cd "$dir" || exit 2
 echo "slurm $id on $(hostname)" >> "$dir/log"
@@ -383,7 +383,7 @@ func slurmStatus(st slurmState) TaskStatus {
 
 // jobComp reads the completion log, or sacct when there is none.
 func (s *Slurm) jobComp(ctx context.Context, jobs []string) map[string]slurmState {
-	if b, err := os.ReadFile(cmpOr(s.JobCompLog, DefaultJobCompLog)); err == nil {
+	if b, err := os.ReadFile(cmpOr(s.JobCompLog, defaultJobCompLog)); err == nil {
 		return parseJobComp(b)
 	}
 	out := map[string]slurmState{}
@@ -493,7 +493,7 @@ func (s *Slurm) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
 // jobsByName maps job names to array job ids from the completion log.
 func (s *Slurm) jobsByName() map[string]string {
 	out := map[string]string{}
-	lb, err := os.ReadFile(cmpOr(s.JobCompLog, DefaultJobCompLog))
+	lb, err := os.ReadFile(cmpOr(s.JobCompLog, defaultJobCompLog))
 	if err != nil {
 		return out
 	}

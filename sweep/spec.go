@@ -99,8 +99,8 @@ type Samples struct {
 	Dists []Dist
 }
 
-// MaxSamples bounds Samples.Count.
-const MaxSamples = 1 << 20
+// maxSamples bounds Samples.Count.
+const maxSamples = 1 << 20
 
 // Resources is what a run asks its scheduler for. Zero fields ask for
 // nothing (the scheduler's default). Resources are not part of a run's
@@ -333,8 +333,8 @@ func (s *Spec) Validate() error {
 		known[a.Key].order = min(known[a.Key].order, order)
 	}
 	if s.Samples != nil {
-		if s.Samples.Count <= 0 || s.Samples.Count > MaxSamples {
-			return specErr("samples.count", "must be in 1..%d", MaxSamples)
+		if s.Samples.Count <= 0 || s.Samples.Count > maxSamples {
+			return specErr("samples.count", "must be in 1..%d", maxSamples)
 		}
 		for i, d := range s.Samples.Dists {
 			k := fmt.Sprintf("samples.params[%d]", i)
@@ -414,9 +414,9 @@ func slugSafe(s string) bool {
 	return s != ""
 }
 
-// MaxExpand is the most points Expand returns; larger sweeps stream
+// maxExpand is the most points Expand returns; larger sweeps stream
 // through Points and Ledger.EnqueuePoints in bounded memory.
-const MaxExpand = 1_000_000
+const maxExpand = 1_000_000
 
 // MaxRuns is the most points a spec may have: Count and Points refuse
 // larger sweeps before any work, with a *SpecError on "grid" wrapping
@@ -426,19 +426,19 @@ const MaxExpand = 1_000_000
 const MaxRuns = 10_000_000
 
 // ErrTooLarge is wrapped by the error for a spec above MaxRuns (or above
-// MaxExpand for Expand).
+// maxExpand for Expand).
 var ErrTooLarge = errors.New("too many runs")
 
 // Expand lists every point of the sweep in order: variants outermost, then
 // the grid axes in declared order (last fastest), then the samples. It
-// refuses sweeps above MaxExpand points (use Points).
+// refuses sweeps above maxExpand points (use Points).
 func (s *Spec) Expand() ([]Point, error) {
 	n, err := s.Count()
 	if err != nil {
 		return nil, err
 	}
-	if n > MaxExpand {
-		return nil, &SpecError{Key: "grid", Err: fmt.Errorf("%w: %d points, Expand holds at most %d in memory; stream them with Spec.Points and Ledger.EnqueuePoints", ErrTooLarge, n, MaxExpand)}
+	if n > maxExpand {
+		return nil, &SpecError{Key: "grid", Err: fmt.Errorf("%w: %d points, Expand holds at most %d in memory; stream them with Spec.Points and Ledger.EnqueuePoints", ErrTooLarge, n, maxExpand)}
 	}
 	pts := make([]Point, 0, n)
 	for p := range s.walk(true) {

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -189,7 +188,7 @@ func TestExpansionChecks(t *testing.T) {
 }
 
 // TestScaleLimits: a sweep over MaxRuns is refused up front, without
-// expanding it; Expand refuses more than MaxExpand points in memory.
+// expanding it; Expand refuses more than maxExpand points in memory.
 func TestScaleLimits(t *testing.T) {
 	axis := func(k string, n int) Axis {
 		a := Axis{Key: k}
@@ -261,10 +260,8 @@ func TestScaleEnqueue(t *testing.T) {
 	if err != nil || added != n {
 		t.Fatalf("EnqueuePoints: %d, %v", added, err)
 	}
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	t.Logf("%d points enqueued in %v; live heap at most %.1f MiB (sampled every 10,000 points); peak RSS %.0f MiB",
-		n, time.Since(t0).Round(time.Millisecond), float64(peakHeap)/(1<<20), float64(ru.Maxrss)/1024)
+		n, time.Since(t0).Round(time.Millisecond), float64(peakHeap)/(1<<20), peakRSSMiB())
 	// Bounded: far below what holding the points would take (about 1 KiB
 	// each as []Point with their maps).
 	if limit := uint64(64 << 20); peakHeap > limit {

@@ -65,14 +65,14 @@ func TestIdentity(t *testing.T) {
 	a := map[string]Value{"lr": ParseValue("1e-4"), "name": Str("x")}
 	b := map[string]Value{"name": Str("x"), "lr": ParseValue("0.0001"), "priority": IntValue(9), "tags": Str("t")}
 	if Identity(a) != Identity(b) {
-		t.Errorf("same config, different ids: %s %s (%s vs %s)", Identity(a), Identity(b), CanonicalConfig(a), CanonicalConfig(b))
+		t.Errorf("same config, different ids: %s %s (%s vs %s)", Identity(a), Identity(b), canonicalConfig(a), canonicalConfig(b))
 	}
 	c := map[string]Value{"lr": ParseValue("1e-4"), "name": Str("1")}
 	d := map[string]Value{"lr": ParseValue("1e-4"), "name": IntValue(1)}
 	if Identity(c) == Identity(d) {
 		t.Error("string \"1\" and integer 1 share an id")
 	}
-	if got := CanonicalConfig(map[string]Value{"b": FloatValue(2.5), "a": BoolValue(true)}); got != `{"a":true,"b":2.5}` {
+	if got := canonicalConfig(map[string]Value{"b": FloatValue(2.5), "a": BoolValue(true)}); got != `{"a":true,"b":2.5}` {
 		t.Errorf("canonical %s", got)
 	}
 	// Numbers are normalised: 1, 1.0 and 1e0 are one run.
@@ -103,7 +103,7 @@ func TestValueLiteral(t *testing.T) {
 		}
 	}
 	m := map[string]Value{"wd": ParseValue("1e-4"), "s": Str(`a"b`), "n": IntValue(3), "ok": BoolValue(false)}
-	back, err := DecodeConfig(EncodeConfig(m))
+	back, err := decodeConfig(encodeConfig(m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,14 +228,14 @@ func FuzzDecodeConfig(f *testing.F) {
 	f.Add([]byte(`{"lr":1e-4,"name":"x","ok":true,"n":3}`))
 	f.Add([]byte(`{"a":{"b":1}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := DecodeConfig(b)
+		m, err := decodeConfig(b)
 		if err != nil {
 			return
 		}
 		// A decoded config re-encodes to a config with the same identity.
-		m2, err := DecodeConfig(EncodeConfig(m))
+		m2, err := decodeConfig(encodeConfig(m))
 		if err != nil {
-			t.Fatalf("re-decode of %q: %v", EncodeConfig(m), err)
+			t.Fatalf("re-decode of %q: %v", encodeConfig(m), err)
 		}
 		if Identity(m) != Identity(m2) {
 			t.Fatalf("identity changed through encode: %q", b)

@@ -196,8 +196,8 @@ func samples(v *yaml.Node, key string) (*Samples, error) {
 				return err
 			}
 			n, err := strconv.ParseUint(lit, 10, 64)
-			if err != nil || (k == "count" && n > MaxSamples) {
-				return specErr(key, "%q is not a non-negative integer (count at most %d)", lit, MaxSamples)
+			if err != nil || (k == "count" && n > maxSamples) {
+				return specErr(key, "%q is not a non-negative integer (count at most %d)", lit, maxSamples)
 			}
 			if k == "count" {
 				sm.Count = int(n)

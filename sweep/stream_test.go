@@ -103,12 +103,12 @@ func TestMetricLogPartialLine(t *testing.T) {
 	f, _ := os.OpenFile(filepath.Join(dir, MetricFile), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"series":"a","step":2,"val`)
 	f.Close()
-	ss, err := ReadMetricLog(dir)
+	ss, err := readMetricLog(dir)
 	if err != nil || len(ss["a"].Step) != 1 {
 		t.Fatalf("partial last line: %+v, %v", ss, err)
 	}
 	os.WriteFile(filepath.Join(dir, MetricFile), []byte("{\"series\":\"a\",\"step\":1,\"value\":1}\nnot json\n"), 0o644)
-	_, err = ReadMetricLog(dir)
+	_, err = readMetricLog(dir)
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), MetricFile) {
 		t.Errorf("malformed line: %v", err)
 	}
@@ -120,7 +120,7 @@ func FuzzReadMetricLog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, MetricFile), b, 0o644)
-		ss, err := ReadMetricLog(dir)
+		ss, err := readMetricLog(dir)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("untyped error %v", err)

@@ -512,7 +512,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	if err := st.WriteTable(stdout); err != nil {
 		return 0, err
 	}
-	nFailed, err := sweep.WriteFailed(ctx, stdout, l, work, 5)
+	nFailed, err := sweep.WriteFailed(ctx, stdout, l, 5)
 	if err != nil {
 		return 0, err
 	}
@@ -537,7 +537,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	if err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(stdout, "archive: %d files, checksums verified (%s)\n", nv, filepath.Join(archive, sweep.ManifestFile))
+	fmt.Fprintf(stdout, "archive: %d files, checksums verified (%s)\n", nv, filepath.Join(archive, "manifest.json"))
 	for _, p := range m.Skipped {
 		fmt.Fprintf(stdout, "archive: skipped run %s (%s): %s\n", p.Slug, p.RunID, p.Err)
 	}
@@ -630,7 +630,7 @@ func status(ctx context.Context, cfg config, work string, stdout io.Writer) (int
 	if err := st.WriteTable(stdout); err != nil {
 		return 0, err
 	}
-	_, err = sweep.WriteFailed(ctx, stdout, l, work, 5)
+	_, err = sweep.WriteFailed(ctx, stdout, l, 5)
 	return 0, err
 }
 
