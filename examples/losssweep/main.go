@@ -41,6 +41,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/crosscluster/crosscluster/plot"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
@@ -83,8 +84,9 @@ type config struct {
 	progress                   io.Writer // stderr in main; nil: quiet
 }
 
-func main() {
-	var cfg config
+// newFlags defines the command's flags on cfg. Every flag that takes a
+// value shows an example of one in -h (TestFlagsHaveExamples).
+func newFlags(cfg *config) *flag.FlagSet {
 	fs := flag.NewFlagSet("losssweep", flag.ContinueOnError)
 	fs.StringVar(&cfg.out, "out", "out/losssweep", "output directory: ledger, work, archive, export, plots (e.g. -out /tmp/ls)")
 	fs.StringVar(&cfg.spec, "spec", "", "YAML sweep spec instead of the built-in 216-run study (e.g. -spec my.yaml; keys in docs/losssweep.md)")
@@ -92,21 +94,27 @@ func main() {
 	fs.StringVar(&cfg.backend, "backend", "local", "where runs execute: local (goroutines in this process), process (detached worker processes that outlive this one) or slurm (e.g. -backend slurm)")
 	fs.IntVar(&cfg.workers, "workers", runtime.NumCPU(), "runs in flight (local, process) or the Slurm array throttle %P (e.g. -workers 4)")
 	fs.StringVar(&cfg.ledger, "ledger", "", "ledger file (default <out>/ledger.db; e.g. -ledger /tmp/ls.db)")
-	fs.BoolVar(&cfg.dry, "dry-run", false, "list the runs (index, id, slug) and exit")
-	fs.BoolVar(&cfg.status, "status", false, "print the ledger's status and its failed runs with their log tails, and exit")
+	fs.BoolVar(&cfg.dry, "dry-run", false, "list the runs (index, id, slug) and exit (e.g. -dry-run -spec my.yaml)")
+	fs.BoolVar(&cfg.status, "status", false, "print the ledger's status and its failed runs with their log tails, and exit (e.g. -out /tmp/ls -status)")
 	fs.StringVar(&cfg.list, "list", "", "list the runs in a state (queued, running, completed, failed, pruned, cancelled or all) and exit (e.g. -list failed)")
 	fs.StringVar(&cfg.requeue, "requeue", "", "put runs back in the queue and exit: a state (failed, cancelled, pruned; completed with -force) or comma-separated run ids or slugs (e.g. -requeue failed)")
 	fs.StringVar(&cfg.cancel, "cancel", "", "cancel runs and exit: all, queued, running, or comma-separated run ids or slugs (e.g. -cancel all)")
-	fs.BoolVar(&cfg.force, "force", false, "with -requeue, allow requeueing completed runs")
-	fs.BoolVar(&cfg.acceptWorkDir, "accept-work-dir", false, "use a work directory that holds runs of another (or a deleted) ledger")
-	fs.BoolVar(&cfg.acceptInput, "accept-inputs", false, "record the current trainer version (or commit) in a ledger that holds results of another")
-	fs.BoolVar(&cfg.recordCommit, "record-commit", false, "add the binary's VCS revision to the runs' inputs (build with go build inside the repository)")
-	fs.StringVar(&cfg.prune, "prune", "none", "stop hopeless runs: none, asha (successive halving, rungs at 1, 3, 9, 27 epochs, eta 3) or median (median stopping rule after 5 epochs)")
+	fs.BoolVar(&cfg.force, "force", false, "with -requeue, allow requeueing completed runs (e.g. -requeue completed -force)")
+	fs.BoolVar(&cfg.acceptWorkDir, "accept-work-dir", false, "use a work directory that holds runs of another (or a deleted) ledger, e.g. after rm ledger.db")
+	fs.BoolVar(&cfg.acceptInput, "accept-inputs", false, "record the current trainer version (or commit) in a ledger that holds results of another, e.g. after editing train.go")
+	fs.BoolVar(&cfg.recordCommit, "record-commit", false, "add the binary's VCS revision to the runs' inputs, e.g. go build ./examples/losssweep && ./losssweep -record-commit")
+	fs.StringVar(&cfg.prune, "prune", "none", "stop hopeless runs: none, asha (successive halving, rungs at 1, 3, 9, 27 epochs, eta 3) or median (median stopping rule after 5 epochs), e.g. -prune asha")
 	fs.StringVar(&cfg.notify, "notify", "", "shell command run when the sweep finishes or a run fails for good, a JSON summary on its stdin (e.g. -notify 'cat >> notify.log')")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: losssweep [flags]\n\nRuns a sweep of training runs with a crash-safe ledger, then exports and analyses it.\n\n")
 		fs.PrintDefaults()
 	}
+	return fs
+}
+
+func main() {
+	var cfg config
+	fs := newFlags(&cfg)
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
@@ -416,7 +424,7 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 	work := filepath.Join(out, "work")
 	switch {
 	case cfg.status:
-		return status(ctx, cfg, work, stdout)
+		return status(ctx, cfg, stdout)
 	case cfg.list != "":
 		return list(ctx, cfg, stdout)
 	}
@@ -474,7 +482,11 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 		return 0, err
 	}
 	if added == len(pts) {
-		fmt.Fprintf(stdout, "losssweep: %d runs enqueued in %s\n", added, cfg.ledger)
+		fmt.Fprintf(stdout, "losssweep: %d runs enqueued in %s", added, cfg.ledger)
+		if st.Total > added {
+			fmt.Fprintf(stdout, " (the ledger holds %d runs; other specs' runs are kept, not run again)", st.Total)
+		}
+		fmt.Fprintln(stdout)
 	} else {
 		fmt.Fprintf(stdout, "losssweep: resuming %s: %d completed, %d failed, %d pruned, %d queued, %d running (%d new)\n",
 			cfg.ledger, st.Counts[sweep.Completed], st.Counts[sweep.Failed], st.Counts[sweep.Pruned], st.Counts[sweep.Queued], st.Counts[sweep.Running], added)
@@ -547,9 +559,20 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	}
 	fmt.Fprintln(stdout, "completeness:", comp)
 
-	runs, err := l.Runs(ctx, sweep.Completed)
+	all, err := l.Runs(ctx, sweep.Completed)
 	if err != nil {
 		return 0, err
+	}
+	// Only this spec's runs: the ledger may hold others (another -epochs).
+	want := make(map[string]bool, len(pts))
+	for _, p := range pts {
+		want[p.ID] = true
+	}
+	var runs []sweep.Run
+	for _, r := range all {
+		if want[r.ID] {
+			runs = append(runs, r)
+		}
 	}
 	ccfg := sweep.DefaultCurves()
 	ds := sweep.CurveDataset(runs, results, ccfg)
@@ -591,11 +614,20 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 		return 0, err
 	}
 	png := filepath.Join(out, "curves.png")
-	if len(runs) == 0 {
-		fmt.Fprintln(stdout, "plot: no completed run to draw; curves.png not written")
-	} else if err := plotCurves(png, spec.Name, runs, results); err != nil {
+	var curves []plot.SweepCurve
+	for _, r := range runs {
+		if res := results[r.ID]; res != nil {
+			s := res.Series["val_loss"]
+			curves = append(curves, plot.SweepCurve{Name: r.Slug, Group: r.Variant, Step: s.Step, Value: s.Value})
+		}
+	}
+	title := fmt.Sprintf("validation loss, %s: %d completed runs", spec.Name, len(curves))
+	switch err := plot.SweepCurves(png, title, "validation cross-entropy", curves); {
+	case errors.Is(err, plot.ErrNoData):
+		fmt.Fprintf(stdout, "plot: %v; curves.png not written\n", err)
+	case err != nil:
 		return 0, err
-	} else {
+	default:
 		fmt.Fprintln(stdout, "plot:", png)
 	}
 	if !comp.Done() || nFailed > 0 {
@@ -617,7 +649,7 @@ func pruner(cfg config) (sweep.Pruner, error) {
 	return nil, fmt.Errorf("-prune %q: want none, asha or median", cfg.prune)
 }
 
-func status(ctx context.Context, cfg config, work string, stdout io.Writer) (int, error) {
+func status(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 	l, err := sweep.OpenLedgerReadOnly(cfg.ledger)
 	if err != nil {
 		return 0, err
