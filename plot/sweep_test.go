@@ -54,4 +54,3 @@ func TestSweepCurvesNothingToDraw(t *testing.T) {
 		t.Errorf("no curves: %v, want ErrNoData", err)
 	}
 }
-
