@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -146,24 +145,4 @@ func (c *Condor) Write(tasks []Task) (CondorFiles, error) {
 		}
 	}
 	return f, nil
-}
-
-// condorJobState maps an HTCondor JobStatus number (condor_q/condor_history)
-// to a Phase: 1 idle, 2 running, 3 removed, 4 completed, 5 held,
-// 6 transferring output, 7 suspended.
-func condorJobState(status int, exitCode int) TaskStatus {
-	switch status {
-	case 1, 5, 7:
-		return TaskStatus{Phase: PhasePending, SchedState: "JobStatus=" + strconv.Itoa(status)}
-	case 2, 6:
-		return TaskStatus{Phase: PhaseRunning}
-	case 3:
-		return TaskStatus{Phase: PhaseFailed, SchedState: "CANCELLED"}
-	case 4:
-		if exitCode == 0 {
-			return TaskStatus{Phase: PhaseDone}
-		}
-		return TaskStatus{Phase: PhaseFailed, Exit: exitCode}
-	}
-	return TaskStatus{Phase: PhaseLost}
 }

@@ -162,7 +162,7 @@ func TestColumnKindFromAllValues(t *testing.T) {
 // fixed-point notation.
 func TestFloatsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	vals := []float64{1e-7, 1e-300, 5e-324, 0.1, 1.0 / 3, 1e22, 123456789.123456789, -0.0, math.MaxFloat64, math.SmallestNonzeroFloat64}
+	vals := []float64{1e-7, 1e-300, 5e-324, 0.1, 1.0 / 3, 1e22, 123456789.123456789, math.Copysign(0, -1), math.MaxFloat64, math.SmallestNonzeroFloat64}
 	for range 2000 {
 		vals = append(vals, math.Float64frombits(rng.Uint64()))
 	}

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -962,10 +961,4 @@ func decodeResources(s string) (Resources, error) {
 		return Resources{}, fmt.Errorf("resources: %w", err)
 	}
 	return Resources{CPUs: j.CPUs, GPUs: j.GPUs, MemoryMB: j.MemoryMB, DiskMB: j.DiskMB, Time: time.Duration(j.TimeS) * time.Second, Partition: j.Partition, Account: j.Account}, nil
-}
-
-// parseIntMeta reads an integer meta value ("" is 0).
-func parseIntMeta(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }

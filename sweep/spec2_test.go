@@ -149,16 +149,7 @@ func TestSpecValidation(t *testing.T) {
 			if err == nil {
 				_, err = s.Count()
 			}
-			var se *SpecError
-			if !errors.As(err, &se) {
-				t.Fatalf("error %v is not a *SpecError", err)
-			}
-			if se.Key != tc.key {
-				t.Errorf("key %q, want %q (%v)", se.Key, tc.key, err)
-			}
-			if !errors.Is(err, ErrSpec) {
-				t.Errorf("%v does not wrap ErrSpec", err)
-			}
+			checkSpecError(t, err, tc.key)
 		})
 	}
 }

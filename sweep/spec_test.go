@@ -141,17 +141,23 @@ func TestLoadSpecErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadSpec(strings.NewReader(tc.yaml))
-			var se *SpecError
-			if !errors.As(err, &se) {
-				t.Fatalf("error %v is not a *SpecError", err)
-			}
-			if se.Key != tc.key {
-				t.Errorf("key %q, want %q (%v)", se.Key, tc.key, err)
-			}
-			if !errors.Is(err, ErrSpec) {
-				t.Errorf("%v does not wrap ErrSpec", err)
-			}
+			checkSpecError(t, err, tc.key)
 		})
+	}
+}
+
+// checkSpecError fails t unless err is a *SpecError on key wrapping ErrSpec.
+func checkSpecError(t *testing.T, err error, key string) {
+	t.Helper()
+	var se *SpecError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v is not a *SpecError", err)
+	}
+	if se.Key != key {
+		t.Errorf("key %q, want %q (%v)", se.Key, key, err)
+	}
+	if !errors.Is(err, ErrSpec) {
+		t.Errorf("%v does not wrap ErrSpec", err)
 	}
 }
 

@@ -358,3 +358,24 @@ func ParseStart(out []byte) (int, error) {
 	}
 	return pid, nil
 }
+
+// Local launches commands on this machine with the protocol of the package
+// documentation. The zero value is not usable: StateDir must be set.
+type Local struct {
+	// StateDir holds the pid, exit-record and default log files.
+	StateDir string
+}
+
+// Handle refers to one launched command.
+type Handle struct {
+	Name  string
+	Pid   int
+	Paths Paths
+}
+
+// ErrLaunch is wrapped by Start's errors.
+var ErrLaunch = errors.New("launch: start failed")
+
+// CancelGrace is how long Start gives a command it cancels (because ctx
+// ended during the launch) to exit on SIGTERM before SIGKILL.
+const CancelGrace = 5 * time.Second

@@ -14,24 +14,6 @@ import (
 // scripts and parsers work everywhere, for launches on a Unix host.
 var ErrUnsupported = errors.New("launch: local launches need a Unix system (sh, setsid, process groups)")
 
-// Local launches commands on this machine; on this system it cannot.
-type Local struct {
-	StateDir string
-}
-
-// Handle refers to one launched command.
-type Handle struct {
-	Name  string
-	Pid   int
-	Paths Paths
-}
-
-// ErrLaunch is wrapped by Start's errors.
-var ErrLaunch = errors.New("launch: start failed")
-
-// CancelGrace is how long Start gives a command it cancels to exit.
-const CancelGrace = 5 * time.Second
-
 // Start returns an error wrapping ErrUnsupported.
 func (l *Local) Start(ctx context.Context, spec Spec) (*Handle, error) {
 	return nil, fmt.Errorf("%w: %s: %w", ErrLaunch, spec.Name, ErrUnsupported)

@@ -16,23 +16,6 @@ import (
 	"time"
 )
 
-// Local launches commands on this machine with the protocol of the package
-// documentation. The zero value is not usable: StateDir must be set.
-type Local struct {
-	// StateDir holds the pid, exit-record and default log files.
-	StateDir string
-}
-
-// Handle refers to one launched command.
-type Handle struct {
-	Name  string
-	Pid   int
-	Paths Paths
-}
-
-// ErrLaunch is wrapped by Start's errors.
-var ErrLaunch = errors.New("launch: start failed")
-
 // Start runs the wrapper script for spec with "sh -s" and returns once the
 // detached monitor has recorded its pid. A previous record of the same name
 // is removed first, and the launch's token is published before the wrapper
@@ -171,10 +154,6 @@ func (l *Local) Fence(name string) (*Handle, error) {
 	}
 	return h, nil
 }
-
-// CancelGrace is how long Start gives a command it cancels (because ctx
-// ended during the launch) to exit on SIGTERM before SIGKILL.
-const CancelGrace = 5 * time.Second
 
 // Attach returns a handle for a command launched earlier (perhaps by another
 // controller process) under the same state directory.
