@@ -219,9 +219,12 @@ func script(spec Spec, stateDir, token string, writeToken bool) string {
 	// Log directory must exist before the redirection in the monitor.
 	fmt.Fprintf(&s, "mkdir -p \"$(dirname %s)\" || exit 1\n", sh.Quote(logPath))
 	fmt.Fprintf(&s, "setsid sh -c %s </dev/null >/dev/null 2>&1 &\n", sh.Quote(mon.String()))
+	s.WriteString("mon=$!\n")
 	s.WriteString("i=0\n")
 	fmt.Fprintf(&s, "while [ ! -s %s ]; do\n", sh.Quote(pidf))
-	fmt.Fprintf(&s, "  [ \"$(readlink %s 2>/dev/null)\" = fenced ] && { echo 'launch: fenced before it started' >&2; exit 1; }\n", sh.Quote(claimf))
+	// A fenced launch: wait until its monitor has seen the fence and left,
+	// so that nothing of it outlives the wrapper.
+	fmt.Fprintf(&s, "  [ \"$(readlink %s 2>/dev/null)\" = fenced ] && { wait \"$mon\" 2>/dev/null; echo 'launch: fenced before it started' >&2; exit 1; }\n", sh.Quote(claimf))
 	s.WriteString("  i=$((i+1)); [ $i -gt 1000 ] && { echo 'launch: monitor did not start' >&2; exit 1; }\n")
 	s.WriteString("  sleep 0.01 2>/dev/null || sleep 1\ndone\n")
 	fmt.Fprintf(&s, "echo \"pid $(cat %s)\"\n", sh.Quote(pidf))
