@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -10,10 +11,13 @@ import (
 	"github.com/crosscluster/crosscluster/stats"
 )
 
-// CurveConfig names the trajectories and windows of the per-run curve
-// metrics. The zero value means the study (see DefaultCurves).
+// CurveConfig names the series and windows of the per-run curve metrics.
+// The zero value is not useful; start from DefaultCurves.
 type CurveConfig struct {
-	X, Y             string  // curve names: x (epochs) and y (validation loss)
+	// Y names the series analysed (validation loss); its steps are the x
+	// axis (epochs). A run without a Series of that name is read from its
+	// Curves: Y against the curve named X.
+	X, Y             string
 	BurnIn           float64 // burn-in: first point with loss ≤ BurnIn
 	EarlyLo, EarlyHi float64 // window of the early slope, in x units
 	PowerLawR2       float64 // H1's R² threshold
@@ -25,78 +29,129 @@ type CurveConfig struct {
 	// learn is a transient, not part of the power-law regime (curves that
 	// never reach burn-in are fitted whole).
 	PowerLawWhole bool
-	ExtraMetrics  []string
-	ParamColumns  []string // config keys exported as columns, in order
-	ParamKinds    []Kind   // their kinds; empty means from the first run
 }
 
-// DefaultCurves returns the study's settings: x "epoch", y "val_loss",
-// burn-in at loss ≤ 1.0, early slope over epochs 5–15, H1 R² ≥ 0.98 for more
-// than 90% of runs, H2 ρ ≥ 0.7, knee ΔAIC ≥ 2.
+// DefaultCurves returns the study's settings: series "val_loss" (x "epoch"
+// for Curves), burn-in at loss ≤ 1.0, early slope over epochs 5–15, H1 R²
+// ≥ 0.98 for more than 90% of runs, H2 ρ ≥ 0.7, knee ΔAIC ≥ 2.
 func DefaultCurves() CurveConfig {
 	return CurveConfig{X: "epoch", Y: "val_loss", BurnIn: 1.0, EarlyLo: 5, EarlyHi: 15,
 		PowerLawR2: 0.98, H1Fraction: 0.90, H2Rho: 0.7, KneeDelta: stats.DefaultKneeAICDelta}
 }
 
-// Dataset columns computed by CurveDataset, after id, slug, variant and the
-// parameter columns.
-var CurveColumns = []string{"powerlaw_a", "powerlaw_b", "powerlaw_r2", "knee_epoch", "burnin_epoch", "burnin_loss", "slope_early", "slope_burnin_end", "best_val_loss"}
+// OutputColumns returns the columns a study export starts with, in this
+// order (the study plan's OUTPUT_COLUMNS; docs/losssweep.md has the data
+// dictionary). The parameters seed, lr and weight_decay come from the runs'
+// parameters of those names.
+func OutputColumns() []string {
+	return []string{"run_id", "variant", "seed", "lr", "weight_decay", "r_squared", "knee_epoch", "burn_in_loss",
+		"alpha_early", "alpha_full", "best_val_ce", "best_val_epoch"}
+}
 
-// CurveDataset builds one row per completed run from its result: the
-// power-law fit of Y on X from burn-in to the end (whole curve with
-// PowerLawWhole; log–log OLS with stats' Huber fallback; R² in log space), the AIC knee, burn-in epoch and loss, the OLS slopes over
-// [EarlyLo, EarlyHi] and from burn-in to the end, and the best Y. A metric
-// that cannot be computed for a run (too few points, non-positive loss, no
+// curveCols are the computed columns, with their docs; the first seven are
+// in OutputColumns.
+var curveCols = [...]Column{
+	{"r_squared", Float, "R² in log–log space of the power-law fit of Y on the steps, from burn-in to the end"},
+	{"knee_epoch", Float, "first step where a power law beats an exponential on the rest of the curve by ΔAIC ≥ KneeDelta (stats.KneeAIC)"},
+	{"burn_in_loss", Float, "Y at burn-in, the first step with Y ≤ BurnIn"},
+	{"alpha_early", Float, "OLS slope of Y on the step over [EarlyLo, EarlyHi] (loss per epoch; negative while the loss falls)"},
+	{"alpha_full", Float, "OLS slope of Y on the step from burn-in to the last step"},
+	{"best_val_ce", Float, "lowest Y (validation cross-entropy)"},
+	{"best_val_epoch", Float, "step of the lowest Y (the first, on ties)"},
+	{"powerlaw_a", Float, "A of the power-law fit Y = A·step^B"},
+	{"powerlaw_b", Float, "B (the exponent) of the power-law fit"},
+	{"burn_in_epoch", Float, "step of burn-in"},
+}
+
+// CurveDataset builds one row per completed run from its result. Columns:
+// OutputColumns first, then slug, attempt, the other parameters (in name
+// order), powerlaw_a, powerlaw_b, burn_in_epoch and every scalar metric any
+// result has (in name order; "metric_" is prefixed to a name that another
+// column has). Each parameter column's kind comes from all its values (a
+// column with 1 and 0.5 is a float column). The curve metrics are those of
+// stats: the power-law fit of Y on the steps from burn-in to the end (the
+// whole curve with PowerLawWhole; log–log OLS with stats' Huber fallback;
+// R² in log space), the AIC knee, burn-in, the OLS slopes over [EarlyLo,
+// EarlyHi] and from burn-in to the end, and the best Y. A metric that
+// cannot be computed for a run (too few points, non-positive loss, no
 // burn-in) is NaN, which the export writes as an empty cell.
 func CurveDataset(runs []Run, results map[string]*Result, cfg CurveConfig) *Dataset {
-	d := &Dataset{Columns: []Column{{"run_id", String}, {"slug", String}, {"variant", String}, {"attempt", Int}}}
-	params := cfg.ParamColumns
-	kinds := cfg.ParamKinds
-	for i, p := range params {
-		k := Float
-		if i < len(kinds) {
-			k = kinds[i]
-		} else if len(runs) > 0 {
-			if v, ok := runs[0].Config[p]; ok {
-				k = v.Kind
-			}
+	var done []*Run
+	for i := range runs {
+		if _, ok := results[runs[i].ID]; ok && runs[i].State == Completed {
+			done = append(done, &runs[i])
 		}
-		d.Columns = append(d.Columns, Column{p, k})
 	}
-	for _, c := range CurveColumns {
-		d.Columns = append(d.Columns, Column{c, Float})
+	taken := map[string]bool{}
+	for _, c := range OutputColumns() {
+		taken[c] = true
 	}
-	for _, m := range cfg.ExtraMetrics {
-		d.Columns = append(d.Columns, Column{m, Float})
+	for _, c := range curveCols {
+		taken[c.Name] = true
 	}
-	for _, r := range runs {
-		res, ok := results[r.ID]
-		if !ok || r.State != Completed {
-			continue
+	taken["slug"], taken["attempt"] = true, true
+	params := map[string][]Value{}
+	for _, r := range done {
+		for k, v := range r.Params() {
+			params[k] = append(params[k], v)
 		}
-		row := []any{r.ID, r.Slug, r.Variant, int64(r.Attempt)}
+	}
+	paramCol := func(name string) Column {
+		return Column{name, columnKind(params[name]), "parameter " + name}
+	}
+	d := &Dataset{Columns: []Column{{"run_id", String, "run id: SHA-256 of the canonical parameters (first 16 hex digits)"},
+		{"variant", String, "variant name"}}}
+	for _, p := range []string{"seed", "lr", "weight_decay"} {
+		d.Columns = append(d.Columns, paramCol(p))
+	}
+	d.Columns = append(d.Columns, curveCols[:7]...)
+	d.Columns = append(d.Columns, Column{"slug", String, "readable run name"}, Column{"attempt", Int, "attempt that produced the result"})
+	var otherParams []string
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		if !taken[k] && k != "variant" {
+			otherParams = append(otherParams, k)
+			d.Columns = append(d.Columns, paramCol(k))
+		}
+	}
+	for _, k := range otherParams {
+		taken[k] = true
+	}
+	d.Columns = append(d.Columns, curveCols[7:]...)
+	metricSet := map[string]bool{}
+	for _, r := range done {
+		for k := range results[r.ID].Metrics {
+			metricSet[k] = true
+		}
+	}
+	metrics := slices.Sorted(maps.Keys(metricSet))
+	for _, k := range metrics {
+		name := k
+		if taken[name] || name == "variant" {
+			name = "metric_" + k
+		}
+		d.Columns = append(d.Columns, Column{name, Float, "metric " + k + " reported by the run"})
+	}
+	for _, r := range done {
+		res := results[r.ID]
 		pr := r.Params()
-		for i, p := range params {
-			v, ok := pr[p]
-			switch {
-			case !ok:
-				row = append(row, nil)
-			case d.Columns[4+i].Kind == String:
-				row = append(row, v.Lit)
-			case d.Columns[4+i].Kind == Int:
-				row = append(row, v.Int())
-			case d.Columns[4+i].Kind == Bool:
-				row = append(row, v.Bool())
-			default:
-				row = append(row, v.Float())
-			}
+		x, y := runCurve(res, cfg)
+		m := curveMetrics(x, y, cfg)
+		row := []any{r.ID, r.Variant}
+		for _, c := range d.Columns[2:5] {
+			row = append(row, paramCell(pr, c))
 		}
-		m := curveMetrics(res.Curves[cfg.X], res.Curves[cfg.Y], cfg)
-		for _, c := range CurveColumns {
-			row = append(row, m[c])
+		for _, c := range curveCols[:7] {
+			row = append(row, m[c.Name])
 		}
-		for _, e := range cfg.ExtraMetrics {
-			v, ok := res.Metrics[e]
+		row = append(row, r.Slug, int64(r.Attempt))
+		for _, k := range otherParams {
+			row = append(row, paramCell(pr, d.Columns[d.col(k)]))
+		}
+		for _, c := range curveCols[7:] {
+			row = append(row, m[c.Name])
+		}
+		for _, k := range metrics {
+			v, ok := res.Metrics[k]
 			if !ok {
 				v = math.NaN()
 			}
@@ -107,23 +162,44 @@ func CurveDataset(runs []Run, results map[string]*Result, cfg CurveConfig) *Data
 	return d
 }
 
+func paramCell(p map[string]Value, c Column) any {
+	v, ok := p[c.Name]
+	if !ok {
+		return nil
+	}
+	return cell(v, c.Kind)
+}
+
+// runCurve returns the analysed curve of a result: the Series named Y, or
+// the Curves X and Y.
+func runCurve(res *Result, cfg CurveConfig) (x, y []float64) {
+	if s, ok := res.Series[cfg.Y]; ok {
+		return s.Step, s.Value
+	}
+	x, y = res.Curves[cfg.X], res.Curves[cfg.Y]
+	if len(x) != len(y) {
+		return nil, nil
+	}
+	return x, y
+}
+
 func curveMetrics(x, y []float64, cfg CurveConfig) map[string]float64 {
 	nan := math.NaN()
 	m := map[string]float64{}
-	for _, c := range CurveColumns {
-		m[c] = nan
+	for _, c := range curveCols {
+		m[c.Name] = nan
 	}
 	if len(x) != len(y) || len(x) == 0 {
 		return m
 	}
-	best := math.Inf(1)
-	for _, v := range y {
+	best, bi := math.Inf(1), -1
+	for i, v := range y {
 		if v < best {
-			best = v
+			best, bi = v, i
 		}
 	}
-	if !math.IsInf(best, 1) {
-		m["best_val_loss"] = best
+	if bi >= 0 {
+		m["best_val_ce"], m["best_val_epoch"] = best, x[bi]
 	}
 	b := stats.BurnIn(y, cfg.BurnIn)
 	fx, fy := x, y
@@ -131,19 +207,19 @@ func curveMetrics(x, y []float64, cfg CurveConfig) map[string]float64 {
 		fx, fy = x[b:], y[b:]
 	}
 	if pl, err := stats.FitPowerLaw(fx, fy); err == nil {
-		m["powerlaw_a"], m["powerlaw_b"], m["powerlaw_r2"] = pl.A, pl.B, pl.R2
+		m["powerlaw_a"], m["powerlaw_b"], m["r_squared"] = pl.A, pl.B, pl.R2
 	}
 	if k, err := stats.KneeAIC(x, y, cfg.KneeDelta); err == nil && k >= 0 {
 		m["knee_epoch"] = x[k]
 	}
 	if b >= 0 {
-		m["burnin_epoch"], m["burnin_loss"] = x[b], y[b]
+		m["burn_in_epoch"], m["burn_in_loss"] = x[b], y[b]
 		if s, err := stats.Slope(x, y, x[b], x[len(x)-1]); err == nil {
-			m["slope_burnin_end"] = s
+			m["alpha_full"] = s
 		}
 	}
 	if s, err := stats.Slope(x, y, cfg.EarlyLo, cfg.EarlyHi); err == nil {
-		m["slope_early"] = s
+		m["alpha_early"] = s
 	}
 	return m
 }
@@ -161,19 +237,19 @@ type HypothesisRow struct {
 }
 
 // Hypotheses evaluates H1 (more than H1Fraction of the runs have power-law
-// R² ≥ PowerLawR2) and H2 (Spearman ρ between slope_early and best_val_loss
+// R² ≥ PowerLawR2) and H2 (Spearman ρ between alpha_early and best_val_ce
 // ≥ H2Rho) on all runs and then on each variant, in order of first
 // appearance. Runs with a NaN in the columns used are left out of that
 // hypothesis.
 func Hypotheses(d *Dataset, cfg CurveConfig) []HypothesisRow {
 	variants := []string{}
-	vcol := d.Col("variant")
+	vcol := d.col("variant")
 	for _, r := range d.Rows {
 		if v := r[vcol].(string); !slices.Contains(variants, v) {
 			variants = append(variants, v)
 		}
 	}
-	r2, slope, best := d.Floats("powerlaw_r2"), d.Floats("slope_early"), d.Floats("best_val_loss")
+	r2, slope, best := d.floats("r_squared"), d.floats("alpha_early"), d.floats("best_val_ce")
 	eval := func(group string, keep func(i int) bool) HypothesisRow {
 		h := HypothesisRow{Group: group, Rho: math.NaN(), P: math.NaN()}
 		pass := 0

@@ -35,13 +35,12 @@ func TestCurveDatasetAndHypotheses(t *testing.T) {
 		results[id] = &Result{RunID: id, Curves: map[string][]float64{"epoch": x, "val_loss": y}}
 	}
 	cfg := DefaultCurves()
-	cfg.ParamColumns = []string{"lr"}
 	d := CurveDataset(runs, results, cfg)
 	if len(d.Rows) != 8 {
 		t.Fatalf("%d rows", len(d.Rows))
 	}
-	r2, b, best := d.Floats("powerlaw_r2"), d.Floats("powerlaw_b"), d.Floats("best_val_loss")
-	burn := d.Floats("burnin_epoch")
+	r2, b, best := d.floats("r_squared"), d.floats("powerlaw_b"), d.floats("best_val_ce")
+	burn := d.floats("burn_in_epoch")
 	for i := range 4 {
 		if math.Abs(r2[i]-1) > exactTol || math.Abs(b[i]+0.6) > exactTol {
 			t.Errorf("run %d: R² %v, B %v; want 1 and -0.6", i, r2[i], b[i])
@@ -98,14 +97,14 @@ func TestPowerLawFromBurnIn(t *testing.T) {
 	}
 	cfg := DefaultCurves()
 	m := curveMetrics(x, y, cfg)
-	if r2 := m["powerlaw_r2"]; math.Abs(r2-1) > 1e-9 {
+	if r2 := m["r_squared"]; math.Abs(r2-1) > 1e-9 {
 		t.Errorf("R² from burn-in = %v, want 1", r2)
 	}
 	if b := m["powerlaw_b"]; math.Abs(b+0.5) > 1e-9 {
 		t.Errorf("exponent from burn-in = %v, want -0.5", b)
 	}
 	cfg.PowerLawWhole = true
-	if r2 := curveMetrics(x, y, cfg)["powerlaw_r2"]; r2 > 0.98 {
+	if r2 := curveMetrics(x, y, cfg)["r_squared"]; r2 > 0.98 {
 		t.Errorf("R² of the whole curve = %v, want the plateau to pull it below 0.98", r2)
 	}
 }

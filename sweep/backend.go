@@ -14,8 +14,11 @@ type Task struct {
 	RunID, Slug string
 	Attempt     int
 	Params      map[string]Value
+	Resources   Resources
 	// Dir is the attempt directory: the worker writes Dir/result.json
-	// (WriteResult), its log goes to Dir/log, its config is Dir/config.json.
+	// (WriteResult) and streams its metrics to Dir/metrics.jsonl
+	// (OpenMetricLog); its log goes to Dir/log, its config is
+	// Dir/config.json.
 	Dir string
 	// BackendID is the backend's handle, set after Submit.
 	BackendID string
@@ -56,13 +59,25 @@ type Backend interface {
 	Submit(ctx context.Context, tasks []Task) ([]string, error)
 	// Poll reports on tasks previously submitted (BackendID set).
 	Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error)
-	// Cancel stops the tasks.
+	// Cancel stops the tasks. A nil error confirms that the backend
+	// stopped them (or will, for a scheduler that accepted the cancel);
+	// the controller records a run as cancelled only then.
 	Cancel(ctx context.Context, tasks []Task) error
-	// Adopt finds tasks that a previous controller may have submitted
-	// without recording their backend id; it returns "" for tasks that
-	// never reached the backend.
+	// Adopt is given the tasks a previous controller left running, with
+	// their BackendID when it was recorded. It returns for each the id
+	// under which the backend still runs it (the recorded one, or one found
+	// for a task whose id was not recorded); "" when the task never started
+	// and never will (it never reached the backend, or its launch was in
+	// flight and Adopt prevented it from starting), so that the attempt
+	// can be run again under its number; or Gone when it may have started
+	// and is gone (in-process work that died with its controller).
 	Adopt(ctx context.Context, tasks []Task) ([]string, error)
 }
+
+// Gone is what Backend.Adopt returns for a task that may have started and
+// no longer runs anywhere; the controller records the attempt as
+// interrupted and runs the run again, without spending retry budget.
+const Gone = "-"
 
 // Environment variables a process worker receives.
 const (
@@ -73,9 +88,9 @@ const (
 	EnvHeartbeat = "SWEEP_HEARTBEAT"
 )
 
-// HeartbeatFile is the file in the attempt directory whose modification time
+// heartbeatFile is the file in the attempt directory whose modification time
 // a process worker may refresh (TouchHeartbeat) to show it is alive.
-const HeartbeatFile = "heartbeat"
+const heartbeatFile = "heartbeat"
 
 // taskEnv returns the worker environment for t.
 func taskEnv(t Task) []string {
@@ -84,7 +99,7 @@ func taskEnv(t Task) []string {
 		EnvAttempt + "=" + strconv.Itoa(t.Attempt),
 		EnvRunDir + "=" + t.Dir,
 		EnvConfig + "=" + filepath.Join(t.Dir, "config.json"),
-		EnvHeartbeat + "=" + filepath.Join(t.Dir, HeartbeatFile),
+		EnvHeartbeat + "=" + filepath.Join(t.Dir, heartbeatFile),
 	}
 }
 
@@ -95,7 +110,7 @@ func prepare(t Task) error {
 	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
 		return fmt.Errorf("sweep: run %s: %w", t.RunID, err)
 	}
-	return writeFile(filepath.Join(t.Dir, "config.json"), EncodeConfig(t.Params), false)
+	return writeFile(filepath.Join(t.Dir, "config.json"), encodeConfig(t.Params), false)
 }
 
 // WorkerTask returns the task a process worker was started for, from the
@@ -113,7 +128,7 @@ func WorkerTask() (t Task, ok bool, err error) {
 	if err != nil {
 		return t, true, fmt.Errorf("sweep: worker config: %w", err)
 	}
-	t.Params, err = DecodeConfig(b)
+	t.Params, err = decodeConfig(b)
 	return t, true, err
 }
 
@@ -136,7 +151,7 @@ func TouchHeartbeat() error {
 }
 
 func heartbeatOf(dir string) time.Time {
-	fi, err := os.Stat(filepath.Join(dir, HeartbeatFile))
+	fi, err := os.Stat(filepath.Join(dir, heartbeatFile))
 	if err != nil {
 		return time.Time{}
 	}

@@ -6,23 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
 
 var benchSizes = []int{1_000, 10_000}
-
-// cpuTime is the process's user+system CPU time. The benchmarks report it
-// per run beside wall time because the test machine is shared: wall time
-// there measures the load as much as the code.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func benchName(n int) string { return fmt.Sprintf("n=%.0e", float64(n)) }
 
@@ -50,10 +38,10 @@ func BenchmarkTransitions(b *testing.B) {
 					b.Fatal(err)
 				}
 				for _, p := range pts {
-					if _, err := l.Start(ctx, p.ID, "x"); err != nil {
+					if _, err := l.start(ctx, p.ID, "x"); err != nil {
 						b.Fatal(err)
 					}
-					if err := l.Complete(ctx, p.ID); err != nil {
+					if err := l.complete(ctx, p.ID); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -111,19 +99,23 @@ func BenchmarkControllerOverhead(b *testing.B) {
 }
 
 // benchDataset is n rows shaped like the study's export: 4 identity
-// columns, 7 parameters, 9 curve metrics and 2 extra metrics, with a few
+// columns, 7 parameters, 10 curve metrics and 2 extra metrics, with a few
 // NaN and Inf cells.
 func benchDataset(n int) *Dataset {
 	rng := rand.New(rand.NewPCG(1, 2))
-	d := &Dataset{Columns: []Column{{"run_id", String}, {"slug", String}, {"variant", String}, {"attempt", Int},
-		{"lr", Float}, {"wd", Float}, {"seed", Int}, {"optimizer", String}, {"hidden", Int}, {"norm", String}, {"batch_size", Int}}}
-	for _, c := range append(append([]string{}, CurveColumns...), "final_val_loss", "val_accuracy") {
-		d.Columns = append(d.Columns, Column{c, Float})
+	d := &Dataset{Columns: []Column{{Name: "run_id"}, {Name: "slug"}, {Name: "variant"}, {Name: "attempt", Kind: Int},
+		{Name: "lr", Kind: Float}, {Name: "weight_decay", Kind: Float}, {Name: "seed", Kind: Int}, {Name: "optimizer"},
+		{Name: "hidden", Kind: Int}, {Name: "norm"}, {Name: "batch_size", Kind: Int}}}
+	for _, c := range curveCols {
+		d.Columns = append(d.Columns, Column{Name: c.Name, Kind: Float})
+	}
+	for _, c := range []string{"final_val_loss", "val_accuracy"} {
+		d.Columns = append(d.Columns, Column{Name: c, Kind: Float})
 	}
 	for i := range n {
 		row := []any{fmt.Sprintf("%016x", rng.Uint64()), fmt.Sprintf("base-lr0.1-wd1e-3-s%d", i), "base", int64(1),
 			0.1, 1e-3, int64(i), "sgd", int64(32), "batch", int64(32)}
-		for range len(CurveColumns) + 2 {
+		for range len(curveCols) + 2 {
 			x := rng.NormFloat64()
 			switch rng.IntN(50) {
 			case 0:
@@ -148,7 +140,7 @@ func BenchmarkExport(b *testing.B) {
 			now := time.Unix(0, 0)
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := Export(dir, "bench", d, nil, now); err != nil {
+				if err := Export(dir, "bench", d, nil, nil, ExportFiles{}, now); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -173,12 +165,12 @@ func BenchmarkStatus(b *testing.B) {
 			}
 			// 70% completed, 10% failed, 10% running, 10% queued.
 			for i, p := range pts[:n*9/10] {
-				l.Start(ctx, p.ID, "x")
+				l.start(ctx, p.ID, "x")
 				switch {
 				case i < n*7/10:
-					l.Complete(ctx, p.ID)
+					l.complete(ctx, p.ID)
 				case i < n*8/10:
-					l.Fail(ctx, p.ID, ClassUnknown, "x")
+					l.fail(ctx, p.ID, ClassUnknown, "x")
 				}
 			}
 			b.ReportAllocs()

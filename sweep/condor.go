@@ -2,25 +2,41 @@ package sweep
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
-// Condor writes HTCondor input for a batch of tasks, for sites that use
-// HTCondor: a submit file whose "queue dir, run_id, attempt from <list>"
-// statement starts one job per task, and a DAG with one node per task and a
-// RETRY line, for DAGMan to retry failed nodes. Each job runs Command with
-// the Env* variables in its attempt directory, like the other backends.
-// The files are generated and checked by the tests; this package does not
-// call condor_submit (HTCondor could not be installed where it was written).
+// Condor writes HTCondor input for a batch of tasks, for pools without a
+// shared file system (the OSPool, most campus pools): a submit file whose
+// "queue ... from runs.txt" statement starts one job per task, and a DAG
+// with one node per task and a RETRY line, for DAGMan to retry failed
+// nodes. HTCondor could not be installed where this was written, so
+// nothing here calls condor_submit; the tests check every line against the
+// HTCondor manual (condor_submit(1), "Submitting jobs without a shared file
+// system"; DAGMan's JOB, VARS and RETRY).
+//
+// Each job runs Command (transferred to the execute point, so it must run
+// there: a static binary, CGO_ENABLED=0 for Go) in its scratch directory,
+// which HTCondor fills from the attempt directory: config.json and an
+// empty directory out/. The job's environment points the worker there:
+// SWEEP_CONFIG=config.json, SWEEP_RUN_DIR=out, SWEEP_HEARTBEAT=out/heartbeat.
+// The worker writes result.json and metrics.jsonl into out/, which is
+// transferred back on exit to <attempt dir>/out (ResultDir): a directory,
+// because a listed output file that a failed job did not write would put
+// the job on hold, while a directory that exists (it came with the input)
+// never does. Standard output and error go to <attempt dir>/log and
+// log.err, and each job has its own event log, <attempt dir>/condor.log.
 type Condor struct {
 	Command []string
 	// Dir receives the generated files.
 	Dir string
-	// RequestCPUs and RequestMemoryMB are written when positive.
-	RequestCPUs, RequestMemoryMB int
+	// Defaults are the resources of a task that asks for none; HTCondor
+	// pools want request_cpus, request_memory and request_disk on every
+	// job, so zero fields here mean 1 CPU, 1024 MiB of memory and
+	// 1024 MiB of disk.
+	Defaults Resources
 	// Retries is the DAG's RETRY count per node.
 	Retries int
 }
@@ -29,6 +45,12 @@ type Condor struct {
 type CondorFiles struct {
 	Submit, RunList, NodeSubmit, DAG string
 }
+
+// ResultDir is where a Condor job's result.json and metrics.jsonl land on
+// the access point: <attempt dir>/out.
+func (c *Condor) ResultDir(t Task) string { return filepath.Join(t.Dir, condorOut) }
+
+const condorOut = "out"
 
 var condorSafe = regexp.MustCompile(`^[A-Za-z0-9_./+-]+$`)
 
@@ -44,31 +66,39 @@ func condorArgs(argv []string) string {
 	return `"` + strings.Join(parts, " ") + `"`
 }
 
+// resources returns what a task asks for, with the pool defaults.
+func (c *Condor) resources(t Task) Resources {
+	r := Resources{CPUs: 1, MemoryMB: 1024, DiskMB: 1024}.merge(c.Defaults).merge(t.Resources)
+	return r
+}
+
 func (c *Condor) common(b *strings.Builder) {
-	fmt.Fprintf(b, "universe = vanilla\n")
+	b.WriteString("universe = vanilla\n")
 	fmt.Fprintf(b, "executable = %s\n", c.Command[0])
+	b.WriteString("transfer_executable = true\n")
 	if len(c.Command) > 1 {
 		fmt.Fprintf(b, "arguments = %s\n", condorArgs(c.Command[1:]))
 	}
 	b.WriteString("initialdir = $(dir)\n")
-	b.WriteString("output = $(dir)/log\n")
-	b.WriteString("error = $(dir)/log.err\n")
-	fmt.Fprintf(b, "log = %s\n", filepath.Join(c.Dir, "condor.log"))
-	fmt.Fprintf(b, "environment = \"%s=$(run_id) %s=$(attempt) %s=$(dir) %s=$(dir)/config.json %s=$(dir)/%s\"\n",
-		EnvRunID, EnvAttempt, EnvRunDir, EnvConfig, EnvHeartbeat, HeartbeatFile)
-	if c.RequestCPUs > 0 {
-		fmt.Fprintf(b, "request_cpus = %d\n", c.RequestCPUs)
-	}
-	if c.RequestMemoryMB > 0 {
-		fmt.Fprintf(b, "request_memory = %dMB\n", c.RequestMemoryMB)
-	}
-	b.WriteString("should_transfer_files = NO\n")
+	b.WriteString("should_transfer_files = YES\n")
+	b.WriteString("when_to_transfer_output = ON_EXIT\n")
+	fmt.Fprintf(b, "transfer_input_files = config.json, %s\n", condorOut)
+	fmt.Fprintf(b, "transfer_output_files = %s\n", condorOut)
+	b.WriteString("output = log\n")
+	b.WriteString("error = log.err\n")
+	b.WriteString("log = condor.log\n")
+	fmt.Fprintf(b, "environment = \"%s=$(run_id) %s=$(attempt) %s=%s %s=config.json %s=%s/%s\"\n",
+		EnvRunID, EnvAttempt, EnvRunDir, condorOut, EnvConfig, EnvHeartbeat, condorOut, heartbeatFile)
+	b.WriteString("request_cpus = $(cpus)\n")
+	b.WriteString("request_memory = $(memory_mb)\n")
+	b.WriteString("request_disk = $(disk_kb)\n")
+	b.WriteString("request_gpus = $(gpus)\n")
 }
 
-// Write prepares the tasks' attempt directories and writes sweep.sub,
-// runs.txt, node.sub and sweep.dag under Dir. Paths with characters that
-// HTCondor's queue-from lists cannot carry (spaces, commas, quotes) are an
-// error naming the run.
+// Write prepares the tasks' attempt directories (config.json and an empty
+// out/) and writes sweep.sub, runs.txt, node.sub and sweep.dag under Dir.
+// Paths with characters that HTCondor's queue-from lists cannot carry
+// (spaces, commas, quotes) are an error naming the run.
 func (c *Condor) Write(tasks []Task) (CondorFiles, error) {
 	if len(c.Command) == 0 || c.Dir == "" {
 		panic("sweep: Condor needs Command and Dir")
@@ -79,6 +109,9 @@ func (c *Condor) Write(tasks []Task) (CondorFiles, error) {
 		NodeSubmit: filepath.Join(c.Dir, "node.sub"),
 		DAG:        filepath.Join(c.Dir, "sweep.dag"),
 	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return f, fmt.Errorf("sweep: condor: %w", err)
+	}
 	var list, dag strings.Builder
 	for _, t := range tasks {
 		if !condorSafe.MatchString(t.Dir) {
@@ -87,17 +120,23 @@ func (c *Condor) Write(tasks []Task) (CondorFiles, error) {
 		if err := prepare(t); err != nil {
 			return f, err
 		}
-		fmt.Fprintf(&list, "%s, %s, %d\n", t.Dir, t.RunID, t.Attempt)
+		if err := os.MkdirAll(filepath.Join(t.Dir, condorOut), 0o755); err != nil {
+			return f, fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+		}
+		r := c.resources(t)
+		// request_disk is in KiB.
+		fmt.Fprintf(&list, "%s, %s, %d, %d, %d, %d, %d\n", t.Dir, t.RunID, t.Attempt, r.CPUs, r.MemoryMB, r.DiskMB*1024, r.GPUs)
 		node := "run_" + t.RunID
 		fmt.Fprintf(&dag, "JOB %s %s\n", node, f.NodeSubmit)
-		fmt.Fprintf(&dag, "VARS %s dir=\"%s\" run_id=\"%s\" attempt=\"%d\"\n", node, t.Dir, t.RunID, t.Attempt)
+		fmt.Fprintf(&dag, "VARS %s dir=\"%s\" run_id=\"%s\" attempt=\"%d\" cpus=\"%d\" memory_mb=\"%d\" disk_kb=\"%d\" gpus=\"%d\"\n",
+			node, t.Dir, t.RunID, t.Attempt, r.CPUs, r.MemoryMB, r.DiskMB*1024, r.GPUs)
 		fmt.Fprintf(&dag, "RETRY %s %d\n", node, c.Retries)
 	}
 	var sub, nsub strings.Builder
 	sub.WriteString("# crosscluster sweep: one job per line of runs.txt\n")
 	c.common(&sub)
-	fmt.Fprintf(&sub, "queue dir, run_id, attempt from %s\n", f.RunList)
-	nsub.WriteString("# crosscluster sweep: one DAG node; dir, run_id, attempt come from VARS\n")
+	fmt.Fprintf(&sub, "queue dir, run_id, attempt, cpus, memory_mb, disk_kb, gpus from %s\n", f.RunList)
+	nsub.WriteString("# crosscluster sweep: one DAG node; the macros come from its VARS line\n")
 	c.common(&nsub)
 	nsub.WriteString("queue\n")
 	for path, text := range map[string]string{f.Submit: sub.String(), f.RunList: list.String(), f.NodeSubmit: nsub.String(), f.DAG: dag.String()} {
@@ -106,24 +145,4 @@ func (c *Condor) Write(tasks []Task) (CondorFiles, error) {
 		}
 	}
 	return f, nil
-}
-
-// CondorJobState maps an HTCondor JobStatus number (condor_q/condor_history)
-// to a Phase: 1 idle, 2 running, 3 removed, 4 completed, 5 held,
-// 6 transferring output, 7 suspended.
-func CondorJobState(status int, exitCode int) TaskStatus {
-	switch status {
-	case 1, 5, 7:
-		return TaskStatus{Phase: PhasePending, SchedState: "JobStatus=" + strconv.Itoa(status)}
-	case 2, 6:
-		return TaskStatus{Phase: PhaseRunning}
-	case 3:
-		return TaskStatus{Phase: PhaseFailed, SchedState: "CANCELLED"}
-	case 4:
-		if exitCode == 0 {
-			return TaskStatus{Phase: PhaseDone}
-		}
-		return TaskStatus{Phase: PhaseFailed, Exit: exitCode}
-	}
-	return TaskStatus{Phase: PhaseLost}
 }

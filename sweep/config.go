@@ -8,10 +8,10 @@ import (
 	"strconv"
 )
 
-// EncodeConfig returns params as a JSON object with sorted keys, numbers and
-// booleans written with their literal text and strings quoted. DecodeConfig
+// encodeConfig returns params as a JSON object with sorted keys, numbers and
+// booleans written with their literal text and strings quoted. decodeConfig
 // reverses it.
-func EncodeConfig(params map[string]Value) []byte {
+func encodeConfig(params map[string]Value) []byte {
 	keys := make([]string, 0, len(params))
 	for k := range params {
 		keys = append(keys, k)
@@ -37,9 +37,9 @@ func EncodeConfig(params map[string]Value) []byte {
 	return b.Bytes()
 }
 
-// DecodeConfig parses the output of EncodeConfig (any flat JSON object of
+// decodeConfig parses the output of encodeConfig (any flat JSON object of
 // strings, numbers and booleans).
-func DecodeConfig(b []byte) (map[string]Value, error) {
+func decodeConfig(b []byte) (map[string]Value, error) {
 	var raw map[string]any
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()

@@ -1,77 +1,110 @@
 // Package sweep runs parameter sweeps that survive crashes, on the local
-// machine, on Slurm or on HTCondor, and analyses their training curves.
+// machine, on Slurm or on HTCondor, watches and prunes them while they run,
+// and analyses their training curves.
 //
 // # Specs and identity
 //
-// A Spec (Go value, or YAML read by LoadSpec) has base parameters, grid axes
-// expanded as a Cartesian product in declared order with the last axis
-// fastest, variant overlays (outermost) and optional seeded random samples.
-// Values keep their literal text ("1e-4"). Each Point has a readable slug
+// A Spec (Go value, or YAML read by LoadSpec) has base parameters, grid
+// axes expanded as a Cartesian product in declared order with the last axis
+// fastest, variant overlays (outermost), seeded random samples (uniform,
+// log-uniform, integer, choice), conditional parameters (an axis or a
+// random parameter that exists only when others have given values, "when")
+// and exclusions, all validated before any run (Validate, Count). Values
+// keep their literal text ("1e-4"). Each Point has a readable slug
 // (base-lr0.05-wd1e-4-s0) and an id: the SHA-256 of its canonical config
-// (sorted keys, normalised numbers, priority and tags left out), so
-// resubmitting a spec is idempotent. A malformed spec is a *SpecError naming
-// the key ("grid[1].values[0]").
+// (sorted keys, numbers normalised so that 1, 1.0 and 1e0 are one run;
+// priority and tags left out), so resubmitting a spec is idempotent; two
+// grid values that name one run are refused. What else determines a result
+// (Spec.Inputs: code version, data checksum) is recorded by the first
+// Enqueue and checked by every later one. Resources (CPUs, GPUs, memory,
+// disk, time, partition, account) are set per spec and per variant and are
+// not part of identity. A sweep of up to MaxRuns points streams through
+// Points and Ledger.EnqueuePoints in bounded memory. A malformed spec is a
+// *SpecError naming the key ("grid[1].values[0]").
 //
 // # Ledger
 //
 // A Ledger is one SQLite file (modernc.org/sqlite, pure Go, WAL,
-// synchronous=NORMAL) holding runs, attempts, states (queued, running,
-// completed, failed, cancelled), timings, heartbeats, backend ids and
-// error class and text. Every transition is one UPDATE statement, hence one
-// transaction, with triggers keeping the attempts table in step; a
-// transition the current state does not allow is a *TransitionError. The
-// controller holds an flock on <ledger>.lock, so a second controller is
-// refused with ErrLocked while the first lives, and a restarted one takes
-// over at once after a crash. With synchronous=NORMAL a committed transition
-// survives a process crash (the tests SIGKILL the controller); the last
-// transitions before a power failure may be lost and are then redone.
+// synchronous=NORMAL, opened through a URI built with net/url) holding
+// runs, attempts, states (queued, running, completed, failed, pruned,
+// cancelled), timings, heartbeats, backend ids, error class and text, and
+// the metrics runs stream. Every transition is one transaction; a failed
+// attempt and the retry it earns are one transaction. The controller holds
+// a lock on <ledger>.lock (flock, LockFileEx on Windows), so a second
+// controller is refused with ErrLocked while the first lives, and a
+// restarted one takes over at once after a crash. A Ledger opened with
+// OpenLedgerReadOnly serves the read API while a controller writes:
+// Status, Runs, Summaries (each run with its parameters and the latest
+// value of every series it streamed), Series (a run's series as
+// streamed), LogTail and Attempts. Users repair a sweep with
+// Ledger.Requeue and Controller.Cancel, by run id or by state.
 //
 // # Execution
 //
 // A Controller drives a ledger through a Backend. Workers never touch the
-// ledger: each attempt has a directory (AttemptDir) where the worker writes
-// result.json atomically (WriteResult: temporary file, fsync, rename) and
-// its log; the controller reads the result, classifies failures (Classify:
-// Slurm states such as OUT_OF_MEMORY, TIMEOUT, NODE_FAIL, PREEMPTED, and
+// ledger: each attempt has a directory (AttemptDir) where the worker streams
+// metrics (OpenMetricLog: metrics.jsonl, any frequency per series), writes
+// result.json atomically (WriteResult) and its log; the controller ingests
+// the metrics while the run goes on, reads the result, classifies failures
+// (Slurm states such as OUT_OF_MEMORY, TIMEOUT, NODE_FAIL, PREEMPTED, and
 // log patterns such as CUDA/Go out of memory, NaN/Inf loss, time limits),
 // retries by class within the RetryPolicy's budgets (DefaultRetry: OOM 3,
 // divergence 2, timeout 1, infrastructure 5, corrupt result 1, unknown 0)
 // with parameter adjusters (HalveBatchOnOOM), and records each retry as a
-// new attempt of the same run. The controller records the start of an
-// attempt before submitting it; after a crash, Backend.Adopt finds work a
-// dead controller submitted but did not record.
+// new attempt of the same run.
+//
+// Each attempt runs once, whatever happens to the controller: it records a
+// start before submitting, and after a crash Backend.Adopt settles what a
+// dead controller left running. A worker that runs on is adopted; a launch
+// that was in flight is fenced, so that it either runs (and is adopted) or
+// never will (and the attempt runs again under its number); in-process work
+// that died with its controller is recorded as interrupted and runs again
+// without spending retry budget. A stop the controller asks for (prune,
+// cancel, stale) is recorded before the backend is asked, and a cancel is
+// recorded as such only once the backend confirmed it. A work directory
+// is tied to its ledger: a deleted, replaced or emptied ledger beside
+// existing results is refused until Controller.AcceptWorkDir. A Pruner
+// (ASHA, MedianRule) stops runs that cannot catch up from the metrics they
+// stream; they are recorded as pruned with the reason. A Hook runs a
+// command when the sweep finishes or a run fails for good.
 //
 // Backends:
 //   - Local: in-process Go functions, or worker processes launched detached
 //     through internal/launch (they outlive the controller and are adopted by
 //     the next one); heartbeats from the worker's heartbeat file; the
 //     controller reaps runs whose heartbeat is older than StaleAfter.
-//   - Slurm: one "sbatch --parsable --array=0-(N-1)%P" per batch over a
-//     run-list file, optional --requeue and --signal=B:TERM@seconds before
-//     the time limit; state from squeue, the job-completion log
-//     (jobcomp/filetxt) where accounting is off, or sacct; scancel on cancel.
-//   - Condor: a submit file with "queue dir, run_id, attempt from runs.txt"
-//     and a DAG with RETRY, generated and checked by the tests (HTCondor was
-//     not installable where this was written, so nothing here submits them).
+//   - Slurm: one "sbatch --parsable --array=0-(N-1)%P" per batch of tasks
+//     asking for the same resources, over a run-list file, with
+//     --cpus-per-task, --mem, --gres=gpu:N, --time, --partition, --account,
+//     optional --requeue and --signal=B:TERM@seconds, Slurm's own output
+//     kept per attempt; state from squeue, the job-completion log
+//     (jobcomp/filetxt) where accounting is off, or sacct; scancel on
+//     cancel.
+//   - Condor: a submit file with "queue ... from runs.txt" and a DAG with
+//     RETRY, using file transfer (no shared file system needed), request_*
+//     per job and a log per job; generated and checked by the tests
+//     (HTCondor was not installable where this was written).
 //
 // # Monitoring, collection, export
 //
-// Ledger.Status counts runs by state with percentages and an ETA from the
-// mean completed duration and the parallelism, and raises alerts for a
-// failure rate over FailureAlertRate and for stuck runs; WriteFailed lists
-// failed runs with the last lines of their logs. Collect copies results into
-// an archive with a SHA-256 manifest (VerifyArchive re-checks it);
-// CheckCompleteness compares the expected grid with the runs completed with
-// finite metrics ("214/216 runs completed"). Export writes one CSV row per
-// run in the Dataset's column order with %.6f floats (NaN empty, ±Inf as
-// inf/-inf), per-run trajectory CSVs and <name>_metadata.json; CheckSchema
-// names missing columns.
+// Ledger.Status counts runs by state with percentages and an ETA, and
+// raises alerts for a failure rate over 10% and for stuck runs;
+// WriteFailed lists failed runs with the last lines of their logs.
+// Collect copies results and metric logs into an archive with a SHA-256
+// manifest (VerifyArchive re-checks it), skipping a damaged run with a
+// report instead of aborting; CheckCompleteness compares the expected
+// points with the runs completed with finite metrics. Export writes CSV,
+// JSON Lines and Parquet with the column kinds decided by all values,
+// floats in the shortest fixed-point form that reads back exactly, pandas
+// dtypes and column descriptions in <name>_metadata.json, and one
+// trajectory CSV per run; OutputColumns are the study plan's columns, and
+// CheckSchema names missing ones.
 //
 // # Curve analysis
 //
 // CurveDataset computes per-run metrics with package stats (power-law fit
-// with R² in log space, AIC knee, burn-in, window slopes, best loss);
-// Hypotheses evaluates H1 (more than 90% of runs follow a power law with
-// R² ≥ 0.98) and H2 (Spearman ρ(early slope, best validation loss) ≥ 0.7)
-// overall and by variant.
+// with R² in log space, AIC knee, burn-in, window slopes, best loss and its
+// epoch); Hypotheses evaluates H1 (more than 90% of runs follow a power law
+// with R² ≥ 0.98) and H2 (Spearman ρ(early slope, best validation loss) ≥
+// 0.7) overall and by variant.
 package sweep

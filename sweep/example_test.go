@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/crosscluster/crosscluster/sweep"
@@ -76,9 +77,9 @@ func ExampleController() {
 		panic(err)
 	}
 	fmt.Println(sum.Completed, "completed")
-	comp, _ := sweep.CheckCompleteness(ctx, l, dir, pts)
+	comp, _ := sweep.CheckCompleteness(ctx, l, dir, slices.Values(pts))
 	fmt.Println(comp)
 	// Output:
 	// 3 completed
-	// 3/3 runs completed (0 failed, 0 missing, 0 non-finite)
+	// 3/3 runs completed (0 failed, 0 missing, 0 pruned, 0 non-finite)
 }

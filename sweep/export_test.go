@@ -5,60 +5,179 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/parquet-go/parquet-go"
 )
 
 func TestExportFormat(t *testing.T) {
 	d := &Dataset{
-		Columns: []Column{{"slug", String}, {"n", Int}, {"x", Float}, {"ok", Bool}},
+		Columns: []Column{{Name: "slug"}, {Name: "n", Kind: Int}, {Name: "x", Kind: Float}, {Name: "ok", Kind: Bool}},
 		Rows: [][]any{
 			{"a", int64(1), 0.5, true},
 			{"b,c", int64(-2), math.NaN(), false},
 			{"d", int64(3), math.Inf(1), true},
 			{"e", int64(4), math.Inf(-1), nil},
+			{"", int64(5), 1e-7, true},
+			{"g", nil, 2.0, false},
 		},
 	}
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	curves := map[string]map[string][]float64{"a": {"epoch": {1, 2}, "val_loss": {0.9, math.NaN()}}}
-	if err := Export(dir, "study", d, curves, now); err != nil {
+	series := map[string]map[string]Series{"a": {
+		"val_loss":  {Step: []float64{0.25, 0.5, 0.75, 1}, Value: []float64{0.9, 0.8, math.NaN(), 0.6}},
+		"train_acc": {Step: []float64{1}, Value: []float64{0.5}},
+	}}
+	if err := Export(dir, "study", d, series, []Problem{{RunID: "z", Slug: "bad", Err: "corrupt"}}, ExportFiles{JSONL: true, Parquet: true}, now); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "study.csv"))
-	want := "slug,n,x,ok\na,1,0.500000,true\n\"b,c\",-2,,false\nd,3,inf,true\ne,4,-inf,\n"
+	want := "slug,n,x,ok\na,1,0.5,true\n\"b,c\",-2,,false\nd,3,inf,true\ne,4,-inf,\n\"\",5,0.0000001,true\ng,,2.0,false\n"
 	if string(b) != want {
 		t.Errorf("csv:\n%s\nwant:\n%s", b, want)
 	}
-	var md Metadata
+	jb, _ := os.ReadFile(filepath.Join(dir, "study.jsonl"))
+	wantJ := `{"slug":"a","n":1,"x":0.5,"ok":true}
+{"slug":"b,c","n":-2,"x":null,"ok":false}
+{"slug":"d","n":3,"x":"inf","ok":true}
+{"slug":"e","n":4,"x":"-inf","ok":null}
+{"slug":"","n":5,"x":1e-07,"ok":true}
+{"slug":"g","n":null,"x":2,"ok":false}
+`
+	if string(jb) != wantJ {
+		t.Errorf("jsonl:\n%s\nwant:\n%s", jb, wantJ)
+	}
+	var md metadata
 	mb, _ := os.ReadFile(filepath.Join(dir, "study_metadata.json"))
 	if err := json.Unmarshal(mb, &md); err != nil {
 		t.Fatal(err)
 	}
-	wantMD := Metadata{TotalRuns: 4, ExportDate: "2026-11-21T09:00:00Z", Columns: []string{"slug", "n", "x", "ok"},
-		ColumnTypes: map[string]string{"slug": "string", "n": "int", "x": "float", "ok": "bool"}}
+	wantMD := metadata{TotalRuns: 6, ExportDate: "2026-11-21T09:00:00Z", Columns: []string{"slug", "n", "x", "ok"},
+		ColumnTypes:  map[string]string{"slug": "string", "n": "int", "x": "float", "ok": "bool"},
+		PandasDtypes: map[string]string{"slug": "object", "n": "Int64", "x": "float64", "ok": "boolean"},
+		Files:        []string{"study.csv", "study.jsonl", "study.parquet", "study_trajectories/"},
+		Skipped:      []Problem{{RunID: "z", Slug: "bad", Err: "corrupt"}}}
 	if diff := cmp.Diff(wantMD, md); diff != "" {
 		t.Errorf("metadata (-want +got):\n%s", diff)
 	}
 	tb, _ := os.ReadFile(filepath.Join(dir, "study_trajectories", "a.csv"))
-	if string(tb) != "epoch,val_loss\n1.000000,0.900000\n2.000000,\n" {
-		t.Errorf("trajectory %q", tb)
+	if want := "step,train_acc,val_loss\n0.25,,0.9\n0.5,,0.8\n0.75,,\n1.0,0.5,0.6\n"; string(tb) != want {
+		t.Errorf("trajectory %q, want %q", tb, want)
+	}
+	// The Parquet file reads back the same cells.
+	pf, err := os.Open(filepath.Join(dir, "study.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	got := readParquet(t, pf)
+	if diff := cmp.Diff(d.Rows, got, cmpopts.EquateNaNs()); diff != "" {
+		t.Errorf("parquet rows (-want +got):\n%s", diff)
 	}
 	if err := CheckSchema(bytes.NewReader(b), []string{"slug", "x"}); err != nil {
 		t.Errorf("schema: %v", err)
 	}
-	err := CheckSchema(bytes.NewReader(b), []string{"slug", "powerlaw_r2", "best_val_loss"})
+	err = CheckSchema(bytes.NewReader(b), []string{"slug", "r_squared", "best_val_ce"})
 	var se *SchemaError
-	if !errors.As(err, &se) || !cmp.Equal(se.Missing, []string{"powerlaw_r2", "best_val_loss"}) || !strings.Contains(err.Error(), "powerlaw_r2, best_val_loss") {
+	if !errors.As(err, &se) || !cmp.Equal(se.Missing, []string{"r_squared", "best_val_ce"}) || !strings.Contains(err.Error(), "r_squared, best_val_ce") {
 		t.Errorf("schema error %v", err)
+	}
+}
+
+// readParquet reads a file WriteParquet wrote back into rows in the CSV's
+// column order (its metadata order is not in the file; the test knows it).
+func readParquet(t *testing.T, f *os.File) [][]any {
+	t.Helper()
+	fi, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := pf.Schema().Columns()
+	order := map[string]int{"slug": 0, "n": 1, "x": 2, "ok": 3}
+	var out [][]any
+	rows := pf.NumRows()
+	r := parquet.NewReader(pf)
+	defer r.Close()
+	buf := make([]parquet.Row, rows)
+	n, err := r.ReadRows(buf)
+	if err != nil && !errors.Is(err, io.EOF) {
+		t.Fatal(err)
+	}
+	for _, row := range buf[:n] {
+		cells := make([]any, len(cols))
+		for _, v := range row {
+			j := order[cols[v.Column()][0]]
+			if v.IsNull() {
+				continue
+			}
+			switch v.Kind() {
+			case parquet.Int64:
+				cells[j] = v.Int64()
+			case parquet.Double:
+				cells[j] = v.Double()
+			case parquet.Boolean:
+				cells[j] = v.Boolean()
+			case parquet.ByteArray:
+				cells[j] = string(v.ByteArray())
+			}
+		}
+		out = append(out, cells)
+	}
+	return out
+}
+
+func TestColumnKindFromAllValues(t *testing.T) {
+	tests := []struct {
+		vals []Value
+		want Kind
+	}{
+		{[]Value{IntValue(0), ParseValue("1e-3"), ParseValue("1e-2")}, Float},
+		{[]Value{ParseValue("1"), ParseValue("0.1"), ParseValue("0.01")}, Float},
+		{[]Value{IntValue(1), IntValue(2)}, Int},
+		{[]Value{BoolValue(true), BoolValue(false)}, Bool},
+		{[]Value{IntValue(1), Str("x")}, String},
+		{[]Value{BoolValue(true), IntValue(1)}, String},
+		{nil, String},
+	}
+	for _, tc := range tests {
+		if got := columnKind(tc.vals); got != tc.want {
+			t.Errorf("columnKind(%v) = %v, want %v", tc.vals, got, tc.want)
+		}
+	}
+}
+
+// TestFloatsExact: every float survives the CSV text bit for bit, in
+// fixed-point notation.
+func TestFloatsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	vals := []float64{1e-7, 1e-300, 5e-324, 0.1, 1.0 / 3, 1e22, 123456789.123456789, math.Copysign(0, -1), math.MaxFloat64, math.SmallestNonzeroFloat64}
+	for range 2000 {
+		vals = append(vals, math.Float64frombits(rng.Uint64()))
+	}
+	for _, x := range vals {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			continue
+		}
+		s := string(appendFloat(nil, x))
+		if strings.ContainsAny(s, "eE") {
+			t.Fatalf("%v written as %q, not fixed-point", x, s)
+		}
+		back, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.Float64bits(back) != math.Float64bits(x) {
+			t.Fatalf("%v (%x) written as %q reads back as %v", x, math.Float64bits(x), s, back)
+		}
 	}
 }
 
@@ -78,18 +197,18 @@ func TestCollectCompleteness(t *testing.T) {
 		return &Result{Metrics: map[string]float64{"best": 1}, Curves: map[string][]float64{"epoch": {1, 2}}}, nil
 	}
 	// Run only 4 of the 5: cancel the last before starting.
-	if err := l.Cancel(ctx, pts[4].ID, "test"); err != nil {
+	if err := l.cancel(ctx, pts[4].ID, "test"); err != nil {
 		t.Fatal(err)
 	}
 	c := &Controller{Ledger: l, Backend: &Local{Func: fn}, WorkDir: work, Parallel: 2}
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	comp, err := CheckCompleteness(ctx, l, work, pts)
+	comp, err := CheckCompleteness(ctx, l, work, slices.Values(pts))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := comp.String(); got != "2/5 runs completed (1 failed, 1 missing, 1 non-finite)" {
+	if got := comp.String(); got != "2/5 runs completed (1 failed, 1 missing, 0 pruned, 1 non-finite)" {
 		t.Errorf("completeness %q", got)
 	}
 	if !cmp.Equal(comp.Failed, []string{"base-s1"}) || !cmp.Equal(comp.Missing, []string{"base-s4"}) || !cmp.Equal(comp.NonFinite, []string{"base-s2"}) {
@@ -111,10 +230,25 @@ func TestCollectCompleteness(t *testing.T) {
 	if _, err := VerifyArchive(arch); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), m.Runs[0].Slug) {
 		t.Errorf("tampered archive: %v", err)
 	}
+	// A damaged result does not stop the collection: the run is skipped
+	// and reported, the others are archived.
+	rs, _ := l.Runs(ctx, Completed)
+	bad := rs[0]
+	os.WriteFile(filepath.Join(AttemptDir(work, bad.ID, bad.Attempt), ResultFile), []byte(`{"run_id": "x", "metr`), 0o644)
+	arch2 := t.TempDir()
+	m, res, err = Collect(ctx, l, work, arch2, time.Unix(0, 0))
+	if err != nil {
+		t.Fatalf("Collect with one damaged result: %v", err)
+	}
+	if len(res) != 2 || len(m.Skipped) != 1 || m.Skipped[0].RunID != bad.ID || !strings.Contains(m.Skipped[0].Err, ResultFile) {
+		t.Errorf("collected %d, skipped %+v; want 2 and the damaged run named with its file", len(res), m.Skipped)
+	}
 }
 
 func TestResultRoundTrip(t *testing.T) {
-	r := &Result{RunID: "x", Attempt: 2, Metrics: map[string]float64{"a": math.NaN(), "b": math.Inf(-1), "c": 1.25}, Curves: map[string][]float64{"y": {math.Inf(1), 0}}}
+	r := &Result{RunID: "x", Attempt: 2, Metrics: map[string]float64{"a": math.NaN(), "b": math.Inf(-1), "c": 1.25},
+		Series: map[string]Series{"val_loss": {Step: []float64{0.25, 0.5}, Value: []float64{1, 0.5}}, "acc": {Step: []float64{1}, Value: []float64{0.7}}},
+		Curves: map[string][]float64{"y": {math.Inf(1), 0}, "z": {1, 2, 3}}}
 	dir := t.TempDir()
 	if err := WriteResult(dir, r); err != nil {
 		t.Fatal(err)
@@ -126,7 +260,7 @@ func TestResultRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(r, got, cmpopts.EquateNaNs()); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{"", "{", `{"run_id":"x"}`, `{"run_id":"x","done":true,"metrics":{"a":"zz"}}`, `{"run_id":"x","done":true,"curves":{"a":[1],"b":[1,2]}}`, `{"run_id":"x","done":true} {}`} {
+	for _, bad := range []string{"", "{", `{"run_id":"x"}`, `{"run_id":"x","done":true,"metrics":{"a":"zz"}}`, `{"run_id":"x","done":true,"series":{"a":{"step":[1],"value":[1,2]}}}`, `{"run_id":"x","done":true} {}`} {
 		os.WriteFile(filepath.Join(dir, ResultFile), []byte(bad), 0o644)
 		if _, err := ReadResult(dir); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), ResultFile) {
 			t.Errorf("%q: %v", bad, err)
@@ -135,111 +269,23 @@ func TestResultRoundTrip(t *testing.T) {
 }
 
 func FuzzUnmarshalResult(f *testing.F) {
-	b, _ := MarshalResult(&Result{RunID: "x", Metrics: map[string]float64{"a": math.NaN()}, Curves: map[string][]float64{"y": {1, 2}}})
+	b, _ := marshalResult(&Result{RunID: "x", Metrics: map[string]float64{"a": math.NaN()}, Series: map[string]Series{"y": {Step: []float64{1, 2}, Value: []float64{1, 2}}}})
 	f.Add(b)
 	f.Add([]byte(`{"run_id":"x","done":true}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := UnmarshalResult(b)
+		r, err := unmarshalResult(b)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("untyped error %v", err)
 			}
 			return
 		}
-		b2, err := MarshalResult(r)
+		b2, err := marshalResult(r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := UnmarshalResult(b2); err != nil {
+		if _, err := unmarshalResult(b2); err != nil {
 			t.Fatalf("re-read: %v", err)
 		}
 	})
-}
-
-func TestCondorFiles(t *testing.T) {
-	dir := t.TempDir()
-	c := &Condor{Command: []string{"/bin/worker", "-x", "it's"}, Dir: dir, RequestCPUs: 1, RequestMemoryMB: 512, Retries: 2}
-	var tasks []Task
-	for i, id := range []string{"aaaa", "bbbb", "cccc"} {
-		tasks = append(tasks, Task{RunID: id, Attempt: i + 1, Dir: filepath.Join(dir, "runs", id), Params: map[string]Value{"seed": IntValue(int64(i))}})
-	}
-	f, err := c.Write(tasks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, _ := os.ReadFile(f.Submit)
-	// Every non-comment line is "key = value" or the final queue statement.
-	kv := regexp.MustCompile(`^[a-z_]+ = \S.*$`)
-	lines := strings.Split(strings.TrimSpace(string(sub)), "\n")
-	keys := map[string]bool{}
-	for _, ln := range lines[:len(lines)-1] {
-		if strings.HasPrefix(ln, "#") {
-			continue
-		}
-		if !kv.MatchString(ln) {
-			t.Errorf("bad submit line %q", ln)
-		}
-		keys[strings.SplitN(ln, " ", 2)[0]] = true
-	}
-	for _, k := range []string{"universe", "executable", "arguments", "initialdir", "output", "error", "log", "environment", "request_cpus", "request_memory"} {
-		if !keys[k] {
-			t.Errorf("submit file lacks %s", k)
-		}
-	}
-	if want := "queue dir, run_id, attempt from " + f.RunList; lines[len(lines)-1] != want {
-		t.Errorf("queue line %q", lines[len(lines)-1])
-	}
-	if !strings.Contains(string(sub), `arguments = "'-x' 'it''s'"`) {
-		t.Errorf("arguments not quoted in the new syntax:\n%s", sub)
-	}
-	// Every macro used is one the queue statement defines.
-	for _, m := range regexp.MustCompile(`\$\((\w+)\)`).FindAllStringSubmatch(string(sub), -1) {
-		if m[1] != "dir" && m[1] != "run_id" && m[1] != "attempt" {
-			t.Errorf("undefined macro %s", m[0])
-		}
-	}
-	list, _ := os.ReadFile(f.RunList)
-	rows := strings.Split(strings.TrimSpace(string(list)), "\n")
-	if len(rows) != 3 || rows[1] != filepath.Join(dir, "runs", "bbbb")+", bbbb, 2" {
-		t.Errorf("run list %q", rows)
-	}
-	dag, _ := os.ReadFile(f.DAG)
-	nodes := map[string]int{}
-	for _, ln := range strings.Split(strings.TrimSpace(string(dag)), "\n") {
-		fs := strings.Fields(ln)
-		switch fs[0] {
-		case "JOB":
-			if len(fs) != 3 || fs[2] != f.NodeSubmit {
-				t.Errorf("JOB line %q", ln)
-			}
-			nodes[fs[1]] |= 1
-		case "VARS":
-			nodes[fs[1]] |= 2
-		case "RETRY":
-			if fs[2] != "2" {
-				t.Errorf("RETRY line %q", ln)
-			}
-			nodes[fs[1]] |= 4
-		default:
-			t.Errorf("unexpected DAG line %q", ln)
-		}
-	}
-	if len(nodes) != 3 {
-		t.Errorf("%d DAG nodes, want 3", len(nodes))
-	}
-	for n, bits := range nodes {
-		if bits != 7 {
-			t.Errorf("node %s lacks JOB, VARS or RETRY (%b)", n, bits)
-		}
-	}
-	nsub, _ := os.ReadFile(f.NodeSubmit)
-	if !strings.HasSuffix(string(nsub), "\nqueue\n") {
-		t.Errorf("node submit file does not end with a plain queue")
-	}
-	if _, err := os.Stat(filepath.Join(tasks[0].Dir, "config.json")); err != nil {
-		t.Errorf("task config not written: %v", err)
-	}
-	if _, err := (&Condor{Command: []string{"w"}, Dir: dir}).Write([]Task{{RunID: "z", Dir: "/a b"}}); err == nil || !strings.Contains(err.Error(), "run z") {
-		t.Errorf("path with a space: %v", err)
-	}
 }

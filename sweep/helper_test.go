@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -13,11 +14,17 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/launch"
 )
 
 // The test binary doubles as a worker and as a controller process, selected
 // by this variable, so the crash tests can SIGKILL a real controller.
 const roleEnv = "SWEEP_TEST_ROLE"
+
+// startsEnv names a file to which a test worker appends "<run id> <attempt>"
+// when it starts.
+const startsEnv = "SWEEP_TEST_STARTS"
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(roleEnv) {
@@ -36,6 +43,17 @@ func testWorker() int {
 		fmt.Fprintln(os.Stderr, "not a worker:", err)
 		return 2
 	}
+	if p := os.Getenv(startsEnv); p != "" {
+		// One line per worker start, appended in one write (O_APPEND), so
+		// tests can count starts against attempts.
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		fmt.Fprintf(f, "%s %d\n", t.RunID, t.Attempt)
+		f.Close()
+	}
 	sig := make(chan os.Signal, 1)
 	if t.Params["mode"].String() == "hang" {
 		// Before the heartbeat, which tests take as "ready for SIGTERM".
@@ -43,7 +61,18 @@ func testWorker() int {
 	}
 	_ = TouchHeartbeat()
 	if ms := t.Params["sleep_ms"].Int(); ms > 0 {
-		time.Sleep(time.Duration(ms) * time.Millisecond)
+		// Streams a "loss" series over the run, worse for higher seeds,
+		// for the pruning tests.
+		ml, err := OpenMetricLog(t.Dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		for k := range testSteps {
+			time.Sleep(time.Duration(ms) * time.Millisecond / testSteps)
+			ml.Log("loss", float64(k+1), testLoss(t.Params["seed"].Int(), k+1))
+		}
+		ml.Close()
 	}
 	switch t.Params["mode"].String() {
 	case "fail":
@@ -80,10 +109,12 @@ func testWorker() int {
 }
 
 // testController runs a controller over SWEEP_TEST_LEDGER with the backend
-// named by SWEEP_TEST_BACKEND until the sweep ends.
+// named by SWEEP_TEST_BACKEND until the sweep ends or SIGINT/SIGTERM.
 func testController() int {
 	path := os.Getenv("SWEEP_TEST_LEDGER")
 	work := os.Getenv("SWEEP_TEST_WORK")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	l, err := OpenLedger(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -91,19 +122,63 @@ func testController() int {
 	}
 	defer l.Close()
 	c := &Controller{Ledger: l, WorkDir: work, Parallel: 4, PollInterval: 20 * time.Millisecond}
+	worker := []string{"env", roleEnv + "=worker", os.Args[0]}
 	switch os.Getenv("SWEEP_TEST_BACKEND") {
 	case "slurm":
-		c.Backend = &Slurm{Command: []string{"env", roleEnv + "=worker", os.Args[0]}, Dir: filepath.Join(work, "slurm"), Name: "crashtest", MaxParallel: 2}
+		c.Backend = &Slurm{Command: worker, Dir: filepath.Join(work, "slurm"), Name: "crashtest", MaxParallel: 4}
 		c.Parallel = 1000
 		c.PollInterval = 200 * time.Millisecond
+	case "func":
+		c.Backend = &Local{Func: testFunc}
 	default:
-		c.Backend = &Local{Command: []string{"env", roleEnv + "=worker", os.Args[0]}, StateDir: filepath.Join(work, "launch")}
+		c.Backend = &Local{Command: worker, StateDir: filepath.Join(work, "launch")}
 	}
-	if _, err := c.Run(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	if os.Getenv("SWEEP_TEST_PRUNE") != "" {
+		c.Pruner = MedianRule{Series: "loss", Warmup: 2, MinRuns: 3}
+	}
+	if _, err := c.Run(ctx); err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "controller:", err)
 		return 1
 	}
 	return 0
+}
+
+// testSteps is how many values of "loss" the test workers stream.
+const testSteps = 5
+
+// testLoss is a test worker's loss at step k: seed+1 over k.
+func testLoss(seed int64, k int) float64 { return float64(seed+1) / float64(k) }
+
+// testFunc is the in-process worker of the kill loop: what testWorker does
+// for "ok" runs (start recorded, sleep, result), honouring ctx.
+func testFunc(ctx context.Context, t Task) (*Result, error) {
+	if p := os.Getenv(startsEnv); p != "" {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(f, "%s %d\n", t.RunID, t.Attempt)
+		f.Close()
+	}
+	ml, err := OpenMetricLog(t.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer ml.Close()
+	ms := t.Params["sleep_ms"].Int()
+	for k := range testSteps {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(ms) * time.Millisecond / testSteps):
+		}
+		ml.Log("loss", float64(k+1), testLoss(t.Params["seed"].Int(), k+1))
+	}
+	x := float64(t.Params["seed"].Int() + 1)
+	return &Result{Metrics: map[string]float64{"best": x}}, nil
 }
 
 // workerCommand returns the argv and environment that make this test binary
@@ -115,6 +190,31 @@ func workerCommand(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	return []string{"env", roleEnv + "=worker", exe}
+}
+
+// workerCommandCounting is workerCommand with each start recorded in the
+// returned file (see startsEnv).
+func workerCommandCounting(t *testing.T) (argv []string, starts string) {
+	t.Helper()
+	starts = filepath.Join(t.TempDir(), "starts")
+	cmd := workerCommand(t)
+	return append([]string{cmd[0], startsEnv + "=" + starts}, cmd[1:]...), starts
+}
+
+// readStarts returns how many times each "<run id> <attempt>" started.
+func readStarts(t *testing.T, path string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, ln := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if ln != "" {
+			out[ln]++
+		}
+	}
+	return out
 }
 
 // gridSpec returns a spec of n runs (seeds) with the given base parameters.
@@ -138,10 +238,9 @@ func mustEnqueue(t testing.TB, l *Ledger, s *Spec) []Point {
 	return pts
 }
 
-// checkExactlyOnce asserts every run completed exactly once with a valid
-// result file whose metrics are finite, and that no temporary result files
-// remain.
-func checkExactlyOnce(t *testing.T, l *Ledger, work string, want int) {
+// checkExactlyOnce asserts every run completed exactly once (or was
+// pruned, with pruneOK) with a valid result file whose metrics are finite.
+func checkExactlyOnce(t *testing.T, l *Ledger, work string, want int, pruneOK bool) {
 	t.Helper()
 	rs, err := l.Runs(context.Background())
 	if err != nil {
@@ -151,6 +250,12 @@ func checkExactlyOnce(t *testing.T, l *Ledger, work string, want int) {
 		t.Fatalf("%d runs in ledger, want %d", len(rs), want)
 	}
 	for _, r := range rs {
+		if pruneOK && r.State == Pruned {
+			if r.Completions != 0 || !strings.HasPrefix(r.ErrorText, "median rule") {
+				t.Errorf("pruned run %s: completions %d, reason %q", r.Slug, r.Completions, r.ErrorText)
+			}
+			continue
+		}
 		if r.State != Completed || r.Completions != 1 {
 			t.Errorf("run %s: state %s, completions %d; want completed exactly once (%s %s)", r.Slug, r.State, r.Completions, r.ErrorClass, r.ErrorText)
 			continue
@@ -164,74 +269,122 @@ func checkExactlyOnce(t *testing.T, l *Ledger, work string, want int) {
 			t.Errorf("run %s: result %+v", r.Slug, res)
 		}
 	}
-	err = filepath.WalkDir(filepath.Join(work, "runs"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), "."+ResultFile+".tmp") {
-			// Workers are never killed here, so no result may be left
-			// half-written. (A killed controller may leave a temporary
-			// config file, which the next attempt rewrites.)
-			t.Errorf("temporary result file left: %s", p)
+	// The attempt that produced each result left no half-written file.
+	// (Attempts that were stopped, and the in-process workers of a killed
+	// controller, may leave one behind, which nothing reads.)
+	for _, r := range rs {
+		if r.State != Completed {
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		ents, _ := os.ReadDir(AttemptDir(work, r.ID, r.Attempt))
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "."+ResultFile+".tmp") {
+				t.Errorf("run %s: temporary result file left by the attempt that completed: %s", r.Slug, e.Name())
+			}
+		}
 	}
 }
 
-// crashController starts controller processes over one ledger, SIGKILLs
-// the first two when the number of completed runs passes the given marks,
-// and lets the third finish.
-func crashController(t *testing.T, backend string, n int, marks []int, timeout time.Duration) {
+// killLoop runs a sweep of n runs under controller processes that are
+// stopped at seeded random moments, iters times: by SIGKILL, SIGINT or
+// SIGTERM, after a delay drawn from [0, maxDelay). A last controller
+// finishes the sweep. Then every run must have completed exactly once,
+// every worker start must belong to an attempt the ledger records, no
+// attempt may have started twice, no retry budget may have been spent
+// (only the in-process backend may record interrupted attempts, which cost
+// none) and no worker may be left running.
+func killLoop(t *testing.T, backend string, batch, iters int, maxDelay, timeout time.Duration) {
+	killLoopPrune(t, backend, false, batch, iters, maxDelay, timeout)
+}
+
+// killLoopPrune is killLoop, with the median rule on when prune is set: a
+// run then ends completed or pruned, once.
+func killLoopPrune(t *testing.T, backend string, prune bool, batch, iters int, maxDelay, timeout time.Duration) {
 	dir := t.TempDir()
 	ledger := filepath.Join(dir, "ledger.db")
 	work := filepath.Join(dir, "work")
-	l, err := OpenLedger(ledger)
-	if err != nil {
-		t.Fatal(err)
+	starts := filepath.Join(dir, "starts")
+	// Between two controllers, a new batch of runs is enqueued whenever the
+	// last one has finished, so that every iteration has work to kill.
+	n, batches := 0, 0
+	refill := func() {
+		l, err := OpenLedger(ledger)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		st, err := l.Status(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Counts[Queued]+st.Counts[Running] == 0 {
+			batches++
+			mustEnqueue(t, l, gridSpec("kill", batch, map[string]Value{"sleep_ms": IntValue(150), "batch": IntValue(int64(batches))}))
+			n += batch
+		}
 	}
-	mustEnqueue(t, l, gridSpec("crash", n, map[string]Value{"sleep_ms": IntValue(150)}))
-	l.Close()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := func() *exec.Cmd {
 		cmd := exec.Command(exe)
-		cmd.Env = append(os.Environ(), roleEnv+"=controller", "SWEEP_TEST_LEDGER="+ledger, "SWEEP_TEST_WORK="+work, "SWEEP_TEST_BACKEND="+backend)
-		cmd.Stderr = os.Stderr
+		cmd.Env = append(os.Environ(), roleEnv+"=controller", "SWEEP_TEST_LEDGER="+ledger, "SWEEP_TEST_WORK="+work,
+			"SWEEP_TEST_BACKEND="+backend, startsEnv+"="+starts)
+		if prune {
+			cmd.Env = append(cmd.Env, "SWEEP_TEST_PRUNE=1")
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() {
+			if s := stderr.String(); strings.Contains(s, "controller:") || strings.Contains(s, "panic") {
+				t.Logf("controller stderr:\n%s", s)
+			}
+		})
 		return cmd
 	}
+	rng := rand.New(rand.NewPCG(15, uint64(len(backend))))
+	sigs := []os.Signal{syscall.SIGKILL, syscall.SIGINT, syscall.SIGTERM}
 	deadline := time.Now().Add(timeout)
-	for _, mark := range marks {
+	kills := map[os.Signal]int{}
+	// Iterations go on until iters signals have hit a live controller (one
+	// that finishes its batch first does not count).
+	sent := 0
+	for i := 0; sent < iters; i++ {
+		if time.Now().After(deadline) || i > 4*iters {
+			t.Fatalf("iteration %d: out of time", i)
+		}
+		refill()
 		cmd := start()
-		ro, err := OpenLedgerReadOnly(ledger)
-		if err != nil {
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		sig := sigs[rng.IntN(len(sigs))]
+		timer := time.NewTimer(time.Duration(rng.Int64N(int64(maxDelay))))
+		select {
+		case err := <-done:
+			timer.Stop()
+			// The sweep finished before the signal.
+			if err != nil {
+				t.Fatalf("iteration %d: controller failed: %v", i, err)
+			}
+			continue
+		case <-timer.C:
+		}
+		if err := cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			t.Fatal(err)
 		}
-		for {
-			if time.Now().After(deadline) {
-				cmd.Process.Kill()
-				t.Fatalf("no progress to %d completed runs", mark)
-			}
-			st, err := ro.Status(context.Background(), 1)
-			if err == nil && st.Counts[Completed] >= mark {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		ro.Close()
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		werr := cmd.Wait()
+		kills[sig]++
+		sent++
+		err := <-done
 		var ee *exec.ExitError
-		if !errors.As(werr, &ee) {
-			t.Fatalf("controller ended before SIGKILL: %v", werr)
+		if sig != syscall.SIGKILL && err != nil && !(errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signaled()) {
+			t.Fatalf("iteration %d: controller stopped by %v: %v", i, sig, err)
 		}
 	}
+	t.Logf("%s: %d controllers stopped (%v), %d batches of %d runs", backend, sent, kills, batches, batch)
 	cmd := start()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -244,10 +397,108 @@ func crashController(t *testing.T, backend string, n int, marks []int, timeout t
 		cmd.Process.Kill()
 		t.Fatal("final controller did not finish")
 	}
-	l, err = OpenLedger(ledger)
+	l, err := OpenLedger(ledger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	checkExactlyOnce(t, l, work, n)
+	checkExactlyOnce(t, l, work, n, prune)
+	ctx := context.Background()
+	if st, err := l.Status(ctx, 1); err == nil {
+		t.Logf("%s: runs by state at the end: %v", backend, st.Counts)
+	}
+	rs, _ := l.Runs(ctx)
+	ran := map[string]bool{}
+	for _, r := range rs {
+		atts, err := l.Attempts(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range atts {
+			key := fmt.Sprintf("%s %d", r.ID, a.N)
+			switch {
+			case a.State == Completed, a.State == Pruned:
+				ran[key] = true
+			case a.State == Failed && a.ErrorClass == ClassInterrupted && backend == "func":
+			default:
+				t.Errorf("run %s attempt %d: %s %s %q: the controller's deaths spent retry budget", r.Slug, a.N, a.State, a.ErrorClass, a.ErrorText)
+			}
+		}
+	}
+	started := readStarts(t, starts)
+	for k, c := range started {
+		if c > 1 {
+			t.Errorf("attempt %s started %d times", k, c)
+		}
+	}
+	for k := range ran {
+		if started[k] != 1 {
+			t.Errorf("completed attempt %s started %d times, want 1", k, started[k])
+		}
+	}
+	if backend != "func" {
+		// Out-of-process workers survive their controller: every start is
+		// an attempt that went on to complete.
+		for k := range started {
+			if !ran[k] {
+				t.Errorf("attempt %s started but the ledger has no completed attempt of it", k)
+			}
+		}
+	}
+	switch backend {
+	case "process":
+		lc := &launch.Local{StateDir: filepath.Join(work, "launch")}
+		ents, _ := os.ReadDir(lc.StateDir)
+		for _, e := range ents {
+			name, ok := strings.CutSuffix(e.Name(), ".launch")
+			if !ok {
+				continue
+			}
+			if st, _ := lc.Attach(name).Poll(); st == launch.Running {
+				t.Errorf("worker %s still running after the sweep", name)
+			}
+		}
+	case "slurm":
+		out, err := exec.Command("squeue", "-h", "-n", "", "-o", "%j %T").Output()
+		if err == nil {
+			for _, ln := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				if strings.HasPrefix(ln, "crashtest-") && !strings.Contains(ln, "COMPLET") && !strings.Contains(ln, "CANCEL") {
+					t.Errorf("Slurm job left: %s", ln)
+				}
+			}
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runInDir runs argv in dir with env added to an environment free of
+// sweep worker variables, and fails the test if it fails.
+func runInDir(t *testing.T, dir string, argv []string, env map[string]string) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SWEEP_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v: %s", argv, err, out)
+	}
 }

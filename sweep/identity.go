@@ -13,12 +13,12 @@ import (
 // numbers normalised, leaving out "priority" and "tags" (so that changing
 // them does not make a new run).
 func Identity(params map[string]Value) string {
-	sum := sha256.Sum256([]byte(CanonicalConfig(params)))
+	sum := sha256.Sum256([]byte(canonicalConfig(params)))
 	return hex.EncodeToString(sum[:8])
 }
 
-// CanonicalConfig returns the text Identity hashes.
-func CanonicalConfig(params map[string]Value) string {
+// canonicalConfig returns the text Identity hashes.
+func canonicalConfig(params map[string]Value) string {
 	keys := make([]string, 0, len(params))
 	for k := range params {
 		if k == "priority" || k == "tags" {

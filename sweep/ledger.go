@@ -3,12 +3,16 @@ package sweep
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
+	"net/url"
 	"os"
-	"strconv"
+	"path/filepath"
+	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -17,18 +21,20 @@ import (
 // State is a run's state in the ledger.
 type State string
 
-// The run states. Transitions: Queued→Running→Completed|Failed,
-// Failed→Queued (a retry, a new attempt), Queued|Running→Cancelled.
+// The run states. Transitions: Queued→Running→Completed|Failed|Pruned,
+// Failed→Queued (a retry, a new attempt), Queued|Running→Cancelled, and by
+// the user's Requeue, Failed|Cancelled|Pruned→Queued.
 const (
 	Queued    State = "queued"
 	Running   State = "running"
 	Completed State = "completed"
 	Failed    State = "failed"
 	Cancelled State = "cancelled"
+	Pruned    State = "pruned" // stopped early by a Pruner; ErrorText says why
 )
 
-// States lists the states in display order.
-var States = [...]State{Queued, Running, Completed, Failed, Cancelled}
+// States returns the states in display order.
+func States() []State { return []State{Queued, Running, Completed, Failed, Pruned, Cancelled} }
 
 // Run is one row of the ledger.
 type Run struct {
@@ -36,6 +42,7 @@ type Run struct {
 	Seq               int
 	Config            map[string]Value // the spec's parameters
 	Overrides         map[string]Value // set by retry adjusters
+	Resources         Resources
 	State             State
 	Attempt           int // attempts started so far
 	BackendID         string
@@ -46,17 +53,19 @@ type Run struct {
 	ErrorClass        Class
 	ErrorText         string
 	Completions       int // times the run entered Completed; 1 at most
+
+	// stop is the controller's request to stop the current attempt,
+	// recorded before it asks the backend ("prune:", "cancel:" or
+	// "stale:" and the reason), so that a controller that dies in between
+	// leaves the next one enough to record the attempt as it was meant.
+	stop string
 }
 
 // Params returns Config with Overrides applied.
 func (r *Run) Params() map[string]Value {
 	out := make(map[string]Value, len(r.Config)+len(r.Overrides))
-	for k, v := range r.Config {
-		out[k] = v
-	}
-	for k, v := range r.Overrides {
-		out[k] = v
-	}
+	maps.Copy(out, r.Config)
+	maps.Copy(out, r.Overrides)
 	return out
 }
 
@@ -73,12 +82,16 @@ type Attempt struct {
 	ErrorText  string
 }
 
-// ErrLocked is returned by OpenLedger when another controller holds the
-// ledger.
-var ErrLocked = errors.New("sweep: ledger is in use by another controller")
+// ErrLocked is wrapped by OpenLedger's error when another controller holds
+// the ledger.
+var ErrLocked = errors.New("ledger is in use by another controller")
 
-// ErrNoRun is returned for an unknown run id.
-var ErrNoRun = errors.New("sweep: no such run")
+// ErrNoRun is wrapped by the errors for an unknown run id.
+var ErrNoRun = errors.New("no such run")
+
+// ErrReadOnly is wrapped by the errors of writes to a ledger opened with
+// OpenLedgerReadOnly.
+var ErrReadOnly = errors.New("ledger opened read-only")
 
 // TransitionError reports a state change that the run's current state does
 // not allow.
@@ -92,14 +105,31 @@ func (e *TransitionError) Error() string {
 	return fmt.Sprintf("sweep: run %s: cannot go %s→%s, run is %s", e.ID, e.From, e.To, e.Actual)
 }
 
+// InputsError is Enqueue's error when the spec's Inputs differ from those
+// the ledger recorded: the runs already in the ledger were computed from
+// other inputs.
+type InputsError struct {
+	Ledger  string
+	Changed []string // "key: recorded → now"
+}
+
+func (e *InputsError) Error() string {
+	return "sweep: ledger " + e.Ledger + " holds runs computed from other inputs (" + strings.Join(e.Changed, "; ") +
+		"); use a new ledger and work directory, or Ledger.AcceptInputs to record the new ones"
+}
+
 // Ledger is the durable record of a sweep: one SQLite file in WAL mode.
 // Every transition is one transaction. A Ledger opened with OpenLedger
 // holds an exclusive lock (flock on <path>.lock) that the kernel releases
 // if the controller dies, so a second controller is refused while the first
 // lives and a restarted one takes over at once.
+//
+// A Ledger opened with OpenLedgerReadOnly serves the read API (Status,
+// Runs, Get, Attempts, Summaries, Series, LogTail) while a controller
+// writes: a dashboard or a status command opens it that way.
 type Ledger struct {
 	db       *sql.DB
-	lock     *os.File
+	unlock   func()
 	path     string
 	readOnly bool
 	stmts    map[string]*sql.Stmt
@@ -141,59 +171,86 @@ CREATE TABLE IF NOT EXISTS attempts(
 	error_text TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY(run_id, n)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS metrics(
+	run_id TEXT NOT NULL,
+	attempt INTEGER NOT NULL,
+	series TEXT NOT NULL,
+	step REAL NOT NULL,
+	value REAL,
+	time REAL NOT NULL DEFAULT 0,
+	PRIMARY KEY(run_id, attempt, series, step)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS scalars(
+	run_id TEXT NOT NULL,
+	attempt INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	value REAL,
+	PRIMARY KEY(run_id, attempt, name)
+) WITHOUT ROWID;
 DROP TRIGGER IF EXISTS attempt_start;
 DROP TRIGGER IF EXISTS attempt_unstart;
 DROP TRIGGER IF EXISTS attempt_backend;
 DROP TRIGGER IF EXISTS attempt_end;
-CREATE TRIGGER IF NOT EXISTS attempt_close AFTER UPDATE OF queued_at ON runs WHEN OLD.state = 'failed' AND NEW.state = 'queued' BEGIN
+DROP TRIGGER IF EXISTS attempt_close;
+CREATE TRIGGER attempt_close AFTER UPDATE OF queued_at ON runs
+WHEN OLD.state IN ('failed', 'cancelled', 'pruned', 'completed') AND NEW.state = 'queued' AND OLD.attempt > 0 BEGIN
 	INSERT OR REPLACE INTO attempts(run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text)
 	VALUES(OLD.id, OLD.attempt, OLD.state, OLD.backend_id, OLD.overrides, OLD.started_at, OLD.finished_at, OLD.error_class, OLD.error_text);
 END;
 `
 
+// migrations add what older ledgers lack; "duplicate column" errors mean
+// it is there already.
+var migrations = []string{
+	`ALTER TABLE runs ADD COLUMN resources TEXT NOT NULL DEFAULT '{}'`,
+	`ALTER TABLE runs ADD COLUMN stop_request TEXT NOT NULL DEFAULT ''`,
+}
+
 // qInsert is prepared when the ledger opens.
-const qInsert = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?)`
+const qInsert = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, resources, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?,?)`
 
 var hotQueries = []string{qInsert}
 
-func dsn(path string, readOnly bool) string {
-	q := "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
-	if readOnly {
-		q = "?mode=ro&_pragma=busy_timeout(10000)"
+// dsn builds the driver's URI with net/url, so that '#', '?', '%', spaces
+// and quotes in a path are escaped rather than read as URI syntax (an
+// unescaped "dir#1/ledger.db" would open "dir").
+func dsn(path string, readOnly bool) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
 	}
-	return "file:" + path + q
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive path, C:/x
+	}
+	q := url.Values{"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)"}}
+	if readOnly {
+		q = url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(10000)"}}
+	}
+	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
+	return u.String(), nil
 }
 
 // OpenLedger opens or creates the ledger at path for a controller. It
 // returns an error wrapping ErrLocked, naming the holder's pid, when another
 // live process holds it.
 func OpenLedger(path string) (*Ledger, error) {
-	lf, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	unlock, err := lockLedger(path)
 	if err != nil {
-		return nil, fmt.Errorf("sweep: ledger lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(path + ".lock")
-		lf.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: %s (held by %s)", ErrLocked, path, strings.TrimSpace(string(holder)))
-		}
-		return nil, fmt.Errorf("sweep: ledger lock %s: %w", path, err)
-	}
-	host, _ := os.Hostname()
-	_ = lf.Truncate(0)
-	_, _ = lf.WriteAt([]byte("pid "+strconv.Itoa(os.Getpid())+" on "+host+"\n"), 0)
-	l, err := open(path, false)
-	if err != nil {
-		lf.Close()
 		return nil, err
 	}
-	l.lock = lf
+	l, err := open(path, false)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	l.unlock = unlock
 	return l, nil
 }
 
 // OpenLedgerReadOnly opens an existing ledger for monitoring without taking
-// the controller lock; the transition methods return errors.
+// the controller lock; the transition methods return errors wrapping
+// ErrReadOnly.
 func OpenLedgerReadOnly(path string) (*Ledger, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
@@ -202,7 +259,11 @@ func OpenLedgerReadOnly(path string) (*Ledger, error) {
 }
 
 func open(path string, readOnly bool) (*Ledger, error) {
-	db, err := sql.Open("sqlite", dsn(path, readOnly))
+	name, err := dsn(path, readOnly)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", name)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
 	}
@@ -212,6 +273,17 @@ func open(path string, readOnly bool) (*Ledger, error) {
 		if _, err := db.Exec(schema); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("sweep: ledger %s: creating schema: %w", path, err)
+		}
+		for _, m := range migrations {
+			if _, err := db.Exec(m); err != nil && !strings.Contains(err.Error(), "duplicate column") {
+				db.Close()
+				return nil, fmt.Errorf("sweep: ledger %s: migrating: %w", path, err)
+			}
+		}
+		// A ledger's id ties it to its work directory (see Controller.Run).
+		if _, err := db.Exec(`INSERT OR IGNORE INTO meta(key, value) VALUES('id', ?)`, newLedgerID()); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
 		}
 	}
 	if err := db.Ping(); err != nil {
@@ -227,6 +299,13 @@ func open(path string, readOnly bool) (*Ledger, error) {
 	return l, nil
 }
 
+// newLedgerID names a new ledger: its host, the process and the time, which
+// no other ledger shares.
+func newLedgerID() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d-%d", slugText(host), os.Getpid(), time.Now().UnixNano())
+}
+
 // Path returns the ledger's file name.
 func (l *Ledger) Path() string { return l.path }
 
@@ -236,8 +315,8 @@ func (l *Ledger) Close() error {
 		s.Close()
 	}
 	err := l.db.Close()
-	if l.lock != nil {
-		l.lock.Close()
+	if l.unlock != nil {
+		l.unlock()
 	}
 	return err
 }
@@ -269,25 +348,170 @@ func (l *Ledger) stmt(ctx context.Context, tx *sql.Tx, q string) (*sql.Stmt, err
 
 func (l *Ledger) writable() error {
 	if l.readOnly {
-		return errors.New("sweep: ledger opened read-only")
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, ErrReadOnly)
+	}
+	return nil
+}
+
+// hold returns a context for one database call: ctx's values without its
+// cancellation, or ctx.Err() when ctx has already ended. The ledger never
+// lets a context interrupt a statement half-way: with the pure-Go driver an
+// interrupted statement has been seen to leave the database locked for the
+// next writer ("database is locked" ten seconds later). Each statement is
+// short; ctx is checked before it starts, and between rows of a long
+// Enqueue.
+func hold(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return ctx, err
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
+func (l *Ledger) meta(ctx context.Context, key string) (string, error) {
+	ctx, err := hold(ctx)
+	if err != nil {
+		return "", fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	var v string
+	err = l.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key=?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return v, nil
+}
+
+func (l *Ledger) setMeta(ctx context.Context, key, value string) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
+	ctx, err := hold(ctx)
+	if err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	if _, err := l.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, key, value); err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// ID returns the ledger's id, created with the file: the work directory of
+// a sweep records it (see Controller.Run), so that a work directory is
+// never silently reused by a new ledger.
+func (l *Ledger) id(ctx context.Context) (string, error) { return l.meta(ctx, "id") }
+
+// Name returns the sweep name recorded by Enqueue ("" before).
+func (l *Ledger) Name(ctx context.Context) (string, error) { return l.meta(ctx, "name") }
+
+// WorkDir returns the work directory the controller recorded (absolute),
+// or "" before the first Controller.Run.
+func (l *Ledger) WorkDir(ctx context.Context) (string, error) { return l.meta(ctx, "work_dir") }
+
+// Inputs returns the inputs recorded by the first Enqueue (see
+// Spec.Inputs).
+func (l *Ledger) Inputs(ctx context.Context) (map[string]string, error) {
+	s, err := l.meta(ctx, "inputs")
+	if err != nil || s == "" {
+		return nil, err
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: inputs: %w", l.path, err)
+	}
+	return m, nil
+}
+
+// AcceptInputs records new inputs, so that the next Enqueue of a spec with
+// them is accepted. The runs already in the ledger keep their results;
+// requeue them (Requeue) to recompute them with the new inputs.
+func (l *Ledger) AcceptInputs(ctx context.Context, inputs map[string]string) error {
+	b, _ := json.Marshal(inputs)
+	return l.setMeta(ctx, "inputs", string(b))
+}
+
+func (l *Ledger) checkInputs(ctx context.Context, tx *sql.Tx, spec *Spec) error {
+	var rec string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='inputs'`).Scan(&rec)
+	if errors.Is(err, sql.ErrNoRows) {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs`).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 && len(spec.Inputs) > 0 {
+			return &InputsError{Ledger: l.path, Changed: []string{"no inputs recorded with the existing runs"}}
+		}
+		b, _ := json.Marshal(spec.Inputs)
+		_, err = tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('inputs', ?)`, string(b))
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	var old map[string]string
+	if err := json.Unmarshal([]byte(rec), &old); err != nil {
+		return fmt.Errorf("inputs: %w", err)
+	}
+	var changed []string
+	for _, k := range slices.Sorted(maps.Keys(old)) {
+		if v, ok := spec.Inputs[k]; !ok || v != old[k] {
+			changed = append(changed, fmt.Sprintf("%s: %q → %q", k, old[k], spec.Inputs[k]))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(spec.Inputs)) {
+		if _, ok := old[k]; !ok {
+			changed = append(changed, fmt.Sprintf("%s: not recorded → %q", k, spec.Inputs[k]))
+		}
+	}
+	if len(changed) > 0 {
+		return &InputsError{Ledger: l.path, Changed: changed}
 	}
 	return nil
 }
 
 // Enqueue adds the points that are not in the ledger yet, as queued runs,
 // in one transaction, and returns how many were new. Resubmitting a spec is
-// idempotent: runs already present keep their state.
+// idempotent: runs already present keep their state. spec may be nil;
+// otherwise its name and Inputs are recorded, and different Inputs than
+// those recorded are an *InputsError.
 func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added int, err error) {
+	return l.EnqueuePoints(ctx, spec, slices.Values(pts))
+}
+
+// enqueueBatch is how many rows EnqueuePoints commits per transaction: a
+// sweep of MaxRuns points streams in bounded memory, and an interrupted
+// enqueue leaves whole batches, which a second call completes.
+const enqueueBatch = 50_000
+
+// EnqueuePoints is Enqueue for a stream of points (Spec.Points), committed
+// in batches of 50,000: memory stays bounded whatever the sweep's size, and
+// ctx is checked between batches.
+func (l *Ledger) EnqueuePoints(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (added int, err error) {
 	if err := l.writable(); err != nil {
 		return 0, err
 	}
-	tx, err := l.db.BeginTx(ctx, nil)
+	caller := ctx
+	ctx, err = hold(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("sweep: enqueue: %w", err)
 	}
-	defer tx.Rollback()
-	ins, err := l.stmt(ctx, tx, qInsert)
-	if err != nil {
+	var tx *sql.Tx
+	var ins *sql.Stmt
+	defer func() {
+		if tx != nil {
+			tx.Rollback()
+		}
+	}()
+	begin := func() error {
+		var err error
+		if tx, err = l.db.BeginTx(ctx, nil); err != nil {
+			return err
+		}
+		ins, err = l.stmt(ctx, tx, qInsert)
+		return err
+	}
+	if err := begin(); err != nil {
 		return 0, fmt.Errorf("sweep: enqueue: %w", err)
 	}
 	now := l.now().UnixNano()
@@ -297,78 +521,123 @@ func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added in
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta(key, value) VALUES('name', ?)`, spec.Name); err != nil {
 			return 0, fmt.Errorf("sweep: enqueue: %w", err)
 		}
-	}
-	for _, p := range pts {
-		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(EncodeConfig(p.Params)), prio, tags, string(Queued), now)
-		if err != nil {
-			return 0, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
+		if err := l.checkInputs(ctx, tx, spec); err != nil {
+			var ie *InputsError
+			if errors.As(err, &ie) {
+				return 0, err
+			}
+			return 0, fmt.Errorf("sweep: enqueue: %w", err)
 		}
-		n, _ := res.RowsAffected()
-		added += int(n)
+	}
+	n := 0
+	for p := range pts {
+		if n > 0 && n%enqueueBatch == 0 {
+			if err := tx.Commit(); err != nil {
+				tx = nil
+				return added, fmt.Errorf("sweep: enqueue: %w", err)
+			}
+			tx = nil
+			if err := caller.Err(); err != nil {
+				return added, fmt.Errorf("sweep: enqueue: %w", err)
+			}
+			if err := begin(); err != nil {
+				return added, fmt.Errorf("sweep: enqueue: %w", err)
+			}
+		}
+		n++
+		if n > MaxRuns {
+			return added, fmt.Errorf("sweep: enqueue: %w: more than %d runs (MaxRuns)", ErrTooLarge, MaxRuns)
+		}
+		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(encodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
+		if err != nil {
+			return added, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
+		}
+		k, _ := res.RowsAffected()
+		added += int(k)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("sweep: enqueue: %w", err)
+		tx = nil
+		return added, fmt.Errorf("sweep: enqueue: %w", err)
 	}
+	tx = nil
 	return added, nil
 }
 
 // transition runs one state change as a single UPDATE statement, hence
 // one transaction. The runs row holds the current attempt; the attempts
 // table holds the attempts before it, archived by the attempt_close trigger
-// in the same statement that requeues a failed run (Requeue is the only way
-// to a new attempt). Keeping triggers off the hot transitions halves their
+// in the same statement that requeues a run (Requeue is the only way to a
+// new attempt). Keeping triggers off the hot transitions halves their
 // cost: SQLite compiles a table's triggers into every UPDATE that touches
-// their columns. q must end with "WHERE id=? AND state ..."
-// and "RETURNING attempt". When no row changes, the run's state is read to
+// their columns. q must end with "WHERE id=? AND state ..." and
+// "RETURNING attempt". When no row changes, the run's state is read to
 // report why.
 func (l *Ledger) transition(ctx context.Context, id string, from []State, to State, q string, args ...any) (int, error) {
 	if err := l.writable(); err != nil {
 		return 0, err
 	}
+	ctx, err := hold(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("sweep: run %s: →%s: %w", id, to, err)
+	}
 	var attempt int
-	err := l.db.QueryRowContext(ctx, q, args...).Scan(&attempt)
+	err = l.db.QueryRowContext(ctx, q, args...).Scan(&attempt)
 	if err == nil {
 		return attempt, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("sweep: run %s: →%s: %w", id, to, err)
 	}
+	return 0, l.whyNot(ctx, id, from[0], to)
+}
+
+// whyNot explains a transition that changed no row: the run does not
+// exist, or is in another state.
+func (l *Ledger) whyNot(ctx context.Context, id string, from, to State) error {
 	var cur State
 	if err := l.db.QueryRowContext(ctx, `SELECT state FROM runs WHERE id = ?`, id).Scan(&cur); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return 0, fmt.Errorf("%w: %s", ErrNoRun, id)
+			return fmt.Errorf("sweep: %w: %s", ErrNoRun, id)
 		}
-		return 0, fmt.Errorf("sweep: run %s: %w", id, err)
+		return fmt.Errorf("sweep: run %s: %w", id, err)
 	}
-	return 0, &TransitionError{ID: id, From: from[0], To: to, Actual: cur}
+	return &TransitionError{ID: id, From: from, To: to, Actual: cur}
 }
 
 // Start moves a queued run to running, opening a new attempt. backendID may
 // be empty and set later with SetBackendID (a controller records the start
 // before submitting, so a crash in between is recoverable).
-func (l *Ledger) Start(ctx context.Context, id, backendID string) (attempt int, err error) {
+func (l *Ledger) start(ctx context.Context, id, backendID string) (attempt int, err error) {
 	now := l.now().UnixNano()
 	return l.transition(ctx, id, []State{Queued}, Running,
-		`UPDATE runs SET state='running', attempt=attempt+1, backend_id=?, started_at=?, heartbeat_at=?, finished_at=0, error_class='', error_text='' WHERE id=? AND state='queued' RETURNING attempt`,
+		`UPDATE runs SET state='running', attempt=attempt+1, backend_id=?, started_at=?, heartbeat_at=?, finished_at=0, error_class='', error_text='', stop_request='' WHERE id=? AND state='queued' RETURNING attempt`,
 		backendID, now, now, id)
 }
 
 // SetBackendID records the backend's id for a running run's attempt.
-func (l *Ledger) SetBackendID(ctx context.Context, id, backendID string) error {
+func (l *Ledger) setBackendID(ctx context.Context, id, backendID string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Running,
 		`UPDATE runs SET backend_id=? WHERE id=? AND state='running' RETURNING attempt`, backendID, id)
 	return err
 }
 
+// requestStop records why the controller is about to stop a running run's
+// attempt (kind "prune", "cancel" or "stale").
+func (l *Ledger) requestStop(ctx context.Context, id, kind, reason string) error {
+	_, err := l.transition(ctx, id, []State{Running}, Running,
+		`UPDATE runs SET stop_request=? WHERE id=? AND state='running' RETURNING attempt`, kind+":"+reason, id)
+	return err
+}
+
 // Heartbeat records that a running run was seen alive at t.
-func (l *Ledger) Heartbeat(ctx context.Context, id string, t time.Time) error {
+func (l *Ledger) heartbeat(ctx context.Context, id string, t time.Time) error {
 	_, err := l.transition(ctx, id, []State{Running}, Running,
 		`UPDATE runs SET heartbeat_at=? WHERE id=? AND state='running' RETURNING attempt`, t.UnixNano(), id)
 	return err
 }
 
 // Complete moves a running run to completed.
-func (l *Ledger) Complete(ctx context.Context, id string) error {
+func (l *Ledger) complete(ctx context.Context, id string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Completed,
 		`UPDATE runs SET state='completed', finished_at=?, completions=completions+1 WHERE id=? AND state='running' RETURNING attempt`,
 		l.now().UnixNano(), id)
@@ -376,19 +645,69 @@ func (l *Ledger) Complete(ctx context.Context, id string) error {
 }
 
 // Fail moves a running run to failed with an error class and text.
-func (l *Ledger) Fail(ctx context.Context, id string, class Class, text string) error {
+func (l *Ledger) fail(ctx context.Context, id string, class Class, text string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Failed,
 		`UPDATE runs SET state='failed', finished_at=?, error_class=?, error_text=? WHERE id=? AND state='running' RETURNING attempt`,
 		l.now().UnixNano(), string(class), text, id)
 	return err
 }
 
-// Requeue moves a failed run back to queued for another attempt, replacing
-// its parameter overrides when overrides is non-nil.
-func (l *Ledger) Requeue(ctx context.Context, id string, overrides map[string]Value) error {
+// failRetry records a failed attempt and queues the run for the next one
+// in one transaction, so that a crash cannot leave a run failed that its
+// retry budget would have retried. overrides replaces the run's overrides
+// when non-nil.
+func (l *Ledger) failRetry(ctx context.Context, id string, class Class, text string, overrides map[string]Value) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
+	hctx, err := hold(ctx)
+	if err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	tx, err := l.db.BeginTx(hctx, nil)
+	if err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(hctx, `UPDATE runs SET state='failed', finished_at=?, error_class=?, error_text=? WHERE id=? AND state='running'`,
+		l.now().UnixNano(), string(class), text, id)
+	if err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		tx.Rollback()
+		return l.whyNot(hctx, id, Running, Failed)
+	}
 	var ov any
 	if overrides != nil {
-		ov = string(EncodeConfig(overrides))
+		ov = string(encodeConfig(overrides))
+	}
+	if _, err := tx.ExecContext(hctx, `UPDATE runs SET state='queued', queued_at=?, backend_id='', overrides=coalesce(?, overrides) WHERE id=? AND state='failed'`,
+		l.now().UnixNano(), ov, id); err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sweep: run %s: retry: %w", id, err)
+	}
+	return nil
+}
+
+// Prune moves a running run to pruned (stopped early because it could not
+// win), with the reason.
+func (l *Ledger) prune(ctx context.Context, id, reason string) error {
+	_, err := l.transition(ctx, id, []State{Running}, Pruned,
+		`UPDATE runs SET state='pruned', finished_at=?, error_class='pruned', error_text=? WHERE id=? AND state='running' RETURNING attempt`,
+		l.now().UnixNano(), reason, id)
+	return err
+}
+
+// Retry moves a failed run back to queued for another attempt, replacing
+// its parameter overrides when overrides is non-nil. The controller calls
+// it within the retry budget; Requeue is the user's version.
+func (l *Ledger) retry(ctx context.Context, id string, overrides map[string]Value) error {
+	var ov any
+	if overrides != nil {
+		ov = string(encodeConfig(overrides))
 	}
 	_, err := l.transition(ctx, id, []State{Failed}, Queued,
 		`UPDATE runs SET state='queued', queued_at=?, backend_id='', overrides=coalesce(?, overrides) WHERE id=? AND state='failed' RETURNING attempt`,
@@ -396,39 +715,97 @@ func (l *Ledger) Requeue(ctx context.Context, id string, overrides map[string]Va
 	return err
 }
 
+// Requeue puts finished runs back in the queue for a new attempt, keeping
+// their earlier attempts in the history: the runs with the given ids, or,
+// with no ids, every run in one of states. Failed, cancelled and pruned
+// runs can be requeued; completed ones only when states or ids name them
+// and force is set (their result is kept in the attempt history but is no
+// longer the run's). It returns the ids requeued. Requeue needs the
+// controller's lock (a Ledger from OpenLedger), so it cannot race a
+// running controller.
+func (l *Ledger) Requeue(ctx context.Context, ids []string, states []State, force bool) ([]string, error) {
+	if err := l.writable(); err != nil {
+		return nil, err
+	}
+	allowed := []State{Failed, Cancelled, Pruned}
+	if force {
+		allowed = append(allowed, Completed)
+	}
+	var targets []Run
+	if len(ids) > 0 {
+		for _, id := range ids {
+			r, err := l.Get(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			targets = append(targets, r)
+		}
+	} else {
+		for _, s := range states {
+			if !slices.Contains(allowed, s) {
+				return nil, fmt.Errorf("sweep: requeue: runs in state %s cannot be requeued (%v)", s, allowed)
+			}
+		}
+		rs, err := l.Runs(ctx, states...)
+		if err != nil {
+			return nil, err
+		}
+		targets = rs
+	}
+	var done []string
+	for _, r := range targets {
+		if !slices.Contains(allowed, r.State) {
+			return done, &TransitionError{ID: r.ID, From: r.State, To: Queued, Actual: r.State}
+		}
+		_, err := l.transition(ctx, r.ID, []State{r.State}, Queued,
+			`UPDATE runs SET state='queued', queued_at=?, backend_id='', finished_at=0, completions=0 WHERE id=? AND state=? RETURNING attempt`,
+			l.now().UnixNano(), r.ID, string(r.State))
+		if err != nil {
+			return done, err
+		}
+		done = append(done, r.ID)
+	}
+	return done, nil
+}
+
 // Unstart moves a running run whose attempt never reached the backend back
 // to queued, dropping that attempt (used by recovery after a crash between
 // Start and submission).
-func (l *Ledger) Unstart(ctx context.Context, id string) error {
+func (l *Ledger) unstart(ctx context.Context, id string) error {
 	_, err := l.transition(ctx, id, []State{Running}, Queued,
 		`UPDATE runs SET state='queued', attempt=attempt-1, backend_id='' WHERE id=? AND state='running' RETURNING attempt`, id)
 	return err
 }
 
-// Cancel moves a queued or running run to cancelled.
-func (l *Ledger) Cancel(ctx context.Context, id, reason string) error {
+// Cancel moves a queued or running run to cancelled. A controller calls it
+// for a running run only once the backend has confirmed the cancel
+// (Controller.Cancel); a user cancels queued runs directly.
+func (l *Ledger) cancel(ctx context.Context, id, reason string) error {
 	_, err := l.transition(ctx, id, []State{Queued, Running}, Cancelled,
 		`UPDATE runs SET state='cancelled', finished_at=?, error_class='cancelled', error_text=? WHERE id=? AND state IN ('queued', 'running') RETURNING attempt`,
 		l.now().UnixNano(), reason, id)
 	return err
 }
 
-const runCols = `id, slug, variant, seq, config, overrides, state, attempt, backend_id, queued_at, started_at, finished_at, heartbeat_at, error_class, error_text, completions`
+const runCols = `id, slug, variant, seq, config, overrides, resources, state, attempt, backend_id, queued_at, started_at, finished_at, heartbeat_at, error_class, error_text, completions, stop_request`
 
 func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var r Run
-	var cfg, ov string
+	var cfg, ov, res string
 	var q, s, f, h int64
 	var cls string
-	if err := sc.Scan(&r.ID, &r.Slug, &r.Variant, &r.Seq, &cfg, &ov, &r.State, &r.Attempt, &r.BackendID, &q, &s, &f, &h, &cls, &r.ErrorText, &r.Completions); err != nil {
+	if err := sc.Scan(&r.ID, &r.Slug, &r.Variant, &r.Seq, &cfg, &ov, &res, &r.State, &r.Attempt, &r.BackendID, &q, &s, &f, &h, &cls, &r.ErrorText, &r.Completions, &r.stop); err != nil {
 		return r, err
 	}
 	r.ErrorClass = Class(cls)
 	var err error
-	if r.Config, err = DecodeConfig([]byte(cfg)); err != nil {
+	if r.Config, err = decodeConfig([]byte(cfg)); err != nil {
 		return r, fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	if r.Overrides, err = DecodeConfig([]byte(ov)); err != nil {
+	if r.Overrides, err = decodeConfig([]byte(ov)); err != nil {
+		return r, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	if r.Resources, err = decodeResources(res); err != nil {
 		return r, fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	r.QueuedAt, r.StartedAt, r.FinishedAt, r.HeartbeatAt = ts(q), ts(s), ts(f), ts(h)
@@ -457,7 +834,7 @@ func (l *Ledger) Runs(ctx context.Context, states ...State) ([]Run, error) {
 }
 
 // NextQueued returns up to n queued runs in sweep order.
-func (l *Ledger) NextQueued(ctx context.Context, n int) ([]Run, error) {
+func (l *Ledger) nextQueued(ctx context.Context, n int) ([]Run, error) {
 	return l.query(ctx, `SELECT `+runCols+` FROM runs WHERE state='queued' ORDER BY seq, id LIMIT ?`, n)
 }
 
@@ -468,12 +845,16 @@ func (l *Ledger) Get(ctx context.Context, id string) (Run, error) {
 		return Run{}, err
 	}
 	if len(rs) == 0 {
-		return Run{}, fmt.Errorf("%w: %s", ErrNoRun, id)
+		return Run{}, fmt.Errorf("sweep: %w: %s", ErrNoRun, id)
 	}
 	return rs[0], nil
 }
 
 func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error) {
+	ctx, err := hold(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
 	rows, err := l.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
@@ -496,7 +877,11 @@ func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error
 // Attempts returns every attempt of a run, oldest first: the archived ones
 // and the current one.
 func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
+	hctx, err := hold(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	rows, err := l.db.QueryContext(hctx, `SELECT run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
@@ -509,7 +894,7 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 		if err := rows.Scan(&a.RunID, &a.N, &a.State, &a.BackendID, &ov, &s, &f, &cls, &a.ErrorText); err != nil {
 			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
-		a.Overrides, _ = DecodeConfig([]byte(ov))
+		a.Overrides, _ = decodeConfig([]byte(ov))
 		a.StartedAt, a.FinishedAt, a.ErrorClass = ts(s), ts(f), Class(cls)
 		out = append(out, a)
 	}
@@ -529,12 +914,51 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 	return out, nil
 }
 
-// Name returns the sweep name recorded by Enqueue ("" before).
-func (l *Ledger) Name(ctx context.Context) (string, error) {
-	var n string
-	err := l.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='name'`).Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+func encodeResources(r Resources) string {
+	if r == (Resources{}) {
+		return "{}"
 	}
-	return n, err
+	m := map[string]any{}
+	if r.CPUs != 0 {
+		m["cpus"] = r.CPUs
+	}
+	if r.GPUs != 0 {
+		m["gpus"] = r.GPUs
+	}
+	if r.MemoryMB != 0 {
+		m["memory_mb"] = r.MemoryMB
+	}
+	if r.DiskMB != 0 {
+		m["disk_mb"] = r.DiskMB
+	}
+	if r.Time != 0 {
+		m["time_s"] = int64(r.Time / time.Second)
+	}
+	if r.Partition != "" {
+		m["partition"] = r.Partition
+	}
+	if r.Account != "" {
+		m["account"] = r.Account
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func decodeResources(s string) (Resources, error) {
+	var j struct {
+		CPUs      int    `json:"cpus"`
+		GPUs      int    `json:"gpus"`
+		MemoryMB  int    `json:"memory_mb"`
+		DiskMB    int    `json:"disk_mb"`
+		TimeS     int64  `json:"time_s"`
+		Partition string `json:"partition"`
+		Account   string `json:"account"`
+	}
+	if s == "" {
+		return Resources{}, nil
+	}
+	if err := json.Unmarshal([]byte(s), &j); err != nil {
+		return Resources{}, fmt.Errorf("resources: %w", err)
+	}
+	return Resources{CPUs: j.CPUs, GPUs: j.GPUs, MemoryMB: j.MemoryMB, DiskMB: j.DiskMB, Time: time.Duration(j.TimeS) * time.Second, Partition: j.Partition, Account: j.Account}, nil
 }

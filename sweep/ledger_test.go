@@ -29,7 +29,7 @@ func TestLedgerTransitions(t *testing.T) {
 		t.Fatalf("re-enqueue added %d, %v", n, err)
 	}
 	id := pts[0].ID
-	if err := l.Complete(ctx, id); err == nil {
+	if err := l.complete(ctx, id); err == nil {
 		t.Fatal("queued→completed allowed")
 	} else {
 		var te *TransitionError
@@ -37,25 +37,25 @@ func TestLedgerTransitions(t *testing.T) {
 			t.Fatalf("error %v", err)
 		}
 	}
-	if n, err := l.Start(ctx, id, ""); err != nil || n != 1 {
+	if n, err := l.start(ctx, id, ""); err != nil || n != 1 {
 		t.Fatalf("Start = %d, %v", n, err)
 	}
-	if err := l.SetBackendID(ctx, id, "job_1"); err != nil {
+	if err := l.setBackendID(ctx, id, "job_1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Fail(ctx, id, ClassOOM, "CUDA out of memory"); err != nil {
+	if err := l.fail(ctx, id, ClassOOM, "CUDA out of memory"); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Requeue(ctx, id, map[string]Value{"batch_size": IntValue(32)}); err != nil {
+	if err := l.retry(ctx, id, map[string]Value{"batch_size": IntValue(32)}); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := l.Start(ctx, id, "job_2"); err != nil || n != 2 {
+	if n, err := l.start(ctx, id, "job_2"); err != nil || n != 2 {
 		t.Fatalf("second Start = %d, %v", n, err)
 	}
-	if err := l.Complete(ctx, id); err != nil {
+	if err := l.complete(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Complete(ctx, id); err == nil {
+	if err := l.complete(ctx, id); err == nil {
 		t.Fatal("completed twice")
 	}
 	r, err := l.Get(ctx, id)
@@ -72,7 +72,7 @@ func TestLedgerTransitions(t *testing.T) {
 	if len(atts) != 2 || atts[0].State != Failed || atts[0].ErrorClass != ClassOOM || atts[0].BackendID != "job_1" || atts[1].State != Completed || atts[1].Overrides["batch_size"].Int() != 32 {
 		t.Errorf("attempts: %+v", atts)
 	}
-	if err := l.Cancel(ctx, pts[1].ID, "user"); err != nil {
+	if err := l.cancel(ctx, pts[1].ID, "user"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := l.Get(ctx, "nope"); !errors.Is(err, ErrNoRun) {
@@ -123,15 +123,15 @@ func TestStatusAlerts(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	l.now = func() time.Time { return now }
 	for i, p := range pts {
-		if _, err := l.Start(ctx, p.ID, "x"); err != nil {
+		if _, err := l.start(ctx, p.ID, "x"); err != nil {
 			t.Fatal(err)
 		}
 		now = now.Add(10 * time.Second)
 		switch {
 		case i < 7:
-			l.Complete(ctx, p.ID)
+			l.complete(ctx, p.ID)
 		case i < 9:
-			l.Fail(ctx, p.ID, ClassUnknown, "boom")
+			l.fail(ctx, p.ID, ClassUnknown, "boom")
 		}
 	}
 	now = now.Add(time.Hour)
@@ -168,8 +168,8 @@ func TestClassify(t *testing.T) {
 		{"FAILED", "segfault", ClassUnknown},
 	}
 	for _, tc := range tests {
-		if got := Classify(tc.state, tc.log); got != tc.want {
-			t.Errorf("Classify(%q, %q) = %s, want %s", tc.state, tc.log, got, tc.want)
+		if got := classify(tc.state, tc.log); got != tc.want {
+			t.Errorf("classify(%q, %q) = %s, want %s", tc.state, tc.log, got, tc.want)
 		}
 	}
 	p := DefaultRetry()
@@ -178,8 +178,8 @@ func TestClassify(t *testing.T) {
 		t.Errorf("halved 40 → %d", got)
 	}
 	params["batch_size"] = IntValue(20)
-	if got := p.Adjust(ClassOOM, params)["batch_size"].Int(); got != MinBatchSize {
-		t.Errorf("halved 20 → %d, want floor %d", got, MinBatchSize)
+	if got := p.Adjust(ClassOOM, params)["batch_size"].Int(); got != minBatchSize {
+		t.Errorf("halved 20 → %d, want floor %d", got, minBatchSize)
 	}
 	if p.Adjust(ClassTimeout, params) != nil {
 		t.Error("timeout adjusted the batch size")

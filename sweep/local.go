@@ -13,18 +13,21 @@ import (
 	"github.com/crosscluster/crosscluster/internal/launch"
 )
 
-// Func is an in-process worker: it computes a run's result from its task.
-// It must honour ctx.
-type Func func(ctx context.Context, t Task) (*Result, error)
+// ErrLaunch is wrapped by the errors of the local process backend when the
+// launcher fails to start, read, cancel or fence a worker process (on a
+// system that is not Unix, always: worker processes need sh, setsid and
+// process groups there; in-process workers run everywhere).
+var ErrLaunch = errors.New("worker process launcher failed")
 
 // Local runs tasks on this machine, either as in-process Go functions (Func
 // set) or as processes (Command set) started with internal/launch so that
 // they survive a controller crash and are adopted by the next controller.
 // The controller bounds concurrency (Controller.Parallel).
 type Local struct {
-	// Func, when set, runs each task in a goroutine; the backend writes its
-	// result with WriteResult.
-	Func Func
+	// Func, when set, is an in-process worker: it computes a run's result
+	// from its task in a goroutine and must honour ctx; the backend writes
+	// the result with WriteResult.
+	Func func(ctx context.Context, t Task) (*Result, error)
 	// Command is the worker program; it receives the Env* variables and
 	// writes its result with WriteResult (see WorkerTask).
 	Command []string
@@ -34,13 +37,14 @@ type Local struct {
 
 	mu    sync.Mutex
 	funcs map[string]*funcTask
+	owner string // prefix of this backend's in-process ids
 	gen   int
 	wake  chan struct{}
 }
 
 // Notify returns a channel that receives a value when an in-process task
-// ends (Notifier).
-func (l *Local) Notify() <-chan struct{} {
+// ends (notifier).
+func (l *Local) notify() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.wake == nil {
@@ -51,6 +55,7 @@ func (l *Local) Notify() <-chan struct{} {
 
 type funcTask struct {
 	cancel context.CancelFunc
+	ended  chan struct{}
 	done   bool
 	failed bool
 }
@@ -66,11 +71,19 @@ func (l *Local) check() {
 
 func launchName(t Task) string { return t.RunID + "-a" + strconv.Itoa(t.Attempt) }
 
-// Submit starts every task at once.
+// Submit starts every task at once. When ctx ends it stops before the next
+// task and returns the ids of the tasks it started with an error wrapping
+// ctx.Err(). A worker process whose launch was under way when ctx ended is
+// not killed half-way: its launch completes and it is returned with the
+// others, so that the controller records it and adopts or cancels it
+// instead of starting the same attempt again.
 func (l *Local) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 	l.check()
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
+		if err := ctx.Err(); err != nil {
+			return ids[:i], fmt.Errorf("sweep: run %s: not started: %w", t.RunID, err)
+		}
 		if l.Func != nil {
 			// In-process workers get their parameters directly.
 			if err := os.MkdirAll(t.Dir, 0o755); err != nil {
@@ -83,7 +96,7 @@ func (l *Local) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 			return ids[:i], err
 		}
 		lc := &launch.Local{StateDir: l.StateDir}
-		h, err := lc.Start(ctx, launch.Spec{
+		h, err := lc.Start(context.WithoutCancel(ctx), launch.Spec{
 			Name:    launchName(t),
 			Dir:     t.Dir,
 			Argv:    l.Command,
@@ -91,7 +104,7 @@ func (l *Local) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 			LogPath: filepath.Join(t.Dir, "log"),
 		})
 		if err != nil {
-			return ids[:i], fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+			return ids[:i], fmt.Errorf("sweep: run %s: %w: %w", t.RunID, ErrLaunch, err)
 		}
 		ids[i] = "proc:" + h.Name
 	}
@@ -103,13 +116,15 @@ func (l *Local) startFunc(t Task) string {
 	defer l.mu.Unlock()
 	if l.funcs == nil {
 		l.funcs = map[string]*funcTask{}
+		// The process id and the time make this backend's ids unknown to
+		// any other controller, so tasks of a dead controller are not
+		// confused with this one's (Adopt).
+		l.owner = fmt.Sprintf("func:%d.%d:", os.Getpid(), time.Now().UnixNano())
 	}
 	l.gen++
-	// The pointer value makes ids of an earlier controller process unknown
-	// to this one, so they are reported lost rather than confused.
-	id := fmt.Sprintf("func:%p:%d", l, l.gen)
+	id := l.owner + strconv.Itoa(l.gen)
 	ctx, cancel := context.WithCancel(context.Background())
-	ft := &funcTask{cancel: cancel}
+	ft := &funcTask{cancel: cancel, ended: make(chan struct{})}
 	l.funcs[id] = ft
 	go func() {
 		res, err := l.Func(ctx, t)
@@ -125,6 +140,7 @@ func (l *Local) startFunc(t Task) string {
 		cancel()
 		l.mu.Lock()
 		ft.done, ft.failed = true, err != nil
+		close(ft.ended)
 		if l.wake != nil {
 			select {
 			case l.wake <- struct{}{}:
@@ -163,7 +179,7 @@ func (l *Local) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
 		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
 		st, err := h.Poll()
 		if err != nil {
-			return nil, fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+			return nil, fmt.Errorf("sweep: run %s: %w: %w", t.RunID, ErrLaunch, err)
 		}
 		switch st {
 		case launch.Running:
@@ -183,38 +199,65 @@ func (l *Local) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
 // cancelGrace is how long a cancelled worker process has to exit on SIGTERM.
 const cancelGrace = 5 * time.Second
 
-// Cancel stops the tasks.
+// Cancel stops the tasks and returns once each has stopped (an in-process
+// worker has returned, a process has exited or been killed), or an error
+// naming the tasks it could not stop.
 func (l *Local) Cancel(ctx context.Context, tasks []Task) error {
 	l.check()
 	var errs []error
 	for _, t := range tasks {
 		if l.Func != nil {
 			l.mu.Lock()
-			if ft, ok := l.funcs[t.BackendID]; ok {
-				ft.cancel()
-			}
+			ft, ok := l.funcs[t.BackendID]
 			l.mu.Unlock()
+			if !ok {
+				continue
+			}
+			ft.cancel()
+			select {
+			case <-ft.ended:
+			case <-ctx.Done():
+				errs = append(errs, fmt.Errorf("sweep: cancel run %s: %w", t.RunID, ctx.Err()))
+			}
 			continue
 		}
 		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
 		if err := h.Cancel(ctx, cancelGrace); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("sweep: cancel run %s: %w: %w", t.RunID, ErrLaunch, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// Adopt finds worker processes started by an earlier controller (their
-// launcher pid file exists); in-process tasks cannot be adopted.
+// Adopt reports, for tasks a previous controller left running, under which
+// id each still runs, or "" when it does not and never will. A worker
+// process with a recorded id runs on its own and keeps it. One without
+// (the controller died while launching it) is fenced: if its monitor had
+// not started yet it never will (""), else it is adopted. In-process
+// workers die with their controller: only this backend's own are adopted,
+// the others are Gone.
 func (l *Local) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
 	l.check()
 	ids := make([]string, len(tasks))
-	if l.Func != nil {
-		return ids, nil
-	}
 	for i, t := range tasks {
-		h := (&launch.Local{StateDir: l.StateDir}).Attach(launchName(t))
-		if h.Pid > 0 {
+		if l.Func != nil {
+			l.mu.Lock()
+			ids[i] = Gone
+			if _, ok := l.funcs[t.BackendID]; ok {
+				ids[i] = t.BackendID
+			}
+			l.mu.Unlock()
+			continue
+		}
+		if t.BackendID != "" {
+			ids[i] = t.BackendID
+			continue
+		}
+		h, err := (&launch.Local{StateDir: l.StateDir}).Fence(launchName(t))
+		if err != nil {
+			return nil, fmt.Errorf("sweep: adopt run %s: %w: %w", t.RunID, ErrLaunch, err)
+		}
+		if h != nil {
 			ids[i] = "proc:" + h.Name
 		}
 	}

@@ -16,6 +16,10 @@ const (
 	ClassCorrupt        Class = "corrupt"        // result file unreadable or invalid
 	ClassCancelled      Class = "cancelled"
 	ClassUnknown        Class = "unknown"
+	// ClassInterrupted is an attempt stopped by its controller's death (an
+	// in-process worker dies with it). It is run again without spending
+	// any retry budget: the run itself did nothing wrong.
+	ClassInterrupted Class = "interrupted"
 )
 
 // slurmClasses maps Slurm job states (sacct/squeue/jobcomp) to classes.
@@ -47,7 +51,7 @@ var logPatterns = []struct {
 // "CANCELLED by 0"; empty when unknown) and the tail of the run's log. The
 // scheduler state wins when it names a class; otherwise the first matching
 // log pattern; otherwise ClassUnknown.
-func Classify(schedState, logTail string) Class {
+func classify(schedState, logTail string) Class {
 	s := strings.ToUpper(strings.TrimSpace(schedState))
 	if i := strings.IndexAny(s, " +"); i >= 0 {
 		s = s[:i]
@@ -95,11 +99,11 @@ func DefaultRetry() RetryPolicy {
 	}
 }
 
-// MinBatchSize is the floor HalveBatchOnOOM never goes below.
-const MinBatchSize = 16
+// minBatchSize is the floor HalveBatchOnOOM never goes below.
+const minBatchSize = 16
 
 // HalveBatchOnOOM halves the integer parameter "batch_size" after an OOM,
-// not below MinBatchSize, keeping every other override.
+// not below minBatchSize, keeping every other override.
 func HalveBatchOnOOM(c Class, params map[string]Value) map[string]Value {
 	if c != ClassOOM {
 		return nil
@@ -108,11 +112,12 @@ func HalveBatchOnOOM(c Class, params map[string]Value) map[string]Value {
 	if !ok || bs.Kind != Int {
 		return nil
 	}
-	n := max(bs.Int()/2, MinBatchSize)
+	n := max(bs.Int()/2, minBatchSize)
 	return map[string]Value{"batch_size": IntValue(n)}
 }
 
-// retries counts the failed attempts of class c among a run's attempts.
+// retryAllowed reports whether a run whose attempts failed failedOfClass
+// times with class c gets another attempt.
 func retryAllowed(p RetryPolicy, c Class, failedOfClass int) bool {
-	return failedOfClass <= p.Budget[c]
+	return c == ClassInterrupted || failedOfClass <= p.Budget[c]
 }

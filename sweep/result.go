@@ -9,24 +9,36 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // ResultFile is the name of the file a worker writes into its attempt
 // directory when it finishes.
 const ResultFile = "result.json"
 
-// Result is what one run produced: scalar metrics and trajectories (curves
-// keyed by name, e.g. "epoch", "val_loss"). NaN and ±Inf are allowed.
+// Series is one metric logged over a run: Value[i] at Step[i] (an epoch, an
+// iteration, a fraction of an epoch). Series of one run need not share
+// steps: a validation loss logged every quarter epoch and an accuracy
+// logged every epoch are two series.
+type Series struct {
+	Step, Value []float64
+}
+
+// Result is what one run produced: scalar metrics and series. NaN and ±Inf
+// are allowed. Curves is an older form of Series: named columns of one
+// table (e.g. "epoch", "val_loss"), read by CurveConfig.X and Y when a run
+// has no Series of that name; its columns may have different lengths.
 type Result struct {
 	RunID   string
 	Attempt int
 	Metrics map[string]float64
+	Series  map[string]Series
 	Curves  map[string][]float64
 }
 
-// ErrCorrupt is wrapped by ReadResult's errors for a result file that exists
-// but cannot be used.
-var ErrCorrupt = errors.New("sweep: corrupt result file")
+// ErrCorrupt is wrapped by the errors for a result or metric file that
+// exists but cannot be used.
+var ErrCorrupt = errors.New("corrupt result file")
 
 // num writes NaN and ±Inf as the strings "nan", "inf", "-inf", which JSON
 // cannot hold as numbers.
@@ -56,39 +68,67 @@ func (f *num) UnmarshalJSON(b []byte) error {
 	default:
 		x, err := strconv.ParseFloat(string(b), 64)
 		if err != nil {
-			return fmt.Errorf("not a number: %s", b)
+			return fmt.Errorf("not a number: %.40s", b)
 		}
 		*f = num(x)
 	}
 	return nil
 }
 
-type resultJSON struct {
-	RunID   string           `json:"run_id"`
-	Attempt int              `json:"attempt"`
-	Metrics map[string]num   `json:"metrics"`
-	Curves  map[string][]num `json:"curves"`
-	Done    bool             `json:"done"`
+type seriesJSON struct {
+	Step  []num `json:"step"`
+	Value []num `json:"value"`
 }
 
-// MarshalResult encodes r as the result-file JSON.
-func MarshalResult(r *Result) ([]byte, error) {
-	j := resultJSON{RunID: r.RunID, Attempt: r.Attempt, Metrics: map[string]num{}, Curves: map[string][]num{}, Done: true}
+type resultJSON struct {
+	RunID   string                `json:"run_id"`
+	Attempt int                   `json:"attempt"`
+	Metrics map[string]num        `json:"metrics"`
+	Series  map[string]seriesJSON `json:"series,omitempty"`
+	Curves  map[string][]num      `json:"curves,omitempty"`
+	Done    bool                  `json:"done"`
+}
+
+func nums(v []float64) []num {
+	out := make([]num, len(v))
+	for i, x := range v {
+		out[i] = num(x)
+	}
+	return out
+}
+
+func floats(v []num) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+func marshalResult(r *Result) ([]byte, error) {
+	j := resultJSON{RunID: r.RunID, Attempt: r.Attempt, Metrics: map[string]num{}, Done: true}
 	for k, v := range r.Metrics {
 		j.Metrics[k] = num(v)
 	}
-	for k, v := range r.Curves {
-		c := make([]num, len(v))
-		for i, x := range v {
-			c[i] = num(x)
+	if len(r.Series) > 0 {
+		j.Series = map[string]seriesJSON{}
+		for k, s := range r.Series {
+			if len(s.Step) != len(s.Value) {
+				return nil, fmt.Errorf("series %s has %d steps and %d values", k, len(s.Step), len(s.Value))
+			}
+			j.Series[k] = seriesJSON{nums(s.Step), nums(s.Value)}
 		}
-		j.Curves[k] = c
+	}
+	if len(r.Curves) > 0 {
+		j.Curves = map[string][]num{}
+		for k, v := range r.Curves {
+			j.Curves[k] = nums(v)
+		}
 	}
 	return json.Marshal(j)
 }
 
-// UnmarshalResult decodes a result file; errors wrap ErrCorrupt.
-func UnmarshalResult(b []byte) (*Result, error) {
+func unmarshalResult(b []byte) (*Result, error) {
 	var j resultJSON
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
@@ -101,21 +141,24 @@ func UnmarshalResult(b []byte) (*Result, error) {
 	if !j.Done || j.RunID == "" {
 		return nil, fmt.Errorf("%w: missing run_id or done marker", ErrCorrupt)
 	}
-	r := &Result{RunID: j.RunID, Attempt: j.Attempt, Metrics: map[string]float64{}, Curves: map[string][]float64{}}
+	r := &Result{RunID: j.RunID, Attempt: j.Attempt, Metrics: map[string]float64{}}
 	for k, v := range j.Metrics {
 		r.Metrics[k] = float64(v)
 	}
-	n := -1
-	for k, v := range j.Curves {
-		c := make([]float64, len(v))
-		for i, x := range v {
-			c[i] = float64(x)
+	if len(j.Series) > 0 {
+		r.Series = map[string]Series{}
+		for k, s := range j.Series {
+			if len(s.Step) != len(s.Value) {
+				return nil, fmt.Errorf("%w: series %s has %d steps and %d values", ErrCorrupt, k, len(s.Step), len(s.Value))
+			}
+			r.Series[k] = Series{floats(s.Step), floats(s.Value)}
 		}
-		if n >= 0 && len(c) != n {
-			return nil, fmt.Errorf("%w: curve %s has %d points, others %d", ErrCorrupt, k, len(c), n)
+	}
+	if len(j.Curves) > 0 {
+		r.Curves = map[string][]float64{}
+		for k, v := range j.Curves {
+			r.Curves[k] = floats(v)
 		}
-		n = len(c)
-		r.Curves[k] = c
 	}
 	return r, nil
 }
@@ -123,7 +166,7 @@ func UnmarshalResult(b []byte) (*Result, error) {
 // WriteResult writes r to dir/result.json atomically: a temporary file in
 // dir, fsync, rename, fsync of dir. A reader never sees a half-written file.
 func WriteResult(dir string, r *Result) error {
-	b, err := MarshalResult(r)
+	b, err := marshalResult(r)
 	if err != nil {
 		return fmt.Errorf("sweep: result for %s: %w", r.RunID, err)
 	}
@@ -135,23 +178,25 @@ func writeAtomic(path string, b []byte) error { return writeFile(path, b, true) 
 // writeFile writes through a temporary file and a rename, so readers see
 // the old or the new content, never a part; durable adds the fsyncs that
 // make it survive a power failure (a crashed process needs only the rename).
+// Files get mode 0666 less the umask, as os.Create gives.
 func writeFile(path string, b []byte, durable bool) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp")
 	if err != nil {
 		return fmt.Errorf("sweep: writing %s: %w", path, err)
 	}
 	tmp := f.Name()
-	if _, err := f.Write(b); err != nil {
+	fail := func(err error) error {
 		f.Close()
 		os.Remove(tmp)
 		return fmt.Errorf("sweep: writing %s: %w", path, err)
 	}
+	if _, err := f.Write(b); err != nil {
+		return fail(err)
+	}
 	if durable {
 		if err := f.Sync(); err != nil {
-			f.Close()
-			os.Remove(tmp)
-			return fmt.Errorf("sweep: writing %s: %w", path, err)
+			return fail(err)
 		}
 	}
 	if err := f.Close(); err != nil {
@@ -172,6 +217,22 @@ func writeFile(path string, b []byte, durable bool) error {
 	return nil
 }
 
+// createTemp creates a new file prefix<pid>-<n> in dir with mode 0666 less
+// the umask, as os.Create would (os.CreateTemp uses 0600, which hides
+// results from the group on a shared cluster).
+func createTemp(dir, prefix string) (*os.File, error) {
+	n := time.Now().UnixNano()
+	for range 1000 {
+		name := filepath.Join(dir, prefix+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(n, 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, os.ErrExist) {
+			return f, err
+		}
+		n++
+	}
+	return nil, fmt.Errorf("no free temporary name in %s", dir)
+}
+
 // ReadResult reads dir/result.json. A missing file is an error wrapping
 // os.ErrNotExist; an unreadable one wraps ErrCorrupt and names the file.
 func ReadResult(dir string) (*Result, error) {
@@ -180,9 +241,9 @@ func ReadResult(dir string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
-	r, err := UnmarshalResult(b)
+	r, err := unmarshalResult(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("sweep: %s: %w", path, err)
 	}
 	return r, nil
 }

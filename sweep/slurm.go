@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,18 +46,18 @@ type Slurm struct {
 	// or preemption.
 	Requeue bool
 	// JobCompLog is the job-completion log; empty means
-	// DefaultJobCompLog.
+	// defaultJobCompLog.
 	JobCompLog string
 
 	mu    sync.Mutex
 	batch int
 }
 
-// DefaultJobCompLog is where .ci/slurm-up.sh points jobcomp/filetxt.
-const DefaultJobCompLog = "/var/log/slurm/jobcomp.log"
+// defaultJobCompLog is where .ci/slurm-up.sh points jobcomp/filetxt.
+const defaultJobCompLog = "/var/log/slurm/jobcomp.log"
 
 // ErrSlurm is wrapped by errors from Slurm commands.
-var ErrSlurm = errors.New("sweep: slurm")
+var ErrSlurm = errors.New("slurm command failed")
 
 func (s *Slurm) check() {
 	if len(s.Command) == 0 || s.Dir == "" {
@@ -70,14 +71,23 @@ func runCmd(ctx context.Context, name string, args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return out, fmt.Errorf("%w: %s %s: %v: %s", ErrSlurm, name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		if cerr := ctx.Err(); cerr != nil {
+			// Killed because ctx ended: say so in a way errors.Is sees.
+			return out, fmt.Errorf("sweep: %w: %s %s: %w", ErrSlurm, name, strings.Join(args, " "), cerr)
+		}
+		return out, fmt.Errorf("sweep: %w: %s %s: %v: %s", ErrSlurm, name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
 }
 
-// BatchScript returns the sbatch script that runs line
-// SLURM_ARRAY_TASK_ID+1 of runList ("dir<TAB>run id<TAB>attempt").
-func BatchScript(command []string, runList string) string {
+// batchScript returns the sbatch script that runs line
+// SLURM_ARRAY_TASK_ID+1 of runList ("dir<TAB>run id<TAB>attempt"). Before
+// running anything the task claims its attempt for this batch (claim.<batch>
+// in the attempt directory, a symbolic link to the task's id): a claim a
+// restarted controller made first ("fenced", see Slurm.Adopt) means the
+// batch was given up, and the task exits without running the worker. A
+// task Slurm requeues finds its own claim and runs again.
+func batchScript(command []string, runList, batch string) string {
 	var argv []string
 	for _, a := range command {
 		argv = append(argv, sh.Quote(a))
@@ -87,30 +97,64 @@ func BatchScript(command []string, runList string) string {
 line=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" ` + sh.Quote(runList) + `)
 dir=$(printf '%s\n' "$line" | cut -f1)
 [ -n "$dir" ] || { echo "no run-list line for task $SLURM_ARRAY_TASK_ID" >&2; exit 2; }
+id="${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}"
+claim="$dir/claim.` + batch + `"
+if ! ln -s "$id" "$claim" 2>/dev/null && [ "$(readlink "$claim")" != "$id" ]; then
+  echo "slurm $id: this attempt was given up before it started ($(readlink "$claim")); not running" >> "$dir/log"
+  exit 0
+fi
 ` + EnvRunID + `=$(printf '%s\n' "$line" | cut -f2)
 ` + EnvAttempt + `=$(printf '%s\n' "$line" | cut -f3)
 ` + EnvRunDir + `=$dir
 ` + EnvConfig + `=$dir/config.json
-` + EnvHeartbeat + `=$dir/` + HeartbeatFile + `
+` + EnvHeartbeat + `=$dir/` + heartbeatFile + `
 export ` + EnvRunID + ` ` + EnvAttempt + ` ` + EnvRunDir + ` ` + EnvConfig + ` ` + EnvHeartbeat + `
 cd "$dir" || exit 2
-echo "slurm ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID} on $(hostname)" >> "$dir/log"
+echo "slurm $id on $(hostname)" >> "$dir/log"
 exec ` + strings.Join(argv, " ") + ` >> "$dir/log" 2>&1
 `
 }
 
-// SbatchArgs returns the sbatch arguments for a batch of n tasks.
-func (s *Slurm) SbatchArgs(jobName string, n int, script string) []string {
+// slurmTime formats a time limit as sbatch --time takes it: minutes
+// rounded up, as [D-]HH:MM:SS.
+func slurmTime(d time.Duration) string {
+	s := int64(math.Ceil(d.Seconds()))
+	days, s := s/86400, s%86400
+	t := fmt.Sprintf("%02d:%02d:%02d", s/3600, s/60%60, s%60)
+	if days > 0 {
+		t = strconv.FormatInt(days, 10) + "-" + t
+	}
+	return t
+}
+
+// sbatchArgs returns the sbatch arguments for a batch of n tasks that ask
+// for res; Slurm's own output of task i goes to <Dir>/<jobName>_<i>.out.
+func (s *Slurm) sbatchArgs(jobName string, n int, res Resources, script string) []string {
 	arr := fmt.Sprintf("0-%d", n-1)
 	if s.MaxParallel > 0 {
 		arr += "%" + strconv.Itoa(s.MaxParallel)
 	}
-	args := []string{"--parsable", "--array=" + arr, "--job-name=" + jobName, "--output=/dev/null"}
-	if s.Partition != "" {
-		args = append(args, "--partition="+s.Partition)
+	args := []string{"--parsable", "--array=" + arr, "--job-name=" + jobName, "--output=" + filepath.Join(s.Dir, jobName+"_%a.out")}
+	if p := cmpOr(res.Partition, s.Partition); p != "" {
+		args = append(args, "--partition="+p)
 	}
-	if s.TimeLimit != "" {
+	if res.Account != "" {
+		args = append(args, "--account="+res.Account)
+	}
+	switch {
+	case res.Time > 0:
+		args = append(args, "--time="+slurmTime(res.Time))
+	case s.TimeLimit != "":
 		args = append(args, "--time="+s.TimeLimit)
+	}
+	if res.CPUs > 0 {
+		args = append(args, "--cpus-per-task="+strconv.Itoa(res.CPUs))
+	}
+	if res.MemoryMB > 0 {
+		args = append(args, "--mem="+strconv.Itoa(res.MemoryMB)+"M")
+	}
+	if res.GPUs > 0 {
+		args = append(args, "--gres=gpu:"+strconv.Itoa(res.GPUs))
 	}
 	if s.SignalBefore > 0 {
 		args = append(args, fmt.Sprintf("--signal=B:TERM@%d", int(s.SignalBefore.Seconds())))
@@ -123,15 +167,34 @@ func (s *Slurm) SbatchArgs(jobName string, n int, script string) []string {
 }
 
 // Submit writes a run list and batch script under Dir and submits them as
-// one job array. Each task's backend id is "<array job id>_<index>".
+// job arrays: one per run of consecutive tasks asking for the same
+// resources. Each task's backend id is "<array job id>_<index>"; its
+// attempt directory gets slurm.out, a link to Slurm's own output for it.
+// When ctx ends, Submit stops before the next sbatch (one under way is
+// not killed: it may have submitted) and returns the ids of the tasks
+// submitted.
 func (s *Slurm) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 	s.check()
-	if len(tasks) == 0 {
-		return nil, nil
-	}
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("sweep: slurm dir: %w", err)
 	}
+	var ids []string
+	for start := 0; start < len(tasks); {
+		end := start + 1
+		for end < len(tasks) && tasks[end].Resources == tasks[start].Resources {
+			end++
+		}
+		got, err := s.submitBatch(ctx, tasks[start:end])
+		ids = append(ids, got...)
+		if err != nil {
+			return ids, err
+		}
+		start = end
+	}
+	return ids, nil
+}
+
+func (s *Slurm) submitBatch(ctx context.Context, tasks []Task) ([]string, error) {
 	s.mu.Lock()
 	s.batch++
 	name := fmt.Sprintf("%s-%d-%d", cmpOr(s.Name, "sweep"), time.Now().UnixNano(), s.batch)
@@ -145,9 +208,15 @@ func (s *Slurm) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 			return nil, err
 		}
 		// Written before sbatch so a restarted controller can find the job
-		// by name (Adopt).
+		// by name, or fence it (Adopt).
 		if err := writeAtomic(filepath.Join(t.Dir, "batch"), fmt.Appendf(nil, "%s %d\n", name, i)); err != nil {
 			return nil, err
+		}
+		out := filepath.Join(s.Dir, fmt.Sprintf("%s_%d.out", name, i))
+		link := filepath.Join(t.Dir, "slurm.out")
+		_ = os.Remove(link)
+		if err := os.Symlink(out, link); err != nil {
+			return nil, fmt.Errorf("sweep: run %s: %w", t.RunID, err)
 		}
 		fmt.Fprintf(&list, "%s\t%s\t%d\n", t.Dir, t.RunID, t.Attempt)
 	}
@@ -156,16 +225,21 @@ func (s *Slurm) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 	if err := writeAtomic(runList, []byte(list.String())); err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(script, []byte(BatchScript(s.Command, runList))); err != nil {
+	if err := writeAtomic(script, []byte(batchScript(s.Command, runList, name))); err != nil {
 		return nil, err
 	}
-	out, err := runCmd(ctx, "sbatch", s.SbatchArgs(name, len(tasks), script)...)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sweep: slurm batch %s: not submitted: %w", name, err)
+	}
+	// sbatch is not killed when ctx ends: killed half-way it may have
+	// submitted the array without our knowing its id.
+	out, err := runCmd(context.WithoutCancel(ctx), "sbatch", s.sbatchArgs(name, len(tasks), tasks[0].Resources, script)...)
 	if err != nil {
 		return nil, err
 	}
 	jobID, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
 	if _, err := strconv.Atoi(jobID); err != nil {
-		return nil, fmt.Errorf("%w: sbatch printed %q, not a job id", ErrSlurm, out)
+		return nil, fmt.Errorf("sweep: %w: sbatch printed %q, not a job id", ErrSlurm, out)
 	}
 	ids := make([]string, len(tasks))
 	for i := range tasks {
@@ -203,10 +277,10 @@ func squeueStates(ctx context.Context, jobs []string) (map[string]slurmState, er
 	return out, nil
 }
 
-// ParseJobComp reads a jobcomp/filetxt log and returns the final state and
+// parseJobComp reads a jobcomp/filetxt log and returns the final state and
 // exit code of each array task, keyed "<array job id>_<task id>" (and plain
 // job ids for jobs outside arrays). Later lines win (requeued tasks).
-func ParseJobComp(b []byte) map[string]slurmState {
+func parseJobComp(b []byte) map[string]slurmState {
 	out := map[string]slurmState{}
 	for _, line := range strings.Split(string(b), "\n") {
 		f := map[string]string{}
@@ -309,8 +383,8 @@ func slurmStatus(st slurmState) TaskStatus {
 
 // jobComp reads the completion log, or sacct when there is none.
 func (s *Slurm) jobComp(ctx context.Context, jobs []string) map[string]slurmState {
-	if b, err := os.ReadFile(cmpOr(s.JobCompLog, DefaultJobCompLog)); err == nil {
-		return ParseJobComp(b)
+	if b, err := os.ReadFile(cmpOr(s.JobCompLog, defaultJobCompLog)); err == nil {
+		return parseJobComp(b)
 	}
 	out := map[string]slurmState{}
 	b, err := runCmd(ctx, "sacct", "-n", "-P", "-X", "-j", strings.Join(jobs, ","), "-o", "JobID,State,ExitCode")
@@ -330,12 +404,10 @@ func (s *Slurm) jobComp(ctx context.Context, jobs []string) map[string]slurmStat
 	return out
 }
 
-// Cancel runs scancel on the tasks.
+// Cancel runs scancel on the tasks. A task that has already ended counts
+// as stopped.
 func (s *Slurm) Cancel(ctx context.Context, tasks []Task) error {
 	s.check()
-	if len(tasks) == 0 {
-		return nil
-	}
 	var ids []string
 	for _, t := range tasks {
 		if t.BackendID != "" {
@@ -346,54 +418,97 @@ func (s *Slurm) Cancel(ctx context.Context, tasks []Task) error {
 		return nil
 	}
 	_, err := runCmd(ctx, "scancel", ids...)
+	if err != nil && ctx.Err() == nil {
+		msg := err.Error()
+		if strings.Contains(msg, "already completing or completed") || strings.Contains(msg, "Invalid job id") {
+			return nil
+		}
+	}
 	return err
 }
 
-// Adopt finds array tasks submitted by a controller that died before it
-// recorded their ids, from the batch file each task's directory holds and
-// the job name.
+// Adopt reports under which id each task a previous controller left
+// running still runs. A task with a recorded id keeps it (Slurm runs it on
+// its own). One without (the controller died around sbatch) is looked up
+// by its batch's job name in squeue and the job-completion log; if Slurm
+// does not know it, its attempt is fenced (claim.<batch> in the attempt
+// directory), so that an sbatch still under way runs nothing, unless the
+// task has claimed it first, which gives its id.
 func (s *Slurm) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
 	s.check()
 	ids := make([]string, len(tasks))
 	var byName map[string]string
 	for i, t := range tasks {
-		b, err := os.ReadFile(filepath.Join(t.Dir, "batch"))
-		if err != nil {
+		if t.BackendID != "" {
+			ids[i] = t.BackendID
 			continue
+		}
+		b, err := os.ReadFile(filepath.Join(t.Dir, "batch"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // sbatch never ran for this attempt
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sweep: adopt run %s: %w", t.RunID, err)
 		}
 		var name string
 		var idx int
 		if _, err := fmt.Sscanf(string(b), "%s %d", &name, &idx); err != nil {
-			continue
+			return nil, fmt.Errorf("sweep: adopt run %s: %s: %w", t.RunID, filepath.Join(t.Dir, "batch"), err)
 		}
 		job := ""
-		if out, err := runCmd(ctx, "squeue", "-h", "--states=all", "-n", name, "-o", "%F"); err == nil {
-			job, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
+		out, err := runCmd(ctx, "squeue", "-h", "--states=all", "-n", name, "-o", "%F")
+		if err != nil {
+			return nil, err
 		}
+		job, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
 		if job == "" {
 			if byName == nil {
-				byName = map[string]string{}
-				if lb, err := os.ReadFile(cmpOr(s.JobCompLog, DefaultJobCompLog)); err == nil {
-					for _, line := range strings.Split(string(lb), "\n") {
-						var n, a string
-						for _, kv := range strings.Fields(line) {
-							if v, ok := strings.CutPrefix(kv, "Name="); ok {
-								n = v
-							} else if v, ok := strings.CutPrefix(kv, "ArrayJobId="); ok {
-								a = v
-							}
-						}
-						if n != "" && a != "" {
-							byName[n] = a
-						}
-					}
-				}
+				byName = s.jobsByName()
 			}
 			job = byName[name]
 		}
 		if job != "" {
 			ids[i] = job + "_" + strconv.Itoa(idx)
+			continue
+		}
+		claim := filepath.Join(t.Dir, "claim."+name)
+		err = os.Symlink("fenced", claim)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("sweep: adopt run %s: %w", t.RunID, err)
+		}
+		target, err := os.Readlink(claim)
+		if err != nil {
+			return nil, fmt.Errorf("sweep: adopt run %s: %w", t.RunID, err)
+		}
+		if target != "fenced" {
+			ids[i] = target
 		}
 	}
 	return ids, nil
+}
+
+// jobsByName maps job names to array job ids from the completion log.
+func (s *Slurm) jobsByName() map[string]string {
+	out := map[string]string{}
+	lb, err := os.ReadFile(cmpOr(s.JobCompLog, defaultJobCompLog))
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(lb), "\n") {
+		var n, a string
+		for _, kv := range strings.Fields(line) {
+			if v, ok := strings.CutPrefix(kv, "Name="); ok {
+				n = v
+			} else if v, ok := strings.CutPrefix(kv, "ArrayJobId="); ok {
+				a = v
+			}
+		}
+		if n != "" && a != "" && a != "0" {
+			out[n] = a
+		}
+	}
+	return out
 }

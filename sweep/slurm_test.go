@@ -10,15 +10,18 @@ import (
 	"time"
 )
 
-// needSlurm skips unless a Slurm cluster answers (.ci/slurm-up.sh starts
-// one).
+// needSlurm skips unless CROSSCLUSTER_SLURM=1, and then fails unless a
+// Slurm cluster answers (.ci/slurm-up.sh starts one).
 func needSlurm(t *testing.T) {
 	t.Helper()
+	if os.Getenv("CROSSCLUSTER_SLURM") != "1" {
+		t.Skip("Slurm tests need CROSSCLUSTER_SLURM=1 and a cluster (.ci/slurm-up.sh starts one)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%t").Output()
 	if err != nil || !strings.ContainsAny(string(out), "ia") {
-		t.Skipf("no Slurm cluster answers (sinfo: %v %q); start one with .ci/slurm-up.sh", err, strings.TrimSpace(string(out)))
+		t.Fatalf("CROSSCLUSTER_SLURM=1 but no Slurm cluster answers (sinfo: %v %q); start one with .ci/slurm-up.sh", err, strings.TrimSpace(string(out)))
 	}
 }
 
@@ -151,10 +154,10 @@ func TestSlurmTimeLimit(t *testing.T) {
 	}
 }
 
-func TestKillControllerSlurm(t *testing.T) {
+func TestKillLoopSlurm(t *testing.T) {
 	needSlurm(t)
 	t.Parallel()
-	crashController(t, "slurm", 12, []int{2, 6}, slurmTimeout)
+	killLoop(t, "slurm", 8, killIters(), 2*time.Second, 10*time.Minute)
 }
 
 func TestParseJobComp(t *testing.T) {
@@ -165,7 +168,7 @@ JobId=3 UserId=root(0) GroupId=root(0) Name=t.sh JobState=FAILED Partition=debug
 JobId=1 UserId=root(0) GroupId=root(0) Name=t.sh JobState=TIMEOUT Partition=debug ArrayJobId=1 ArrayTaskId=2 DerivedExitCode=0:0 ExitCode=0:15 
 JobId=9 UserId=root(0) GroupId=root(0) Name=x JobState=CANCELLED Partition=debug ArrayJobId=0 ArrayTaskId=4294967294 ExitCode=0:15
 garbage`
-	got := ParseJobComp([]byte(log))
+	got := parseJobComp([]byte(log))
 	want := map[string]slurmState{"1_0": {"COMPLETED", 0}, "1_1": {"FAILED", 3}, "1_2": {"TIMEOUT", 0}, "9": {"CANCELLED", 0}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
@@ -179,25 +182,53 @@ garbage`
 
 func TestBatchScript(t *testing.T) {
 	s := &Slurm{Command: []string{"w"}, Dir: "/d", MaxParallel: 4, TimeLimit: "10", Partition: "p", SignalBefore: time.Minute, Requeue: true}
-	got := strings.Join(s.SbatchArgs("n", 216, "/d/n.sh"), " ")
-	want := "--parsable --array=0-215%4 --job-name=n --output=/dev/null --partition=p --time=10 --signal=B:TERM@60 --requeue /d/n.sh"
+	got := strings.Join(s.sbatchArgs("n", 216, Resources{}, "/d/n.sh"), " ")
+	want := "--parsable --array=0-215%4 --job-name=n --output=/d/n_%a.out --partition=p --time=10 --signal=B:TERM@60 --requeue /d/n.sh"
 	if got != want {
 		t.Errorf("sbatch args\n got %s\nwant %s", got, want)
 	}
-	// The script selects the right line for each array index.
+	// A variant's resources override the backend's defaults.
+	res := Resources{CPUs: 4, GPUs: 2, MemoryMB: 8192, Time: 36*time.Hour + 90*time.Second, Partition: "gpu", Account: "proj1"}
+	got = strings.Join(s.sbatchArgs("n", 2, res, "/d/n.sh"), " ")
+	want = "--parsable --array=0-1%4 --job-name=n --output=/d/n_%a.out --partition=gpu --account=proj1 --time=1-12:01:30 --cpus-per-task=4 --mem=8192M --gres=gpu:2 --signal=B:TERM@60 --requeue /d/n.sh"
+	if got != want {
+		t.Errorf("sbatch args with resources\n got %s\nwant %s", got, want)
+	}
+	// The script selects the right line for each array index, and claims
+	// the attempt for its batch.
 	dir := t.TempDir()
 	list := filepath.Join(dir, "l")
 	os.WriteFile(list, []byte(dir+"/a\tida\t1\n"+dir+"/b\tidb\t2\n"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "b"), 0o755)
-	script := BatchScript([]string{"sh", "-c", `echo "$SWEEP_RUN_ID $SWEEP_ATTEMPT $(basename "$SWEEP_CONFIG") $PWD"`}, list)
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_JOB_ID=7")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
+	script := batchScript([]string{"sh", "-c", `echo "$SWEEP_RUN_ID $SWEEP_ATTEMPT $(basename "$SWEEP_CONFIG") $PWD"`}, list, "batch1")
+	run := func() {
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_JOB_ID=7")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
 	}
+	run()
 	b, _ := os.ReadFile(filepath.Join(dir, "b", "log"))
 	if want := "slurm 7_1 on"; !strings.HasPrefix(string(b), want) || !strings.Contains(string(b), "idb 2 config.json "+dir+"/b\n") {
 		t.Errorf("log %q", b)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "b", "claim.batch1")); err != nil || target != "7_1" {
+		t.Errorf("claim %q, %v; want 7_1", target, err)
+	}
+	// A requeued task finds its own claim and runs again.
+	run()
+	b, _ = os.ReadFile(filepath.Join(dir, "b", "log"))
+	if n := strings.Count(string(b), "idb 2"); n != 2 {
+		t.Errorf("requeued task ran %d times, want 2:\n%s", n, b)
+	}
+	// A fenced attempt runs nothing.
+	os.Remove(filepath.Join(dir, "b", "claim.batch1"))
+	os.Symlink("fenced", filepath.Join(dir, "b", "claim.batch1"))
+	run()
+	b, _ = os.ReadFile(filepath.Join(dir, "b", "log"))
+	if n := strings.Count(string(b), "idb 2"); n != 2 || !strings.Contains(string(b), "given up") {
+		t.Errorf("fenced task ran (%d runs):\n%s", n, b)
 	}
 }
 
@@ -205,10 +236,71 @@ func FuzzParseJobComp(f *testing.F) {
 	f.Add([]byte("JobId=3 UserId=root(0) Name=t.sh JobState=FAILED ArrayJobId=1 ArrayTaskId=1 ExitCode=3:0\n"))
 	f.Add([]byte("JobState= ExitCode=x:y ArrayJobId=0"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for k, st := range ParseJobComp(b) {
+		for k, st := range parseJobComp(b) {
 			if k == "" || st.state == "" {
 				t.Fatalf("empty key or state in %q", b)
 			}
 		}
 	})
+}
+
+// TestSlurmResources: each variant's resources reach Slurm (one array per
+// run of tasks asking for the same), and Slurm's own output is kept per
+// attempt.
+func TestSlurmResources(t *testing.T) {
+	needSlurm(t)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), slurmTimeout)
+	defer cancel()
+	l, _ := openTemp(t)
+	spec, err := LoadSpec(strings.NewReader(`
+name: res
+base: {mode: ok}
+resources: {cpus: 1, memory: 64M, time: 10m}
+grid: [{key: seed, short: s, values: [0, 1]}]
+variants:
+  - {name: small}
+  - {name: big, resources: {cpus: 2, memory: 128M, time: "0:20:00", partition: debug}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustEnqueue(t, l, spec)
+	c, work := slurmController(t, l, &Slurm{Command: workerCommand(t), Name: "t-res"})
+	if _, err := c.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := l.Runs(ctx)
+	arrays := map[string]bool{}
+	for _, r := range rs {
+		if r.State != Completed {
+			t.Fatalf("run %s: %s %s", r.Slug, r.State, r.ErrorText)
+		}
+		job, _, _ := strings.Cut(r.BackendID, "_")
+		arrays[job] = true
+		out, err := exec.Command("squeue", "-h", "-r", "--states=all", "-j", r.BackendID, "-o", "%C %m %l %P").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "1 64M 10:00 debug"
+		if r.Variant == "big" {
+			want = "2 128M 20:00 debug"
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("run %s: squeue says %q, want %q", r.Slug, got, want)
+		}
+		dir := AttemptDir(work, r.ID, r.Attempt)
+		if _, err := os.Stat(filepath.Join(dir, "slurm.out")); err != nil {
+			t.Errorf("run %s: Slurm's output not kept: %v", r.Slug, err)
+		}
+	}
+	if len(arrays) != 2 {
+		t.Errorf("%d job arrays, want 2 (one per resource set)", len(arrays))
+	}
+}
+
+func TestKillLoopSlurmPrune(t *testing.T) {
+	needSlurm(t)
+	t.Parallel()
+	killLoopPrune(t, "slurm", true, 8, killIters(), 2*time.Second, 10*time.Minute)
 }

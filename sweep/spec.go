@@ -1,161 +1,182 @@
 package sweep
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
+	"time"
 )
 
-// Kind is the type of a parameter value.
-type Kind int
+// Condition restricts a grid axis, a random parameter or an exclusion to the
+// points whose parameters match: every key must be present with one of the
+// listed values (numbers compared by value, see Value.Equal). A nil
+// Condition always holds.
+type Condition map[string][]Value
 
-const (
-	String Kind = iota
-	Int
-	Float
-	Bool
-)
-
-// Value is a typed parameter value that keeps the literal text it was written
-// with ("1e-4" stays "1e-4" in slugs and exports, while run identity uses the
-// number).
-type Value struct {
-	Kind Kind
-	Lit  string
-	f    float64
-	i    int64
-	b    bool
-}
-
-// Str returns a string value.
-func Str(s string) Value { return Value{Kind: String, Lit: s} }
-
-// IntValue returns an integer value.
-func IntValue(i int64) Value {
-	return Value{Kind: Int, Lit: strconv.FormatInt(i, 10), i: i, f: float64(i)}
-}
-
-// FloatValue returns a float value whose literal is the shortest text that
-// round-trips.
-func FloatValue(f float64) Value {
-	return Value{Kind: Float, Lit: strconv.FormatFloat(f, 'g', -1, 64), f: f}
-}
-
-// BoolValue returns a boolean value.
-func BoolValue(b bool) Value { return Value{Kind: Bool, Lit: strconv.FormatBool(b), b: b} }
-
-// ParseValue types a literal as YAML would: true/false, an integer, a float,
-// else a string. Quoted YAML scalars stay strings (see LoadSpec).
-func ParseValue(lit string) Value {
-	switch lit {
-	case "true", "false":
-		return Value{Kind: Bool, Lit: lit, b: lit == "true"}
-	}
-	if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-		return Value{Kind: Int, Lit: lit, i: i, f: float64(i)}
-	}
-	if f, err := strconv.ParseFloat(lit, 64); err == nil && !strings.ContainsAny(lit, "xXpP_") {
-		return Value{Kind: Float, Lit: lit, f: f}
-	}
-	return Str(lit)
-}
-
-// Float returns the value as a float64 (0 for strings, 1/0 for booleans).
-func (v Value) Float() float64 {
-	if v.Kind == Bool {
-		if v.b {
-			return 1
+func (c Condition) holds(p map[string]Value) bool {
+	for k, vs := range c {
+		v, ok := p[k]
+		if !ok || !slices.ContainsFunc(vs, v.Equal) {
+			return false
 		}
-		return 0
 	}
-	return v.f
+	return true
 }
 
-// Int returns the value as an int64 (truncated for floats).
-func (v Value) Int() int64 {
-	if v.Kind == Float {
-		return int64(v.f)
-	}
-	if v.Kind == Bool && v.b {
-		return 1
-	}
-	return v.i
-}
-
-// Bool returns the boolean value (false for other kinds).
-func (v Value) Bool() bool { return v.Kind == Bool && v.b }
-
-// String returns the literal text.
-func (v Value) String() string { return v.Lit }
-
-// canonical is the text used for identity: numbers in a normal form so that
-// 1e-4 and 0.0001 name the same run, strings quoted.
-func (v Value) canonical() string {
-	switch v.Kind {
-	case Int:
-		return strconv.FormatInt(v.i, 10)
-	case Float:
-		if v.f == math.Trunc(v.f) && math.Abs(v.f) < 1e15 {
-			return strconv.FormatFloat(v.f, 'f', 1, 64)
+// disjoint reports whether no point can satisfy both conditions: some key
+// appears in both with no value in common.
+func disjoint(a, b Condition) bool {
+	for k, av := range a {
+		bv, ok := b[k]
+		if !ok {
+			continue
 		}
-		return strconv.FormatFloat(v.f, 'g', -1, 64)
-	case Bool:
-		return strconv.FormatBool(v.b)
+		common := false
+		for _, x := range av {
+			if slices.ContainsFunc(bv, x.Equal) {
+				common = true
+				break
+			}
+		}
+		if !common {
+			return true
+		}
 	}
-	return strconv.Quote(v.Lit)
+	return false
 }
 
-// Axis is one grid dimension.
+// Axis is one grid dimension. With When set, the axis exists only for the
+// points that match it (a conditional parameter); two axes may share a Key
+// when their conditions are disjoint, e.g. lr values for SGD and others for
+// AdamW.
 type Axis struct {
 	Key    string  // parameter name
 	Short  string  // slug prefix; empty means Key
-	Values []Value // in declared order
+	Values []Value // in declared order, no two equal
+	When   Condition
 }
 
 // Variant is a named overlay applied on top of Base before the grid values.
 type Variant struct {
-	Name string
-	Set  map[string]Value
+	Name      string
+	Set       map[string]Value
+	Resources Resources // overrides the spec's Resources field by field
 }
 
-// Dist is a distribution for a randomly sampled parameter.
+// Dist is a distribution for a randomly drawn parameter. Exactly one of
+// Uniform [lo, hi), LogUniform [lo, hi) (0 < lo), IntUniform [lo, hi]
+// (integers, both ends included) and Choice is set. With When set, the
+// parameter exists only for the points that match it.
 type Dist struct {
-	Key   string
-	Short string
-	// Exactly one of the following is used: Uniform [lo, hi), LogUniform
-	// [lo, hi) (lo > 0), or Choice.
+	Key        string
+	Short      string
 	Uniform    []float64
 	LogUniform []float64
+	IntUniform []int64
 	Choice     []Value
+	When       Condition
 }
 
-// Samples draws Count random points from Dists with a generator seeded by
-// Seed; every grid point is combined with every sample. A draw that repeats
-// an earlier one (possible with Choice) is dropped, so Expand may list fewer
-// than Count samples. Sampled runs' slugs name the draw and its values at
-// three significant digits (base-lr0.1-r3-wd0.000123).
+// Samples draws Count random parameter sets from Dists with a generator
+// seeded by Seed (random search); every grid point is combined with every
+// draw, so that a seed axis repeats the same draws. Every Dist is drawn for
+// every sample, in order, whether or not its condition holds for a point,
+// so that adding a conditional parameter does not change the other draws.
+// A draw that repeats an earlier one for the same grid point (possible with
+// Choice, IntUniform or conditions) is dropped, so a grid point may get
+// fewer than Count samples. Sampled runs' slugs name the draw and its
+// values at three significant digits (base-lr0.1-r3-wd0.000123).
 type Samples struct {
 	Count int
 	Seed  uint64
 	Dists []Dist
 }
 
+// maxSamples bounds Samples.Count.
+const maxSamples = 1 << 20
+
+// Resources is what a run asks its scheduler for. Zero fields ask for
+// nothing (the scheduler's default). Resources are not part of a run's
+// identity: asking for more memory does not change what a run computes.
+type Resources struct {
+	CPUs      int           // cores per run (Slurm --cpus-per-task, HTCondor request_cpus)
+	GPUs      int           // Slurm --gres=gpu:N, HTCondor request_gpus
+	MemoryMB  int           // MiB (Slurm --mem, HTCondor request_memory)
+	DiskMB    int           // MiB (HTCondor request_disk)
+	Time      time.Duration // wall-clock limit (Slurm --time)
+	Partition string        // Slurm --partition
+	Account   string        // Slurm --account
+}
+
+// merge returns r with the non-zero fields of o.
+func (r Resources) merge(o Resources) Resources {
+	if o.CPUs != 0 {
+		r.CPUs = o.CPUs
+	}
+	if o.GPUs != 0 {
+		r.GPUs = o.GPUs
+	}
+	if o.MemoryMB != 0 {
+		r.MemoryMB = o.MemoryMB
+	}
+	if o.DiskMB != 0 {
+		r.DiskMB = o.DiskMB
+	}
+	if o.Time != 0 {
+		r.Time = o.Time
+	}
+	if o.Partition != "" {
+		r.Partition = o.Partition
+	}
+	if o.Account != "" {
+		r.Account = o.Account
+	}
+	return r
+}
+
+func (r Resources) check(key string) error {
+	if r.CPUs < 0 || r.GPUs < 0 || r.MemoryMB < 0 || r.DiskMB < 0 || r.Time < 0 {
+		return specErr(key, "negative resource")
+	}
+	if r.Time > 0 && r.Time < time.Second {
+		return specErr(key+".time", "%v is under a second", r.Time)
+	}
+	for _, s := range []string{r.Partition, r.Account} {
+		if strings.ContainsAny(s, " \t\n,'\"") {
+			return specErr(key, "partition and account may not contain spaces, commas or quotes: %q", s)
+		}
+	}
+	return nil
+}
+
 // Spec is a sweep: base parameters, grid axes (Cartesian product in declared
-// order, last axis fastest), variant overlays (outermost) and optional random
-// samples (innermost). The zero Variants means one unnamed variant "base".
+// order, last axis fastest), variant overlays (outermost), optional random
+// samples (innermost) and exclusions. The zero Variants means one unnamed
+// variant "base". Every point's parameters include "variant", the variant's
+// name.
 type Spec struct {
 	Name     string
 	Base     map[string]Value
 	Axes     []Axis
 	Variants []Variant
 	Samples  *Samples
+	// Exclude drops the points that match any of its conditions.
+	Exclude []Condition
+	// Resources are every run's default resources (see Variant.Resources).
+	Resources Resources
+	// Inputs names what else determines the results besides the parameters
+	// (a code version, a data checksum). They are recorded in the ledger by
+	// the first Enqueue, and a later Enqueue with different Inputs is
+	// refused (see InputsError): results computed from other inputs are not
+	// silently mixed.
+	Inputs map[string]string
 	// Priority and Tags are recorded with each run but are not part of its
 	// identity.
 	Priority int
@@ -164,11 +185,12 @@ type Spec struct {
 
 // Point is one run of a sweep.
 type Point struct {
-	Index   int    // position in expansion order
-	Variant string // variant name
-	Params  map[string]Value
-	Slug    string
-	ID      string // see Identity
+	Index     int    // position in expansion order
+	Variant   string // variant name
+	Params    map[string]Value
+	Slug      string
+	ID        string // see Identity
+	Resources Resources
 }
 
 // SpecError reports a malformed spec; Key names the offending key
@@ -188,7 +210,18 @@ func specErr(key, format string, a ...any) error {
 	return &SpecError{Key: key, Err: fmt.Errorf("%w: "+format, append([]any{ErrSpec}, a...)...)}
 }
 
-// Validate checks the spec and returns a *SpecError naming the first bad key.
+// keyInfo is what Validate knows about a parameter name: where it is first
+// defined (an order number) and the values it can take (nil: any number in
+// a range).
+type keyInfo struct {
+	order    int
+	values   []Value
+	anyValue bool
+}
+
+// Validate checks the spec without expanding it and returns a *SpecError
+// naming the first bad key. Expand and Points also check what only the
+// expansion shows (an axis or exclusion that never applies, no point left).
 func (s *Spec) Validate() error {
 	if s.Name == "" {
 		return specErr("name", "empty")
@@ -196,54 +229,139 @@ func (s *Spec) Validate() error {
 	if !slugSafe(s.Name) {
 		return specErr("name", "%q may only contain letters, digits, '.', '_' and '-'", s.Name)
 	}
-	seen := map[string]bool{}
+	known := map[string]*keyInfo{}
+	order := 0
+	define := func(k string, vals []Value, anyValue bool) {
+		ki := known[k]
+		if ki == nil {
+			ki = &keyInfo{order: order}
+			known[k] = ki
+		}
+		ki.values = append(ki.values, vals...)
+		ki.anyValue = ki.anyValue || anyValue
+	}
+	checkCond := func(key string, c Condition, before int) error {
+		for _, k := range slices.Sorted(maps.Keys(c)) {
+			ki := known[k]
+			if ki == nil || ki.order >= before {
+				return specErr(key+"."+k, "condition on %q, which is not a parameter defined before this one", k)
+			}
+			if len(c[k]) == 0 {
+				return specErr(key+"."+k, "no values")
+			}
+			for j, v := range c[k] {
+				if !ki.anyValue && !slices.ContainsFunc(ki.values, v.Equal) {
+					return specErr(fmt.Sprintf("%s.%s[%d]", key, k, j), "%q is not a value %s can take", v.Lit, k)
+				}
+			}
+		}
+		return nil
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Base)) {
+		if k == "variant" {
+			return specErr("base.variant", `"variant" is set from the variant's name`)
+		}
+		define(k, []Value{s.Base[k]}, false)
+	}
+	if err := s.Resources.check("resources"); err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	var vnames []Value
+	for i, v := range s.Variants {
+		k := fmt.Sprintf("variants[%d]", i)
+		if v.Name == "" || !slugSafe(v.Name) {
+			return specErr(k+".name", "%q is not a valid variant name", v.Name)
+		}
+		if names[v.Name] {
+			return specErr(k+".name", "duplicate variant %q", v.Name)
+		}
+		names[v.Name] = true
+		vnames = append(vnames, Str(v.Name))
+		for _, key := range slices.Sorted(maps.Keys(v.Set)) {
+			if key == "variant" {
+				return specErr(k+".set.variant", `"variant" is set from the variant's name`)
+			}
+			define(key, []Value{v.Set[key]}, false)
+		}
+		if err := v.Resources.check(k + ".resources"); err != nil {
+			return err
+		}
+	}
+	if len(vnames) == 0 {
+		vnames = []Value{Str("base")}
+	}
+	define("variant", vnames, false)
+	type owner struct {
+		key  string
+		when Condition
+	}
+	owners := map[string][]owner{}
+	claim := func(key, k string, when Condition) error {
+		for _, o := range owners[k] {
+			if o.when == nil || when == nil || !disjoint(o.when, when) {
+				return specErr(key, "parameter %q is also set by %s; two definitions need disjoint conditions (when)", k, o.key)
+			}
+		}
+		owners[k] = append(owners[k], owner{key, when})
+		return nil
+	}
 	for i, a := range s.Axes {
 		k := fmt.Sprintf("grid[%d]", i)
+		order++
 		if a.Key == "" {
 			return specErr(k+".key", "empty")
 		}
-		if seen[a.Key] {
-			return specErr(k+".key", "duplicate axis %q", a.Key)
+		if a.Key == "variant" {
+			return specErr(k+".key", `"variant" is set from the variant's name`)
 		}
-		seen[a.Key] = true
 		if len(a.Values) == 0 {
 			return specErr(k+".values", "axis %q has no values", a.Key)
 		}
-	}
-	names := map[string]bool{}
-	for i, v := range s.Variants {
-		k := fmt.Sprintf("variants[%d].name", i)
-		if v.Name == "" || !slugSafe(v.Name) {
-			return specErr(k, "%q is not a valid variant name", v.Name)
+		for j, v := range a.Values {
+			if d := slices.IndexFunc(a.Values[:j], v.Equal); d >= 0 {
+				return specErr(fmt.Sprintf("%s.values[%d]", k, j), "%q equals values[%d] (%q): each grid value must name a different run", v.Lit, d, a.Values[d].Lit)
+			}
 		}
-		if names[v.Name] {
-			return specErr(k, "duplicate variant %q", v.Name)
+		if err := checkCond(k+".when", a.When, order); err != nil {
+			return err
 		}
-		names[v.Name] = true
+		if err := claim(k+".key", a.Key, a.When); err != nil {
+			return err
+		}
+		define(a.Key, a.Values, false)
+		known[a.Key].order = min(known[a.Key].order, order)
 	}
 	if s.Samples != nil {
-		if s.Samples.Count <= 0 {
-			return specErr("samples.count", "must be positive")
+		if s.Samples.Count <= 0 || s.Samples.Count > maxSamples {
+			return specErr("samples.count", "must be in 1..%d", maxSamples)
 		}
 		for i, d := range s.Samples.Dists {
 			k := fmt.Sprintf("samples.params[%d]", i)
+			order++
 			if d.Key == "" {
 				return specErr(k+".key", "empty")
 			}
-			if seen[d.Key] {
-				return specErr(k+".key", "%q is also a grid axis", d.Key)
+			if d.Key == "variant" {
+				return specErr(k+".key", `"variant" is set from the variant's name`)
 			}
 			n := 0
 			if d.Uniform != nil {
 				n++
-				if len(d.Uniform) != 2 || !(d.Uniform[0] < d.Uniform[1]) {
-					return specErr(k+".uniform", "need [lo, hi] with lo < hi")
+				if len(d.Uniform) != 2 || !(d.Uniform[0] < d.Uniform[1]) || math.IsInf(d.Uniform[1]-d.Uniform[0], 0) {
+					return specErr(k+".uniform", "need [lo, hi] with lo < hi, both finite")
 				}
 			}
 			if d.LogUniform != nil {
 				n++
-				if len(d.LogUniform) != 2 || !(d.LogUniform[0] > 0 && d.LogUniform[0] < d.LogUniform[1]) {
-					return specErr(k+".log_uniform", "need [lo, hi] with 0 < lo < hi")
+				if len(d.LogUniform) != 2 || !(d.LogUniform[0] > 0 && d.LogUniform[0] < d.LogUniform[1]) || math.IsInf(d.LogUniform[1], 0) {
+					return specErr(k+".log_uniform", "need [lo, hi] with 0 < lo < hi, both finite")
+				}
+			}
+			if d.IntUniform != nil {
+				n++
+				if len(d.IntUniform) != 2 || d.IntUniform[0] > d.IntUniform[1] || uint64(d.IntUniform[1]-d.IntUniform[0]) >= 1<<62 {
+					return specErr(k+".int_uniform", "need [lo, hi] with lo ≤ hi and hi - lo < 2^62")
 				}
 			}
 			if d.Choice != nil {
@@ -251,10 +369,37 @@ func (s *Spec) Validate() error {
 				if len(d.Choice) == 0 {
 					return specErr(k+".choice", "empty")
 				}
+				for j, v := range d.Choice {
+					if dup := slices.IndexFunc(d.Choice[:j], v.Equal); dup >= 0 {
+						return specErr(fmt.Sprintf("%s.choice[%d]", k, j), "%q equals choice[%d]", v.Lit, dup)
+					}
+				}
 			}
 			if n != 1 {
-				return specErr(k, "exactly one of uniform, log_uniform, choice is required")
+				return specErr(k, "exactly one of uniform, log_uniform, int_uniform, choice is required")
 			}
+			if err := checkCond(k+".when", d.When, order); err != nil {
+				return err
+			}
+			if err := claim(k+".key", d.Key, d.When); err != nil {
+				return err
+			}
+			define(d.Key, d.Choice, d.Choice == nil)
+			known[d.Key].order = min(known[d.Key].order, order)
+		}
+	}
+	for i, c := range s.Exclude {
+		k := fmt.Sprintf("exclude[%d]", i)
+		if len(c) == 0 {
+			return specErr(k, "empty condition would exclude every point")
+		}
+		if err := checkCond(k, c, math.MaxInt); err != nil {
+			return err
+		}
+	}
+	for k, v := range s.Inputs {
+		if k == "" || strings.ContainsAny(k, "\n=") || strings.Contains(v, "\n") {
+			return specErr("inputs."+k, "keys and values are single lines, keys without '='")
 		}
 	}
 	return nil
@@ -269,101 +414,277 @@ func slugSafe(s string) bool {
 	return s != ""
 }
 
+// maxExpand is the most points Expand returns; larger sweeps stream
+// through Points and Ledger.EnqueuePoints in bounded memory.
+const maxExpand = 1_000_000
+
+// MaxRuns is the most points a spec may have: Count and Points refuse
+// larger sweeps before any work, with a *SpecError on "grid" wrapping
+// ErrTooLarge. Streamed through Points and Ledger.EnqueuePoints, a sweep of
+// MaxRuns points was measured at 37 MiB peak resident memory
+// (docs/losssweep.md).
+const MaxRuns = 10_000_000
+
+// ErrTooLarge is wrapped by the error for a spec above MaxRuns (or above
+// maxExpand for Expand).
+var ErrTooLarge = errors.New("too many runs")
+
 // Expand lists every point of the sweep in order: variants outermost, then
-// the grid axes in declared order (last fastest), then the samples.
+// the grid axes in declared order (last fastest), then the samples. It
+// refuses sweeps above maxExpand points (use Points).
 func (s *Spec) Expand() ([]Point, error) {
-	if err := s.Validate(); err != nil {
+	n, err := s.Count()
+	if err != nil {
 		return nil, err
 	}
-	variants := s.Variants
-	if len(variants) == 0 {
-		variants = []Variant{{Name: "base"}}
+	if n > maxExpand {
+		return nil, &SpecError{Key: "grid", Err: fmt.Errorf("%w: %d points, Expand holds at most %d in memory; stream them with Spec.Points and Ledger.EnqueuePoints", ErrTooLarge, n, maxExpand)}
 	}
-	var samples []map[string]Value
-	if s.Samples != nil {
-		rng := rand.New(rand.NewPCG(s.Samples.Seed, 0x5eed))
-		seen := make(map[string]bool, s.Samples.Count)
-		for range s.Samples.Count {
-			m := map[string]Value{}
-			for _, d := range s.Samples.Dists {
-				switch {
-				case d.Uniform != nil:
-					m[d.Key] = FloatValue(d.Uniform[0] + rng.Float64()*(d.Uniform[1]-d.Uniform[0]))
-				case d.LogUniform != nil:
-					lo, hi := math.Log(d.LogUniform[0]), math.Log(d.LogUniform[1])
-					m[d.Key] = FloatValue(math.Exp(lo + rng.Float64()*(hi-lo)))
-				default:
-					m[d.Key] = d.Choice[rng.IntN(len(d.Choice))]
-				}
-			}
-			// A repeated draw (possible with Choice) would be the same run
-			// twice; it is dropped so every point has its own identity.
-			if id := Identity(m); !seen[id] {
-				seen[id] = true
-				samples = append(samples, m)
-			}
-		}
-	} else {
-		samples = []map[string]Value{nil}
-	}
-	total := len(variants) * len(samples)
-	for _, a := range s.Axes {
-		total *= len(a.Values)
-	}
-	pts := make([]Point, 0, total)
-	idx := make([]int, len(s.Axes))
-	for _, v := range variants {
-		for i := range idx {
-			idx[i] = 0
-		}
-		for {
-			for si, smp := range samples {
-				p := Point{Index: len(pts), Variant: v.Name, Params: make(map[string]Value, len(s.Base)+len(v.Set)+len(s.Axes)+len(smp))}
-				for k, x := range s.Base {
-					p.Params[k] = x
-				}
-				for k, x := range v.Set {
-					p.Params[k] = x
-				}
-				var slug strings.Builder
-				slug.WriteString(v.Name)
-				for ai, a := range s.Axes {
-					x := a.Values[idx[ai]]
-					p.Params[a.Key] = x
-					slug.WriteByte('-')
-					slug.WriteString(cmpOr(a.Short, a.Key))
-					slug.WriteString(slugText(x.Lit))
-				}
-				if smp != nil {
-					fmt.Fprintf(&slug, "-r%d", si)
-					for _, d := range s.Samples.Dists {
-						x := smp[d.Key]
-						p.Params[d.Key] = x
-						slug.WriteByte('-')
-						slug.WriteString(cmpOr(d.Short, d.Key))
-						slug.WriteString(slugText(sampleLit(x)))
-					}
-				}
-				p.Params["variant"] = Str(v.Name)
-				p.Slug = slug.String()
-				p.ID = Identity(p.Params)
-				pts = append(pts, p)
-			}
-			// Odometer: last axis fastest.
-			k := len(idx) - 1
-			for ; k >= 0; k-- {
-				idx[k]++
-				if idx[k] < len(s.Axes[k].Values) {
-					break
-				}
-				idx[k] = 0
-			}
-			if k < 0 {
-				break
-			}
-		}
+	pts := make([]Point, 0, n)
+	for p := range s.walk(true) {
+		pts = append(pts, p)
 	}
 	return pts, nil
+}
+
+// Count returns the number of points after validating the spec, including
+// what only the expansion shows: an axis, a random parameter or an
+// exclusion that never applies is a *SpecError, and so is a spec with no
+// point left or more than MaxRuns.
+func (s *Spec) Count() (int, error) {
+	if err := s.Validate(); err != nil {
+		return 0, err
+	}
+	if s.Samples == nil && len(s.Exclude) == 0 && !s.conditional() {
+		n := max(len(s.Variants), 1)
+		for _, a := range s.Axes {
+			if n > MaxRuns/len(a.Values) {
+				return 0, s.tooLarge(-1)
+			}
+			n *= len(a.Values)
+		}
+		return n, nil
+	}
+	var st walkStats
+	n := 0
+	for range s.walkStats(false, &st) {
+		n++
+		if n > MaxRuns {
+			return 0, s.tooLarge(-1)
+		}
+	}
+	for i, used := range st.axisUsed {
+		if !used {
+			return 0, specErr(fmt.Sprintf("grid[%d].when", i), "axis %q applies to no point", s.Axes[i].Key)
+		}
+	}
+	for i, used := range st.distUsed {
+		if !used {
+			return 0, specErr(fmt.Sprintf("samples.params[%d].when", i), "parameter %q applies to no point", s.Samples.Dists[i].Key)
+		}
+	}
+	for i, m := range st.excluded {
+		if m == 0 {
+			return 0, specErr(fmt.Sprintf("exclude[%d]", i), "matches no point")
+		}
+	}
+	if n == 0 {
+		return 0, specErr("exclude", "every point is excluded")
+	}
+	return n, nil
+}
+
+func (s *Spec) tooLarge(n int) error {
+	what := "more than"
+	if n >= 0 {
+		what = strconv.Itoa(n) + " points,"
+	}
+	return &SpecError{Key: "grid", Err: fmt.Errorf("%w: %s the limit of %d runs per sweep (MaxRuns); split the sweep or sample it (samples)", ErrTooLarge, what, MaxRuns)}
+}
+
+func (s *Spec) conditional() bool {
+	for _, a := range s.Axes {
+		if a.When != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Points validates the spec (as Count does) and returns its points in
+// expansion order as a sequence that builds one point at a time, so that a
+// sweep of MaxRuns points streams in bounded memory.
+func (s *Spec) Points() (iter.Seq[Point], int, error) {
+	n, err := s.Count()
+	if err != nil {
+		return nil, 0, err
+	}
+	return s.walk(true), n, nil
+}
+
+type walkStats struct {
+	axisUsed, distUsed []bool
+	excluded           []int
+}
+
+func (s *Spec) walk(full bool) iter.Seq[Point] { return s.walkStats(full, nil) }
+
+// walkStats yields the points; with full false the slugs are left empty
+// (ids are needed anyway to drop repeated draws). st, when non-nil,
+// records which axes, random parameters and exclusions were used.
+func (s *Spec) walkStats(full bool, st *walkStats) iter.Seq[Point] {
+	return func(yield func(Point) bool) {
+		if st != nil {
+			st.axisUsed = make([]bool, len(s.Axes))
+			if s.Samples != nil {
+				st.distUsed = make([]bool, len(s.Samples.Dists))
+			}
+			st.excluded = make([]int, len(s.Exclude))
+		}
+		variants := s.Variants
+		if len(variants) == 0 {
+			variants = []Variant{{Name: "base"}}
+		}
+		draws := s.draws()
+		index := 0
+		params := map[string]Value{}
+		var slug []byte
+		// emit builds the points of one grid point: one per distinct draw.
+		emit := func(v *Variant, res Resources) bool {
+			var seen map[string]bool
+			if len(draws) > 1 {
+				seen = make(map[string]bool, len(draws))
+			}
+			for di, d := range draws {
+				p := Point{Variant: v.Name, Params: maps.Clone(params), Resources: res}
+				sl := slug
+				if d != nil {
+					if full {
+						sl = fmt.Appendf(slices.Clip(sl), "-r%d", di)
+					}
+					for i, dist := range s.Samples.Dists {
+						if !dist.When.holds(p.Params) {
+							continue
+						}
+						if st != nil {
+							st.distUsed[i] = true
+						}
+						x := d[i]
+						p.Params[dist.Key] = x
+						if full {
+							sl = append(sl, '-')
+							sl = append(sl, cmpOr(dist.Short, dist.Key)...)
+							sl = append(sl, slugText(sampleLit(x))...)
+						}
+					}
+				}
+				if s.excluded(p.Params, st) {
+					continue
+				}
+				p.ID = Identity(p.Params)
+				if seen != nil {
+					if seen[p.ID] {
+						continue
+					}
+					seen[p.ID] = true
+				}
+				p.Index = index
+				p.Slug = string(sl)
+				index++
+				if !yield(p) {
+					return false
+				}
+			}
+			return true
+		}
+		var rec func(i int, v *Variant, res Resources) bool
+		rec = func(i int, v *Variant, res Resources) bool {
+			if i == len(s.Axes) {
+				return emit(v, res)
+			}
+			a := &s.Axes[i]
+			if !a.When.holds(params) {
+				return rec(i+1, v, res)
+			}
+			if st != nil {
+				st.axisUsed[i] = true
+			}
+			old, had := params[a.Key]
+			n := len(slug)
+			for _, x := range a.Values {
+				params[a.Key] = x
+				if full {
+					slug = append(slug[:n], '-')
+					slug = append(slug, cmpOr(a.Short, a.Key)...)
+					slug = append(slug, slugText(x.Lit)...)
+				}
+				if !rec(i+1, v, res) {
+					return false
+				}
+			}
+			slug = slug[:n]
+			if had {
+				params[a.Key] = old
+			} else {
+				delete(params, a.Key)
+			}
+			return true
+		}
+		for vi := range variants {
+			v := &variants[vi]
+			clear(params)
+			maps.Copy(params, s.Base)
+			maps.Copy(params, v.Set)
+			params["variant"] = Str(v.Name)
+			slug = append(slug[:0], v.Name...)
+			if !rec(0, v, s.Resources.merge(v.Resources)) {
+				return
+			}
+		}
+	}
+}
+
+func (s *Spec) excluded(p map[string]Value, st *walkStats) bool {
+	out := false
+	for i, c := range s.Exclude {
+		if c.holds(p) {
+			if st == nil {
+				return true
+			}
+			st.excluded[i]++
+			out = true
+		}
+	}
+	return out
+}
+
+// draws returns the random samples, each the drawn value of every Dist in
+// order, or one nil draw when the spec has no samples.
+func (s *Spec) draws() [][]Value {
+	if s.Samples == nil {
+		return [][]Value{nil}
+	}
+	rng := rand.New(rand.NewPCG(s.Samples.Seed, 0x5eed))
+	out := make([][]Value, s.Samples.Count)
+	for i := range out {
+		d := make([]Value, len(s.Samples.Dists))
+		for j, dist := range s.Samples.Dists {
+			switch {
+			case dist.Uniform != nil:
+				d[j] = FloatValue(dist.Uniform[0] + rng.Float64()*(dist.Uniform[1]-dist.Uniform[0]))
+			case dist.LogUniform != nil:
+				lo, hi := math.Log(dist.LogUniform[0]), math.Log(dist.LogUniform[1])
+				d[j] = FloatValue(math.Exp(lo + rng.Float64()*(hi-lo)))
+			case dist.IntUniform != nil:
+				lo, hi := dist.IntUniform[0], dist.IntUniform[1]
+				d[j] = IntValue(lo + int64(rng.Uint64N(uint64(hi-lo)+1)))
+			default:
+				d[j] = dist.Choice[rng.IntN(len(dist.Choice))]
+			}
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // sampleLit is a sampled value's text for a slug: floats at three
@@ -396,285 +717,16 @@ func slugText(lit string) string {
 
 // DryRun writes one line per point (index, id, slug) and a total.
 func (s *Spec) DryRun(w io.Writer) error {
-	pts, err := s.Expand()
+	seq, n, err := s.Points()
 	if err != nil {
 		return err
 	}
-	for _, p := range pts {
-		if _, err := fmt.Fprintf(w, "%4d  %s  %s\n", p.Index, p.ID, p.Slug); err != nil {
-			return err
+	var werr error
+	for p := range seq {
+		if _, werr = fmt.Fprintf(w, "%4d  %s  %s\n", p.Index, p.ID, p.Slug); werr != nil {
+			return werr
 		}
 	}
-	_, err = fmt.Fprintf(w, "%d runs\n", len(pts))
+	_, err = fmt.Fprintf(w, "%d runs\n", n)
 	return err
-}
-
-// LoadSpec reads a YAML spec:
-//
-//	name: losssweep
-//	priority: 1            # optional, not part of identity
-//	tags: [paper]          # optional, not part of identity
-//	base: {epochs: 50, batch_size: 64}
-//	grid:
-//	  - {key: lr, values: [0.05, 0.1, 0.2]}
-//	  - {key: seed, short: s, values: [0, 1]}
-//	variants:
-//	  - {name: base}
-//	  - {name: adamw, set: {optimizer: adamw}}
-//	samples:               # optional
-//	  count: 4
-//	  seed: 1
-//	  params:
-//	    - {key: dropout, uniform: [0, 0.5]}
-//
-// Scalars keep their literal text; quoted scalars are strings. Errors are
-// *SpecError values naming the key (unknown keys included).
-func LoadSpec(r io.Reader) (*Spec, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("sweep: reading spec: %w", err)
-	}
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, specErr("(document)", "empty")
-		}
-		return nil, specErr("(document)", "%v", err)
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, specErr("(document)", "top level must be a mapping")
-	}
-	s := &Spec{}
-	err = eachKey(doc.Content[0], "", func(key string, k string, v *yaml.Node) error {
-		switch k {
-		case "name":
-			return scalarTo(v, key, &s.Name)
-		case "priority":
-			var lit string
-			if err := scalarTo(v, key, &lit); err != nil {
-				return err
-			}
-			p, err := strconv.Atoi(lit)
-			if err != nil {
-				return specErr(key, "%q is not an integer", lit)
-			}
-			s.Priority = p
-		case "tags":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list")
-			}
-			for i, t := range v.Content {
-				var tag string
-				if err := scalarTo(t, fmt.Sprintf("%s[%d]", key, i), &tag); err != nil {
-					return err
-				}
-				s.Tags = append(s.Tags, tag)
-			}
-		case "base":
-			m, err := valueMap(v, key)
-			s.Base = m
-			return err
-		case "grid":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list of axes")
-			}
-			for i, an := range v.Content {
-				ak := fmt.Sprintf("%s[%d]", key, i)
-				var a Axis
-				err := eachKey(an, ak, func(key, k string, v *yaml.Node) error {
-					switch k {
-					case "key":
-						return scalarTo(v, key, &a.Key)
-					case "short":
-						return scalarTo(v, key, &a.Short)
-					case "values":
-						vals, err := valueList(v, key)
-						a.Values = vals
-						return err
-					}
-					return specErr(key, "unknown key")
-				})
-				if err != nil {
-					return err
-				}
-				s.Axes = append(s.Axes, a)
-			}
-		case "variants":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list of variants")
-			}
-			for i, vn := range v.Content {
-				vk := fmt.Sprintf("%s[%d]", key, i)
-				var va Variant
-				err := eachKey(vn, vk, func(key, k string, v *yaml.Node) error {
-					switch k {
-					case "name":
-						return scalarTo(v, key, &va.Name)
-					case "set":
-						m, err := valueMap(v, key)
-						va.Set = m
-						return err
-					}
-					return specErr(key, "unknown key")
-				})
-				if err != nil {
-					return err
-				}
-				s.Variants = append(s.Variants, va)
-			}
-		case "samples":
-			sm := &Samples{}
-			err := eachKey(v, key, func(key, k string, v *yaml.Node) error {
-				switch k {
-				case "count", "seed":
-					var lit string
-					if err := scalarTo(v, key, &lit); err != nil {
-						return err
-					}
-					n, err := strconv.ParseUint(lit, 10, 64)
-					if err != nil || (k == "count" && n > 1<<20) {
-						return specErr(key, "%q is not a non-negative integer", lit)
-					}
-					if k == "count" {
-						sm.Count = int(n)
-					} else {
-						sm.Seed = n
-					}
-				case "params":
-					if v.Kind != yaml.SequenceNode {
-						return specErr(key, "must be a list")
-					}
-					for i, dn := range v.Content {
-						dk := fmt.Sprintf("%s[%d]", key, i)
-						var d Dist
-						err := eachKey(dn, dk, func(key, k string, v *yaml.Node) error {
-							switch k {
-							case "key":
-								return scalarTo(v, key, &d.Key)
-							case "short":
-								return scalarTo(v, key, &d.Short)
-							case "uniform", "log_uniform":
-								vals, err := valueList(v, key)
-								if err != nil {
-									return err
-								}
-								fs := []float64{}
-								for j, x := range vals {
-									if x.Kind != Int && x.Kind != Float {
-										return specErr(fmt.Sprintf("%s[%d]", key, j), "%q is not a number", x.Lit)
-									}
-									fs = append(fs, x.Float())
-								}
-								if k == "uniform" {
-									d.Uniform = fs
-								} else {
-									d.LogUniform = fs
-								}
-							case "choice":
-								vals, err := valueList(v, key)
-								d.Choice = vals
-								return err
-							default:
-								return specErr(key, "unknown key")
-							}
-							return nil
-						})
-						if err != nil {
-							return err
-						}
-						sm.Dists = append(sm.Dists, d)
-					}
-				default:
-					return specErr(key, "unknown key")
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			s.Samples = sm
-		default:
-			return specErr(key, "unknown key")
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func eachKey(n *yaml.Node, prefix string, f func(key, k string, v *yaml.Node) error) error {
-	if n.Kind != yaml.MappingNode {
-		return specErr(cmpOr(prefix, "(document)"), "must be a mapping (line %d)", n.Line)
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i].Value
-		key := k
-		if prefix != "" {
-			key = prefix + "." + k
-		}
-		if seen[k] {
-			return specErr(key, "duplicate key (line %d)", n.Content[i].Line)
-		}
-		seen[k] = true
-		if err := f(key, k, n.Content[i+1]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func scalarTo(n *yaml.Node, key string, dst *string) error {
-	if n.Kind != yaml.ScalarNode {
-		return specErr(key, "must be a scalar (line %d)", n.Line)
-	}
-	*dst = n.Value
-	return nil
-}
-
-func nodeValue(n *yaml.Node, key string) (Value, error) {
-	if n.Kind != yaml.ScalarNode {
-		return Value{}, specErr(key, "must be a scalar (line %d)", n.Line)
-	}
-	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		return Str(n.Value), nil
-	}
-	if n.Tag == "!!null" {
-		return Value{}, specErr(key, "null value (line %d)", n.Line)
-	}
-	v := ParseValue(n.Value)
-	if v.Kind == Float && (math.IsNaN(v.f) || math.IsInf(v.f, 0)) {
-		return Value{}, specErr(key, "non-finite number %q", n.Value)
-	}
-	return v, nil
-}
-
-func valueMap(n *yaml.Node, key string) (map[string]Value, error) {
-	m := map[string]Value{}
-	err := eachKey(n, key, func(key, k string, v *yaml.Node) error {
-		x, err := nodeValue(v, key)
-		m[k] = x
-		return err
-	})
-	return m, err
-}
-
-func valueList(n *yaml.Node, key string) ([]Value, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, specErr(key, "must be a list (line %d)", n.Line)
-	}
-	var out []Value
-	for i, c := range n.Content {
-		v, err := nodeValue(c, fmt.Sprintf("%s[%d]", key, i))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

@@ -65,15 +65,26 @@ func TestIdentity(t *testing.T) {
 	a := map[string]Value{"lr": ParseValue("1e-4"), "name": Str("x")}
 	b := map[string]Value{"name": Str("x"), "lr": ParseValue("0.0001"), "priority": IntValue(9), "tags": Str("t")}
 	if Identity(a) != Identity(b) {
-		t.Errorf("same config, different ids: %s %s (%s vs %s)", Identity(a), Identity(b), CanonicalConfig(a), CanonicalConfig(b))
+		t.Errorf("same config, different ids: %s %s (%s vs %s)", Identity(a), Identity(b), canonicalConfig(a), canonicalConfig(b))
 	}
 	c := map[string]Value{"lr": ParseValue("1e-4"), "name": Str("1")}
 	d := map[string]Value{"lr": ParseValue("1e-4"), "name": IntValue(1)}
 	if Identity(c) == Identity(d) {
 		t.Error("string \"1\" and integer 1 share an id")
 	}
-	if got := CanonicalConfig(map[string]Value{"b": FloatValue(2), "a": BoolValue(true)}); got != `{"a":true,"b":2.0}` {
+	if got := canonicalConfig(map[string]Value{"b": FloatValue(2.5), "a": BoolValue(true)}); got != `{"a":true,"b":2.5}` {
 		t.Errorf("canonical %s", got)
+	}
+	// Numbers are normalised: 1, 1.0 and 1e0 are one run.
+	one := []Value{IntValue(1), ParseValue("1.0"), ParseValue("1e0"), FloatValue(1)}
+	for _, v := range one[1:] {
+		if Identity(map[string]Value{"lr": one[0]}) != Identity(map[string]Value{"lr": v}) {
+			t.Errorf("lr %s and lr %s have different ids", one[0].Lit, v.Lit)
+		}
+	}
+	// Beyond 2^53 an integer is kept exactly.
+	if Identity(map[string]Value{"n": IntValue(1<<53 + 1)}) == Identity(map[string]Value{"n": IntValue(1 << 53)}) {
+		t.Error("2^53+1 and 2^53 share an id")
 	}
 }
 
@@ -92,7 +103,7 @@ func TestValueLiteral(t *testing.T) {
 		}
 	}
 	m := map[string]Value{"wd": ParseValue("1e-4"), "s": Str(`a"b`), "n": IntValue(3), "ok": BoolValue(false)}
-	back, err := DecodeConfig(EncodeConfig(m))
+	back, err := decodeConfig(encodeConfig(m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,17 +141,23 @@ func TestLoadSpecErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadSpec(strings.NewReader(tc.yaml))
-			var se *SpecError
-			if !errors.As(err, &se) {
-				t.Fatalf("error %v is not a *SpecError", err)
-			}
-			if se.Key != tc.key {
-				t.Errorf("key %q, want %q (%v)", se.Key, tc.key, err)
-			}
-			if !errors.Is(err, ErrSpec) {
-				t.Errorf("%v does not wrap ErrSpec", err)
-			}
+			checkSpecError(t, err, tc.key)
 		})
+	}
+}
+
+// checkSpecError fails t unless err is a *SpecError on key wrapping ErrSpec.
+func checkSpecError(t *testing.T, err error, key string) {
+	t.Helper()
+	var se *SpecError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v is not a *SpecError", err)
+	}
+	if se.Key != key {
+		t.Errorf("key %q, want %q (%v)", se.Key, key, err)
+	}
+	if !errors.Is(err, ErrSpec) {
+		t.Errorf("%v does not wrap ErrSpec", err)
 	}
 }
 
@@ -217,14 +234,14 @@ func FuzzDecodeConfig(f *testing.F) {
 	f.Add([]byte(`{"lr":1e-4,"name":"x","ok":true,"n":3}`))
 	f.Add([]byte(`{"a":{"b":1}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := DecodeConfig(b)
+		m, err := decodeConfig(b)
 		if err != nil {
 			return
 		}
 		// A decoded config re-encodes to a config with the same identity.
-		m2, err := DecodeConfig(EncodeConfig(m))
+		m2, err := decodeConfig(encodeConfig(m))
 		if err != nil {
-			t.Fatalf("re-decode of %q: %v", EncodeConfig(m), err)
+			t.Fatalf("re-decode of %q: %v", encodeConfig(m), err)
 		}
 		if Identity(m) != Identity(m2) {
 			t.Fatalf("identity changed through encode: %q", b)

@@ -4,21 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 )
 
 // Alert thresholds.
 const (
-	// FailureAlertRate raises an alert when more than this fraction of the
+	// failureAlertRate raises an alert when more than this fraction of the
 	// finished runs failed.
-	FailureAlertRate = 0.10
-	// StuckFactor raises an alert for a run running longer than this many
-	// times the mean completed duration (and at least StuckMin).
-	StuckFactor = 3
-	// StuckMin is the shortest time after which a run can be called stuck.
-	StuckMin = time.Minute
+	failureAlertRate = 0.10
+	// stuckFactor raises an alert for a run running longer than this many
+	// times the mean completed duration (and at least stuckMin).
+	stuckFactor = 3
+	// stuckMin is the shortest time after which a run can be called stuck.
+	stuckMin = time.Minute
 )
 
 // Status is a snapshot of a ledger.
@@ -34,9 +33,13 @@ type Status struct {
 
 // Status counts runs by state, estimates the time to finish from the mean
 // completed duration and parallel, and raises alerts for a failure rate
-// over FailureAlertRate and for stuck runs.
+// over failureAlertRate and for stuck runs.
 func (l *Ledger) Status(ctx context.Context, parallel int) (Status, error) {
 	st := Status{Counts: map[State]int{}}
+	ctx, err := hold(ctx)
+	if err != nil {
+		return st, fmt.Errorf("sweep: status %s: %w", l.path, err)
+	}
 	rows, err := l.db.QueryContext(ctx, `SELECT state, count(*), sum(attempt > 0), avg(CASE WHEN state='completed' THEN finished_at - started_at END) FROM runs GROUP BY state`)
 	if err != nil {
 		return st, fmt.Errorf("sweep: status %s: %w", l.path, err)
@@ -70,12 +73,12 @@ func (l *Ledger) Status(ctx context.Context, parallel int) (Status, error) {
 	}
 	finished := st.Counts[Completed] + st.Counts[Failed]
 	if finished > 0 {
-		if rate := float64(st.Counts[Failed]) / float64(finished); rate > FailureAlertRate {
-			st.Alerts = append(st.Alerts, fmt.Sprintf("failure rate %.1f%% exceeds %.0f%%", 100*rate, 100*FailureAlertRate))
+		if rate := float64(st.Counts[Failed]) / float64(finished); rate > failureAlertRate {
+			st.Alerts = append(st.Alerts, fmt.Sprintf("failure rate %.1f%% exceeds %.0f%%", 100*rate, 100*failureAlertRate))
 		}
 	}
 	if st.MeanRun > 0 && st.Counts[Running] > 0 {
-		limit := max(time.Duration(StuckFactor)*st.MeanRun, StuckMin)
+		limit := max(time.Duration(stuckFactor)*st.MeanRun, stuckMin)
 		cut := l.now().Add(-limit).UnixNano()
 		var stuck int
 		if err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE state='running' AND started_at < ?`, cut).Scan(&stuck); err != nil {
@@ -93,11 +96,14 @@ func (s Status) Line() string {
 	const width = 30
 	done := 0
 	if s.Total > 0 {
-		done = width * (s.Counts[Completed] + s.Counts[Failed] + s.Counts[Cancelled]) / s.Total
+		done = width * (s.Counts[Completed] + s.Counts[Failed] + s.Counts[Pruned] + s.Counts[Cancelled]) / s.Total
 	}
 	line := fmt.Sprintf("[%s%s] %d/%d completed, %d running, %d queued, %d failed",
 		strings.Repeat("#", done), strings.Repeat(".", width-done),
 		s.Counts[Completed], s.Total, s.Counts[Running], s.Counts[Queued], s.Counts[Failed])
+	if n := s.Counts[Pruned]; n > 0 {
+		line += fmt.Sprintf(", %d pruned", n)
+	}
 	if s.ETA > 0 {
 		line += ", ETA " + s.ETA.Round(time.Second).String()
 	}
@@ -109,7 +115,7 @@ func (s Status) Line() string {
 func (s Status) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-10s %7s %7s\n", "state", "runs", "%")
-	for _, k := range States {
+	for _, k := range States() {
 		pct := 0.0
 		if s.Total > 0 {
 			pct = 100 * float64(s.Counts[k]) / float64(s.Total)
@@ -128,8 +134,9 @@ func (s Status) WriteTable(w io.Writer) error {
 }
 
 // WriteFailed lists the failed runs with their error class and text and the
-// last lines of the log of their last attempt under workDir.
-func WriteFailed(ctx context.Context, w io.Writer, l *Ledger, workDir string, lines int) (int, error) {
+// last lines of the log of their last attempt (from the work directory the
+// controller recorded), and returns how many there are.
+func WriteFailed(ctx context.Context, w io.Writer, l *Ledger, lines int) (int, error) {
 	rs, err := l.Runs(ctx, Failed)
 	if err != nil {
 		return 0, err
@@ -137,7 +144,11 @@ func WriteFailed(ctx context.Context, w io.Writer, l *Ledger, workDir string, li
 	var b strings.Builder
 	for _, r := range rs {
 		fmt.Fprintf(&b, "%s %s attempt %d [%s] %s\n", r.ID, r.Slug, r.Attempt, r.ErrorClass, r.ErrorText)
-		if tail := LogTail(filepath.Join(AttemptDir(workDir, r.ID, r.Attempt), "log"), lines); tail != "" {
+		tail, err := l.LogTail(ctx, r.ID, lines)
+		if err != nil {
+			return 0, err
+		}
+		if tail != "" {
 			for _, ln := range strings.Split(tail, "\n") {
 				fmt.Fprintf(&b, "    | %s\n", ln)
 			}

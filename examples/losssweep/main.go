@@ -1,17 +1,24 @@
-// Command losssweep runs the issue's 216-run study end to end with package
-// sweep: learning rate {0.05, 0.1, 0.2} × weight decay {1e-4, 1e-3, 1e-2} ×
-// seeds 0–5 × variants {base, bn_off, narrow, adamw} of a small pure-Go
-// network (50 epochs, validation every quarter epoch). It records every run
-// in a SQLite ledger, runs them on the local machine or on Slurm, collects
-// the results into a checksummed archive, checks completeness, exports the
-// per-run dataset (CSV + metadata + trajectories), evaluates H1/H2 by
-// variant and plots the curves. Run it again with the same -ledger and it
-// resumes: finished runs are kept, the rest run.
+// Command losssweep runs a study of training curves end to end with package
+// sweep. The built-in study is 216 runs: learning rate {0.05, 0.1, 0.2} for
+// SGD and {0.005, 0.01, 0.02} for AdamW (a conditional grid axis) × weight
+// decay {1e-4, 1e-3, 1e-2} × seeds 0–5 × variants {base, bn_off, narrow,
+// adamw} of a small pure-Go network (50 epochs, validation every quarter
+// epoch, streamed while the run trains). It records every run in a SQLite
+// ledger, runs them in this process, as detached worker processes or on
+// Slurm, optionally prunes hopeless runs (ASHA or the median rule),
+// collects the results into a checksummed archive, checks completeness,
+// exports the per-run dataset (CSV, JSON Lines, Parquet, metadata,
+// trajectories), evaluates H1/H2 by variant and plots the curves. Run it
+// again with the same -out and it resumes: finished runs are kept, the rest
+// run.
 //
 //	go run ./examples/losssweep -out out/losssweep
 //	go run ./examples/losssweep -out out/losssweep -backend slurm
+//	go run ./examples/losssweep -out out/losssweep -status
 //
-// It exits with status 1 when any run failed.
+// Exit status: 0 when every run completed (or was pruned), 1 when the sweep
+// is incomplete (failed, missing or non-finite runs), 2 for a usage, spec
+// or system error.
 package main
 
 import (
@@ -26,22 +33,29 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/crosscluster/crosscluster/plot"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
-// studySpec is the issue's grid, in the YAML form sweep.LoadSpec reads.
+// studySpec is the study, in the YAML form sweep.LoadSpec reads. AdamW's
+// learning rates are a conditional axis: its step size does not grow with
+// the gradient as SGD's does, so it needs rates about ten times smaller
+// (with SGD's, lr 0.2 diverges).
 const studySpec = `
 name: losssweep
 base: {epochs: 50, batch_size: 32, hidden: 32, norm: batch, optimizer: sgd}
 grid:
-  - {key: lr, values: [0.05, 0.1, 0.2]}
-  - {key: wd, values: [1e-4, 1e-3, 1e-2]}
+  - {key: lr, values: [0.05, 0.1, 0.2], when: {optimizer: sgd}}
+  - {key: lr, values: [0.005, 0.01, 0.02], when: {optimizer: adamw}}
+  - {key: weight_decay, short: wd, values: [1e-4, 1e-3, 1e-2]}
   - {key: seed, short: s, values: [0, 1, 2, 3, 4, 5]}
 variants:
   - {name: base}
@@ -50,46 +64,90 @@ variants:
   - {name: adamw, set: {optimizer: adamw}}
 `
 
-// adamLRScale scales the grid's learning rate for AdamW, whose step size does
-// not grow with the gradient as SGD's does; without it lr 0.2 diverges.
-const adamLRScale = 0.1
-
-func main() {
-	out := flag.String("out", "out/losssweep", "output directory")
-	backend := flag.String("backend", "local", "local or slurm")
-	ledgerPath := flag.String("ledger", "", "ledger file (default <out>/ledger.db)")
-	workers := flag.Int("workers", runtime.NumCPU(), "runs in flight (local) or array throttle (slurm)")
-	specPath := flag.String("spec", "", "YAML spec (default: the built-in 216-run study)")
-	epochs := flag.Int("epochs", 0, "override the epochs of every run (0: keep the spec's)")
-	dry := flag.Bool("dry-run", false, "list the runs and exit")
-	flag.Parse()
-
-	// Under Slurm this program is also the worker.
-	if t, ok, err := sweep.WorkerTask(); ok {
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "losssweep worker:", err)
-			os.Exit(2)
-		}
-		if err := worker(t); err != nil {
-			fmt.Fprintln(os.Stderr, "losssweep worker:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	code, err := run(ctx, config{out: *out, backend: *backend, ledger: *ledgerPath, workers: *workers, spec: *specPath, epochs: *epochs, dry: *dry}, os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "losssweep:", err)
-		os.Exit(2)
-	}
-	os.Exit(code)
-}
+// trainerVersion names what, besides the parameters, determines a run's
+// result: the task and the trainer. It is recorded in the ledger (spec
+// inputs); change it when train.go changes what it computes, and a ledger
+// of the old results refuses to mix them with new ones.
+const trainerVersion = "teacher-student v2 (20-d inputs, 5 classes, 16-unit tanh teacher, 512 fresh points per epoch, 256 validation points)"
 
 type config struct {
 	out, backend, ledger, spec string
 	workers, epochs            int
 	dry                        bool
+	status                     bool
+	list, requeue, cancel      string
+	force                      bool
+	acceptWorkDir, acceptInput bool
+	recordCommit               bool
+	prune                      string
+	notify                     string
+	progress                   io.Writer // stderr in main; nil: quiet
+}
+
+// newFlags defines the command's flags on cfg. Every flag that takes a
+// value shows an example of one in -h (TestFlagsHaveExamples).
+func newFlags(cfg *config) *flag.FlagSet {
+	fs := flag.NewFlagSet("losssweep", flag.ContinueOnError)
+	fs.StringVar(&cfg.out, "out", "out/losssweep", "output directory: ledger, work, archive, export, plots (e.g. -out /tmp/ls)")
+	fs.StringVar(&cfg.spec, "spec", "", "YAML sweep spec instead of the built-in 216-run study (e.g. -spec my.yaml; keys in docs/losssweep.md)")
+	fs.IntVar(&cfg.epochs, "epochs", 0, "set every run's epochs, which is part of each run's identity (e.g. -epochs 5; 0 keeps the spec's)")
+	fs.StringVar(&cfg.backend, "backend", "local", "where runs execute: local (goroutines in this process), process (detached worker processes that outlive this one) or slurm (e.g. -backend slurm)")
+	fs.IntVar(&cfg.workers, "workers", runtime.NumCPU(), "runs in flight (local, process) or the Slurm array throttle %P (e.g. -workers 4)")
+	fs.StringVar(&cfg.ledger, "ledger", "", "ledger file (default <out>/ledger.db; e.g. -ledger /tmp/ls.db)")
+	fs.BoolVar(&cfg.dry, "dry-run", false, "list the runs (index, id, slug) and exit (e.g. -dry-run -spec my.yaml)")
+	fs.BoolVar(&cfg.status, "status", false, "print the ledger's status and its failed runs with their log tails, and exit (e.g. -out /tmp/ls -status)")
+	fs.StringVar(&cfg.list, "list", "", "list the runs in a state (queued, running, completed, failed, pruned, cancelled or all) and exit (e.g. -list failed)")
+	fs.StringVar(&cfg.requeue, "requeue", "", "put runs back in the queue and exit: a state (failed, cancelled, pruned; completed with -force) or comma-separated run ids or slugs (e.g. -requeue failed)")
+	fs.StringVar(&cfg.cancel, "cancel", "", "cancel runs and exit: all, queued, running, or comma-separated run ids or slugs (e.g. -cancel all)")
+	fs.BoolVar(&cfg.force, "force", false, "with -requeue, allow requeueing completed runs (e.g. -requeue completed -force)")
+	fs.BoolVar(&cfg.acceptWorkDir, "accept-work-dir", false, "use a work directory that holds runs of another (or a deleted) ledger, e.g. after rm ledger.db")
+	fs.BoolVar(&cfg.acceptInput, "accept-inputs", false, "record the current trainer version (or commit) in a ledger that holds results of another, e.g. after editing train.go")
+	fs.BoolVar(&cfg.recordCommit, "record-commit", false, "add the binary's VCS revision to the runs' inputs, e.g. go build ./examples/losssweep && ./losssweep -record-commit")
+	fs.StringVar(&cfg.prune, "prune", "none", "stop hopeless runs: none, asha (successive halving, rungs at 1, 3, 9, 27 epochs, eta 3) or median (median stopping rule after 5 epochs), e.g. -prune asha")
+	fs.StringVar(&cfg.notify, "notify", "", "shell command run when the sweep finishes or a run fails for good, a JSON summary on its stdin (e.g. -notify 'cat >> notify.log')")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: losssweep [flags]\n\nRuns a sweep of training runs with a crash-safe ledger, then exports and analyses it.\n\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func main() {
+	var cfg config
+	fs := newFlags(&cfg)
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		os.Exit(2)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "losssweep: unexpected argument %q\n", fs.Arg(0))
+		os.Exit(2)
+	}
+	// Under the process and Slurm backends this program is also the worker.
+	if t, ok, err := sweep.WorkerTask(); ok {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "losssweep worker:", err)
+			os.Exit(2)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		if err := worker(ctx, t); err != nil {
+			fmt.Fprintln(os.Stderr, "losssweep worker:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	cfg.progress = os.Stderr
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code, err := run(ctx, cfg, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "losssweep:", err)
+		os.Exit(2)
+	}
+	os.Exit(code)
 }
 
 var (
@@ -98,28 +156,121 @@ var (
 	validD   dataset
 )
 
-func hyperOf(p map[string]sweep.Value, epochsOverride int) hyper {
-	hp := hyper{
-		lr: p["lr"].Float(), wd: p["wd"].Float(), seed: uint64(p["seed"].Int()),
+// param is one parameter the trainer reads, with what it accepts.
+type param struct {
+	name, want, example string
+	ok                  func(sweep.Value) bool
+}
+
+func isInt(lo, hi int64) func(sweep.Value) bool {
+	return func(v sweep.Value) bool {
+		return (v.Kind == sweep.Int || v.Kind == sweep.Float && v.Float() == math.Trunc(v.Float())) && v.Int() >= lo && v.Int() <= hi
+	}
+}
+
+func isNum(lo float64, open bool) func(sweep.Value) bool {
+	return func(v sweep.Value) bool {
+		x := v.Float()
+		return (v.Kind == sweep.Int || v.Kind == sweep.Float) && !math.IsInf(x, 0) && (x > lo || !open && x == lo)
+	}
+}
+
+func oneOf(s ...string) func(sweep.Value) bool {
+	return func(v sweep.Value) bool { return v.Kind == sweep.String && slices.Contains(s, v.Lit) }
+}
+
+// trainerParams are the parameters every run needs, and all the trainer
+// reads.
+var trainerParams = []param{
+	{"epochs", "an integer in 1..10000", "base: {epochs: 50}", isInt(1, 10000)},
+	{"batch_size", fmt.Sprintf("an integer in 1..%d", nTrain), "base: {batch_size: 32}", isInt(1, nTrain)},
+	{"hidden", "an integer in 1..4096", "base: {hidden: 32}", isInt(1, 4096)},
+	{"norm", "batch or none", "base: {norm: batch}", oneOf("batch", "none")},
+	{"optimizer", "sgd or adamw", "base: {optimizer: sgd}", oneOf("sgd", "adamw")},
+	{"lr", "a number > 0", "grid: [{key: lr, values: [0.05, 0.1]}]", isNum(0, true)},
+	{"weight_decay", "a number ≥ 0", "grid: [{key: weight_decay, values: [1e-4, 1e-3]}]", isNum(0, false)},
+	{"seed", "an integer ≥ 0", "grid: [{key: seed, values: [0, 1, 2]}]", isInt(0, math.MaxInt64)},
+}
+
+// checkRuns checks every point against what the trainer needs, before any
+// work: a parameter missing, of the wrong kind or out of range, or one the
+// trainer does not read, is an error that names the run, the parameter and
+// what to write instead.
+func checkRuns(spec *sweep.Spec, pts []sweep.Point) error {
+	known := map[string]bool{"variant": true}
+	for _, p := range trainerParams {
+		known[p.name] = true
+	}
+	var problems []string
+	seen := map[string]bool{}
+	add := func(key, msg string) {
+		if !seen[key] {
+			seen[key] = true
+			problems = append(problems, msg)
+		}
+	}
+	for _, pt := range pts {
+		for _, p := range trainerParams {
+			v, ok := pt.Params[p.name]
+			switch {
+			case !ok:
+				add("missing "+p.name, fmt.Sprintf("run %s has no parameter %s; the trainer needs %s (e.g. %s)", pt.Slug, p.name, p.want, p.example))
+			case !p.ok(v):
+				add("bad "+p.name+v.Lit, fmt.Sprintf("run %s: %s is %q; it must be %s (e.g. %s)", pt.Slug, p.name, v.Lit, p.want, p.example))
+			}
+		}
+		for k := range pt.Params {
+			if !known[k] {
+				add("unknown "+k, fmt.Sprintf("parameter %s (run %s) is not read by the trainer, which reads %s; remove it or rename it", k, pt.Slug, paramNames()))
+			}
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	sort.Strings(problems)
+	const show = 8
+	more := ""
+	if len(problems) > show {
+		more = fmt.Sprintf("\n  ... and %d more", len(problems)-show)
+		problems = problems[:show]
+	}
+	return fmt.Errorf("spec %q cannot run; nothing was started:\n  %s%s", spec.Name, strings.Join(problems, "\n  "), more)
+}
+
+func paramNames() string {
+	var n []string
+	for _, p := range trainerParams {
+		n = append(n, p.name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func hyperOf(p map[string]sweep.Value) hyper {
+	return hyper{
+		lr: p["lr"].Float(), wd: p["weight_decay"].Float(), seed: uint64(p["seed"].Int()),
 		hidden: int(p["hidden"].Int()), norm: p["norm"].String() == "batch",
 		adamw: p["optimizer"].String() == "adamw", epochs: int(p["epochs"].Int()), batchSize: int(p["batch_size"].Int()),
 	}
-	if hp.adamw {
-		hp.lr *= adamLRScale
-	}
-	if epochsOverride > 0 {
-		hp.epochs = epochsOverride
-	}
-	return hp
 }
 
-func trainTask(ctx context.Context, t sweep.Task, epochsOverride int) (*sweep.Result, error) {
+// trainTask trains one run, streaming its validation and training loss to
+// the run's metric log as it goes.
+func trainTask(ctx context.Context, t sweep.Task) (*sweep.Result, error) {
 	taskOnce.Do(func() { teach, validD = makeTask() })
-	hp := hyperOf(t.Params, epochsOverride)
-	if hp.hidden <= 0 || hp.batchSize <= 0 || hp.batchSize > nTrain || hp.epochs <= 0 {
-		return nil, fmt.Errorf("run %s: invalid hidden %d, batch_size %d or epochs %d", t.RunID, hp.hidden, hp.batchSize, hp.epochs)
+	hp := hyperOf(t.Params)
+	ml, err := sweep.OpenMetricLog(t.Dir)
+	if err != nil {
+		return nil, err
 	}
-	ep, vl, tl, acc, err := train(ctx, hp, teach, validD)
+	defer ml.Close()
+	report := func(e, vl, tl float64) error {
+		if err := ml.Log("val_loss", e, vl); err != nil {
+			return err
+		}
+		return ml.Log("train_loss", e, tl)
+	}
+	_, vl, _, acc, err := train(ctx, hp, teach, validD, report)
 	if err != nil {
 		return nil, err
 	}
@@ -131,17 +282,12 @@ func trainTask(ctx context.Context, t sweep.Task, epochsOverride int) (*sweep.Re
 		best = min(best, v)
 	}
 	return &sweep.Result{
-		Metrics: map[string]float64{"best_val_loss": best, "final_val_loss": vl[len(vl)-1], "val_accuracy": acc},
-		Curves:  map[string][]float64{"epoch": ep, "val_loss": vl, "train_loss": tl},
+		Metrics: map[string]float64{"final_val_loss": vl[len(vl)-1], "val_accuracy": acc},
 	}, nil
 }
 
-func worker(t sweep.Task) error {
-	epochs := 0
-	if s := os.Getenv("LOSSSWEEP_EPOCHS"); s != "" {
-		fmt.Sscan(s, &epochs)
-	}
-	res, err := trainTask(context.Background(), t, epochs)
+func worker(ctx context.Context, t sweep.Task) error {
+	res, err := trainTask(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -149,8 +295,8 @@ func worker(t sweep.Task) error {
 	return sweep.WriteResult(t.Dir, res)
 }
 
-// progress prints the controller's status lines, at most one a second plus
-// the last one.
+// progress prints the controller's status lines, at most one every two
+// seconds plus the last one.
 type progress struct {
 	w    io.Writer
 	last time.Time
@@ -159,27 +305,95 @@ type progress struct {
 
 func (p *progress) Write(b []byte) (int, error) {
 	p.line = strings.TrimSpace(string(b))
-	if time.Since(p.last) >= time.Second {
+	if time.Since(p.last) >= 2*time.Second {
 		p.last = time.Now()
 		fmt.Fprintln(p.w, p.line)
 	}
 	return len(b), nil
 }
 
-func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
+func loadSpec(cfg config) (*sweep.Spec, error) {
 	var spec *sweep.Spec
 	var err error
 	if cfg.spec != "" {
 		f, err := os.Open(cfg.spec)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		spec, err = sweep.LoadSpec(f)
 		f.Close()
 		if err != nil {
-			return 0, err
+			return nil, fmt.Errorf("%s: %w", cfg.spec, err)
 		}
 	} else if spec, err = sweep.LoadSpec(strings.NewReader(studySpec)); err != nil {
+		return nil, err
+	}
+	if cfg.epochs < 0 {
+		return nil, fmt.Errorf("-epochs %d: want a positive number of epochs, or 0 to keep the spec's", cfg.epochs)
+	}
+	if cfg.epochs > 0 {
+		// In the parameters, hence in every run's identity: a 5-epoch
+		// result is never taken for a 50-epoch one.
+		if spec.Base == nil {
+			spec.Base = map[string]sweep.Value{}
+		}
+		spec.Base["epochs"] = sweep.IntValue(int64(cfg.epochs))
+		for i := range spec.Variants {
+			delete(spec.Variants[i].Set, "epochs")
+		}
+	}
+	if spec.Inputs == nil {
+		spec.Inputs = map[string]string{}
+	}
+	spec.Inputs["trainer"] = trainerVersion
+	if cfg.recordCommit {
+		rev, err := vcsRevision()
+		if err != nil {
+			return nil, err
+		}
+		spec.Inputs["code"] = rev
+	}
+	return spec, nil
+}
+
+func vcsRevision() (string, error) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", errors.New("-record-commit: this binary has no build information")
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "", errors.New("-record-commit: no VCS revision in this binary; build it with go build inside the repository (go run does not record one)")
+	}
+	if dirty {
+		rev += "+modified"
+	}
+	return rev, nil
+}
+
+func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
+	switch cfg.backend {
+	case "local", "process", "slurm":
+	default:
+		return 0, fmt.Errorf("-backend %q: want local, process or slurm", cfg.backend)
+	}
+	if cfg.workers < 1 {
+		return 0, fmt.Errorf("-workers %d: want at least 1", cfg.workers)
+	}
+	pruner, err := pruner(cfg)
+	if err != nil {
+		return 0, err
+	}
+	spec, err := loadSpec(cfg)
+	if err != nil {
 		return 0, err
 	}
 	if cfg.dry {
@@ -189,8 +403,16 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+	if err := checkRuns(spec, pts); err != nil {
 		return 0, err
+	}
+	if pruner != nil {
+		if a, ok := pruner.(sweep.ASHA); ok {
+			for _, p := range pts {
+				a.MaxStep = max(a.MaxStep, p.Params["epochs"].Float())
+			}
+			pruner = a
+		}
 	}
 	out, err := filepath.Abs(cfg.out)
 	if err != nil {
@@ -199,13 +421,60 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 	if cfg.ledger == "" {
 		cfg.ledger = filepath.Join(out, "ledger.db")
 	}
+	work := filepath.Join(out, "work")
+	switch {
+	case cfg.status:
+		return status(ctx, cfg, stdout)
+	case cfg.list != "":
+		return list(ctx, cfg, stdout)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return 0, err
+	}
 	l, err := sweep.OpenLedger(cfg.ledger)
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
+	c := &sweep.Controller{Ledger: l, WorkDir: work, Parallel: cfg.workers, Pruner: pruner, AcceptWorkDir: cfg.acceptWorkDir}
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	switch cfg.backend {
+	case "local":
+		c.Backend = &sweep.Local{Func: trainTask}
+		c.PollInterval = 50 * time.Millisecond
+		if pruner != nil {
+			// A run here takes about 0.1 s of CPU: a pruner polled every
+			// 50 ms would decide several rungs late.
+			c.PollInterval = 2 * time.Millisecond
+		}
+	case "process":
+		c.Backend = &sweep.Local{Command: []string{exe}, StateDir: filepath.Join(out, "launch")}
+		c.PollInterval = 100 * time.Millisecond
+	case "slurm":
+		c.Backend = &sweep.Slurm{Command: []string{exe}, Dir: filepath.Join(out, "slurm"), Name: "losssweep", MaxParallel: cfg.workers}
+		c.Parallel = len(pts)
+		c.PollInterval = 500 * time.Millisecond
+	}
+	switch {
+	case cfg.requeue != "":
+		return requeue(ctx, cfg, l, stdout)
+	case cfg.cancel != "":
+		return cancel(ctx, cfg, c, stdout)
+	}
+	if cfg.acceptInput {
+		if err := l.AcceptInputs(ctx, spec.Inputs); err != nil {
+			return 0, err
+		}
+	}
 	added, err := l.Enqueue(ctx, spec, pts)
 	if err != nil {
+		var ie *sweep.InputsError
+		if errors.As(err, &ie) {
+			return 0, fmt.Errorf("%w (losssweep: -accept-inputs records the new ones, then -requeue completed -force recomputes the runs)", err)
+		}
 		return 0, err
 	}
 	st, err := l.Status(ctx, cfg.workers)
@@ -213,106 +482,124 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 		return 0, err
 	}
 	if added == len(pts) {
-		fmt.Fprintf(stdout, "losssweep: %d runs enqueued in %s\n", added, cfg.ledger)
+		fmt.Fprintf(stdout, "losssweep: %d runs enqueued in %s", added, cfg.ledger)
+		if st.Total > added {
+			fmt.Fprintf(stdout, " (the ledger holds %d runs; other specs' runs are kept, not run again)", st.Total)
+		}
+		fmt.Fprintln(stdout)
 	} else {
-		fmt.Fprintf(stdout, "losssweep: resuming %s: %d completed, %d failed, %d queued, %d running (%d new)\n",
-			cfg.ledger, st.Counts[sweep.Completed], st.Counts[sweep.Failed], st.Counts[sweep.Queued], st.Counts[sweep.Running], added)
+		fmt.Fprintf(stdout, "losssweep: resuming %s: %d completed, %d failed, %d pruned, %d queued, %d running (%d new)\n",
+			cfg.ledger, st.Counts[sweep.Completed], st.Counts[sweep.Failed], st.Counts[sweep.Pruned], st.Counts[sweep.Queued], st.Counts[sweep.Running], added)
 	}
-	work := filepath.Join(out, "work")
-	c := &sweep.Controller{Ledger: l, WorkDir: work, Parallel: cfg.workers, Progress: &progress{w: stdout}}
-	switch cfg.backend {
-	case "local":
-		c.Backend = &sweep.Local{Func: func(ctx context.Context, t sweep.Task) (*sweep.Result, error) { return trainTask(ctx, t, cfg.epochs) }}
-		c.PollInterval = 50 * time.Millisecond
-	case "slurm":
-		exe, err := os.Executable()
-		if err != nil {
-			return 0, err
-		}
-		cmd := []string{exe}
-		if cfg.epochs > 0 {
-			cmd = []string{"env", fmt.Sprintf("LOSSSWEEP_EPOCHS=%d", cfg.epochs), exe}
-		}
-		c.Backend = &sweep.Slurm{Command: cmd, Dir: filepath.Join(out, "slurm"), Name: "losssweep", MaxParallel: cfg.workers}
-		c.Parallel = len(pts)
-		c.PollInterval = 500 * time.Millisecond
-	default:
-		return 0, fmt.Errorf("unknown -backend %q (local or slurm)", cfg.backend)
+	if cfg.notify != "" {
+		c.Notify = &sweep.Hook{Command: []string{"sh", "-c", cfg.notify}}
+	}
+	prog := &progress{w: io.Discard}
+	if cfg.progress != nil {
+		prog.w = cfg.progress
+		c.Progress = prog
 	}
 	start := time.Now()
 	sum, err := c.Run(ctx)
-	if p := c.Progress.(*progress); p.line != "" {
-		fmt.Fprintln(stdout, p.line)
+	if prog.line != "" && cfg.progress != nil {
+		fmt.Fprintln(cfg.progress, prog.line)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(stdout, "losssweep: interrupted; run again with the same -ledger to resume")
+			fmt.Fprintln(stdout, "losssweep: interrupted; run again with the same -out to resume")
 		}
 		return 0, err
 	}
-	fmt.Fprintf(stdout, "losssweep: controller finished in %v: %d completed, %d failed, %d retried this invocation\n",
-		time.Since(start).Round(time.Millisecond), sum.Completed, sum.Failed, sum.Retried)
+	fmt.Fprintf(stdout, "losssweep: controller finished in %v: %d completed, %d failed, %d pruned, %d retried this invocation\n",
+		time.Since(start).Round(time.Millisecond), sum.Completed, sum.Failed, sum.Pruned, sum.Retried)
+	return report(ctx, cfg, l, spec, pts, work, out, stdout)
+}
 
-	st, err = l.Status(ctx, cfg.workers)
+// report collects, exports, analyses and plots a finished sweep.
+func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, pts []sweep.Point, work, out string, stdout io.Writer) (int, error) {
+	st, err := l.Status(ctx, cfg.workers)
 	if err != nil {
 		return 0, err
 	}
 	if err := st.WriteTable(stdout); err != nil {
 		return 0, err
 	}
-	nFailed, err := sweep.WriteFailed(ctx, stdout, l, work, 5)
+	nFailed, err := sweep.WriteFailed(ctx, stdout, l, 5)
 	if err != nil {
 		return 0, err
 	}
-
-	// Collect, verify, check completeness.
+	step := func(what string, f func() error) error {
+		t0 := time.Now()
+		err := f()
+		if cfg.progress != nil && time.Since(t0) > 2*time.Second {
+			fmt.Fprintf(cfg.progress, "losssweep: %s took %v\n", what, time.Since(t0).Round(100*time.Millisecond))
+		}
+		return err
+	}
 	archive := filepath.Join(out, "archive")
-	m, results, err := sweep.Collect(ctx, l, work, archive, time.Now())
-	if err != nil {
+	var m *sweep.Manifest
+	var results map[string]*sweep.Result
+	if err := step("collecting", func() (err error) {
+		m, results, err = sweep.Collect(ctx, l, work, archive, time.Now())
+		return err
+	}); err != nil {
 		return 0, err
 	}
 	nv, err := sweep.VerifyArchive(archive)
 	if err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(stdout, "archive: %d result files, checksums verified (%s)\n", nv, filepath.Join(archive, sweep.ManifestFile))
-	comp, err := sweep.CheckCompleteness(ctx, l, work, pts)
+	fmt.Fprintf(stdout, "archive: %d files, checksums verified (%s)\n", nv, filepath.Join(archive, "manifest.json"))
+	for _, p := range m.Skipped {
+		fmt.Fprintf(stdout, "archive: skipped run %s (%s): %s\n", p.Slug, p.RunID, p.Err)
+	}
+	comp, err := sweep.CheckCompleteness(ctx, l, work, slices.Values(pts))
 	if err != nil {
 		return 0, err
 	}
 	fmt.Fprintln(stdout, "completeness:", comp)
-	_ = m
 
-	// Dataset, export, schema check.
-	runs, err := l.Runs(ctx, sweep.Completed)
+	all, err := l.Runs(ctx, sweep.Completed)
 	if err != nil {
 		return 0, err
 	}
+	// Only this spec's runs: the ledger may hold others (another -epochs).
+	want := make(map[string]bool, len(pts))
+	for _, p := range pts {
+		want[p.ID] = true
+	}
+	var runs []sweep.Run
+	for _, r := range all {
+		if want[r.ID] {
+			runs = append(runs, r)
+		}
+	}
 	ccfg := sweep.DefaultCurves()
-	ccfg.ParamColumns = []string{"lr", "wd", "seed", "optimizer", "hidden", "norm", "batch_size"}
-	ccfg.ExtraMetrics = []string{"final_val_loss", "val_accuracy"}
 	ds := sweep.CurveDataset(runs, results, ccfg)
-	curves := map[string]map[string][]float64{}
+	series := map[string]map[string]sweep.Series{}
 	for _, r := range runs {
-		curves[r.Slug] = results[r.ID].Curves
+		if res := results[r.ID]; res != nil {
+			series[r.Slug] = res.Series
+		}
 	}
 	exportDir := filepath.Join(out, "export")
-	if err := sweep.Export(exportDir, "losssweep", ds, curves, time.Now()); err != nil {
+	if err := step("exporting", func() error {
+		return sweep.Export(exportDir, "losssweep", ds, series, m.Skipped, sweep.ExportFiles{JSONL: true, Parquet: true}, time.Now())
+	}); err != nil {
 		return 0, err
 	}
 	f, err := os.Open(filepath.Join(exportDir, "losssweep.csv"))
 	if err != nil {
 		return 0, err
 	}
-	required := append([]string{"run_id", "slug", "variant"}, sweep.CurveColumns...)
-	err = sweep.CheckSchema(f, required)
+	err = sweep.CheckSchema(f, sweep.OutputColumns())
 	f.Close()
 	if err != nil {
 		return 0, err
 	}
-	fmt.Fprintf(stdout, "export: %s (%d rows, schema ok), trajectories in %s\n", filepath.Join(exportDir, "losssweep.csv"), len(ds.Rows), filepath.Join(exportDir, "losssweep_trajectories"))
+	fmt.Fprintf(stdout, "export: %s (%d rows, schema ok), .jsonl, .parquet, metadata, trajectories in %s\n",
+		filepath.Join(exportDir, "losssweep.csv"), len(ds.Rows), filepath.Join(exportDir, "losssweep_trajectories"))
 
-	// Hypotheses.
 	hyp := sweep.Hypotheses(ds, ccfg)
 	var md strings.Builder
 	if err := sweep.WriteHypotheses(&md, hyp, ccfg); err != nil {
@@ -326,18 +613,170 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 	if err := os.WriteFile(filepath.Join(out, "hypotheses.json"), append(hj, '\n'), 0o644); err != nil {
 		return 0, err
 	}
-
-	// Plots.
 	png := filepath.Join(out, "curves.png")
-	if err := plotCurves(png, runs, results); err != nil {
-		return 0, err
+	var curves []plot.SweepCurve
+	for _, r := range runs {
+		if res := results[r.ID]; res != nil {
+			s := res.Series["val_loss"]
+			curves = append(curves, plot.SweepCurve{Name: r.Slug, Group: r.Variant, Step: s.Step, Value: s.Value})
+		}
 	}
-	fmt.Fprintln(stdout, "plot:", png)
-	if nFailed > 0 || len(comp.Failed)+len(comp.NonFinite) > 0 {
-		fmt.Fprintf(stdout, "losssweep: %d run(s) failed\n", nFailed)
+	title := fmt.Sprintf("validation loss, %s: %d completed runs", spec.Name, len(curves))
+	switch err := plot.SweepCurves(png, title, "validation cross-entropy", curves); {
+	case errors.Is(err, plot.ErrNoData):
+		fmt.Fprintf(stdout, "plot: %v; curves.png not written\n", err)
+	case err != nil:
+		return 0, err
+	default:
+		fmt.Fprintln(stdout, "plot:", png)
+	}
+	if !comp.Done() || nFailed > 0 {
+		fmt.Fprintf(stdout, "losssweep: sweep incomplete: %s\n", comp)
 		return 1, nil
 	}
 	return 0, nil
+}
+
+func pruner(cfg config) (sweep.Pruner, error) {
+	switch cfg.prune {
+	case "", "none":
+		return nil, nil
+	case "asha":
+		return sweep.ASHA{Series: "val_loss", MinStep: 1, Eta: 3}, nil
+	case "median":
+		return sweep.MedianRule{Series: "val_loss", Warmup: 5, MinRuns: 5}, nil
+	}
+	return nil, fmt.Errorf("-prune %q: want none, asha or median", cfg.prune)
+}
+
+func status(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
+	l, err := sweep.OpenLedgerReadOnly(cfg.ledger)
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	st, err := l.Status(ctx, cfg.workers)
+	if err != nil {
+		return 0, err
+	}
+	if err := st.WriteTable(stdout); err != nil {
+		return 0, err
+	}
+	_, err = sweep.WriteFailed(ctx, stdout, l, 5)
+	return 0, err
+}
+
+func parseState(s string) (sweep.State, bool) {
+	for _, st := range sweep.States() {
+		if string(st) == s {
+			return st, true
+		}
+	}
+	return "", false
+}
+
+func list(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
+	l, err := sweep.OpenLedgerReadOnly(cfg.ledger)
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	var states []sweep.State
+	if cfg.list != "all" {
+		st, ok := parseState(cfg.list)
+		if !ok {
+			return 0, fmt.Errorf("-list %q: want a state (%v) or all", cfg.list, sweep.States())
+		}
+		states = []sweep.State{st}
+	}
+	rs, err := l.Summaries(ctx, states...)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range rs {
+		line := fmt.Sprintf("%s  %-34s %-9s attempt %d", r.ID, r.Slug, r.State, r.Attempt)
+		if v, ok := r.Latest["val_loss"]; ok {
+			line += fmt.Sprintf("  val_loss %.4f at epoch %g", v, r.LatestStep["val_loss"])
+		}
+		if r.ErrorText != "" {
+			line += "  [" + string(r.ErrorClass) + "] " + r.ErrorText
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	fmt.Fprintf(stdout, "%d runs\n", len(rs))
+	return 0, nil
+}
+
+// runIDs resolves comma-separated ids or slugs.
+func runIDs(ctx context.Context, l *sweep.Ledger, arg string) ([]string, error) {
+	rs, err := l.Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bySlug := map[string]string{}
+	byID := map[string]bool{}
+	for _, r := range rs {
+		bySlug[r.Slug], byID[r.ID] = r.ID, true
+	}
+	var ids []string
+	for _, a := range strings.Split(arg, ",") {
+		a = strings.TrimSpace(a)
+		switch {
+		case byID[a]:
+			ids = append(ids, a)
+		case bySlug[a] != "":
+			ids = append(ids, bySlug[a])
+		default:
+			return nil, fmt.Errorf("no run with id or slug %q in %s (-list all shows them)", a, l.Path())
+		}
+	}
+	return ids, nil
+}
+
+func requeue(ctx context.Context, cfg config, l *sweep.Ledger, stdout io.Writer) (int, error) {
+	var ids []string
+	var states []sweep.State
+	if st, ok := parseState(cfg.requeue); ok {
+		states = []sweep.State{st}
+	} else {
+		var err error
+		if ids, err = runIDs(ctx, l, cfg.requeue); err != nil {
+			return 0, err
+		}
+	}
+	done, err := l.Requeue(ctx, ids, states, cfg.force)
+	fmt.Fprintf(stdout, "losssweep: %d run(s) requeued; run losssweep again (same -out) to run them\n", len(done))
+	return 0, err
+}
+
+func cancel(ctx context.Context, cfg config, c *sweep.Controller, stdout io.Writer) (int, error) {
+	var ids []string
+	switch cfg.cancel {
+	case "all":
+	case "queued", "running":
+		rs, err := c.Ledger.Runs(ctx, sweep.State(cfg.cancel))
+		if err != nil {
+			return 0, err
+		}
+		for _, r := range rs {
+			ids = append(ids, r.ID)
+		}
+		if len(ids) == 0 {
+			fmt.Fprintf(stdout, "losssweep: no %s run to cancel\n", cfg.cancel)
+			return 0, nil
+		}
+	default:
+		var err error
+		if ids, err = runIDs(ctx, c.Ledger, cfg.cancel); err != nil {
+			return 0, err
+		}
+	}
+	err := c.Cancel(ctx, ids...)
+	st, serr := c.Ledger.Status(ctx, 1)
+	if serr == nil {
+		fmt.Fprintf(stdout, "losssweep: %d run(s) cancelled in all\n", st.Counts[sweep.Cancelled])
+	}
+	return 0, errors.Join(err, serr)
 }
 
 type hypRow struct {

@@ -236,8 +236,9 @@ func alloc(b, w int) [][]float64 {
 
 // train runs the configuration and returns the validation-loss trajectory
 // (every quarter epoch), the training loss per quarter and the final
-// validation accuracy.
-func train(ctx context.Context, hp hyper, tch *teacher, va dataset) (epochs, valLoss, trainLoss []float64, acc float64, err error) {
+// validation accuracy. report, when non-nil, gets each quarter's values as
+// they are computed (the metrics a run streams); its error stops training.
+func train(ctx context.Context, hp hyper, tch *teacher, va dataset, report func(epoch, val, train float64) error) (epochs, valLoss, trainLoss []float64, acc float64, err error) {
 	rng := rand.New(rand.NewPCG(hp.seed, 0x10552))
 	n := newNet(hp, rng)
 	B := hp.batchSize
@@ -334,10 +335,16 @@ func train(ctx context.Context, hp hyper, tch *teacher, va dataset) (epochs, val
 			n.update(grads, n.schedule(ep*stepsPerEpoch+st, hp.epochs*stepsPerEpoch, stepsPerEpoch))
 			if (st+1)%quarter == 0 {
 				vl, _ := evaluate()
-				epochs = append(epochs, float64(ep)+float64(st+1)/float64(stepsPerEpoch))
+				e, tl := float64(ep)+float64(st+1)/float64(stepsPerEpoch), runLoss/float64(runN)
+				epochs = append(epochs, e)
 				valLoss = append(valLoss, vl)
-				trainLoss = append(trainLoss, runLoss/float64(runN))
+				trainLoss = append(trainLoss, tl)
 				runLoss, runN = 0, 0
+				if report != nil {
+					if err := report(e, vl, tl); err != nil {
+						return nil, nil, nil, 0, err
+					}
+				}
 			}
 		}
 	}

@@ -33,7 +33,7 @@ func TestTrainLearnsDeterministically(t *testing.T) {
 			hp := v.hp
 			hp.lr, hp.wd, hp.seed, hp.epochs, hp.batchSize = 0.1, 1e-3, 1, epochs, 32
 			if hp.adamw {
-				hp.lr *= adamLRScale
+				hp.lr = 0.01 // AdamW's rates are ten times smaller (see studySpec)
 			}
 			// Two runs at once share the teacher and validation set; they
 			// must agree exactly (and the race detector watches the sharing).
@@ -41,7 +41,7 @@ func TestTrainLearnsDeterministically(t *testing.T) {
 			var wg sync.WaitGroup
 			for k := range vls {
 				wg.Go(func() {
-					ep, vl, tl, _, err := train(context.Background(), hp, tch, va)
+					ep, vl, tl, _, err := train(context.Background(), hp, tch, va, nil)
 					if err != nil {
 						t.Error(err)
 						return
@@ -103,7 +103,7 @@ func TestRunResume(t *testing.T) {
 	spec := filepath.Join(dir, "spec.yaml")
 	const small = `
 name: losssweep
-base: {epochs: 2, batch_size: 32, hidden: 8, norm: batch, optimizer: sgd, wd: 1e-3}
+base: {epochs: 2, batch_size: 32, hidden: 8, norm: batch, optimizer: sgd, weight_decay: 1e-3}
 grid:
   - {key: lr, values: [0.1]}
   - {key: seed, short: s, values: [0, 1]}
@@ -126,7 +126,7 @@ variants:
 		if !strings.Contains(s, want) || !strings.Contains(s, "4/4 runs completed") {
 			t.Fatalf("invocation %d: output lacks %q or completeness:\n%s", i+1, want, s)
 		}
-		if i == 1 && !strings.Contains(s, "0 completed, 0 failed, 0 retried this invocation") {
+		if i == 1 && !strings.Contains(s, "0 completed, 0 failed, 0 pruned, 0 retried this invocation") {
 			t.Errorf("resumed invocation ran runs again:\n%s", s)
 		}
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package launch_test
 
 import (
@@ -20,9 +22,11 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	st, _ := h.Poll()
-	for ; !st.Done(); st, _ = h.Poll() {
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := h.Wait(ctx)
+	if err != nil {
+		panic(err)
 	}
 	rec, _, _ := h.Record()
 	fmt.Println(st, rec.Exit)

@@ -1,17 +1,13 @@
 package launch
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/sh"
@@ -86,15 +82,19 @@ func (s Spec) check() {
 // Paths are the files of one launched command.
 type Paths struct {
 	Pid, Exit, Log string
+	// Token holds the token of the name's latest launch; the launch's
+	// monitor claims <Name>.<token>.claim before it runs anything.
+	Token string
 }
 
 // PathsFor returns where the protocol keeps the files of the command named
 // name under stateDir. logPath overrides the log file when non-empty.
 func PathsFor(stateDir, name, logPath string) Paths {
 	p := Paths{
-		Pid:  filepath.Join(stateDir, name+".pid"),
-		Exit: filepath.Join(stateDir, name+".exit"),
-		Log:  filepath.Join(stateDir, name+".log"),
+		Pid:   filepath.Join(stateDir, name+".pid"),
+		Exit:  filepath.Join(stateDir, name+".exit"),
+		Log:   filepath.Join(stateDir, name+".log"),
+		Token: filepath.Join(stateDir, name+".launch"),
 	}
 	if logPath != "" {
 		p.Log = logPath
@@ -111,9 +111,29 @@ func join(dir, file string) string {
 // state under stateDir (see the package documentation for the protocol).
 // It panics if spec is invalid.
 func Script(spec Spec, stateDir string) string {
+	return script(spec, stateDir, NewToken(), true)
+}
+
+// NewToken returns a launch token that no other launch from this process,
+// or any other (it holds the process id and the time), has used.
+func NewToken() string {
+	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+}
+
+var tokenRE = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
+
+// script builds the wrapper for the launch named by token. With
+// writeToken it also removes the previous pid file and record and
+// publishes the token itself (Script, for remote use); Local.Start does
+// both before it runs the wrapper, so that a wrapper left behind by a dead
+// caller can never remove a newer launch's files.
+func script(spec Spec, stateDir, token string, writeToken bool) string {
 	spec.check()
 	if stateDir == "" {
 		panic("launch: empty state directory")
+	}
+	if !tokenRE.MatchString(token) {
+		panic("launch: invalid token")
 	}
 	dir := spec.Dir
 	if dir == "" {
@@ -123,8 +143,8 @@ func Script(spec Spec, stateDir string) string {
 	if logPath == "" {
 		logPath = join(stateDir, spec.Name+".log")
 	}
-	pidf := join(stateDir, spec.Name+".pid")
-	exitf := join(stateDir, spec.Name+".exit")
+	pidf, exitf, tokf := join(stateDir, spec.Name+".pid"), join(stateDir, spec.Name+".exit"), join(stateDir, spec.Name+".launch")
+	claimf := join(stateDir, spec.Name+"."+token+".claim")
 
 	var cmd strings.Builder
 	for i, a := range spec.Argv {
@@ -134,20 +154,34 @@ func Script(spec Spec, stateDir string) string {
 		cmd.WriteString(sh.Quote(a))
 	}
 
-	// The monitor program runs in its own session. It records its pid, runs
-	// the command in the background (so that a trapped TERM interrupts wait
-	// at once), forwards TERM/INT to it and records the exit status.
+	// The monitor program runs in its own session. It claims the launch,
+	// records its pid, runs the command in the background (so that a
+	// trapped TERM interrupts wait at once), forwards TERM/INT to it and
+	// records the exit status.
+	//
+	// Order matters, because in dash a trapped signal interrupts a command
+	// substitution and leaves its variable empty:
+	//   - start is read before the TERM/INT trap and before the pid file
+	//     exists, when nobody can know the monitor's pid to signal it;
+	//   - the trap goes in before the pid file exists: a Cancel can come as
+	//     soon as Start returns, and an untrapped TERM would kill the
+	//     monitor without an exit record (VANISHED instead of FAILED); a
+	//     signal that arrives before the command starts cancels it (143);
+	//   - the claim (a symbolic link created atomically, its target the
+	//     monitor's pid) comes before anything else is written: a Fence
+	//     that created it first ("fenced") means this launch was given up
+	//     by whoever started it, and the monitor exits without running;
+	//   - once the child's status is collected, TERM and INT are ignored
+	//     (Cancel sends TERM again every few polls), so end is read and the
+	//     record written whole; it appears by rename, complete or not at all.
 	var mon strings.Builder
-	// The TERM/INT trap goes in before the pid file exists: a Cancel can
-	// come as soon as Start returns, and an untrapped TERM would kill the
-	// monitor without an exit record (VANISHED instead of FAILED). A signal
-	// that arrives before the command starts cancels it (status 143).
 	mon.WriteString("trap '' HUP\n")
+	mon.WriteString("start=$(date +%s)\n")
 	mon.WriteString("child= cancelled=\n")
 	mon.WriteString("trap 'cancelled=1; test -n \"$child\" && kill -TERM \"$child\" 2>/dev/null' TERM INT\n")
 	fmt.Fprintf(&mon, "pidf=%s exitf=%s\n", sh.Quote(pidf), sh.Quote(exitf))
+	fmt.Fprintf(&mon, "ln -s \"$$\" %s 2>/dev/null || exit 0\n", sh.Quote(claimf))
 	mon.WriteString("echo $$ > \"$pidf.tmp\" && mv -f \"$pidf.tmp\" \"$pidf\"\n")
-	mon.WriteString("start=$(date +%s)\n")
 	fmt.Fprintf(&mon, "cd %s || { rc=127; echo \"launch: cannot enter directory\" >&2; }\n", sh.Quote(dir))
 	mon.WriteString("if [ -z \"${rc:-}\" ] && [ -n \"$cancelled\" ]; then rc=143; fi\n")
 	mon.WriteString("if [ -z \"${rc:-}\" ]; then\n")
@@ -158,23 +192,39 @@ func Script(spec Spec, stateDir string) string {
 	fmt.Fprintf(&mon, "  %s </dev/null >>%s 2>&1 &\n", cmd.String(), sh.Quote(logPath))
 	mon.WriteString("  child=$!\n")
 	mon.WriteString("  [ -n \"$cancelled\" ] && kill -TERM \"$child\" 2>/dev/null\n")
-	// wait returns >128 when a trapped signal arrives; loop until the child
-	// is really gone, then collect its status.
-	mon.WriteString("  while :; do wait \"$child\"; rc=$?; kill -0 \"$child\" 2>/dev/null || break; done\n")
+	// wait returns >128 when a trapped signal arrives, perhaps after the
+	// shell has reaped the child: loop while the child lives, then ask once
+	// more, which reports a status the interrupted wait did not (127 when
+	// there is none left to report).
+	mon.WriteString("  while :; do\n")
+	mon.WriteString("    wait \"$child\"; rc=$?\n")
+	mon.WriteString("    kill -0 \"$child\" 2>/dev/null && continue\n")
+	mon.WriteString("    wait \"$child\" 2>/dev/null; r=$?; [ $r -ne 127 ] && rc=$r\n")
+	mon.WriteString("    break\n")
+	mon.WriteString("  done\n")
 	mon.WriteString("fi\n")
-	mon.WriteString("printf 'exit=%s\\nstart=%s\\nend=%s\\n' \"$rc\" \"$start\" \"$(date +%s)\" > \"$exitf.tmp\"\n")
+	mon.WriteString("trap '' TERM INT\n")
+	mon.WriteString("end=$(date +%s)\n")
+	mon.WriteString("printf 'exit=%s\\nstart=%s\\nend=%s\\n' \"$rc\" \"$start\" \"$end\" > \"$exitf.tmp\" || exit 1\n")
 	mon.WriteString("sync \"$exitf.tmp\" 2>/dev/null || sync\n")
 	mon.WriteString("mv -f \"$exitf.tmp\" \"$exitf\"\n")
 
 	var s strings.Builder
 	s.WriteString("#!/bin/sh\n# crosscluster launch wrapper (internal/launch)\n")
 	fmt.Fprintf(&s, "mkdir -p %s %s || exit 1\n", sh.Quote(stateDir), sh.Quote(dir))
-	fmt.Fprintf(&s, "rm -f %s %s\n", sh.Quote(pidf), sh.Quote(exitf))
+	if writeToken {
+		fmt.Fprintf(&s, "rm -f %s %s\n", sh.Quote(pidf), sh.Quote(exitf))
+		fmt.Fprintf(&s, "echo %s > %s.tmp && mv -f %s.tmp %s || exit 1\n", token, sh.Quote(tokf), sh.Quote(tokf), sh.Quote(tokf))
+	}
 	// Log directory must exist before the redirection in the monitor.
 	fmt.Fprintf(&s, "mkdir -p \"$(dirname %s)\" || exit 1\n", sh.Quote(logPath))
 	fmt.Fprintf(&s, "setsid sh -c %s </dev/null >/dev/null 2>&1 &\n", sh.Quote(mon.String()))
+	s.WriteString("mon=$!\n")
 	s.WriteString("i=0\n")
 	fmt.Fprintf(&s, "while [ ! -s %s ]; do\n", sh.Quote(pidf))
+	// A fenced launch: wait until its monitor has seen the fence and left,
+	// so that nothing of it outlives the wrapper.
+	fmt.Fprintf(&s, "  [ \"$(readlink %s 2>/dev/null)\" = fenced ] && { wait \"$mon\" 2>/dev/null; echo 'launch: fenced before it started' >&2; exit 1; }\n", sh.Quote(claimf))
 	s.WriteString("  i=$((i+1)); [ $i -gt 1000 ] && { echo 'launch: monitor did not start' >&2; exit 1; }\n")
 	s.WriteString("  sleep 0.01 2>/dev/null || sleep 1\ndone\n")
 	fmt.Fprintf(&s, "echo \"pid $(cat %s)\"\n", sh.Quote(pidf))
@@ -243,36 +293,44 @@ func (r Record) State() State {
 // ErrRecord is wrapped by errors from ParseRecord and ParsePoll.
 var ErrRecord = errors.New("launch: malformed exit record")
 
-// ParseRecord parses an exit record.
+// ParseRecord parses an exit record. It is strict: exactly the lines
+// exit=<code>, start=<unix seconds> and end=<unix seconds>, in that order,
+// each ending in a newline, with decimal integers (code 0–255, times
+// positive). Anything else, such as an empty value left by an interrupted
+// command substitution, is an error wrapping ErrRecord.
 func ParseRecord(b []byte) (Record, error) {
-	var r Record
-	haveExit := false
-	for ln, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			return Record{}, fmt.Errorf("%w: line %d: %q", ErrRecord, ln+1, line)
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			return Record{}, fmt.Errorf("%w: line %d: %s is not an integer", ErrRecord, ln+1, k)
-		}
-		switch k {
-		case "exit":
-			r.Exit, haveExit = int(n), true
-		case "start":
-			r.Start = time.Unix(n, 0)
-		case "end":
-			r.End = time.Unix(n, 0)
-		}
+	s := string(b)
+	if !strings.HasSuffix(s, "\n") {
+		return Record{}, fmt.Errorf("%w: %d bytes without a final newline (truncated?)", ErrRecord, len(b))
 	}
-	if !haveExit {
-		return Record{}, fmt.Errorf("%w: no exit= line", ErrRecord)
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	keys := [...]string{"exit", "start", "end"}
+	if len(lines) != len(keys) {
+		return Record{}, fmt.Errorf("%w: %d lines, want %d (exit, start, end)", ErrRecord, len(lines), len(keys))
 	}
-	return r, nil
+	var v [len(keys)]int64
+	for i, line := range lines {
+		k, val, ok := strings.Cut(line, "=")
+		if !ok || k != keys[i] {
+			return Record{}, fmt.Errorf("%w: line %d: %q, want %s=<integer>", ErrRecord, i+1, line, keys[i])
+		}
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil || val[0] == '+' {
+			return Record{}, fmt.Errorf("%w: line %d: %s=%q is not an integer", ErrRecord, i+1, k, val)
+		}
+		v[i] = n
+	}
+	if v[0] < 0 || v[0] > 255 {
+		return Record{}, fmt.Errorf("%w: line 1: exit status %d outside 0–255", ErrRecord, v[0])
+	}
+	if v[1] <= 0 || v[2] <= 0 {
+		return Record{}, fmt.Errorf("%w: start=%d end=%d: times must be positive", ErrRecord, v[1], v[2])
+	}
+	return Record{Exit: int(v[0]), Start: time.Unix(v[1], 0), End: time.Unix(v[2], 0)}, nil
 }
 
-// ParsePoll interprets the output of PollScript. The record is non-nil when
-// the state is Finished or Failed.
+// ParsePoll interprets the output of PollScript, with or without surrounding
+// white space. The record is non-nil when the state is Finished or Failed.
 func ParsePoll(out []byte) (State, *Record, error) {
 	s := strings.TrimSpace(string(out))
 	switch {
@@ -281,11 +339,27 @@ func ParsePoll(out []byte) (State, *Record, error) {
 	case strings.HasPrefix(s, "running "):
 		return Running, nil, nil
 	}
-	r, err := ParseRecord(out)
+	// Callers often trim a remote command's output; the record's lines are
+	// checked as strictly as ParseRecord does, the final newline aside.
+	r, err := ParseRecord([]byte(s + "\n"))
 	if err != nil {
 		return 0, nil, err
 	}
 	return r.State(), &r, nil
+}
+
+// ParseStart reads the "pid <n>" line printed by Script.
+func ParseStart(out []byte) (int, error) {
+	s := strings.TrimSpace(string(out))
+	rest, ok := strings.CutPrefix(s, "pid ")
+	if !ok {
+		return 0, fmt.Errorf("unexpected wrapper output %q", s)
+	}
+	pid, err := strconv.Atoi(rest)
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("unexpected wrapper output %q", s)
+	}
+	return pid, nil
 }
 
 // Local launches commands on this machine with the protocol of the package
@@ -305,159 +379,6 @@ type Handle struct {
 // ErrLaunch is wrapped by Start's errors.
 var ErrLaunch = errors.New("launch: start failed")
 
-// Start runs the wrapper script for spec with "sh -s" and returns once the
-// detached monitor has recorded its pid. ctx bounds the launch only, not
-// the command's lifetime. A previous record of the same name is removed.
-func (l *Local) Start(ctx context.Context, spec Spec) (*Handle, error) {
-	if l.StateDir == "" {
-		panic("launch: empty Local.StateDir")
-	}
-	script := Script(spec, l.StateDir)
-	cmd := exec.CommandContext(ctx, "sh", "-s")
-	cmd.Stdin = strings.NewReader(script)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v: %s", ErrLaunch, spec.Name, err, strings.TrimSpace(stderr.String()))
-	}
-	pid, err := ParseStart(stdout.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrLaunch, spec.Name, err)
-	}
-	return &Handle{Name: spec.Name, Pid: pid, Paths: PathsFor(l.StateDir, spec.Name, spec.LogPath)}, nil
-}
-
-// ParseStart reads the "pid <n>" line printed by Script.
-func ParseStart(out []byte) (int, error) {
-	s := strings.TrimSpace(string(out))
-	rest, ok := strings.CutPrefix(s, "pid ")
-	if !ok {
-		return 0, fmt.Errorf("unexpected wrapper output %q", s)
-	}
-	pid, err := strconv.Atoi(rest)
-	if err != nil || pid <= 0 {
-		return 0, fmt.Errorf("unexpected wrapper output %q", s)
-	}
-	return pid, nil
-}
-
-// Attach returns a handle for a command launched earlier (perhaps by another
-// controller process) under the same state directory.
-func (l *Local) Attach(name string) *Handle {
-	if !nameRE.MatchString(name) {
-		panic("launch: invalid Spec.Name")
-	}
-	h := &Handle{Name: name, Paths: PathsFor(l.StateDir, name, "")}
-	if b, err := os.ReadFile(h.Paths.Pid); err == nil {
-		h.Pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
-	return h
-}
-
-// Poll reports the command's state from its files. The error is non-nil
-// only when the exit record exists but cannot be read or parsed.
-func (h *Handle) Poll() (State, error) {
-	st, _, err := h.poll()
-	return st, err
-}
-
-// Record returns the exit record, or ok == false while there is none.
-func (h *Handle) Record() (r Record, ok bool, err error) {
-	_, rec, err := h.poll()
-	if err != nil || rec == nil {
-		return Record{}, false, err
-	}
-	return *rec, true, nil
-}
-
-func (h *Handle) poll() (State, *Record, error) {
-	if st, rec, ok, err := readRecord(h.Paths.Exit); ok || err != nil {
-		return st, rec, err
-	}
-	pid := h.Pid
-	if b, err := os.ReadFile(h.Paths.Pid); err == nil {
-		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			pid = p
-		}
-	}
-	if pid > 0 && alive(pid) {
-		return Running, nil, nil
-	}
-	// The monitor may have written its record between the two reads.
-	if st, rec, ok, err := readRecord(h.Paths.Exit); ok || err != nil {
-		return st, rec, err
-	}
-	return Vanished, nil, nil
-}
-
-func readRecord(path string) (State, *Record, bool, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil, false, nil
-	}
-	if err != nil {
-		return 0, nil, false, fmt.Errorf("launch: reading %s: %w", path, err)
-	}
-	r, err := ParseRecord(b)
-	if err != nil {
-		return 0, nil, false, fmt.Errorf("%s: %w", path, err)
-	}
-	return r.State(), &r, true, nil
-}
-
-// alive reports whether pid exists and is not a zombie. Zombies matter
-// because a monitor whose parent exited may never be reaped in a container.
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return !errors.Is(err, os.ErrNotExist)
-	}
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
-		return b[i+2] != 'Z'
-	}
-	return true
-}
-
-// Cancel sends SIGTERM to the command's process group, waits up to grace for
-// the exit record and then sends SIGKILL. If the group had to be killed, no
-// record may exist and Poll reports Vanished. Cancel of a finished command
-// does nothing. ctx bounds the wait.
-func (h *Handle) Cancel(ctx context.Context, grace time.Duration) error {
-	if st, _ := h.Poll(); st.Done() {
-		return nil
-	}
-	pid := h.Pid
-	if b, err := os.ReadFile(h.Paths.Pid); err == nil {
-		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			pid = p
-		}
-	}
-	if pid <= 0 {
-		return nil
-	}
-	if err := syscall.Kill(-pid, syscall.SIGTERM); err != nil {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-	}
-	// TERM is sent again every few polls: a signal that reaches a freshly
-	// forked shell child before it has reset its handlers is lost, and the
-	// command would then outlive the cancel until the grace period ends.
-	deadline := time.Now().Add(grace)
-	for n := 1; time.Now().Before(deadline); n++ {
-		if st, _ := h.Poll(); st.Done() {
-			return nil
-		}
-		if n%10 == 0 {
-			_ = syscall.Kill(-pid, syscall.SIGTERM)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	return nil
-}
+// CancelGrace is how long Start gives a command it cancels (because ctx
+// ended during the launch) to exit on SIGTERM before SIGKILL.
+const CancelGrace = 5 * time.Second

@@ -1,0 +1,316 @@
+package sweep
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+)
+
+// metricRow is one streamed value of one attempt, as the controller
+// ingests it.
+type metricRow struct {
+	runID   string
+	attempt int
+	p       metricPoint
+}
+
+// sqlFloat stores NaN as NULL (SQLite has no NaN); ±Inf are stored as is.
+func sqlFloat(x float64) any {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return x
+}
+
+func fromSQL(x sql.NullFloat64) float64 {
+	if !x.Valid {
+		return math.NaN()
+	}
+	return x.Float64
+}
+
+// addMetrics records streamed values in one transaction. Recording a value
+// again (a controller that restarted reads the logs from the start) keeps
+// one row per run, attempt, series and step.
+func (l *Ledger) addMetrics(ctx context.Context, rows []metricRow) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
+	ctx, err := hold(ctx)
+	if err != nil {
+		return fmt.Errorf("sweep: metrics: %w", err)
+	}
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sweep: metrics: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO metrics(run_id, attempt, series, step, value, time) VALUES(?,?,?,?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("sweep: metrics: %w", err)
+	}
+	defer st.Close()
+	for _, r := range rows {
+		if _, err := st.ExecContext(ctx, r.runID, r.attempt, r.p.Series, float64(r.p.Step), sqlFloat(float64(r.p.Value)), r.p.Time); err != nil {
+			return fmt.Errorf("sweep: metrics of run %s: %w", r.runID, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sweep: metrics: %w", err)
+	}
+	return nil
+}
+
+// addResult records a completed attempt's scalar metrics, and the series of
+// its result that its metric log did not stream.
+func (l *Ledger) addResult(ctx context.Context, id string, attempt int, res *Result) error {
+	if err := l.writable(); err != nil {
+		return err
+	}
+	ctx, err := hold(ctx)
+	if err != nil {
+		return fmt.Errorf("sweep: run %s: %w", id, err)
+	}
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sweep: run %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	for k, v := range res.Metrics {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO scalars(run_id, attempt, name, value) VALUES(?,?,?,?)`, id, attempt, k, sqlFloat(v)); err != nil {
+			return fmt.Errorf("sweep: run %s: %w", id, err)
+		}
+	}
+	for k, s := range res.Series {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM metrics WHERE run_id=? AND attempt=? AND series=?`, id, attempt, k).Scan(&n); err != nil {
+			return fmt.Errorf("sweep: run %s: %w", id, err)
+		}
+		if n > 0 {
+			continue
+		}
+		for i := range s.Step {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO metrics(run_id, attempt, series, step, value) VALUES(?,?,?,?,?)`, id, attempt, k, s.Step[i], sqlFloat(s.Value[i])); err != nil {
+				return fmt.Errorf("sweep: run %s: %w", id, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sweep: run %s: %w", id, err)
+	}
+	return nil
+}
+
+func (l *Ledger) runIDs(ctx context.Context) (map[string]bool, error) {
+	ctx, err := hold(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT id FROM runs`)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// RunSummary is a run with its latest metrics: the read API's row for a
+// runs table or a dashboard.
+type RunSummary struct {
+	Run
+	// Latest maps each series the current attempt streamed to its last
+	// value (NaN is a NaN the run logged), LatestStep to that value's
+	// step.
+	Latest, LatestStep map[string]float64
+	// Metrics are the scalar metrics of a completed run's result.
+	Metrics map[string]float64
+}
+
+// Summaries returns the runs in the given states (all when none), in sweep
+// order, each with the last value of every series its current attempt has
+// streamed so far and, once completed, its scalar metrics. It reads the
+// ledger only (what the controller has ingested, at most one poll interval
+// behind the workers), so it works on a ledger opened read-only while a
+// controller runs.
+func (l *Ledger) Summaries(ctx context.Context, states ...State) ([]RunSummary, error) {
+	rs, err := l.Runs(ctx, states...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunSummary, len(rs))
+	byID := make(map[string]*RunSummary, len(rs))
+	for i := range rs {
+		out[i] = RunSummary{Run: rs[i], Latest: map[string]float64{}, LatestStep: map[string]float64{}, Metrics: map[string]float64{}}
+		byID[rs[i].ID] = &out[i]
+	}
+	hctx, err := hold(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	// SQLite returns the other columns of the row that holds max(step).
+	rows, err := l.db.QueryContext(hctx, `SELECT m.run_id, m.series, max(m.step), m.value FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt GROUP BY m.run_id, m.series`)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, series string
+		var step float64
+		var v sql.NullFloat64
+		if err := rows.Scan(&id, &series, &step, &v); err != nil {
+			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		}
+		if s := byID[id]; s != nil {
+			s.Latest[series], s.LatestStep[series] = fromSQL(v), step
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	srows, err := l.db.QueryContext(hctx, `SELECT s.run_id, s.name, s.value FROM scalars s JOIN runs r ON r.id = s.run_id AND r.attempt = s.attempt`)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	defer srows.Close()
+	for srows.Next() {
+		var id, name string
+		var v sql.NullFloat64
+		if err := srows.Scan(&id, &name, &v); err != nil {
+			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		}
+		if s := byID[id]; s != nil {
+			s.Metrics[name] = fromSQL(v)
+		}
+	}
+	if err := srows.Err(); err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return out, nil
+}
+
+// Series returns the series run id's current attempt has streamed so far,
+// each in step order, as the controller ingested them (at most one poll
+// interval behind the worker).
+func (l *Ledger) Series(ctx context.Context, id string) (map[string]Series, error) {
+	r, err := l.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return l.attemptSeries(ctx, id, r.Attempt)
+}
+
+func (l *Ledger) attemptSeries(ctx context.Context, id string, attempt int) (map[string]Series, error) {
+	hctx, err := hold(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	rows, err := l.db.QueryContext(hctx, `SELECT series, step, value FROM metrics WHERE run_id=? AND attempt=? ORDER BY series, step`, id, attempt)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	defer rows.Close()
+	out := map[string]Series{}
+	for rows.Next() {
+		var name string
+		var step float64
+		var v sql.NullFloat64
+		if err := rows.Scan(&name, &step, &v); err != nil {
+			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		}
+		s := out[name]
+		s.Step, s.Value = append(s.Step, step), append(s.Value, fromSQL(v))
+		out[name] = s
+	}
+	return out, rows.Err()
+}
+
+// LogTail returns the last lines of the log of run id's current attempt,
+// read from the work directory the controller recorded. A run that has not
+// started, or a ledger no controller has run, is an error.
+func (l *Ledger) LogTail(ctx context.Context, id string, lines int) (string, error) {
+	r, err := l.Get(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if r.Attempt == 0 {
+		return "", fmt.Errorf("sweep: run %s has not started", id)
+	}
+	wd, err := l.WorkDir(ctx)
+	if err != nil {
+		return "", err
+	}
+	if wd == "" {
+		return "", errors.New("sweep: ledger " + l.path + " has no work directory recorded (no controller has run it)")
+	}
+	return logTail(filepath.Join(AttemptDir(wd, id, r.Attempt), "log"), lines), nil
+}
+
+// stepStat is one run's standing at a step of a series: when it first
+// logged a value at or beyond the step (the worker's clock), and its best
+// value up to the step.
+type stepStat struct {
+	id      string
+	reached float64
+	best    float64
+	ok      bool // best exists (a non-NaN value at or before the step)
+}
+
+// atStep returns the standing at step of every running, completed or
+// pruned run whose current attempt has reached step in series, in one
+// aggregate query (the Pruners call it after every poll).
+func (l *Ledger) atStep(ctx context.Context, series string, step float64, maximize bool) ([]stepStat, error) {
+	hctx, err := hold(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	agg := "min"
+	if maximize {
+		agg = "max"
+	}
+	rows, err := l.db.QueryContext(hctx, `SELECT m.run_id, min(CASE WHEN m.step >= ?1 THEN m.time END) AS reached, `+agg+`(CASE WHEN m.step <= ?1 THEN m.value END)
+		FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt
+		WHERE m.series = ?2 AND r.state IN ('running', 'completed', 'pruned')
+		GROUP BY m.run_id HAVING reached IS NOT NULL`, step, series)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	defer rows.Close()
+	var out []stepStat
+	for rows.Next() {
+		var s stepStat
+		var b sql.NullFloat64
+		if err := rows.Scan(&s.id, &s.reached, &b); err != nil {
+			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		}
+		s.best, s.ok = b.Float64, b.Valid
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// lastStepOf returns the last step run id's current attempt logged in
+// series (ok false when none).
+func (l *Ledger) lastStepOf(ctx context.Context, id, series string) (float64, bool, error) {
+	hctx, err := hold(ctx)
+	if err != nil {
+		return 0, false, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	var st sql.NullFloat64
+	err = l.db.QueryRowContext(hctx, `SELECT max(m.step) FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt
+		WHERE m.run_id = ? AND m.series = ?`, id, series).Scan(&st)
+	if err != nil {
+		return 0, false, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return st.Float64, st.Valid, nil
+}
