@@ -3,7 +3,7 @@
 # quiet when everything is already there.
 set -euo pipefail
 need=()
-for pair in slurmctld:slurm-wlm slurmd:slurm-wlm munged:munge sshd:openssh-server ssh:openssh-client ssh-keygen:openssh-client; do
+for pair in slurmctld:slurm-wlm slurmd:slurm-wlm munged:munge sshd:openssh-server ssh:openssh-client ssh-keygen:openssh-client chromium:chromium; do
 	bin=${pair%%:*} pkg=${pair#*:}
 	command -v "$bin" >/dev/null 2>&1 || [ -x "/usr/sbin/$bin" ] || need+=("$pkg")
 done

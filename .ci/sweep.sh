@@ -7,7 +7,8 @@
 # started (.ci/slurm-up.sh exports nothing itself: set CROSSCLUSTER_SLURM=1
 # when it succeeded, as .ci/run does).
 #
-#   bash .ci/sweep.sh            # about 30 min on 2 cores with Slurm
+#   bash .ci/sweep.sh            # about 30 min on 2 cores with Slurm (by hand: .ci/run covers
+#                                 # the -count=20 race runs and 5 s of each fuzz target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/cputime"
 )
 
 var benchSizes = []int{1_000, 10_000}
@@ -190,3 +192,16 @@ func BenchmarkStatus(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// cpuTime is this process's CPU time so far (0 where the system cannot tell).
+func cpuTime() time.Duration {
+	d, _ := cputime.Self()
+	return d
+}
+
+// peakRSSMiB is this process's peak resident set size in MiB (0 where the
+// system cannot tell).
+func peakRSSMiB() float64 {
+	b, _ := cputime.PeakRSS()
+	return float64(b) / (1 << 20)
+}

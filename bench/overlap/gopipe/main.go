@@ -24,11 +24,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
 )
@@ -112,11 +112,11 @@ func writeNpy(path string, data []float64, rows, cols int) error {
 // cpuTime is the user+system CPU time of the process (all threads) in
 // seconds, as Python's time.process_time.
 func cpuTime() float64 {
-	var r syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &r); err != nil {
+	d, ok := cputime.Self()
+	if !ok {
 		return math.NaN()
 	}
-	return float64(r.Utime.Nano()+r.Stime.Nano()) / 1e9
+	return d.Seconds()
 }
 
 // readNpy reads a float64 .npy written by writeNpy.

@@ -1,0 +1,17 @@
+// Package cputime reads the CPU time and peak resident memory of the current
+// process, for benchmarks and examples that report speed per CPU-second (the
+// figure Python's time.process_time gives the peers).
+//
+// Where the operating system has no getrusage(2) (Windows, Plan 9, wasm) the
+// functions report ok == false and the callers print "n/a" instead of a number.
+package cputime
+
+import "time"
+
+// Self returns the user plus system CPU time consumed so far by this process,
+// all threads included, as getrusage(RUSAGE_SELF) reports it.
+func Self() (d time.Duration, ok bool) { return self() }
+
+// PeakRSS returns the largest resident set size of this process so far, in
+// bytes (ru_maxrss; Linux reports it in KiB, macOS in bytes).
+func PeakRSS() (bytes int64, ok bool) { return peakRSS() }

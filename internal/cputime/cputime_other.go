@@ -1,0 +1,9 @@
+//go:build !unix
+
+package cputime
+
+import "time"
+
+func self() (time.Duration, bool) { return 0, false }
+
+func peakRSS() (int64, bool) { return 0, false }

@@ -1,0 +1,47 @@
+package cputime
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestSelfGrowsWithWork spins for a measured wall time and checks that the
+// CPU time grew by at least part of it (the spin keeps one thread busy; the
+// margin allows for a loaded machine descheduling the test).
+func TestSelfGrowsWithWork(t *testing.T) {
+	before, ok := Self()
+	if !ok {
+		if runtime.GOOS == "windows" || runtime.GOOS == "plan9" || runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
+			t.Skipf("no getrusage on %s", runtime.GOOS)
+		}
+		t.Fatal("Self: not available on a Unix system")
+	}
+	const spin = 200 * time.Millisecond
+	x := 1.0
+	for start := time.Now(); time.Since(start) < spin; {
+		for range 1000 {
+			x = x*1.0000001 + 1e-9
+		}
+	}
+	after, _ := Self()
+	if got := after - before; got < spin/20 {
+		t.Errorf("CPU time grew by %v over a %v spin (x=%g); want at least %v", got, spin, x, spin/20)
+	}
+}
+
+func TestPeakRSSCoversAllocation(t *testing.T) {
+	const n = 64 << 20
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	rss, ok := PeakRSS()
+	if !ok {
+		t.Skipf("no getrusage on %s", runtime.GOOS)
+	}
+	if rss < n {
+		t.Errorf("PeakRSS = %d bytes after touching %d bytes", rss, n)
+	}
+	runtime.KeepAlive(b)
+}
