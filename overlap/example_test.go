@@ -39,7 +39,7 @@ func ExampleFit() {
 	in := overlap.Rows(nil, x, res.Mask(overlap.Target))
 	r, _ := in.Dims()
 	fmt.Println("in-band target rows:", r)
-	res.WriteMarkdown(os.Stdout, overlap.Meta{Source: "A", Target: "B", Regime: "proxy", FeatureSet: "demo"})
+	res.WriteMarkdown(os.Stdout, overlap.Meta{Source: "A", Target: "B", Regime: "cpu_standard", LabelsProxy: 1000, FeatureSet: "demo"})
 	// Output:
 	// AUC 0.879, target coverage 0.488 (244 of 500)
 	// ncores: D 0.066 all, 0.095 in band
@@ -47,7 +47,8 @@ func ExampleFit() {
 	// in-band target rows: 244
 	// ### Overlap: A → B
 	//
-	// - Regime definition: proxy
+	// - Regime definition: cpu_standard (proxy)
+	// - **proxy-only**: 1000 of 1000 compared jobs were labelled by the telemetry proxy rule, not from hardware tables
 	// - Feature set: demo (ncores, runtime_sec)
 	// - Band: [0.2,0.8]
 	// - Domain classifier AUC: 0.8791

@@ -1,6 +1,7 @@
 package overlap
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -30,6 +32,9 @@ var (
 	// ErrNonFinite: a feature value is NaN or ±Inf and imputation was not
 	// asked for (or a whole column is non-finite).
 	ErrNonFinite = errors.New("overlap: non-finite feature value")
+	// ErrFolds: more cross-fit folds than one of the domains has rows, so
+	// that some fold could not hold a row of each domain.
+	ErrFolds = errors.New("overlap: too many cross-fit folds")
 )
 
 // Domains, as in y.
@@ -105,7 +110,11 @@ func WithImpute() Option { return func(c *config) { c.impute = true } }
 // WithCrossFit asks for a k-fold cross-fitted AUC as well: rows are shuffled
 // by a PCG generator seeded with seed, each fold's propensities come from a
 // standardiser and classifier fitted on the other folds, and the AUC is
-// computed on the pooled out-of-fold propensities. Fit panics if k < 2.
+// computed on the pooled out-of-fold propensities. Folds are stratified:
+// each domain's rows are dealt round-robin over the folds in shuffled
+// order, so every fold holds rows of both domains. Fit returns an error
+// wrapping ErrFolds when k exceeds either domain's row count; it panics if
+// k < 2.
 func WithCrossFit(k int, seed uint64) Option {
 	if k < 2 {
 		panic("overlap: cross-fit needs at least 2 folds")
@@ -288,6 +297,10 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("the %s domain is empty (source n=%d, target n=%d): no classifier was fitted", which, res.NSource, res.NTarget))
 		return res, fmt.Errorf("%w: %s has no rows", ErrEmptyDomain, which)
 	}
+	if m := min(res.NSource, res.NTarget); cfg.folds > m {
+		return nil, fmt.Errorf("%w: %d folds, but the source has %d rows and the target %d; use at most %d folds (or none)",
+			ErrFolds, cfg.folds, res.NSource, res.NTarget, m)
+	}
 
 	// Column-major copy (features × rows), checked and optionally imputed;
 	// stats reads it as the transpose without another copy.
@@ -387,6 +400,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	if err := res.summarise(zs.RawMatrix().Data, group, counts); err != nil {
 		return nil, err
 	}
+	res.warn(cfg)
 	if cfg.folds > 0 {
 		positive := make([]bool, n)
 		for i, v := range y {
@@ -401,6 +415,38 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// warn adds the notes for numbers that would mislead on their own: a
+// coverage that reflects the clusters' sizes more than their jobs, and a
+// near separation, with the features that drive it.
+func (r *Result) warn(cfg config) {
+	n := r.NSource + r.NTarget
+	share := float64(r.NTarget) / float64(n)
+	if cfg.cw == stats.ClassWeightNone && !r.Band.Contains(share) && r.Coverage < 0.5 {
+		r.Notes = append(r.Notes, fmt.Sprintf(
+			"the target is %.1f%% of the jobs (%d of %d): without class weights every propensity starts near %.2f, outside the band %v, "+
+				"so the coverage %.4f reflects the clusters' sizes as much as their jobs; refit with balanced class weights "+
+				"(WithClassWeight(stats.ClassWeightBalanced), -balanced in examples/overlap)",
+			100*share, r.NTarget, n, share, r.Band, r.Coverage))
+	}
+	if r.AUC >= 0.99 {
+		type fc struct {
+			name string
+			coef float64
+		}
+		var cs []fc
+		for j, c := range r.Solver.Coef {
+			cs = append(cs, fc{r.Features[j], c})
+		}
+		slices.SortStableFunc(cs, func(a, b fc) int { return cmp.Compare(math.Abs(b.coef), math.Abs(a.coef)) })
+		var parts []string
+		for _, c := range cs[:min(3, len(cs))] {
+			parts = append(parts, fmt.Sprintf("%s (%+.3g)", c.name, c.coef))
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("AUC %.4f ≥ 0.99: the domains are nearly separable, so few jobs overlap; "+
+			"the features with the largest standardised coefficients drive it: %s", r.AUC, strings.Join(parts, ", ")))
+	}
 }
 
 // fillColumns copies X into cols (one slice per column) and reports
@@ -743,8 +789,10 @@ func crossFit(cols [][]float64, y []int, positive []bool, cfg config) (float64, 
 	n, d := len(y), len(cols)
 	perm := rand.New(rand.NewPCG(cfg.seed, 0x6f7665726c6170)).Perm(n)
 	fold := make([]int, n)
-	for k, i := range perm {
-		fold[i] = k % cfg.folds
+	var dealt [2]int // rows of each domain dealt so far
+	for _, i := range perm {
+		fold[i] = dealt[y[i]] % cfg.folds
+		dealt[y[i]]++
 	}
 	oof := make([]float64, n)
 	for f := range cfg.folds {

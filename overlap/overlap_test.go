@@ -291,13 +291,13 @@ func TestReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta := Meta{Experiment: "E1", Source: "anvil", Target: "conte", Regime: "authoritative", FeatureSet: "safe"}
+	meta := Meta{Experiment: "E1", Source: "anvil", Target: "conte", Regime: "cpu_standard", LabelsAuthoritative: 400, FeatureSet: "safe"}
 	var md bytes.Buffer
 	if err := res.WriteMarkdown(&md, meta); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"- Regime definition: authoritative\n",
+		"- Regime definition: cpu_standard (authoritative)\n",
 		"- Feature set: safe (ncores, runtime_sec)\n",
 		"- Band: [0.1,0.9]\n",
 		"- Domain classifier AUC: ",
@@ -318,7 +318,8 @@ func TestReports(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.NTargetInBand != res.NTargetInBand || *back.AUC != res.AUC || len(back.KS) != 2 || back.Regime != "authoritative" {
+	if back.NTargetInBand != res.NTargetInBand || *back.AUC != res.AUC || len(back.KS) != 2 || back.Regime != "cpu_standard" ||
+		back.RegimeBasis != "authoritative" || back.ProxyOnly || !back.RegimeMatched {
 		t.Errorf("JSON round trip: %+v", back)
 	}
 
@@ -343,9 +344,9 @@ func TestReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(table.String()), "\n")
-	wantRow := "| E1 | anvil→conte | safe | [0.1,0.9] | " + num(res.AUC, 4) + " | " + coverageText(res.Coverage, res.NTargetInBand, res.NTarget) + " |"
-	if len(lines) != 4 || lines[0] != "| EXP | Source→Target | Feature set | Band | AUC | Coverage |" || lines[2] != wantRow ||
-		lines[3] != "| E2 | a→b | all | [0.2,0.8] | n/a | n/a (n=0 of 0) |" {
+	wantRow := "| E1 | anvil→conte | cpu_standard (authoritative) | safe | [0.1,0.9] | " + num(res.AUC, 4) + " | " + coverageText(res.Coverage, res.NTargetInBand, res.NTarget) + " |"
+	if len(lines) != 4 || lines[0] != "| EXP | Source→Target | Regime | Feature set | Band | AUC | Coverage |" || lines[2] != wantRow ||
+		lines[3] != "| E2 | a→b | n/a | all | [0.2,0.8] | n/a | n/a (n=0 of 0) |" {
 		t.Errorf("table:\n%s\nwant row %s", table.String(), wantRow)
 	}
 	if _, err := ReadLog(strings.NewReader("{\"exp\":\"E1\"}\nnot json\n")); !errors.Is(err, ErrLog) || !strings.Contains(err.Error(), " 2:") {
@@ -363,6 +364,66 @@ func TestReports(t *testing.T) {
 		}
 		if b := m.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
 			t.Errorf("PNG is %v", b)
+		}
+	}
+}
+
+// TestProxyOnlyInEveryOutput: whenever a label came from the proxy rule,
+// the Markdown report, the JSON report and the log row (and so its table)
+// say "proxy-only"; a pooled comparison says "not regime-matched" in each;
+// an authoritative one says neither (issue 13).
+func TestProxyOnlyInEveryOutput(t *testing.T) {
+	x, y := shifted(50, 2, 0.7, 8)
+	res, err := Fit(x, y, Band{0.2, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		meta              Meta
+		def               string
+		proxy, notMatched bool
+	}{
+		{Meta{Regime: "cpu_standard", LabelsProxy: 100}, "cpu_standard (proxy)", true, false},
+		{Meta{Regime: "cpu_standard", LabelsAuthoritative: 100}, "cpu_standard (authoritative)", false, false},
+		{Meta{Regime: "gpu_standard", LabelsAuthoritative: 70, LabelsProxy: 30}, "gpu_standard (mixed: 70 authoritative, 30 proxy)", true, false},
+		{Meta{Regime: "all", LabelsAuthoritative: 100}, "all regimes pooled (not regime-matched; authoritative)", false, true},
+		{Meta{Regime: "all", LabelsProxy: 100}, "all regimes pooled (not regime-matched; proxy)", true, true},
+		{Meta{}, "not stated", false, false},
+	} {
+		var md, js, row bytes.Buffer
+		if err := res.WriteMarkdown(&md, c.meta); err != nil {
+			t.Fatal(err)
+		}
+		if err := res.WriteJSON(&js, c.meta); err != nil {
+			t.Fatal(err)
+		}
+		var l Log
+		if err := l.Append(&row, res.Entry(c.meta)); err != nil {
+			t.Fatal(err)
+		}
+		var table bytes.Buffer
+		if err := l.WriteTable(&table); err != nil {
+			t.Fatal(err)
+		}
+		var rep Report
+		if err := json.Unmarshal(js.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(md.String(), "- Regime definition: "+c.def+"\n") || rep.RegimeDef != c.def {
+			t.Errorf("%+v: definition %q in JSON, markdown:\n%s\nwant %q", c.meta, rep.RegimeDef, md.String(), c.def)
+		}
+		for _, o := range []struct {
+			name, text string
+		}{{"report.md", md.String()}, {"report.json", js.String()}, {"experiments.jsonl", row.String()}, {"experiments.md", table.String()}} {
+			if got := strings.Contains(o.text, "proxy-only"); got != c.proxy {
+				t.Errorf("%+v: %s says proxy-only = %v, want %v:\n%s", c.meta, o.name, got, c.proxy, o.text)
+			}
+			if got := strings.Contains(o.text, "not regime-matched") || strings.Contains(o.text, `"regime_matched": false`); got != c.notMatched && c.meta.Regime != "" {
+				t.Errorf("%+v: %s says not regime-matched = %v, want %v:\n%s", c.meta, o.name, got, c.notMatched, o.text)
+			}
+		}
+		if rep.ProxyOnly != c.proxy {
+			t.Errorf("%+v: report.json proxy_only = %v", c.meta, rep.ProxyOnly)
 		}
 	}
 }
@@ -385,25 +446,33 @@ func FuzzReadLog(f *testing.F) {
 	})
 }
 
-func TestCrossFitFoldWithoutTarget(t *testing.T) {
-	// Two target rows among 40: with 20 folds, some training sets still
-	// have both domains but some test folds are single-class, which is
-	// fine; with 39 source rows and one target row, a training set lacks
-	// the target when the fold holds it.
-	x, y := shifted(20, 2, 1, 9)
-	for i := range y {
-		y[i] = Source
+func TestCrossFitFolds(t *testing.T) {
+	// More folds than a domain has rows is an error naming the counts, not
+	// a panic (issue 13: 6 folds on 5 rows, 50 folds on 20 rows).
+	for _, c := range []struct{ rows, folds int }{{5, 6}, {20, 50}, {40, 4}} {
+		x, y := shifted(c.rows/2, 2, 1, 9)
+		if c.rows == 40 {
+			// One target row among 40: 4 folds cannot each hold a target.
+			x, y = shifted(20, 2, 1, 9)
+			for i := range y {
+				y[i] = Source
+			}
+			y[len(y)-1] = Target
+		}
+		res, err := Fit(x, y, Band{0.1, 0.9}, WithCrossFit(c.folds, 3))
+		if !errors.Is(err, ErrFolds) || res != nil {
+			t.Errorf("%d rows, %d folds: res %v, err %v; want ErrFolds", len(y), c.folds, res != nil, err)
+		}
 	}
-	y[len(y)-1] = Target
-	res, err := Fit(x, y, Band{0.1, 0.9}, WithCrossFit(4, 3))
+	// As many folds as the smaller domain has rows: stratified folds each
+	// hold one row of it, and every fold can be fitted.
+	x, y := shifted(6, 2, 1, 9)
+	res, err := Fit(x, y, Band{0.1, 0.9}, WithCrossFit(6, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(res.CrossFitAUC) || !slices.ContainsFunc(res.Notes, func(s string) bool { return strings.Contains(s, "no cross-fitted AUC") }) {
-		t.Errorf("cross-fit AUC %v, notes %q", res.CrossFitAUC, res.Notes)
-	}
-	if math.IsNaN(res.AUC) {
-		t.Error("in-sample AUC missing")
+	if math.IsNaN(res.CrossFitAUC) || res.CrossFitFolds != 6 {
+		t.Errorf("cross-fit AUC %v over %d folds, notes %q", res.CrossFitAUC, res.CrossFitFolds, res.Notes)
 	}
 }
 

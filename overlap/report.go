@@ -16,11 +16,85 @@ type Meta struct {
 	Experiment string
 	// Source and Target name the two clusters (or months).
 	Source, Target string
-	// Regime is the regime definition: "proxy" or "authoritative"
-	// (regime.Definition gives it from labelled jobs).
+	// Regime is the workload regime compared, e.g. "cpu_standard"; "all"
+	// when every regime was pooled (the comparison is then not
+	// regime-matched); empty when no regime was used.
 	Regime string
+	// LabelsAuthoritative and LabelsProxy count the compared jobs whose
+	// regime label came from a hardware table and from the telemetry proxy
+	// rule (regime.Bases gives both from labelled jobs).
+	LabelsAuthoritative, LabelsProxy int
 	// FeatureSet names the feature set, e.g. "safe".
 	FeatureSet string
+	// Warnings are printed with the report, e.g. a forbidden feature that
+	// was asked for by name.
+	Warnings []string
+	// Dropped lists the candidate features left out of the set, with why.
+	Dropped []DroppedFeature
+}
+
+// DroppedFeature is a candidate feature left out of a comparison.
+type DroppedFeature struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// Basis returns how the compared jobs' regimes were labelled:
+// "authoritative" (every label from hardware tables), "proxy" (every
+// label from the telemetry rule), "mixed", or "none" when no label counts
+// were given.
+func (m Meta) Basis() string {
+	switch {
+	case m.LabelsAuthoritative == 0 && m.LabelsProxy == 0:
+		return "none"
+	case m.LabelsProxy == 0:
+		return "authoritative"
+	case m.LabelsAuthoritative == 0:
+		return "proxy"
+	}
+	return "mixed"
+}
+
+// ProxyOnly reports whether any label used came from the proxy rule; the
+// procedure then marks every result "proxy-only".
+func (m Meta) ProxyOnly() bool { return m.LabelsProxy > 0 }
+
+// RegimeMatched reports whether the two clusters were compared within one
+// regime.
+func (m Meta) RegimeMatched() bool { return m.Regime != "" && m.Regime != "all" }
+
+// RegimeDefinition returns the report's regime line, e.g.
+// "cpu_standard (proxy)", "cpu_standard (authoritative)",
+// "gpu_standard (mixed: 120 authoritative, 30 proxy)" or
+// "all regimes pooled (not regime-matched; proxy)".
+func (m Meta) RegimeDefinition() string {
+	basis := m.Basis()
+	if basis == "mixed" {
+		basis = fmt.Sprintf("mixed: %d authoritative, %d proxy", m.LabelsAuthoritative, m.LabelsProxy)
+	}
+	switch m.Regime {
+	case "":
+		if basis == "none" {
+			return "not stated"
+		}
+		return "not stated (" + basis + ")"
+	case "all":
+		return "all regimes pooled (not regime-matched; " + basis + ")"
+	}
+	return m.Regime + " (" + basis + ")"
+}
+
+// marks returns the labels a log row carries: "proxy-only" and
+// "not regime-matched" where they apply.
+func (m Meta) marks() []string {
+	var out []string
+	if m.ProxyOnly() {
+		out = append(out, "proxy-only")
+	}
+	if m.Regime == "all" {
+		out = append(out, "not regime-matched")
+	}
+	return out
 }
 
 // coverageText formats "v (n=k of N)".
@@ -38,9 +112,14 @@ func num(v float64, prec int) string {
 	return fmt.Sprintf("%.*f", prec, v)
 }
 
+// pval formats a p-value; one that underflowed to 0 prints as "< 1e-300"
+// (the smallest normal float64 is 2.2e-308).
 func pval(v float64) string {
 	if math.IsNaN(v) {
 		return "n/a"
+	}
+	if v == 0 {
+		return "< 1e-300"
 	}
 	return fmt.Sprintf("%.3g", v)
 }
@@ -53,7 +132,14 @@ func pval(v float64) string {
 func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "### Overlap: %s → %s\n\n", m.Source, m.Target)
-	fmt.Fprintf(bw, "- Regime definition: %s\n", m.Regime)
+	fmt.Fprintf(bw, "- Regime definition: %s\n", m.RegimeDefinition())
+	if m.ProxyOnly() {
+		fmt.Fprintf(bw, "- **proxy-only**: %d of %d compared jobs were labelled by the telemetry proxy rule, not from hardware tables\n",
+			m.LabelsProxy, m.LabelsProxy+m.LabelsAuthoritative)
+	}
+	if m.Regime == "all" {
+		fmt.Fprintf(bw, "- **not regime-matched**: jobs of every regime are pooled; differences may be differences of workload mix\n")
+	}
 	fs := m.FeatureSet
 	if fs == "" {
 		fs = "features"
@@ -76,6 +162,12 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 			fmt.Fprintf(bw, "| %s | n/a | n/a | n/a | n/a |\n", name)
 		}
 	}
+	for _, d := range m.Dropped {
+		fmt.Fprintf(bw, "\nDropped feature %s: %s\n", d.Name, d.Reason)
+	}
+	for _, wn := range m.Warnings {
+		fmt.Fprintf(bw, "\nWarning: %s\n", wn)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "\nNote: %s\n", n)
 	}
@@ -84,33 +176,42 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 
 // Report is the JSON form of a Result: the summary without per-row arrays.
 type Report struct {
-	Experiment      string        `json:"experiment,omitempty"`
-	Source          string        `json:"source"`
-	Target          string        `json:"target"`
-	Regime          string        `json:"regime_definition"`
-	FeatureSet      string        `json:"feature_set"`
-	Features        []string      `json:"features"`
-	Band            [2]float64    `json:"band"`
-	AUC             *float64      `json:"auc"`
-	CrossFitAUC     *float64      `json:"crossfit_auc,omitempty"`
-	CrossFitFolds   int           `json:"crossfit_folds,omitempty"`
-	Coverage        *float64      `json:"target_coverage"`
-	SourceCoverage  *float64      `json:"source_coverage"`
-	NSource         int           `json:"n_source"`
-	NTarget         int           `json:"n_target"`
-	NSourceInBand   int           `json:"n_source_in_band"`
-	NTargetInBand   int           `json:"n_target_in_band"`
-	KS              []FeatureJSON `json:"features_ks"`
-	QuantileLevels  []float64     `json:"quantile_levels"`
-	SourceQuantiles []float64     `json:"source_propensity_quantiles"`
-	TargetQuantiles []float64     `json:"target_propensity_quantiles"`
-	HistEdges       []float64     `json:"hist_edges"`
-	SourceHist      []int         `json:"source_hist"`
-	TargetHist      []int         `json:"target_hist"`
-	ESS             *float64      `json:"kish_ess_source_odds"`
-	ESSInBand       *float64      `json:"kish_ess_source_odds_in_band"`
-	Solver          Solver        `json:"solver"`
-	Notes           []string      `json:"notes,omitempty"`
+	Experiment      string           `json:"experiment,omitempty"`
+	Source          string           `json:"source"`
+	Target          string           `json:"target"`
+	Regime          string           `json:"regime"`
+	RegimeBasis     string           `json:"regime_basis"`
+	RegimeDef       string           `json:"regime_definition"`
+	LabelsAuth      int              `json:"labels_authoritative"`
+	LabelsProxy     int              `json:"labels_proxy"`
+	ProxyOnly       bool             `json:"proxy_only"`
+	RegimeMatched   bool             `json:"regime_matched"`
+	Marks           []string         `json:"marks,omitempty"`
+	FeatureSet      string           `json:"feature_set"`
+	Features        []string         `json:"features"`
+	Dropped         []DroppedFeature `json:"dropped_features,omitempty"`
+	Warnings        []string         `json:"warnings,omitempty"`
+	Band            [2]float64       `json:"band"`
+	AUC             *float64         `json:"auc"`
+	CrossFitAUC     *float64         `json:"crossfit_auc,omitempty"`
+	CrossFitFolds   int              `json:"crossfit_folds,omitempty"`
+	Coverage        *float64         `json:"target_coverage"`
+	SourceCoverage  *float64         `json:"source_coverage"`
+	NSource         int              `json:"n_source"`
+	NTarget         int              `json:"n_target"`
+	NSourceInBand   int              `json:"n_source_in_band"`
+	NTargetInBand   int              `json:"n_target_in_band"`
+	KS              []FeatureJSON    `json:"features_ks"`
+	QuantileLevels  []float64        `json:"quantile_levels"`
+	SourceQuantiles []float64        `json:"source_propensity_quantiles"`
+	TargetQuantiles []float64        `json:"target_propensity_quantiles"`
+	HistEdges       []float64        `json:"hist_edges"`
+	SourceHist      []int            `json:"source_hist"`
+	TargetHist      []int            `json:"target_hist"`
+	ESS             *float64         `json:"kish_ess_source_odds"`
+	ESSInBand       *float64         `json:"kish_ess_source_odds_in_band"`
+	Solver          Solver           `json:"solver"`
+	Notes           []string         `json:"notes,omitempty"`
 }
 
 // FeatureJSON is one feature's comparison in a Report. Non-finite numbers
@@ -140,7 +241,9 @@ func fp(v float64) *float64 {
 
 // Report returns the JSON form of the result.
 func (r *Result) Report(m Meta) Report {
-	rep := Report{Experiment: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, FeatureSet: m.FeatureSet,
+	rep := Report{Experiment: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, RegimeBasis: m.Basis(),
+		RegimeDef: m.RegimeDefinition(), LabelsAuth: m.LabelsAuthoritative, LabelsProxy: m.LabelsProxy,
+		ProxyOnly: m.ProxyOnly(), RegimeMatched: m.RegimeMatched(), Marks: m.marks(), Dropped: m.Dropped, Warnings: m.Warnings, FeatureSet: m.FeatureSet,
 		Features: r.Features, Band: [2]float64{r.Band.Lo, r.Band.Hi}, AUC: fp(r.AUC), Coverage: fp(r.Coverage),
 		SourceCoverage: fp(r.SourceCoverage), NSource: r.NSource, NTarget: r.NTarget,
 		NSourceInBand: r.NSourceInBand, NTargetInBand: r.NTargetInBand, QuantileLevels: r.QuantileLevels,
@@ -174,15 +277,19 @@ func (r *Result) WriteJSON(w io.Writer, m Meta) error {
 
 // Entry is one row of the experiment log.
 type Entry struct {
-	Exp        string  `json:"exp"`
-	Source     string  `json:"source"`
-	Target     string  `json:"target"`
-	FeatureSet string  `json:"feature_set"`
-	Band       Band    `json:"band"`
-	AUC        float64 `json:"auc"`
-	Coverage   float64 `json:"coverage"`
-	NInBand    int     `json:"n_target_in_band"`
-	NTarget    int     `json:"n_target"`
+	Exp    string `json:"exp"`
+	Source string `json:"source"`
+	Target string `json:"target"`
+	Regime string `json:"regime,omitempty"`
+	Basis  string `json:"regime_basis,omitempty"`
+	// Marks holds "proxy-only" and "not regime-matched" where they apply.
+	Marks      []string `json:"marks,omitempty"`
+	FeatureSet string   `json:"feature_set"`
+	Band       Band     `json:"band"`
+	AUC        float64  `json:"auc"`
+	Coverage   float64  `json:"coverage"`
+	NInBand    int      `json:"n_target_in_band"`
+	NTarget    int      `json:"n_target"`
 }
 
 // Entry returns the log row of the result. Non-finite AUC or coverage (an
@@ -194,7 +301,8 @@ func (r *Result) Entry(m Meta) Entry {
 		}
 		return v
 	}
-	return Entry{Exp: m.Experiment, Source: m.Source, Target: m.Target, FeatureSet: m.FeatureSet, Band: r.Band,
+	return Entry{Exp: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, Basis: m.Basis(), Marks: m.marks(),
+		FeatureSet: m.FeatureSet, Band: r.Band,
 		AUC: fin(r.AUC), Coverage: fin(r.Coverage), NInBand: r.NTargetInBand, NTarget: r.NTarget}
 }
 
@@ -248,12 +356,14 @@ func (l *Log) Append(w io.Writer, e Entry) error {
 }
 
 // WriteTable renders the log as the Markdown table
-// | EXP | Source→Target | Feature set | Band | AUC | Coverage |
-// with AUC at 4 decimals and coverage as "v (n=k of N)".
+// | EXP | Source→Target | Regime | Feature set | Band | AUC | Coverage |
+// with AUC at 4 decimals, coverage as "v (n=k of N)" and the regime as
+// "cpu_standard (proxy) proxy-only" (the basis in parentheses, then the
+// row's marks; "n/a" for rows logged without a regime).
 func (l *Log) WriteTable(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "| EXP | Source→Target | Feature set | Band | AUC | Coverage |")
-	fmt.Fprintln(bw, "|---|---|---|---|---|---|")
+	fmt.Fprintln(bw, "| EXP | Source→Target | Regime | Feature set | Band | AUC | Coverage |")
+	fmt.Fprintln(bw, "|---|---|---|---|---|---|---|")
 	for _, e := range l.Entries {
 		auc := num(e.AUC, 4)
 		cov := coverageText(e.Coverage, e.NInBand, e.NTarget)
@@ -263,7 +373,17 @@ func (l *Log) WriteTable(w io.Writer) error {
 		if e.Coverage < 0 {
 			cov = fmt.Sprintf("n/a (n=%d of %d)", e.NInBand, e.NTarget)
 		}
-		fmt.Fprintf(bw, "| %s | %s→%s | %s | %v | %s | %s |\n", e.Exp, e.Source, e.Target, e.FeatureSet, e.Band, auc, cov)
+		reg := "n/a"
+		if e.Regime != "" {
+			reg = e.Regime
+			if e.Basis != "" {
+				reg += " (" + e.Basis + ")"
+			}
+		}
+		for _, mk := range e.Marks {
+			reg += " " + mk
+		}
+		fmt.Fprintf(bw, "| %s | %s→%s | %s | %s | %v | %s | %s |\n", e.Exp, e.Source, e.Target, reg, e.FeatureSet, e.Band, auc, cov)
 	}
 	return bw.Flush()
 }

@@ -320,6 +320,113 @@ next:
 	return safe
 }
 
+// forbidden are the telemetry features the procedure forbids by name: they
+// are the ones the proxy regime rule reads, so comparing on them compares
+// the regime labels themselves.
+var forbidden = [...]string{"value_memused_max", "value_memused_minus_diskcache_max", "value_gpu_max"}
+
+// ForbiddenFeatures returns the features the procedure forbids in a
+// domain classifier: value_memused_max, value_memused_minus_diskcache_max
+// and value_gpu_max. They never enter a default feature set; a caller that
+// names them gets them, with a warning in the report.
+func ForbiddenFeatures() []string { return append([]string(nil), forbidden[:]...) }
+
+// Forbidden reports whether name is one of ForbiddenFeatures.
+func Forbidden(name string) bool {
+	for _, f := range forbidden {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Screened is the outcome of Screen: the features kept and, for every
+// candidate left out, the reason.
+type Screened struct {
+	Features []string
+	Dropped  []Dropped
+}
+
+// Dropped is a candidate feature left out by Screen, with the reason in
+// words, e.g. "missing in 12.5% of anvil's jobs (25 of 200), 0.0% of
+// conte's jobs (0 of 300)".
+type Dropped struct {
+	Name, Reason string
+}
+
+// Screen picks the procedure's feature set: of the candidates (nil means
+// JobFeatures: ncores, nhosts, timelimit_sec, runtime_sec, queue_time_sec,
+// runtime_fraction), those with no missing value in any cluster (as
+// SafeFeatures), not forbidden, not constant over all clusters and not a
+// copy of an earlier kept feature. Every candidate left out is listed with
+// its reason; the missing shares are given per cluster, named by names
+// (nil or short: "cluster 1", "cluster 2", ...).
+func Screen(candidates, names []string, clusters ...[]Job) Screened {
+	if candidates == nil {
+		candidates = JobFeatures()
+	}
+	var out Screened
+	var kept [][]float64
+next:
+	for _, f := range candidates {
+		if Forbidden(f) {
+			out.Dropped = append(out.Dropped, Dropped{f, "forbidden by the procedure (the proxy regime rule reads it)"})
+			continue
+		}
+		var col []float64
+		var shares []string
+		anyMissing, unknown := false, false
+		for c, js := range clusters {
+			name := fmt.Sprintf("cluster %d", c+1)
+			if c < len(names) {
+				name = names[c]
+			}
+			miss := 0
+			for i := range js {
+				v, ok := js[i].Feature(f)
+				if !ok {
+					unknown = true
+				}
+				if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+					miss++
+				}
+				col = append(col, v)
+			}
+			if len(js) == 0 {
+				shares = append(shares, name+" has no jobs")
+				anyMissing = true
+				continue
+			}
+			if miss > 0 {
+				anyMissing = true
+			}
+			shares = append(shares, fmt.Sprintf("%.1f%% of %s's jobs (%d of %d)", 100*float64(miss)/float64(len(js)), name, miss, len(js)))
+		}
+		if unknown && anyMissing {
+			out.Dropped = append(out.Dropped, Dropped{f, "not a column of every table (missing in " + strings.Join(shares, ", ") + ")"})
+			continue
+		}
+		if anyMissing {
+			out.Dropped = append(out.Dropped, Dropped{f, "missing in " + strings.Join(shares, ", ")})
+			continue
+		}
+		if len(col) > 0 && slices.IndexFunc(col, func(v float64) bool { return v != col[0] }) < 0 {
+			out.Dropped = append(out.Dropped, Dropped{f, fmt.Sprintf("constant (%g) in every cluster: zero variance", col[0])})
+			continue
+		}
+		for k, prev := range kept {
+			if slices.Equal(prev, col) {
+				out.Dropped = append(out.Dropped, Dropped{f, "the same values as " + out.Features[k] + " for every job"})
+				continue next
+			}
+		}
+		out.Features = append(out.Features, f)
+		kept = append(kept, col)
+	}
+	return out
+}
+
 // Matrix returns the len(jobs)×len(features) matrix of the jobs' features.
 // Missing values are NaN. A name that is not a feature of some job is an
 // error wrapping ErrUnknownFeature that names the job.

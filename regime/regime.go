@@ -194,25 +194,22 @@ func (r Rules) LabelAll(jobs []Job) map[Label]int {
 	return counts
 }
 
-// Definition summarises the bases of labelled jobs for a report: "authoritative"
-// when every job was labelled from the hardware table, "proxy" otherwise,
-// including when there are no jobs (nothing was labelled authoritatively).
-func Definition(jobs ...[]Job) string {
-	n := 0
-	for _, js := range jobs {
-		n += len(js)
-	}
-	if n == 0 {
-		return "proxy"
-	}
+// Bases counts the labelled jobs by the rule that labelled them: from a
+// hardware table (authoritative) and from telemetry (proxy). Unlabelled
+// jobs count in neither. A comparison with proxy > 0 is "proxy-only" in the
+// procedure's words.
+func Bases(jobs ...[]Job) (authoritative, proxy int) {
 	for _, js := range jobs {
 		for i := range js {
-			if js[i].Basis != Authoritative {
-				return "proxy"
+			switch js[i].Basis {
+			case Authoritative:
+				authoritative++
+			case Proxy:
+				proxy++
 			}
 		}
 	}
-	return "authoritative"
+	return authoritative, proxy
 }
 
 // Filter returns the jobs whose regime is one of labels, in order. The

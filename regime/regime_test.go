@@ -110,14 +110,14 @@ func TestLabelBasis(t *testing.T) {
 	if d := cmp.Diff(map[Label]int{GPUStandard: 2, CPULargeMem: 1, CPUStandard: 2}, counts); d != "" {
 		t.Errorf("counts (-want +got):\n%s", d)
 	}
-	if got := Definition(jobs); got != "proxy" {
-		t.Errorf("Definition = %q, want proxy", got)
+	if a, p := Bases(jobs); a != 3 || p != 2 {
+		t.Errorf("Bases = %d authoritative, %d proxy; want 3, 2", a, p)
 	}
-	if got := Definition(jobs[:2]); got != "authoritative" {
-		t.Errorf("Definition = %q, want authoritative", got)
+	if a, p := Bases(jobs[:2], jobs[2:3]); a != 2 || p != 1 {
+		t.Errorf("Bases of two slices = %d, %d; want 2, 1", a, p)
 	}
-	if got := Definition(nil, jobs[:0]); got != "proxy" {
-		t.Errorf("Definition of no jobs = %q, want proxy (nothing was labelled authoritatively)", got)
+	if a, p := Bases(nil, []Job{{}}); a != 0 || p != 0 {
+		t.Errorf("Bases of an unlabelled job = %d, %d; want 0, 0", a, p)
 	}
 	if got := len(Filter(jobs, CPUStandard)); got != 2 {
 		t.Errorf("Filter(cpu_standard) has %d jobs, want 2", got)

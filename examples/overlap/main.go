@@ -137,27 +137,44 @@ func run(o options, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "keeping regime %s: %d source and %d target jobs\n", l, len(src), len(tgt))
 	}
 
-	var features []string
+	var features, warnings []string
+	var dropped []overlap.DroppedFeature
 	if o.features != "" {
 		for _, f := range strings.Split(o.features, ",") {
 			features = append(features, strings.TrimSpace(f))
 		}
 		fmt.Fprintf(stdout, "features (from -features): %s\n", strings.Join(features, ", "))
+		var bad []string
+		for _, f := range features {
+			if regime.Forbidden(f) {
+				bad = append(bad, f)
+			}
+		}
+		if len(bad) > 0 {
+			w := fmt.Sprintf("the feature set holds %s, which the procedure forbids (%s): the proxy regime rule reads them, so the comparison partly compares regime labels",
+				strings.Join(bad, ", "), strings.Join(regime.ForbiddenFeatures(), ", "))
+			warnings = append(warnings, w)
+			fmt.Fprintln(stdout, "warning:", w)
+		}
 		if o.featureSet == "" {
 			o.featureSet = "custom"
 		}
 	} else {
-		features = regime.SafeFeatures(nil, src, tgt)
-		if len(src) == 0 || len(tgt) == 0 {
-			// No feature is safe across an empty cluster; use the other
-			// one's so that Fit reports the empty domain with its counts.
-			features = regime.SafeFeatures(nil, slices.Concat(src, tgt))
+		sc := regime.Screen(nil, []string{o.sourceName, o.targetName}, src, tgt)
+		features = sc.Features
+		for _, d := range sc.Dropped {
+			fmt.Fprintf(stdout, "  dropping %s: %s\n", d.Name, d.Reason)
+			dropped = append(dropped, overlap.DroppedFeature{Name: d.Name, Reason: d.Reason})
 		}
-		features = dropConstant(stdout, features, src, tgt)
-		fmt.Fprintf(stdout, "safe features (0%% missing in both clusters, not constant): %s\n", strings.Join(features, ", "))
+		fmt.Fprintf(stdout, "safe features (the procedure's set: no missing value in either cluster, not constant): %s\n", strings.Join(features, ", "))
 	}
 	if o.featureSet == "" {
 		o.featureSet = "safe"
+	}
+	if len(src) == 0 || len(tgt) == 0 {
+		// Nothing to compare: say so and leave the experiment log alone.
+		return fmt.Errorf("%w: regime %s leaves %d %s jobs and %d %s jobs; nothing was written to the experiment log",
+			overlap.ErrEmptyDomain, o.regime, len(src), o.sourceName, len(tgt), o.targetName)
 	}
 
 	x, y, err := stack(src, tgt, features)
@@ -175,12 +192,10 @@ func run(o options, stdout io.Writer) error {
 		opts = append(opts, overlap.WithImpute())
 	}
 	fmt.Fprintf(stdout, "fitting the domain classifier on %d jobs × %d features, band %v\n", len(y), len(features), band)
-	res, fitErr := overlap.Fit(x, y, band, opts...)
-	if res == nil {
-		return fitErr
-	}
-	if fitErr != nil {
-		fmt.Fprintln(stdout, "warning:", fitErr)
+	res, err := overlap.Fit(x, y, band, opts...)
+	if err != nil {
+		// No classifier, so no report and no log row.
+		return err
 	}
 
 	logPath := filepath.Join(o.out, "experiments.jsonl")
@@ -189,18 +204,17 @@ func run(o options, stdout io.Writer) error {
 		return err
 	}
 	meta := overlap.Meta{Experiment: o.exp, Source: o.sourceName, Target: o.targetName,
-		Regime: regime.Definition(src, tgt), FeatureSet: o.featureSet}
+		Regime: o.regime, FeatureSet: o.featureSet, Warnings: warnings, Dropped: dropped}
+	meta.LabelsAuthoritative, meta.LabelsProxy = regime.Bases(src, tgt)
 	if meta.Experiment == "" {
 		meta.Experiment = "E" + strconv.Itoa(len(log.Entries)+1)
 	}
 
-	if fitErr == nil {
-		// Diagnostics go before the report so that the report block has
-		// exactly the reviewer's fields; report.json has them all.
-		fmt.Fprintf(stdout, "cross-fitted AUC (%d folds): %.4f; source coverage %.4f (n=%d of %d); Kish ESS of source odds weights %.0f\n",
-			res.CrossFitFolds, res.CrossFitAUC, res.SourceCoverage, res.NSourceInBand, res.NSource, res.ESS)
-		fmt.Fprintf(stdout, "solver: %d Newton iterations, gradient norm %.2e, converged %v\n", res.Solver.Iterations, res.Solver.GradNorm, res.Solver.Converged)
-	}
+	// Diagnostics go before the report so that the report block has
+	// exactly the reviewer's fields; report.json has them all.
+	fmt.Fprintf(stdout, "cross-fitted AUC (%d folds): %.4f; source coverage %.4f (n=%d of %d); Kish ESS of source odds weights %.0f\n",
+		res.CrossFitFolds, res.CrossFitAUC, res.SourceCoverage, res.NSourceInBand, res.NSource, res.ESS)
+	fmt.Fprintf(stdout, "solver: %d Newton iterations, gradient norm %.2e, converged %v\n", res.Solver.Iterations, res.Solver.GradNorm, res.Solver.Converged)
 	fmt.Fprintln(stdout)
 	if err := res.WriteMarkdown(stdout, meta); err != nil {
 		return err
@@ -241,17 +255,15 @@ func run(o options, stdout io.Writer) error {
 			return err
 		}
 	}
-	if fitErr == nil {
-		sweep, err := res.Sweep()
-		if err != nil {
-			return err
-		}
-		if err := write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
-			return err
-		}
-		if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, src, tgt, o) }); err != nil {
-			return err
-		}
+	sweep, err := res.Sweep()
+	if err != nil {
+		return err
+	}
+	if err := write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
+		return err
+	}
+	if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, src, tgt, o) }); err != nil {
+		return err
 	}
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -393,27 +405,6 @@ func hardwareOf(p synth.ClusterProfile) regime.Cluster {
 		c.Partitions[pt.Name] = n
 	}
 	return c
-}
-
-// dropConstant removes features that take one value over both clusters.
-func dropConstant(stdout io.Writer, features []string, src, tgt []regime.Job) []string {
-	return slices.DeleteFunc(slices.Clone(features), func(f string) bool {
-		first, seen := 0.0, false
-		for _, js := range [][]regime.Job{src, tgt} {
-			for i := range js {
-				v, _ := js[i].Feature(f)
-				if !seen {
-					first, seen = v, true
-				} else if v != first {
-					return false
-				}
-			}
-		}
-		if seen {
-			fmt.Fprintf(stdout, "  dropping %s: constant (%g) in both clusters\n", f, first)
-		}
-		return true
-	})
 }
 
 func stack(src, tgt []regime.Job, features []string) (*mat.Dense, []int, error) {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"image/png"
 	"math/rand/v2"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/overlap"
 )
 
 // small returns the options of a quick synthetic run into dir.
@@ -74,7 +77,7 @@ func TestRunWritesEverything(t *testing.T) {
 	if strings.Join(fields, "|") != strings.Join(want, "|") {
 		t.Errorf("report fields %q, want %q", fields, want)
 	}
-	if !regexp.MustCompile(`(?m)^- Regime definition: authoritative$`).MatchString(block) {
+	if !regexp.MustCompile(`(?m)^- Regime definition: cpu_standard \(authoritative\)$`).MatchString(block) {
 		t.Errorf("synthetic jobs are labelled from hardware tables; report says:\n%s", block)
 	}
 	if !regexp.MustCompile(`(?m)^- Target overlap coverage: [01]\.\d{4} \(n=\d+ of \d+\)$`).MatchString(block) {
@@ -98,8 +101,8 @@ func TestRunWritesEverything(t *testing.T) {
 		t.Errorf("experiments.jsonl has %d rows after two runs, want 2", n)
 	}
 	table, _ := os.ReadFile(filepath.Join(dir, "experiments.md"))
-	if !strings.Contains(string(table), "| EXP | Source→Target | Feature set | Band | AUC | Coverage |") ||
-		!strings.Contains(string(table), "| E2 | anvil→conte | safe |") {
+	if !strings.Contains(string(table), "| EXP | Source→Target | Regime | Feature set | Band | AUC | Coverage |") ||
+		!strings.Contains(string(table), "| E2 | anvil→conte | cpu_standard (authoritative) | safe |") {
 		t.Errorf("experiments.md:\n%s", table)
 	}
 }
@@ -155,6 +158,95 @@ func TestRunFeaturesAndImpute(t *testing.T) {
 	if !strings.Contains(reportBlock(t, stdout.String()), "- Feature set: custom (ncores, runtime_sec, value_gpu_max)") {
 		t.Errorf("report does not name the custom feature set:\n%s", stdout.String())
 	}
+}
+
+// TestRunReportContract reads the files a run writes and checks the
+// procedure's marks in each (issue 13): "proxy-only" whenever a proxy label
+// was used, "not regime-matched" for -regime all, the procedure's six
+// features by default, a warning naming a forbidden feature asked for by
+// name, and no log row when there is nothing to compare.
+func TestRunReportContract(t *testing.T) {
+	outputs := []string{"report.md", "report.json", "experiments.jsonl", "experiments.md"}
+	read := func(t *testing.T, dir, name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	run1 := func(t *testing.T, o options) string {
+		t.Helper()
+		var stdout bytes.Buffer
+		if err := run(o, &stdout); err != nil {
+			t.Fatalf("%v\n%s", err, stdout.String())
+		}
+		return stdout.String()
+	}
+
+	t.Run("proxy", func(t *testing.T) {
+		o := small(t.TempDir())
+		o.proxy = true
+		run1(t, o)
+		for _, name := range outputs {
+			if text := read(t, o.out, name); !strings.Contains(text, "proxy-only") {
+				t.Errorf("%s does not say proxy-only:\n%s", name, text)
+			}
+		}
+		if md := read(t, o.out, "report.md"); !strings.Contains(md, "- Regime definition: cpu_standard (proxy)\n") ||
+			!strings.Contains(md, "- Feature set: safe (ncores, nhosts, timelimit_sec, runtime_sec, queue_time_sec, runtime_fraction)\n") {
+			t.Errorf("report.md:\n%s", md)
+		}
+	})
+	t.Run("authoritative", func(t *testing.T) {
+		o := small(t.TempDir())
+		run1(t, o)
+		for _, name := range outputs {
+			if text := read(t, o.out, name); strings.Contains(text, "proxy-only") || strings.Contains(text, "not regime-matched") {
+				t.Errorf("%s of an authoritative, regime-matched run is marked:\n%s", name, text)
+			}
+		}
+	})
+	t.Run("all", func(t *testing.T) {
+		o := small(t.TempDir())
+		o.regime = "all"
+		run1(t, o)
+		for _, name := range outputs {
+			if text := read(t, o.out, name); !strings.Contains(text, "not regime-matched") && !strings.Contains(text, `"regime_matched": false`) {
+				t.Errorf("%s of a pooled run is not marked not regime-matched:\n%s", name, text)
+			}
+		}
+	})
+	t.Run("forbidden", func(t *testing.T) {
+		o := small(t.TempDir())
+		o.regime, o.features, o.impute = "all", "ncores,value_memused_max", true
+		run1(t, o)
+		for _, name := range []string{"report.md", "report.json"} {
+			if text := read(t, o.out, name); !strings.Contains(text, "value_memused_max, which the procedure forbids") {
+				t.Errorf("%s has no warning naming the forbidden feature:\n%s", name, text)
+			}
+		}
+	})
+	t.Run("empty", func(t *testing.T) {
+		o := small(t.TempDir())
+		o.regime = "gpu_largemem" // none in the synthetic Anvil-like source
+		var stdout bytes.Buffer
+		err := run(o, &stdout)
+		if !errors.Is(err, overlap.ErrEmptyDomain) {
+			t.Fatalf("empty regime: err %v, want ErrEmptyDomain", err)
+		}
+		if _, err := os.Stat(filepath.Join(o.out, "experiments.jsonl")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("experiments.jsonl exists after a run with nothing to compare (%v)", err)
+		}
+	})
+	t.Run("folds", func(t *testing.T) {
+		o := small(t.TempDir())
+		o.n, o.crossfit = 5, 6
+		var stdout bytes.Buffer
+		if err := run(o, &stdout); !errors.Is(err, overlap.ErrFolds) {
+			t.Fatalf("-crossfit 6 on 5 jobs: err %v, want ErrFolds", err)
+		}
+	})
 }
 
 func TestParseUnits(t *testing.T) {
