@@ -112,11 +112,15 @@ const maxLine = 16 << 20
 
 // Options are the settings of a Reader; Files applies them to each file.
 type Options struct {
-	// Year is the year of dates written without one ("MM/DD HH:MM:SS").
-	// When zero, the year comes from a global-log header's ctime or else
-	// from FileTime, taking the previous year for months after FileTime's.
-	// Either way a jump back of more than six months between consecutive
-	// events (December to January) starts the next year.
+	// Year is the year of the first date written without one
+	// ("MM/DD HH:MM:SS"). When zero, the first such date takes its year from
+	// a global-log header's ctime or else from FileTime (the year that puts
+	// it at or before FileTime). Every later yearless date takes the year
+	// that puts it nearest the log's running clock (the latest time read so
+	// far), so a writer that logs an old-year event after the first
+	// new-year ones (two writers around New Year) keeps it in the old year
+	// without moving the clock back, and a log over several years advances
+	// a year at each turn. 02/29 takes the nearest leap year.
 	Year int
 	// FileTime is the file's modification time, the last resort for the
 	// year; when zero, the current time is used, as HTCondor does.
@@ -158,8 +162,8 @@ type Reader struct {
 	json    *jsonState
 	damaged int
 
-	year      int
-	prevMonth int
+	clock   int64 // Unix seconds of the latest event time; 0 before the first
+	clocked bool
 
 	header    GlobalHeader
 	hasHeader bool
@@ -485,9 +489,8 @@ func (r *Reader) finish(h *header, hline int, body string) (Event, error) {
 	if ev.Code == Generic && !ev.Job.IsJob() {
 		if gh, ok := ParseGlobalHeader(ev); ok {
 			r.header, r.hasHeader = gh, true
-			if r.Year == 0 {
-				r.year = gh.Ctime.In(r.loc()).Year()
-				r.prevMonth = int(gh.Ctime.In(r.loc()).Month())
+			if r.Year == 0 && !r.clocked && !gh.Ctime.IsZero() {
+				r.clock, r.clocked = gh.Ctime.Unix(), true
 			}
 		}
 	}
@@ -518,34 +521,6 @@ const (
 )
 
 func (r *Reader) eventTime(h *header) (time.Time, error) {
-	year := h.year
-	if year < 0 {
-		switch {
-		case r.Year != 0 && r.year == 0:
-			r.year = r.Year
-		case r.year == 0:
-			ref := r.FileTime
-			if ref.IsZero() {
-				ref = time.Now()
-			}
-			ref = ref.In(r.loc())
-			r.year = ref.Year()
-			if h.month > int(ref.Month()) {
-				r.year--
-			}
-		case r.prevMonth != 0 && h.month+6 < r.prevMonth:
-			r.year++
-		}
-		r.prevMonth = h.month
-		year = r.year
-	}
-	d := daysIn[h.month]
-	if h.month == 2 && !(year%4 == 0 && (year%100 != 0 || year%400 == 0)) {
-		d = 28
-	}
-	if h.day > d || year < minYear || year > maxYear {
-		return time.Time{}, ErrDate
-	}
 	loc := r.loc()
 	switch {
 	case h.utc:
@@ -553,7 +528,101 @@ func (r *Reader) eventTime(h *header) (time.Time, error) {
 	case h.hasOffset:
 		loc = time.FixedZone("", h.offset)
 	}
-	return time.Date(year, time.Month(h.month), h.day, h.hour, h.min, h.sec, h.nsec, loc), nil
+	at := func(year int) (time.Time, bool) {
+		if year < minYear || year > maxYear || h.day > daysInMonth(year, h.month) {
+			return time.Time{}, false
+		}
+		return time.Date(year, time.Month(h.month), h.day, h.hour, h.min, h.sec, h.nsec, loc), true
+	}
+	if h.year >= 0 {
+		t, ok := at(h.year)
+		if !ok {
+			return time.Time{}, ErrDate
+		}
+		r.advance(t)
+		return t, nil
+	}
+	if !r.clocked {
+		// The first yearless date: Options.Year, or the year that puts it
+		// at or before FileTime (now when unset).
+		year := r.Year
+		if year == 0 {
+			ref := r.FileTime
+			if ref.IsZero() {
+				ref = time.Now()
+			}
+			year = ref.In(loc).Year()
+			if t, ok := at(year); ok && t.After(ref) {
+				year--
+			} else if !ok && h.month == 2 && h.day == 29 {
+				// The nearest leap year not after ref.
+				for year > minYear && daysInMonth(year, 2) < 29 {
+					year--
+				}
+			}
+		}
+		t, ok := at(year)
+		if !ok {
+			return time.Time{}, ErrDate
+		}
+		r.clock, r.clocked = t.Unix(), true
+		return t, nil
+	}
+	// Later dates: the year nearest the running clock. Within half a year
+	// of the clock in the clock's year, no other year is nearer; otherwise
+	// the candidates are the years around it (and, for 02/29, the leap
+	// years within four of it).
+	clock := time.Unix(r.clock, 0).In(loc)
+	year := clock.Year()
+	if t, ok := at(year); ok {
+		if d := t.Unix() - r.clock; d >= -halfYear && d <= halfYear {
+			r.advance(t)
+			return t, nil
+		}
+	}
+	var best time.Time
+	bestD := int64(-1)
+	span := 1
+	if h.month == 2 && h.day == 29 {
+		span = 4
+	}
+	for y := year - span; y <= year+span; y++ {
+		t, ok := at(y)
+		if !ok {
+			continue
+		}
+		d := t.Unix() - r.clock
+		if d < 0 {
+			d = -d
+		}
+		if bestD < 0 || d < bestD {
+			best, bestD = t, d
+		}
+	}
+	if bestD < 0 {
+		return time.Time{}, ErrDate
+	}
+	r.advance(best)
+	return best, nil
+}
+
+// halfYear is half of a 365-day year, in seconds.
+const halfYear = 365 * 24 * 3600 / 2
+
+// advance moves the running clock forward to t; an earlier t (a late write)
+// leaves it.
+func (r *Reader) advance(t time.Time) {
+	if u := t.Unix(); !r.clocked || u > r.clock {
+		r.clock, r.clocked = u, true
+	}
+}
+
+// daysInMonth returns the days of month m (1–12) in year.
+func daysInMonth(year, m int) int {
+	if m == 2 && !(year%4 == 0 && (year%100 != 0 || year%400 == 0)) {
+		return 28
+	}
+	return daysIn[m]
 }
 
 type header struct {
