@@ -13,6 +13,8 @@ import (
 
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/crosscluster/crosscluster/internal/pubdata"
 )
 
 // FuzzRead feeds arbitrary bytes to the reader in every mode and checks
@@ -20,7 +22,10 @@ import (
 // memory, so there are no I/O errors), each error is followed by progress,
 // and the typed accessors never panic on what the reader returns.
 func FuzzRead(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join(realDir, "*.log"))
+	var seeds []string
+	if dir, err := pubdata.Dir("htcondor"); err == nil {
+		seeds, _ = filepath.Glob(filepath.Join(dir, "*.log"))
+	}
 	fixtures, _ := filepath.Glob("testdata/*.log")
 	seeds = append(seeds, fixtures...)
 	seeds = append(seeds, "testdata/events.json")

@@ -108,14 +108,28 @@ func (j *Job) Holds() []HoldCycle {
 	return out
 }
 
-// ignoredForState are the events that never count as a job's last state:
-// job-ad information and image-size updates trail the real state changes.
-func ignoredForState(c Code) bool { return c == JobAdInformation || c == ImageSize }
+// stateEvent reports whether an event moves a job between queue states
+// (the events Times follows): submit, execute, executable error, eviction,
+// termination, shadow exception, abort, suspend, unsuspend, hold, release
+// and reconnect failure. Everything else only reports on the job: image
+// size (006), job-ad information (028), DAGMan's POST script terminated
+// (016, written after the node job's 005 or 009, or after a hold when
+// DAGMan gives up on it), disconnection, file transfer and the rest.
+func stateEvent(c Code) bool {
+	switch c {
+	case Submit, Execute, ExecutableError, Evicted, Terminated, ShadowException, Aborted,
+		Suspended, Unsuspended, Held, Released, ReconnectFailed:
+		return true
+	}
+	return false
+}
 
-// LastState returns the job's last event that is neither a 028 nor a 006.
+// LastState returns the job's last event that changes its queue state (see
+// Times): a 016, 028, 006 or other report after a job's 005 leaves the 005
+// its last state.
 func (j *Job) LastState() (Event, bool) {
 	for i := len(j.Events) - 1; i >= 0; i-- {
-		if !ignoredForState(j.Events[i].Code) {
+		if stateEvent(j.Events[i].Code) {
 			return j.Events[i], true
 		}
 	}

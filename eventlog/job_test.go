@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/pubdata"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/google/go-cmp/cmp"
 )
@@ -206,5 +208,69 @@ func TestFilesErrors(t *testing.T) {
 	fs = eventlog.NewFiles([]string{filepath.Join(dir, "missing")}, eventlog.Options{})
 	if _, err := fs.Read(); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestDAGPostScriptKeepsEnd: in DAG node logs, DAGMan writes 016 (POST
+// script terminated) after the node job's 005 or 009 (or after a hold it
+// gives up on). The 016 reports on the node, not the job: End still gives
+// the 005 or 009, so the job is labelled. Checked on every LSST DAG log of
+// the public data: no job with a 005 or 009 is left "running".
+func TestDAGPostScriptKeepsEnd(t *testing.T) {
+	dir := pubdata.Need(t, "htcondor")
+	paths, _ := filepath.Glob(filepath.Join(dir, "lsst_*.nodes.log"))
+	if len(paths) == 0 {
+		t.Fatalf("no lsst_*.nodes.log in %s", dir)
+	}
+	after016 := 0 // jobs whose last event is a 016 after their 005/009
+	for _, p := range paths {
+		evs, _ := readFile(t, p, nil)
+		for _, j := range eventlog.Group(filepath.Base(p), evs) {
+			var ended *eventlog.Event
+			for i := range j.Events {
+				if c := j.Events[i].Code; c == eventlog.Terminated || c == eventlog.Aborted {
+					ended = &j.Events[i]
+				}
+			}
+			end, at := j.End()
+			if ended == nil {
+				if end != eventlog.Running {
+					t.Errorf("%s job %v: End %v without a 005 or 009", filepath.Base(p), j.Key, end)
+				}
+				continue
+			}
+			if last := j.Events[len(j.Events)-1]; last.Code == eventlog.PostScriptTerminated {
+				after016++
+			}
+			if end == eventlog.Running || !at.Equal(ended.Time) {
+				t.Errorf("%s job %v: End = %v at %v, want the %03d at %v", filepath.Base(p), j.Key, end, at, int(ended.Code), ended.Time)
+			}
+		}
+	}
+	if after016 == 0 {
+		t.Error("no job in the LSST logs ends with a 016 after its 005/009: the test checks nothing")
+	}
+	t.Logf("%d jobs end with a 016 after their 005/009", after016)
+
+	// HTCondor's documented order on a small log: 005 then 016 terminates
+	// normally; 012 then 016 stays held (running, for End).
+	const log = "000 (1.000.000) 2025-01-01 10:00:00 Job submitted from host: <h>\n...\n" +
+		"005 (1.000.000) 2025-01-01 10:05:00 Job terminated.\n\t(1) Normal termination (return value 0)\n...\n" +
+		"016 (1.000.000) 2025-01-01 10:05:03 POST Script terminated.\n\t(1) Normal termination (return value 0)\n    DAG Node: a\n...\n" +
+		"000 (2.000.000) 2025-01-01 10:00:00 Job submitted from host: <h>\n...\n" +
+		"012 (2.000.000) 2025-01-01 10:01:00 Job was held.\n\tbad\n\tCode 1 Subcode 0\n...\n" +
+		"016 (2.000.000) 2025-01-01 10:02:00 POST Script terminated.\n\t(1) Normal termination (return value 1)\n    DAG Node: b\n...\n"
+	r := eventlog.NewReader(strings.NewReader(log))
+	r.Location = time.UTC
+	evs, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := eventlog.Group("", evs)
+	if end, _ := jobs[0].End(); end != eventlog.TerminatedNormally {
+		t.Errorf("005 then 016: End = %v", end)
+	}
+	if ev, _ := jobs[1].LastState(); ev.Code != eventlog.Held {
+		t.Errorf("012 then 016: last state %v, want held", ev.Code)
 	}
 }

@@ -14,15 +14,17 @@ import (
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/crosscluster/crosscluster/internal/pubdata"
 )
 
-const realDir = "../../shared/testdata/htcondor"
-
+// realFile returns the path of a public HTCondor log (skipping when the
+// public test data is absent; see internal/pubdata).
 func realFile(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(realDir, name)
+	p := filepath.Join(pubdata.Need(t, "htcondor"), name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real HTCondor logs not present (%v); they live in ../shared/testdata beside the checkout", err)
+		t.Fatalf("public data incomplete: %v (run scripts/fetch-testdata.sh)", err)
 	}
 	return p
 }

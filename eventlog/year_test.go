@@ -55,7 +55,9 @@ func checkTimes(t *testing.T, want []time.Time, evs []eventlog.Event) {
 // new-year events. Every event keeps its own year; the late one does not
 // push the rest a year ahead.
 func TestYearNewYearTwoWriters(t *testing.T) {
-	d := func(y int, m time.Month, day, h, min int) time.Time { return time.Date(y, m, day, h, min, 0, 0, time.UTC) }
+	d := func(y int, m time.Month, day, h, min int) time.Time {
+		return time.Date(y, m, day, h, min, 0, 0, time.UTC)
+	}
 	var want []time.Time
 	for i := range 12 { // Dec 31 from 12:00, hourly
 		want = append(want, d(2025, 12, 31, 12+i, 0))
