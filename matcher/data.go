@@ -173,7 +173,7 @@ func WriteBuildClusters(w io.Writer, clusters []BuildCluster) error {
 
 // list reads r whole and returns the items of the top-level YAML sequence.
 func (w ywalk) list(r io.Reader) ([]*yaml.Node, error) {
-	b, err := io.ReadAll(r)
+	b, err := readDoc(r, w.file)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (w ywalk) list(r io.Reader) ([]*yaml.Node, error) {
 // - {name, package, package_version, resources: {<dep>: {min, max}}}
 // YAML anchors and aliases resolve. Ranges come back sorted by subsystem.
 func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
-	w := ywalk{file}
+	w := newWalk(file)
 	items, err := w.list(r)
 	if err != nil {
 		return nil, err
@@ -250,7 +250,7 @@ func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 // memory_of_top_ten_percent_runtime}, resources: {arch: {arch}, compiler:
 // {compiler_name, compiler_version}, memory: {mem_max, mem_mean, mem_min}}}
 func ReadBuildJobs(r io.Reader, file string) ([]BuildJob, error) {
-	w := ywalk{file}
+	w := newWalk(file)
 	items, err := w.list(r)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package matcher
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 )
 
 // Sentinel errors wrapped by the errors this package returns.
@@ -22,7 +24,36 @@ var (
 	ErrExpr = errors.New("matcher: constraint expression")
 	// ErrUnknownPackage: a runtime model has no data for a job's package.
 	ErrUnknownPackage = errors.New("matcher: no runtime model for package")
+	// ErrTooLarge: a document longer than MaxDocumentBytes.
+	ErrTooLarge = errors.New("matcher: document too large")
+	// ErrTooComplex: a YAML document whose aliases expand to more nodes
+	// than the work limit allows (see MaxExpansion).
+	ErrTooComplex = errors.New("matcher: document expands too far")
 )
+
+// MaxDocumentBytes caps every document the readers accept (16 MiB; the
+// largest rainbow input is a few hundred KB).
+const MaxDocumentBytes = 16 << 20
+
+// MaxExpansion bounds the work YAML aliases can cause: a reader visits at
+// most MaxExpansion times as many nodes as the document holds, and at least
+// 10,000 (as yaml.v3 bounds alias expansion by a ratio to the document's
+// size). A 1 KB document whose aliases fan out 10 ways over 10 levels
+// (10¹⁰ nodes when expanded) is refused with ErrTooComplex in about a
+// millisecond.
+const MaxExpansion = 16
+
+// readDoc reads a whole document of at most MaxDocumentBytes.
+func readDoc(r io.Reader, file string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxDocumentBytes+1))
+	if err != nil {
+		return nil, &ParseError{File: file, Err: err}
+	}
+	if len(b) > MaxDocumentBytes {
+		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxDocumentBytes)}
+	}
+	return b, nil
+}
 
 // ParseError reports malformed input: the file, the path inside it (JSON
 // pointer-like, "graph.nodes.amrex1.metadata.version" or "[3].resources.m4.min")
@@ -47,7 +78,9 @@ func (e *ParseError) Error() string {
 	if e.Path != "" {
 		s += " at " + e.Path
 	}
-	return s + ": " + e.Err.Error()
+	// The sentinels carry the package prefix for use on their own; here
+	// it is said once.
+	return s + ": " + strings.TrimPrefix(e.Err.Error(), "matcher: ")
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }

@@ -58,6 +58,7 @@ func FuzzReadJobspec(f *testing.F) {
 	f.Add([]byte("resources:\n  g:\n    replicas: 2\n    type: node\n    requires:\n    - name: io\n      field: type\n      match: shm\n"))
 	f.Add([]byte("resources:\n- &a\n  count: 2\n  with: [*a]\n"))
 	f.Add([]byte("resources:\n- &a\n  count: 1\n  type: node\n  with: [*a]\n"))
+	f.Add([]byte(aliasBomb()))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, err := ReadJobspec(bytes.NewReader(b), "fuzz.yaml")
 		checkTyped(t, err)

@@ -18,7 +18,7 @@ func (w jwalk) err(path string, sentinel error, format string, args ...any) erro
 }
 
 func (w jwalk) decode(r io.Reader) (any, error) {
-	b, err := io.ReadAll(r)
+	b, err := readDoc(r, w.file)
 	if err != nil {
 		return nil, err
 	}

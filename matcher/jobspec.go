@@ -23,8 +23,8 @@ import (
 // present. task.attributes.parameter or attributes.parameter entries that
 // are numbers become Params.
 func ReadJobspec(r io.Reader, file string) (Job, error) {
-	w := ywalk{file}
-	b, err := io.ReadAll(r)
+	w := newWalk(file)
+	b, err := readDoc(r, file)
 	if err != nil {
 		return Job{}, err
 	}

@@ -8,8 +8,39 @@ import (
 )
 
 // ywalk resolves YAML nodes (aliases included) and builds errors that name
-// the file, the path and the line.
-type ywalk struct{ file string }
+// the file, the path and the line. Every mapping and sequence it opens
+// counts against a work budget set by parse from the document's size, so
+// that aliases cannot make a walk expand exponentially.
+type ywalk struct {
+	file   string
+	budget *budget
+}
+
+type budget struct{ used, limit int }
+
+func newWalk(file string) ywalk { return ywalk{file: file, budget: &budget{limit: 10_000}} }
+
+// spend charges n node visits at n and fails with ErrTooComplex past the
+// limit.
+func (w ywalk) spend(at *yaml.Node, path string, n int) error {
+	w.budget.used += n
+	if w.budget.used > w.budget.limit {
+		return w.err(at, path, ErrTooComplex, "aliases expand to more than %d nodes (%d× the document's)", w.budget.limit, MaxExpansion)
+	}
+	return nil
+}
+
+// countNodes counts the nodes of a document without following aliases.
+func countNodes(n *yaml.Node) int {
+	if n == nil {
+		return 0
+	}
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
+}
 
 func (w ywalk) err(n *yaml.Node, path string, sentinel error, format string, args ...any) error {
 	line := 0
@@ -40,12 +71,14 @@ func deref(n *yaml.Node) *yaml.Node {
 
 func (w ywalk) parse(b []byte) (*yaml.Node, error) {
 	if root, ok := fastYAML(b); ok {
+		w.budget.limit = max(w.budget.limit, MaxExpansion*countNodes(root))
 		return root, nil
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, &ParseError{File: w.file, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
 	}
+	w.budget.limit = max(w.budget.limit, MaxExpansion*countNodes(&doc))
 	return deref(&doc), nil
 }
 
@@ -53,6 +86,9 @@ func (w ywalk) seq(n *yaml.Node, path string) ([]*yaml.Node, error) {
 	n = deref(n)
 	if n == nil || n.Kind != yaml.SequenceNode {
 		return nil, w.err(n, path, ErrSchema, "want a list")
+	}
+	if err := w.spend(n, path, 1+len(n.Content)); err != nil {
+		return nil, err
 	}
 	return n.Content, nil
 }
@@ -62,6 +98,9 @@ func (w ywalk) mapping(n *yaml.Node, path string) ([][2]*yaml.Node, error) {
 	n = deref(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil, w.err(n, path, ErrSchema, "want a mapping")
+	}
+	if err := w.spend(n, path, 1+len(n.Content)); err != nil {
+		return nil, err
 	}
 	out := make([][2]*yaml.Node, 0, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {

@@ -1,0 +1,83 @@
+package matcher
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// aliasBomb returns a jobspec of about 1 KB whose "with" lists fan out
+// 10 ways over 10 levels through YAML aliases: 10¹⁰ resource nodes when
+// expanded.
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("version: 1\na0: &a0 {type: core, count: 1}\n")
+	for i := 1; i <= 10; i++ {
+		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10), ", ")
+		fmt.Fprintf(&b, "a%d: &a%d {type: slot, count: 1, with: [%s]}\n", i, i, refs)
+	}
+	b.WriteString("resources:\n  - *a10\n")
+	return b.String()
+}
+
+// TestAliasBomb: the 1 KB bomb of issue 16 is refused with ErrTooComplex,
+// naming the file and the path, in well under 10 ms of work (the limit is
+// measured as the best of three, so a loaded machine does not fail it).
+func TestAliasBomb(t *testing.T) {
+	bomb := aliasBomb()
+	if len(bomb) > 1100 {
+		t.Fatalf("bomb is %d bytes", len(bomb))
+	}
+	best := time.Hour
+	for range 3 {
+		start := time.Now()
+		_, err := ReadJobspec(strings.NewReader(bomb), "bomb.yaml")
+		best = min(best, time.Since(start))
+		var pe *ParseError
+		if !errors.Is(err, ErrTooComplex) || !errors.As(err, &pe) || pe.File != "bomb.yaml" || !strings.HasPrefix(pe.Path, "resources[0].with[0]") {
+			t.Fatalf("err = %v, want a ParseError wrapping ErrTooComplex at resources[0].with[0]...", err)
+		}
+	}
+	if best > 10*time.Millisecond {
+		t.Errorf("refusing the bomb took %v, want < 10 ms", best)
+	}
+	// The same shape with 3-way fan-out over 3 levels (27 cores) is fine.
+	small := strings.Replace(strings.Split(bomb, "a4:")[0], "version: 1\n", "", 1)
+	small = strings.ReplaceAll(small, "*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0", "*a0, *a0, *a0")
+	small = strings.ReplaceAll(small, "*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1", "*a1, *a1, *a1")
+	small = strings.ReplaceAll(small, "*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2", "*a2, *a2, *a2")
+	small += "resources:\n  - *a3\n"
+	j, err := ReadJobspec(strings.NewReader(small), "small.yaml")
+	if err != nil || j.Cores != 27 {
+		t.Errorf("3×3×3 aliases: cores %d, err %v; want 27", j.Cores, err)
+	}
+}
+
+func TestDocumentTooLarge(t *testing.T) {
+	big := bytes.Repeat([]byte("# padding\n"), MaxDocumentBytes/10+1)
+	for name, read := range map[string]func() error{
+		"jobspec": func() error { _, err := ReadJobspec(bytes.NewReader(big), "big.yaml"); return err },
+		"builds":  func() error { _, err := ReadBuildJobs(bytes.NewReader(big), "big.yaml"); return err },
+		"cluster": func() error { _, err := ReadCluster(bytes.NewReader(big), "big.json"); return err },
+	} {
+		err := read()
+		var pe *ParseError
+		if !errors.Is(err, ErrTooLarge) || !errors.As(err, &pe) || !strings.HasPrefix(pe.File, "big.") {
+			t.Errorf("%s: err = %v, want a ParseError wrapping ErrTooLarge", name, err)
+		}
+	}
+}
+
+// TestErrorPrefixOnce: a ParseError says "matcher:" once (issue 16).
+func TestErrorPrefixOnce(t *testing.T) {
+	_, err := ReadJobspec(strings.NewReader("- 1\n"), "FILE")
+	if err == nil {
+		t.Fatal("a list accepted as a jobspec")
+	}
+	if msg := err.Error(); strings.Count(msg, "matcher:") != 1 || !errors.Is(err, ErrSchema) {
+		t.Errorf("error %q: want one matcher: prefix, wrapping ErrSchema", msg)
+	}
+}
