@@ -29,8 +29,8 @@ func checkTyped(t *testing.T, err error) {
 	if !errors.As(err, &pe) {
 		t.Fatalf("error %v (%T) is not a *ParseError", err, err)
 	}
-	if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrSchema) {
-		t.Fatalf("error %v wraps neither ErrSyntax nor ErrSchema", err)
+	if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrSchema) && !errors.Is(err, ErrTooComplex) && !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("error %v wraps none of ErrSyntax, ErrSchema, ErrTooComplex, ErrTooLarge", err)
 	}
 }
 
