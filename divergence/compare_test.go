@@ -255,15 +255,35 @@ func TestNormEdgeCases(t *testing.T) {
 		{"inf", []float64{math.Inf(1), math.Inf(-1)}, []float64{0, 0}, 2, math.Inf(1)},
 		{"nan", []float64{math.NaN(), 1}, []float64{0, 0}, 2, math.NaN()},
 		{"zero", []float64{1, 2}, []float64{1, 2}, 2, 0},
+		// Equal infinities on both hosts agree (issue 15 item 8: they gave NaN).
+		{"equal inf", []float64{math.Inf(1), math.Inf(-1)}, []float64{math.Inf(1), math.Inf(-1)}, 2, 0},
+		{"equal inf and a difference", []float64{math.Inf(1), 3}, []float64{math.Inf(1), 7}, 2, 4},
+		{"opposite inf", []float64{math.Inf(1), 0}, []float64{math.Inf(-1), 0}, 2, math.Inf(1)},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var s []float64
-			p := acc{series: &s}
-			p.add(tc.a, tc.b, tc.row, L2)
-			if diff := cmp.Diff([]float64{tc.want}, s, cmpopts.EquateApprox(l2RelTol, 0), cmpopts.EquateNaNs()); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
+		for _, norm := range []Norm{L2, LInf} {
+			t.Run(tc.name+"/"+norm.String(), func(t *testing.T) {
+				var s []float64
+				p := acc{series: &s}
+				p.add(tc.a, tc.b, tc.row, norm)
+				want := tc.want
+				if norm == LInf && tc.name == "norm overflows" {
+					want = math.MaxFloat64
+				} else if norm == LInf && tc.name == "near max" {
+					want = 1e300
+				} else if norm == LInf && tc.name == "tiny" {
+					want = 4e-320
+				}
+				if diff := cmp.Diff([]float64{want}, s, cmpopts.EquateApprox(l2RelTol, 0), cmpopts.EquateNaNs()); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+			})
+		}
+		a, b := tc.a, tc.b
+		p := acc{}
+		p.addMaxAbs(a, b)
+		if d := absDiff(a[0], b[0]); tc.name == "equal inf" && (p.max != 0 || p.nan || d != 0) {
+			t.Errorf("addMaxAbs of equal infinities: max %v nan %v", p.max, p.nan)
+		}
 	}
 }
 

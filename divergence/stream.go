@@ -124,6 +124,16 @@ type acc struct {
 	series *[]float64
 }
 
+// absDiff is |a − b|, and 0 when a == b, so that equal infinities on both
+// hosts agree (∞ − ∞ would be NaN), as numpy.testing.assert_allclose
+// treats them. NaN on either side stays NaN.
+func absDiff(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return math.Abs(a - b)
+}
+
 // addMaxAbs is the fast path when each step's norm is the largest absolute
 // difference (L∞, or one element per step) and no series is wanted.
 func (p *acc) addMaxAbs(a, b []float64) {
@@ -131,7 +141,7 @@ func (p *acc) addMaxAbs(a, b []float64) {
 	m := p.max
 	nan := false
 	for i := range a {
-		d := math.Abs(a[i] - b[i])
+		d := absDiff(a[i], b[i])
 		if d > m {
 			m = d
 		} else if d != d {
@@ -150,7 +160,7 @@ func (p *acc) add(a, b []float64, rowLen int, norm Norm) {
 		if norm == LInf {
 			m := p.smax
 			for i := range n {
-				d := math.Abs(a[i] - b[i])
+				d := absDiff(a[i], b[i])
 				if d > m {
 					m = d
 				} else if d != d {
@@ -174,7 +184,7 @@ func (p *acc) add(a, b []float64, rowLen int, norm Norm) {
 // underflow.
 func (p *acc) addSquares(a, b []float64) {
 	for i := range a {
-		d := math.Abs(a[i] - b[i])
+		d := absDiff(a[i], b[i])
 		switch {
 		case d == 0:
 		case d != d:

@@ -161,6 +161,36 @@ func run(ctx context.Context, out, hostsFile, stem string, tol float64, normName
 		return err
 	}
 	fmt.Printf("\nwrote %s/{pairs.json,pairs.csv,series_z_b.csv,divergence_z_b.png,collected/}\n", out)
+	return verdict(rows)
+}
+
+// errFail is the verdict when a bounded row did not pass.
+var errFail = errors.New("tolerance exceeded")
+
+// verdict returns nil when every bounded row passes, else an error naming
+// each failing pair and key (and the program exits 1). A row that could not
+// be compared (missing key, shape mismatch, NaN) under a tolerance fails.
+func verdict(rows []divergence.Row) error {
+	var bad []string
+	bounded := 0
+	for _, r := range rows {
+		if !r.Bounded {
+			continue
+		}
+		bounded++
+		if !r.Pass {
+			why := fmt.Sprintf("max %.6e > tol %.6e", r.Max, r.Tolerance)
+			if r.Warning != "" {
+				why = r.Warning
+			} else if math.IsNaN(r.Max) {
+				why = "NaN in the data"
+			}
+			bad = append(bad, fmt.Sprintf("%s vs %s %s (%s)", r.A, r.B, r.Key, why))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %d of %d rows FAIL: %s", errFail, len(bad), bounded, strings.Join(bad, "; "))
+	}
 	return nil
 }
 
