@@ -10,15 +10,15 @@
 // files, and the tests check forward outputs and one Adam step against
 // committed PyTorch outputs.
 //
-// Three engines compute gradients. The native engine (the default) is a
+// Two engines compute gradients. The native engine (the default) is a
 // hand-derived backpropagation through time in pure Go that gathers weight
 // rows for the non-zero entries of each input row instead of multiplying
 // by a dense one-hot matrix. Native32 is the same pass in float32 arithmetic
-// with float64 master weights and optimiser state, about twice as fast. The
-// gorgonia engine builds the same network as a gorgonia.org/gorgonia
-// expression graph and differentiates it symbolically; it is slower and
-// serves as the reference the native engines are tested against (and all
-// against finite differences or the float64 engine).
+// with float64 master weights and optimiser state, about twice as fast.
+// Config.Reference plugs in another gradient method; package lstm/gorgonia
+// builds the same network as a gorgonia.org/gorgonia expression graph and
+// differentiates it symbolically, the reference the native engine is tested
+// against. It is a package of its own so that this one links no gorgonia.
 //
 // Inference runs through the same pure-Go forward pass: Predict and Decide
 // on one sequence, Model.Probabilities on many (batched when the sequences

@@ -30,9 +30,6 @@ func randomData(rnd *rand.Rand, n, T, I int) Data {
 const (
 	fdStep = 1e-5
 	fdTol  = 1e-7
-	// engineTol bounds the difference between the native and gorgonia
-	// gradients: the same arithmetic in a different order, float64.
-	engineTol = 1e-12
 )
 
 func TestGradients(t *testing.T) {
@@ -59,25 +56,13 @@ func TestGradients(t *testing.T) {
 			}
 			nat := newNative(m, tc.B, tc.T)
 			gn := make([]float64, len(m.params))
-			lossN, _ := nat.lossGrad(pk, batch, gn)
+			nat.lossGrad(pk, batch, gn)
 
-			ge := newGraphEngine(m, tc.B, tc.T)
-			gg := make([]float64, len(m.params))
-			lossG, _, err := ge.lossGrad(pk, batch, gg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(lossN-lossG) > engineTol {
-				t.Errorf("loss: native %v, gorgonia %v", lossN, lossG)
-			}
 			lossAt := func() float64 {
 				p := nat.forward(pk, batch)
 				return bce(p, pk.y)
 			}
 			for i := range m.params {
-				if math.Abs(gn[i]-gg[i]) > engineTol {
-					t.Errorf("param %d: native %v, gorgonia %v", i, gn[i], gg[i])
-				}
 				w := m.params[i]
 				m.params[i] = w + fdStep
 				up := lossAt()
@@ -85,8 +70,8 @@ func TestGradients(t *testing.T) {
 				down := lossAt()
 				m.params[i] = w
 				fd := (up - down) / (2 * fdStep)
-				if math.Abs(fd-gn[i]) > fdTol || math.Abs(fd-gg[i]) > fdTol {
-					t.Errorf("param %d: finite difference %v, native %v, gorgonia %v", i, fd, gn[i], gg[i])
+				if math.Abs(fd-gn[i]) > fdTol {
+					t.Errorf("param %d: finite difference %v, native %v", i, fd, gn[i])
 				}
 			}
 		})

@@ -29,8 +29,7 @@ const (
 type Engine int
 
 const (
-	Native   Engine = iota // hand-derived BPTT in pure Go, float64 (fast, PyTorch-exact)
-	Gorgonia               // gorgonia.org/gorgonia expression graph (reference)
+	Native Engine = iota // hand-derived BPTT in pure Go, float64 (fast, PyTorch-exact)
 	// Native32 is the native engine in float32 arithmetic, with float64
 	// master weights and optimiser state: about twice as fast, with the
 	// float32 rounding PyTorch's default dtype has.
@@ -60,6 +59,9 @@ type Config struct {
 	Threshold    float64 // decision threshold of the metrics; 0 means 0.5
 	Seed         uint64  // seeds the shuffling of mini-batches
 	Engine       Engine
+	// Reference, when set, computes the gradients instead of Engine (for
+	// example lstm/gorgonia's expression graph, to check the native engine).
+	Reference Reference
 
 	// Progress, if not nil, receives one line per epoch.
 	Progress io.Writer
@@ -222,16 +224,15 @@ func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (*Histo
 
 // trainer holds the optimiser state, which lives for the whole run.
 type trainer struct {
-	m      *Model
-	cfg    Config
-	data   *packed
-	nat    *native
-	nat32  *native32
-	graphs map[int]*graphEngine
-	grad   []float64
-	mom    []float64 // Adam first moment
-	vel    []float64 // Adam second moment
-	steps  int
+	m     *Model
+	cfg   Config
+	data  *packed
+	nat   *native
+	nat32 *native32
+	grad  []float64
+	mom   []float64 // Adam first moment
+	vel   []float64 // Adam second moment
+	steps int
 }
 
 func newTrainer(m *Model, cfg Config, d *packed) *trainer {
@@ -248,17 +249,12 @@ func newTrainer(m *Model, cfg Config, d *packed) *trainer {
 // engine, leaving the gradient in t.grad.
 func (t *trainer) gradient(batch []int) (float64, []float64, error) {
 	clear(t.grad)
-	if t.cfg.Engine == Gorgonia {
-		// One graph per batch size: the full batches and the last one.
-		g := t.graphs[len(batch)]
-		if g == nil {
-			if t.graphs == nil {
-				t.graphs = map[int]*graphEngine{}
-			}
-			g = newGraphEngine(t.m, len(batch), t.data.T)
-			t.graphs[len(batch)] = g
+	if ref := t.cfg.Reference; ref != nil {
+		loss, p, err := ref.LossGrad(t.m, t.data.dense(batch), t.grad)
+		if err != nil {
+			return 0, nil, fmt.Errorf("lstm: reference engine: %w", err)
 		}
-		return g.lossGrad(t.data, batch, t.grad)
+		return loss, p, nil
 	}
 	if t.cfg.Engine == Native32 {
 		if t.nat32 == nil {

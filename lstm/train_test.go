@@ -102,22 +102,13 @@ func TestTrainDeterministic(t *testing.T) {
 		}
 		return m.params
 	}
-	a, b, g := run(Native), run(Native), run(Gorgonia)
+	a, b := run(Native), run(Native)
 	for i := range a {
 		if a[i] != b[i] {
 			t.Fatalf("param %d differs between identical runs: %v, %v", i, a[i], b[i])
 		}
-		// Three epochs of Adam amplify the engines' last-bit differences a little.
-		if math.Abs(a[i]-g[i]) > engineTrainTol {
-			t.Errorf("param %d: native %v, gorgonia %v", i, a[i], g[i])
-		}
 	}
 }
-
-// engineTrainTol bounds native and gorgonia weights after 15 Adam steps;
-// Adam divides by √v, which turns 1e-16 gradient differences into larger
-// weight differences when a gradient is near zero.
-const engineTrainTol = 1e-9
 
 func TestTrainCancel(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 1))
@@ -329,6 +320,9 @@ func TestAdamStatePersists(t *testing.T) {
 		worstOne = max(worstOne, math.Abs(trained.params[i]-one.params[i]))
 		worstFresh = max(worstFresh, math.Abs(trained.params[i]-fresh.params[i]))
 	}
+	// Train and the hand-driven trainer run the same arithmetic; Adam's
+	// division by √v can still turn last-bit differences into 1e-9.
+	const engineTrainTol = 1e-9
 	if worstOne > engineTrainTol {
 		t.Errorf("two epochs of Train differ from two steps of one Adam by %g", worstOne)
 	}

@@ -45,6 +45,7 @@ import (
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
+	"github.com/crosscluster/crosscluster/lstm/gorgonia"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -151,7 +152,7 @@ func run(ctx context.Context, o options) error {
 	case "native32":
 		cfg.Engine = lstm.Native32
 	case "gorgonia":
-		cfg.Engine = lstm.Gorgonia
+		cfg.Reference = gorgonia.New()
 	default:
 		return fmt.Errorf("unknown -engine %q (native, native32, gorgonia)", o.engine)
 	}
