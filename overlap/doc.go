@@ -13,8 +13,9 @@
 // in-band jobs only ([Result.Mask], [Rows]).
 //
 // A Result renders as the Markdown block a reviewer asks for, as JSON, as a
-// row of an experiment log ([Log]) and as a propensity histogram per domain
-// with the band marked ([Result.WritePNG]). [Result.Sweep] re-reads the
+// row of an experiment log ([Log]); package plot draws its propensity
+// histograms (plot.Propensity), so that this package links no plotting
+// library. [Result.Sweep] re-reads the
 // fitted propensities for other bands without refitting.
 //
 // The numerics come from package stats: the logistic regression is solved

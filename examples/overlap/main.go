@@ -45,10 +45,10 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
+	cplot "github.com/crosscluster/crosscluster/plot"
 	"github.com/crosscluster/crosscluster/regime"
 	"github.com/crosscluster/crosscluster/stats"
 )
@@ -249,11 +249,11 @@ func run(o options, stdout io.Writer) error {
 		dom        int
 		name, file string
 	}{{overlap.Source, o.sourceName, srcPNG}, {overlap.Target, o.targetName, tgtPNG}} {
-		if err := write("propensity_"+d.file+".png", func(w io.Writer) error {
-			return res.WritePNG(w, d.dom, d.name, 6*vg.Inch, 4*vg.Inch)
-		}); err != nil {
+		path := filepath.Join(o.out, "propensity_"+d.file+".png")
+		if err := cplot.Propensity(path, res, d.dom, d.name); err != nil {
 			return err
 		}
+		written = append(written, path)
 	}
 	sweep, err := res.Sweep()
 	if err != nil {

@@ -1,0 +1,53 @@
+package plot
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/crosscluster/crosscluster/internal/plottest"
+	"github.com/crosscluster/crosscluster/overlap"
+)
+
+// TestPropensity renders both domains' histograms of a fitted result and
+// the figure of an empty domain, each checked for size and ink.
+func TestPropensity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	n := 400
+	x := mat.NewDense(2*n, 2, nil)
+	y := make([]int, 2*n)
+	for i := range 2 * n {
+		shift := 0.0
+		if i >= n {
+			y[i], shift = overlap.Target, 0.8
+		}
+		x.Set(i, 0, rng.NormFloat64()+shift)
+		x.Set(i, 1, rng.NormFloat64())
+	}
+	res, err := overlap.Fit(x, y, overlap.Band{Lo: 0.2, Hi: 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, d := range []int{overlap.Source, overlap.Target} {
+		path := filepath.Join(dir, "p.png")
+		if err := Propensity(path, res, d, "anvil"); err != nil {
+			t.Fatal(err)
+		}
+		plottest.Check(t, path, 600, 400)
+	}
+	if err := Propensity(filepath.Join(dir, "x.png"), res, 7, "anvil"); err == nil {
+		t.Error("domain 7 accepted")
+	}
+	empty, _ := overlap.Fit(mat.NewDense(2, 1, []float64{1, 2}), []int{0, 0}, overlap.Band{Lo: 0.2, Hi: 0.8})
+	if empty == nil {
+		t.Fatal("no result for an empty target")
+	}
+	path := filepath.Join(dir, "empty.png")
+	if err := Propensity(path, empty, overlap.Target, "conte"); err != nil {
+		t.Fatal(err)
+	}
+	plottest.Check(t, path, 600, 400)
+}
