@@ -102,12 +102,12 @@ func b2i(v bool) int64 {
 func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 	a, err := npy.OpenArchive(r, size)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("eventlog: %w: %w", ErrDataset, err)
 	}
 	get := func(key string) (*npy.Array, error) {
 		arr, err := a.Array(key)
 		if err != nil {
-			return nil, fmt.Errorf("eventlog: dataset key %q: %w", key, err)
+			return nil, fmt.Errorf("eventlog: dataset key %q: %w: %w", key, ErrDataset, err)
 		}
 		return arr, nil
 	}

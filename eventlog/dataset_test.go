@@ -89,8 +89,12 @@ func TestReadDatasetErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eventlog.ReadDataset(bytes.NewReader(raw[:len(raw)/2]), int64(len(raw)/2)); err == nil {
-		t.Error("truncated archive read without error")
+	// A truncated archive, or bytes that are no archive, are ErrDataset
+	// (issue 17: the npy error came back unwrapped).
+	for name, b := range map[string][]byte{"truncated": raw[:len(raw)/2], "not a zip": []byte("hello")} {
+		if _, err := eventlog.ReadDataset(bytes.NewReader(b), int64(len(b))); !errors.Is(err, eventlog.ErrDataset) {
+			t.Errorf("%s archive: err %v, want ErrDataset", name, err)
+		}
 	}
 	var buf bytes.Buffer
 	if err := eventlog.WriteDataset(&buf, eventlog.Builder{}, nil); err != nil {

@@ -221,8 +221,8 @@ func (m *Model) ExportTorch(w io.Writer, double bool) error {
 // ExportTorch writes (float32 or float64) and returns the model. The number
 // of layers is the number of consecutive lstm.weight_ih_l<k> keys; the input
 // width and hidden size come from the shapes. A missing or misshaped tensor
-// is an error wrapping ErrStateDict and naming the key; an unreadable archive
-// is an error from the npy reader. Keys outside the model's are ignored,
+// is an error wrapping ErrStateDict and naming the key; an unreadable
+// archive or tensor is an error wrapping ErrFormat. Keys outside the model's are ignored,
 // except that an lstm.* key of a layer beyond the counted ones (as left by
 // a missing lstm.weight_ih_l<k>), or of a bidirectional or projected LSTM,
 // is an ErrStateDict error naming it.
@@ -230,7 +230,7 @@ func (m *Model) ExportTorch(w io.Writer, double bool) error {
 func ImportTorch(r io.ReaderAt, size int64) (*Model, error) {
 	ar, err := npy.OpenArchive(r, size)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
 	keys := map[string]bool{}
 	for _, k := range ar.Keys() {
@@ -242,11 +242,11 @@ func ImportTorch(r io.ReaderAt, size int64) (*Model, error) {
 		}
 		a, err := ar.Array(key)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%w: %q: %w", ErrFormat, key, err)
 		}
 		v, err := a.Float64()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%q: %w", key, err)
+			return nil, nil, fmt.Errorf("%w: %q: %w", ErrFormat, key, err)
 		}
 		return a, v, nil
 	}
