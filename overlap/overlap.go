@@ -15,7 +15,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/crosscluster/crosscluster/internal/hugemem"
 	"github.com/crosscluster/crosscluster/stats"
 )
 
@@ -304,7 +303,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 
 	// Column-major copy (features × rows), checked and optionally imputed;
 	// stats reads it as the transpose without another copy.
-	cm := mat.NewDense(d, n, hugemem.Float64s(d*n))
+	cm := mat.NewDense(d, n, make([]float64, d*n))
 	res.cols = make([][]float64, d)
 	for j := range d {
 		res.cols[j] = cm.RawMatrix().Data[j*n : (j+1)*n]
@@ -329,7 +328,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		return nil, fmt.Errorf("overlap: standardising: %w", err)
 	}
 	res.Mean, res.Scale = std.Mean, std.Scale
-	zs := mat.NewDense(d, n, hugemem.Float64s(d*n))
+	zs := mat.NewDense(d, n, make([]float64, d*n))
 	parallel(d, func(j int) {
 		z := zs.RawMatrix().Data[j*n : (j+1)*n]
 		m, sc := std.Mean[j], std.Scale[j]
@@ -339,7 +338,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	})
 
 	// The solver's last pass leaves the propensities in res.Propensity.
-	res.Propensity = hugemem.Float64s(n)
+	res.Propensity = make([]float64, n)
 	lr, err := stats.LogisticRegression(zs.T(), y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw, Proba: res.Propensity})
 	if err != nil {
 		return nil, fmt.Errorf("overlap: domain classifier: %w", err)
