@@ -12,26 +12,60 @@ import (
 )
 
 // FRESCO telemetry column names read by ReadCSV and ReadParquet. Columns
-// named value_<metric> are metrics; other columns are ignored. Only jid is
-// required. A "cluster" column, when present and non-empty, overrides the
-// cluster name given to the reader.
+// named value_<metric> are metrics; Schema lists the others with their
+// units. Only ColJob is required. A ColCluster value, when present and
+// non-empty, overrides the cluster name given to the reader. Any other
+// column is reported in Table.Unknown and otherwise ignored.
 const (
-	colJob       = "jid"
-	colCluster   = "cluster"
-	colTime      = "time"
-	colSubmit    = "submit_time"
-	colStart     = "start_time"
-	colEnd       = "end_time"
-	colTimelimit = "timelimit"
-	colNHosts    = "nhosts"
-	colNCores    = "ncores"
-	colAccount   = "account"
-	colQueue     = "queue"
-	colHost      = "host"
-	colExit      = "exitcode"
-	colUser      = "username"
-	valuePrefix  = "value_"
+	ColJob       = "jid"
+	ColCluster   = "cluster"
+	ColTime      = "time"
+	ColSubmit    = "submit_time"
+	ColStart     = "start_time"
+	ColEnd       = "end_time"
+	ColTimelimit = "timelimit"
+	ColNHosts    = "nhosts"
+	ColNCores    = "ncores"
+	ColAccount   = "account"
+	ColQueue     = "queue"
+	ColHost      = "host"
+	ColExit      = "exitcode"
+	ColUser      = "username"
+	// ValuePrefix starts every metric column: value_<metric>, e.g.
+	// value_gpu, value_memused (GB).
+	ValuePrefix = "value_"
 )
+
+// Column describes one column of the job tables ReadCSV and ReadParquet
+// accept.
+type Column struct {
+	Name     string
+	Required bool
+	Unit     string // of numbers and times
+	Meaning  string
+}
+
+// Schema returns the named columns of the job tables, in the order of the
+// docs (docs/overlap.md lists the same table). Metric columns
+// (ValuePrefix + name) are not listed: any number of them may follow.
+func Schema() []Column {
+	return []Column{
+		{ColJob, true, "", "job id; rows of one job (per host and sample) are aggregated"},
+		{ColCluster, false, "", "cluster name, overriding the reader's cluster argument"},
+		{ColTime, false, "timestamp", "sample time of the telemetry row"},
+		{ColSubmit, false, "timestamp", "submission time"},
+		{ColStart, false, "timestamp", "start time"},
+		{ColEnd, false, "timestamp", "end time"},
+		{ColTimelimit, false, "seconds (Units scales other units per cluster)", "requested wall-time limit"},
+		{ColNHosts, false, "count", "nodes allocated"},
+		{ColNCores, false, "count", "cores allocated"},
+		{ColAccount, false, "", "account charged"},
+		{ColQueue, false, "", "partition or queue (with the hardware table: authoritative regime)"},
+		{ColHost, false, "", "node of the telemetry row"},
+		{ColExit, false, "", "exit code or state"},
+		{ColUser, false, "", "user name"},
+	}
+}
 
 // layouts are the timestamp layouts readers accept, tried in order.
 var layouts = [...]string{
@@ -139,7 +173,17 @@ type columns struct {
 	idx     map[string]int
 	metrics []string
 	mcols   []int
+	unknown []string // header names the reader does not use
 }
+
+// known are the named columns of Schema.
+var known = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range Schema() {
+		m[c.Name] = true
+	}
+	return m
+}()
 
 func newColumns(header []string) (*columns, error) {
 	c := &columns{idx: make(map[string]int, len(header))}
@@ -149,13 +193,15 @@ func newColumns(header []string) (*columns, error) {
 			return nil, fmt.Errorf("%w: duplicate column %q", ErrBadValue, h)
 		}
 		c.idx[h] = i
-		if m, ok := strings.CutPrefix(h, valuePrefix); ok && m != "" {
+		if m, ok := strings.CutPrefix(h, ValuePrefix); ok && m != "" {
 			c.metrics = append(c.metrics, m)
 			c.mcols = append(c.mcols, i)
+		} else if !known[h] {
+			c.unknown = append(c.unknown, h)
 		}
 	}
-	if _, ok := c.idx[colJob]; !ok {
-		return nil, fmt.Errorf("%w %q", ErrMissingColumn, colJob)
+	if _, ok := c.idx[ColJob]; !ok {
+		return nil, fmt.Errorf("%w %q", ErrMissingColumn, ColJob)
 	}
 	return c, nil
 }
@@ -178,7 +224,7 @@ func ReadCSV(r io.Reader, file, cluster string) (*Table, error) {
 	if err != nil {
 		return nil, &ParseError{File: file, Line: 1, Err: err}
 	}
-	t := &Table{Metrics: cols.metrics}
+	t := &Table{Metrics: cols.metrics, Unknown: cols.unknown}
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -213,18 +259,18 @@ func (c *columns) row(get func(int) string, cluster string) (Row, string, error)
 		}
 		return ""
 	}
-	r := Row{JobID: str(colJob), Cluster: cluster, Queue: str(colQueue), Host: str(colHost),
-		User: str(colUser), Account: str(colAccount), ExitCode: str(colExit)}
-	if s := str(colCluster); s != "" {
+	r := Row{JobID: str(ColJob), Cluster: cluster, Queue: str(ColQueue), Host: str(ColHost),
+		User: str(ColUser), Account: str(ColAccount), ExitCode: str(ColExit)}
+	if s := str(ColCluster); s != "" {
 		r.Cluster = s
 	}
 	if r.JobID == "" {
-		return r, colJob, fmt.Errorf("%w: empty job id", ErrBadValue)
+		return r, ColJob, fmt.Errorf("%w: empty job id", ErrBadValue)
 	}
 	for _, tc := range []struct {
 		name string
 		dst  *time.Time
-	}{{colTime, &r.Time}, {colSubmit, &r.Submit}, {colStart, &r.Start}, {colEnd, &r.End}} {
+	}{{ColTime, &r.Time}, {ColSubmit, &r.Submit}, {ColStart, &r.Start}, {ColEnd, &r.End}} {
 		t, err := parseTime(str(tc.name))
 		if err != nil {
 			return r, tc.name, err
@@ -234,7 +280,7 @@ func (c *columns) row(get func(int) string, cluster string) (Row, string, error)
 	for _, nc := range []struct {
 		name string
 		dst  *float64
-	}{{colTimelimit, &r.Timelimit}, {colNHosts, &r.NHosts}, {colNCores, &r.NCores}} {
+	}{{ColTimelimit, &r.Timelimit}, {ColNHosts, &r.NHosts}, {ColNCores, &r.NCores}} {
 		v, err := parseNumber(str(nc.name))
 		if err != nil {
 			return r, nc.name, err
@@ -245,7 +291,7 @@ func (c *columns) row(get func(int) string, cluster string) (Row, string, error)
 	for k, i := range c.mcols {
 		v, err := parseNumber(get(i))
 		if err != nil {
-			return r, valuePrefix + c.metrics[k], err
+			return r, ValuePrefix + c.metrics[k], err
 		}
 		r.Values[k] = v
 	}

@@ -71,6 +71,10 @@ type Row struct {
 type Table struct {
 	// Metrics are the metric names, from the value_<name> columns.
 	Metrics []string
+	// Unknown are the header's columns that are neither in Schema nor
+	// metrics, in header order: ignored, and worth a warning (a misspelt
+	// "ncore" or "runtime" leaves its feature missing).
+	Unknown []string
 	Rows    []Row
 }
 

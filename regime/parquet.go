@@ -59,7 +59,7 @@ func ReadParquet(r io.ReaderAt, size int64, file, cluster string) (t *Table, err
 	if err != nil {
 		return nil, &ParseError{File: file, Err: err}
 	}
-	t = &Table{Metrics: cols.metrics}
+	t = &Table{Metrics: cols.metrics, Unknown: cols.unknown}
 	fields := make([]string, len(header))
 	buf := make([]parquet.Row, 256)
 	rowNum := 0

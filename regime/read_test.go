@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -372,4 +373,32 @@ func FuzzReadParquet(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnknownColumns: columns the reader does not know are reported, not
+// dropped silently (issue 12: jid,ncores,mem_gb,runtime kept only ncores
+// without a word); every Schema column and value_* metrics are known.
+func TestUnknownColumns(t *testing.T) {
+	tab, err := ReadCSV(strings.NewReader("jid,ncores,mem_gb,runtime\n1,4,16,3600\n"), "jobs.csv", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tab.Unknown, []string{"mem_gb", "runtime"}) {
+		t.Errorf("Unknown = %q, want [mem_gb runtime]", tab.Unknown)
+	}
+	var header []string
+	for _, c := range Schema() {
+		header = append(header, c.Name)
+	}
+	header = append(header, "value_gpu", "value_memused")
+	tab, err = ReadCSV(strings.NewReader(strings.Join(header, ",")+"\n"), "all.csv", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Unknown) != 0 || !slices.Equal(tab.Metrics, []string{"gpu", "memused"}) {
+		t.Errorf("Unknown %q, Metrics %q for the full schema", tab.Unknown, tab.Metrics)
+	}
+	if _, err := ReadCSV(strings.NewReader("job,ncores\n1,4\n"), "nojid.csv", "c"); !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), `"jid"`) {
+		t.Errorf("missing jid: %v", err)
+	}
 }

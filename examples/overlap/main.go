@@ -108,7 +108,12 @@ func run(o options, stdout io.Writer) error {
 	} else {
 		o.sourceName, o.targetName = nameOr(o.sourceName, o.source), nameOr(o.targetName, o.target)
 	}
-	src, tgt, hw, err := load(o, units, stdout)
+	var warnings []string
+	warn := func(w string) {
+		warnings = append(warnings, w)
+		fmt.Fprintln(stdout, "warning:", w)
+	}
+	src, tgt, hw, err := load(o, units, stdout, warn)
 	if err != nil {
 		return err
 	}
@@ -137,7 +142,7 @@ func run(o options, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "keeping regime %s: %d source and %d target jobs\n", l, len(src), len(tgt))
 	}
 
-	var features, warnings []string
+	var features []string
 	var dropped []overlap.DroppedFeature
 	if o.features != "" {
 		for _, f := range strings.Split(o.features, ",") {
@@ -153,8 +158,7 @@ func run(o options, stdout io.Writer) error {
 		if len(bad) > 0 {
 			w := fmt.Sprintf("the feature set holds %s, which the procedure forbids (%s): the proxy regime rule reads them, so the comparison partly compares regime labels",
 				strings.Join(bad, ", "), strings.Join(regime.ForbiddenFeatures(), ", "))
-			warnings = append(warnings, w)
-			fmt.Fprintln(stdout, "warning:", w)
+			warn(w)
 		}
 		if o.featureSet == "" {
 			o.featureSet = "custom"
@@ -307,7 +311,7 @@ func parseBand(s string) (overlap.Band, error) {
 }
 
 // load returns the two clusters' jobs and a hardware table for them.
-func load(o options, units regime.Units, stdout io.Writer) (src, tgt []regime.Job, hw *regime.Hardware, err error) {
+func load(o options, units regime.Units, stdout io.Writer, warn func(string)) (src, tgt []regime.Job, hw *regime.Hardware, err error) {
 	if (o.source == "") != (o.target == "") {
 		return nil, nil, nil, errors.New("give both -source and -target, or neither")
 	}
@@ -323,10 +327,10 @@ func load(o options, units regime.Units, stdout io.Writer) (src, tgt []regime.Jo
 		}
 		return out[0], out[1], hw, nil
 	}
-	if src, err = readJobs(stdout, o.source, o.sourceName, units); err != nil {
+	if src, err = readJobs(stdout, o.source, o.sourceName, units, warn); err != nil {
 		return nil, nil, nil, err
 	}
-	if tgt, err = readJobs(stdout, o.target, o.targetName, units); err != nil {
+	if tgt, err = readJobs(stdout, o.target, o.targetName, units, warn); err != nil {
 		return nil, nil, nil, err
 	}
 	return src, tgt, regime.KnownHardware(), nil
@@ -359,7 +363,9 @@ func nameOr(name, path string) string {
 
 // readJobs reads a Parquet or CSV telemetry table, or a Stampede
 // accounting CSV when the header starts with jobID.
-func readJobs(stdout io.Writer, path, cluster string, units regime.Units) ([]regime.Job, error) {
+// readJobs reads one cluster's job table; warn receives a line for columns
+// the reader does not know (ignored).
+func readJobs(stdout io.Writer, path, cluster string, units regime.Units, warn func(string)) ([]regime.Job, error) {
 	fmt.Fprintf(stdout, "reading %s\n", path)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -370,6 +376,7 @@ func readJobs(stdout io.Writer, path, cluster string, units regime.Units) ([]reg
 		if err != nil {
 			return nil, err
 		}
+		unknownColumns(path, t, warn)
 		return regime.Aggregate(t, units), nil
 	}
 	if bytes.HasPrefix(bytes.TrimPrefix(b, []byte("\ufeff")), []byte("jobID,")) {
@@ -379,7 +386,16 @@ func readJobs(stdout io.Writer, path, cluster string, units regime.Units) ([]reg
 	if err != nil {
 		return nil, err
 	}
+	unknownColumns(path, t, warn)
 	return regime.Aggregate(t, units), nil
+}
+
+// unknownColumns warns about the table's columns the reader ignored.
+func unknownColumns(path string, t *regime.Table, warn func(string)) {
+	if len(t.Unknown) > 0 {
+		warn(fmt.Sprintf("%s: columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): %s",
+			path, strings.Join(t.Unknown, ", ")))
+	}
 }
 
 func toTable(rows []synth.JobsRow) *regime.Table {

@@ -260,3 +260,37 @@ func TestParseUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWarnsUnknownColumns: a table with columns the reader does not
+// know runs, and the run says which were ignored, on the console and in
+// the report (issue 12).
+func TestRunWarnsUnknownColumns(t *testing.T) {
+	in, out := t.TempDir(), t.TempDir()
+	a, b := filepath.Join(in, "a.csv"), filepath.Join(in, "b.csv")
+	writeTable(t, a, synth.AnvilLike(), 1)
+	writeTable(t, b, synth.ConteLike(), 2)
+	raw, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, rest, _ := strings.Cut(string(raw), "\n")
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(rest), "\n") {
+		lines = append(lines, l+",16")
+	}
+	if err := os.WriteFile(a, []byte(header+",mem_gb\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := small(out)
+	o.source, o.target, o.regime = a, b, "all"
+	var stdout bytes.Buffer
+	if err := run(o, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for name, text := range map[string]string{"console": stdout.String(), "report.md": string(md)} {
+		if !strings.Contains(text, "columns ignored, not in the accepted schema") || !strings.Contains(text, "mem_gb") {
+			t.Errorf("%s does not name the ignored column mem_gb:\n%s", name, text)
+		}
+	}
+}
