@@ -7,12 +7,15 @@
 //	go run ./examples/eventlog -out out/eventlog -logs EventLog.2,EventLog.1,EventLog
 //
 // Outputs in -out: global.log (the synthetic log), codes.csv, jobs.csv,
-// holds.png, dataset.npz, split.json and summary.json.
+// holds.png (when any job was held), dataset.npz, split.json and
+// summary.json. Dates written without a zone are read in -tz (UTC by
+// default; the zone is printed).
 package main
 
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -23,10 +26,9 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/internal/synth"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
+	"github.com/crosscluster/crosscluster/plot"
 )
 
 type options struct {
@@ -37,18 +39,20 @@ type options struct {
 	m, j       int
 	frame      time.Duration
 	seedCompat bool
+	tz         string
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.out, "out", "out/eventlog", "output directory")
-	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event logs to read instead of the synthetic one (rotated sets are ordered oldest first)")
-	flag.IntVar(&o.jobs, "jobs", 5000, "jobs in the synthetic log")
-	flag.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic log, the context-job choice and the split")
-	flag.IntVar(&o.m, "m", 10, "frames per sample")
-	flag.IntVar(&o.j, "j", 10, "jobs per sample (the held job and j-1 context jobs)")
-	flag.DurationVar(&o.frame, "frame", time.Minute, "frame length")
-	flag.BoolVar(&o.seedCompat, "seedcompat", false, "frame as the published pipeline did (window ending at the first hold, newest first)")
+	flag.StringVar(&o.out, "out", "out/eventlog", "output directory (e.g. -out /tmp/ev)")
+	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event logs to read instead of the synthetic one; rotated sets are ordered oldest first (e.g. -logs EventLog.1,EventLog)")
+	flag.IntVar(&o.jobs, "jobs", 5000, "jobs in the synthetic log (e.g. -jobs 200)")
+	flag.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic log, the context-job choice and the split (e.g. -seed 7)")
+	flag.IntVar(&o.m, "m", 10, "frames per sample (e.g. -m 60)")
+	flag.IntVar(&o.j, "j", 10, "jobs per sample: the held job and j-1 context jobs (e.g. -j 5)")
+	flag.DurationVar(&o.frame, "frame", time.Minute, "frame length (e.g. -frame 30s)")
+	flag.BoolVar(&o.seedCompat, "seedcompat", false, "frame as the published pipeline did: window ending at the first hold, newest first (e.g. -seedcompat)")
+	flag.StringVar(&o.tz, "tz", "UTC", "time zone of dates written without one, an IANA name or Local (e.g. -tz America/Chicago)")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "eventlog:", err)
@@ -57,9 +61,14 @@ func main() {
 }
 
 func run(o options) error {
+	loc, err := zone(o.tz)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
+	var written []string
 	paths := strings.Split(o.logs, ",")
 	if o.logs == "" {
 		p := filepath.Join(o.out, "global.log")
@@ -77,8 +86,10 @@ func run(o options) error {
 		}
 		fmt.Printf("  %d events, %.1f MB, %d jobs held, %d to release, %d to remove\n", st.Events, float64(st.Bytes)/1e6, st.Held, st.Release, st.Remove)
 		paths = []string{p}
+		written = append(written, p)
 	}
 	paths = eventlog.SortRotated(paths)
+	fmt.Printf("dates without a zone are read in %s (-tz)\n", loc)
 
 	// Read twice: once keeping every event (for the counts and the speed),
 	// once folding the 028 job-ad events into the events they follow.
@@ -92,7 +103,7 @@ func run(o options) error {
 		size += st.Size()
 	}
 	counts := map[eventlog.Code]int{}
-	fs := eventlog.NewFiles(paths, eventlog.Options{Lenient: true})
+	fs := eventlog.NewFiles(paths, eventlog.Options{Lenient: true, Location: loc})
 	start, cpu0 := time.Now(), cpuTime()
 	n := 0
 	for ev, err := range fs.All() {
@@ -108,8 +119,9 @@ func run(o options) error {
 	if err := writeCodes(filepath.Join(o.out, "codes.csv"), counts); err != nil {
 		return err
 	}
+	written = append(written, filepath.Join(o.out, "codes.csv"))
 
-	fs = eventlog.NewFiles(paths, eventlog.Options{Lenient: true, JobAds: eventlog.FoldJobAds})
+	fs = eventlog.NewFiles(paths, eventlog.Options{Lenient: true, Location: loc, JobAds: eventlog.FoldJobAds})
 	jobs, err := eventlog.GroupSeq("", fs.All())
 	if err != nil {
 		return err
@@ -126,8 +138,14 @@ func run(o options) error {
 	if err := writeJobs(filepath.Join(o.out, "jobs.csv"), jobs); err != nil {
 		return err
 	}
-	if err := plotHolds(filepath.Join(o.out, "holds.png"), holdCodes); err != nil {
+	written = append(written, filepath.Join(o.out, "jobs.csv"))
+	switch err := plot.HoldCodes(filepath.Join(o.out, "holds.png"), "Holds by HoldReasonCode", holdCodes); {
+	case errors.Is(err, plot.ErrNoData):
+		fmt.Println("no job was held: holds.png not written")
+	case err != nil:
 		return err
+	default:
+		written = append(written, filepath.Join(o.out, "holds.png"))
 	}
 
 	b := eventlog.Builder{M: o.m, J: o.j, Frame: o.frame, Seed: o.seed, Pad: true, SeedCompat: o.seedCompat}
@@ -150,21 +168,42 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	written = append(written, filepath.Join(o.out, "dataset.npz"))
 	tr, va, te := eventlog.Split(len(samples), o.seed, 0.6, 0.2)
 	if err := writeJSON(filepath.Join(o.out, "split.json"), map[string][]int{"train": tr, "validate": va, "test": te}); err != nil {
 		return err
 	}
+	written = append(written, filepath.Join(o.out, "split.json"))
 	summary := map[string]any{
 		"files": paths, "bytes": size, "events": n, "jobs": len(jobs),
 		"labels":  map[string]int{"release": labels[eventlog.Release], "remove": labels[eventlog.Remove], "unlabeled": labels[eventlog.Unlabeled]},
 		"samples": len(samples), "J": o.j, "M": o.m, "E": eventlog.DefaultE, "frame_s": o.frame.Seconds(), "seedcompat": o.seedCompat,
+		"time_zone": loc.String(),
 	}
 	if err := writeJSON(filepath.Join(o.out, "summary.json"), summary); err != nil {
 		return err
 	}
-	fmt.Printf("wrote codes.csv, jobs.csv, holds.png, dataset.npz (x float32 %d×%d×%d×%d, labels int8), split.json and summary.json to %s\n",
-		len(samples), o.j, o.m, eventlog.DefaultE, o.out)
+	written = append(written, filepath.Join(o.out, "summary.json"))
+	fmt.Printf("dataset.npz holds x float32 %d×%d×%d×%d and labels int8; wrote:\n", len(samples), o.j, o.m, eventlog.DefaultE)
+	for _, p := range written {
+		fmt.Println("  " + p)
+	}
 	return nil
+}
+
+// zone resolves -tz: an IANA name, UTC or Local.
+func zone(name string) (*time.Location, error) {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("-tz %q: %w (want an IANA zone such as Europe/Berlin, UTC or Local)", name, err)
+	}
+	return loc, nil
+}
+
+// cpuTime is this process's CPU time (0 where the system cannot tell).
+func cpuTime() time.Duration {
+	d, _ := cputime.Self()
+	return d
 }
 
 func writeCodes(path string, counts map[eventlog.Code]int) error {
@@ -218,34 +257,4 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func plotHolds(path string, holdCodes map[int]int) error {
-	codes := slices.Sorted(func(yield func(int) bool) {
-		for c := range holdCodes {
-			if !yield(c) {
-				return
-			}
-		}
-	})
-	if len(codes) == 0 {
-		return nil
-	}
-	vals := make(plotter.Values, len(codes))
-	names := make([]string, len(codes))
-	for i, c := range codes {
-		vals[i] = float64(holdCodes[c])
-		names[i] = strconv.Itoa(c)
-	}
-	p := plot.New()
-	p.Title.Text = "Holds by HoldReasonCode"
-	p.X.Label.Text = "HoldReasonCode"
-	p.Y.Label.Text = "holds"
-	bars, err := plotter.NewBarChart(vals, vg.Points(18))
-	if err != nil {
-		return err
-	}
-	p.Add(bars)
-	p.NominalX(names...)
-	return p.Save(6*vg.Inch, 4*vg.Inch, path)
 }
