@@ -146,7 +146,14 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 	}
 	fmt.Fprintf(bw, "- Feature set: %s (%s)\n", fs, strings.Join(r.Features, ", "))
 	fmt.Fprintf(bw, "- Band: %v\n", r.Band)
-	fmt.Fprintf(bw, "- Domain classifier AUC: %s\n", num(r.AUC, 4))
+	auc := num(r.AUC, 4) + " (in-sample)"
+	if r.CrossFitFolds > 0 {
+		auc += fmt.Sprintf("; cross-fitted over %d folds: %s", r.CrossFitFolds, num(r.CrossFitAUC, 4))
+	}
+	if math.IsNaN(r.AUC) {
+		auc = "n/a"
+	}
+	fmt.Fprintf(bw, "- Domain classifier AUC: %s\n", auc)
 	fmt.Fprintf(bw, "- Target overlap coverage: %s\n\n", coverageText(r.Coverage, r.NTargetInBand, r.NTarget))
 	fmt.Fprintf(bw, "| feature | KS D (all) | p (all) | KS D (in band) | p (in band) |\n")
 	fmt.Fprintf(bw, "|---|---|---|---|---|\n")
