@@ -16,7 +16,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"image/color"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -25,12 +24,9 @@ import (
 	"sync"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/matcher"
+	cplot "github.com/crosscluster/crosscluster/plot"
 )
 
 func main() {
@@ -407,74 +403,46 @@ func write(dir string, rep *matcher.Report) error {
 		e := rep.Levels[0].Expected
 		nC = e.MatchedClusters.Mean + e.MismatchedClusters.Mean
 	}
+	// Each figure shows the expected value (exact over the random choice of
+	// cluster) with ±1 standard error of a single seeded draw, and the
+	// seeded draw itself.
 	type fig struct {
 		file, title, y string
-		val            func(matcher.Scores) float64
+		counts         bool
+		val            func(matcher.Scores) (v, se float64)
 	}
 	figs := []fig{
-		{"build-success.png", "Build success", "mean build success", func(s matcher.Scores) float64 { return s.BuildSuccess.Mean }},
-		{"percent-matched.png", "Clusters matched per job", "percent of clusters", func(s matcher.Scores) float64 { return 100 * s.MatchedClusters.Mean / nC }},
-		{"count-unmatched.png", "Unmatched submissions", "count", func(s matcher.Scores) float64 { return float64(s.Unmatched) }},
+		{"build-success.png", "Build success", "mean build success", false, func(s matcher.Scores) (float64, float64) { return s.BuildSuccess.Mean, s.BuildSuccess.SE }},
+		{"percent-matched.png", "Clusters matched per job", "percent of clusters", false, func(s matcher.Scores) (float64, float64) {
+			return 100 * s.MatchedClusters.Mean / nC, 100 * s.MatchedClusters.SE / nC
+		}},
+		{"count-unmatched.png", "Unmatched submissions", "submissions", true, func(s matcher.Scores) (float64, float64) { return float64(s.Unmatched), 0 }},
 	}
 	if rep.Experiment == "reliabuild" {
-		figs = append(figs, fig{"marginal-score.png", "Marginal score", "share of dependency ranges met",
-			func(s matcher.Scores) float64 { return s.MarginalScore.Mean }})
+		figs = append(figs, fig{"marginal-score.png", "Marginal score", "share of dependency ranges met", false,
+			func(s matcher.Scores) (float64, float64) { return s.MarginalScore.Mean, s.MarginalScore.SE }})
 	} else {
 		figs = append(figs,
-			fig{"additional-runtime.png", "Additional runtime", "hours (total)", func(s matcher.Scores) float64 { return s.AdditionalRuntime.Value / 3600 }},
-			fig{"additional-cost.png", "Additional cost", "dollars (total)", func(s matcher.Scores) float64 { return s.AdditionalCost.Value }})
+			fig{"additional-runtime.png", "Additional runtime", "hours (total)", false, func(s matcher.Scores) (float64, float64) {
+				return s.AdditionalRuntime.Value / 3600, s.AdditionalRuntime.SE / 3600
+			}},
+			fig{"additional-cost.png", "Additional cost", "dollars (total)", false, func(s matcher.Scores) (float64, float64) {
+				return s.AdditionalCost.Value, s.AdditionalCost.SE
+			}})
 	}
 	for _, fg := range figs {
-		exp := make(plotter.Values, len(rep.Levels))
-		drw := make(plotter.Values, len(rep.Levels))
+		exp := cplot.BarSeries{Name: "expected (±1 SE of a draw)", Values: make([]float64, len(rep.Levels)), Err: make([]float64, len(rep.Levels))}
+		drw := cplot.BarSeries{Name: "seeded draw", Values: make([]float64, len(rep.Levels))}
 		for i, l := range rep.Levels {
-			exp[i], drw[i] = finite(fg.val(l.Expected)), finite(fg.val(l.Drawn))
+			exp.Values[i], exp.Err[i] = fg.val(l.Expected)
+			drw.Values[i], _ = fg.val(l.Drawn)
 		}
-		if err := barPlot(filepath.Join(dir, fg.file), rep.Experiment+": "+fg.title+" ("+rep.Mode.String()+")", fg.y, names, exp, drw); err != nil {
+		title := rep.Experiment + ": " + fg.title + " (" + rep.Mode.String() + ")"
+		if err := cplot.Bars(filepath.Join(dir, fg.file), title, fg.y, names, []cplot.BarSeries{exp, drw}, fg.counts); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func finite(f float64) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0
-	}
-	return f
-}
-
-func barPlot(path, title, ylabel string, names []string, exp, drw plotter.Values) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.Y.Label.Text = ylabel
-	w := vg.Points(10)
-	be, err := plotter.NewBarChart(exp, w)
-	if err != nil {
-		return err
-	}
-	be.Offset = -w / 2
-	be.Color = color.RGBA{R: 31, G: 119, B: 180, A: 255}
-	be.LineStyle.Width = 0
-	bd, err := plotter.NewBarChart(drw, w)
-	if err != nil {
-		return err
-	}
-	bd.Offset = w / 2
-	bd.Color = color.RGBA{R: 255, G: 127, B: 14, A: 255}
-	bd.LineStyle.Width = 0
-	p.Add(be, bd)
-	p.Legend.Add("expected", be)
-	p.Legend.Add("seeded draw", bd)
-	p.Legend.Top = true
-	if p.Y.Max > 0 {
-		p.Y.Max *= 1.25 // headroom so the legend does not cover the tallest bars
-	}
-	p.NominalX(names...)
-	p.X.Tick.Label.Rotation = math.Pi / 4
-	p.X.Tick.Label.XAlign = -1
-	p.X.Tick.Label.YAlign = -0.5
-	return p.Save(vg.Points(float64(200+50*len(names))), 5*vg.Inch, path)
 }
 
 func writeCSV(path string, rep *matcher.Report) error {
