@@ -24,7 +24,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"image/color"
 	"math"
 	"os"
 	"os/signal"
@@ -33,13 +32,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/crosscluster/crosscluster/internal/sh"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-
 	"github.com/crosscluster/crosscluster/divergence"
 	"github.com/crosscluster/crosscluster/internal/npy"
+	"github.com/crosscluster/crosscluster/internal/sh"
+	cplot "github.com/crosscluster/crosscluster/plot"
 )
 
 func main() {
@@ -157,7 +153,7 @@ func run(ctx context.Context, out, hostsFile, stem string, tol float64, normName
 	if err := writeFile(filepath.Join(out, "pairs.csv"), func(b *bytes.Buffer) error { return divergence.WriteCSV(b, rows) }); err != nil {
 		return err
 	}
-	if err := seriesOutputs(out, runs); err != nil {
+	if err := seriesOutputs(out, runs, tol); err != nil {
 		return err
 	}
 	fmt.Printf("\nwrote %s/{pairs.json,pairs.csv,series_z_b.csv,divergence_z_b.png,collected/}\n", out)
@@ -249,7 +245,7 @@ func writeNPZ(path string, data map[string][]float64, shapes [][]int) error {
 
 // seriesOutputs writes the per-step L2 divergence of z_b for every pair as
 // CSV and as a log-scale plot.
-func seriesOutputs(out string, runs []divergence.NamedRun) error {
+func seriesOutputs(out string, runs []divergence.NamedRun, tol float64) error {
 	opened := make([]*divergence.Run, len(runs))
 	for i, r := range runs {
 		o, err := divergence.Open(r.Path)
@@ -259,17 +255,8 @@ func seriesOutputs(out string, runs []divergence.NamedRun) error {
 		defer o.Close()
 		opened[i] = o
 	}
-	p := plot.New()
-	p.Title.Text = "z_b: per-step L2 divergence between boxes"
-	p.X.Label.Text = "recorded step (10 ms)"
-	p.Y.Label.Text = "‖z_a(t) − z_b(t)‖"
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: 1}
-	// floor keeps identical steps (divergence 0) on the log axis.
-	const floor = 1e-17
-	colors := []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}}
 	var csv strings.Builder
-	var cols [][]float64
+	var curves []cplot.Curve
 	header := []string{"step"}
 	for i := range opened {
 		for j := i + 1; j < len(opened); j++ {
@@ -279,38 +266,28 @@ func seriesOutputs(out string, runs []divergence.NamedRun) error {
 				continue
 			}
 			header = append(header, runs[i].Name+" vs "+runs[j].Name)
-			cols = append(cols, s)
-			pts := make(plotter.XYs, len(s))
-			for k, v := range s {
-				pts[k].X, pts[k].Y = float64(k), math.Max(v, floor)
-				if math.IsNaN(v) {
-					pts[k].Y = floor
-				}
-			}
-			l, err := plotter.NewLine(pts)
-			if err != nil {
-				return err
-			}
-			l.Color = colors[(len(cols)-1)%len(colors)]
-			p.Add(l)
-			p.Legend.Add(header[len(header)-1], l)
+			curves = append(curves, cplot.Curve{Name: header[len(header)-1], Y: s})
 		}
 	}
-	if len(cols) == 0 {
+	if len(curves) == 0 {
 		return nil
 	}
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(70)
-	if err := p.Save(8*vg.Inch, 5*vg.Inch, filepath.Join(out, "divergence_z_b.png")); err != nil {
-		return err
-	}
 	csv.WriteString(strings.Join(header, ",") + "\n")
-	for k := range cols[0] {
+	for k := range curves[0].Y {
 		csv.WriteString(strconv.Itoa(k))
-		for _, c := range cols {
-			csv.WriteString("," + strconv.FormatFloat(c[k], 'g', 17, 64))
+		for _, c := range curves {
+			csv.WriteString("," + strconv.FormatFloat(c.Y[k], 'g', 17, 64))
 		}
 		csv.WriteString("\n")
 	}
-	return os.WriteFile(filepath.Join(out, "series_z_b.csv"), []byte(csv.String()), 0o644)
+	if err := os.WriteFile(filepath.Join(out, "series_z_b.csv"), []byte(csv.String()), 0o644); err != nil {
+		return err
+	}
+	err := cplot.Divergence(filepath.Join(out, "divergence_z_b.png"), "z_b: per-step L2 divergence between boxes",
+		"recorded step (10 ms)", "‖z_a(t) − z_b(t)‖", curves, tol)
+	if errors.Is(err, cplot.ErrNoData) {
+		fmt.Println("every pair agrees exactly on z_b: divergence_z_b.png not written")
+		return nil
+	}
+	return err
 }
