@@ -46,10 +46,7 @@ import (
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/lstm/gorgonia"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
+	cplot "github.com/crosscluster/crosscluster/plot"
 )
 
 type options struct {
@@ -213,7 +210,7 @@ func run(ctx context.Context, o options) error {
 	if err := writeHistory(filepath.Join(o.out, "history.csv"), hist); err != nil {
 		return err
 	}
-	if err := plotLoss(filepath.Join(o.out, "loss.png"), hist); err != nil {
+	if err := plotLoss(filepath.Join(o.out, "loss.png"), hist, cfg.Monitor); err != nil {
 		return err
 	}
 	summary := map[string]any{
@@ -352,30 +349,14 @@ func writeHistory(path string, h *lstm.History) error {
 	})
 }
 
-func plotLoss(path string, h *lstm.History) error {
-	p := plot.New()
-	p.Title.Text = "held-job LSTM: mean BCE per epoch"
-	p.X.Label.Text = "epoch"
-	p.Y.Label.Text = "loss"
-	p.Legend.Top, p.Legend.Left = true, true
-	tr := make(plotter.XYs, len(h.Epochs))
-	va := make(plotter.XYs, len(h.Epochs))
+func plotLoss(path string, h *lstm.History, monitor lstm.Monitor) error {
+	pts := make([]cplot.EpochPoint, len(h.Epochs))
 	for i, e := range h.Epochs {
-		tr[i] = plotter.XY{X: float64(e.Epoch), Y: e.TrainLoss}
-		va[i] = plotter.XY{X: float64(e.Epoch), Y: e.ValidLoss}
+		pts[i] = cplot.EpochPoint{Epoch: e.Epoch, TrainLoss: e.TrainLoss, ValidLoss: e.ValidLoss, ValidF1: e.Valid.F1}
 	}
-	if err := plotutil.AddLinePoints(p, "train", tr, "validation", va); err != nil {
-		return err
+	chosen := "highest validation F1"
+	if monitor == lstm.MonitorLoss {
+		chosen = "lowest validation loss"
 	}
-	if h.BestEpoch > 0 {
-		best := plotter.XYs{{X: float64(h.BestEpoch), Y: h.Epochs[h.BestEpoch-1].ValidLoss}}
-		s, err := plotter.NewScatter(best)
-		if err != nil {
-			return err
-		}
-		s.GlyphStyle.Radius = vg.Points(5)
-		p.Add(s)
-		p.Legend.Add("best epoch", s)
-	}
-	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+	return cplot.Training(path, "held-job LSTM: loss and F1 per epoch", pts, h.BestEpoch, chosen)
 }
