@@ -30,13 +30,13 @@ import (
 )
 
 func main() {
-	out := flag.String("out", "out/rainbow", "output directory")
-	data := flag.String("data", "", "directory laid out like shared/testdata/rainbow (reliabuild/, spack-build/); empty = built-in synthetic worlds")
-	experiment := flag.String("experiment", "both", "reliabuild, spack-build or both")
-	bounds := flag.String("bounds", "inclusive", "range bound rule in corrected mode: inclusive or exclusive")
-	rules := flag.String("rules", "corrected", "corrected or published (reproduce the published drivers, bugs included)")
-	seed := flag.Uint64("seed", 1, "seed for the synthetic worlds, the subsystem order and the seeded draws")
-	model := flag.String("model", "knn", "spack-build runtime model: knn (k=5, as published) or linear (OLS of duration on mean memory per package)")
+	out := flag.String("out", "out/rainbow", "output directory (e.g. -out /tmp/rb)")
+	data := flag.String("data", "", "directory laid out like shared/testdata/rainbow (reliabuild/, spack-build/); empty = built-in synthetic worlds (e.g. -data ../shared/testdata/rainbow)")
+	experiment := flag.String("experiment", "both", "reliabuild, spack-build or both (e.g. -experiment reliabuild)")
+	bounds := flag.String("bounds", "inclusive", "range bound rule in corrected mode: inclusive or exclusive (e.g. -bounds exclusive)")
+	rules := flag.String("rules", "corrected", "corrected or published (reproduce the published drivers, bugs included) (e.g. -rules published)")
+	seed := flag.Uint64("seed", 1, "seed for the synthetic worlds, the subsystem order and the seeded draws (e.g. -seed 7)")
+	model := flag.String("model", "knn", "spack-build runtime model: knn (k=5, as published) or linear (OLS of duration on mean memory per package) (e.g. -model linear)")
 	flag.Parse()
 	if err := run(*out, *data, *experiment, *bounds, *rules, *model, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "rainbow:", err)
