@@ -744,8 +744,14 @@ func (c *Controller) bindWorkDir(ctx context.Context) error {
 			return fmt.Errorf("sweep: %w: ledger %s ran its sweep in %s, not %s; set AcceptWorkDir to move it", ErrWorkDir, c.Ledger.Path(), recorded, abs)
 		}
 		if merr == nil {
-			if err := c.unknownRuns(ctx, abs); err != nil {
-				return refuse(err.Error())
+			why, err := c.unknownRuns(ctx, abs)
+			if err != nil {
+				// A ledger error (or the context ending) is not a verdict
+				// on the work directory.
+				return err
+			}
+			if why != "" {
+				return refuse(why)
 			}
 		}
 	}
@@ -763,16 +769,17 @@ func (c *Controller) bindWorkDir(ctx context.Context) error {
 	return nil
 }
 
-// unknownRuns reports run directories whose run the ledger does not have
-// (an emptied ledger).
-func (c *Controller) unknownRuns(ctx context.Context, abs string) error {
+// unknownRuns says why the work directory holds run directories whose run
+// the ledger does not have (an emptied ledger), or "" when it holds none;
+// err is a failure to read the ledger.
+func (c *Controller) unknownRuns(ctx context.Context, abs string) (why string, err error) {
 	ents, err := os.ReadDir(filepath.Join(abs, "runs"))
 	if err != nil || len(ents) == 0 {
-		return nil
+		return "", nil
 	}
 	known, err := c.Ledger.runIDs(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	n, first := 0, ""
 	for _, e := range ents {
@@ -784,9 +791,9 @@ func (c *Controller) unknownRuns(ctx context.Context, abs string) error {
 		}
 	}
 	if n > 0 {
-		return fmt.Errorf("it holds %d run directories (e.g. %s) of runs this ledger does not have; was the ledger emptied?", n, first)
+		return fmt.Sprintf("it holds %d run directories (e.g. %s) of runs this ledger does not have; was the ledger emptied?", n, first), nil
 	}
-	return nil
+	return "", nil
 }
 
 // logTail returns the last n lines of a log file ("" when unreadable); it

@@ -103,6 +103,19 @@ func TestWorkDirTiedToLedger(t *testing.T) {
 	if !errors.Is(err, ErrWorkDir) || !strings.Contains(err.Error(), "emptied") {
 		t.Errorf("emptied ledger: %v, want ErrWorkDir", err)
 	}
+	// A controller stopped while it checks the work directory reports the
+	// stop, not a foreign work directory (found by TestKillLoopProcessPrune:
+	// the ledger read failing with context.Canceled was taken for a verdict).
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	c := &Controller{Ledger: l, Backend: &Local{Func: ok}, WorkDir: work}
+	abs, _ := filepath.Abs(work)
+	if why, err := c.unknownRuns(stopped, abs); why != "" || !errors.Is(err, context.Canceled) {
+		t.Errorf("unknownRuns after cancel: %q, %v; want no verdict and context.Canceled", why, err)
+	}
+	if err := c.bindWorkDir(stopped); errors.Is(err, ErrWorkDir) || !errors.Is(err, context.Canceled) {
+		t.Errorf("bindWorkDir after cancel: %v, want context.Canceled and not ErrWorkDir", err)
+	}
 	// Another work directory for a ledger that ran elsewhere.
 	_, err = (&Controller{Ledger: l, Backend: &Local{Func: ok}, WorkDir: filepath.Join(dir, "elsewhere")}).Run(ctx)
 	if !errors.Is(err, ErrWorkDir) {
