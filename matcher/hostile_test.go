@@ -81,3 +81,41 @@ func TestErrorPrefixOnce(t *testing.T) {
 		t.Errorf("error %q: want one matcher: prefix, wrapping ErrSchema", msg)
 	}
 }
+
+// TestJGFValidation: a dangling edge or an orphan vertex is refused with
+// its path (issue 16: both were accepted; rainbow rejects them).
+func TestJGFValidation(t *testing.T) {
+	var cl, sub bytes.Buffer
+	if err := WriteCluster(&cl, &Cluster{Name: "c", Nodes: 2, Cores: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSubsystem(&sub, &Subsystem{Name: "io", Vertices: []Vertex{{Type: "shm", Fields: map[string]string{"type": "shm"}, Parents: []string{"2"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCluster(bytes.NewReader(cl.Bytes()), "nodes.json"); err != nil {
+		t.Fatalf("written cluster: %v", err)
+	}
+	if _, err := ReadSubsystem(bytes.NewReader(sub.Bytes()), "io.json", "io"); err != nil {
+		t.Fatalf("written subsystem: %v", err)
+	}
+	for _, tc := range []struct {
+		name, doc, wantPath string
+		read             func([]byte) error
+	}{
+		{"cluster dangling target", strings.Replace(cl.String(), `"target": "3"`, `"target": "99"`, 1), "graph.edges[", readCl},
+		{"cluster orphan", strings.Replace(cl.String(), `"nodes": {`, `"nodes": {"77": {"label": "77", "metadata": {"type": "node"}},`, 1), "graph.nodes.77", readCl},
+		{"subsystem orphan", strings.Replace(sub.String(), `"nodes": {`, `"nodes": {"io9": {"label": "io9", "metadata": {"type": "shm"}},`, 1), "graph.nodes.io", func(b []byte) error {
+			_, err := ReadSubsystem(bytes.NewReader(b), "io.json", "io")
+			return err
+		}},
+	} {
+		if tc.doc == cl.String() || tc.doc == sub.String() {
+			t.Fatalf("%s: the test's edit did not apply", tc.name)
+		}
+		err := tc.read([]byte(tc.doc))
+		var pe *ParseError
+		if !errors.Is(err, ErrSchema) || !errors.As(err, &pe) || !strings.HasPrefix(pe.Path, tc.wantPath) {
+			t.Errorf("%s: err %v, want ErrSchema at %s...", tc.name, err, tc.wantPath)
+		}
+	}
+}

@@ -96,6 +96,38 @@ type jgfGraph struct {
 	order []string                  // ids sorted
 	// contains[target] = sources of "contains" edges
 	contains map[string][]string
+	// edges are the endpoints of every edge with its path, for checks.
+	edges []jgfEdge
+}
+
+type jgfEdge struct {
+	path, source, target, relation string
+}
+
+// checkEdges refuses edges whose endpoints are not vertices of the graph;
+// with outsideSources, a source may be outside (a subsystem's edges come
+// from the dominant graph's vertices it attaches to).
+func (w jwalk) checkEdges(g *jgfGraph, outsideSources bool) error {
+	for _, e := range g.edges {
+		if _, ok := g.nodes[e.target]; !ok && !(outsideSources && e.relation == "in") {
+			return w.err(e.path+".target", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.target)
+		}
+		if _, ok := g.nodes[e.source]; !ok && !(outsideSources && e.relation == "contains") {
+			return w.err(e.path+".source", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.source)
+		}
+	}
+	return nil
+}
+
+// roots returns the vertices no "contains" edge reaches.
+func (g *jgfGraph) roots() []string {
+	var out []string
+	for _, id := range g.order {
+		if len(g.contains[id]) == 0 {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func (w jwalk) graph(r io.Reader) (*jgfGraph, error) {
@@ -154,9 +186,6 @@ func (w jwalk) graph(r io.Reader) (*jgfGraph, error) {
 					return nil, err
 				}
 			}
-			if rel != "contains" {
-				continue
-			}
 			src, err := w.str(em["source"], p+".source")
 			if err != nil {
 				return nil, err
@@ -165,7 +194,10 @@ func (w jwalk) graph(r io.Reader) (*jgfGraph, error) {
 			if err != nil {
 				return nil, err
 			}
-			g.contains[dst] = append(g.contains[dst], src)
+			g.edges = append(g.edges, jgfEdge{p, src, dst, rel})
+			if rel == "contains" {
+				g.contains[dst] = append(g.contains[dst], src)
+			}
 		}
 	}
 	return g, nil
@@ -210,6 +242,18 @@ func ReadCluster(r io.Reader, file string) (Cluster, error) {
 	if err != nil {
 		return Cluster{}, err
 	}
+	if err := w.checkEdges(g, false); err != nil {
+		return Cluster{}, err
+	}
+	if rs := g.roots(); len(rs) > 1 {
+		// One root (the cluster vertex); another uncontained vertex is an
+		// orphan that no path from the root reaches.
+		for _, id := range rs {
+			if mdString(g.nodes[id], "type") != "cluster" {
+				return Cluster{}, w.err("graph.nodes."+id, ErrSchema, "orphan vertex: no contains edge reaches it")
+			}
+		}
+	}
 	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}}
 	for _, id := range g.order {
 		md := g.nodes[id]
@@ -245,6 +289,14 @@ func ReadSubsystem(r io.Reader, file, name string) (Subsystem, error) {
 	g, err := w.graph(r)
 	if err != nil {
 		return Subsystem{}, err
+	}
+	if err := w.checkEdges(g, true); err != nil {
+		return Subsystem{}, err
+	}
+	if rs := g.roots(); len(rs) > 1 {
+		// The subsystem's root is the one vertex nothing contains; another
+		// is an orphan that would silently drop out of the subsystem.
+		return Subsystem{}, w.err("graph.nodes."+rs[1], ErrSchema, "orphan vertex: nothing contains it (the root is %q)", rs[0])
 	}
 	s := Subsystem{Name: name}
 	for _, id := range g.order {
