@@ -100,7 +100,7 @@ func TestJGFValidation(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, doc, wantPath string
-		read             func([]byte) error
+		read                func([]byte) error
 	}{
 		{"cluster dangling target", strings.Replace(cl.String(), `"target": "3"`, `"target": "99"`, 1), "graph.edges[", readCl},
 		{"cluster orphan", strings.Replace(cl.String(), `"nodes": {`, `"nodes": {"77": {"label": "77", "metadata": {"type": "node"}},`, 1), "graph.nodes.77", readCl},

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/vm"
 	"go.yaml.in/yaml/v3"
 )
@@ -160,6 +161,43 @@ type cstep struct {
 	name string // calc variable, sort key or select mode
 	prog *vm.Program
 	src  string
+	vars []string // the variables the expression reads (not function names)
+}
+
+// varsOf returns the names an expression reads as variables: identifiers
+// that are not the callee of a call (min, max, len, ...).
+func varsOf(prog *vm.Program) []string {
+	v := &varCollector{callees: map[ast.Node]bool{}}
+	root := prog.Node()
+	ast.Walk(&root, v)
+	slices.Sort(v.names)
+	return slices.Compact(v.names)
+}
+
+type varCollector struct {
+	names   []string
+	callees map[ast.Node]bool
+}
+
+func (v *varCollector) Visit(n *ast.Node) {
+	switch x := (*n).(type) {
+	case *ast.CallNode:
+		v.callees[x.Callee] = true
+	case *ast.IdentifierNode:
+		if !v.callees[x] {
+			v.names = append(v.names, x.Value)
+		}
+	}
+}
+
+// missing returns the first of vars that env lacks, or "".
+func missing(vars []string, env map[string]any) string {
+	for _, name := range vars {
+		if _, ok := env[name]; !ok {
+			return name
+		}
+	}
+	return ""
 }
 
 type cprio struct {
@@ -216,6 +254,7 @@ func NewConstraint(prios []Priority, r *rand.Rand) (*Constraint, error) {
 					return nil, fmt.Errorf("%w: %s: %q: %v", ErrExpr, where, st.src, err)
 				}
 				st.prog = prog
+				st.vars = varsOf(prog)
 			}
 			cp.steps = append(cp.steps, st)
 		}
@@ -275,6 +314,11 @@ func (c *Constraint) run(p cprio, j *Job, cands []*Cluster) ([]*Cluster, error) 
 		case "filter":
 			kept := cur[:0:0]
 			for _, e := range cur {
+				if missing(st.vars, e.env) != "" {
+					// As rainbow: a cluster without a key the filter reads
+					// is skipped for this filter, not an error for all.
+					continue
+				}
 				out, err := expr.Run(st.prog, e.env)
 				if err != nil {
 					return nil, fmt.Errorf("%w: filter %q on cluster %s: %v", ErrExpr, st.src, e.cl.Name, err)
@@ -290,6 +334,11 @@ func (c *Constraint) run(p cprio, j *Job, cands []*Cluster) ([]*Cluster, error) 
 			cur = kept
 		case "calc":
 			for _, e := range cur {
+				if missing(st.vars, e.env) != "" {
+					// As rainbow: no value for this cluster; a later sort
+					// on the variable leaves the cluster out.
+					continue
+				}
 				out, err := expr.Run(st.prog, e.env)
 				if err != nil {
 					return nil, fmt.Errorf("%w: calc %q on cluster %s: %v", ErrExpr, st.src, e.cl.Name, err)
@@ -301,6 +350,15 @@ func (c *Constraint) run(p cprio, j *Job, cands []*Cluster) ([]*Cluster, error) 
 				e.env[st.name] = f
 			}
 		case "asc", "desc":
+			// Clusters without the key drop out of the ranking (as
+			// rainbow); a key that is there but not a number is an error.
+			have := cur[:0:0]
+			for _, e := range cur {
+				if _, ok := e.env[st.name]; ok {
+					have = append(have, e)
+				}
+			}
+			cur = have
 			keys := make([]float64, len(cur))
 			for i, e := range cur {
 				f, ok := toFloat(e.env[st.name])

@@ -3,6 +3,7 @@ package matcher
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -115,6 +116,40 @@ func TestConstraint(t *testing.T) {
 	}
 }
 
+// TestConstraintMissingKey: a cluster whose state lacks a key a step reads
+// is skipped for that step, as rainbow does, instead of failing the
+// selection for every cluster (issue 16).
+func TestConstraintMissingKey(t *testing.T) {
+	cl := stateClusters()
+	cl[1].State["gpus_free"] = 2 // only "a" has GPUs
+	cl[2].State["gpus_free"] = 8 // and "b"
+	p, err := NewPool(cl, Rules{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []Step
+		want  []string
+	}{
+		{"filter", []Step{{Filter: "gpus_free > 1"}}, []string{"a", "b"}},
+		{"filter with a builtin", []Step{{Filter: "max(gpus_free, 1) > 4"}}, []string{"b"}},
+		{"calc then sort", []Step{{Calc: "score=gpus_free * 2"}, {SortDesc: "score"}, {Select: "first"}}, []string{"b"}},
+		{"sort on a key some lack", []Step{{SortAsc: "gpus_free"}}, []string{"a", "b"}},
+		{"nobody has it", []Step{{Filter: "undefined_var > 1"}}, nil},
+		{"nobody has the sort key", []Step{{SortAsc: "undefined_key"}}, nil},
+	} {
+		c, err := NewConstraint([]Priority{{1, tc.steps}}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, err := c.Select(&Job{}, p.Clusters())
+		if err != nil || !slices.Equal(names(got), tc.want) {
+			t.Errorf("%s: %v, %v; want %v", tc.name, names(got), err, tc.want)
+		}
+	}
+}
+
 func TestConstraintErrors(t *testing.T) {
 	cands := func() []*Cluster { p, _ := NewPool(stateClusters(), Rules{}); return p.Clusters() }()
 	compileErrs := []Priority{
@@ -132,10 +167,8 @@ func TestConstraintErrors(t *testing.T) {
 		}
 	}
 	runErrs := []Priority{
-		{1, []Step{{Filter: "nodes_free + 1"}}},    // not a bool
-		{1, []Step{{Calc: "x=\"text\""}}},          // not a number
-		{1, []Step{{SortAsc: "undefined_key"}}},    // no such key
-		{1, []Step{{Filter: "undefined_var > 1"}}}, // nil compared with int
+		{1, []Step{{Filter: "nodes_free + 1"}}}, // not a bool
+		{1, []Step{{Calc: "x=\"text\""}}},       // not a number
 	}
 	for i, p := range runErrs {
 		c, err := NewConstraint([]Priority{p}, nil)
