@@ -119,3 +119,40 @@ func TestJGFValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedRequiresAndTypos: requires is honoured at every level of a
+// resource tree (issue 16: nested ones were dropped without a word), an
+// aliased requirement counts once, and an unknown key is refused with the
+// nearest known one.
+func TestNestedRequiresAndTypos(t *testing.T) {
+	doc := `resources:
+- type: node
+  count: 2
+  requires:
+  - {name: io, field: type, match: shm}
+  with:
+  - &core
+    type: core
+    count: 4
+    requires:
+    - {name: arch, field: value, match: x86_64}
+  - *core
+`
+	j, err := ReadJobspec(strings.NewReader(doc), "nested.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, q := range j.Requires {
+		got = append(got, q.String())
+	}
+	if j.Nodes != 2 || j.Cores != 16 || len(got) != 2 || !strings.HasPrefix(got[0], "io.type") || !strings.HasPrefix(got[1], "arch.value") {
+		t.Errorf("nodes %d, cores %d, requires %q; want 2, 16, [io.type... arch.value...]", j.Nodes, j.Cores, got)
+	}
+	typo := strings.Replace(doc, "  requires:\n  - {name: io", "  reqiures:\n  - {name: io", 1)
+	_, err = ReadJobspec(strings.NewReader(typo), "typo.yaml")
+	var pe *ParseError
+	if !errors.Is(err, ErrSchema) || !errors.As(err, &pe) || pe.Path != "resources[0].reqiures" || pe.Line != 4 || !strings.Contains(err.Error(), `did you mean "requires"`) {
+		t.Errorf("typo: %v; want ErrSchema at resources[0].reqiures line 4 suggesting requires", err)
+	}
+}

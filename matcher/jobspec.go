@@ -3,6 +3,7 @@ package matcher
 import (
 	"io"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -59,15 +60,6 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 			if err := w.counts(g[1], p, 1, &j); err != nil {
 				return Job{}, err
 			}
-			gm, err := w.mapping(g[1], p)
-			if err != nil {
-				return Job{}, err
-			}
-			if rq := get(gm, "requires"); rq != nil {
-				if err := w.requires(rq, dot(p, "requires"), &j); err != nil {
-					return Job{}, err
-				}
-			}
 		}
 	default:
 		return Job{}, w.err(res, "resources", ErrSchema, "want a list or a mapping")
@@ -89,7 +81,68 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 	if err := w.params(top, "", &j); err != nil {
 		return Job{}, err
 	}
+	// A requirement reached twice (an aliased resource) counts once.
+	seen := map[string]bool{}
+	j.Requires = slices.DeleteFunc(j.Requires, func(q Requirement) bool {
+		k := q.String()
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
 	return j, nil
+}
+
+// resourceKeys are the keys a resource may have (Flux's canonical jobspec
+// and rainbow's extensions); any other is refused, so that a typo such as
+// "reqiures" is not silently dropped.
+var resourceKeys = []string{"type", "count", "replicas", "with", "requires", "label", "unit", "exclusive", "schedule", "id"}
+
+// checkKeys refuses a key outside allowed, suggesting the nearest allowed
+// one.
+func (w ywalk) checkKeys(m [][2]*yaml.Node, path string, allowed []string) error {
+	for _, kv := range m {
+		k := kv[0].Value
+		if slices.Contains(allowed, k) {
+			continue
+		}
+		best, bestD := "", 3
+		for _, a := range allowed {
+			if d := editDistance(k, a); d < bestD {
+				best, bestD = a, d
+			}
+		}
+		if best != "" {
+			return w.err(kv[0], dot(path, k), ErrSchema, "unknown key %q (did you mean %q?)", k, best)
+		}
+		return w.err(kv[0], dot(path, k), ErrSchema, "unknown key %q (a resource has %s)", k, strings.Join(allowed, ", "))
+	}
+	return nil
+}
+
+// editDistance is the Levenshtein distance of two short strings, with a
+// transposition counting once (so "reqiures" is 1 from "requires").
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // maxNesting bounds resource trees; a YAML alias can make one cyclic.
@@ -107,6 +160,15 @@ func (w ywalk) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth in
 	m, err := w.mapping(n, path)
 	if err != nil {
 		return err
+	}
+	if err := w.checkKeys(m, path, resourceKeys); err != nil {
+		return err
+	}
+	if rq := get(m, "requires"); rq != nil {
+		// Honoured at every level of the tree, not only the top.
+		if err := w.requires(rq, dot(path, "requires"), j); err != nil {
+			return err
+		}
 	}
 	c := 1
 	for _, key := range []string{"count", "replicas"} {
