@@ -24,7 +24,7 @@ const (
 )
 
 // configFields names the int64 values of the "config" array, in order.
-var configFields = [...]string{"E", "M", "frame_ns", "J", "seed", "seedcompat", "pad", "unlabeled"}
+var configFields = [...]string{"E", "M", "frame_ns", "J", "seed", "seedcompat", "pad", "unlabeled", "forward"}
 
 // Dataset is a set of samples as stored in a .npz file.
 type Dataset struct {
@@ -72,7 +72,7 @@ func WriteDataset(w io.Writer, b Builder, samples []Sample) error {
 		labels[i] = int8(s.Label)
 		jobs = append(jobs, int64(s.Job.Cluster), int64(s.Job.Proc), int64(s.Job.Subproc))
 	}
-	cfg := []int64{int64(b.E), int64(b.M), int64(b.Frame), int64(b.J), int64(b.Seed), b2i(b.SeedCompat), b2i(b.Pad), b2i(b.Unlabeled)}
+	cfg := []int64{int64(b.E), int64(b.M), int64(b.Frame), int64(b.J), int64(b.Seed), b2i(b.SeedCompat), b2i(b.Pad), b2i(b.Unlabeled), b2i(b.Forward)}
 	z := npy.NewZipWriter(w, true)
 	n := len(samples)
 	if err := z.Add(keyX, []int{n, b.J, b.M, b.E}, x); err != nil {
@@ -116,13 +116,20 @@ func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 		return nil, err
 	}
 	cfg, err := cfgA.Int64()
-	if err != nil || len(cfg) != len(configFields) {
+	// Datasets written before the forward field existed have 8 values;
+	// their default framing was the forward one.
+	if err != nil || (len(cfg) != len(configFields) && len(cfg) != len(configFields)-1) {
 		return nil, fmt.Errorf("eventlog: dataset key %q: %w: want %d int values %v", keyConfig, ErrDataset, len(configFields), configFields)
 	}
 	d := &Dataset{Builder: Builder{
 		E: int(cfg[0]), M: int(cfg[1]), Frame: time.Duration(cfg[2]), J: int(cfg[3]), Seed: uint64(cfg[4]),
 		SeedCompat: cfg[5] != 0, Pad: cfg[6] != 0, Unlabeled: cfg[7] != 0,
 	}}
+	if len(cfg) == len(configFields) {
+		d.Builder.Forward = cfg[8] != 0
+	} else {
+		d.Builder.Forward = !d.Builder.SeedCompat
+	}
 	d.J, d.M, d.E = d.Builder.J, d.Builder.M, d.Builder.E
 	// The configuration must be one a Builder accepts: a negative frame
 	// would make d.Builder panic when the caller builds with it.

@@ -67,27 +67,37 @@ func ExampleBuilder() {
 	jobs := eventlog.Group("schedd-a", events)
 	fmt.Println(jobs[0].Key, jobs[0].Label())
 
-	b := eventlog.Builder{M: 9, Frame: time.Minute}
-	samples, _ := b.Build(jobs)
-	s := samples[0]
-	fmt.Println(len(s.X), "values: J, M, E =", s.J, s.M, s.E)
-	for m, row := range s.Rows() {
-		for e, v := range row {
-			if v == 1 {
-				fmt.Printf("frame %d (+%d min): state %s\n", m, m, eventlog.Code(e))
+	// The default framing ends at the decision, the first hold: nothing
+	// written after it (the release, the termination that make the
+	// label) is in the sample. Forward framing would show them.
+	for _, forward := range []bool{false, true} {
+		b := eventlog.Builder{M: 9, Frame: time.Minute, Forward: forward}
+		samples, _ := b.Build(jobs)
+		s := samples[0]
+		fmt.Printf("forward=%v: %d values: J, M, E = %d %d %d\n", forward, len(s.X), s.J, s.M, s.E)
+		for m, row := range s.Rows() {
+			for e, v := range row {
+				if v == 1 {
+					fmt.Printf("  frame %d: state %s\n", m, eventlog.Code(e))
+				}
 			}
 		}
 	}
 	// Output:
 	// schedd-a/101.000.000 release
-	// 414 values: J, M, E = 1 9 46
-	// frame 0 (+0 min): state ULOG_SUBMIT
-	// frame 1 (+1 min): state ULOG_EXECUTE
-	// frame 2 (+2 min): state ULOG_EXECUTE
-	// frame 3 (+3 min): state ULOG_JOB_HELD
-	// frame 4 (+4 min): state ULOG_JOB_HELD
-	// frame 5 (+5 min): state ULOG_JOB_RELEASED
-	// frame 6 (+6 min): state ULOG_EXECUTE
-	// frame 7 (+7 min): state ULOG_EXECUTE
-	// frame 8 (+8 min): state ULOG_JOB_TERMINATED
+	// forward=false: 414 values: J, M, E = 1 9 46
+	//   frame 5: state ULOG_SUBMIT
+	//   frame 6: state ULOG_EXECUTE
+	//   frame 7: state ULOG_EXECUTE
+	//   frame 8: state ULOG_JOB_HELD
+	// forward=true: 414 values: J, M, E = 1 9 46
+	//   frame 0: state ULOG_SUBMIT
+	//   frame 1: state ULOG_EXECUTE
+	//   frame 2: state ULOG_EXECUTE
+	//   frame 3: state ULOG_JOB_HELD
+	//   frame 4: state ULOG_JOB_HELD
+	//   frame 5: state ULOG_JOB_RELEASED
+	//   frame 6: state ULOG_EXECUTE
+	//   frame 7: state ULOG_EXECUTE
+	//   frame 8: state ULOG_JOB_TERMINATED
 }

@@ -18,20 +18,26 @@ import (
 // same Seed gives the same samples. A job's state is the code of its latest
 // event with code < E; 028 job-ad-information events never change it.
 //
-// Default mode (the method as described): frames run forward from the
-// primary job's first event t0; frame m covers (t0+(m-1)·Frame, t0+m·Frame]
+// Default mode, decision time: a hold decision may use only what was
+// written up to the decision, the primary's first hold h. Frames run
+// forward and end at h: frame m covers (h-(M-m)·Frame, h-(M-1-m)·Frame]
 // and its row is the job's state sampled at the end of the frame, that is
-// the latest event at or before t0+m·Frame, carried forward through empty
-// frames and repeated after the job's last event. Before a context job's
-// first event its rows are zero. The window is [t0, t0+(M-1)·Frame].
+// the latest event at or before it, carried forward through empty frames.
+// Before a job's first event its rows are zero. The window is
+// [h-(M-1)·Frame, h]; no event after h enters any row, for the primary or
+// for a context job (TestDecisionTimeNoLeak). In Sample, a primary that
+// was never held is framed at its last event instead.
 //
-// SeedCompat mode reproduces the choices of the published pipeline, on
-// absolute times (it compared seconds of the day): the window is the M
-// frames ending at the primary's first hold h; frame m covers
-// (h-(m+1)·Frame, h-m·Frame] and rows are newest first (row 0 is frame 0).
-// Frame 0 takes its earliest event, every other frame its latest one, and
-// an empty frame copies the row of the next newer frame (an empty frame 0
-// stays zero). The window is (h-M·Frame, h].
+// Forward mode (the method as first described): frames run forward from
+// the primary job's first event t0; frame m covers (t0+(m-1)·Frame,
+// t0+m·Frame], sampled as above and repeated after the job's last event.
+// The window is [t0, t0+(M-1)·Frame], which can reach past the hold: a
+// sample may then hold the primary's own later events (release 013, abort
+// 009, termination 005) that its label is made of, so a classifier trained
+// on it is scored on information it will not have when it must decide (on
+// a 600-job synthetic pool log with J = 4, 46 of 120 samples with M = 10
+// and 118 of 120 with M = 60; TestDecisionTimeNoLeak). Use it only to
+// reproduce earlier results.
 //
 // A context job co-exists with the primary when its first event is before
 // the window's end and its last event not before the window's start. With
@@ -47,6 +53,9 @@ type Builder struct {
 	Pad bool
 	// SeedCompat selects the published pipeline's framing (see above).
 	SeedCompat bool
+	// Forward selects the forward framing from the primary's first event,
+	// which leaks the label (see above); ignored with SeedCompat.
+	Forward bool
 	// Unlabeled also builds samples for held jobs with no label.
 	Unlabeled bool
 }
@@ -76,8 +85,9 @@ type Sample struct {
 	Label   Label
 	Job     Key   // the primary (held) job
 	Context []Key // jobs 1..J-1; the zero Key marks padding
-	// Start is the instant of frame 0's end: the primary's first event by
-	// default, its first hold in SeedCompat mode.
+	// Start is the instant of frame 0's end: the primary's first hold
+	// minus (M-1) frames by default, its first event in Forward mode, its
+	// first hold in SeedCompat mode.
 	Start time.Time
 }
 
@@ -236,12 +246,16 @@ func (b Builder) Build(jobs []*Job) ([]Sample, error) {
 	for n, p := range prims {
 		s := Sample{X: backing[n*size : (n+1)*size : (n+1)*size], J: b.J, M: b.M, E: b.E, Label: p.label, Job: tls[p.i].key}
 		var lo, hi int64 // window, inclusive
-		if b.SeedCompat {
+		switch {
+		case b.SeedCompat:
 			hi = p.hold
 			lo = p.hold - int64(b.M)*frame + 1
-		} else {
+		case b.Forward:
 			lo = tls[p.i].first
 			hi = lo + int64(b.M-1)*frame
+		default:
+			hi = p.hold
+			lo = p.hold - int64(b.M-1)*frame
 		}
 		s.Start = time.Unix(0, func() int64 {
 			if b.SeedCompat {
@@ -275,7 +289,8 @@ func (b Builder) Build(jobs []*Job) ([]Sample, error) {
 // order, without the held-job and label filters of Build: use it for a job
 // on hold now, or to inspect the framing. More than J-1 context jobs is a
 // caller mistake and panics; fewer fails with ErrTooFewJobs unless Pad is
-// set. SeedCompat needs a held primary (ErrNoHold).
+// set. SeedCompat needs a held primary (ErrNoHold); by default a primary
+// that was never held is framed at its latest event.
 func (b Builder) Sample(primary *Job, context []*Job) (Sample, error) {
 	b = b.withDefaults()
 	if len(context) > b.J-1 {
@@ -296,9 +311,18 @@ func (b Builder) Sample(primary *Job, context []*Job) (Sample, error) {
 		return Sample{}, fmt.Errorf("eventlog: job %v: %w", primary.Key, ErrNoHold)
 	}
 	s := Sample{X: make([]float32, b.J*b.M*b.E), J: b.J, M: b.M, E: b.E, Label: primary.Label(), Job: primary.Key, Context: make([]Key, b.J-1)}
-	start := tl.first
-	if b.SeedCompat {
+	var start int64
+	switch {
+	case b.SeedCompat:
 		start = hold
+	case b.Forward:
+		start = tl.first
+	default:
+		decision := hold
+		if !found {
+			decision = tl.last // a job not held: framed at its latest event
+		}
+		start = decision - int64(b.M-1)*int64(b.Frame)
 	}
 	s.Start = time.Unix(0, start)
 	b.fill(&s, 0, &tl, hold, start)

@@ -72,7 +72,7 @@ func TestWorkedExample(t *testing.T) {
 	m := time.Minute
 	job := mkJob(1, spec{0, 1 * m, false}, spec{1, 3 * m, false}, spec{2, 4 * m, false}, spec{3, 5 * m, false},
 		spec{4, 7 * m, false}, spec{2, 10 * m, false}, spec{5, 13 * m, false})
-	s, err := eventlog.Builder{M: 14, Frame: time.Minute}.Sample(job, nil)
+	s, err := eventlog.Builder{M: 14, Frame: time.Minute, Forward: true}.Sample(job, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,20 +91,32 @@ func TestFraming(t *testing.T) {
 	late := mkJob(2, spec{0, 2*m + 30*sec, false}, spec{1, 2*m + 50*sec, false})
 	early := mkJob(3, spec{0, 10 * sec, false}, spec{5, 40 * sec, false})
 	tests := []struct {
-		name   string
-		compat bool
-		want   [][]int
+		name            string
+		m               int
+		compat, forward bool
+		want            [][]int
 	}{
-		// Default: instants 0:00, 1:00, 2:00, 3:00 after the first event.
-		{"default", false, [][]int{{0, 1, 1, 12}, {-1, -1, -1, 1}, {-1, 5, 5, 5}}},
+		// Forward: instants 0:00, 1:00, 2:00, 3:00 after the first event.
+		{"forward", 4, false, true, [][]int{{0, 1, 1, 12}, {-1, -1, -1, 1}, {-1, 5, 5, 5}}},
+		// Decision time (default) with 4 frames ends at the hold (3:00):
+		// the same instants here.
+		{"decision", 4, false, false, [][]int{{0, 1, 1, 12}, {-1, -1, -1, 1}, {-1, 5, 5, 5}}},
+		// With 3 frames the two differ: decision time ends at the hold,
+		// forward stops a frame before it.
+		{"decision m=3", 3, false, false, [][]int{{1, 1, 12}, {-1, -1, 1}, {5, 5, 5}}},
+		{"forward m=3", 3, false, true, [][]int{{0, 1, 1}, {-1, -1, -1}, {-1, 5, 5}}},
+		// With 12 frames forward runs past the hold into the abort at
+		// 10:00 (the leak); decision time never does.
+		{"forward m=12", 12, false, true, [][]int{{0, 1, 1, 12, 12, 12, 12, 12, 12, 12, 9, 9}, {-1, -1, -1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {-1, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5}}},
+		{"decision m=12", 12, false, false, [][]int{{-1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 1, 12}, {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1}, {-1, -1, -1, -1, -1, -1, -1, -1, -1, 5, 5, 5}}},
 		// SeedCompat: frames (2:00,3:00], (1:00,2:00], (0:00,1:00], (-1:00,0:00]
 		// newest first; frame 0 its earliest event, others their latest,
 		// empty frames copy the newer row.
-		{"seedcompat", true, [][]int{{6, 6, 1, 0}, {0, 0, 0, 0}, {-1, -1, 5, 5}}},
+		{"seedcompat", 4, true, false, [][]int{{6, 6, 1, 0}, {0, 0, 0, 0}, {-1, -1, 5, 5}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := eventlog.Builder{M: 4, J: 3, Frame: time.Minute, SeedCompat: tt.compat}.Sample(primary, []*eventlog.Job{late, early})
+			s, err := eventlog.Builder{M: tt.m, J: 3, Frame: time.Minute, SeedCompat: tt.compat, Forward: tt.forward}.Sample(primary, []*eventlog.Job{late, early})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +182,7 @@ func synthJobs(t testing.TB, cfg synth.CondorLogConfig) ([]*eventlog.Job, synth.
 
 func TestBuild(t *testing.T) {
 	jobs, st := synthJobs(t, synth.CondorLogConfig{Seed: 7, Jobs: 400, Noise: true, JobAds: true, Header: true})
-	b := eventlog.Builder{M: 10, J: 10, Seed: 3}
+	b := eventlog.Builder{M: 10, J: 10, Seed: 3, Forward: true}
 	s1, err := b.Build(jobs)
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,7 @@ type options struct {
 	m, j       int
 	frame      time.Duration
 	seedCompat bool
+	forward    bool
 	tz         string
 }
 
@@ -52,6 +53,7 @@ func main() {
 	flag.IntVar(&o.j, "j", 10, "jobs per sample: the held job and j-1 context jobs (e.g. -j 5)")
 	flag.DurationVar(&o.frame, "frame", time.Minute, "frame length (e.g. -frame 30s)")
 	flag.BoolVar(&o.seedCompat, "seedcompat", false, "frame as the published pipeline did: window ending at the first hold, newest first (e.g. -seedcompat)")
+	flag.BoolVar(&o.forward, "forward", false, "frame forward from each job's first event, past the hold: leaks the label, for reproducing earlier results only (e.g. -forward)")
 	flag.StringVar(&o.tz, "tz", "UTC", "time zone of dates written without one, an IANA name or Local (e.g. -tz America/Chicago)")
 	flag.Parse()
 	if err := run(o); err != nil {
@@ -148,7 +150,7 @@ func run(o options) error {
 		written = append(written, filepath.Join(o.out, "holds.png"))
 	}
 
-	b := eventlog.Builder{M: o.m, J: o.j, Frame: o.frame, Seed: o.seed, Pad: true, SeedCompat: o.seedCompat}
+	b := eventlog.Builder{M: o.m, J: o.j, Frame: o.frame, Seed: o.seed, Pad: true, SeedCompat: o.seedCompat, Forward: o.forward}
 	start, cpu0 = time.Now(), cpuTime()
 	samples, err := b.Build(jobs)
 	if err != nil {
@@ -177,7 +179,7 @@ func run(o options) error {
 	summary := map[string]any{
 		"files": paths, "bytes": size, "events": n, "jobs": len(jobs),
 		"labels":  map[string]int{"release": labels[eventlog.Release], "remove": labels[eventlog.Remove], "unlabeled": labels[eventlog.Unlabeled]},
-		"samples": len(samples), "J": o.j, "M": o.m, "E": eventlog.DefaultE, "frame_s": o.frame.Seconds(), "seedcompat": o.seedCompat,
+		"samples": len(samples), "J": o.j, "M": o.m, "E": eventlog.DefaultE, "frame_s": o.frame.Seconds(), "seedcompat": o.seedCompat, "forward": o.forward,
 		"time_zone": loc.String(),
 	}
 	if err := writeJSON(filepath.Join(o.out, "summary.json"), summary); err != nil {

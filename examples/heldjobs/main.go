@@ -92,7 +92,7 @@ func main() {
 	flag.Float64Var(&o.lr, "lr", 3e-3, "Adam learning rate (e.g. -lr 1e-3)")
 	flag.Float64Var(&o.threshold, "threshold", 0.5, "release when P(release) is at least this (e.g. -threshold 0.7)")
 	flag.Float64Var(&o.snapshot, "snapshot", 0.9, "for the synthetic log: cut it at the time of this quantile of its events, a snapshot in which some jobs are still on hold (e.g. -snapshot 0.8)")
-	flag.BoolVar(&o.forward, "forward", false, "frame forward from each job's first event (eventlog's default mode) instead of the window ending at the first hold, newest frame first (the published pipeline's framing, SeedCompat) (e.g. -forward)")
+	flag.BoolVar(&o.forward, "forward", false, "frame forward from each job's first event (eventlog.Builder's Forward mode, which leaks the label: see docs/eventlog.md) instead of the window ending at the first hold, newest frame first (the published pipeline's framing, SeedCompat) (e.g. -forward)")
 	flag.BoolVar(&o.search, "search", false, "run a hyperparameter search as a sweep (ledger under -out; a rerun resumes) and continue with its best trial's model (e.g. -search)")
 	flag.StringVar(&o.searchShapes, "search-shapes", "", "tensor shapes JxMxFRAME to search, comma-separated (default: the -j -m -frame shape and the same window in half as many frames twice as long) (e.g. -search-shapes 4x10x60s,4x5x120s)")
 	flag.StringVar(&o.searchHidden, "search-hidden", "16,32", "hidden sizes to search (e.g. -search-hidden 16,32,64)")

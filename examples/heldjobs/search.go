@@ -101,7 +101,7 @@ func (d *dataset) build(s shape) (*prepared, error) {
 	o := d.o
 	// The window that ends at the first hold holds only what was known when
 	// the hold decision had to be made; rows come newest first.
-	b := eventlog.Builder{E: o.e, M: s.m, Frame: s.frame, J: s.j, Seed: o.seed, Pad: true, Unlabeled: true, SeedCompat: !o.forward}
+	b := eventlog.Builder{E: o.e, M: s.m, Frame: s.frame, J: s.j, Seed: o.seed, Pad: true, Unlabeled: true, SeedCompat: !o.forward, Forward: o.forward}
 	samples, err := b.Build(d.jobs)
 	if err != nil {
 		return nil, fmt.Errorf("building %s tensors: %w", s, err)
