@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -11,19 +12,38 @@ import (
 
 // jsonState reads HTCondor's JSON event-log format: one ClassAd per event
 // written by ClassAdJsonUnParser (write_user_log.cpp), objects one after the
-// other, or a JSON array of them.
+// other, or a JSON array of them. It splits the stream into top-level
+// objects itself (braces outside strings) instead of decoding it as one
+// JSON value, so that a damaged object costs that object only: HTCondor
+// starts every event's "{" at the beginning of a line, so a "{" at a line
+// start inside an unfinished object ends it as damaged and starts the next.
 type jsonState struct {
-	dec     *json.Decoder
-	started bool
-	array   bool
-	done    bool
-	n       int
+	br   *bufio.Reader
+	done bool
+	n    int // objects read
+	line int // current line, from 1
+	buf  []byte
+	// pending is a "{" at a line start already consumed, opening the next
+	// object.
+	pending bool
 }
 
-func newJSONState(r *bufio.Reader, array bool) *jsonState {
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	return &jsonState{dec: dec, array: array}
+func newJSONState(r *bufio.Reader, _ bool) *jsonState {
+	return &jsonState{br: r, line: 1}
+}
+
+// DefaultMaxEventSize caps one event of a JSON log (16 MiB, as one line
+// of the classic format); Options.MaxEventSize changes it.
+const DefaultMaxEventSize = 16 << 20
+
+// ErrEventTooLarge: a JSON event longer than the cap.
+var ErrEventTooLarge = errors.New("JSON event larger than the size cap")
+
+func (r *Reader) maxEvent() int {
+	if r.MaxEventSize > 0 {
+		return r.MaxEventSize
+	}
+	return DefaultMaxEventSize
 }
 
 func (r *Reader) nextJSON() (Event, error) {
@@ -40,39 +60,134 @@ func (r *Reader) nextJSON() (Event, error) {
 	}
 }
 
+// readJSON returns the next event. A damaged object, garbage between
+// objects and an oversized event are ParseErrors after which reading can
+// go on (Lenient counts and skips them).
 func (r *Reader) readJSON(js *jsonState) (Event, error) {
 	if js.done {
 		return Event{}, io.EOF
 	}
-	if !js.started {
-		js.started = true
-		if js.array {
-			if _, err := js.dec.Token(); err != nil { // the '['
-				js.done = true
-				return Event{}, r.perr(1, 0, fmt.Errorf("%w: %v", ErrJSON, err))
-			}
-		}
-	}
-	if js.array && !js.dec.More() {
+	start, err := js.seek()
+	if err == io.EOF {
 		js.done = true
 		return Event{}, io.EOF
 	}
-	var raw json.RawMessage
-	if err := js.dec.Decode(&raw); err != nil {
-		js.done = true
-		if err == io.EOF && !js.array {
-			return Event{}, io.EOF
-		}
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return Event{}, r.perr(js.n+1, 0, fmt.Errorf("%w: %v", ErrJSON, err))
+	if err != nil {
+		return Event{}, r.jsonErr(js, start, err)
 	}
 	js.n++
+	raw, err := js.object(r.maxEvent())
+	if err != nil {
+		return Event{}, r.jsonErr(js, start, err)
+	}
 	return r.jsonEvent(js.n, raw)
 }
 
-func (r *Reader) jsonEvent(n int, raw json.RawMessage) (Event, error) {
+// jsonErr wraps err as a ParseError at line; an I/O error (not a format
+// one) ends the stream.
+func (r *Reader) jsonErr(js *jsonState, line int, err error) error {
+	if !errors.Is(err, ErrJSON) && !errors.Is(err, ErrEventTooLarge) {
+		js.done = true
+		if err == io.ErrUnexpectedEOF {
+			return r.perr(line, 0, fmt.Errorf("%w: input ended inside an event", ErrJSON))
+		}
+		return err
+	}
+	return r.perr(line, 0, err)
+}
+
+// seek skips white space, commas and the brackets of the array form to the
+// next "{", which it consumes, and returns its line. Anything else is
+// garbage: it is skipped to the next "{" at a line start and reported.
+func (js *jsonState) seek() (int, error) {
+	if js.pending {
+		js.pending = false
+		return js.line, nil
+	}
+	garbage, at := false, 0
+	lineStart := true
+	for {
+		c, err := js.br.ReadByte()
+		if err != nil {
+			if garbage {
+				return at, fmt.Errorf("%w: text outside any event", ErrJSON)
+			}
+			return js.line, err
+		}
+		switch {
+		case c == '{' && (!garbage || lineStart):
+			if garbage {
+				js.pending = true
+				return at, fmt.Errorf("%w: text outside any event", ErrJSON)
+			}
+			return js.line, nil
+		case c == '\n':
+			js.line++
+			lineStart = true
+			continue
+		case !garbage && (c == ' ' || c == '\t' || c == '\r' || c == ',' || c == '[' || c == ']'):
+		default:
+			if !garbage {
+				garbage, at = true, js.line
+			}
+		}
+		lineStart = false
+	}
+}
+
+// object reads the rest of an object whose "{" seek consumed.
+func (js *jsonState) object(max int) ([]byte, error) {
+	js.buf = append(js.buf[:0], '{')
+	depth, inStr, esc := 1, false, false
+	lineStart := false
+	tooLarge := false
+	for {
+		c, err := js.br.ReadByte()
+		if err != nil {
+			if err == io.EOF {
+				return nil, fmt.Errorf("%w: input ended inside an event", ErrJSON)
+			}
+			return nil, err
+		}
+		if c == '{' && lineStart && !inStr {
+			// The next event begins: this one was cut short.
+			js.pending = true
+			return nil, fmt.Errorf("%w: event not closed before the next one", ErrJSON)
+		}
+		lineStart = c == '\n'
+		if c == '\n' {
+			js.line++
+		}
+		if !tooLarge {
+			js.buf = append(js.buf, c)
+			if len(js.buf) > max {
+				tooLarge = true
+				js.buf = js.buf[:0]
+			}
+		}
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth == 0 {
+				if tooLarge {
+					return nil, fmt.Errorf("%w: more than %d bytes", ErrEventTooLarge, max)
+				}
+				return js.buf, nil
+			}
+		}
+	}
+}
+
+func (r *Reader) jsonEvent(n int, raw []byte) (Event, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var attrs map[string]any
@@ -80,6 +195,9 @@ func (r *Reader) jsonEvent(n int, raw json.RawMessage) (Event, error) {
 		return Event{}, r.perr(n, 0, fmt.Errorf("%w: event is not an object: %v", ErrJSON, err))
 	}
 	ev := Event{Line: n, Body: string(raw), Attrs: attrs}
+	if dec.More() {
+		return Event{}, r.perr(n, 0, fmt.Errorf("%w: text after the event's closing brace", ErrJSON))
+	}
 	code, ok := attrInt(attrs, "EventTypeNumber")
 	if !ok {
 		return Event{}, r.perr(n, 0, fmt.Errorf("%w: missing EventTypeNumber", ErrJSON))

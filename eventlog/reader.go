@@ -137,6 +137,11 @@ type Options struct {
 	Strict bool
 	// JobAds selects what happens to 028 events.
 	JobAds JobAdMode
+	// MaxEventSize caps one event of a JSON log in bytes; zero means
+	// DefaultMaxEventSize (16 MiB). A larger event is a ParseError
+	// wrapping ErrEventTooLarge (skipped and counted when Lenient), read
+	// through without keeping it.
+	MaxEventSize int
 }
 
 // Reader reads events from an HTCondor event log in the classic text format
