@@ -5,11 +5,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/npy"
+
+	"github.com/crosscluster/crosscluster/internal/cputime"
 )
 
 // BenchmarkCompare is the Go side of bench/divergence/peer.py: 3 hosts x 2
@@ -56,10 +57,10 @@ func BenchmarkCompare(b *testing.B) {
 	}
 }
 
+// cpuTime is this process's CPU time (0 where the system cannot tell).
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := cputime.Self()
+	return d
 }
 
 func writeBenchArchive(path string, x []float64, compress bool) error {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/synth"
+
+	"github.com/crosscluster/crosscluster/internal/cputime"
 )
 
 // benchGB streams that many gigabytes through BenchmarkRead's "large" case:
@@ -141,4 +143,10 @@ func BenchmarkBuild(b *testing.B) {
 			})
 		}
 	}
+}
+
+// cpuTime is this process's CPU time (0 where the system cannot tell).
+func cpuTime() time.Duration {
+	d, _ := cputime.Self()
+	return d
 }

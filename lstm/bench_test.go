@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/cputime"
 )
 
 // Published defaults of the held-job model (issue 5): j jobs per sample, m
@@ -117,3 +119,7 @@ func reportThroughput(b *testing.B, samples int, cpu0 time.Duration, ok bool) {
 		b.ReportMetric(float64(samples)/(cpu1-cpu0).Seconds(), "samples/cpu-s")
 	}
 }
+
+// cpuTime is this process's CPU time; ok is false where the system cannot
+// tell.
+func cpuTime() (time.Duration, bool) { return cputime.Self() }
