@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/npy"
-
 	"github.com/crosscluster/crosscluster/internal/cputime"
 )
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/synth"
-
 	"github.com/crosscluster/crosscluster/internal/cputime"
 )
 
