@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crosscluster/crosscluster/internal/npy"
 	"github.com/crosscluster/crosscluster/internal/cputime"
+	"github.com/crosscluster/crosscluster/internal/npy"
 )
 
 // BenchmarkCompare is the Go side of bench/divergence/peer.py: 3 hosts x 2

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
-	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/internal/cputime"
+	"github.com/crosscluster/crosscluster/internal/synth"
 )
 
 // benchGB streams that many gigabytes through BenchmarkRead's "large" case:
