@@ -1,6 +1,7 @@
 package eventlog
 
 import (
+	"fmt"
 	"hash/fnv"
 	"io"
 	"iter"
@@ -133,6 +134,53 @@ type Files struct {
 	pending []pendingEvent
 	header  GlobalHeader
 	hasHdr  bool
+
+	last     map[string]time.Time // latest job-event time per source
+	warnings []string
+	// firstPending: the open file's first job event is still to come from
+	// its reader (nothing of it was queued at open).
+	firstPending bool
+}
+
+// SourceOf names the log a file belongs to: the file's base name without a
+// rotation suffix (".1", ".2", ..., ".old"), so that the rotations of one
+// schedd's log share a source and the logs of two schedds do not.
+func SourceOf(file string) string {
+	base := filepath.Base(file)
+	ext := filepath.Ext(base)
+	if ext == ".old" {
+		return strings.TrimSuffix(base, ext)
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(ext, ".")); err == nil && len(ext) > 1 && n >= 0 {
+		return strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// Warnings returns what the set found suspicious so far: a file of a source
+// whose first event is more than an hour older than the last event read
+// from the same source (rotated files given newest first, which changes the
+// jobs' histories and labels; SortRotated orders them oldest first).
+func (fs *Files) Warnings() []string { return slices.Clone(fs.warnings) }
+
+// backInTime checks the first job event of a newly opened file against the
+// source's latest time, and records every job event's time.
+func (fs *Files) backInTime(ev *Event, first bool) {
+	if !ev.Job.IsJob() || ev.Time.IsZero() {
+		return
+	}
+	src := SourceOf(ev.File)
+	if fs.last == nil {
+		fs.last = map[string]time.Time{}
+	}
+	prev, ok := fs.last[src]
+	if first && ok && ev.Time.Before(prev.Add(-time.Hour)) {
+		fs.warnings = append(fs.warnings, fmt.Sprintf("%s starts at %s, %s before the last event read from %s (%s): files out of order? (eventlog.SortRotated orders them oldest first)",
+			ev.File, ev.Time.Format(time.RFC3339), prev.Sub(ev.Time).Round(time.Minute), src, prev.Format(time.RFC3339)))
+	}
+	if !ok || ev.Time.After(prev) {
+		fs.last[src] = ev.Time
+	}
 }
 
 type fingerprint struct {
@@ -242,6 +290,7 @@ func (fs *Files) open() error {
 	r.File = path
 	fs.f, fs.r = f, r
 	fs.prev, fs.ringN = fs.tail(), 0
+	fs.firstPending = true
 	if len(fs.prev) == 0 {
 		return nil
 	}
@@ -289,14 +338,20 @@ func (fs *Files) open() error {
 		drop[p] = true
 	}
 	fs.removed += k
+	first := true
 	for i, pe := range q {
 		if pe.err == nil {
 			fs.remember(&q[i].ev)
 		}
 		if !drop[i] {
+			if pe.err == nil && pe.ev.Job.IsJob() {
+				fs.backInTime(&q[i].ev, first)
+				first = false
+			}
 			fs.pending = append(fs.pending, pe)
 		}
 	}
+	fs.firstPending = first
 	return nil
 }
 
@@ -333,6 +388,10 @@ func (fs *Files) Read() (Event, error) {
 		}
 		ev.File = fs.r.File
 		fs.remember(&ev)
+		if ev.Job.IsJob() {
+			fs.backInTime(&ev, fs.firstPending)
+			fs.firstPending = false
+		}
 		return ev, nil
 	}
 }

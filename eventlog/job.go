@@ -51,6 +51,37 @@ func Group(source string, events []Event) []*Job {
 	return jobs
 }
 
+// GroupBySource groups events by the log each came from as well as by job
+// id: each event's source is SourceOf(ev.File), so the logs of several
+// schedds read together (whose job ids repeat) keep their jobs apart, and
+// the rotations of one log share them. Use it with Files over more than one
+// log; events without a File share the source "".
+func GroupBySource(events iter.Seq2[Event, error]) ([]*Job, error) {
+	idx := make(map[Key]*Job)
+	var jobs []*Job
+	for ev, err := range events {
+		if err != nil {
+			return jobs, err
+		}
+		if !ev.Job.IsJob() {
+			continue
+		}
+		src := ""
+		if ev.File != "" {
+			src = SourceOf(ev.File)
+		}
+		k := Key{src, ev.Job}
+		j := idx[k]
+		if j == nil {
+			j = &Job{Key: k}
+			idx[k] = j
+			jobs = append(jobs, j)
+		}
+		j.Events = append(j.Events, ev)
+	}
+	return jobs, nil
+}
+
 // GroupSeq is Group over a stream such as Reader.All; it stops at the first
 // error and returns the jobs gathered so far with it.
 func GroupSeq(source string, events iter.Seq2[Event, error]) ([]*Job, error) {

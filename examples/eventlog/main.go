@@ -124,9 +124,14 @@ func run(o options) error {
 	written = append(written, filepath.Join(o.out, "codes.csv"))
 
 	fs = eventlog.NewFiles(paths, eventlog.Options{Lenient: true, Location: loc, JobAds: eventlog.FoldJobAds})
-	jobs, err := eventlog.GroupSeq("", fs.All())
+	// Each log (and its rotations) is its own source: the job ids of two
+	// schedds' logs repeat.
+	jobs, err := eventlog.GroupBySource(fs.All())
 	if err != nil {
 		return err
+	}
+	for _, w := range fs.Warnings() {
+		fmt.Println("warning:", w)
 	}
 	labels := map[eventlog.Label]int{}
 	holdCodes := map[int]int{}

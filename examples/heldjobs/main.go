@@ -136,7 +136,20 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	jobs := eventlog.Group(source, events)
+	var jobs []*eventlog.Job
+	if o.logs != "" {
+		// Each log (and its rotations) is its own source: the job ids of
+		// two schedds' logs repeat.
+		jobs, _ = eventlog.GroupBySource(func(yield func(eventlog.Event, error) bool) {
+			for _, ev := range events {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		})
+	} else {
+		jobs = eventlog.Group(source, events)
+	}
 	fmt.Printf("%d events, %d jobs from %s\n", len(events), len(jobs), source)
 
 	cfg := lstm.Config{
@@ -241,7 +254,7 @@ func run(ctx context.Context, o options) error {
 func readEvents(o options) ([]eventlog.Event, string, error) {
 	if o.logs != "" {
 		paths := eventlog.SortRotated(strings.Split(o.logs, ","))
-		fs := eventlog.NewFiles(paths, eventlog.Options{Lenient: true})
+		fs := eventlog.NewFiles(paths, eventlog.Options{Lenient: true, Location: time.UTC})
 		defer fs.Close()
 		events, err := fs.ReadAll()
 		if err != nil {
@@ -249,6 +262,9 @@ func readEvents(o options) ([]eventlog.Event, string, error) {
 		}
 		if n := fs.Damaged(); n > 0 {
 			fmt.Printf("skipped %d damaged events\n", n)
+		}
+		for _, w := range fs.Warnings() {
+			fmt.Println("warning:", w)
 		}
 		return events, strings.Join(paths, ","), nil
 	}
