@@ -81,6 +81,11 @@ type Outcome struct {
 	// Remote is the archive collected on the host; Path is its copy on the
 	// controller (both set only when Status is Finished).
 	Remote, Path string
+	// FileID identifies the remote file (device-independent: inode, size
+	// and modification time in nanoseconds, as stat reports them), so that
+	// two hosts that returned the same file of a shared file system are
+	// caught.
+	FileID string
 	// Err says what went wrong for any status but Finished.
 	Err error
 }
@@ -92,6 +97,12 @@ var ErrTooFew = errors.New("divergence: fewer than two hosts finished")
 // ErrNoArchive is an Outcome error: the run exited 0 but wrote no .npz in
 // its output directory after it was launched.
 var ErrNoArchive = errors.New("divergence: no .npz written after launch")
+
+// ErrSameArchive is an Outcome error: two hosts returned the same file (the
+// same path, inode, size and modification time), as happens when their
+// runs write to one shared file system under a name that does not depend
+// on the host. Comparing the file with itself would report 0 and pass.
+var ErrSameArchive = errors.New("divergence: hosts returned the same archive file")
 
 // Replicate launches cfg.Stem on every host at once, polls each until it
 // finishes, fails or vanishes (within cfg.Budget), and from each host whose
@@ -149,6 +160,23 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return out, err
+	}
+	// The fresh-file check: a file is one host's result only.
+	for i := range out {
+		for j := range i {
+			a, b := &out[j], &out[i]
+			if a.FileID == "" || a.FileID != b.FileID || a.Remote != b.Remote {
+				continue
+			}
+			err := fmt.Errorf("%w: %s and %s both returned %s (%s); on a shared file system give each host its own output name (put {host} in the command or output directory)",
+				ErrSameArchive, a.Host, b.Host, a.Remote, a.FileID)
+			for _, o := range []*Outcome{a, b} {
+				if o.Status == Finished {
+					o.Status, o.Err = Failed, err
+					pr.printf("%s: FAILED; %v", o.Host, err)
+				}
+			}
+		}
 	}
 	finished := 0
 	var others []string
@@ -305,10 +333,11 @@ poll:
 		case <-time.After(max(min(cfg.Poll, time.Until(deadline)), time.Millisecond)):
 		}
 	}
-	remote, err := newestArchive(ctx, h, p.output, mark)
+	remote, id, err := newestArchive(ctx, h, p.output, mark)
 	if err != nil {
 		return fail(Failed, err)
 	}
+	o.FileID = id
 	local := filepath.Join(cfg.Dest, h.Name+".npz")
 	if err := collect(ctx, h, remote, local); err != nil {
 		return fail(Failed, err)
@@ -318,20 +347,29 @@ poll:
 	return o
 }
 
-// newestArchive returns the newest .npz in dir modified after mark.
-func newestArchive(ctx context.Context, h *Host, dir, mark string) (string, error) {
+// newestArchive returns the newest .npz under dir (in dir or up to three
+// directories below it, as runs that archive into dated run directories
+// do) modified after mark, and its identity (inode, size and modification
+// time in nanoseconds).
+func newestArchive(ctx context.Context, h *Host, dir, mark string) (path, id string, err error) {
 	script := fmt.Sprintf(`set -e
 cd -- %s
-find . -maxdepth 1 -type f -name '*.npz' -newer %s -exec ls -t -- {} + | head -n 1
+f=$(find . -maxdepth 4 -type f -name '*.npz' -newer %s -exec ls -t -- {} + | head -n 1)
+if [ -n "$f" ]; then
+	printf '%%s
+' "$f"
+	stat -c '%%i %%s %%.9Y' -- "$f" 2>/dev/null || stat -f '%%i %%z %%m' -- "$f"
+fi
 `, sh.Quote(dir), sh.Quote(mark))
-	f, err := h.shOut(ctx, "find archive", script)
+	out, err := h.shOut(ctx, "find archive", script)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
+	f, id, _ := strings.Cut(out, "\n")
 	if f == "" {
-		return "", &HostError{Host: h.Name, Op: "find archive in " + dir, Err: ErrNoArchive}
+		return "", "", &HostError{Host: h.Name, Op: "find archive in " + dir, Err: ErrNoArchive}
 	}
-	return dir + "/" + strings.TrimPrefix(f, "./"), nil
+	return dir + "/" + strings.TrimPrefix(f, "./"), strings.TrimSpace(id), nil
 }
 
 // collect copies remote to local through a temporary file in local's
