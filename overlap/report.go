@@ -146,7 +146,11 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 	}
 	fmt.Fprintf(bw, "- Feature set: %s (%s)\n", fs, strings.Join(r.Features, ", "))
 	fmt.Fprintf(bw, "- Band: %v\n", r.Band)
-	auc := num(r.AUC, 4) + " (in-sample)"
+	auc := num(r.AUC, 4) + " (in-sample"
+	if iv, err := r.AUCInterval(); err == nil {
+		auc += fmt.Sprintf(", 95%% CI %.4f–%.4f, DeLong SE %.4f", iv.Lo, iv.Hi, iv.SE)
+	}
+	auc += ")"
 	if r.CrossFitFolds > 0 {
 		auc += fmt.Sprintf("; cross-fitted over %d folds: %s", r.CrossFitFolds, num(r.CrossFitAUC, 4))
 	}
@@ -200,6 +204,8 @@ type Report struct {
 	Warnings        []string         `json:"warnings,omitempty"`
 	Band            [2]float64       `json:"band"`
 	AUC             *float64         `json:"auc"`
+	AUCSE           *float64         `json:"auc_se_delong,omitempty"`
+	AUCCI           *[2]float64      `json:"auc_ci95_delong,omitempty"`
 	CrossFitAUC     *float64         `json:"crossfit_auc,omitempty"`
 	CrossFitFolds   int              `json:"crossfit_folds,omitempty"`
 	Coverage        *float64         `json:"target_coverage"`
@@ -259,6 +265,9 @@ func (r *Result) Report(m Meta) Report {
 		Solver: r.Solver, Notes: r.Notes}
 	if r.CrossFitFolds > 0 {
 		rep.CrossFitAUC, rep.CrossFitFolds = fp(r.CrossFitAUC), r.CrossFitFolds
+	}
+	if iv, err := r.AUCInterval(); err == nil {
+		rep.AUCSE, rep.AUCCI = fp(iv.SE), &[2]float64{iv.Lo, iv.Hi}
 	}
 	if math.IsNaN(rep.Solver.GradNorm) || math.IsInf(rep.Solver.GradNorm, 0) {
 		rep.Solver.GradNorm = -1

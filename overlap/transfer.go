@@ -1,0 +1,282 @@
+package overlap
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/crosscluster/crosscluster/internal/par"
+	"github.com/crosscluster/crosscluster/stats"
+)
+
+// Metric scores a transfer model's predictions against the true values of
+// the same jobs, e.g. AUCMetric or MAEMetric. It returns an error (not a
+// panic) for data it cannot score, such as one class for an AUC.
+type Metric struct {
+	Name string
+	// HigherIsBetter says which direction improves the metric (reports
+	// use it to phrase the in-band minus all difference).
+	HigherIsBetter bool
+	Fn             func(truth, pred []float64) (float64, error)
+}
+
+// Ready-made metrics. For the classification metrics truth is 0 or 1;
+// AUCMetric takes scores, AccuracyMetric and F1Metric take predictions
+// that are 1 at or above 0.5 and 0 below.
+var (
+	AUCMetric      = Metric{"ROC AUC", true, aucMetric}
+	AccuracyMetric = Metric{"accuracy", true, accuracyMetric}
+	F1Metric       = Metric{"F1", true, f1Metric}
+	MAEMetric      = Metric{"MAE", false, maeMetric}
+	RMSEMetric     = Metric{"RMSE", false, rmseMetric}
+)
+
+func aucMetric(truth, pred []float64) (float64, error) {
+	pos := make([]bool, len(truth))
+	for i, t := range truth {
+		pos[i] = t == 1
+	}
+	return stats.AUC(pred, pos, nil)
+}
+
+func confusion(truth, pred []float64) (tp, fp, tn, fn int) {
+	for i, t := range truth {
+		p := pred[i] >= 0.5
+		switch {
+		case p && t == 1:
+			tp++
+		case p:
+			fp++
+		case t == 1:
+			fn++
+		default:
+			tn++
+		}
+	}
+	return
+}
+
+func accuracyMetric(truth, pred []float64) (float64, error) {
+	tp, fp, tn, fn := confusion(truth, pred)
+	return float64(tp+tn) / float64(tp+fp+tn+fn), nil
+}
+
+func f1Metric(truth, pred []float64) (float64, error) {
+	tp, fp, _, fn := confusion(truth, pred)
+	if tp == 0 {
+		if fp+fn == 0 {
+			return math.NaN(), errors.New("no positive truth or prediction: F1 undefined")
+		}
+		return 0, nil
+	}
+	return 2 * float64(tp) / float64(2*tp+fp+fn), nil
+}
+
+func maeMetric(truth, pred []float64) (float64, error) {
+	s := 0.0
+	for i, t := range truth {
+		s += math.Abs(pred[i] - t)
+	}
+	return s / float64(len(truth)), nil
+}
+
+func rmseMetric(truth, pred []float64) (float64, error) {
+	s := 0.0
+	for i, t := range truth {
+		d := pred[i] - t
+		s += d * d
+	}
+	return math.Sqrt(s / float64(len(truth))), nil
+}
+
+// TransferConfig configures EvaluateTransfer. The zero value draws 1000
+// bootstrap resamples with seed 0 for 95% intervals on all cores.
+type TransferConfig struct {
+	Resamples int     // B; 0 means 1000
+	Level     float64 // interval level; 0 means 0.95
+	Seed      uint64
+	Workers   int // 0 means GOMAXPROCS
+}
+
+// Estimate is a metric on one set of jobs with its bootstrap percentile
+// interval. Lo and Hi are NaN when too few resamples could be scored.
+type Estimate struct {
+	Value, Lo, Hi float64
+	N             int // jobs
+}
+
+// TransferResult is a transfer model's metric on the target cluster's jobs:
+// all of them, those in the overlap band and those outside it, and the
+// in-band minus all difference, each with its interval.
+type TransferResult struct {
+	Metric                 string
+	All, InBand, OutOfBand Estimate
+	Diff                   Estimate // InBand − All, per resample
+	Resamples              int
+	Level                  float64
+	Seed                   uint64
+	// Unscored counts the resamples whose metric failed for a set (one
+	// class drawn for an AUC, say), per set: all, in band, out of band.
+	// Their intervals use the others; Notes say so.
+	Unscored [3]int
+	Notes    []string
+}
+
+// Errors of EvaluateTransfer.
+var (
+	ErrTransferInput = errors.New("overlap: transfer evaluation input")
+)
+
+// EvaluateTransfer scores a transfer model's predictions on the target
+// cluster's jobs against their true values, on all jobs, on the jobs in
+// the overlap band (inBand, e.g. Result.InBand restricted to the target
+// rows) and on the others, as the procedure asks ("only evaluate transfer
+// models on jobs in the overlap region; report separately"). Each estimate
+// has a stratified bootstrap percentile interval: every resample draws, with
+// replacement, as many in-band jobs from the in-band jobs and as many
+// out-of-band jobs from the out-of-band ones as there are, so the band's
+// share is fixed and the in-band minus all difference is computed on the
+// same resample. Resample b uses a PCG generator seeded (Seed, b), so the
+// result does not depend on the number of workers.
+//
+// Lengths that differ, NaN in truth or predictions, or no in-band job are
+// errors wrapping ErrTransferInput; a metric that fails on the full data
+// (one class for an AUC) is an error; resamples a metric cannot score are
+// left out of that interval and counted in Unscored with a note.
+func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg TransferConfig) (*TransferResult, error) {
+	n := len(truth)
+	if len(pred) != n || len(inBand) != n {
+		return nil, fmt.Errorf("%w: %d true values, %d predictions, %d band flags", ErrTransferInput, n, len(pred), len(inBand))
+	}
+	if metric.Fn == nil {
+		return nil, fmt.Errorf("%w: metric %q has no function", ErrTransferInput, metric.Name)
+	}
+	for i := range truth {
+		if math.IsNaN(truth[i]) || math.IsNaN(pred[i]) {
+			return nil, fmt.Errorf("%w: job %d: true value %v, prediction %v", ErrTransferInput, i, truth[i], pred[i])
+		}
+	}
+	if cfg.Resamples <= 0 {
+		cfg.Resamples = 1000
+	}
+	if cfg.Level <= 0 || cfg.Level >= 1 {
+		cfg.Level = 0.95
+	}
+	var in, out []int
+	for i, b := range inBand {
+		if b {
+			in = append(in, i)
+		} else {
+			out = append(out, i)
+		}
+	}
+	if len(in) == 0 {
+		return nil, fmt.Errorf("%w: no target job in the band", ErrTransferInput)
+	}
+	res := &TransferResult{Metric: metric.Name, Resamples: cfg.Resamples, Level: cfg.Level, Seed: cfg.Seed}
+	score := func(idx []int, tb, pb []float64) (float64, error) {
+		tb, pb = tb[:0], pb[:0]
+		for _, i := range idx {
+			tb = append(tb, truth[i])
+			pb = append(pb, pred[i])
+		}
+		return metric.Fn(tb, pb)
+	}
+	all := slices.Concat(in, out)
+	var err error
+	tb, pb := make([]float64, 0, n), make([]float64, 0, n)
+	if res.All.Value, err = score(all, tb, pb); err != nil {
+		return nil, fmt.Errorf("overlap: %s on all %d target jobs: %w", metric.Name, n, err)
+	}
+	if res.InBand.Value, err = score(in, tb, pb); err != nil {
+		return nil, fmt.Errorf("overlap: %s on the %d in-band target jobs: %w", metric.Name, len(in), err)
+	}
+	res.OutOfBand.Value = math.NaN()
+	if len(out) > 0 {
+		if v, err := score(out, tb, pb); err == nil {
+			res.OutOfBand.Value = v
+		} else {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s not defined on the %d out-of-band jobs: %v", metric.Name, len(out), err))
+		}
+	}
+	res.All.N, res.InBand.N, res.OutOfBand.N = n, len(in), len(out)
+	res.Diff.Value, res.Diff.N = res.InBand.Value-res.All.Value, n
+
+	B := cfg.Resamples
+	draws := [4][]float64{make([]float64, B), make([]float64, B), make([]float64, B), make([]float64, B)}
+	nw := par.Workers(B, cfg.Workers)
+	type scratch struct {
+		ri, ro, ra []int
+		tb, pb     []float64
+	}
+	scr := make([]scratch, nw)
+	for w := range scr {
+		scr[w] = scratch{make([]int, len(in)), make([]int, len(out)), make([]int, n), make([]float64, 0, n), make([]float64, 0, n)}
+	}
+	par.For(B, nw, func(w, b int) {
+		s := &scr[w]
+		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(b)))
+		for k := range s.ri {
+			s.ri[k] = in[rng.IntN(len(in))]
+		}
+		for k := range s.ro {
+			s.ro[k] = out[rng.IntN(len(out))]
+		}
+		s.ra = append(append(s.ra[:0], s.ri...), s.ro...)
+		vAll, eAll := score(s.ra, s.tb, s.pb)
+		vIn, eIn := score(s.ri, s.tb, s.pb)
+		vOut, eOut := math.NaN(), error(nil)
+		if len(s.ro) > 0 {
+			vOut, eOut = score(s.ro, s.tb, s.pb)
+		}
+		nan := math.NaN()
+		if eAll != nil {
+			vAll = nan
+		}
+		if eIn != nil {
+			vIn = nan
+		}
+		if eOut != nil {
+			vOut = nan
+		}
+		draws[0][b], draws[1][b], draws[2][b] = vAll, vIn, vOut
+		draws[3][b] = vIn - vAll
+	})
+	for k, est := range []*Estimate{&res.All, &res.InBand, &res.OutOfBand, &res.Diff} {
+		v := slices.DeleteFunc(draws[k], math.IsNaN)
+		if k < 3 {
+			res.Unscored[k] = B - len(v)
+			if k == 2 && len(out) == 0 {
+				res.Unscored[k] = 0
+			}
+		}
+		est.Lo, est.Hi = percentileInterval(v, cfg.Level, B)
+	}
+	for k, name := range []string{"all", "in-band", "out-of-band"} {
+		if u := res.Unscored[k]; u > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%d of %d resamples of the %s jobs could not be scored (e.g. one class drawn) and are left out of its interval", u, B, name))
+		}
+	}
+	return res, nil
+}
+
+// percentileInterval returns the (1−level)/2 and (1+level)/2 quantiles of
+// v (linear interpolation, NumPy's default), or NaNs when fewer than half
+// of the B resamples could be scored.
+func percentileInterval(v []float64, level float64, B int) (lo, hi float64) {
+	if len(v) == 0 || 2*len(v) < B {
+		return math.NaN(), math.NaN()
+	}
+	slices.Sort(v)
+	q := func(p float64) float64 {
+		h := p * float64(len(v)-1)
+		i := int(math.Floor(h))
+		if i+1 >= len(v) {
+			return v[len(v)-1]
+		}
+		return v[i] + (h-float64(i))*(v[i+1]-v[i])
+	}
+	return q((1 - level) / 2), q((1 + level) / 2)
+}
