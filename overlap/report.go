@@ -31,6 +31,16 @@ type Meta struct {
 	Warnings []string
 	// Dropped lists the candidate features left out of the set, with why.
 	Dropped []DroppedFeature
+	// Transfer, when set, is a transfer model's evaluation on the target
+	// jobs (EvaluateTransfer), reported after the comparison.
+	Transfer *TransferReport
+}
+
+// TransferReport describes a transfer evaluation for the reports: which
+// model predicted what, and its result.
+type TransferReport struct {
+	Model  string          `json:"model"`
+	Result *TransferResult `json:"result"`
 }
 
 // DroppedFeature is a candidate feature left out of a comparison.
@@ -173,6 +183,22 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 			fmt.Fprintf(bw, "| %s | n/a | n/a | n/a | n/a |\n", name)
 		}
 	}
+	if tr := m.Transfer; tr != nil && tr.Result != nil {
+		t := tr.Result
+		fmt.Fprintf(bw, "\n#### Transfer: %s\n\n", tr.Model)
+		fmt.Fprintf(bw, "%s on the target's jobs, %.0f%% bootstrap intervals (%d stratified resamples, seed %d):\n\n", t.Metric, 100*t.Level, t.Resamples, t.Seed)
+		fmt.Fprintf(bw, "| target jobs | n | %s | interval |\n|---|---|---|---|\n", t.Metric)
+		row := func(name string, e Estimate) {
+			fmt.Fprintf(bw, "| %s | %d | %s | %s–%s |\n", name, e.N, num(e.Value, 4), num(e.Lo, 4), num(e.Hi, 4))
+		}
+		row("all", t.All)
+		row("in band (the defensible comparison)", t.InBand)
+		row("out of band", t.OutOfBand)
+		fmt.Fprintf(bw, "| in band minus all | | %s | %s–%s |\n", num(t.Diff.Value, 4), num(t.Diff.Lo, 4), num(t.Diff.Hi, 4))
+		for _, n := range t.Notes {
+			fmt.Fprintf(bw, "\nNote: %s\n", n)
+		}
+	}
 	for _, d := range m.Dropped {
 		fmt.Fprintf(bw, "\nDropped feature %s: %s\n", d.Name, d.Reason)
 	}
@@ -201,6 +227,7 @@ type Report struct {
 	FeatureSet      string           `json:"feature_set"`
 	Features        []string         `json:"features"`
 	Dropped         []DroppedFeature `json:"dropped_features,omitempty"`
+	Transfer        *TransferReport  `json:"transfer,omitempty"`
 	Warnings        []string         `json:"warnings,omitempty"`
 	Band            [2]float64       `json:"band"`
 	AUC             *float64         `json:"auc"`
@@ -256,7 +283,7 @@ func fp(v float64) *float64 {
 func (r *Result) Report(m Meta) Report {
 	rep := Report{Experiment: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, RegimeBasis: m.Basis(),
 		RegimeDef: m.RegimeDefinition(), LabelsAuth: m.LabelsAuthoritative, LabelsProxy: m.LabelsProxy,
-		ProxyOnly: m.ProxyOnly(), RegimeMatched: m.RegimeMatched(), Marks: m.marks(), Dropped: m.Dropped, Warnings: m.Warnings, FeatureSet: m.FeatureSet,
+		ProxyOnly: m.ProxyOnly(), RegimeMatched: m.RegimeMatched(), Marks: m.marks(), Dropped: m.Dropped, Transfer: m.Transfer, Warnings: m.Warnings, FeatureSet: m.FeatureSet,
 		Features: r.Features, Band: [2]float64{r.Band.Lo, r.Band.Hi}, AUC: fp(r.AUC), Coverage: fp(r.Coverage),
 		SourceCoverage: fp(r.SourceCoverage), NSource: r.NSource, NTarget: r.NTarget,
 		NSourceInBand: r.NSourceInBand, NTargetInBand: r.NTargetInBand, QuantileLevels: r.QuantileLevels,

@@ -1,6 +1,7 @@
 package overlap
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -107,21 +108,33 @@ type Estimate struct {
 	N             int // jobs
 }
 
+// MarshalJSON writes {"value", "lo", "hi", "n"} with null for NaN.
+func (e Estimate) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Value *float64 `json:"value"`
+		Lo    *float64 `json:"lo"`
+		Hi    *float64 `json:"hi"`
+		N     int      `json:"n"`
+	}{fp(e.Value), fp(e.Lo), fp(e.Hi), e.N})
+}
+
 // TransferResult is a transfer model's metric on the target cluster's jobs:
 // all of them, those in the overlap band and those outside it, and the
 // in-band minus all difference, each with its interval.
 type TransferResult struct {
-	Metric                 string
-	All, InBand, OutOfBand Estimate
-	Diff                   Estimate // InBand − All, per resample
-	Resamples              int
-	Level                  float64
-	Seed                   uint64
+	Metric    string   `json:"metric"`
+	All       Estimate `json:"all"`
+	InBand    Estimate `json:"in_band"`
+	OutOfBand Estimate `json:"out_of_band"`
+	Diff      Estimate `json:"in_band_minus_all"` // per resample
+	Resamples int      `json:"resamples"`
+	Level     float64  `json:"level"`
+	Seed      uint64   `json:"seed"`
 	// Unscored counts the resamples whose metric failed for a set (one
 	// class drawn for an AUC, say), per set: all, in band, out of band.
 	// Their intervals use the others; Notes say so.
-	Unscored [3]int
-	Notes    []string
+	Unscored [3]int   `json:"unscored"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // Errors of EvaluateTransfer.

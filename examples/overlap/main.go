@@ -59,7 +59,7 @@ type options struct {
 	units                                       string
 	n, crossfit                                 int
 	seed                                        uint64
-	balanced, proxy, strict, impute             bool
+	balanced, proxy, strict, impute, transfer   bool
 }
 
 func main() {
@@ -82,6 +82,7 @@ func main() {
 	flag.BoolVar(&o.proxy, "proxy", false, "label regimes by the telemetry proxy rule only (ignore hardware tables) (e.g. -proxy)")
 	flag.BoolVar(&o.strict, "strict", false, "proxy rule: all-missing GPU telemetry gives unknown (e.g. -strict)")
 	flag.BoolVar(&o.impute, "impute", false, "median-impute non-finite feature values instead of failing (e.g. -impute)")
+	flag.BoolVar(&o.transfer, "transfer", false, "also evaluate a transfer model: a logistic model of \"ran over an hour\" (runtime_sec > 3600) from ncores, nhosts and timelimit_sec, fitted on the source and scored (ROC AUC) on all, in-band and out-of-band target jobs with bootstrap intervals (e.g. -transfer)")
 	flag.Parse()
 	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "overlap:", err)
@@ -210,6 +211,16 @@ func run(o options, stdout io.Writer) error {
 	meta := overlap.Meta{Experiment: o.exp, Source: o.sourceName, Target: o.targetName,
 		Regime: o.regime, FeatureSet: o.featureSet, Warnings: warnings, Dropped: dropped}
 	meta.LabelsAuthoritative, meta.LabelsProxy = regime.Bases(src, tgt)
+	if o.transfer {
+		tr, err := transferEval(src, tgt, res, o.seed)
+		if err != nil {
+			return fmt.Errorf("transfer evaluation: %w", err)
+		}
+		meta.Transfer = tr
+		t := tr.Result
+		fmt.Fprintf(stdout, "transfer (%s): %s all %.4f [%.4f, %.4f], in band %.4f [%.4f, %.4f], out of band %.4f\n",
+			tr.Model, t.Metric, t.All.Value, t.All.Lo, t.All.Hi, t.InBand.Value, t.InBand.Lo, t.InBand.Hi, t.OutOfBand.Value)
+	}
 	if meta.Experiment == "" {
 		meta.Experiment = "E" + strconv.Itoa(len(log.Entries)+1)
 	}
@@ -493,4 +504,65 @@ func safeName(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// transferFeatures are the allocation features the worked transfer model
+// reads: what a job asks for, known at submission.
+var transferFeatures = []string{"ncores", "nhosts", "timelimit_sec"}
+
+// transferEval fits a logistic model of "ran over an hour" (runtime_sec >
+// 3600) from the allocation features on the source jobs,
+// applies it to the target jobs and scores it with EvaluateTransfer, the
+// target rows' in-band flags from the domain classifier.
+func transferEval(src, tgt []regime.Job, res *overlap.Result, seed uint64) (*overlap.TransferReport, error) {
+	label := func(jobs []regime.Job) ([]float64, []int, error) {
+		yf := make([]float64, len(jobs))
+		yi := make([]int, len(jobs))
+		for i := range jobs {
+			v, _ := jobs[i].Feature("runtime_sec")
+			if math.IsNaN(v) {
+				return nil, nil, fmt.Errorf("job %s has no runtime_sec", jobs[i].ID)
+			}
+			if v > 3600 {
+				yf[i], yi[i] = 1, 1
+			}
+		}
+		return yf, yi, nil
+	}
+	xs, err := regime.Matrix(src, transferFeatures)
+	if err != nil {
+		return nil, err
+	}
+	xt, err := regime.Matrix(tgt, transferFeatures)
+	if err != nil {
+		return nil, err
+	}
+	_, ys, err := label(src)
+	if err != nil {
+		return nil, err
+	}
+	truth, _, err := label(tgt)
+	if err != nil {
+		return nil, err
+	}
+	std, err := stats.FitStandardizer(xs)
+	if err != nil {
+		return nil, err
+	}
+	zs := std.Transform(nil, xs)
+	model, err := stats.LogisticRegression(zs, ys, stats.LogisticConfig{C: 1})
+	if err != nil {
+		return nil, err
+	}
+	pred := model.PredictProba(nil, std.Transform(nil, xt))
+	// The target rows come after the source rows in the fitted result.
+	inBand := res.InBand[len(src):]
+	r, err := overlap.EvaluateTransfer(truth, pred, inBand, overlap.AUCMetric, overlap.TransferConfig{Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	return &overlap.TransferReport{
+		Model:  "logistic model of runtime_sec > 3600 from " + strings.Join(transferFeatures, ", ") + ", fitted on the source",
+		Result: r,
+	}, nil
 }

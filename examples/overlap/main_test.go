@@ -294,3 +294,38 @@ func TestRunWarnsUnknownColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTransfer: -transfer reports the transfer model's metric on all,
+// in-band and out-of-band target jobs with intervals, in report.md and
+// report.json (issue 18 item 3).
+func TestRunTransfer(t *testing.T) {
+	o := small(t.TempDir())
+	o.transfer = true
+	var stdout bytes.Buffer
+	if err := run(o, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(o.out, "report.md"))
+	for _, want := range []string{"#### Transfer: logistic model of runtime_sec > 3600", "| all |", "| in band (the defensible comparison) |", "| out of band |", "| in band minus all |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(o.out, "report.json"))
+	var rep struct {
+		Transfer struct {
+			Result struct {
+				Metric string
+				All    struct{ Value, Lo, Hi *float64 }
+				InBand struct{ Value, Lo, Hi *float64 } `json:"in_band"`
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Transfer.Result
+	if r.Metric != "ROC AUC" || r.All.Value == nil || r.All.Lo == nil || r.InBand.Hi == nil || !(*r.All.Lo <= *r.All.Value && *r.All.Value <= *r.All.Hi) {
+		t.Errorf("report.json transfer: %s", raw)
+	}
+}
