@@ -1,0 +1,211 @@
+package matcher
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+)
+
+// Errors of LivePool.
+var (
+	// ErrNoCluster: no registered cluster has the name.
+	ErrNoCluster = errors.New("matcher: no such cluster")
+	// ErrClusterExists: a cluster of that name is registered already.
+	ErrClusterExists = errors.New("matcher: cluster already registered")
+	// ErrJobExists: a job of that name holds an allocation already.
+	ErrJobExists = errors.New("matcher: job already allocated")
+	// ErrNoAllocation: the job holds no allocation.
+	ErrNoAllocation = errors.New("matcher: job holds no allocation")
+)
+
+// LivePool is the pool a scheduler service keeps running: clusters are
+// registered, their state updated and removed while jobs are matched; a
+// job placed on one cluster holds its nodes until Release, which gives
+// them back. Every method is safe for concurrent use; each takes effect
+// atomically (a Submit matches, selects and allocates against one state).
+//
+// Capacity is the Rules' free-nodes state key ("nodes_free"): Submit takes
+// max(job.Nodes, 1) from the chosen cluster, Release returns it. A cluster
+// without the key is never short of nodes and keeps no count.
+type LivePool struct {
+	Rules Rules
+
+	mu       sync.Mutex
+	clusters map[string]*liveCluster
+	allocs   map[string]allocation
+}
+
+type liveCluster struct {
+	c  *Cluster
+	cc *ccluster
+}
+
+type allocation struct {
+	cluster string
+	nodes   float64
+}
+
+// NewLivePool returns an empty pool matching with rules.
+func NewLivePool(rules Rules) *LivePool {
+	return &LivePool{Rules: rules, clusters: map[string]*liveCluster{}, allocs: map[string]allocation{}}
+}
+
+// Register adds a cluster (copied, state included). A name in use is an
+// error wrapping ErrClusterExists.
+func (p *LivePool) Register(c Cluster) error {
+	c.State = maps.Clone(c.State)
+	if c.State == nil {
+		c.State = map[string]float64{}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.clusters[c.Name]; ok {
+		return fmt.Errorf("%w: %q", ErrClusterExists, c.Name)
+	}
+	p.clusters[c.Name] = &liveCluster{c: &c, cc: compileCluster(&c)}
+	return nil
+}
+
+// Remove takes a cluster out of the pool and returns the names of the jobs
+// that held nodes on it (their allocations end with it), sorted.
+func (p *LivePool) Remove(name string) ([]string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.clusters[name]; !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNoCluster, name)
+	}
+	delete(p.clusters, name)
+	var lost []string
+	for job, a := range p.allocs {
+		if a.cluster == name {
+			lost = append(lost, job)
+			delete(p.allocs, job)
+		}
+	}
+	slices.Sort(lost)
+	return lost, nil
+}
+
+// UpdateState sets the given state keys of a cluster (other keys keep
+// their values), as a cluster reports its state to rainbow. Setting the
+// free-nodes key replaces the count Submit and Release keep.
+func (p *LivePool) UpdateState(name string, state map[string]float64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lc, ok := p.clusters[name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNoCluster, name)
+	}
+	maps.Copy(lc.c.State, state)
+	return nil
+}
+
+// State returns a copy of a cluster's state.
+func (p *LivePool) State(name string) (map[string]float64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lc, ok := p.clusters[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNoCluster, name)
+	}
+	return maps.Clone(lc.c.State), nil
+}
+
+// Clusters returns the registered clusters' names, sorted.
+func (p *LivePool) Clusters() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.clusters))
+}
+
+// Allocations returns each allocated job's cluster.
+func (p *LivePool) Allocations() map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]string, len(p.allocs))
+	for j, a := range p.allocs {
+		out[j] = a.cluster
+	}
+	return out
+}
+
+// Submit matches j against every cluster's current state in name order,
+// hands the matches to s and, when s chooses exactly one cluster,
+// allocates the job's nodes there until Release(j.Name). A job name that
+// holds an allocation already is an error wrapping ErrJobExists; a
+// requirement on a subsystem no registered cluster has wraps
+// ErrUnknownSubsystem. Several chosen clusters (satisfy-only selection)
+// allocate nothing.
+func (p *LivePool) Submit(j *Job, s Selector) (Assignment, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	a := Assignment{Job: j.Name}
+	if _, ok := p.allocs[j.Name]; ok {
+		return a, fmt.Errorf("%w: %q", ErrJobExists, j.Name)
+	}
+	names := slices.Sorted(maps.Keys(p.clusters))
+	for _, r := range j.Requires {
+		found := false
+		for _, n := range names {
+			if _, ok := p.clusters[n].c.Subsystems[r.Subsystem]; ok {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return a, fmt.Errorf("%w: job %s requires %q", ErrUnknownSubsystem, j.Name, r.Subsystem)
+		}
+	}
+	reqs := compileReqs(j.Requires)
+	var cands []*Cluster
+	a.Results = make([]Result, len(names))
+	for i, n := range names {
+		lc := p.clusters[n]
+		a.Results[i] = p.Rules.matchCompiled(j, reqs, lc.cc)
+		if a.Results[i].OK() {
+			cands = append(cands, lc.c)
+			a.Matched = append(a.Matched, n)
+		}
+	}
+	if len(cands) == 0 {
+		return a, nil
+	}
+	chosen, err := s.Select(j, cands)
+	if err != nil {
+		return a, err
+	}
+	slices.SortFunc(chosen, func(x, y *Cluster) int { return cmp.Compare(x.Name, y.Name) })
+	for _, c := range chosen {
+		a.Clusters = append(a.Clusters, c.Name)
+	}
+	if len(chosen) == 1 {
+		need := float64(max(j.Nodes, 1))
+		key := p.Rules.freeKey()
+		al := allocation{cluster: chosen[0].Name}
+		if free, ok := chosen[0].State[key]; ok {
+			chosen[0].State[key] = free - need
+			al.nodes = need
+		}
+		p.allocs[j.Name] = al
+	}
+	return a, nil
+}
+
+// Release ends a job's allocation, giving its nodes back to its cluster.
+// A job without one is an error wrapping ErrNoAllocation.
+func (p *LivePool) Release(job string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	al, ok := p.allocs[job]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNoAllocation, job)
+	}
+	delete(p.allocs, job)
+	if lc, ok := p.clusters[al.cluster]; ok && al.nodes > 0 {
+		lc.c.State[p.Rules.freeKey()] += al.nodes
+	}
+	return nil
+}
