@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	gonet "net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -41,6 +43,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/crosscluster/crosscluster/dashboard"
 	"github.com/crosscluster/crosscluster/plot"
 	"github.com/crosscluster/crosscluster/sweep"
 )
@@ -81,6 +84,7 @@ type config struct {
 	recordCommit               bool
 	prune                      string
 	notify                     string
+	serve                      string
 	progress                   io.Writer // stderr in main; nil: quiet
 }
 
@@ -104,6 +108,7 @@ func newFlags(cfg *config) *flag.FlagSet {
 	fs.BoolVar(&cfg.acceptInput, "accept-inputs", false, "record the current trainer version (or commit) in a ledger that holds results of another, e.g. after editing train.go")
 	fs.BoolVar(&cfg.recordCommit, "record-commit", false, "add the binary's VCS revision to the runs' inputs, e.g. go build ./examples/losssweep && ./losssweep -record-commit")
 	fs.StringVar(&cfg.prune, "prune", "none", "stop hopeless runs: none, asha (successive halving, rungs at 1, 3, 9, 27 epochs, eta 3) or median (median stopping rule after 5 epochs), e.g. -prune asha")
+	fs.StringVar(&cfg.serve, "serve", "", "serve a live dashboard of the sweep at this address (a bare :port listens on 127.0.0.1) while it runs and after it, until Ctrl-C (e.g. -serve :8080)")
 	fs.StringVar(&cfg.notify, "notify", "", "shell command run when the sweep finishes or a run fails for good, a JSON summary on its stdin (e.g. -notify 'cat >> notify.log')")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: losssweep [flags]\n\nRuns a sweep of training runs with a crash-safe ledger, then exports and analyses it.\n\n")
@@ -436,6 +441,13 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 		return 0, err
 	}
 	defer l.Close()
+	if cfg.serve != "" {
+		stop, err := serveDashboard(ctx, cfg, stdout)
+		if err != nil {
+			return 0, err
+		}
+		defer stop()
+	}
 	c := &sweep.Controller{Ledger: l, WorkDir: work, Parallel: cfg.workers, Pruner: pruner, AcceptWorkDir: cfg.acceptWorkDir}
 	exe, err := os.Executable()
 	if err != nil {
@@ -802,4 +814,32 @@ func hypJSON(rows []sweep.HypothesisRow) []hypRow {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Group == "all" && out[j].Group != "all" })
 	return out
+}
+
+// serveDashboard serves the dashboard over a read-only view of the ledger
+// at cfg.serve (a bare ":port" on 127.0.0.1). The returned stop waits for
+// ctx (Ctrl-C) so that the page stays up after the sweep, then closes.
+func serveDashboard(ctx context.Context, cfg config, stdout io.Writer) (stop func(), err error) {
+	addr := cfg.serve
+	if strings.HasPrefix(addr, ":") {
+		addr = "127.0.0.1" + addr
+	}
+	ro, err := sweep.OpenLedgerReadOnly(cfg.ledger)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := gonet.Listen("tcp", addr)
+	if err != nil {
+		ro.Close()
+		return nil, fmt.Errorf("-serve %s: %w", cfg.serve, err)
+	}
+	srv := &http.Server{Handler: dashboard.New(ro, dashboard.Options{Metric: "val_loss"}), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	fmt.Fprintf(stdout, "dashboard: http://%s/\n", ln.Addr())
+	return func() {
+		fmt.Fprintf(stdout, "dashboard still at http://%s/; Ctrl-C to stop\n", ln.Addr())
+		<-ctx.Done()
+		srv.Close()
+		ro.Close()
+	}, nil
 }

@@ -5,10 +5,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/crosscluster/crosscluster/internal/plottest"
 	"github.com/crosscluster/crosscluster/sweep"
@@ -184,5 +189,62 @@ func TestProcessBackend(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(out, "export", "losssweep_trajectories", "base-lr0.1-s0.csv"))
 	if err != nil || !strings.HasPrefix(string(b), "step,train_loss,val_loss\n0.25,") || strings.Count(string(b), "\n") != 9 {
 		t.Errorf("trajectory of a process worker: %v\n%s", err, b)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the writer goroutine and a reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServe: -serve puts the dashboard up on 127.0.0.1, keeps it after the
+// sweep until the context ends (Ctrl-C), then the program returns.
+func TestServe(t *testing.T) {
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var buf lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(ctx, config{out: out, backend: "local", workers: 2, spec: writeSpec(t, smallSpec), prune: "none", serve: ":0"}, &buf)
+		done <- err
+	}()
+	re := regexp.MustCompile(`dashboard still at (http://127\.0\.0\.1:\d+/)`)
+	var url string
+	for start := time.Now(); url == ""; time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(buf.String()); m != nil {
+			url = m[1]
+		}
+		if time.Since(start) > 2*time.Minute {
+			t.Fatalf("no dashboard line:\n%s", buf.String())
+		}
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Count(string(body), `<tr class="run`) != 4 || !strings.Contains(string(body), "completed 4") {
+		t.Errorf("dashboard %d:\n%.400s", resp.StatusCode, body)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("run did not return after the context ended")
 	}
 }
