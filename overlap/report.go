@@ -34,6 +34,9 @@ type Meta struct {
 	// Transfer, when set, is a transfer model's evaluation on the target
 	// jobs (EvaluateTransfer), reported after the comparison.
 	Transfer *TransferReport
+	// Provenance, when set, is written as report.json's "provenance" and
+	// as the footer of the Markdown report.
+	Provenance *Provenance
 }
 
 // TransferReport describes a transfer evaluation for the reports: which
@@ -208,6 +211,23 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "\nNote: %s\n", n)
 	}
+	if pv := m.Provenance; pv != nil {
+		st := pv.Settings
+		fmt.Fprintf(bw, "\n---\n\n<small>Provenance: %s, %s.", pv.Library, pv.GoVersion)
+		for _, in := range pv.Inputs {
+			fmt.Fprintf(bw, " %s: %s", in.Role, in.Name)
+			if in.SHA256 != "" {
+				fmt.Fprintf(bw, " (sha256 %s)", in.SHA256)
+			}
+			fmt.Fprintf(bw, ", %d jobs, %d in the regime.", in.Rows, in.Kept)
+		}
+		fmt.Fprintf(bw, " Classifier: %s, C=%g, class weight %s, tolerance %g, at most %d iterations; %s. Band %v; cross-fit %d folds, seed %d; KS %s, %s; impute %v.",
+			st.Solver, st.C, st.ClassWeight, st.Tolerance, st.MaxIterations, st.Standardize, st.Band, st.CrossFitFolds, st.CrossFitSeed, st.KSAlternative, st.KSMethod, st.Impute)
+		if len(pv.Command) > 0 {
+			fmt.Fprintf(bw, " Command: `%s`.", strings.Join(pv.Command, " "))
+		}
+		fmt.Fprintf(bw, "</small>\n")
+	}
 	return bw.Flush()
 }
 
@@ -228,6 +248,7 @@ type Report struct {
 	Features        []string         `json:"features"`
 	Dropped         []DroppedFeature `json:"dropped_features,omitempty"`
 	Transfer        *TransferReport  `json:"transfer,omitempty"`
+	Provenance      *Provenance      `json:"provenance,omitempty"`
 	Warnings        []string         `json:"warnings,omitempty"`
 	Band            [2]float64       `json:"band"`
 	AUC             *float64         `json:"auc"`
@@ -283,7 +304,7 @@ func fp(v float64) *float64 {
 func (r *Result) Report(m Meta) Report {
 	rep := Report{Experiment: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, RegimeBasis: m.Basis(),
 		RegimeDef: m.RegimeDefinition(), LabelsAuth: m.LabelsAuthoritative, LabelsProxy: m.LabelsProxy,
-		ProxyOnly: m.ProxyOnly(), RegimeMatched: m.RegimeMatched(), Marks: m.marks(), Dropped: m.Dropped, Transfer: m.Transfer, Warnings: m.Warnings, FeatureSet: m.FeatureSet,
+		ProxyOnly: m.ProxyOnly(), RegimeMatched: m.RegimeMatched(), Marks: m.marks(), Dropped: m.Dropped, Transfer: m.Transfer, Provenance: m.Provenance, Warnings: m.Warnings, FeatureSet: m.FeatureSet,
 		Features: r.Features, Band: [2]float64{r.Band.Lo, r.Band.Hi}, AUC: fp(r.AUC), Coverage: fp(r.Coverage),
 		SourceCoverage: fp(r.SourceCoverage), NSource: r.NSource, NTarget: r.NTarget,
 		NSourceInBand: r.NSourceInBand, NTargetInBand: r.NTargetInBand, QuantileLevels: r.QuantileLevels,

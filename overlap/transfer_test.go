@@ -126,9 +126,20 @@ func TestEvaluateTransfer(t *testing.T) {
 func TestTransferBadInput(t *testing.T) {
 	truth, pred, band := transferData(2, 20, 10)
 	cases := map[string]func() error{
-		"length":     func() error { _, err := EvaluateTransfer(truth, pred[:5], band, MAEMetric, TransferConfig{}); return err },
-		"NaN":        func() error { p := append([]float64(nil), pred...); p[3] = math.NaN(); _, err := EvaluateTransfer(truth, p, band, MAEMetric, TransferConfig{}); return err },
-		"empty band": func() error { _, err := EvaluateTransfer(truth, pred, make([]bool, len(truth)), MAEMetric, TransferConfig{}); return err },
+		"length": func() error {
+			_, err := EvaluateTransfer(truth, pred[:5], band, MAEMetric, TransferConfig{})
+			return err
+		},
+		"NaN": func() error {
+			p := append([]float64(nil), pred...)
+			p[3] = math.NaN()
+			_, err := EvaluateTransfer(truth, p, band, MAEMetric, TransferConfig{})
+			return err
+		},
+		"empty band": func() error {
+			_, err := EvaluateTransfer(truth, pred, make([]bool, len(truth)), MAEMetric, TransferConfig{})
+			return err
+		},
 	}
 	for name, f := range cases {
 		if err := f(); !errors.Is(err, ErrTransferInput) {

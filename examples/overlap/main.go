@@ -30,6 +30,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -62,28 +63,60 @@ type options struct {
 	balanced, proxy, strict, impute, transfer   bool
 }
 
+// newFlags defines the flags on o.
+func newFlags(o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("overlap", flag.ExitOnError)
+	fs.StringVar(&o.out, "out", "out/overlap", "output directory (e.g. -out /tmp/ov)")
+	fs.StringVar(&o.source, "source", "", "source job table (.csv, .parquet, or Stampede accounting .csv); default synthetic Anvil-like (e.g. -source anvil.parquet)")
+	fs.StringVar(&o.target, "target", "", "target job table; default synthetic Conte-like (e.g. -target conte.csv)")
+	fs.StringVar(&o.sourceName, "source-name", "", "source cluster name (default from the file or profile) (e.g. -source-name anvil)")
+	fs.StringVar(&o.targetName, "target-name", "", "target cluster name (e.g. -target-name conte)")
+	fs.StringVar(&o.regime, "regime", "cpu_standard", "workload regime to compare (cpu_standard, cpu_largemem, gpu_standard, gpu_largemem, unknown, or all) (e.g. -regime gpu_standard)")
+	fs.StringVar(&o.band, "band", "0.2,0.8", "propensity band lo,hi (inclusive) (e.g. -band 0.1,0.9)")
+	fs.StringVar(&o.exp, "exp", "", "experiment id for the log (default E<k> with k the next row) (e.g. -exp E7)")
+	fs.StringVar(&o.featureSet, "feature-set", "", "feature set name in the report (default safe, or custom with -features) (e.g. -feature-set safe-v2)")
+	fs.StringVar(&o.features, "features", "", "comma-separated features to fit instead of the safe set (NaN values then need -impute) (e.g. -features ncores,runtime_sec)")
+	fs.StringVar(&o.units, "units", "", "timelimit units of file tables as cluster=seconds,... (added to stampede=60) (e.g. -units conte=60)")
+	fs.IntVar(&o.n, "n", 20000, "jobs per synthetic cluster (e.g. -n 5000)")
+	fs.IntVar(&o.crossfit, "crossfit", 5, "folds of the cross-fitted AUC (0: none) (e.g. -crossfit 10)")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic clusters and the cross-fit folds (e.g. -seed 7)")
+	fs.BoolVar(&o.balanced, "balanced", false, "class_weight=balanced instead of none (e.g. -balanced)")
+	fs.BoolVar(&o.proxy, "proxy", false, "label regimes by the telemetry proxy rule only (ignore hardware tables) (e.g. -proxy)")
+	fs.BoolVar(&o.strict, "strict", false, "proxy rule: all-missing GPU telemetry gives unknown (e.g. -strict)")
+	fs.BoolVar(&o.impute, "impute", false, "median-impute non-finite feature values instead of failing (e.g. -impute)")
+	fs.BoolVar(&o.transfer, "transfer", false, "also evaluate a transfer model: a logistic model of \"ran over an hour\" (runtime_sec > 3600) from ncores, nhosts and timelimit_sec, fitted on the source and scored (ROC AUC) on all, in-band and out-of-band target jobs with bootstrap intervals (e.g. -transfer)")
+	return fs
+}
+
+// command returns the flags that reproduce o (every setting, defaults
+// included, so that the record does not depend on future defaults).
+func (o options) command() []string {
+	cmd := []string{"go", "run", "./examples/overlap"}
+	var tmp options
+	fs := newFlags(&tmp) // the flags point into tmp ...
+	tmp = o              // ... which now holds o's values
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "out" || f.Name == "exp" {
+			return
+		}
+		v := f.Value.String()
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			if v == "true" {
+				cmd = append(cmd, "-"+f.Name)
+			}
+			return
+		}
+		if v != "" {
+			cmd = append(cmd, "-"+f.Name, v)
+		}
+	})
+	return cmd
+}
+
 func main() {
 	var o options
-	flag.StringVar(&o.out, "out", "out/overlap", "output directory (e.g. -out /tmp/ov)")
-	flag.StringVar(&o.source, "source", "", "source job table (.csv, .parquet, or Stampede accounting .csv); default synthetic Anvil-like (e.g. -source anvil.parquet)")
-	flag.StringVar(&o.target, "target", "", "target job table; default synthetic Conte-like (e.g. -target conte.csv)")
-	flag.StringVar(&o.sourceName, "source-name", "", "source cluster name (default from the file or profile) (e.g. -source-name anvil)")
-	flag.StringVar(&o.targetName, "target-name", "", "target cluster name (e.g. -target-name conte)")
-	flag.StringVar(&o.regime, "regime", "cpu_standard", "workload regime to compare (cpu_standard, cpu_largemem, gpu_standard, gpu_largemem, unknown, or all) (e.g. -regime gpu_standard)")
-	flag.StringVar(&o.band, "band", "0.2,0.8", "propensity band lo,hi (inclusive) (e.g. -band 0.1,0.9)")
-	flag.StringVar(&o.exp, "exp", "", "experiment id for the log (default E<k> with k the next row) (e.g. -exp E7)")
-	flag.StringVar(&o.featureSet, "feature-set", "", "feature set name in the report (default safe, or custom with -features) (e.g. -feature-set safe-v2)")
-	flag.StringVar(&o.features, "features", "", "comma-separated features to fit instead of the safe set (NaN values then need -impute) (e.g. -features ncores,runtime_sec)")
-	flag.StringVar(&o.units, "units", "", "timelimit units of file tables as cluster=seconds,... (added to stampede=60) (e.g. -units conte=60)")
-	flag.IntVar(&o.n, "n", 20000, "jobs per synthetic cluster (e.g. -n 5000)")
-	flag.IntVar(&o.crossfit, "crossfit", 5, "folds of the cross-fitted AUC (0: none) (e.g. -crossfit 10)")
-	flag.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic clusters and the cross-fit folds (e.g. -seed 7)")
-	flag.BoolVar(&o.balanced, "balanced", false, "class_weight=balanced instead of none (e.g. -balanced)")
-	flag.BoolVar(&o.proxy, "proxy", false, "label regimes by the telemetry proxy rule only (ignore hardware tables) (e.g. -proxy)")
-	flag.BoolVar(&o.strict, "strict", false, "proxy rule: all-missing GPU telemetry gives unknown (e.g. -strict)")
-	flag.BoolVar(&o.impute, "impute", false, "median-impute non-finite feature values instead of failing (e.g. -impute)")
-	flag.BoolVar(&o.transfer, "transfer", false, "also evaluate a transfer model: a logistic model of \"ran over an hour\" (runtime_sec > 3600) from ncores, nhosts and timelimit_sec, fitted on the source and scored (ROC AUC) on all, in-band and out-of-band target jobs with bootstrap intervals (e.g. -transfer)")
-	flag.Parse()
+	fs := newFlags(&o)
+	fs.Parse(os.Args[1:])
 	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "overlap:", err)
 		os.Exit(1)
@@ -115,6 +148,10 @@ func run(o options, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "warning:", w)
 	}
 	src, tgt, hw, err := load(o, units, stdout, warn)
+	if err != nil {
+		return err
+	}
+	inputs, err := describeInputs(o, len(src), len(tgt))
 	if err != nil {
 		return err
 	}
@@ -211,6 +248,15 @@ func run(o options, stdout io.Writer) error {
 	meta := overlap.Meta{Experiment: o.exp, Source: o.sourceName, Target: o.targetName,
 		Regime: o.regime, FeatureSet: o.featureSet, Warnings: warnings, Dropped: dropped}
 	meta.LabelsAuthoritative, meta.LabelsProxy = regime.Bases(src, tgt)
+	meta.Provenance = res.NewProvenance()
+	meta.Provenance.Command = o.command()
+	for _, in := range inputs {
+		in.Kept = len(src)
+		if in.Role == "target" {
+			in.Kept = len(tgt)
+		}
+		meta.Provenance.Inputs = append(meta.Provenance.Inputs, in)
+	}
 	if o.transfer {
 		tr, err := transferEval(src, tgt, res, o.seed)
 		if err != nil {
@@ -565,4 +611,27 @@ func transferEval(src, tgt []regime.Job, res *overlap.Result, seed uint64) (*ove
 		Model:  "logistic model of runtime_sec > 3600 from " + strings.Join(transferFeatures, ", ") + ", fitted on the source",
 		Result: r,
 	}, nil
+}
+
+// describeInputs records the two inputs with their SHA-256 (files) or the
+// generator's settings (synthetic clusters) and the jobs read.
+func describeInputs(o options, nSrc, nTgt int) ([]overlap.Input, error) {
+	if o.source == "" {
+		return []overlap.Input{
+			{Role: "source", Name: fmt.Sprintf("synthetic %s (internal/synth AnvilLike, n=%d, seed %d)", o.sourceName, o.n, o.seed), Rows: nSrc},
+			{Role: "target", Name: fmt.Sprintf("synthetic %s (internal/synth ConteLike, n=%d, seed %d)", o.targetName, o.n, o.seed), Rows: nTgt},
+		}, nil
+	}
+	var out []overlap.Input
+	for _, f := range []struct {
+		role, path string
+		n          int
+	}{{"source", o.source, nSrc}, {"target", o.target, nTgt}} {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, overlap.Input{Role: f.role, Name: f.path, SHA256: fmt.Sprintf("%x", sha256.Sum256(b)), Rows: f.n})
+	}
+	return out, nil
 }

@@ -329,3 +329,47 @@ func TestRunTransfer(t *testing.T) {
 		t.Errorf("report.json transfer: %s", raw)
 	}
 }
+
+// TestRerunFromProvenance: report.json records the command and every
+// setting; running the recorded command again gives the same report, every
+// number bit for bit (issue 13 item 3).
+func TestRerunFromProvenance(t *testing.T) {
+	o := small(t.TempDir())
+	o.balanced, o.band = true, "0.15,0.85"
+	var stdout bytes.Buffer
+	if err := run(o, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(filepath.Join(o.out, "report.json"))
+	var rep struct {
+		Provenance struct {
+			Command  []string
+			Settings struct {
+				ClassWeight string  `json:"class_weight"`
+				C           float64 `json:"C"`
+			}
+			Inputs []struct{ Rows, Kept int }
+		}
+	}
+	if err := json.Unmarshal(first, &rep); err != nil {
+		t.Fatal(err)
+	}
+	pv := rep.Provenance
+	if len(pv.Command) < 4 || pv.Command[2] != "./examples/overlap" || pv.Settings.ClassWeight != "balanced" || len(pv.Inputs) != 2 || pv.Inputs[0].Rows != 600 {
+		t.Fatalf("provenance: %+v", pv)
+	}
+	var again options
+	fs := newFlags(&again)
+	if err := fs.Parse(pv.Command[3:]); err != nil {
+		t.Fatal(err)
+	}
+	again.out = t.TempDir()
+	stdout.Reset()
+	if err := run(again, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.ReadFile(filepath.Join(again.out, "report.json"))
+	if !bytes.Equal(first, second) {
+		t.Errorf("the recorded command gives another report:\n%s\n---\n%s", first, second)
+	}
+}

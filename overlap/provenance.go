@@ -1,0 +1,108 @@
+package overlap
+
+import (
+	"runtime"
+	"runtime/debug"
+)
+
+// Settings are every setting Fit used, as a report records them so that a
+// run can be repeated exactly.
+type Settings struct {
+	C              float64   `json:"C"`
+	ClassWeight    string    `json:"class_weight"` // none or balanced
+	Solver         string    `json:"solver"`
+	Tolerance      float64   `json:"tolerance"`
+	MaxIterations  int       `json:"max_iterations"`
+	Standardize    string    `json:"standardize"`
+	Band           Band      `json:"band"`
+	CrossFitFolds  int       `json:"crossfit_folds"`
+	CrossFitSeed   uint64    `json:"crossfit_seed"`
+	KSAlternative  string    `json:"ks_alternative"`
+	KSMethod       string    `json:"ks_method"`
+	Impute         bool      `json:"impute"`
+	HistogramBins  int       `json:"histogram_bins"`
+	QuantileLevels []float64 `json:"quantile_levels"`
+}
+
+// Settings returns the settings the result was fitted with.
+func (r *Result) Settings() Settings {
+	cw := "none"
+	if r.cfg.cw != 0 {
+		cw = "balanced"
+	}
+	return Settings{
+		C: r.cfg.c, ClassWeight: cw,
+		Solver:    "exact L2-penalised Newton (stats.LogisticRegression), intercept unpenalised",
+		Tolerance: 1e-12, MaxIterations: 100,
+		Standardize:   "each feature to mean 0 and population sd 1 over both domains (stats.FitStandardizer)",
+		Band:          r.Band,
+		CrossFitFolds: r.cfg.folds, CrossFitSeed: r.cfg.seed,
+		KSAlternative: r.cfg.alt.String(), KSMethod: r.cfg.method.String(),
+		Impute: r.cfg.impute, HistogramBins: r.cfg.bins, QuantileLevels: r.cfg.levels,
+	}
+}
+
+// Input is one input file of a comparison, for the provenance record.
+type Input struct {
+	Role   string `json:"role"` // source or target
+	Name   string `json:"name"` // the path given, or a description of generated data
+	SHA256 string `json:"sha256,omitempty"`
+	Rows   int    `json:"rows"`           // jobs read
+	Kept   int    `json:"rows_in_regime"` // jobs left after the regime filter
+}
+
+// Provenance records what a report needs to be reproduced: the library and
+// Go versions, the inputs with their checksums and row counts, the command
+// and every setting.
+type Provenance struct {
+	Library   string   `json:"library"`
+	GoVersion string   `json:"go_version"`
+	Command   []string `json:"command,omitempty"`
+	Inputs    []Input  `json:"inputs"`
+	Settings  Settings `json:"settings"`
+}
+
+// LibraryVersion returns this module's version as the running binary
+// records it: the module version, or the VCS revision (with "+dirty" for
+// uncommitted changes) when built from a checkout, or "(devel)".
+func LibraryVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	const mod = "github.com/crosscluster/crosscluster"
+	v := ""
+	if bi.Main.Path == mod {
+		v = bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == mod {
+			v = d.Version
+		}
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if (v == "" || v == "(devel)") && rev != "" {
+		v = rev
+		if dirty {
+			v += "+dirty"
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	return mod + " " + v
+}
+
+// NewProvenance returns the record of r with the running library and Go
+// versions; the caller adds the inputs and the command.
+func (r *Result) NewProvenance() *Provenance {
+	return &Provenance{Library: LibraryVersion(), GoVersion: runtime.Version(), Settings: r.Settings()}
+}
