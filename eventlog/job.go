@@ -57,6 +57,17 @@ func Group(source string, events []Event) []*Job {
 // the rotations of one log share them. Use it with Files over more than one
 // log; events without a File share the source "".
 func GroupBySource(events iter.Seq2[Event, error]) ([]*Job, error) {
+	return groupKeyed(events, func(ev *Event) Key {
+		if ev.File == "" {
+			return Key{"", ev.Job}
+		}
+		return Key{SourceOf(ev.File), ev.Job}
+	})
+}
+
+// groupKeyed gathers the job events of a stream by key, jobs in order of
+// first appearance; it stops at the first error.
+func groupKeyed(events iter.Seq2[Event, error], key func(*Event) Key) ([]*Job, error) {
 	idx := make(map[Key]*Job)
 	var jobs []*Job
 	for ev, err := range events {
@@ -66,11 +77,7 @@ func GroupBySource(events iter.Seq2[Event, error]) ([]*Job, error) {
 		if !ev.Job.IsJob() {
 			continue
 		}
-		src := ""
-		if ev.File != "" {
-			src = SourceOf(ev.File)
-		}
-		k := Key{src, ev.Job}
+		k := key(&ev)
 		j := idx[k]
 		if j == nil {
 			j = &Job{Key: k}
@@ -85,24 +92,7 @@ func GroupBySource(events iter.Seq2[Event, error]) ([]*Job, error) {
 // GroupSeq is Group over a stream such as Reader.All; it stops at the first
 // error and returns the jobs gathered so far with it.
 func GroupSeq(source string, events iter.Seq2[Event, error]) ([]*Job, error) {
-	idx := make(map[JobID]*Job)
-	var jobs []*Job
-	for ev, err := range events {
-		if err != nil {
-			return jobs, err
-		}
-		if !ev.Job.IsJob() {
-			continue
-		}
-		j := idx[ev.Job]
-		if j == nil {
-			j = &Job{Key: Key{source, ev.Job}}
-			idx[ev.Job] = j
-			jobs = append(jobs, j)
-		}
-		j.Events = append(j.Events, ev)
-	}
-	return jobs, nil
+	return groupKeyed(events, func(ev *Event) Key { return Key{source, ev.Job} })
 }
 
 // HoldCycle is one hold of a job and the release that ended it, if any.

@@ -2,7 +2,8 @@ package overlap
 
 import (
 	"runtime"
-	"runtime/debug"
+
+	"github.com/crosscluster/crosscluster/internal/buildinfo"
 )
 
 // Settings are every setting Fit used, as a report records them so that a
@@ -66,30 +67,9 @@ type Provenance struct {
 // records it: the module version, or the VCS revision (with "+dirty" for
 // uncommitted changes) when built from a checkout, or "(devel)".
 func LibraryVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
 	const mod = "github.com/crosscluster/crosscluster"
-	v := ""
-	if bi.Main.Path == mod {
-		v = bi.Main.Version
-	}
-	for _, d := range bi.Deps {
-		if d.Path == mod {
-			v = d.Version
-		}
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if (v == "" || v == "(devel)") && rev != "" {
+	v := buildinfo.ModuleVersion(mod)
+	if rev, dirty, ok := buildinfo.Revision(); v == "" && ok {
 		v = rev
 		if dirty {
 			v += "+dirty"

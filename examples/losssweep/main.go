@@ -35,7 +35,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -44,6 +43,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/dashboard"
+	"github.com/crosscluster/crosscluster/internal/buildinfo"
 	"github.com/crosscluster/crosscluster/plot"
 	"github.com/crosscluster/crosscluster/sweep"
 )
@@ -362,20 +362,8 @@ func loadSpec(cfg config) (*sweep.Spec, error) {
 }
 
 func vcsRevision() (string, error) {
-	bi, ok := debug.ReadBuildInfo()
+	rev, dirty, ok := buildinfo.Revision()
 	if !ok {
-		return "", errors.New("-record-commit: this binary has no build information")
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
 		return "", errors.New("-record-commit: no VCS revision in this binary; build it with go build inside the repository (go run does not record one)")
 	}
 	if dirty {
