@@ -154,7 +154,7 @@ func run(ctx context.Context, o options) error {
 
 	cfg := lstm.Config{
 		LearningRate: o.lr, BatchSize: o.batch, Epochs: o.epochs, Patience: o.patience,
-		Threshold: o.threshold, Seed: o.seed, Progress: os.Stdout,
+		Threshold: o.threshold, Seed: o.seed, Progress: os.Stderr,
 	}
 	switch o.engine {
 	case "native":

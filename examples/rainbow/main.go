@@ -100,7 +100,7 @@ func run(out, data, experiment, boundsFlag, rulesFlag, model string, seed uint64
 }
 
 func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode matcher.Mode, seed uint64) (*matcher.Report, error) {
-	cfg := matcher.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stdout}
+	cfg := matcher.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr}
 	var w *matcher.VersionWorld
 	if data == "" {
 		fmt.Println("reliabuild: generating a synthetic world (100 clusters, 219 subsystems, 1602 jobs)")
@@ -181,7 +181,7 @@ func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode mat
 			return nil, err
 		}
 	}
-	cfg := matcher.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stdout}
+	cfg := matcher.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr}
 	if model == "linear" {
 		lin, err := matcher.FitLinear(w.Samples(), true)
 		if err != nil {

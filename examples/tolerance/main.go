@@ -121,7 +121,7 @@ func run(ctx context.Context, out, hostsFile, stem string, tol float64, normName
 	fmt.Printf("replicating %q on %d hosts\n", stem, len(hosts))
 	start := time.Now()
 	outcomes, err := divergence.Replicate(ctx, hosts, divergence.ReplicateConfig{
-		Stem: stem, Dest: filepath.Join(out, "collected"), Poll: poll, Budget: budget, Progress: os.Stdout,
+		Stem: stem, Dest: filepath.Join(out, "collected"), Poll: poll, Budget: budget, Progress: os.Stderr,
 	})
 	if err != nil && !errors.Is(err, divergence.ErrTooFew) {
 		return err
