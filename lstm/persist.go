@@ -187,6 +187,10 @@ func transpose(a []float64, r, c int) []float64 {
 	return out
 }
 
+// TorchNewestFirstKey names the array ExportTorch adds for a model that
+// reads its rows newest first.
+const TorchNewestFirstKey = "newest_first"
+
 // ExportTorch writes m's weights to w as an .npz archive of float32 arrays
 // named as the state_dict of
 //
@@ -199,8 +203,25 @@ func transpose(a []float64, r, c int) []float64 {
 // so that Python loads it with
 // net.load_state_dict({k: torch.from_numpy(v) for k, v in np.load(f).items()}).
 // With double set, arrays are float64 (for a model.double()).
+//
+// A model that reads its rows newest first (Architecture.NewestFirst) gets
+// one more array, TorchNewestFirstKey = [1]; the PyTorch side must take it
+// out before load_state_dict and flip its inputs' time axis, as this model
+// does when it reads them:
+//
+//	d = dict(np.load(f)); newest_first = bool(d.pop("newest_first", [0])[0])
+//	net.load_state_dict({k: torch.from_numpy(v) for k, v in d.items()})
+//	p = torch.sigmoid(net(torch.flip(x, [1]) if newest_first else x))
+//
+// lstm/testdata/gen_export_order.py does exactly that, and every decision
+// it makes equals Model.Decide's (TestExportTorchKeepsOrder).
 func (m *Model) ExportTorch(w io.Writer, double bool) error {
 	z := npy.NewZipWriter(w, false)
+	if m.newestFirst {
+		if err := z.Add(TorchNewestFirstKey, []int{1}, []int8{1}); err != nil {
+			return err
+		}
+	}
 	for _, t := range m.stateDict() {
 		var data any = t.data
 		if !double {
@@ -226,7 +247,9 @@ func (m *Model) ExportTorch(w io.Writer, double bool) error {
 // except that an lstm.* key of a layer beyond the counted ones (as left by
 // a missing lstm.weight_ih_l<k>), or of a bidirectional or projected LSTM,
 // is an ErrStateDict error naming it.
-// Rows are taken as oldest first (Architecture.NewestFirst false).
+// Rows are taken as oldest first (Architecture.NewestFirst false) unless
+// the archive has TorchNewestFirstKey set, as ExportTorch writes it for a
+// newest-first model.
 func ImportTorch(r io.ReaderAt, size int64) (*Model, error) {
 	ar, err := npy.OpenArchive(r, size)
 	if err != nil {
@@ -283,6 +306,13 @@ func ImportTorch(r io.ReaderAt, size int64) (*Model, error) {
 		if strings.HasPrefix(k, "lstm.") && !want[k] {
 			return nil, fmt.Errorf("%w: unexpected %q for a %d-layer unidirectional LSTM (a missing lstm.weight_ih_l%d?)", ErrStateDict, k, a.Layers, a.Layers)
 		}
+	}
+	if keys[TorchNewestFirstKey] {
+		_, v, err := read(TorchNewestFirstKey)
+		if err != nil {
+			return nil, err
+		}
+		a.NewestFirst = len(v) == 1 && v[0] != 0
 	}
 	return fromStateDict(a, func(key string, shape []int) ([]float64, error) {
 		arr, v, err := read(key)
