@@ -78,6 +78,7 @@ func TestFollow(t *testing.T) {
 
 	// Cancelling ends the stream without an error.
 	cctx, ccancel := context.WithCancel(context.Background())
+	defer ccancel()
 	n := 0
 	for _, err := range eventlog.Follow(cctx, path, eventlog.FollowOptions{Poll: 5 * time.Millisecond}) {
 		if err != nil {

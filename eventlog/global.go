@@ -109,6 +109,58 @@ func SortRotated(paths []string) []string {
 	return out
 }
 
+// SortRotatedByHeader orders rotated event logs oldest first by their
+// global-log headers' sequence numbers (and creation times) where every
+// file of a base name starts with one, and by their names (SortRotated)
+// otherwise: a rotated set whose names were changed by hand still reads in
+// the order it was written. The first event of each file is read to find
+// its header; an unreadable file is an error.
+func SortRotatedByHeader(paths []string) ([]string, error) {
+	out := SortRotated(paths)
+	type hdr struct {
+		h  GlobalHeader
+		ok bool
+	}
+	hs := map[string]hdr{}
+	for _, p := range out {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		r := NewReader(f)
+		ev, err := r.Read()
+		f.Close()
+		if err != nil && err != io.EOF {
+			hs[p] = hdr{}
+			continue
+		}
+		h, ok := ParseGlobalHeader(ev)
+		hs[p] = hdr{h, ok}
+	}
+	// Reorder each base name's run of files when all have headers.
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && SourceOf(out[j]) == SourceOf(out[i]) && filepath.Dir(out[j]) == filepath.Dir(out[i]) {
+			j++
+		}
+		all := true
+		for _, p := range out[i:j] {
+			all = all && hs[p].ok
+		}
+		if all {
+			slices.SortStableFunc(out[i:j], func(a, b string) int {
+				ha, hb := hs[a].h, hs[b].h
+				if c := ha.Sequence - hb.Sequence; c != 0 {
+					return c
+				}
+				return ha.Ctime.Compare(hb.Ctime)
+			})
+		}
+		i = j
+	}
+	return out, nil
+}
+
 // Files reads a set of event-log files as one stream (a concatenated global
 // event log, CGEL): the files in the order given (see SortRotated), events
 // repeated at a file boundary removed. An overlap is the longest run of

@@ -80,3 +80,41 @@ func TestSeveralSources(t *testing.T) {
 		t.Errorf("SourceOf = %q", got)
 	}
 }
+
+// TestSortRotatedByHeader: rotated files whose names were changed by hand
+// are ordered by their global headers' sequence numbers; files without
+// headers keep the name order.
+func TestSortRotatedByHeader(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, seq int) string {
+		p := filepath.Join(dir, name)
+		hdr := ""
+		if seq > 0 {
+			hdr = fmt.Sprintf("008 (-01.-01.-01) 2025-01-0%d 00:00:00 Global JobLog: ctime=%d id=s.%d sequence=%d size=0 events=0 offset=0 event_off=0 max_rotation=5 creator_name=<schedd@h>\n...\n", seq, 1735689600+seq*86400, seq, seq)
+		}
+		if err := os.WriteFile(p, []byte(hdr+fmt.Sprintf("000 (%d.000.000) 2025-01-0%d 10:00:00 Job submitted from host: <h>\n...\n", seq+1, max(seq, 1))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, a1, a2 := write("a", 7), write("a.1", 6), write("a.2", 5) // names and headers agree
+	got, err := eventlog.SortRotatedByHeader([]string{a, a1, a2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint([]string{a2, a1, a}) {
+		t.Errorf("consistent names: %v", got)
+	}
+	// Renamed by hand: the headers win.
+	b, b1, b2 := write("b", 1), write("b.1", 3), write("b.2", 2)
+	got, _ = eventlog.SortRotatedByHeader([]string{b, b1, b2})
+	if fmt.Sprint(got) != fmt.Sprint([]string{b, b2, b1}) {
+		t.Errorf("by header sequence: %v, want %v", got, []string{b, b2, b1})
+	}
+	// No headers: the names decide.
+	c, c1 := write("c", 0), write("c.1", 0)
+	got, _ = eventlog.SortRotatedByHeader([]string{c, c1})
+	if fmt.Sprint(got) != fmt.Sprint([]string{c1, c}) {
+		t.Errorf("without headers: %v", got)
+	}
+}

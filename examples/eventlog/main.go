@@ -90,7 +90,10 @@ func run(o options) error {
 		paths = []string{p}
 		written = append(written, p)
 	}
-	paths = eventlog.SortRotated(paths)
+	paths, err = eventlog.SortRotatedByHeader(paths)
+	if err != nil {
+		return err
+	}
 	fmt.Printf("dates without a zone are read in %s (-tz)\n", loc)
 
 	// Read twice: once keeping every event (for the counts and the speed),
