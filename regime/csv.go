@@ -155,7 +155,11 @@ func isMissing(s string) bool {
 	return false
 }
 
-// parseNumber parses a number; missing text is NaN.
+// parseNumber parses a number; missing text (and NaN) is NaN. The readers'
+// one policy for odd numbers, in CSV and Parquet alike: NaN is missing,
+// ±Inf is an error (no job field or telemetry sample is infinite; an
+// infinity is a broken export), and a negative count or limit is an error
+// (see row). A job that ends before it starts gets no runtime (Job.Feature).
 func parseNumber(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	if isMissing(s) {
@@ -164,6 +168,12 @@ func parseNumber(s string) (float64, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return math.NaN(), fmt.Errorf("%w: number %q", ErrBadValue, s)
+	}
+	if math.IsInf(f, 0) {
+		return math.NaN(), fmt.Errorf("%w: infinite number %q", ErrBadValue, s)
+	}
+	if math.IsNaN(f) {
+		return math.NaN(), nil
 	}
 	return f, nil
 }
@@ -284,6 +294,9 @@ func (c *columns) row(get func(int) string, cluster string) (Row, string, error)
 		v, err := parseNumber(str(nc.name))
 		if err != nil {
 			return r, nc.name, err
+		}
+		if v < 0 {
+			return r, nc.name, fmt.Errorf("%w: negative %s %v", ErrBadValue, nc.name, v)
 		}
 		*nc.dst = v
 	}

@@ -264,8 +264,11 @@ func (j *Job) Feature(name string) (v float64, ok bool) {
 	return math.NaN(), false
 }
 
+// span is b − a in seconds; NaN when either is missing or b is before a
+// (a job that ends before it starts, or starts before it is submitted, has
+// a clock problem, not a negative duration).
 func span(a, b time.Time) float64 {
-	if a.IsZero() || b.IsZero() {
+	if a.IsZero() || b.IsZero() || b.Before(a) {
 		return math.NaN()
 	}
 	return b.Sub(a).Seconds()

@@ -402,3 +402,48 @@ func TestUnknownColumns(t *testing.T) {
 		t.Errorf("missing jid: %v", err)
 	}
 }
+
+// TestOddNumbersPolicy: one policy in the CSV and Parquet readers: NaN is
+// missing, ±Inf and negative counts or limits are errors naming the row and
+// column, and a job that ends before it starts has no runtime (issue 13).
+func TestOddNumbersPolicy(t *testing.T) {
+	for _, c := range []struct {
+		name, row, column string
+	}{
+		{"inf ncores", "j1,inf,1,3600,2023-01-01 00:00:00,2023-01-01 01:00:00", "ncores"},
+		{"negative nhosts", "j1,4,-1,3600,2023-01-01 00:00:00,2023-01-01 01:00:00", "nhosts"},
+		{"negative timelimit", "j1,4,1,-60,2023-01-01 00:00:00,2023-01-01 01:00:00", "timelimit"},
+	} {
+		csv := "jid,ncores,nhosts,timelimit,start_time,end_time\n" + c.row + "\n"
+		_, err := ReadCSV(strings.NewReader(csv), "odd.csv", "x")
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != c.column || !errors.Is(err, ErrBadValue) {
+			t.Errorf("CSV %s: %v, want line 2 column %s ErrBadValue", c.name, err, c.column)
+		}
+	}
+	type oddRow struct {
+		Jid    string  `parquet:"jid"`
+		Ncores float64 `parquet:"ncores"`
+	}
+	var b bytes.Buffer
+	if err := parquet.Write(&b, []oddRow{{"a", 4}, {"b", math.Inf(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadParquet(bytes.NewReader(b.Bytes()), int64(b.Len()), "odd.parquet", "")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != "ncores" || !errors.Is(err, ErrBadValue) {
+		t.Errorf("Parquet +Inf: %v, want row 2 column ncores ErrBadValue", err)
+	}
+	// NaN is missing; an end before the start leaves the runtime missing.
+	tab, err := ReadCSV(strings.NewReader("jid,ncores,start_time,end_time\nj1,NaN,2023-01-01 02:00:00,2023-01-01 01:00:00\n"), "ok.csv", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := Aggregate(tab, nil)
+	if v, _ := jobs[0].Feature("ncores"); !math.IsNaN(v) {
+		t.Errorf("ncores NaN read as %v", v)
+	}
+	if v, _ := jobs[0].Feature("runtime_sec"); !math.IsNaN(v) {
+		t.Errorf("end before start: runtime %v, want missing", v)
+	}
+}
