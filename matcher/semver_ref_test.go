@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -83,4 +84,54 @@ func TestVersionsAgainstMasterminds(t *testing.T) {
 	if !slices.Equal(diff, knownVersionDifferences) {
 		t.Errorf("differences from Masterminds semver changed:\n got  %s\n want %s", strings.Join(diff, "; "), strings.Join(knownVersionDifferences, "; "))
 	}
+}
+
+// TestReliabuildVersionsAgainstMasterminds runs every range of the
+// published reliabuild jobspecs against every cluster's version of that
+// dependency, here and with Masterminds semver; every disagreement must be
+// of one of the two documented kinds (a pre-release inside release
+// bounds, or a version Masterminds cannot parse).
+func TestReliabuildVersionsAgainstMasterminds(t *testing.T) {
+	dir := needData(t, "reliabuild")
+	w, err := LoadVersionWorld(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ v, min, max string }
+	seen := map[key]bool{}
+	checked, differ := 0, map[string]int{}
+	for _, j := range w.Jobs {
+		for _, r := range j.Ranges {
+			for _, c := range w.Clusters {
+				v, ok := c.Versions[r.Subsystem]
+				if !ok {
+					continue
+				}
+				k := key{v, r.Min, r.Max}
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				checked++
+				o, _ := ours(v, r.Min, r.Max)
+				ref, _ := reference(v, r.Min, r.Max)
+				if o == ref {
+					continue
+				}
+				sv, perr := semver.NewVersion(v)
+				switch {
+				case perr != nil:
+					differ["version Masterminds cannot parse"]++
+				case sv.Prerelease() != "":
+					differ["pre-release inside release bounds"]++
+				default:
+					t.Errorf("%s in [%s, %s]: here %v, Masterminds %v, for no documented reason", v, r.Min, r.Max, o, ref)
+				}
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d distinct checks: data not as expected", checked)
+	}
+	t.Logf("%d distinct (version, range) checks from the reliabuild data; differences by kind: %v", checked, differ)
 }
