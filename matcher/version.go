@@ -72,6 +72,13 @@ func ParseVersion(s string) (Version, error) {
 			if id == "" {
 				return v, fmt.Errorf("%w: %q has an empty pre-release identifier", ErrVersion, s)
 			}
+			// SemVer §9: identifiers are [0-9A-Za-z-]; anything else (a
+			// space before build metadata, say) would not survive String.
+			for _, c := range id {
+				if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-') {
+					return v, fmt.Errorf("%w: %q: pre-release %q has %q", ErrVersion, s, id, c)
+				}
+			}
 		}
 		v.pre = pre
 	}
