@@ -13,8 +13,10 @@
 // following the writers in htcondor/htcondor src/condor_utils/condor_event.cpp.
 //
 // Dates without a year ("MM/DD HH:MM:SS", the format before HTCondor 8.8's
-// ISO dates) take it from Options.Year, a global-log header's ctime, or the
-// file time, rolling over at December→January. HTCondor itself uses the
+// ISO dates) start from Options.Year, a global-log header's ctime, or the
+// file time; each later one takes the year that puts it nearest the log's
+// running clock, so late writes around New Year keep their own year and
+// 02/29 finds its leap year. HTCondor itself uses the
 // current year (ULogEvent::readHeader), which misdates old logs; we keep
 // absolute times because the tensors compare times across midnight and New
 // Year, where the published pipeline compared seconds of the day.

@@ -32,12 +32,12 @@ func newJSONState(r *bufio.Reader, _ bool) *jsonState {
 	return &jsonState{br: r, line: 1}
 }
 
-// DefaultMaxEventSize caps one event of a JSON log (16 MiB, as one line
-// of the classic format); Options.MaxEventSize changes it.
+// DefaultMaxEventSize caps one event of a log (16 MiB, as one line of
+// the classic format); Options.MaxEventSize changes it.
 const DefaultMaxEventSize = 16 << 20
 
-// ErrEventTooLarge: a JSON event longer than the cap.
-var ErrEventTooLarge = errors.New("JSON event larger than the size cap")
+// ErrEventTooLarge: an event longer than Options.MaxEventSize.
+var ErrEventTooLarge = errors.New("event larger than the size cap")
 
 func (r *Reader) maxEvent() int {
 	if r.MaxEventSize > 0 {

@@ -137,7 +137,7 @@ type Options struct {
 	Strict bool
 	// JobAds selects what happens to 028 events.
 	JobAds JobAdMode
-	// MaxEventSize caps one event of a JSON log in bytes; zero means
+	// MaxEventSize caps one event, classic or JSON, in bytes; zero means
 	// DefaultMaxEventSize (16 MiB). A larger event is a ParseError
 	// wrapping ErrEventTooLarge (skipped and counted when Lenient), read
 	// through without keeping it.
@@ -438,6 +438,12 @@ func (r *Reader) readText() (Event, error) {
 				return Event{}, r.perr(r.line, 1, ErrMissingTerminator)
 			}
 		}
+		if len(r.buf)+len(line) >= r.maxEvent() {
+			// Skip to the event's end without keeping it: the cap bounds
+			// the memory one event can take, as for JSON logs.
+			r.resync = true
+			return Event{}, r.perr(hline, 0, fmt.Errorf("%w: more than %d bytes", ErrEventTooLarge, r.maxEvent()))
+		}
 		r.buf = append(r.buf, line...)
 		r.buf = append(r.buf, '\n')
 	}
@@ -462,7 +468,7 @@ func (r *Reader) fastBody(rest []byte) (string, bool) {
 		n, used = i+1, i+len(sync)
 	}
 	body := buf[:n]
-	if bytes.IndexByte(body, '\r') >= 0 {
+	if len(rest)+1+n >= r.maxEvent() || bytes.IndexByte(body, '\r') >= 0 {
 		return "", false
 	}
 	lines := 0

@@ -2,6 +2,7 @@ package eventlog_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -637,6 +638,50 @@ func TestLongLines(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"event", "error", "event"}, codes); d != "" {
 		t.Errorf("sequence (-want +got):\n%s", d)
+	}
+}
+
+// TestClassicEventSizeCap: Options.MaxEventSize bounds a classic event's
+// body as it bounds a JSON event (many lines, each under the line limit):
+// the event is a ParseError wrapping ErrEventTooLarge, or counted in
+// Lenient mode, and the next event is read.
+func TestClassicEventSizeCap(t *testing.T) {
+	const ok = "000 (003.000.000) 2023-01-01 00:21:00 Job submitted from host: <h>\n...\n"
+	big := "012 (002.000.000) 2023-01-01 00:20:00 Job was held.\n" +
+		strings.Repeat("\t"+strings.Repeat("x", 100)+"\n", 200) + "...\n"
+	for _, lenient := range []bool{false, true} {
+		t.Run(fmt.Sprintf("lenient=%v", lenient), func(t *testing.T) {
+			r := eventlog.NewReader(strings.NewReader(ok + big + ok))
+			r.MaxEventSize = 1000
+			r.Lenient = lenient
+			var got []string
+			for ev, err := range r.All() {
+				if err != nil {
+					var pe *eventlog.ParseError
+					if !errors.Is(err, eventlog.ErrEventTooLarge) || !errors.As(err, &pe) || pe.Line != 3 {
+						t.Errorf("err = %v, want a ParseError at line 3 wrapping ErrEventTooLarge", err)
+					}
+					got = append(got, "error")
+					continue
+				}
+				got = append(got, fmt.Sprintf("%s@%d", ev.Job, ev.Line))
+			}
+			want := []string{"003.000.000@1", "error", "003.000.000@205"}
+			if lenient {
+				want = []string{"003.000.000@1", "003.000.000@205"}
+				if r.Damaged() != 1 {
+					t.Errorf("Damaged = %d, want 1", r.Damaged())
+				}
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("events (-want +got):\n%s", d)
+			}
+		})
+	}
+	// The default cap keeps the ordinary big events (a 20 KB body) whole.
+	evs, err := eventlog.NewReader(strings.NewReader(big)).ReadAll()
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("default cap: %d events, %v", len(evs), err)
 	}
 }
 
