@@ -34,6 +34,10 @@ var (
 	// ErrFolds: more cross-fit folds than one of the domains has rows, so
 	// that some fold could not hold a row of each domain.
 	ErrFolds = errors.New("overlap: too many cross-fit folds")
+	// ErrOption: an option was given an invalid argument (fewer than two
+	// folds, C not positive, no bins, an undefined KS alternative or
+	// method, an undefined class weight). Fit returns it before any work.
+	ErrOption = errors.New("overlap: invalid option")
 )
 
 // Domains, as in y.
@@ -68,10 +72,12 @@ func (b Band) Check() error {
 // [0.05,0.95], [0.1,0.9], [0.2,0.8].
 func DefaultSweep() []Band { return []Band{{0.05, 0.95}, {0.1, 0.9}, {0.2, 0.8}} }
 
-// Option configures Fit.
+// Option configures Fit. An option given an invalid argument makes Fit
+// return an error wrapping ErrOption.
 type Option func(*config)
 
 type config struct {
+	err    error // the first invalid option
 	names  []string
 	cw     stats.ClassWeight
 	alt    stats.Alternative
@@ -94,12 +100,35 @@ func WithFeatureNames(names ...string) Option {
 // WithClassWeight sets the classifier's class weights: stats.ClassWeightNone
 // (the default, the seed's call) or stats.ClassWeightBalanced (what the
 // published reference runs used).
-func WithClassWeight(cw stats.ClassWeight) Option { return func(c *config) { c.cw = cw } }
+func WithClassWeight(cw stats.ClassWeight) Option {
+	if cw != stats.ClassWeightNone && cw != stats.ClassWeightBalanced {
+		return invalid("class weight %d is not ClassWeightNone or ClassWeightBalanced", cw)
+	}
+	return func(c *config) { c.cw = cw }
+}
 
 // WithKS sets the KS alternative and p-value method (default two-sided,
 // auto: exact when both domains have at most 10000 jobs).
 func WithKS(alt stats.Alternative, method stats.KSMethod) Option {
+	if alt < stats.TwoSided || alt > stats.Greater {
+		return invalid("KS alternative %v is not TwoSided, Less or Greater", alt)
+	}
+	if method < stats.KSAuto || method > stats.KSAsymp {
+		return invalid("KS method %v is not KSAuto, KSExact or KSAsymp", method)
+	}
 	return func(c *config) { c.alt, c.method = alt, method }
+}
+
+// invalid returns an option that makes Fit fail with ErrOption: a bad
+// argument is reported where the caller can handle it, before any worker
+// goroutine could trip over it.
+func invalid(format string, args ...any) Option {
+	err := fmt.Errorf("%w: "+format, append([]any{ErrOption}, args...)...)
+	return func(c *config) {
+		if c.err == nil {
+			c.err = err
+		}
+	}
 }
 
 // WithImpute replaces NaN and ±Inf feature values by the column's median
@@ -112,29 +141,30 @@ func WithImpute() Option { return func(c *config) { c.impute = true } }
 // computed on the pooled out-of-fold propensities. Folds are stratified:
 // each domain's rows are dealt round-robin over the folds in shuffled
 // order, so every fold holds rows of both domains. Fit returns an error
-// wrapping ErrFolds when k exceeds either domain's row count; it panics if
-// k < 2.
+// wrapping ErrFolds when k exceeds either domain's row count, and one
+// wrapping ErrOption when k < 2.
 func WithCrossFit(k int, seed uint64) Option {
 	if k < 2 {
-		panic("overlap: cross-fit needs at least 2 folds")
+		return invalid("cross-fit needs at least 2 folds, got %d", k)
 	}
 	return func(c *config) { c.folds, c.seed = k, seed }
 }
 
 // WithC sets the inverse L2 regularisation strength (default 1, as
-// scikit-learn). Fit panics if c <= 0.
+// scikit-learn). Fit returns an error wrapping ErrOption unless c is
+// positive and finite.
 func WithC(c float64) Option {
-	if !(c > 0) {
-		panic("overlap: C must be positive")
+	if !(c > 0) || math.IsInf(c, 1) {
+		return invalid("C must be positive and finite, got %v", c)
 	}
 	return func(cfg *config) { cfg.c = c }
 }
 
 // WithBins sets the number of propensity histogram bins on [0,1]
-// (default 20). Fit panics if n < 1.
+// (default 20). Fit returns an error wrapping ErrOption if n < 1.
 func WithBins(n int) Option {
 	if n < 1 {
-		panic("overlap: need at least one bin")
+		return invalid("need at least one bin, got %d", n)
 	}
 	return func(c *config) { c.bins = n }
 }
@@ -239,6 +269,9 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	cfg := config{c: 1, bins: 20, levels: []float64{0, 0.05, 0.25, 0.5, 0.75, 0.95, 1}}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
 	}
 	if cfg.names != nil && len(cfg.names) != d {
 		panic("overlap: feature name count != columns of X")

@@ -191,9 +191,6 @@ func TestFitPanics(t *testing.T) {
 	for name, f := range map[string]func(){
 		"len(y)":     func() { Fit(x, y[1:], Band{0.2, 0.8}) },
 		"names":      func() { Fit(x, y, Band{0.2, 0.8}, WithFeatureNames("one")) },
-		"folds":      func() { WithCrossFit(1, 0) },
-		"C":          func() { WithC(0) },
-		"bins":       func() { WithBins(0) },
 		"mask":       func() { Rows(nil, x, []bool{true}) },
 		"bad domain": func() { (&Result{}).Mask(2) },
 	} {
@@ -204,6 +201,31 @@ func TestFitPanics(t *testing.T) {
 				}
 			}()
 			f()
+		})
+	}
+}
+
+// TestFitOptionErrors: an option given an invalid argument makes Fit
+// return ErrOption before any work, never a panic (an undefined KS
+// alternative used to panic inside a worker goroutine, where no recover
+// of the caller's could reach it).
+func TestFitOptionErrors(t *testing.T) {
+	x, y := shifted(20, 2, 0, 6)
+	for name, opt := range map[string]Option{
+		"folds":        WithCrossFit(1, 0),
+		"C zero":       WithC(0),
+		"C NaN":        WithC(math.NaN()),
+		"C Inf":        WithC(math.Inf(1)),
+		"bins":         WithBins(0),
+		"alternative":  WithKS(stats.Alternative(7), stats.KSAuto),
+		"method":       WithKS(stats.TwoSided, stats.KSMethod(-1)),
+		"class weight": WithClassWeight(stats.ClassWeight(9)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, err := Fit(x, y, Band{0.2, 0.8}, opt)
+			if !errors.Is(err, ErrOption) || res != nil {
+				t.Errorf("Fit = %v, %v; want nil and an error wrapping ErrOption", res, err)
+			}
 		})
 	}
 }
