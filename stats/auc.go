@@ -7,7 +7,7 @@ import (
 )
 
 // ErrWeight: a weight is negative, NaN or ±Inf.
-var ErrWeight = errors.New("stats: invalid weight")
+var ErrWeight = errors.New("invalid weight")
 
 // AUC returns the area under the ROC curve of scores for the labels
 // positive, that is the probability that a random positive scores higher

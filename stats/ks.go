@@ -10,11 +10,11 @@ import (
 // reason; test with errors.Is.
 var (
 	// ErrEmpty: an input has no usable (non-NaN) values.
-	ErrEmpty = errors.New("stats: empty input")
+	ErrEmpty = errors.New("empty input")
 	// ErrOneClass: labels contain a single class where two are needed.
-	ErrOneClass = errors.New("stats: only one class present")
+	ErrOneClass = errors.New("only one class present")
 	// ErrNaN: an input contains NaN or ±Inf where a number is required.
-	ErrNaN = errors.New("stats: NaN or Inf in input")
+	ErrNaN = errors.New("NaN or Inf in input")
 )
 
 // Alternative is the alternative hypothesis of a test, with SciPy's meanings.
