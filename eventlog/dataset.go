@@ -98,7 +98,10 @@ func b2i(v bool) int64 {
 }
 
 // ReadDataset reads a dataset WriteDataset wrote (or NumPy saved with the
-// same keys, shapes and any numeric dtypes).
+// same keys, shapes and any numeric dtypes). Anything else (bytes that are
+// no archive, a truncated one, a key missing or of the wrong shape, a
+// configuration a Builder refuses, a label other than -1, 0 or 1) is an
+// error wrapping ErrDataset, naming the key at fault where there is one.
 func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 	a, err := npy.OpenArchive(r, size)
 	if err != nil {
@@ -145,7 +148,7 @@ func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 	}
 	d.N = xa.Shape[0]
 	if d.X, err = xa.Float32(); err != nil {
-		return nil, fmt.Errorf("eventlog: dataset key %q: %w", keyX, err)
+		return nil, fmt.Errorf("eventlog: dataset key %q: %w: %w", keyX, ErrDataset, err)
 	}
 	la, err := get(keyLabels)
 	if err != nil {

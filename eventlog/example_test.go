@@ -1,6 +1,7 @@
 package eventlog_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -100,4 +101,56 @@ func ExampleBuilder() {
 	//   frame 6: state ULOG_EXECUTE
 	//   frame 7: state ULOG_EXECUTE
 	//   frame 8: state ULOG_JOB_TERMINATED
+}
+
+// Group gathers each job's events, in log order; End says how each job
+// ended. Job 102 was removed while held; job 103, still in the queue, has
+// not ended, which End reports as Running.
+func ExampleGroup() {
+	log := exampleLog + `000 (102.000.000) 2024-03-05 10:02:00 Job submitted from host: <10.0.0.5:9618>
+...
+000 (103.000.000) 2024-03-05 10:02:30 Job submitted from host: <10.0.0.5:9618>
+...
+012 (102.000.000) 2024-03-05 10:04:00 Job was held.
+	Error from slot1@node7: disk quota exceeded
+	Code 34 Subcode 0
+...
+009 (102.000.000) 2024-03-05 10:09:00 Job was aborted.
+	via condor_rm (by user alice)
+...
+`
+	r := eventlog.NewReader(strings.NewReader(log))
+	r.Location = time.UTC
+	events, err := r.ReadAll()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, j := range eventlog.Group("schedd-a", events) {
+		end, at := j.End()
+		fmt.Printf("%s: events %d, %s", j.Key, len(j.Events), end)
+		if !at.IsZero() {
+			fmt.Printf(" at %s", at.Format(time.TimeOnly))
+		}
+		fmt.Printf(", label %s\n", j.Label())
+	}
+	// Output:
+	// schedd-a/101.000.000: events 6, terminated normally at 10:08:00, label release
+	// schedd-a/102.000.000: events 3, removed at 10:09:00, label remove
+	// schedd-a/103.000.000: events 1, running, label unlabeled
+}
+
+// A *ParseError names the file and line; errors.Is names what was wrong.
+func ExampleParseError() {
+	r := eventlog.NewReader(strings.NewReader(strings.Replace(exampleLog, "2024-03-05 10:05", "2024-02-30 10:05", 1)))
+	r.File, r.Location = "schedd-a.log", time.UTC
+	_, err := r.ReadAll()
+	var pe *eventlog.ParseError
+	if errors.As(err, &pe) {
+		fmt.Println(pe.File, pe.Line, errors.Is(err, eventlog.ErrDate))
+	}
+	fmt.Println(err)
+	// Output:
+	// schedd-a.log 9 true
+	// eventlog: schedd-a.log:line 9, column 19: impossible date or time
 }

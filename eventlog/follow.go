@@ -3,6 +3,7 @@ package eventlog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"os"
@@ -46,6 +47,8 @@ func Follow(ctx context.Context, path string, opt FollowOptions) iter.Seq2[Event
 			}
 			if err == nil {
 				ev.File = path
+			} else if !isParseError(err) { // a read error of the file Follow opened
+				err = fmt.Errorf("eventlog: %w", err)
 			}
 			if !yield(ev, err) {
 				return

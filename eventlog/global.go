@@ -125,7 +125,7 @@ func SortRotatedByHeader(paths []string) ([]string, error) {
 	for _, p := range out {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("eventlog: %w", err)
 		}
 		r := NewReader(f)
 		ev, err := r.Read()
@@ -329,7 +329,7 @@ func (fs *Files) open() error {
 	fs.idx++
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("eventlog: %w", err)
 	}
 	opt := fs.Options
 	if opt.Year == 0 && opt.FileTime.IsZero() {
@@ -436,6 +436,9 @@ func (fs *Files) Read() (Event, error) {
 			continue
 		}
 		if err != nil {
+			if !isParseError(err) { // a read error of a file Files opened
+				err = fmt.Errorf("eventlog: %w", err)
+			}
 			return Event{}, err
 		}
 		ev.File = fs.r.File
