@@ -3,6 +3,7 @@ package lstm_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -89,4 +90,52 @@ func ExampleModel_Save() {
 	fmt.Println(back.Architecture().Hidden, m.Predict(seq) == back.Predict(seq))
 	// Output:
 	// 2 true
+}
+
+// Predict runs the sequence through the LSTM and the head. With every
+// weight zero but the input's weight into the cell candidate (1) and the
+// head's weight (4), each gate is σ(0) = ½ and one step x gives
+// c = ½·tanh(x), h = ½·tanh(c), P = σ(4h): 0.674102 for x = 1, and
+// 0.592971 after a further step of 0, as a hand computation in Python's
+// math module gives.
+func ExampleModel_Predict() {
+	m := lstm.New(lstm.Architecture{Inputs: 1, Hidden: 1, Layers: 1}, rand.New(rand.NewPCG(1, 1)))
+	p := m.Params() // W_ih [i f g o], W_hh, b_ih, b_hh, head weight, head bias
+	clear(p)
+	p[2] = 1
+	p[len(p)-2] = 4
+	fmt.Printf("%.6f\n", m.Predict([][]float64{{1}}))
+	fmt.Printf("%.6f\n", m.Predict([][]float64{{1}, {0}}))
+	// Output:
+	// 0.674102
+	// 0.592971
+}
+
+// ImportTorch reads the .npz a PyTorch program writes with
+// numpy.savez(path, **{k: v.numpy() for k, v in net.state_dict().items()});
+// ExportTorch writes the same archive, here in float32, so the imported
+// model predicts what the original does to float32 precision.
+func ExampleImportTorch() {
+	m := lstm.New(lstm.Architecture{Inputs: 3, Hidden: 4, Layers: 2}, rand.New(rand.NewPCG(1, 2)))
+	var buf bytes.Buffer
+	if err := m.ExportTorch(&buf, false); err != nil {
+		fmt.Println(err)
+		return
+	}
+	back, err := lstm.ImportTorch(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := back.Architecture()
+	fmt.Println("inputs", a.Inputs, "hidden", a.Hidden, "layers", a.Layers)
+	seq := [][]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	fmt.Printf("%.6f %.6f\n", m.Predict(seq), back.Predict(seq))
+
+	_, err = lstm.ImportTorch(bytes.NewReader(buf.Bytes()[:buf.Len()/2]), int64(buf.Len()/2))
+	fmt.Println("truncated archive is ErrFormat:", errors.Is(err, lstm.ErrFormat))
+	// Output:
+	// inputs 3 hidden 4 layers 2
+	// 0.457532 0.457532
+	// truncated archive is ErrFormat: true
 }
