@@ -1,6 +1,7 @@
 package divergence_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,4 +50,49 @@ func ExampleSeries() {
 	}
 	fmt.Printf("%d steps, first %.3e\n", len(s), s[0])
 	// Output: 200 steps, first 1.041e-12
+}
+
+// Open reads only the archive's directory; Array reads one key whole.
+func ExampleOpen() {
+	r, err := divergence.Open("testdata/run_a.npz")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer r.Close()
+	fmt.Println(r.Keys())
+	a, err := r.Array("field") // float32 in the file
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(a.Shape, len(a.Data))
+	_, err = r.Array("nope")
+	fmt.Println(errors.Is(err, divergence.ErrKey))
+	// Output:
+	// [z_b omega_b field fort counts scalar has_nan shape_differs only_some]
+	// [200 4 5] 4000
+	// true
+}
+
+// Pairwise compares every pair of runs on each key with the L2 norm per
+// step; the maxima equal NumPy's (testdata/want.json, TestCompareGolden).
+// A key whose shapes differ between the runs gets a warning and NaN.
+func ExamplePairwise() {
+	runs := []divergence.NamedRun{
+		{Name: "a", Path: "testdata/run_a.npz"},
+		{Name: "b", Path: "testdata/run_b.npz"},
+	}
+	for _, r := range divergence.Pairwise(runs, []string{"z_b", "omega_b", "scalar", "shape_differs"}) {
+		fmt.Printf("%s-%s %-13s max %.6e over %d steps", r.A, r.B, r.Key, r.Max, r.Steps)
+		if r.Warning != "" {
+			fmt.Print("; ", r.Warning)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// a-b z_b           max 4.800461e-12 over 200 steps
+	// a-b omega_b       max 5.018430e-12 over 200 steps
+	// a-b scalar        max 7.733814e-13 over 1 steps
+	// a-b shape_differs max NaN over 0 steps; shape mismatch: a [200 2] vs b [199 2]
 }

@@ -41,7 +41,7 @@ type Host struct {
 }
 
 // ErrHosts is wrapped by errors for an invalid hosts registry.
-var ErrHosts = errors.New("divergence: invalid hosts registry")
+var ErrHosts = errors.New("invalid hosts registry")
 
 var hostNameRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
 
@@ -56,27 +56,27 @@ func LoadHosts(r io.Reader) ([]Host, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: empty document", ErrHosts)
+			return nil, fmt.Errorf("divergence: %w: empty document", ErrHosts)
 		}
-		return nil, fmt.Errorf("%w: %v", ErrHosts, err)
+		return nil, fmt.Errorf("divergence: %w: %v", ErrHosts, err)
 	}
 	if len(doc.Hosts) == 0 {
-		return nil, fmt.Errorf("%w: no hosts", ErrHosts)
+		return nil, fmt.Errorf("divergence: %w: no hosts", ErrHosts)
 	}
 	seen := map[string]bool{}
 	for i, h := range doc.Hosts {
 		where := fmt.Sprintf("host %d (%q)", i+1, h.Name)
 		switch {
 		case !hostNameRE.MatchString(h.Name):
-			return nil, fmt.Errorf("%w: %s: name must match %s", ErrHosts, where, hostNameRE)
+			return nil, fmt.Errorf("divergence: %w: %s: name must match %s", ErrHosts, where, hostNameRE)
 		case seen[h.Name]:
-			return nil, fmt.Errorf("%w: %s: duplicate name", ErrHosts, where)
+			return nil, fmt.Errorf("divergence: %w: %s: duplicate name", ErrHosts, where)
 		case h.Repo == "":
-			return nil, fmt.Errorf("%w: %s: repo is empty", ErrHosts, where)
+			return nil, fmt.Errorf("divergence: %w: %s: repo is empty", ErrHosts, where)
 		case h.Command == "":
-			return nil, fmt.Errorf("%w: %s: command is empty", ErrHosts, where)
+			return nil, fmt.Errorf("divergence: %w: %s: command is empty", ErrHosts, where)
 		case strings.HasPrefix(h.SSH, "-"):
-			return nil, fmt.Errorf("%w: %s: ssh destination starts with '-'", ErrHosts, where)
+			return nil, fmt.Errorf("divergence: %w: %s: ssh destination starts with '-'", ErrHosts, where)
 		}
 		seen[h.Name] = true
 	}
@@ -84,7 +84,7 @@ func LoadHosts(r io.Reader) ([]Host, error) {
 }
 
 // ErrHost is wrapped by errors from running something on a host.
-var ErrHost = errors.New("divergence: host command failed")
+var ErrHost = errors.New("host command failed")
 
 // HostError says which host and step failed.
 type HostError struct {
@@ -95,7 +95,9 @@ type HostError struct {
 }
 
 func (e *HostError) Error() string {
-	s := fmt.Sprintf("divergence: host %s: %s: %v", e.Host, e.Op, e.Err)
+	// e.Err may come from this package's exported functions (Open), which
+	// say "divergence: " themselves.
+	s := fmt.Sprintf("divergence: host %s: %s: %s", e.Host, e.Op, strings.TrimPrefix(e.Err.Error(), "divergence: "))
 	if e.Stderr != "" {
 		s += ": " + e.Stderr
 	}

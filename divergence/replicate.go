@@ -92,17 +92,17 @@ type Outcome struct {
 
 // ErrTooFew is wrapped by Replicate's error when fewer than two hosts
 // finished, so there is nothing to compare.
-var ErrTooFew = errors.New("divergence: fewer than two hosts finished")
+var ErrTooFew = errors.New("fewer than two hosts finished")
 
 // ErrNoArchive is an Outcome error: the run exited 0 but wrote no .npz in
 // its output directory after it was launched.
-var ErrNoArchive = errors.New("divergence: no .npz written after launch")
+var ErrNoArchive = errors.New("no .npz written after launch")
 
 // ErrSameArchive is an Outcome error: two hosts returned the same file (the
 // same path, inode, size and modification time), as happens when their
 // runs write to one shared file system under a name that does not depend
 // on the host. Comparing the file with itself would report 0 and pass.
-var ErrSameArchive = errors.New("divergence: hosts returned the same archive file")
+var ErrSameArchive = errors.New("hosts returned the same archive file")
 
 // Replicate launches cfg.Stem on every host at once, polls each until it
 // finishes, fails or vanishes (within cfg.Budget), and from each host whose
@@ -168,7 +168,7 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 			if a.FileID == "" || a.FileID != b.FileID || a.Remote != b.Remote {
 				continue
 			}
-			err := fmt.Errorf("%w: %s and %s both returned %s (%s); on a shared file system give each host its own output name (put {host} in the command or output directory)",
+			err := fmt.Errorf("divergence: %w: %s and %s both returned %s (%s); on a shared file system give each host its own output name (put {host} in the command or output directory)",
 				ErrSameArchive, a.Host, b.Host, a.Remote, a.FileID)
 			for _, o := range []*Outcome{a, b} {
 				if o.Status == Finished {
@@ -187,12 +187,12 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 		}
 		s := o.Host + " " + o.Status.String()
 		if o.Err != nil {
-			s += " (" + o.Err.Error() + ")"
+			s += " (" + strings.TrimPrefix(o.Err.Error(), "divergence: ") + ")"
 		}
 		others = append(others, s)
 	}
 	if finished < 2 {
-		return out, fmt.Errorf("%w: %d of %d finished; %s", ErrTooFew, finished, len(hosts), strings.Join(others, "; "))
+		return out, fmt.Errorf("divergence: %w: %d of %d finished; %s", ErrTooFew, finished, len(hosts), strings.Join(others, "; "))
 	}
 	return out, nil
 }
@@ -286,7 +286,9 @@ func replicateHost(ctx context.Context, h *Host, cfg ReplicateConfig, deadline t
 	} else {
 		out, err := h.shOut(ctx, "launch", launch.Script(spec, p.state))
 		if err == nil {
-			_, err = launch.ParseStart([]byte(out))
+			if _, err = launch.ParseStart([]byte(out)); err != nil {
+				err = &HostError{Host: h.Name, Op: "read launch output", Err: err}
+			}
 		}
 		if err != nil {
 			return fail(Unreachable, err)
@@ -309,10 +311,10 @@ poll:
 		} else if st.Done() {
 			switch st {
 			case launch.Vanished:
-				return fail(Vanished, fmt.Errorf("run %s on %s: process gone without an exit record (see %s)", cfg.Stem, h.Name, spec.LogPath))
+				return fail(Vanished, fmt.Errorf("divergence: run %s on %s: process gone without an exit record (see %s)", cfg.Stem, h.Name, spec.LogPath))
 			case launch.Failed:
 				o.Exit = rec.Exit
-				return fail(Failed, fmt.Errorf("run %s on %s exited with status %d (see %s)", cfg.Stem, h.Name, rec.Exit, spec.LogPath))
+				return fail(Failed, fmt.Errorf("divergence: run %s on %s exited with status %d (see %s)", cfg.Stem, h.Name, rec.Exit, spec.LogPath))
 			}
 			break poll
 		}
@@ -320,7 +322,7 @@ poll:
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			run.cancel(cctx)
 			cancel()
-			err := fmt.Errorf("run %s on %s still running after the poll budget; sent SIGTERM", cfg.Stem, h.Name)
+			err := fmt.Errorf("divergence: run %s on %s still running after the poll budget; sent SIGTERM", cfg.Stem, h.Name)
 			if lastErr != nil {
 				err = fmt.Errorf("%w (last poll error: %v)", err, lastErr)
 			}
@@ -378,7 +380,7 @@ fi
 func collect(ctx context.Context, h *Host, remote, local string) error {
 	tmp, err := os.CreateTemp(filepath.Dir(local), "."+filepath.Base(local)+".*.tmp")
 	if err != nil {
-		return err
+		return fmt.Errorf("divergence: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	// The first line is the size, so a copy cut short is noticed.
@@ -400,7 +402,10 @@ func collect(ctx context.Context, h *Host, remote, local string) error {
 		return &HostError{Host: h.Name, Op: "check " + remote, Err: err}
 	}
 	r.Close()
-	return os.Rename(tmp.Name(), local)
+	if err := os.Rename(tmp.Name(), local); err != nil {
+		return fmt.Errorf("divergence: %w", err)
+	}
+	return nil
 }
 
 // sizeFirst splits off the first line of a stream and counts the rest.

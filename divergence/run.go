@@ -9,11 +9,11 @@ import (
 )
 
 // ErrKey is wrapped by errors for a key an archive does not hold.
-var ErrKey = errors.New("divergence: no such key")
+var ErrKey = errors.New("no such key")
 
 // ErrFormat is wrapped by errors for a file or member that is not a readable
 // NumPy archive or array.
-var ErrFormat = errors.New("divergence: unreadable archive")
+var ErrFormat = errors.New("unreadable archive")
 
 // Run is one opened .npz archive. It keeps its file open; call Close.
 type Run struct {
@@ -35,17 +35,17 @@ type Array struct {
 func Open(path string) (*Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("divergence: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("divergence: %w", err)
 	}
 	a, err := npy.OpenArchive(f, st.Size())
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, path, err)
+		return nil, fmt.Errorf("divergence: %w: %s: %v", ErrFormat, path, err)
 	}
 	return &Run{Path: path, f: f, arch: a}, nil
 }
@@ -71,7 +71,7 @@ func (r *Run) Array(key string) (*Array, error) {
 
 func (r *Run) wrap(key string, err error) error {
 	if errors.Is(err, npy.ErrNoKey) {
-		return fmt.Errorf("%w: %s has no key %q", ErrKey, r.Path, key)
+		return fmt.Errorf("divergence: %w: %s has no key %q", ErrKey, r.Path, key)
 	}
-	return fmt.Errorf("%w: %s: %v", ErrFormat, r.Path, err)
+	return fmt.Errorf("divergence: %w: %s: %v", ErrFormat, r.Path, err)
 }

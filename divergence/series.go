@@ -8,7 +8,7 @@ import (
 )
 
 // ErrShape is wrapped by Series errors for arrays of different shapes.
-var ErrShape = errors.New("divergence: shape mismatch")
+var ErrShape = errors.New("shape mismatch")
 
 // Series returns the per-step divergence of key between runs a and b:
 // element t is ‖a_t − b_t‖ over the axes after the first (L2 or L∞), or
@@ -28,7 +28,7 @@ func Series(a, b *Run, key string, norm Norm) ([]float64, error) {
 	}
 	defer mb.src.stop()
 	if !slices.Equal(ma.shape, mb.shape) {
-		return nil, fmt.Errorf("%w: key %q: %s %v vs %s %v", ErrShape, key, a.Path, ma.shape, b.Path, mb.shape)
+		return nil, fmt.Errorf("divergence: %w: key %q: %s %v vs %s %v", ErrShape, key, a.Path, ma.shape, b.Path, mb.shape)
 	}
 	nsteps, rowLen := steps(ma.shape)
 	out := make([]float64, 0, nsteps)
@@ -41,9 +41,9 @@ func Series(a, b *Run, key string, norm Norm) ([]float64, error) {
 				break
 			}
 			if errA == nil || errA == io.EOF {
-				return nil, fmt.Errorf("%w: %s: key %q: %v", ErrFormat, b.Path, key, errB)
+				return nil, fmt.Errorf("divergence: %w: %s: key %q: %v", ErrFormat, b.Path, key, errB)
 			}
-			return nil, fmt.Errorf("%w: %s: key %q: %v", ErrFormat, a.Path, key, errA)
+			return nil, fmt.Errorf("divergence: %w: %s: key %q: %v", ErrFormat, a.Path, key, errA)
 		}
 		n := min(len(xa), len(xb))
 		p.add(xa[:n], xb[:n], rowLen, norm)
@@ -51,7 +51,7 @@ func Series(a, b *Run, key string, norm Norm) ([]float64, error) {
 		mb.src.release(xb)
 	}
 	if len(out) != nsteps {
-		return nil, fmt.Errorf("%w: key %q: %d of %d steps read", ErrFormat, key, len(out), nsteps)
+		return nil, fmt.Errorf("divergence: %w: key %q: %d of %d steps read", ErrFormat, key, len(out), nsteps)
 	}
 	return out, nil
 }

@@ -14,7 +14,7 @@ import (
 
 // ErrDirty is wrapped by Sync errors for a host whose checkout has
 // uncommitted changes to tracked files.
-var ErrDirty = errors.New("divergence: working tree has uncommitted changes")
+var ErrDirty = errors.New("working tree has uncommitted changes")
 
 // Head returns the commit checked out in the controller's repository dir.
 func Head(ctx context.Context, dir string) (string, error) {
