@@ -85,15 +85,25 @@ func (IntTicks) Ticks(lo, hi float64) []gplot.Tick {
 // that path holds a whole figure or nothing.
 func Save(p *gplot.Plot, w, h vg.Length, path string) error {
 	var buf bytes.Buffer
-	if err := Render(&buf, p, w, h, strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	if err := render(&buf, p, w, h, strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")); err != nil {
+		return fmt.Errorf("plot: %s: %w", path, err)
 	}
-	return writeFile(path, buf.Bytes())
+	if err := writeFile(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("plot: %w", err) // an *os.PathError naming the file
+	}
+	return nil
 }
 
 // Render writes p at w×h in format ("png" or "svg") to buf, inside the
 // house margin.
 func Render(buf *bytes.Buffer, p *gplot.Plot, w, h vg.Length, format string) error {
+	if err := render(buf, p, w, h, format); err != nil {
+		return fmt.Errorf("plot: Render: %w", err)
+	}
+	return nil
+}
+
+func render(buf *bytes.Buffer, p *gplot.Plot, w, h vg.Length, format string) error {
 	switch format {
 	case "png":
 		c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}

@@ -29,7 +29,7 @@ const (
 )
 
 // ErrNoData is wrapped by the error of a figure with nothing to draw.
-var ErrNoData = errors.New("plot: nothing to draw")
+var ErrNoData = errors.New("nothing to draw")
 
 // SweepCurves writes a figure of a sweep's curves to path (PNG or SVG):
 // every run thin and translucent in its group's colour, each group's median
@@ -72,7 +72,7 @@ func SweepCurves(path, title, ylabel string, curves []SweepCurve) error {
 		byGroup[c.Group] = append(byGroup[c.Group], i)
 	}
 	if shown == 0 {
-		return fmt.Errorf("%s: %w: no run has a positive, finite value for a log scale (%d points left out)", path, ErrNoData, dropped)
+		return fmt.Errorf("plot: SweepCurves: %s: %w: no run has a positive, finite value for a log scale (%d points left out)", path, ErrNoData, dropped)
 	}
 	xlabel := "epoch (log scale)"
 	if dropped > 0 {
@@ -86,7 +86,7 @@ func SweepCurves(path, title, ylabel string, curves []SweepCurve) error {
 		for _, i := range byGroup[g] {
 			l, err := plotter.NewLine(clean[i])
 			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				return fmt.Errorf("plot: SweepCurves: %s: %w", path, err)
 			}
 			l.Color, l.Width = col, vg.Points(0.6)
 			p.Add(l)
@@ -99,7 +99,7 @@ func SweepCurves(path, title, ylabel string, curves []SweepCurve) error {
 		}
 		l, err := plotter.NewLine(med)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("plot: SweepCurves: %s: %w", path, err)
 		}
 		l.Color, l.Width = Color(gi), vg.Points(2.2)
 		p.Add(l)
@@ -107,7 +107,7 @@ func SweepCurves(path, title, ylabel string, curves []SweepCurve) error {
 	}
 	best, err := plotter.NewLine(clean[bestRun])
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("plot: SweepCurves: %s: %w", path, err)
 	}
 	best.Color, best.Width = color.Black, vg.Points(1.4)
 	best.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
