@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crosscluster/crosscluster/internal/errtest"
 	"github.com/crosscluster/crosscluster/internal/npy"
 )
 
@@ -464,6 +465,7 @@ func TestReplicateSharedFile(t *testing.T) {
 		if !errors.Is(o.Err, ErrSameArchive) || !strings.Contains(o.Err.Error(), "a and b both returned") {
 			t.Errorf("%s: err %v, want ErrSameArchive naming a and b", o.Host, o.Err)
 		}
+		errtest.Check(t, o.Err, "divergence: ")
 	}
 	if !strings.HasSuffix(out[2].Remote, "/out/2025-01-02/s1.npz") || out[2].FileID == "" {
 		t.Errorf("c: collected %q (id %q) from a dated directory", out[2].Remote, out[2].FileID)
