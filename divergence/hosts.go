@@ -27,8 +27,17 @@ import (
 //	    repo: ~/src/model       # the checkout; relative to the login (ssh) or current (local) directory
 //	    command: python3 run.py --stem {stem}
 //	    output: out             # where runs write .npz files; relative to repo
+//	    archive: "*/{stem}.npz" # optional: the archive's path under output (find -path pattern)
 //	    state: out/.replicate   # launch records; default <output>/.replicate
 //	    remote: origin          # git remote Sync fetches from; default origin
+//
+// In command, output, archive and state, {stem}, {host} and {run} are
+// replaced by the replication's stem, the host's name and the replication's
+// run name (see [ReplicateConfig]); the command also finds them in
+// REPLICATE_STEM, REPLICATE_HOST and REPLICATE_RUN. On a file system that
+// several hosts share, put {host} in output (out/{host}), or in the file
+// name the command writes and in archive, so that each host's archive is
+// its own.
 type Host struct {
 	Name       string   `yaml:"name"`
 	SSH        string   `yaml:"ssh"`
@@ -36,6 +45,7 @@ type Host struct {
 	Repo       string   `yaml:"repo"`
 	Command    string   `yaml:"command"`
 	Output     string   `yaml:"output"`
+	Archive    string   `yaml:"archive"`
 	State      string   `yaml:"state"`
 	Remote     string   `yaml:"remote"`
 }
