@@ -372,4 +372,3 @@ func mapsKeys[M ~map[string]V, V any](m M) func(func(string) bool) {
 
 // fmtf formats an axis number briefly.
 func fmtf(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
-
