@@ -555,3 +555,28 @@ func TestAllcloseGolden(t *testing.T) {
 		t.Errorf("the integer case no longer shows a difference float64 misses: %+v", exactGain)
 	}
 }
+
+// TestUint64BeyondInt64: integers that int64 cannot hold make the row not
+// comparable, with a warning, rather than rounded through float64.
+func TestUint64BeyondInt64(t *testing.T) {
+	dir := t.TempDir()
+	var runs []NamedRun
+	for i, last := range []uint64{math.MaxUint64, math.MaxUint64 - 1} {
+		p := filepath.Join(dir, fmt.Sprintf("r%d.npz", i))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := npy.NewZipWriter(f, false)
+		z.Add("u", []int{3}, []uint64{1, 2, last})
+		if err := z.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		runs = append(runs, NamedRun{Name: fmt.Sprint("r", i), Path: p})
+	}
+	r := Compare(runs, []string{"u"}, Options{Close: map[string]Closeness{"*": {}}})[0]
+	if !math.IsNaN(r.Max) || r.Pass || !strings.Contains(r.Warning, "overflows int64") {
+		t.Errorf("row %+v", r)
+	}
+}
