@@ -279,23 +279,21 @@ func (m *member) close() {
 // floats and ints start streaming the member (whose reader then belongs
 // to the source).
 func (m *member) floats(chunk int) (source[float64], error) {
-	if m.whole != nil {
-		x, err := m.whole.Float64()
-		return &memSource[float64]{data: x, chunk: chunk}, err
-	}
-	rd := m.rd
-	m.rd = nil
-	return startStream(rd, chunk, readFloats), nil
+	return startMember(m, chunk, (*npy.Array).Float64, readFloats)
 }
 
 func (m *member) ints(chunk int) (source[int64], error) {
+	return startMember(m, chunk, (*npy.Array).Int64, readInts)
+}
+
+func startMember[T elem](m *member, chunk int, whole func(*npy.Array) ([]T, error), read func(*npy.Reader, []T) (int, error)) (source[T], error) {
 	if m.whole != nil {
-		x, err := m.whole.Int64()
-		return &memSource[int64]{data: x, chunk: chunk}, err
+		x, err := whole(m.whole)
+		return &memSource[T]{data: x, chunk: chunk}, err
 	}
 	rd := m.rd
 	m.rd = nil
-	return startStream(rd, chunk, readInts), nil
+	return startStream(rd, chunk, read), nil
 }
 
 // compareKey returns the rows for one key in pair order (everything but

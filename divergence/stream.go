@@ -316,67 +316,24 @@ func intDiff(x, y int64) float64 {
 	return float64(uint64(y) - uint64(x))
 }
 
-// add accumulates a chunk whose first element is at step position p.pos;
-// the element-wise part is addFastElementwise's loop.
+// add accumulates a chunk whose first element is at step position p.pos:
+// the element-wise statistics through addFastElementwise when asked for,
+// then each step's norm.
 func (p *acc) add(a, b []float64, rowLen int, norm Norm) {
 	b = b[:len(a)]
-	linf := norm == LInf
-	if !p.elementwise {
-		for len(a) > 0 {
-			n := min(len(a), rowLen-p.pos)
-			for i := range n {
-				if x, y := a[i], b[i]; x != y {
-					d := math.Abs(x - y)
-					if linf {
-						p.normInf(d)
-					} else {
-						p.addSquare(d)
-					}
-				}
-			}
-			p.endChunk(n, rowLen, norm)
-			a, b = a[n:], b[n:]
-		}
-		return
-	}
-	bounded, atol, rtol := p.bounded, p.atol, p.rtol
 	for len(a) > 0 {
 		n := min(len(a), rowLen-p.pos)
-		maxAbs, relCut, nzb, mism := p.maxAbs, p.relCut, false, 0
+		if p.elementwise {
+			p.addFastElementwise(a[:n], b[:n])
+		} else {
+			p.idx += n
+		}
 		for i := range n {
-			x, y := a[i], b[i]
-			if x == y {
-				nzb = nzb || y != 0
-				continue
-			}
-			if x != x && y != y {
-				p.bothNaN(p.idx + i)
-				continue
-			}
-			d, ay := math.Abs(x-y), math.Abs(y)
-			if d > maxAbs || d != d {
-				p.newAbs(d, p.idx+i)
-				maxAbs = p.maxAbs
-			}
-			if ay != 0 {
-				nzb = true
-				if !(d < relCut*ay) {
-					p.newRel(d, ay, p.idx+i)
-					relCut = p.relCut
-				}
-			}
-			if bounded && !(d <= atol+rtol*ay && d <= math.MaxFloat64) {
-				mism++
-			}
-			if linf {
-				p.normInf(d)
-			} else {
-				p.addSquare(d)
+			if x, y := a[i], b[i]; x != y {
+				p.norm(math.Abs(x-y), norm)
 			}
 		}
-		p.nzb = p.nzb || nzb
-		p.mismatched += mism
-		p.endChunk(n, rowLen, norm)
+		p.endStep(n, rowLen, norm)
 		a, b = a[n:], b[n:]
 	}
 }
@@ -384,37 +341,29 @@ func (p *acc) add(a, b []float64, rowLen int, norm Norm) {
 // addInt is add for integers, exactly.
 func (p *acc) addInt(a, b []int64, rowLen int, norm Norm) {
 	b = b[:len(a)]
-	linf := norm == LInf
 	for len(a) > 0 {
 		n := min(len(a), rowLen-p.pos)
+		if p.elementwise {
+			p.addFastInt(a[:n], b[:n])
+		} else {
+			p.idx += n
+		}
 		for i := range n {
-			x, y := a[i], b[i]
-			if x == y {
-				if y != 0 {
-					p.nzb = true
-				}
-				continue
-			}
-			d := intDiff(x, y)
-			if p.elementwise {
-				p.differ(d, math.Abs(float64(y)), p.idx+i)
-			}
-			if linf {
-				p.normInf(d)
-			} else {
-				p.addSquare(d)
+			if x, y := a[i], b[i]; x != y {
+				p.norm(intDiff(x, y), norm)
 			}
 		}
-		p.endChunk(n, rowLen, norm)
+		p.endStep(n, rowLen, norm)
 		a, b = a[n:], b[n:]
 	}
 }
 
-func (p *acc) endChunk(n, rowLen int, norm Norm) {
-	p.idx += n
-	p.pos += n
-	if p.pos == rowLen {
-		p.endStep(norm)
+// norm adds one element's difference d to the current step's norm.
+func (p *acc) norm(d float64, norm Norm) {
+	if norm == LInf {
+		p.normInf(d)
+	} else {
+		p.addSquare(d)
 	}
 }
 
@@ -447,7 +396,16 @@ func (p *acc) addSquare(d float64) {
 	}
 }
 
-func (p *acc) endStep(norm Norm) {
+// endStep counts n more elements of the current step and closes it when
+// it is complete.
+func (p *acc) endStep(n, rowLen int, norm Norm) {
+	p.pos += n
+	if p.pos == rowLen {
+		p.closeStep(norm)
+	}
+}
+
+func (p *acc) closeStep(norm Norm) {
 	v := p.smax
 	if norm == L2 {
 		v = p.smax * math.Sqrt(p.ssq)
