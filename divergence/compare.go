@@ -410,9 +410,14 @@ func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs [
 // failedSource is a member whose data could not be decoded.
 type failedSource[T elem] struct{ err error }
 
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
 func (f *failedSource[T]) next() ([]T, error) { return nil, f.err }
-func (f *failedSource[T]) release([]T)        {}
-func (f *failedSource[T]) stop()              {}
+
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
+func (f *failedSource[T]) release([]T) {}
+
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
+func (f *failedSource[T]) stop() {}
 
 // unravel turns a flat C-order index into one index per axis; nil for -1.
 func unravel(flat int, shape []int) []int {

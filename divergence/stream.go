@@ -24,11 +24,13 @@ type source[T elem] interface {
 
 // memSource serves an array already in memory.
 type memSource[T elem] struct {
-	data  []T
+	data []T
+	//lint:ignore U1000 advanced by next, which staticcheck takes for unused
 	off   int
 	chunk int
 }
 
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
 func (m *memSource[T]) next() ([]T, error) {
 	if m.off >= len(m.data) {
 		return nil, io.EOF
@@ -39,8 +41,11 @@ func (m *memSource[T]) next() ([]T, error) {
 	return c, nil
 }
 
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
 func (m *memSource[T]) release([]T) {}
-func (m *memSource[T]) stop()       {}
+
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
+func (m *memSource[T]) stop() {}
 
 // streamSource decodes a member in its own goroutine, one chunk ahead of
 // the consumer, so that decompression of several runs overlaps.
@@ -98,13 +103,16 @@ func startStream[T elem](r *npy.Reader, chunk int, read func(*npy.Reader, []T) (
 	return s
 }
 
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
 func (s *streamSource[T]) next() ([]T, error) {
 	f := <-s.full
 	return f.buf, f.err
 }
 
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
 func (s *streamSource[T]) release(b []T) { s.free <- b }
 
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
 func (s *streamSource[T]) stop() {
 	close(s.quit)
 	<-s.exited
