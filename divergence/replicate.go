@@ -126,7 +126,7 @@ var ErrNoArchive = errors.New("divergence: no .npz written after launch")
 
 // ErrCommit is an Outcome error: the host's checkout was not at
 // ReplicateConfig.Commit when its run was to be launched, so it was not.
-var ErrCommit = errors.New("divergence: host not at the expected commit")
+var ErrCommit = errors.New("host not at the expected commit")
 
 // ErrSameArchive is an Outcome error: two hosts returned the same file (the
 // same path, inode, size and modification time), as happens when their
