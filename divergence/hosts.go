@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,6 +88,8 @@ func LoadHosts(r io.Reader) ([]Host, error) {
 			return nil, fmt.Errorf("%w: %s: command is empty", ErrHosts, where)
 		case strings.HasPrefix(h.SSH, "-"):
 			return nil, fmt.Errorf("%w: %s: ssh destination starts with '-'", ErrHosts, where)
+		case strings.HasPrefix(h.Archive, "/") || slices.Contains(strings.Split(h.Archive, "/"), ".."):
+			return nil, fmt.Errorf("%w: %s: archive %q must be a pattern under the output directory (no leading / or ..)", ErrHosts, where, h.Archive)
 		}
 		seen[h.Name] = true
 	}
