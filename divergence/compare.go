@@ -202,11 +202,11 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 	npairs := len(runs) * (len(runs) - 1) / 2
 	rows := make([]Row, npairs*len(keys))
 	for k, key := range keys {
-		var close *Closeness
+		var bound *Closeness
 		if c, ok := opt.Close[key]; ok {
-			close = &c
+			bound = &c
 		} else if c, ok := opt.Close["*"]; ok {
-			close = &c
+			bound = &c
 		}
 		var res []Row
 		if err := ctx.Err(); err != nil {
@@ -215,7 +215,7 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 				res[p] = Row{Max: math.NaN(), MaxStep: -1, Warning: stoppedWarning(err)}
 			}
 		} else {
-			res = compareKey(ctx, runs, opened, openErr, key, opt.Norm, chunk, close)
+			res = compareKey(ctx, runs, opened, openErr, key, opt.Norm, chunk, bound)
 		}
 		p := 0
 		for i := range runs {
@@ -227,10 +227,10 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 				} else if tol, ok := opt.Tolerance["*"]; ok {
 					r.HasTolerance, r.Tolerance = true, tol
 				}
-				r.Close = close
-				r.Bounded = r.HasTolerance || close != nil
+				r.Close = bound
+				r.Bounded = r.HasTolerance || bound != nil
 				r.Pass = r.Bounded && (!r.HasTolerance || r.Max <= r.Tolerance) &&
-					(close == nil || r.Elements > 0 && r.Mismatched == 0)
+					(bound == nil || r.Elements > 0 && r.Mismatched == 0)
 				rows[p*len(keys)+k] = r
 				p++
 			}
@@ -298,7 +298,7 @@ func startMember[T elem](m *member, chunk int, whole func(*npy.Array) ([]T, erro
 
 // compareKey returns the rows for one key in pair order (everything but
 // names and bounds).
-func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []error, key string, norm Norm, chunk int, close *Closeness) []Row {
+func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []error, key string, norm Norm, chunk int, bound *Closeness) []Row {
 	ms := make([]member, len(runs))
 	for i, r := range opened {
 		name := runs[i].Name
@@ -347,9 +347,9 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 		}
 		var gr [][]pairResult
 		if exact {
-			gr = streamMembers(ctx, ms, group, runs, chunk, norm, close, (*member).ints, addInts)
+			gr = streamMembers(ctx, ms, group, runs, chunk, norm, bound, (*member).ints, addInts)
 		} else {
-			gr = streamMembers(ctx, ms, group, runs, chunk, norm, close, (*member).floats, addFloats)
+			gr = streamMembers(ctx, ms, group, runs, chunk, norm, bound, (*member).floats, addFloats)
 		}
 		for a := range group {
 			for b := a + 1; b < len(group); b++ {
@@ -371,7 +371,7 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 			default:
 				pr := res[[2]int{i, j}]
 				r.Max, r.MaxStep, r.Steps, r.Warning, r.Exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.exact
-				if close != nil && (pr.warn == "" || pr.warn == "NaN in the data") {
+				if bound != nil && (pr.warn == "" || pr.warn == "NaN in the data") {
 					e := pr.el
 					r.Elements, r.MaxAbs, r.MaxRel, r.Mismatched, r.NaNBoth = e.n, e.maxAbs, e.maxRel, e.mismatched, e.nanBoth
 					r.MaxAbsAt, r.MaxRelAt = unravel(e.absAt, ms[i].shape), unravel(e.relAt, ms[i].shape)
@@ -384,7 +384,7 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 }
 
 // streamMembers starts the group's members as T and compares them.
-func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs []NamedRun, chunk int, norm Norm, close *Closeness,
+func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs []NamedRun, chunk int, norm Norm, bound *Closeness,
 	start func(*member, int) (source[T], error), add func(*acc, []T, []T, int, Norm, bool)) [][]pairResult {
 	srcs := make([]source[T], len(group))
 	names := make([]string, len(group))
@@ -404,7 +404,7 @@ func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs [
 			s.stop()
 		}
 	}()
-	return groupStream(ctx, srcs, names, paths, ms[group[0]].shape, norm, close, add)
+	return groupStream(ctx, srcs, names, paths, ms[group[0]].shape, norm, bound, add)
 }
 
 // failedSource is a member whose data could not be decoded.

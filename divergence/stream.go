@@ -475,7 +475,7 @@ func (p *acc) result(nsteps, rowLen int, fast bool) pairResult {
 // It checks ctx between chunks; once ctx is done every pair of the group
 // gets NaN and a warning that the comparison stopped.
 func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []string, shape []int, norm Norm,
-	close *Closeness, add func(p *acc, a, b []T, rowLen int, norm Norm, fast bool)) [][]pairResult {
+	bound *Closeness, add func(p *acc, a, b []T, rowLen int, norm Norm, fast bool)) [][]pairResult {
 	nsteps, rowLen := steps(shape)
 	total := nsteps * rowLen
 	type pairAcc struct {
@@ -486,8 +486,8 @@ func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []s
 	for a := range srcs {
 		for b := a + 1; b < len(srcs); b++ {
 			pa := &pairAcc{i: a, j: b, acc: newAcc()}
-			if close != nil {
-				pa.elementwise, pa.bounded, pa.rtol, pa.atol = true, true, close.RTol, close.ATol
+			if bound != nil {
+				pa.elementwise, pa.bounded, pa.rtol, pa.atol = true, true, bound.RTol, bound.ATol
 			}
 			pairs = append(pairs, pa)
 		}
