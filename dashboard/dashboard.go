@@ -20,7 +20,6 @@ package dashboard
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"html/template"
 	"math"
 	"net/http"
@@ -304,6 +303,9 @@ type runPage struct {
 	Refresh                        int
 	Params                         [][2]string
 	Curves                         []template.HTML
+	// Attempts: number, state, backend id, start, duration, error class
+	// and text of each attempt, oldest first.
+	Attempts [][7]string
 }
 
 func (d *dash) run(w http.ResponseWriter, r *http.Request) {
@@ -334,6 +336,18 @@ func (d *dash) run(w http.ResponseWriter, r *http.Request) {
 			p.Curves = append(p.Curves, seriesSVG(k, s[k]))
 		}
 	}
+	if as, err := d.l.Attempts(ctx, rs.ID); err == nil {
+		for _, a := range as {
+			row := [7]string{strconv.Itoa(a.N), string(a.State), a.BackendID, "", "", string(a.ErrorClass), a.ErrorText}
+			if !a.StartedAt.IsZero() {
+				row[3] = a.StartedAt.UTC().Format("2006-01-02 15:04:05Z")
+				if !a.FinishedAt.IsZero() {
+					row[4] = a.FinishedAt.Sub(a.StartedAt).Round(time.Millisecond).String()
+				}
+			}
+			p.Attempts = append(p.Attempts, row)
+		}
+	}
 	if rs.State != sweep.Queued {
 		if tail, err := d.l.LogTail(ctx, rs.ID, d.opt.LogLines); err == nil {
 			p.Log = tail
@@ -358,5 +372,3 @@ func mapsKeys[M ~map[string]V, V any](m M) func(func(string) bool) {
 
 // fmtf formats an axis number briefly.
 func fmtf(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
-
-var _ = fmt.Sprint

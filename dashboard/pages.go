@@ -44,5 +44,8 @@ pre{background:#f6f6f6;padding:6px;max-width:100ch;overflow:auto;font-size:12px}
 <p>state: {{.State}}{{if .Error}}; error: {{.Error}}{{end}}</p>
 <table>{{range .Params}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>{{end}}</table>
 <div class="figs">{{range .Curves}}{{.}}{{end}}</div>
+{{if .Attempts}}<h2>Attempts</h2>
+<table id="attempts"><thead><tr><th>attempt</th><th>state</th><th>backend id</th><th>started</th><th>took</th><th>error class</th><th>error</th></tr></thead>
+<tbody>{{range .Attempts}}<tr>{{range $i, $c := .}}<td{{if eq $i 0}} class="r"{{end}}>{{$c}}</td>{{end}}</tr>{{end}}</tbody></table>{{end}}
 {{if .Log}}<h2>Log</h2><pre>{{.Log}}</pre>{{end}}
 </body></html>{{end}}`))

@@ -61,33 +61,41 @@ func (a axis) label() string {
 }
 
 // plotBox is a figure of w×h pixels with margins for the axis labels.
+// Data are drawn inset pixels inside the axes, so that dots at the extreme
+// values do not sit on the axis lines; the end labels mark those values.
 type plotBox struct {
 	w, h          float64
 	left, bottom  float64
 	right, top    float64
+	inset         float64
 	x, y          axis
 	title, xl, yl string
 	b             strings.Builder
 }
 
 func newBox(w, h float64, x, y axis, title, xl, yl string) *plotBox {
-	p := &plotBox{w: w, h: h, left: 56, bottom: 34, right: 12, top: 24, x: x, y: y, title: title, xl: xl + x.label(), yl: yl + y.label()}
+	return newInsetBox(w, h, 0, x, y, title, xl, yl)
+}
+
+func newInsetBox(w, h, inset float64, x, y axis, title, xl, yl string) *plotBox {
+	p := &plotBox{w: w, h: h, left: 56, bottom: 34, right: 12, top: 24, inset: inset, x: x, y: y, title: title, xl: xl + x.label(), yl: yl + y.label()}
 	fmt.Fprintf(&p.b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" role="img"><title>%s</title>`, w, h, w, h, esc(title))
 	fmt.Fprintf(&p.b, `<rect x="0" y="0" width="%g" height="%g" fill="white"/>`, w, h)
 	fmt.Fprintf(&p.b, `<text x="%g" y="15" font-size="13" text-anchor="middle">%s</text>`, w/2, esc(title))
 	x0, x1, y0, y1 := p.left, w-p.right, h-p.bottom, p.top
 	fmt.Fprintf(&p.b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#333"/><line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#333"/>`, x0, y0, x1, y0, x0, y0, x0, y1)
-	fmt.Fprintf(&p.b, `<text x="%g" y="%g" font-size="11" text-anchor="start">%s</text>`, x0, y0+14, esc(fmtf(x.lo)))
-	fmt.Fprintf(&p.b, `<text x="%g" y="%g" font-size="11" text-anchor="end">%s</text>`, x1, y0+14, esc(fmtf(x.hi)))
+	anchor := map[bool][2]string{false: {"start", "end"}, true: {"middle", "middle"}}[inset > 0]
+	fmt.Fprintf(&p.b, `<text x="%g" y="%g" font-size="11" text-anchor="%s">%s</text>`, x0+inset, y0+14, anchor[0], esc(fmtf(x.lo)))
+	fmt.Fprintf(&p.b, `<text x="%g" y="%g" font-size="11" text-anchor="%s">%s</text>`, x1-inset, y0+14, anchor[1], esc(fmtf(x.hi)))
 	fmt.Fprintf(&p.b, `<text x="%g" y="%g" font-size="11" text-anchor="middle">%s</text>`, (x0+x1)/2, h-4, esc(p.xl))
-	fmt.Fprintf(&p.b, `<text x="%g" y="%g" font-size="11" text-anchor="end">%s</text>`, x0-4, y0, esc(fmtf(y.lo)))
-	fmt.Fprintf(&p.b, `<text x="%g" y="%g" font-size="11" text-anchor="end">%s</text>`, x0-4, y1+9, esc(fmtf(y.hi)))
+	fmt.Fprintf(&p.b, `<text x="%g" y="%g" font-size="11" text-anchor="end">%s</text>`, x0-4, y0-inset+min(inset, 4), esc(fmtf(y.lo)))
+	fmt.Fprintf(&p.b, `<text x="%g" y="%g" font-size="11" text-anchor="end">%s</text>`, x0-4, y1+inset+9-min(inset, 5), esc(fmtf(y.hi)))
 	fmt.Fprintf(&p.b, `<text x="12" y="%g" font-size="11" text-anchor="middle" transform="rotate(-90 12 %g)">%s</text>`, (y0+y1)/2, (y0+y1)/2, esc(p.yl))
 	return p
 }
 
 func (p *plotBox) px(x, y float64) (float64, float64) {
-	return p.left + p.x.t(x)*(p.w-p.left-p.right), p.h - p.bottom - p.y.t(y)*(p.h-p.bottom-p.top)
+	return p.left + p.inset + p.x.t(x)*(p.w-p.left-p.right-2*p.inset), p.h - p.bottom - p.inset - p.y.t(y)*(p.h-p.bottom-p.top-2*p.inset)
 }
 
 func (p *plotBox) ok(x, y float64) bool {
@@ -195,7 +203,7 @@ func scatterSVG(runs []sweep.RunSummary, param, metric, best string) (template.H
 	if !okx || !oky {
 		return "", false
 	}
-	p := newBox(300, 220, xa, ya, param+" against "+metric, param, metric)
+	p := newInsetBox(300, 220, 9, xa, ya, param+" against "+metric, param, metric)
 	for _, q := range pts {
 		r := 3.0
 		color := stateColors[q.state]

@@ -18,6 +18,9 @@ import (
 // are written to a temporary directory before timing starts.
 //
 //	go test ./divergence/ -run '^$' -bench Compare -benchtime 3x
+//
+// The "norm" sub-benchmarks are the peer's work; "allclose" adds the
+// element-wise statistics (Options.Close).
 func BenchmarkCompare(b *testing.B) {
 	for _, n := range []int{1e5, 1e7} {
 		for _, compress := range []bool{false, true} {
@@ -37,20 +40,30 @@ func BenchmarkCompare(b *testing.B) {
 					runs = append(runs, NamedRun{Name: fmt.Sprint("h", h), Path: p})
 				}
 				x = nil
-				b.SetBytes(int64(3 * 2 * 8 * n))
-				b.ReportAllocs()
-				// CPU time (all threads) per op is reported beside wall
-				// time because the machine the numbers come from is shared.
-				before := cpuTime()
-				ops := 0
-				for b.Loop() {
-					rows := Pairwise(runs, []string{"z_b", "omega_b"})
-					if len(rows) != 6 || rows[0].Warning != "" {
-						b.Fatalf("rows %v", rows)
+				for _, allclose := range []bool{false, true} {
+					name := "norm"
+					opt := Options{}
+					if allclose {
+						// The element-wise statistics of assert_allclose too.
+						name, opt.Close = "allclose", map[string]Closeness{"*": {RTol: 1e-7}}
 					}
-					ops++
+					b.Run(name, func(b *testing.B) {
+						b.SetBytes(int64(3 * 2 * 8 * n))
+						b.ReportAllocs()
+						// CPU time (all threads) per op is reported beside wall
+						// time because the machine the numbers come from is shared.
+						before := cpuTime()
+						ops := 0
+						for b.Loop() {
+							rows := Compare(runs, []string{"z_b", "omega_b"}, opt)
+							if len(rows) != 6 || rows[0].Warning != "" || allclose != (rows[0].Elements == n) {
+								b.Fatalf("rows %v", rows)
+							}
+							ops++
+						}
+						b.ReportMetric((cpuTime()-before).Seconds()/float64(ops), "cpu-s/op")
+					})
 				}
-				b.ReportMetric((cpuTime()-before).Seconds()/float64(ops), "cpu-s/op")
 			})
 		}
 	}

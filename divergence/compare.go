@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/crosscluster/crosscluster/internal/npy"
 )
 
 // Norm selects the norm taken over the axes after the first.
@@ -34,30 +36,95 @@ type NamedRun struct {
 	Run  *Run
 }
 
-// Row is the maximum divergence of one key between runs A and B.
+// Row is the maximum divergence of one key between runs A and B, and the
+// element-wise comparison numpy.testing.assert_allclose(a, b) makes (B is
+// the desired array of assert_allclose).
 type Row struct {
 	A, B, Key string
-	// Max is max_t ‖a_t − b_t‖; NaN when the data contain NaN or the
-	// comparison was impossible (then Warning says why).
+	// Max is max_t ‖a_t − b_t‖; NaN when the data contain NaN (on either
+	// side, even at the same element: a step's norm is then undefined) or
+	// the comparison was impossible (then Warning says why).
 	Max float64
+	// MaxStep is the step (index along axis 0) where Max occurs, the first
+	// on ties, or the first step holding a NaN when Max is NaN; -1 when
+	// every step agrees exactly or nothing was compared.
+	MaxStep int
 	// Steps is the length of axis 0 compared (1 for a scalar).
 	Steps int
 	// Warning is empty when the comparison went through cleanly.
 	Warning string
-	// Bounded reports that a tolerance applies to this key; Pass is then
-	// Max <= Tolerance (false for NaN).
-	Bounded   bool
-	Tolerance float64
-	Pass      bool
+	// Exact reports that both runs hold integers (or bools) for this key,
+	// compared as integers: int64 values beyond 2^53, which float64 cannot
+	// hold, differ when they differ. Otherwise values are compared as
+	// float64, as NumPy does.
+	Exact bool
+
+	// Element by element, as numpy.testing.assert_allclose(a, b) computes
+	// it (NumPy 1.24: its "Mismatched elements", "Max absolute difference"
+	// and "Max relative difference"), when a Closeness applies to the key
+	// (these statistics cost about three times the norm's CPU time per
+	// element, so they are not computed otherwise). Elements NaN on both
+	// sides, or the same infinity on both sides, agree (equal_nan=True).
+	//
+	// Elements is the number of elements compared; 0 when the comparison
+	// was impossible or no Closeness applies (the fields below are then
+	// zero).
+	Elements int
+	// MaxAbs is the largest |a − b| (NaN when one side is NaN where the
+	// other is not; the first such element then counts as the maximum, as
+	// np.argmax does); MaxAbsAt is its index, first in C order on ties, nil
+	// when every element agrees.
+	MaxAbs   float64
+	MaxAbsAt []int
+	// MaxRel is the largest |a − b|/|b| over elements with b ≠ 0, and +Inf
+	// when every such b is 0 and some element differs, as NumPy reports it;
+	// MaxRelAt is its index (nil when there is none).
+	MaxRel   float64
+	MaxRelAt []int
+	// NaNBoth counts the elements NaN on both sides.
+	NaNBoth int
+
+	// Bounded reports that a bound applies to this key (a Tolerance on
+	// Max, a Closeness on the elements, or both); Pass is then whether
+	// every bound holds: Max <= Tolerance (false for NaN), and no element
+	// mismatched.
+	Bounded bool
+	// HasTolerance reports that Tolerance bounds Max.
+	HasTolerance bool
+	Tolerance    float64
+	// Close is the element-wise bound, when one applies; Mismatched is
+	// then the number of elements not within it (an element NaN or
+	// infinite on one side only never is).
+	Close      *Closeness
+	Mismatched int
+	Pass       bool
+}
+
+// Closeness bounds each element as numpy.testing.assert_allclose(a, b,
+// rtol=RTol, atol=ATol) does: a is close to b when
+//
+//	|a − b| ≤ ATol + RTol·|b|
+//
+// (b is the desired value; NaN on both sides and equal infinities are
+// close, any other non-finite difference is not). assert_allclose's
+// defaults are RTol 1e-7 and ATol 0. For integers the difference is exact
+// and the comparison is made in float64, so it is exact whenever the
+// difference and the bound are below 2^53.
+type Closeness struct {
+	RTol, ATol float64
 }
 
 // Options configures [Compare]. The zero value compares with the L2 norm
-// and no tolerances.
+// and no bounds.
 type Options struct {
 	Norm Norm
 	// Tolerance bounds Max per key; the entry "*" applies to keys without
 	// their own entry. Keys with no bound are reported without pass/fail.
 	Tolerance map[string]float64
+	// Close bounds every element per key, as numpy.testing.assert_allclose
+	// does; the entry "*" applies to keys without their own entry. RTol and
+	// ATol must be ≥ 0 (Compare panics otherwise).
+	Close map[string]Closeness
 	// ChunkSize is the number of elements read per run at a time; zero
 	// means 1<<16.
 	ChunkSize int
@@ -92,6 +159,11 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 			if runs[i].Name == runs[j].Name {
 				panic("divergence: duplicate run name")
 			}
+		}
+	}
+	for _, c := range opt.Close {
+		if !(c.RTol >= 0 && c.ATol >= 0) {
+			panic("divergence: negative or NaN Closeness")
 		}
 	}
 	chunk := opt.ChunkSize
@@ -130,14 +202,20 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 	npairs := len(runs) * (len(runs) - 1) / 2
 	rows := make([]Row, npairs*len(keys))
 	for k, key := range keys {
+		var bound *Closeness
+		if c, ok := opt.Close[key]; ok {
+			bound = &c
+		} else if c, ok := opt.Close["*"]; ok {
+			bound = &c
+		}
 		var res []Row
 		if err := ctx.Err(); err != nil {
 			res = make([]Row, npairs)
 			for p := range res {
-				res[p] = Row{Max: math.NaN(), Warning: stoppedWarning(err)}
+				res[p] = Row{Max: math.NaN(), MaxStep: -1, Warning: stoppedWarning(err)}
 			}
 		} else {
-			res = compareKey(ctx, runs, opened, openErr, key, opt.Norm, chunk)
+			res = compareKey(ctx, runs, opened, openErr, key, opt.Norm, chunk, bound)
 		}
 		p := 0
 		for i := range runs {
@@ -145,11 +223,14 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 				r := res[p]
 				r.A, r.B, r.Key = runs[i].Name, runs[j].Name, key
 				if tol, ok := opt.Tolerance[key]; ok {
-					r.Bounded, r.Tolerance = true, tol
+					r.HasTolerance, r.Tolerance = true, tol
 				} else if tol, ok := opt.Tolerance["*"]; ok {
-					r.Bounded, r.Tolerance = true, tol
+					r.HasTolerance, r.Tolerance = true, tol
 				}
-				r.Pass = r.Bounded && r.Max <= r.Tolerance
+				r.Close = bound
+				r.Bounded = r.HasTolerance || bound != nil
+				r.Pass = r.Bounded && (!r.HasTolerance || r.Max <= r.Tolerance) &&
+					(bound == nil || r.Elements > 0 && r.Mismatched == 0)
 				rows[p*len(keys)+k] = r
 				p++
 			}
@@ -162,13 +243,15 @@ func stoppedWarning(err error) string { return "comparison stopped: " + err.Erro
 
 // member is one run's view of one key.
 type member struct {
-	shape []int
-	src   source
-	warn  string // why this run cannot be compared; "" when fine
+	shape   []int
+	integer bool
+	rd      *npy.Reader // streamed
+	whole   *npy.Array  // read whole (Fortran order)
+	warn    string      // why this run cannot be compared; "" when fine
 }
 
 // openMember opens one key of r for streaming.
-func openMember(r *Run, key string, chunk int) (member, error) {
+func openMember(r *Run, key string) (member, error) {
 	rd, err := r.arch.Reader(key)
 	if err != nil {
 		return member{}, r.wrap(key, err)
@@ -176,18 +259,46 @@ func openMember(r *Run, key string, chunk int) (member, error) {
 	if rd.Fortran && nontrivial(rd.Shape) > 1 {
 		// Storage order differs from C order: read this one whole.
 		rd.Close()
-		a, err := r.Array(key)
+		a, err := r.arch.Array(key)
 		if err != nil {
-			return member{}, err
+			return member{}, r.wrap(key, err)
 		}
-		return member{shape: a.Shape, src: &memSource{data: a.Data, chunk: chunk}}, nil
+		return member{shape: a.Shape, integer: a.Integer(), whole: a}, nil
 	}
-	return member{shape: rd.Shape, src: startStream(rd, chunk)}, nil
+	return member{shape: rd.Shape, integer: rd.Integer(), rd: rd}, nil
 }
 
-// compareKey returns the rows for one key in pair order (Max, Steps and
-// Warning only).
-func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []error, key string, norm Norm, chunk int) []Row {
+// close releases a member that was opened but never streamed.
+func (m *member) close() {
+	if m.rd != nil {
+		m.rd.Close()
+		m.rd = nil
+	}
+}
+
+// floats and ints start streaming the member (whose reader then belongs
+// to the source).
+func (m *member) floats(chunk int) (source[float64], error) {
+	return startMember(m, chunk, (*npy.Array).Float64, readFloats)
+}
+
+func (m *member) ints(chunk int) (source[int64], error) {
+	return startMember(m, chunk, (*npy.Array).Int64, readInts)
+}
+
+func startMember[T elem](m *member, chunk int, whole func(*npy.Array) ([]T, error), read func(*npy.Reader, []T) (int, error)) (source[T], error) {
+	if m.whole != nil {
+		x, err := whole(m.whole)
+		return &memSource[T]{data: x, chunk: chunk}, err
+	}
+	rd := m.rd
+	m.rd = nil
+	return startStream(rd, chunk, read), nil
+}
+
+// compareKey returns the rows for one key in pair order (everything but
+// names and bounds).
+func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []error, key string, norm Norm, chunk int, bound *Closeness) []Row {
 	ms := make([]member, len(runs))
 	for i, r := range opened {
 		name := runs[i].Name
@@ -195,7 +306,7 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 			ms[i].warn = fmt.Sprintf("%s: cannot open %s: %v", name, runs[i].Path, openErr[i])
 			continue
 		}
-		m, err := openMember(r, key, chunk)
+		m, err := openMember(r, key)
 		if err != nil {
 			if errors.Is(err, ErrKey) {
 				ms[i].warn = fmt.Sprintf("%s: key %q missing in %s", name, key, r.Path)
@@ -207,14 +318,13 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 		ms[i] = m
 	}
 	defer func() {
-		for _, m := range ms {
-			if m.src != nil {
-				m.src.stop()
-			}
+		for i := range ms {
+			ms[i].close()
 		}
 	}()
 
-	// Group the runs that can be compared by shape and stream each group.
+	// Group the runs that can be compared by shape and stream each group:
+	// as integers when every member holds integers, else as float64.
 	res := map[[2]int]pairResult{}
 	grouped := make([]bool, len(runs))
 	for i := range runs {
@@ -228,29 +338,100 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 				grouped[j] = true
 			}
 		}
-		if len(group) >= 2 {
-			streamGroup(ctx, ms, group, norm, chunk, res, runs)
+		if len(group) < 2 {
+			continue
+		}
+		exact := true
+		for _, g := range group {
+			exact = exact && ms[g].integer
+		}
+		var gr [][]pairResult
+		if exact {
+			gr = streamMembers(ctx, ms, group, runs, chunk, norm, bound, (*member).ints, addInts)
+		} else {
+			gr = streamMembers(ctx, ms, group, runs, chunk, norm, bound, (*member).floats, addFloats)
+		}
+		for a := range group {
+			for b := a + 1; b < len(group); b++ {
+				pr := gr[a][b]
+				pr.exact = exact
+				res[[2]int{group[a], group[b]}] = pr
+			}
 		}
 	}
 	rows := make([]Row, 0, len(runs)*(len(runs)-1)/2)
 	for i := range runs {
 		for j := i + 1; j < len(runs); j++ {
-			var r Row
+			r := Row{Max: math.NaN(), MaxStep: -1}
 			switch {
 			case ms[i].warn != "" || ms[j].warn != "":
-				r.Max = math.NaN()
 				r.Warning = joinWarn(ms[i].warn, ms[j].warn)
 			case !slices.Equal(ms[i].shape, ms[j].shape):
-				r.Max = math.NaN()
 				r.Warning = fmt.Sprintf("shape mismatch: %s %v vs %s %v", runs[i].Name, ms[i].shape, runs[j].Name, ms[j].shape)
 			default:
 				pr := res[[2]int{i, j}]
-				r.Max, r.Steps, r.Warning = pr.max, pr.steps, pr.warn
+				r.Max, r.MaxStep, r.Steps, r.Warning, r.Exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.exact
+				if bound != nil && (pr.warn == "" || pr.warn == "NaN in the data") {
+					e := pr.el
+					r.Elements, r.MaxAbs, r.MaxRel, r.Mismatched, r.NaNBoth = e.n, e.maxAbs, e.maxRel, e.mismatched, e.nanBoth
+					r.MaxAbsAt, r.MaxRelAt = unravel(e.absAt, ms[i].shape), unravel(e.relAt, ms[i].shape)
+				}
 			}
 			rows = append(rows, r)
 		}
 	}
 	return rows
+}
+
+// streamMembers starts the group's members as T and compares them.
+func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs []NamedRun, chunk int, norm Norm, bound *Closeness,
+	start func(*member, int) (source[T], error), add func(*acc, []T, []T, int, Norm, bool)) [][]pairResult {
+	srcs := make([]source[T], len(group))
+	names := make([]string, len(group))
+	paths := make([]string, len(group))
+	for k, g := range group {
+		names[k], paths[k] = runs[g].Name, runPath(runs[g])
+		src, err := start(&ms[g], chunk)
+		if err != nil {
+			// A whole array that does not convert (a uint64 above
+			// MaxInt64): its pairs report it.
+			src = &failedSource[T]{err: err}
+		}
+		srcs[k] = src
+	}
+	defer func() {
+		for _, s := range srcs {
+			s.stop()
+		}
+	}()
+	return groupStream(ctx, srcs, names, paths, ms[group[0]].shape, norm, bound, add)
+}
+
+// failedSource is a member whose data could not be decoded.
+type failedSource[T elem] struct{ err error }
+
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
+func (f *failedSource[T]) next() ([]T, error) { return nil, f.err }
+
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
+func (f *failedSource[T]) release([]T) {}
+
+//lint:ignore U1000 used through the generic source interface, which staticcheck does not follow
+func (f *failedSource[T]) stop() {}
+
+// unravel turns a flat C-order index into one index per axis; nil for -1.
+func unravel(flat int, shape []int) []int {
+	if flat < 0 {
+		return nil
+	}
+	idx := make([]int, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 0 {
+			idx[k] = flat % shape[k]
+			flat /= shape[k]
+		}
+	}
+	return idx
 }
 
 func nontrivial(shape []int) int {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -263,7 +264,8 @@ func TestNormEdgeCases(t *testing.T) {
 		for _, norm := range []Norm{L2, LInf} {
 			t.Run(tc.name+"/"+norm.String(), func(t *testing.T) {
 				var s []float64
-				p := acc{series: &s}
+				p := newAcc()
+				p.series = &s
 				p.add(tc.a, tc.b, tc.row, norm)
 				want := tc.want
 				if norm == LInf && tc.name == "norm overflows" {
@@ -278,26 +280,35 @@ func TestNormEdgeCases(t *testing.T) {
 				}
 			})
 		}
-		a, b := tc.a, tc.b
-		p := acc{}
-		p.addMaxAbs(a, b)
-		if d := absDiff(a[0], b[0]); tc.name == "equal inf" && (p.max != 0 || p.nan || d != 0) {
-			t.Errorf("addMaxAbs of equal infinities: max %v nan %v", p.max, p.nan)
+		// The fast path (L∞ or one element per step) agrees with the
+		// step-by-step one, step included.
+		p := newAcc()
+		p.addFast(tc.a, tc.b)
+		fast := p.result(1, 2, true)
+		slow := newAcc()
+		slow.add(tc.a, tc.b, 2, LInf)
+		want := slow.result(1, 2, false)
+		if !cmp.Equal(fast.max, want.max, cmpopts.EquateNaNs()) || fast.maxStep != want.maxStep {
+			t.Errorf("%s: fast path max %v at step %d, step path %v at %d", tc.name, fast.max, fast.maxStep, want.max, want.maxStep)
 		}
 	}
 }
 
 func TestOutputs(t *testing.T) {
 	rows := []Row{
-		{A: "x", B: "y", Key: "z_b", Max: 1.5e-12, Steps: 10, Bounded: true, Tolerance: 1e-9, Pass: true},
-		{A: "x", B: "y", Key: "omega_b", Max: math.NaN(), Warning: `y: key "omega_b" missing in y.npz`},
+		{A: "x", B: "y", Key: "z_b", Max: 1.5e-12, MaxStep: 7, Steps: 10, Bounded: true, HasTolerance: true, Tolerance: 1e-9, Pass: true,
+			Elements: 20, MaxAbs: 1e-12, MaxAbsAt: []int{7, 1}, MaxRel: 2e-12, MaxRelAt: []int{3, 0}},
+		{A: "x", B: "y", Key: "omega_b", Max: math.NaN(), MaxStep: -1, MaxAbs: math.NaN(), MaxRel: math.NaN(), Warning: `y: key "omega_b" missing in y.npz`},
+		{A: "x", B: "y", Key: "n", Max: 1, MaxStep: 0, Steps: 3, Exact: true, Bounded: true, Close: &Closeness{RTol: 1e-7},
+			Elements: 3, Mismatched: 1, MaxAbs: 1, MaxAbsAt: []int{0}, MaxRel: 1.1102230246251565e-16, MaxRelAt: []int{0}},
 	}
 	var text, js, csv bytes.Buffer
 	if err := WriteText(&text, rows); err != nil {
 		t.Fatal(err)
 	}
-	want := "x vs y  z_b  max=1.500000e-12  PASS tol=1.000000e-09\n" +
-		"x vs y  omega_b  max=NaN  warning: y: key \"omega_b\" missing in y.npz\n"
+	want := "x vs y  z_b  max=1.500000e-12 at step 7  PASS tol=1.000000e-09\n" +
+		"x vs y  omega_b  max=NaN  warning: y: key \"omega_b\" missing in y.npz\n" +
+		"x vs y  n  max=1.000000e+00 at step 0 (integers, exact)  FAIL  allclose(rtol=1e-07, atol=0): 1 of 3 elements differ, max abs 1.000000e+00 at (0,), max rel 1.110223e-16 at (0,)\n"
 	if diff := cmp.Diff(want, text.String()); diff != "" {
 		t.Errorf("text (-want +got):\n%s", diff)
 	}
@@ -308,15 +319,18 @@ func TestOutputs(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back[0]["max"] != 1.5e-12 || back[0]["verdict"] != "PASS" || back[1]["max"] != nil || back[1]["max_text"] != "NaN" {
+	if back[0]["max"] != 1.5e-12 || back[0]["verdict"] != "PASS" || back[0]["max_step"] != 7.0 || back[1]["max"] != nil ||
+		back[1]["max_text"] != "NaN" || back[1]["max_step"] != nil || back[2]["mismatched"] != 1.0 || back[2]["rtol"] != 1e-7 ||
+		fmt.Sprint(back[0]["max_abs_at"]) != "[7 1]" || back[0]["rtol"] != nil || back[2]["verdict"] != "FAIL" {
 		t.Errorf("json: %s", js.String())
 	}
 	if err := WriteCSV(&csv, rows); err != nil {
 		t.Fatal(err)
 	}
-	wantCSV := "a,b,key,max,steps,tolerance,verdict,warning\n" +
-		"x,y,z_b,1.5000000000000001e-12,10,1.0000000000000001e-09,PASS,\n" +
-		"x,y,omega_b,NaN,0,,,\"y: key \"\"omega_b\"\" missing in y.npz\"\n"
+	wantCSV := "a,b,key,max,steps,tolerance,verdict,warning,max_step,exact,elements,max_abs,max_abs_at,max_rel,max_rel_at,nan_both,rtol,atol,mismatched\n" +
+		"x,y,z_b,1.5000000000000001e-12,10,1.0000000000000001e-09,PASS,,7,false,20,9.9999999999999998e-13,7 1,2e-12,3 0,0,,,\n" +
+		"x,y,omega_b,NaN,0,,,\"y: key \"\"omega_b\"\" missing in y.npz\",,false,0,NaN,,NaN,,0,,,\n" +
+		"x,y,n,1,3,,FAIL,,0,true,3,1,0,1.1102230246251565e-16,0,0,9.9999999999999995e-08,0,1\n"
 	if diff := cmp.Diff(wantCSV, csv.String()); diff != "" {
 		t.Errorf("csv (-want +got):\n%s", diff)
 	}
@@ -398,7 +412,7 @@ func TestCompareContextCancelled(t *testing.T) {
 
 // cancelOnNext cancels a context when its source is asked for chunk n.
 type cancelOnNext struct {
-	source
+	source[float64]
 	n      int
 	cancel func()
 }
@@ -419,7 +433,6 @@ func TestStreamGroupStops(t *testing.T) {
 	for i := range y {
 		y[i] = float64(i) // the largest difference, 99, is in the last chunk
 	}
-	runs := []NamedRun{{Name: "a", Path: "a.npz"}, {Name: "b", Path: "b.npz"}}
 	for _, tc := range []struct {
 		name   string
 		cancel int // chunk at which the context is cancelled; 0: never
@@ -427,16 +440,15 @@ func TestStreamGroupStops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			ms := []member{
-				{shape: []int{100}, src: &cancelOnNext{source: &memSource{data: x, chunk: 10}, n: tc.cancel, cancel: cancel}},
-				{shape: []int{100}, src: &memSource{data: y}},
+			srcs := []source[float64]{
+				&cancelOnNext{source: &memSource[float64]{data: x, chunk: 10}, n: tc.cancel, cancel: cancel},
+				&memSource[float64]{data: y, chunk: 10},
 			}
-			res := map[[2]int]pairResult{}
-			streamGroup(ctx, ms, []int{0, 1}, L2, 10, res, runs)
-			got := res[[2]int{0, 1}]
+			res := groupStream(ctx, srcs, []string{"a", "b"}, []string{"a.npz", "b.npz"}, []int{100}, L2, nil, addFloats)
+			got := res[0][1]
 			if tc.cancel == 0 {
-				if got.max != 99 || got.warn != "" {
-					t.Errorf("got %+v, want max 99", got)
+				if got.max != 99 || got.maxStep != 99 || got.warn != "" {
+					t.Errorf("got %+v, want max 99 at step 99", got)
 				}
 				return
 			}
@@ -444,5 +456,127 @@ func TestStreamGroupStops(t *testing.T) {
 				t.Errorf("got %+v, want NaN and a stopped warning", got)
 			}
 		})
+	}
+}
+
+// allclose.json comes from testdata/gen_allclose.py with NumPy 1.24.2
+// (Debian python3-numpy): cd divergence/testdata && /usr/bin/python3 gen_allclose.py
+type allcloseCase struct {
+	RTol, ATol           float64
+	Exact                bool
+	Elements, Mismatched int
+	NaNBoth              int    `json:"nan_both"`
+	MaxAbs               string `json:"max_abs"`
+	MaxAbsAt             []int  `json:"max_abs_at"`
+	MaxRel               string `json:"max_rel"`
+	MaxRelAt             []int  `json:"max_rel_at"`
+	MaxL2                string `json:"max_l2"`
+	StepL2               int    `json:"step_l2"`
+	MaxLinf              string `json:"max_linf"`
+	StepLinf             int    `json:"step_linf"`
+	NumPyMessage         string `json:"numpy_message"`
+	NumPyFloatMismatched *int   `json:"numpy_float_mismatched"`
+}
+
+// TestAllcloseGolden: the element-wise comparison reports what
+// numpy.testing.assert_allclose computes (mismatched elements, the largest
+// absolute and relative differences and where they are), and integers are
+// compared exactly: beyond 2^53, where NumPy's float64 comparison misses a
+// difference of 1, and at the int64 extremes, where NumPy's abs(a - b)
+// wraps around (issue 15 item 8).
+func TestAllcloseGolden(t *testing.T) {
+	b, err := os.ReadFile("testdata/allclose.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		NumPy string
+		Cases map[string]allcloseCase
+	}
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	runs := []NamedRun{{Name: "a", Path: "testdata/allclose_a.npz"}, {Name: "b", Path: "testdata/allclose_b.npz"}}
+	mismatchRE := regexp.MustCompile(`Mismatched elements: (\d+) / (\d+)`)
+	for name, c := range g.Cases {
+		for _, norm := range []Norm{L2, LInf} {
+			for _, chunk := range []int{1, 7, 0} {
+				t.Run(fmt.Sprintf("%s/%v/chunk=%d", name, norm, chunk), func(t *testing.T) {
+					rows := Compare(runs, []string{name}, Options{Norm: norm, ChunkSize: chunk,
+						Close: map[string]Closeness{name: {RTol: c.RTol, ATol: c.ATol}}})
+					r := rows[0]
+					wantMax, wantStep := pyFloat(t, c.MaxL2), c.StepL2
+					if norm == LInf {
+						wantMax, wantStep = pyFloat(t, c.MaxLinf), c.StepLinf
+					}
+					approx := cmpopts.EquateApprox(l2RelTol, 0)
+					if !cmp.Equal(wantMax, r.Max, approx, cmpopts.EquateNaNs()) || r.MaxStep != wantStep {
+						t.Errorf("Max %v at step %d, want %v at %d", r.Max, r.MaxStep, wantMax, wantStep)
+					}
+					if r.Exact != c.Exact || r.Elements != c.Elements || r.Mismatched != c.Mismatched || r.NaNBoth != c.NaNBoth {
+						t.Errorf("exact %v elements %d mismatched %d nan both %d, want %v %d %d %d",
+							r.Exact, r.Elements, r.Mismatched, r.NaNBoth, c.Exact, c.Elements, c.Mismatched, c.NaNBoth)
+					}
+					// The element-wise maxima are single differences and
+					// quotients: equal bit for bit.
+					if !cmp.Equal(pyFloat(t, c.MaxAbs), r.MaxAbs, cmpopts.EquateNaNs()) || !cmp.Equal(c.MaxAbsAt, r.MaxAbsAt) {
+						t.Errorf("MaxAbs %v at %v, want %s at %v", r.MaxAbs, r.MaxAbsAt, c.MaxAbs, c.MaxAbsAt)
+					}
+					if !cmp.Equal(pyFloat(t, c.MaxRel), r.MaxRel, cmpopts.EquateNaNs()) || !cmp.Equal(c.MaxRelAt, r.MaxRelAt) {
+						t.Errorf("MaxRel %v at %v, want %s at %v", r.MaxRel, r.MaxRelAt, c.MaxRel, c.MaxRelAt)
+					}
+					if want := c.Mismatched == 0 && r.Warning == "" || c.Mismatched == 0 && c.NaNBoth > 0; r.Pass != want || !r.Bounded {
+						t.Errorf("Pass %v Bounded %v, want Pass %v (warning %q)", r.Pass, r.Bounded, want, r.Warning)
+					}
+					// Without a Closeness the norm is the same, through the
+					// paths that skip the element-wise statistics.
+					plain := Compare(runs, []string{name}, Options{Norm: norm, ChunkSize: chunk})[0]
+					if !cmp.Equal(r.Max, plain.Max, cmpopts.EquateNaNs()) || r.MaxStep != plain.MaxStep || plain.Elements != 0 || plain.Bounded {
+						t.Errorf("without Closeness: Max %v at %d (elements %d), with: %v at %d", plain.Max, plain.MaxStep, plain.Elements, r.Max, r.MaxStep)
+					}
+				})
+			}
+		}
+		// NumPy's own message agrees on the count, which for integers is
+		// its float64 count (what the exact comparison corrects).
+		m := mismatchRE.FindStringSubmatch(c.NumPyMessage)
+		want := c.Mismatched
+		if c.NumPyFloatMismatched != nil {
+			want = *c.NumPyFloatMismatched
+		}
+		switch {
+		case c.NumPyMessage == "" && want != 0,
+			m != nil && (m[1] != strconv.Itoa(want) || m[2] != strconv.Itoa(c.Elements)),
+			m == nil && c.NumPyMessage != "" && !strings.Contains(c.NumPyMessage, "location mismatch"):
+			t.Errorf("%s: NumPy's message %q does not agree with %d of %d mismatched", name, c.NumPyMessage, want, c.Elements)
+		}
+	}
+	if exactGain := g.Cases["int64_beyond_2_53"]; *exactGain.NumPyFloatMismatched >= exactGain.Mismatched {
+		t.Errorf("the integer case no longer shows a difference float64 misses: %+v", exactGain)
+	}
+}
+
+// TestUint64BeyondInt64: integers that int64 cannot hold make the row not
+// comparable, with a warning, rather than rounded through float64.
+func TestUint64BeyondInt64(t *testing.T) {
+	dir := t.TempDir()
+	var runs []NamedRun
+	for i, last := range []uint64{math.MaxUint64, math.MaxUint64 - 1} {
+		p := filepath.Join(dir, fmt.Sprintf("r%d.npz", i))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := npy.NewZipWriter(f, false)
+		z.Add("u", []int{3}, []uint64{1, 2, last})
+		if err := z.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		runs = append(runs, NamedRun{Name: fmt.Sprint("r", i), Path: p})
+	}
+	r := Compare(runs, []string{"u"}, Options{Close: map[string]Closeness{"*": {}}})[0]
+	if !math.IsNaN(r.Max) || r.Pass || !strings.Contains(r.Warning, "overflows int64") {
+		t.Errorf("row %+v", r)
 	}
 }

@@ -16,7 +16,11 @@
 //
 // Comparing: [Open] reads an archive, [Series] gives the per-step series of
 // one key, [Pairwise] and [Compare] give one [Row] per (a, b, key), and
-// [CompareContext] does so until a context is done. Problems
+// [CompareContext] does so until a context is done. With a [Closeness] for
+// a key, every element is also checked as numpy.testing.assert_allclose
+// does, and the row says how many elements differ and where the largest
+// absolute and relative differences are. Integers on both sides are
+// compared exactly, as int64 (NumPy compares them as float64). Problems
 // with the data (a missing key, different shapes, an unreadable file) never
 // stop a comparison: the row's Max is NaN and its Warning says why. NaN
 // inside the data propagates to Max. Compare streams the members of one key
@@ -26,8 +30,10 @@
 //
 // Replicating: [LoadHosts] reads a hosts registry (YAML); [Sync] brings every
 // host's checkout to one commit; [Replicate] launches a run stem on every host
-// at once, polls each until it finishes, fails or vanishes, and collects the
-// newest archive each finished host wrote after its launch. Local hosts are
+// at once, under a launch name keyed by stem, host and run, records the
+// commit each host's checkout was at, polls each until it finishes, fails
+// or vanishes, and collects the newest archive each finished host wrote
+// after its launch (two hosts that return one file both fail). Local hosts are
 // launched with internal/launch (shared with sweep's local backend); ssh
 // hosts run the same launch protocol through the system ssh client in batch
 // mode, so ssh_config applies.

@@ -22,12 +22,33 @@ func ExampleCompare() {
 	})
 	divergence.WriteText(os.Stdout, rows)
 	// Output:
-	// run_a vs run_b  z_b  max=4.800461e-12  PASS tol=1.000000e-09
-	// run_a vs run_b  only_some  max=4.410250e-12
-	// run_a vs run_c  z_b  max=1.606225e-08  FAIL tol=1.000000e-09
+	// run_a vs run_b  z_b  max=4.800461e-12 at step 6  PASS tol=1.000000e-09
+	// run_a vs run_b  only_some  max=4.410250e-12 at step 163
+	// run_a vs run_c  z_b  max=1.606225e-08 at step 159  FAIL tol=1.000000e-09
 	// run_a vs run_c  only_some  max=NaN  warning: run_c: key "only_some" missing in testdata/run_c.npz
-	// run_b vs run_c  z_b  max=1.606351e-08  FAIL tol=1.000000e-09
+	// run_b vs run_c  z_b  max=1.606351e-08 at step 159  FAIL tol=1.000000e-09
 	// run_b vs run_c  only_some  max=NaN  warning: run_c: key "only_some" missing in testdata/run_c.npz
+}
+
+// Element by element, as numpy.testing.assert_allclose(a, b, rtol, atol)
+// checks it; the integer case holds int64 values beyond 2^53, compared
+// exactly (NumPy's float64 comparison sees one of the two differences).
+// The numbers equal NumPy's in testdata/allclose.json (TestAllcloseGolden).
+func ExampleCompare_allclose() {
+	runs := []divergence.NamedRun{
+		{Name: "a", Path: "testdata/allclose_a.npz"},
+		{Name: "b", Path: "testdata/allclose_b.npz"},
+	}
+	rows := divergence.Compare(runs, []string{"float_rtol_atol", "int64_beyond_2_53"}, divergence.Options{
+		Close: map[string]divergence.Closeness{"*": {RTol: 1e-9, ATol: 1e-12}, "int64_beyond_2_53": {}}, // {}: exactly equal
+	})
+	for _, r := range rows {
+		fmt.Printf("%s: %s, %d of %d elements differ, max abs %.3e at %v, max rel %.3e at %v, exact %v\n",
+			r.Key, map[bool]string{true: "PASS", false: "FAIL"}[r.Pass], r.Mismatched, r.Elements, r.MaxAbs, r.MaxAbsAt, r.MaxRel, r.MaxRelAt, r.Exact)
+	}
+	// Output:
+	// float_rtol_atol: FAIL, 180 of 200 elements differ, max abs 4.615e-08 at [4 1], max rel 2.957e-08 at [4 1], exact false
+	// int64_beyond_2_53: FAIL, 2 of 12 elements differ, max abs 1.000e+00 at [1 0], max rel 1.110e-16 at [1 0], exact true
 }
 
 func ExampleSeries() {

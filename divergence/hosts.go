@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,8 +28,17 @@ import (
 //	    repo: ~/src/model       # the checkout; relative to the login (ssh) or current (local) directory
 //	    command: python3 run.py --stem {stem}
 //	    output: out             # where runs write .npz files; relative to repo
+//	    archive: "*/{stem}.npz" # optional: the archive's path under output (find -path pattern)
 //	    state: out/.replicate   # launch records; default <output>/.replicate
 //	    remote: origin          # git remote Sync fetches from; default origin
+//
+// In command, output, archive and state, {stem}, {host} and {run} are
+// replaced by the replication's stem, the host's name and the replication's
+// run name (see [ReplicateConfig]); the command also finds them in
+// REPLICATE_STEM, REPLICATE_HOST and REPLICATE_RUN. On a file system that
+// several hosts share, put {host} in output (out/{host}), or in the file
+// name the command writes and in archive, so that each host's archive is
+// its own.
 type Host struct {
 	Name       string   `yaml:"name"`
 	SSH        string   `yaml:"ssh"`
@@ -36,6 +46,7 @@ type Host struct {
 	Repo       string   `yaml:"repo"`
 	Command    string   `yaml:"command"`
 	Output     string   `yaml:"output"`
+	Archive    string   `yaml:"archive"`
 	State      string   `yaml:"state"`
 	Remote     string   `yaml:"remote"`
 }
@@ -77,6 +88,8 @@ func LoadHosts(r io.Reader) ([]Host, error) {
 			return nil, fmt.Errorf("divergence: %w: %s: command is empty", ErrHosts, where)
 		case strings.HasPrefix(h.SSH, "-"):
 			return nil, fmt.Errorf("divergence: %w: %s: ssh destination starts with '-'", ErrHosts, where)
+		case strings.HasPrefix(h.Archive, "/") || slices.Contains(strings.Split(h.Archive, "/"), ".."):
+			return nil, fmt.Errorf("divergence: %w: %s: archive %q must be a pattern under the output directory (no leading / or ..)", ErrHosts, where, h.Archive)
 		}
 		seen[h.Name] = true
 	}

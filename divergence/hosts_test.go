@@ -45,6 +45,8 @@ func TestLoadHostsErrors(t *testing.T) {
 		{"no command", "hosts:\n  - {name: a, repo: r}\n", "command is empty"},
 		{"option as destination", "hosts:\n  - {name: a, repo: r, command: c, ssh: -oProxyCommand=x}\n", "starts with '-'"},
 		{"not yaml", "hosts: [\n", "did not find expected"},
+		{"absolute archive", "hosts:\n  - {name: a, repo: r, command: c, archive: /tmp/x.npz}\n", `archive "/tmp/x.npz" must be a pattern under the output`},
+		{"archive outside", "hosts:\n  - {name: a, repo: r, command: c, archive: \"../{host}.npz\"}\n", "no leading / or .."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadHosts(strings.NewReader(tc.doc))

@@ -7,10 +7,14 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // formatMax prints a divergence with 6 significant digits, or NaN/+Inf.
 func formatMax(v float64) string { return strconv.FormatFloat(v, 'e', 6, 64) }
+
+// full prints a float with every digit (17 significant), NaN or ±Inf.
+func full(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
 
 // verdict returns "PASS", "FAIL" or "" for an unbounded row.
 func (r Row) verdict() string {
@@ -23,13 +27,54 @@ func (r Row) verdict() string {
 	return "FAIL"
 }
 
+// index prints an element index as NumPy does, "(4, 1)"; "()" for a scalar.
+func index(at []int) string {
+	s := make([]string, len(at))
+	for i, v := range at {
+		s[i] = strconv.Itoa(v)
+	}
+	if len(at) == 1 {
+		return "(" + s[0] + ",)"
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
+
 // String returns the row's console line:
 //
-//	box1 vs box2  z_b  max=1.234568e-12  PASS tol=1.000000e-09  warning: ...
+//	box1 vs box2  z_b  max=1.234568e-12 at step 17  PASS tol=1.000000e-09
+//
+// followed, when a Closeness applies, by the element-wise comparison:
+//
+//	allclose(rtol=1e-07, atol=0): 3 of 200 elements differ, max abs 4.615261e-08 at (4, 1), max rel 2.957478e-08 at (4, 1)
+//
+// and by a warning when there is one.
 func (r Row) String() string {
 	s := fmt.Sprintf("%s vs %s  %s  max=%s", r.A, r.B, r.Key, formatMax(r.Max))
+	if r.MaxStep >= 0 {
+		s += fmt.Sprintf(" at step %d", r.MaxStep)
+	}
+	if r.Exact {
+		s += " (integers, exact)"
+	}
 	if r.Bounded {
-		s += fmt.Sprintf("  %s tol=%s", r.verdict(), formatMax(r.Tolerance))
+		s += "  " + r.verdict()
+		if r.HasTolerance {
+			s += " tol=" + formatMax(r.Tolerance)
+		}
+	}
+	if r.Close != nil && r.Elements > 0 {
+		s += fmt.Sprintf("  allclose(rtol=%g, atol=%g): %d of %d elements differ", r.Close.RTol, r.Close.ATol, r.Mismatched, r.Elements)
+		if r.MaxAbsAt != nil {
+			s += fmt.Sprintf(", max abs %s at %s", formatMax(r.MaxAbs), index(r.MaxAbsAt))
+		}
+		if r.MaxRelAt != nil {
+			s += fmt.Sprintf(", max rel %s at %s", formatMax(r.MaxRel), index(r.MaxRelAt))
+		} else if math.IsInf(r.MaxRel, 1) {
+			s += ", max rel +Inf (every b is 0)"
+		}
+		if r.NaNBoth > 0 {
+			s += fmt.Sprintf(", %d NaN on both sides", r.NaNBoth)
+		}
 	}
 	if r.Warning != "" {
 		s += "  warning: " + r.Warning
@@ -48,34 +93,63 @@ func WriteText(w io.Writer, rows []Row) error {
 }
 
 type jsonRow struct {
-	A         string   `json:"a"`
-	B         string   `json:"b"`
-	Key       string   `json:"key"`
-	Max       *float64 `json:"max"`
-	MaxText   string   `json:"max_text"`
-	Steps     int      `json:"steps"`
-	Tolerance *float64 `json:"tolerance,omitempty"`
-	Verdict   string   `json:"verdict,omitempty"`
-	Warning   string   `json:"warning,omitempty"`
+	A          string   `json:"a"`
+	B          string   `json:"b"`
+	Key        string   `json:"key"`
+	Max        *float64 `json:"max"`
+	MaxText    string   `json:"max_text"`
+	MaxStep    *int     `json:"max_step"`
+	Steps      int      `json:"steps"`
+	Exact      bool     `json:"exact"`
+	Elements   int      `json:"elements"`
+	MaxAbs     *float64 `json:"max_abs"`
+	MaxAbsText string   `json:"max_abs_text"`
+	MaxAbsAt   []int    `json:"max_abs_at"`
+	MaxRel     *float64 `json:"max_rel"`
+	MaxRelText string   `json:"max_rel_text"`
+	MaxRelAt   []int    `json:"max_rel_at"`
+	NaNBoth    int      `json:"nan_both"`
+	Tolerance  *float64 `json:"tolerance,omitempty"`
+	RTol       *float64 `json:"rtol,omitempty"`
+	ATol       *float64 `json:"atol,omitempty"`
+	Mismatched *int     `json:"mismatched,omitempty"`
+	Verdict    string   `json:"verdict,omitempty"`
+	Warning    string   `json:"warning,omitempty"`
+}
+
+// finite returns &v, or nil for NaN and ±Inf, which JSON cannot hold.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }
 
 // WriteJSON writes the rows as a JSON array of objects with fields a, b,
 // key, max (null when NaN or infinite, since JSON has no such numbers),
 // max_text (always set: the value with 17 significant digits, "NaN",
-// "+Inf"), steps, tolerance and verdict ("PASS"/"FAIL", when bounded) and
-// warning (when set).
+// "+Inf"), max_step (null when every step agrees), steps, exact, elements,
+// max_abs and max_rel (with their _text and _at: the index, null when
+// there is none), nan_both, tolerance, rtol, atol and mismatched (when
+// bounded), verdict ("PASS"/"FAIL", when bounded) and warning (when set).
 func WriteJSON(w io.Writer, rows []Row) error {
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
 		j := jsonRow{A: r.A, B: r.B, Key: r.Key, Steps: r.Steps, Warning: r.Warning, Verdict: r.verdict(),
-			MaxText: strconv.FormatFloat(r.Max, 'g', 17, 64)}
-		if !math.IsNaN(r.Max) && !math.IsInf(r.Max, 0) {
-			m := r.Max
-			j.Max = &m
+			Max: finite(r.Max), MaxText: full(r.Max), Exact: r.Exact, Elements: r.Elements,
+			MaxAbs: finite(r.MaxAbs), MaxAbsText: full(r.MaxAbs), MaxAbsAt: r.MaxAbsAt,
+			MaxRel: finite(r.MaxRel), MaxRelText: full(r.MaxRel), MaxRelAt: r.MaxRelAt, NaNBoth: r.NaNBoth}
+		if r.MaxStep >= 0 {
+			s := r.MaxStep
+			j.MaxStep = &s
 		}
-		if r.Bounded {
+		if r.HasTolerance {
 			t := r.Tolerance
 			j.Tolerance = &t
+		}
+		if r.Close != nil {
+			c, m := *r.Close, r.Mismatched
+			j.RTol, j.ATol, j.Mismatched = &c.RTol, &c.ATol, &m
 		}
 		out[i] = j
 	}
@@ -86,16 +160,35 @@ func WriteJSON(w io.Writer, rows []Row) error {
 
 // WriteCSV writes a header line and one record per row with columns a, b,
 // key, max (17 significant digits, NaN, +Inf), steps, tolerance (empty when
-// unbounded), verdict and warning.
+// no tolerance applies), verdict, warning, then max_step (empty when every
+// step agrees), exact, elements, max_abs, max_abs_at and max_rel,
+// max_rel_at (the index as "4 1"), nan_both, and rtol, atol, mismatched
+// (empty without a Closeness).
 func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"a", "b", "key", "max", "steps", "tolerance", "verdict", "warning"})
-	for _, r := range rows {
-		tol := ""
-		if r.Bounded {
-			tol = strconv.FormatFloat(r.Tolerance, 'g', 17, 64)
+	cw.Write([]string{"a", "b", "key", "max", "steps", "tolerance", "verdict", "warning",
+		"max_step", "exact", "elements", "max_abs", "max_abs_at", "max_rel", "max_rel_at", "nan_both", "rtol", "atol", "mismatched"})
+	at := func(idx []int) string {
+		s := make([]string, len(idx))
+		for i, v := range idx {
+			s[i] = strconv.Itoa(v)
 		}
-		cw.Write([]string{r.A, r.B, r.Key, strconv.FormatFloat(r.Max, 'g', 17, 64), strconv.Itoa(r.Steps), tol, r.verdict(), r.Warning})
+		return strings.Join(s, " ")
+	}
+	for _, r := range rows {
+		tol, step, rtol, atol, mism := "", "", "", "", ""
+		if r.HasTolerance {
+			tol = full(r.Tolerance)
+		}
+		if r.MaxStep >= 0 {
+			step = strconv.Itoa(r.MaxStep)
+		}
+		if r.Close != nil {
+			rtol, atol, mism = full(r.Close.RTol), full(r.Close.ATol), strconv.Itoa(r.Mismatched)
+		}
+		cw.Write([]string{r.A, r.B, r.Key, full(r.Max), strconv.Itoa(r.Steps), tol, r.verdict(), r.Warning,
+			step, strconv.FormatBool(r.Exact), strconv.Itoa(r.Elements), full(r.MaxAbs), at(r.MaxAbsAt),
+			full(r.MaxRel), at(r.MaxRelAt), strconv.Itoa(r.NaNBoth), rtol, atol, mism})
 	}
 	cw.Flush()
 	return cw.Error()

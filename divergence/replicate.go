@@ -57,9 +57,25 @@ func (s Status) String() string {
 
 // ReplicateConfig configures [Replicate]. Stem and Dest are required.
 type ReplicateConfig struct {
-	// Stem names the run: it replaces {stem} in each host's command and
-	// names the launch records. It must match [A-Za-z0-9._-]+.
+	// Stem names the run: it replaces {stem} in each host's command,
+	// output, state and archive pattern. It must match [A-Za-z0-9._-]+.
 	Stem string
+	// Run names this replication (it replaces {run}). Each host's launch is
+	// keyed by stem, host and run: its records and log in the host's state
+	// directory are <stem>.<host>.<run>.*, so hosts that share a state
+	// directory (one home directory mounted on every machine) and a
+	// replication repeated with the same stem never read each other's
+	// launch. It must match [A-Za-z0-9._-]+; empty means the controller's
+	// UTC clock and process id, as in 20260102T150405.123Z-p4242.
+	Run string
+	// Commit, when set, is the commit every host's checkout must be at
+	// when its run is launched (git rev-parse HEAD in the host's repo),
+	// such as [Sync] just brought them to: a host at another commit, or
+	// whose repo is not a git checkout, is not launched and fails with
+	// [ErrCommit] (uncommitted changes, which Sync refuses unless told,
+	// are recorded, not refused). Whether set or not, each host's commit
+	// and dirtiness at launch are recorded in its Outcome.
+	Commit string
 	// Dest is the controller directory that receives <host>.npz.
 	Dest string
 	// Poll is the interval between polls; zero means 2 s.
@@ -74,6 +90,16 @@ type ReplicateConfig struct {
 type Outcome struct {
 	Host   string
 	Status Status
+	// Launch is the launch's name on the host, <stem>.<host>.<run>: its
+	// records and log are <state>/<Launch>.* (set once the host was
+	// reached).
+	Launch string
+	// Commit is the commit the host's checkout was at when the run was
+	// launched (git rev-parse HEAD in its repo; empty when the repo is not
+	// a git checkout), and Dirty whether tracked files had uncommitted
+	// changes then.
+	Commit string
+	Dirty  bool
 	// Exit is the run's exit status when it has one.
 	Exit int
 	// Launched is when the run was launched (controller clock).
@@ -98,6 +124,10 @@ var ErrTooFew = errors.New("fewer than two hosts finished")
 // its output directory after it was launched.
 var ErrNoArchive = errors.New("no .npz written after launch")
 
+// ErrCommit is an Outcome error: the host's checkout was not at
+// ReplicateConfig.Commit when its run was to be launched, so it was not.
+var ErrCommit = errors.New("host not at the expected commit")
+
 // ErrSameArchive is an Outcome error: two hosts returned the same file (the
 // same path, inode, size and modification time), as happens when their
 // runs write to one shared file system under a name that does not depend
@@ -106,10 +136,15 @@ var ErrSameArchive = errors.New("hosts returned the same archive file")
 
 // Replicate launches cfg.Stem on every host at once, polls each until it
 // finishes, fails or vanishes (within cfg.Budget), and from each host whose
-// run finished collects the newest .npz in its output directory modified
-// after the launch: it is copied to cfg.Dest/<host>.npz through a temporary
-// file and must open as an archive before it replaces anything. Outcomes
-// come in hosts order. Fewer than two Finished hosts is an error wrapping
+// run finished collects the newest .npz in its output directory (or up to
+// three directories below it; only files matching the host's Archive
+// pattern when it has one) modified after the launch: it is copied to
+// cfg.Dest/<host>.npz through a temporary file and must open as an archive
+// before it replaces anything. Two hosts that return the same file both
+// fail with [ErrSameArchive]. Each launch is keyed by stem, host and run
+// (see [ReplicateConfig.Run]), and each host's commit at launch is
+// recorded (and checked against cfg.Commit when set). Outcomes come in
+// hosts order. Fewer than two Finished hosts is an error wrapping
 // [ErrTooFew] that names every other host's status. If ctx is cancelled,
 // Replicate returns the outcomes so far and ctx.Err(); launched runs keep
 // going on their hosts.
@@ -123,6 +158,15 @@ var ErrSameArchive = errors.New("hosts returned the same archive file")
 func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcome, error) {
 	if !hostNameRE.MatchString(cfg.Stem) {
 		panic("divergence: invalid ReplicateConfig.Stem")
+	}
+	if cfg.Run == "" {
+		cfg.Run = time.Now().UTC().Format("20060102T150405.000Z") + "-p" + strconv.Itoa(os.Getpid())
+	}
+	if !hostNameRE.MatchString(cfg.Run) {
+		panic("divergence: invalid ReplicateConfig.Run")
+	}
+	if strings.HasPrefix(cfg.Commit, "-") || strings.ContainsAny(cfg.Commit, " \t\n'\"\\") {
+		panic("divergence: invalid ReplicateConfig.Commit")
 	}
 	if cfg.Dest == "" {
 		panic("divergence: empty ReplicateConfig.Dest")
@@ -168,7 +212,7 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 			if a.FileID == "" || a.FileID != b.FileID || a.Remote != b.Remote {
 				continue
 			}
-			err := fmt.Errorf("divergence: %w: %s and %s both returned %s (%s); on a shared file system give each host its own output name (put {host} in the command or output directory)",
+			err := fmt.Errorf("divergence: %w: %s and %s both returned %s (%s); on a shared file system give each host its own output: put {host} in the output directory, or in the command's file name and the host's archive pattern",
 				ErrSameArchive, a.Host, b.Host, a.Remote, a.FileID)
 			for _, o := range []*Outcome{a, b} {
 				if o.Status == Finished {
@@ -258,21 +302,48 @@ func replicateHost(ctx context.Context, h *Host, cfg ReplicateConfig, deadline t
 		pr.printf("%s: %s: %v", h.Name, st, err)
 		return o
 	}
-	p, err := h.resolve(ctx)
+	subst := strings.NewReplacer("{stem}", cfg.Stem, "{host}", h.Name, "{run}", cfg.Run)
+	hs := *h
+	hs.Output, hs.State = subst.Replace(h.Output), subst.Replace(h.State)
+	p, err := hs.resolve(ctx)
 	if err != nil {
 		return fail(Unreachable, err)
 	}
+	o.Launch = cfg.Stem + "." + h.Name + "." + cfg.Run
 	// The marker's modification time is the launch time on the host's own
-	// clock, so "written after launch" does not depend on clock skew.
-	mark := p.state + "/" + cfg.Stem + ".launched"
-	if _, err := h.shOut(ctx, "mark launch", "set -e\n: > "+sh.Quote(mark)+"\n"); err != nil {
+	// clock, so "written after launch" does not depend on clock skew. The
+	// same step records the commit the checkout is at.
+	mark := p.state + "/" + o.Launch + ".launched"
+	out, err := h.shOut(ctx, "mark launch", fmt.Sprintf(`set -e
+: > %s
+cd -- %s
+if c=$(git rev-parse --verify -q 'HEAD^{commit}' 2>/dev/null); then
+	echo "commit $c"
+	if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then echo dirty; fi
+fi
+`, sh.Quote(mark), sh.Quote(p.repo)))
+	if err != nil {
 		return fail(Unreachable, err)
 	}
+	for _, line := range strings.Split(out, "\n") {
+		if c, ok := strings.CutPrefix(line, "commit "); ok {
+			o.Commit = c
+		}
+		o.Dirty = o.Dirty || line == "dirty"
+	}
+	if cfg.Commit != "" && o.Commit != cfg.Commit {
+		at := "is not a git checkout"
+		if o.Commit != "" {
+			at = "is at " + o.Commit
+		}
+		return fail(Failed, &HostError{Host: h.Name, Op: "check commit", Err: fmt.Errorf("%w %s: %s %s; not launched", ErrCommit, cfg.Commit, p.repo, at)})
+	}
 	spec := launch.Spec{
-		Name:    cfg.Stem,
+		Name:    o.Launch,
 		Dir:     p.repo,
-		Argv:    []string{"sh", "-c", strings.ReplaceAll(h.Command, "{stem}", cfg.Stem)},
-		LogPath: p.state + "/" + cfg.Stem + ".log",
+		Argv:    []string{"sh", "-c", subst.Replace(h.Command)},
+		Env:     []string{"REPLICATE_STEM=" + cfg.Stem, "REPLICATE_HOST=" + h.Name, "REPLICATE_RUN=" + cfg.Run},
+		LogPath: p.state + "/" + o.Launch + ".log",
 	}
 	o.Launched = time.Now()
 	var run runner
@@ -293,9 +364,15 @@ func replicateHost(ctx context.Context, h *Host, cfg ReplicateConfig, deadline t
 		if err != nil {
 			return fail(Unreachable, err)
 		}
-		run = sshRunner{host: h, state: p.state, name: cfg.Stem}
+		run = sshRunner{host: h, state: p.state, name: o.Launch}
 	}
-	pr.printf("%s: launched %s (log %s)", h.Name, cfg.Stem, spec.LogPath)
+	commit := o.Commit
+	if commit == "" {
+		commit = "no git checkout"
+	} else if o.Dirty {
+		commit += ", dirty"
+	}
+	pr.printf("%s: launched %s at %s (log %s)", h.Name, o.Launch, commit, spec.LogPath)
 
 	var lastErr error
 poll:
@@ -311,10 +388,10 @@ poll:
 		} else if st.Done() {
 			switch st {
 			case launch.Vanished:
-				return fail(Vanished, fmt.Errorf("divergence: run %s on %s: process gone without an exit record (see %s)", cfg.Stem, h.Name, spec.LogPath))
+				return fail(Vanished, fmt.Errorf("divergence: run %s on %s: process gone without an exit record (see %s)", o.Launch, h.Name, spec.LogPath))
 			case launch.Failed:
 				o.Exit = rec.Exit
-				return fail(Failed, fmt.Errorf("divergence: run %s on %s exited with status %d (see %s)", cfg.Stem, h.Name, rec.Exit, spec.LogPath))
+				return fail(Failed, fmt.Errorf("divergence: run %s on %s exited with status %d (see %s)", o.Launch, h.Name, rec.Exit, spec.LogPath))
 			}
 			break poll
 		}
@@ -322,7 +399,7 @@ poll:
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			run.cancel(cctx)
 			cancel()
-			err := fmt.Errorf("divergence: run %s on %s still running after the poll budget; sent SIGTERM", cfg.Stem, h.Name)
+			err := fmt.Errorf("divergence: run %s on %s still running after the poll budget; sent SIGTERM", o.Launch, h.Name)
 			if lastErr != nil {
 				err = fmt.Errorf("%w (last poll error: %v)", err, lastErr)
 			}
@@ -335,7 +412,7 @@ poll:
 		case <-time.After(max(min(cfg.Poll, time.Until(deadline)), time.Millisecond)):
 		}
 	}
-	remote, id, err := newestArchive(ctx, h, p.output, mark)
+	remote, id, err := newestArchive(ctx, h, p.output, subst.Replace(h.Archive), mark)
 	if err != nil {
 		return fail(Failed, err)
 	}
@@ -352,24 +429,32 @@ poll:
 // newestArchive returns the newest .npz under dir (in dir or up to three
 // directories below it, as runs that archive into dated run directories
 // do) modified after mark, and its identity (inode, size and modification
-// time in nanoseconds).
-func newestArchive(ctx context.Context, h *Host, dir, mark string) (path, id string, err error) {
+// time in nanoseconds). A non-empty pattern restricts the search to paths
+// (relative to dir) it matches, as find -path does ('*' matches '/' too).
+func newestArchive(ctx context.Context, h *Host, dir, pattern, mark string) (path, id string, err error) {
+	match := "-name '*.npz'"
+	if pattern != "" {
+		match = "-path " + sh.Quote("./"+strings.TrimPrefix(pattern, "./"))
+	}
 	script := fmt.Sprintf(`set -e
 cd -- %s
-f=$(find . -maxdepth 4 -type f -name '*.npz' -newer %s -exec ls -t -- {} + | head -n 1)
+f=$(find . -maxdepth 4 -type f %s -newer %s -exec ls -t -- {} + | head -n 1)
 if [ -n "$f" ]; then
-	printf '%%s
-' "$f"
+	printf '%%s\n' "$f"
 	stat -c '%%i %%s %%.9Y' -- "$f" 2>/dev/null || stat -f '%%i %%z %%m' -- "$f"
 fi
-`, sh.Quote(dir), sh.Quote(mark))
+`, sh.Quote(dir), match, sh.Quote(mark))
 	out, err := h.shOut(ctx, "find archive", script)
 	if err != nil {
 		return "", "", err
 	}
 	f, id, _ := strings.Cut(out, "\n")
 	if f == "" {
-		return "", "", &HostError{Host: h.Name, Op: "find archive in " + dir, Err: ErrNoArchive}
+		where := dir
+		if pattern != "" {
+			where += " matching " + pattern
+		}
+		return "", "", &HostError{Host: h.Name, Op: "find archive in " + where, Err: ErrNoArchive}
 	}
 	return dir + "/" + strings.TrimPrefix(f, "./"), strings.TrimSpace(id), nil
 }

@@ -431,7 +431,7 @@ func TestReplicateSharedFile(t *testing.T) {
 	// newer than both launches, whatever the load); b waits for it and
 	// writes nothing of its own.
 	root := t.TempDir()
-	bMark := filepath.Join(root, "b", ".replicate", "s1.launched")
+	bMark := filepath.Join(root, "b", ".replicate", "s1.b.r1.launched")
 	file := shared + "/2025-01-02/s1.npz"
 	boxes := []box{
 		{"a", "until [ -e " + bMark + " ]; do sleep 0.05; done; mkdir -p " + shared + "/2025-01-02; cp template.npz " + file + ".tmp; mv " + file + ".tmp " + file, tmpl(0), Failed},
@@ -452,7 +452,7 @@ func TestReplicateSharedFile(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s1", Dest: t.TempDir(), Poll: 50 * time.Millisecond, Budget: 30 * time.Second})
+	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s1", Run: "r1", Dest: t.TempDir(), Poll: 50 * time.Millisecond, Budget: 30 * time.Second})
 	if !errors.Is(err, ErrTooFew) {
 		t.Fatalf("err = %v, want ErrTooFew (only c is left)", err)
 	}
@@ -469,5 +469,67 @@ func TestReplicateSharedFile(t *testing.T) {
 	}
 	if !strings.HasSuffix(out[2].Remote, "/out/2025-01-02/s1.npz") || out[2].FileID == "" {
 		t.Errorf("c: collected %q (id %q) from a dated directory", out[2].Remote, out[2].FileID)
+	}
+}
+
+// TestReplicateSharedHome: two hosts that share one checkout, output and
+// state directory (a home directory mounted on both) run under launch
+// names keyed by host and run, so neither reads the other's launch
+// records; with {host} in the file name and the archive pattern each
+// collects its own archive, twice in a row under one stem. Each outcome
+// records the commit the checkout was at, and a host not at
+// ReplicateConfig.Commit is not launched (issue 15 item 8).
+func TestReplicateSharedHome(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("setsid not installed; internal/launch needs it")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	home := t.TempDir()
+	writeRun(t, filepath.Join(home, "template-a.npz"), 0)
+	writeRun(t, filepath.Join(home, "template-b.npz"), 1e-9)
+	git(t, home, "init", "-q")
+	git(t, home, "add", "template-a.npz", "template-b.npz")
+	git(t, home, "commit", "-q", "-m", "templates")
+	head := git(t, home, "rev-parse", "HEAD")
+	var hosts []Host
+	for _, n := range []string{"a", "b"} {
+		hosts = append(hosts, Host{Name: n, Repo: home, Output: "out", Archive: "{host}-{stem}.npz",
+			// Each host's run waits for the other's launch record, so the
+			// two run at once in the shared state directory.
+			Command: `other=$( [ "$REPLICATE_HOST" = a ] && echo b || echo a ); ` +
+				`until [ -e "out/.replicate/{stem}.$other.{run}.pid" ]; do sleep 0.02; done; ` +
+				`mkdir -p out; cp template-{host}.npz out/{host}-{stem}.tmp && mv out/{host}-{stem}.tmp out/{host}-{stem}.npz`})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, run := range []string{"r1", "r2"} {
+		dest := t.TempDir()
+		out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s", Run: run, Dest: dest, Poll: 20 * time.Millisecond, Budget: 30 * time.Second, Commit: head})
+		if err != nil {
+			t.Fatalf("%s: %v", run, err)
+		}
+		for i, o := range out {
+			n := hosts[i].Name
+			if o.Status != Finished || o.Launch != "s."+n+"."+run || o.Commit != head || o.Dirty ||
+				o.Remote != filepath.Join(home, "out", n+"-s.npz") {
+				t.Errorf("%s %s: %+v", run, n, o)
+			}
+		}
+		rows := Pairwise([]NamedRun{{Name: "a", Path: out[0].Path}, {Name: "b", Path: out[1].Path}}, []string{"z_b"})
+		if math.Abs(rows[0].Max-math.Sqrt(1+4)*1e-9) > collectedAbsTol {
+			t.Errorf("%s: a vs b %v: each host's own archive should differ by sqrt(5)e-9", run, rows[0])
+		}
+	}
+	// A host at another commit (or without a checkout) is not launched.
+	other := t.TempDir()
+	hosts[1].Repo = other
+	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s", Run: "r3", Dest: t.TempDir(), Poll: 20 * time.Millisecond, Budget: 2 * time.Second, Commit: head})
+	if !errors.Is(err, ErrTooFew) || out[1].Status != Failed || !errors.Is(out[1].Err, ErrCommit) || out[1].Commit != "" {
+		t.Fatalf("host without the commit: %v; %+v", err, out[1])
+	}
+	if _, err := os.Stat(filepath.Join(other, "out", ".replicate", "s.b.r3.log")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("host b was launched: %v", err)
 	}
 }

@@ -13,45 +13,69 @@ var ErrShape = errors.New("shape mismatch")
 // Series returns the per-step divergence of key between runs a and b:
 // element t is ‖a_t − b_t‖ over the axes after the first (L2 or L∞), or
 // |a_t − b_t| for one-dimensional arrays; a scalar gives one element. A step
-// holding a NaN difference is NaN. Unlike Compare, problems are errors:
-// ErrKey, ErrShape or ErrFormat, naming the file and key.
+// holding a NaN is NaN. Integers on both sides are compared exactly, as in
+// [Compare]. Unlike Compare, problems are errors: ErrKey, ErrShape or
+// ErrFormat, naming the file and key.
 func Series(a, b *Run, key string, norm Norm) ([]float64, error) {
 	const chunk = 1 << 16
-	ma, err := openMember(a, key, chunk)
+	ma, err := openMember(a, key)
 	if err != nil {
 		return nil, err
 	}
-	defer ma.src.stop()
-	mb, err := openMember(b, key, chunk)
+	defer ma.close()
+	mb, err := openMember(b, key)
 	if err != nil {
 		return nil, err
 	}
-	defer mb.src.stop()
+	defer mb.close()
 	if !slices.Equal(ma.shape, mb.shape) {
 		return nil, fmt.Errorf("divergence: %w: key %q: %s %v vs %s %v", ErrShape, key, a.Path, ma.shape, b.Path, mb.shape)
 	}
 	nsteps, rowLen := steps(ma.shape)
 	out := make([]float64, 0, nsteps)
-	p := acc{series: &out}
-	for {
-		xa, errA := ma.src.next()
-		xb, errB := mb.src.next()
-		if errA != nil || errB != nil {
-			if errA == errB { // both io.EOF: both members verified
-				break
-			}
-			if errA == nil || errA == io.EOF {
-				return nil, fmt.Errorf("divergence: %w: %s: key %q: %v", ErrFormat, b.Path, key, errB)
-			}
-			return nil, fmt.Errorf("divergence: %w: %s: key %q: %v", ErrFormat, a.Path, key, errA)
-		}
-		n := min(len(xa), len(xb))
-		p.add(xa[:n], xb[:n], rowLen, norm)
-		ma.src.release(xa)
-		mb.src.release(xb)
+	p := newAcc()
+	p.series = &out
+	if ma.integer && mb.integer {
+		err = seriesOf(&p, &ma, &mb, a, b, key, rowLen, norm, chunk, (*member).ints, (*acc).addInt)
+	} else {
+		err = seriesOf(&p, &ma, &mb, a, b, key, rowLen, norm, chunk, (*member).floats, (*acc).add)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(out) != nsteps {
 		return nil, fmt.Errorf("divergence: %w: key %q: %d of %d steps read", ErrFormat, key, len(out), nsteps)
 	}
 	return out, nil
+}
+
+func seriesOf[T elem](p *acc, ma, mb *member, a, b *Run, key string, rowLen int, norm Norm, chunk int,
+	start func(*member, int) (source[T], error), add func(*acc, []T, []T, int, Norm)) error {
+	sa, err := start(ma, chunk)
+	if err != nil {
+		return fmt.Errorf("divergence: %w: %s: key %q: %v", ErrFormat, a.Path, key, err)
+	}
+	defer sa.stop()
+	sb, err := start(mb, chunk)
+	if err != nil {
+		return fmt.Errorf("divergence: %w: %s: key %q: %v", ErrFormat, b.Path, key, err)
+	}
+	defer sb.stop()
+	for {
+		xa, errA := sa.next()
+		xb, errB := sb.next()
+		if errA != nil || errB != nil {
+			if errA == errB { // both io.EOF: both members verified
+				return nil
+			}
+			if errA == nil || errA == io.EOF {
+				return fmt.Errorf("divergence: %w: %s: key %q: %v", ErrFormat, b.Path, key, errB)
+			}
+			return fmt.Errorf("divergence: %w: %s: key %q: %v", ErrFormat, a.Path, key, errA)
+		}
+		n := min(len(xa), len(xb))
+		add(p, xa[:n], xb[:n], rowLen, norm)
+		sa.release(xa)
+		sb.release(xb)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -42,6 +43,24 @@ func TestExportFormat(t *testing.T) {
 	if err := Export(dir, "study", d, series, []Problem{{RunID: "z", Slug: "bad", Err: "corrupt"}}, ExportFiles{JSONL: true, Parquet: true}, now); err != nil {
 		t.Fatal(err)
 	}
+	// Every file is created as os.Create would (0666 less the umask), not
+	// 0600: readable by the group on a shared cluster (issue 15 item 9).
+	probe := filepath.Join(t.TempDir(), "probe")
+	probeFile, err := os.OpenFile(probe, os.O_CREATE|os.O_WRONLY, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probeFile.Close()
+	st, _ := os.Stat(probe)
+	wantPerm := st.Mode().Perm()
+	filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			if info, err := e.Info(); err != nil || info.Mode().Perm() != wantPerm {
+				t.Errorf("%s: mode %v, want %v as os.Create gives (%v)", path, info.Mode().Perm(), wantPerm, err)
+			}
+		}
+		return nil
+	})
 	b, _ := os.ReadFile(filepath.Join(dir, "study.csv"))
 	want := "slug,n,x,ok\na,1,0.5,true\n\"b,c\",-2,,false\nd,3,inf,true\ne,4,-inf,\n\"\",5,0.0000001,true\ng,,2.0,false\n"
 	if string(b) != want {

@@ -50,13 +50,15 @@ func TestSlurmArray(t *testing.T) {
 	}}
 	mustEnqueue(t, l, spec)
 	c, work := slurmController(t, l, &Slurm{Command: cmd, Name: "t-array", MaxParallel: 2})
-	c.Retry = RetryPolicy{Budget: map[Class]int{}}
+	// A failing task is tried twice: each attempt keeps its own Slurm
+	// output (issue 15 item 7).
+	c.Retry = RetryPolicy{Budget: map[Class]int{ClassUnknown: 1}}
 	sum, err := c.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Completed != 2 || sum.Failed != 4 {
-		t.Errorf("summary %+v, want 2 completed and 4 failed", sum)
+	if sum.Completed != 2 || sum.Failed != 4 || sum.Retried != 2 {
+		t.Errorf("summary %+v, want 2 completed, 4 failed and 2 retried", sum)
 	}
 	rs, _ := l.Runs(ctx)
 	for _, r := range rs {
@@ -66,8 +68,23 @@ func TestSlurmArray(t *testing.T) {
 				t.Errorf("ok run: %s %q", r.State, r.BackendID)
 			}
 		case "fail":
-			if r.State != Failed || !strings.Contains(r.ErrorText, "exit 3 (FAILED)") || !strings.Contains(r.ErrorText, "something went wrong") {
-				t.Errorf("failing task: %s %q", r.State, r.ErrorText)
+			if r.State != Failed || r.Attempt != 2 || !strings.Contains(r.ErrorText, "exit 3 (FAILED)") || !strings.Contains(r.ErrorText, "something went wrong") {
+				t.Errorf("failing task: %s attempt %d %q", r.State, r.Attempt, r.ErrorText)
+			}
+			targets := map[string]bool{}
+			for a := 1; a <= 2; a++ {
+				link := filepath.Join(AttemptDir(work, r.ID, a), "slurm.out")
+				target, err := os.Readlink(link)
+				// The worker's own output goes to the attempt's log; Slurm's
+				// file holds what Slurm itself says (time limit, node
+				// failure), here nothing, but it exists.
+				if _, rerr := os.Stat(link); err != nil || rerr != nil {
+					t.Errorf("attempt %d: Slurm's output %s -> %s: %v %v", a, link, target, err, rerr)
+				}
+				targets[target] = true
+			}
+			if len(targets) != 2 {
+				t.Errorf("both attempts link to one Slurm output: %v", targets)
 			}
 		case "corrupt":
 			if r.State != Failed || r.ErrorClass != ClassCorrupt {
@@ -75,10 +92,17 @@ func TestSlurmArray(t *testing.T) {
 			}
 		}
 	}
-	// The batch script really was an array over a run list.
+	// The batch script really was an array over a run list: the first
+	// batch holds the six runs, the retries come in batches of their own.
 	lists, _ := filepath.Glob(filepath.Join(work, "slurm", "*.list"))
-	if len(lists) != 1 {
-		t.Errorf("%d run lists, want 1 batch", len(lists))
+	six := 0
+	for _, l := range lists {
+		if b, _ := os.ReadFile(l); strings.Count(string(b), "\n") == 6 {
+			six++
+		}
+	}
+	if six != 1 || len(lists) < 2 {
+		t.Errorf("%d run lists, %d of six runs; want one batch of six and the retries", len(lists), six)
 	}
 }
 

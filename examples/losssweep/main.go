@@ -505,8 +505,10 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 		fmt.Fprintln(cfg.progress, prog.line)
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			// Ctrl-C or SIGTERM: the sweep is incomplete, not broken.
 			fmt.Fprintln(stdout, "losssweep: interrupted; run again with the same -out to resume")
+			return 1, nil
 		}
 		return 0, err
 	}
@@ -771,10 +773,15 @@ func cancel(ctx context.Context, cfg config, c *sweep.Controller, stdout io.Writ
 			return 0, err
 		}
 	}
+	before, serr := c.Ledger.Status(ctx, 1)
+	if serr != nil {
+		return 0, serr
+	}
 	err := c.Cancel(ctx, ids...)
 	st, serr := c.Ledger.Status(ctx, 1)
 	if serr == nil {
-		fmt.Fprintf(stdout, "losssweep: %d run(s) cancelled in all\n", st.Counts[sweep.Cancelled])
+		fmt.Fprintf(stdout, "losssweep: %d run(s) cancelled now, %d cancelled in the ledger\n",
+			st.Counts[sweep.Cancelled]-before.Counts[sweep.Cancelled], st.Counts[sweep.Cancelled])
 	}
 	return 0, errors.Join(err, serr)
 }

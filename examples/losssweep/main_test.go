@@ -140,6 +140,32 @@ func TestIncompleteExitsNonZero(t *testing.T) {
 	if _, err := run(context.Background(), st, &buf); err != nil || !strings.Contains(buf.String(), "queued           2") {
 		t.Errorf("-status: %v\n%s", err, buf.String())
 	}
+	cn := cfg
+	cn.cancel = "queued"
+	buf.Reset()
+	if _, err := run(context.Background(), cn, &buf); err != nil || !strings.Contains(buf.String(), "2 run(s) cancelled now, 2 cancelled in the ledger") {
+		t.Errorf("-cancel queued: %v\n%s", err, buf.String())
+	}
+	list.list = "cancelled"
+	buf.Reset()
+	if _, err := run(context.Background(), list, &buf); err != nil || strings.Count(buf.String(), "cancelled by the user") != 2 {
+		t.Errorf("-list cancelled: %v\n%s", err, buf.String())
+	}
+}
+
+// TestInterruptExitsOne: a sweep stopped by Ctrl-C (its context
+// cancelled) says how to resume and exits 1, incomplete, not 2 as a
+// system error would.
+func TestInterruptExitsOne(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	// 216 runs of 5 epochs take seconds; the context ends after 300 ms.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var buf bytes.Buffer
+	code, err := run(ctx, config{out: out, backend: "local", workers: 2, epochs: 5, prune: "none"}, &buf)
+	if err != nil || code != 1 || !strings.Contains(buf.String(), "interrupted; run again with the same -out to resume") {
+		t.Errorf("code %d, err %v, want 1 and the resume hint\n%s", code, err, buf.String())
+	}
 }
 
 // TestFlagsHaveExamples: -h shows an example for every flag (issue 12).

@@ -1,28 +1,135 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crosscluster/crosscluster/divergence"
 )
 
+// TestMain lets the test binary be a box: localBoxes' run script calls
+// os.Executable() with -box-variant.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "-box-variant" {
+		fs := flag.NewFlagSet("box", flag.ExitOnError)
+		v := fs.Int("box-variant", 0, "")
+		steps := fs.Int("steps", 0, "")
+		out := fs.String("box-out", "", "")
+		fs.Parse(os.Args[1:])
+		if err := writeBox(*out, *steps, 10, *v); err != nil {
+			fmt.Fprintln(os.Stderr, "box:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
 // TestVerdict: the program's verdict fails (and it exits 1) when any row
-// under a tolerance does not pass, naming each; unbounded rows never fail
-// it (issues 12 and 15: the CLI exited 0 when rows FAILed).
+// under a bound does not pass, naming each with why; unbounded rows never
+// fail it (issues 12 and 15: the CLI exited 0 when rows FAILed).
 func TestVerdict(t *testing.T) {
-	pass := divergence.Row{A: "a", B: "b", Key: "z", Max: 1e-9, Bounded: true, Tolerance: 1e-6, Pass: true}
-	over := divergence.Row{A: "a", B: "c", Key: "z", Max: 1e-3, Bounded: true, Tolerance: 1e-6}
-	missing := divergence.Row{A: "b", B: "c", Key: "w", Max: math.NaN(), Bounded: true, Tolerance: 1e-6, Warning: `c: key "w" missing`}
+	pass := divergence.Row{A: "a", B: "b", Key: "z", Max: 1e-9, Bounded: true, HasTolerance: true, Tolerance: 1e-6, Pass: true}
+	over := divergence.Row{A: "a", B: "c", Key: "z", Max: 1e-3, MaxStep: 4, Bounded: true, HasTolerance: true, Tolerance: 1e-6}
+	missing := divergence.Row{A: "b", B: "c", Key: "w", Max: math.NaN(), Bounded: true, HasTolerance: true, Tolerance: 1e-6, Warning: `c: key "w" missing`}
+	elements := divergence.Row{A: "a", B: "c", Key: "n", Max: 1, Bounded: true, Close: &divergence.Closeness{RTol: 1e-7},
+		Elements: 12, Mismatched: 2, MaxAbs: 1, MaxAbsAt: []int{1, 0}}
 	free := divergence.Row{A: "a", B: "b", Key: "x", Max: 5}
 	if err := verdict([]divergence.Row{pass, free}); err != nil {
 		t.Errorf("all bounded rows pass: %v", err)
 	}
-	err := verdict([]divergence.Row{pass, over, missing, free})
-	if !errors.Is(err, errFail) || !strings.Contains(err.Error(), "2 of 3 rows FAIL") ||
-		!strings.Contains(err.Error(), "a vs c z (max 1.000000e-03 > tol 1.000000e-06)") || !strings.Contains(err.Error(), `key "w" missing`) {
-		t.Errorf("verdict = %v", err)
+	err := verdict([]divergence.Row{pass, over, missing, elements, free})
+	for _, want := range []string{"3 of 4 rows FAIL", "a vs c z (max 1.000000e-03 at step 4 > tol 1.000000e-06)", `key "w" missing`,
+		"a vs c n (2 of 12 elements outside rtol=1e-07, atol=0; largest |a-b| 1.000000e+00 at [1 0])"} {
+		if !errors.Is(err, errFail) || !strings.Contains(err.Error(), want) {
+			t.Errorf("verdict = %v; want it to say %q", err, want)
+		}
 	}
+}
+
+type hostRecord struct {
+	Host, Status, Launch, Commit string
+}
+
+func readHosts(t *testing.T, out string) []hostRecord {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "hosts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hs []hostRecord
+	if err := json.Unmarshal(b, &hs); err != nil {
+		t.Fatal(err)
+	}
+	return hs
+}
+
+func head(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// TestSyncByDefault: the boxes are synced to their origin's HEAD before
+// the launch unless -no-sync, and hosts.json records the commit each box
+// ran, synced or not (issue 15 item 8).
+func TestSyncByDefault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("launches processes")
+	}
+	for _, tool := range []string{"git", "setsid"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " not installed")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := config{out: t.TempDir(), stem: "t", normName: "L2", tol: 1e-3, allclose: true, rtol: 1e-7,
+		steps: 300, budget: time.Minute, poll: 20 * time.Millisecond}
+	if err := run(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	origin := filepath.Join(c.out, "boxes", "origin")
+	first := head(t, origin)
+	check := func(want string) {
+		t.Helper()
+		hs := readHosts(t, c.out)
+		if len(hs) != 3 {
+			t.Fatalf("hosts.json: %+v", hs)
+		}
+		for _, h := range hs {
+			if h.Status != "FINISHED" || h.Commit != want || !strings.HasPrefix(h.Launch, "t."+h.Host+".") {
+				t.Errorf("%+v, want FINISHED at %s", h, want)
+			}
+		}
+	}
+	check(first)
+	// A new run script is a new commit of the origin; without the sync the
+	// boxes run the old one, and say so.
+	c.steps, c.noSync = 200, true
+	if err := run(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if second := head(t, origin); second == first {
+		t.Fatal("the origin did not get a new commit")
+	}
+	check(first)
+	c.noSync = false
+	if err := run(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	check(head(t, origin))
 }

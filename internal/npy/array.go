@@ -300,17 +300,45 @@ func (r *Reader) Len() int {
 // float64 and returns how many it decoded. After the last element it
 // returns 0, io.EOF. Data that end early give an error wrapping
 // [ErrTruncated]; for an archive member every error is a [*KeyError].
-func (r *Reader) ReadFloat64(dst []float64) (int, error) {
-	n, err := r.readFloat64(dst)
-	if err != nil && err != io.EOF && r.member {
-		if _, ok := err.(*KeyError); !ok {
-			err = &KeyError{Key: r.key, Err: err}
-		}
+func (r *Reader) ReadFloat64(dst []float64) (int, error) { return readNext(r, dst) }
+
+// ReadInt64 is [Reader.ReadFloat64] for integer and bool arrays, decoding
+// each element exactly as an int64. A float array, and a uint64 value above
+// MaxInt64, give an error wrapping [ErrDType].
+func (r *Reader) ReadInt64(dst []int64) (int, error) {
+	if r.dt.kind == 'f' {
+		return 0, r.keyed(fmt.Errorf("%w: ReadInt64 of float array %s", ErrDType, r.DType))
+	}
+	return readNext(r, dst)
+}
+
+// Integer reports whether the array's dtype is an integer or bool type,
+// whose elements ReadInt64 decodes exactly.
+func (r *Reader) Integer() bool { return r.dt.kind != 'f' }
+
+// Integer reports whether the array's dtype is an integer or bool type,
+// whose elements Int64 decodes exactly.
+func (a *Array) Integer() bool { return a.dt.kind != 'f' }
+
+func readNext[T number](r *Reader, dst []T) (int, error) {
+	n, err := readElems(r, dst)
+	if err != nil && err != io.EOF {
+		err = r.keyed(err)
 	}
 	return n, err
 }
 
-func (r *Reader) readFloat64(dst []float64) (int, error) {
+// keyed makes an archive member's error a *KeyError naming its key.
+func (r *Reader) keyed(err error) error {
+	if r.member {
+		if _, ok := err.(*KeyError); !ok {
+			err = &KeyError{Key: r.key, Err: err}
+		}
+	}
+	return err
+}
+
+func readElems[T number](r *Reader, dst []T) (int, error) {
 	if r.left == 0 {
 		if r.after != nil {
 			f := r.after

@@ -60,6 +60,19 @@ func FuzzRead(f *testing.F) {
 		if err != io.EOF {
 			t.Fatalf("stream: %v", err)
 		}
+		// The exact integer stream decodes what Int64 does, or refuses
+		// with a typed error.
+		r, _ = NewReader(bytes.NewReader(b))
+		ibuf := make([]int64, 3)
+		for err = nil; err == nil; {
+			_, err = r.ReadInt64(ibuf)
+		}
+		if err != io.EOF && !typed(err) {
+			t.Fatalf("int stream: %v", err)
+		}
+		if _, ierr := a.Int64(); (ierr == nil) != (err == io.EOF) {
+			t.Fatalf("Int64 says %v, ReadInt64 %v", ierr, err)
+		}
 	})
 }
 
@@ -89,8 +102,14 @@ func FuzzOpenArchive(f *testing.F) {
 				continue
 			}
 			buf := make([]float64, 5)
+			ibuf := make([]int64, 5)
+			integer := r.Integer()
 			for err == nil {
-				_, err = r.ReadFloat64(buf)
+				if integer {
+					_, err = r.ReadInt64(ibuf)
+				} else {
+					_, err = r.ReadFloat64(buf)
+				}
 			}
 			r.Close()
 			if err != io.EOF && (!typed(err) || !errors.As(err, new(*KeyError))) {

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var writeDir = flag.String("npy.writedir", "", "also write the Go-written files here for testdata/gen.py --check")
@@ -128,6 +129,34 @@ func TestFixtures(t *testing.T) {
 				want, _ := a.Float64()
 				if diff := cmp.Diff(bitsOf(want), bitsOf(got)); diff != "" {
 					t.Errorf("Reader (-want +got):\n%s", diff)
+				}
+				// ReadInt64 streams exactly what Int64 decodes, and
+				// refuses what it refuses.
+				r, err = NewReader(bytes.NewReader(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Integer() != a.Integer() || r.Integer() == (a.DType[1] == 'f') {
+					t.Errorf("Integer: reader %v, array %v, dtype %s", r.Integer(), a.Integer(), a.DType)
+				}
+				wantI, errI := a.Int64()
+				var gotI []int64
+				buf := make([]int64, 5)
+				for {
+					n, err := r.ReadInt64(buf)
+					gotI = append(gotI, buf[:n]...)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						if errI == nil || !errors.Is(err, ErrDType) {
+							t.Fatalf("ReadInt64: %v (Int64: %v)", err, errI)
+						}
+						break
+					}
+				}
+				if errI == nil && !cmp.Equal(wantI, gotI, cmpopts.EquateEmpty()) {
+					t.Errorf("ReadInt64 %v, Int64 %v", gotI, wantI)
 				}
 			}
 		})
@@ -630,5 +659,44 @@ func TestStreamErrorsNameKey(t *testing.T) {
 	}
 	if _, err := a.Array("z_b"); !errors.Is(err, ErrTruncated) || !errors.As(err, &ke) {
 		t.Errorf("Array: err = %v, want ErrTruncated in a *KeyError", err)
+	}
+}
+
+// TestReadInt64Exact: integers beyond 2^53, which float64 cannot hold, come
+// back exactly; a uint64 above MaxInt64 is an ErrDType naming the key.
+func TestReadInt64Exact(t *testing.T) {
+	big := []int64{1<<53 + 1, 1 << 53, math.MaxInt64, math.MinInt64, -(1<<53 + 1)}
+	var buf bytes.Buffer
+	z := NewZipWriter(&buf, true)
+	if err := z.Add("i", []int{len(big)}, big); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Add("u", []int{2}, []uint64{1, math.MaxInt64 + 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenArchive(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Reader("i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int64, 8)
+	n, err := r.ReadInt64(got)
+	if err != nil || !cmp.Equal(big, got[:n]) {
+		t.Errorf("ReadInt64 = %v, %v; want %v", got[:n], err, big)
+	}
+	if n, err := r.ReadInt64(got); n != 0 || err != io.EOF {
+		t.Errorf("after the end: %d, %v", n, err)
+	}
+	r, _ = a.Reader("u")
+	_, err = r.ReadInt64(got)
+	var ke *KeyError
+	if !errors.Is(err, ErrDType) || !errors.As(err, &ke) || ke.Key != "u" {
+		t.Errorf("uint64 above MaxInt64: %v", err)
 	}
 }
