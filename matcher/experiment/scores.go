@@ -1,10 +1,12 @@
-package matcher
+package experiment
 
 import (
 	"encoding/json"
 	"io"
 	"math"
 	"math/bits"
+
+	"github.com/crosscluster/crosscluster/matcher"
 )
 
 // Stat is a mean and population standard deviation (numpy.std's ddof=0, as
@@ -77,7 +79,7 @@ type Level struct {
 type Report struct {
 	Experiment string // "reliabuild" or "spack-build"
 	Mode       Mode
-	Bounds     Bounds
+	Bounds     matcher.Bounds
 	Seed       uint64
 	Order      []string // subsystems in the order the expanding level added them
 	Levels     []Level
