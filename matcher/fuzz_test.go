@@ -83,7 +83,7 @@ func FuzzReadSubsystem(f *testing.F) {
 
 // FuzzConstraint parses fuzzed priorities and runs them over clusters with
 // state: a constraint that does not parse, compile or evaluate must be an
-// error wrapping ErrSyntax or ErrExpr, never a panic.
+// error wrapping ErrSyntax, ErrSchema or ErrExpr, never a panic.
 func FuzzConstraint(f *testing.F) {
 	f.Add([]byte("- priority: 1\n  steps:\n  - filter: \"nodes_free > 0\"\n"))
 	f.Add([]byte("- priority: 1\n  steps:\n  - calc: \"c=cost_per_node_hour*2\"\n  - sort_descending: c\n  - select: random\n- priority: 2\n  steps:\n  - select: last\n"))
@@ -92,8 +92,8 @@ func FuzzConstraint(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		prios, err := ParsePriorities(b)
 		if err != nil {
-			if !errors.Is(err, ErrSyntax) {
-				t.Fatalf("ParsePriorities: %v does not wrap ErrSyntax", err)
+			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrSchema) && !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("ParsePriorities: %v wraps none of ErrSyntax, ErrSchema, ErrTooLarge", err)
 			}
 			return
 		}

@@ -22,7 +22,10 @@ import (
 // Counts multiply down the tree: 2 nodes with 4 cores each is Nodes 2,
 // Cores 8. file names the input in errors. The job Name is "name" when
 // present. task.attributes.parameter or attributes.parameter entries that
-// are numbers become Params.
+// are numbers become Params. A key outside Flux's and rainbow's jobspec
+// schema, at any level, is refused with its path, line and the nearest
+// known key, and so is a key given twice: a typo must not silently drop a
+// requirement.
 func ReadJobspec(r io.Reader, file string) (Job, error) {
 	w := jwalker{walk.NewYAML(file, parseError)}
 	b, err := walk.ReadAll(r, file, parseError)
@@ -35,6 +38,9 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 	}
 	top, err := w.Mapping(root, "")
 	if err != nil {
+		return Job{}, err
+	}
+	if err := w.Keys(top, "", "a jobspec", jobspecKeys); err != nil {
 		return Job{}, err
 	}
 	var j Job
@@ -69,6 +75,9 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 		if err != nil {
 			return Job{}, err
 		}
+		if err := w.Keys(tm, "task", "a task", taskKeys); err != nil {
+			return Job{}, err
+		}
 		if tr := walk.Get(tm, "resources"); tr != nil {
 			if err := w.taskResources(tr, "task.resources", &j); err != nil {
 				return Job{}, err
@@ -99,6 +108,19 @@ type jwalker struct{ walk.YAML }
 // and rainbow's extensions); any other is refused, so that a typo such as
 // "reqiures" is not silently dropped.
 var resourceKeys = []string{"type", "count", "replicas", "with", "requires", "label", "unit", "exclusive", "schedule", "id"}
+
+// The keys of the other mappings a jobspec may hold, refused likewise:
+// Flux's canonical jobspec (version, resources, tasks, attributes with
+// system, user), rainbow's experiment-era single task and its
+// match/range entries, and the current form's requires entries.
+var (
+	jobspecKeys   = []string{"version", "name", "resources", "task", "tasks", "attributes"}
+	taskKeys      = []string{"command", "slot", "count", "resources", "attributes"}
+	attributeKeys = []string{"parameter", "system", "user"}
+	requireKeys   = []string{"name", "field", "match", "min", "max"}
+	matchKeys     = []string{"field", "value"}
+	rangeKeys     = []string{"field", "min", "max"}
+)
 
 // maxNesting bounds resource trees; a YAML alias can make one cyclic.
 const maxNesting = 32
@@ -174,6 +196,9 @@ func (w jwalker) taskResources(n *yaml.Node, path string, j *Job) error {
 		if err != nil {
 			return err
 		}
+		if err := w.Keys(kinds, sp, "a subsystem's resources", []string{"match", "range"}); err != nil {
+			return err
+		}
 		for _, k := range kinds {
 			kp := walk.Dot(sp, k[0].Value)
 			items, err := w.Seq(k[1], kp)
@@ -186,6 +211,13 @@ func (w jwalker) taskResources(n *yaml.Node, path string, j *Job) error {
 				if err != nil {
 					return err
 				}
+				allowed := matchKeys
+				if k[0].Value == "range" {
+					allowed = rangeKeys
+				}
+				if err := w.Keys(m, ip, "a "+k[0].Value+" entry", allowed); err != nil {
+					return err
+				}
 				q := Requirement{Subsystem: s[0].Value}
 				if q.Field, err = w.Field(m, it, ip, "field"); err != nil {
 					return err
@@ -196,13 +228,11 @@ func (w jwalker) taskResources(n *yaml.Node, path string, j *Job) error {
 					if q.Value, err = w.Field(m, it, ip, "value"); err != nil {
 						return err
 					}
-				case "range":
+				default: // "range", the only other key Keys lets through
 					q.Op = InRange
 					if err := w.minmax(m, it, ip, &q); err != nil {
 						return err
 					}
-				default:
-					return w.Err(k[0], kp, ErrSchema, "want match or range")
 				}
 				j.Requires = append(j.Requires, q)
 			}
@@ -220,6 +250,9 @@ func (w jwalker) requires(n *yaml.Node, path string, j *Job) error {
 		ip := walk.Idx(path, i)
 		m, err := w.Mapping(it, ip)
 		if err != nil {
+			return err
+		}
+		if err := w.Keys(m, ip, "a requirement", requireKeys); err != nil {
 			return err
 		}
 		var q Requirement
@@ -270,6 +303,9 @@ func (w jwalker) params(m [][2]*yaml.Node, path string, j *Job) error {
 	}
 	am, err := w.Mapping(a, walk.Dot(path, "attributes"))
 	if err != nil {
+		return err
+	}
+	if err := w.Keys(am, walk.Dot(path, "attributes"), "attributes", attributeKeys); err != nil {
 		return err
 	}
 	p := walk.Get(am, "parameter")

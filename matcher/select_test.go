@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -210,6 +211,9 @@ func TestParsePriorities(t *testing.T) {
 	}
 	if _, err := ParsePriorities([]byte("- priority: [")); !errors.Is(err, ErrSyntax) {
 		t.Errorf("bad YAML: %v, want ErrSyntax", err)
+	}
+	if _, err := ParsePriorities([]byte("- priority: 1\n  steps:\n  - fitler: nodes_free > 0\n")); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), "fitler") {
+		t.Errorf("typo in a step: %v, want ErrSchema naming fitler", err)
 	}
 }
 

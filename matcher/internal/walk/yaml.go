@@ -131,7 +131,35 @@ func (w YAML) Mapping(n *yaml.Node, path string) ([][2]*yaml.Node, error) {
 		}
 		out = append(out, [2]*yaml.Node{k, n.Content[i+1]})
 	}
+	if i, j := duplicateKey(out); j >= 0 {
+		return nil, w.Err(out[j][0], Dot(path, out[j][0].Value), ErrSchema, "duplicate key %q (first on line %d)", out[j][0].Value, out[i][0].Line)
+	}
 	return out, nil
+}
+
+// duplicateKey returns the indices of the first key that repeats an
+// earlier one, or -1, -1. yaml.v3 accepts duplicate keys in a node tree (it
+// refuses them only when decoding into a map or struct), and a walk that
+// takes the first would silently drop the second.
+func duplicateKey(m [][2]*yaml.Node) (first, dup int) {
+	if len(m) <= 8 {
+		for j := 1; j < len(m); j++ {
+			for i := range j {
+				if m[i][0].Value == m[j][0].Value {
+					return i, j
+				}
+			}
+		}
+		return -1, -1
+	}
+	seen := make(map[string]int, len(m))
+	for j, kv := range m {
+		if i, ok := seen[kv[0].Value]; ok {
+			return i, j
+		}
+		seen[kv[0].Value] = j
+	}
+	return -1, -1
 }
 
 // Get returns the value under key, or nil.
