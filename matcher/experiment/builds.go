@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -60,7 +61,11 @@ type BuildConfig struct {
 	// the published rainbow-config.yaml's single filter "nodes_free > 0".
 	Priorities []matcher.Priority
 	Seed       uint64
-	Progress   io.Writer
+	// Progress, when set, receives one line per level.
+	Progress io.Writer
+	// Record, when set, is called with every submission's scores, in the
+	// order of submission.
+	Record func(Submission)
 }
 
 // BuildLevels returns the spack-build experiment's level names in order (a
@@ -226,17 +231,17 @@ func (x *bexp) predictions(pkg string) ([]float64, float64, error) {
 	return p, x.opt[pkg], nil
 }
 
-// submit scores job j assigned uniformly among m (expected and drawn); with
-// chosen >= 0 the assignment is that cluster in both modes.
-func (x *bexp) submit(p *pair, j *matcher.BuildJob, m bitset, nreq int, chosen int, draw func(int) int) (bool, error) {
+// submit scores job j assigned uniformly among m (expected and drawn), a
+// request of subs subsystems and nreq requirements; with chosen >= 0 the
+// assignment is that cluster in both modes.
+func (x *bexp) submit(p *pair, j *matcher.BuildJob, m bitset, subs, nreq int, chosen int, draw func(int) int) (bool, error) {
 	k := m.count()
 	p.countStats(k, x.nC)
 	p.e.jobs++
 	p.d.jobs++
 	x.checks += int64(nreq * x.nC)
 	if k == 0 && chosen < 0 {
-		p.e.unmatched++
-		p.d.unmatched++
+		x.unmatched(p, j, k, subs)
 		return false, nil
 	}
 	o := x.outcomes(j)
@@ -253,8 +258,9 @@ func (x *bexp) submit(p *pair, j *matcher.BuildJob, m bitset, nreq int, chosen i
 		}
 		return obs{ok, rt, rt / 3600 * x.clusters[c].CostPerNodeHour}
 	}
-	// tally adds weight-scaled reason counts and per-package totals.
-	tally := func(a *acc, reasons [5]float64, rt, cost float64) {
+	// add records one assignment's moments (mean and second moment of
+	// success, runtime and cost over the choice) and weighted reasons.
+	add := func(a *acc, reasons [5]float64, ok, ok2, rt, rt2, cost, cost2 float64) {
 		a.reasons.WrongArch += reasons[1]
 		a.reasons.MissingCompiler += reasons[2]
 		a.reasons.CompilerTooOld += reasons[3]
@@ -264,20 +270,27 @@ func (x *bexp) submit(p *pair, j *matcher.BuildJob, m bitset, nreq int, chosen i
 		}
 		a.rtPkg[j.Package] += rt
 		a.costPkg[j.Package] += cost
+		a.possible++
+		a.bs.add(ok, ok2)
+		a.correct.add(ok, ok2)
+		a.runtime.add(rt, rt2)
+		a.cost.add(cost, cost2)
+		a.rtJob.add(rt, rt2)
+		a.costJob.add(cost, cost2)
+	}
+	// single is one cluster's outcome as a degenerate distribution.
+	single := func(a *acc, c int) obs {
+		v := one(c)
+		var r [5]float64
+		r[o[c]] = 1
+		add(a, r, v.ok, v.ok, v.rt, v.rt*v.rt, v.cost, v.cost*v.cost)
+		return v
 	}
 	var d int
+	var e obs
 	if chosen >= 0 {
 		d = chosen
-		v := one(d)
-		var r [5]float64
-		r[o[d]] = 1
-		tally(&p.e, r, v.rt, v.cost)
-		p.e.bs.add(v.ok, v.ok)
-		p.e.correct.add(v.ok, v.ok)
-		p.e.runtime.add(v.rt, v.rt*v.rt)
-		p.e.cost.add(v.cost, v.cost*v.cost)
-		p.e.rtJob.add(v.rt, v.rt*v.rt)
-		p.e.costJob.add(v.cost, v.cost*v.cost)
+		e = single(&p.e, d)
 	} else {
 		w := 1 / float64(k)
 		var sok, srt, srt2, sc, sc2 float64
@@ -294,28 +307,31 @@ func (x *bexp) submit(p *pair, j *matcher.BuildJob, m bitset, nreq int, chosen i
 		for i := range r {
 			r[i] *= w
 		}
-		tally(&p.e, r, srt*w, sc*w)
-		p.e.bs.add(sok*w, sok*w)
-		p.e.correct.add(sok*w, sok*w)
-		p.e.runtime.add(srt*w, srt2*w)
-		p.e.cost.add(sc*w, sc2*w)
-		p.e.rtJob.add(srt*w, srt2*w)
-		p.e.costJob.add(sc*w, sc2*w)
+		e = obs{sok * w, srt * w, sc * w}
+		add(&p.e, r, e.ok, e.ok, e.rt, srt2*w, e.cost, sc2*w)
 		d = m.nth(draw(k))
 	}
-	p.e.possible++
-	v := one(d)
-	var r [5]float64
-	r[o[d]] = 1
-	tally(&p.d, r, v.rt, v.cost)
-	p.d.possible++
-	p.d.bs.add(v.ok, v.ok)
-	p.d.correct.add(v.ok, v.ok)
-	p.d.runtime.add(v.rt, v.rt*v.rt)
-	p.d.cost.add(v.cost, v.cost*v.cost)
-	p.d.rtJob.add(v.rt, v.rt*v.rt)
-	p.d.costJob.add(v.cost, v.cost*v.cost)
+	v := single(&p.d, d)
+	if x.cfg.Record != nil {
+		x.cfg.Record(Submission{Level: p.name, Job: j.Name, Package: j.Package, Subsystems: subs, JobSubsystems: 3,
+			Matched: k, Clusters: x.nC, Cluster: x.clusters[d].Name,
+			BuildSuccess: e.ok, DrawnBuildSuccess: v.ok, MarginalScore: math.NaN(), DrawnMarginalScore: math.NaN(),
+			Runtime: e.rt, DrawnRuntime: v.rt, Cost: e.cost, DrawnCost: v.cost})
+	}
 	return true, nil
+}
+
+// unmatched records a submission that no cluster took (none matched, or
+// none had capacity left), k clusters having matched its request.
+func (x *bexp) unmatched(p *pair, j *matcher.BuildJob, k, subs int) {
+	p.e.unmatched++
+	p.d.unmatched++
+	if x.cfg.Record != nil {
+		nan := math.NaN()
+		x.cfg.Record(Submission{Level: p.name, Job: j.Name, Package: j.Package, Subsystems: subs, JobSubsystems: 3,
+			Matched: k, Clusters: x.nC, BuildSuccess: nan, DrawnBuildSuccess: nan, MarginalScore: nan,
+			DrawnMarginalScore: nan, Runtime: nan, DrawnRuntime: nan, Cost: nan, DrawnCost: nan})
+	}
 }
 
 // RunBuilds runs the spack-build experiment on w's unique jobs
@@ -371,30 +387,31 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 	}
 	jobs, _ := UniqueBuildJobs(w.Jobs)
 	rep := &Report{Experiment: "spack-build", Mode: cfg.Mode, Bounds: cfg.Bounds, Seed: cfg.Seed,
-		Order: []string{"arch", "compiler", "compiler-version", "memory"}, UnmatchedAt: map[string]int{}}
+		Order: []string{"arch", "compiler", "compiler-version", "memory"}, UnmatchedAt: map[string]int{},
+		MaxPercentMatched: map[string]float64{}}
 	rng := newRand(cfg.Seed, 2)
 	draw := func(k int) int { return rng.IntN(k) }
 	finish := func(err error) (*Report, error) {
 		rep.Checks, rep.Evaluated = x.checks, x.evaluated
 		return rep, err
 	}
-	emit := func(p *pair, name string) {
-		l := p.level(name)
+	emit := func(p *pair) {
+		l := p.level()
 		rep.Levels = append(rep.Levels, l)
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "spack-build %s: %-40s %6d submissions, build success %.4f, extra cost %.1f (expected)\n",
-				cfg.Mode, name, l.Expected.Jobs, l.Expected.BuildSuccess.Mean, l.Expected.AdditionalCost.Value)
+				cfg.Mode, l.Name, l.Expected.Jobs, l.Expected.BuildSuccess.Mean, l.Expected.AdditionalCost.Value)
 		}
 	}
 	all := fullBitset(x.nC)
 
-	var none pair
+	none := pair{name: "none"}
 	for i := range jobs {
-		if _, err := x.submit(&none, &jobs[i], all, 0, -1, draw); err != nil {
+		if _, err := x.submit(&none, &jobs[i], all, 0, 0, -1, draw); err != nil {
 			return finish(err)
 		}
 	}
-	emit(&none, "none")
+	emit(&none)
 	masks := make([][]bitset, len(jobs))
 	nreqs := make([][]int, len(jobs))
 	for i := range jobs {
@@ -404,17 +421,24 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 		if err := ctx.Err(); err != nil {
 			return finish(err)
 		}
-		var p pair
+		p := pair{name: s + "-subsystem"}
 		for i := range jobs {
-			if _, err := x.submit(&p, &jobs[i], masks[i][si], nreqs[i][si], -1, draw); err != nil {
+			if _, err := x.submit(&p, &jobs[i], masks[i][si], 1, nreqs[i][si], -1, draw); err != nil {
 				return finish(err)
 			}
 		}
-		emit(&p, s+"-subsystem")
+		emit(&p)
 	}
 
-	// Expanding levels: each job moves on while it matches.
+	// Expanding levels: each job moves on while it matches. subs counts
+	// the subsystems of each level's request (compiler-version adds to the
+	// compiler subsystem): 1, 2, 2, 3.
 	levels := make([]pair, len(rep.Order))
+	subs := make([]int, len(rep.Order))
+	for li := range rep.Order {
+		subs[li] = subsystemCount(requirements(&matcher.BuildJob{}, rep.Order[:li+1]...))
+		levels[li].name = strings.Join(rep.Order[:li+1], "-")
+	}
 	alive := make([]bool, len(jobs))
 	cur := newBitset(x.nC)
 	for i := range jobs {
@@ -429,27 +453,22 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 		for li := range rep.Order {
 			masks[i][li].and(cur, cur)
 			nreq += nreqs[i][li]
-			ok, err := x.submit(&levels[li], &jobs[i], cur, nreq, -1, draw)
+			ok, err := x.submit(&levels[li], &jobs[i], cur, subs[li], nreq, -1, draw)
 			if err != nil {
 				return finish(err)
 			}
 			if !ok {
-				at := subsystemCount(requirements(&jobs[i], rep.Order[:li+1]...))
+				at := subs[li]
 				levels[li].stopped(at, 3)
 				rep.UnmatchedAt[jobs[i].Name] = at
+				rep.MaxPercentMatched[jobs[i].Name] = float64(at) / 3
 				alive[i] = false
 				break
 			}
 		}
 	}
-	name := ""
-	for li, s := range rep.Order {
-		if name == "" {
-			name = s
-		} else {
-			name += "-" + s
-		}
-		emit(&levels[li], name)
+	for li := range levels {
+		emit(&levels[li])
 	}
 
 	// Constraint levels.
@@ -478,7 +497,10 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 			index[cl] = c
 		}
 		consume := !replacement && cfg.Mode != Published
-		var p pair
+		p := pair{name: "constraint-with-replacement"}
+		if !replacement {
+			p.name = "constraint-without-replacement"
+		}
 		all4 := rep.Order
 		for i := range jobs {
 			if !alive[i] {
@@ -503,23 +525,18 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 				p.countStats(m.count(), x.nC)
 				p.e.jobs++
 				p.d.jobs++
-				p.e.unmatched++
-				p.d.unmatched++
+				x.unmatched(&p, j, m.count(), subs[len(subs)-1])
 				continue
 			}
 			c := index[chosen[0]]
-			if _, err := x.submit(&p, j, m, nreq, c, draw); err != nil {
+			if _, err := x.submit(&p, j, m, subs[len(subs)-1], nreq, c, draw); err != nil {
 				return finish(err)
 			}
 			if consume {
 				cls[c].State[matcher.DefaultFreeKey] = max(0, cls[c].State[matcher.DefaultFreeKey]-float64(cfg.NodesPerJob))
 			}
 		}
-		if replacement {
-			emit(&p, "constraint-with-replacement")
-		} else {
-			emit(&p, "constraint-without-replacement")
-		}
+		emit(&p)
 	}
 	return finish(nil)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -33,6 +34,9 @@ type VersionConfig struct {
 	ScoreAs string
 	// Progress, when set, receives one line per level.
 	Progress io.Writer
+	// Record, when set, is called with every submission's scores, in the
+	// order of submission.
+	Record func(Submission)
 }
 
 // UniqueVersionJobs drops jobs without dependencies and jobs whose set of
@@ -110,6 +114,7 @@ type vexp struct {
 	score     []bitset
 	matchB    matcher.Bounds
 	scoreB    matcher.Bounds
+	names     []string // cluster names, in index order
 	checks    int64
 	evaluated int64
 }
@@ -153,7 +158,8 @@ func (x *vexp) prepare(j *VersionJob) *vjob {
 }
 
 // submit scores one submission whose matched clusters are m, as job sj, in
-// both modes. It reports whether any cluster matched.
+// both modes, with nreq subsystems in the request. It reports whether any
+// cluster matched.
 func (x *vexp) submit(p *pair, sj *vjob, m bitset, nreq int, stats bool, draw func(int) int) bool {
 	k := m.count()
 	p.e.jobs++
@@ -162,9 +168,15 @@ func (x *vexp) submit(p *pair, sj *vjob, m bitset, nreq int, stats bool, draw fu
 	if stats {
 		p.countStats(k, x.nC)
 	}
+	rec := Submission{Level: p.name, Job: sj.job.Name, Package: sj.job.Package, Subsystems: nreq, JobSubsystems: sj.n,
+		Matched: k, Clusters: x.nC, BuildSuccess: math.NaN(), DrawnBuildSuccess: math.NaN(), MarginalScore: math.NaN(),
+		DrawnMarginalScore: math.NaN(), Runtime: math.NaN(), DrawnRuntime: math.NaN(), Cost: math.NaN(), DrawnCost: math.NaN()}
 	if k == 0 {
 		p.e.unmatched++
 		p.d.unmatched++
+		if x.cfg.Record != nil {
+			x.cfg.Record(rec)
+		}
 		return false
 	}
 	n := int32(sj.n)
@@ -198,6 +210,12 @@ func (x *vexp) submit(p *pair, sj *vjob, m bitset, nreq int, stats bool, draw fu
 	p.d.bs.add(b, b)
 	p.d.marg.add(pf/nf, pf*pf/(nf*nf))
 	p.d.correct.add(pf, pf*pf)
+	if x.cfg.Record != nil {
+		rec.Cluster = x.names[c]
+		rec.BuildSuccess, rec.DrawnBuildSuccess = sb/kf, b
+		rec.MarginalScore, rec.DrawnMarginalScore = sm/kf, pf/nf
+		x.cfg.Record(rec)
+	}
 	return true
 }
 
@@ -225,6 +243,7 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 	cls := make([]matcher.Cluster, len(clusters))
 	for i, c := range clusters {
 		cls[i] = c.Cluster()
+		x.names = append(x.names, c.Name)
 		for s := range c.Versions {
 			subset[s] = true
 		}
@@ -253,7 +272,7 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
 	rep := &Report{Experiment: "reliabuild", Mode: cfg.Mode, Bounds: x.scoreB, Seed: cfg.Seed, Order: order,
-		UnmatchedAt: map[string]int{}}
+		UnmatchedAt: map[string]int{}, MaxPercentMatched: map[string]float64{}}
 	if cfg.Mode == Published {
 		rep.Bounds = matcher.Exclusive
 	}
@@ -275,20 +294,20 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 	}
 
 	// Level none: no metadata, every cluster matches.
-	var none pair
+	none := pair{name: "none"}
 	all := fullBitset(x.nC)
 	for _, j := range jobs {
 		none.countStats(x.nC, x.nC)
 		x.submit(&none, j, all, 0, false, draw)
 	}
-	rep.Levels = append(rep.Levels, none.level("none"))
+	rep.Levels = append(rep.Levels, none.level())
 	progress(rep.Levels[len(rep.Levels)-1])
 	if err := ctx.Err(); err != nil {
 		return finish(err)
 	}
 
 	// Level single-subsystem.
-	var single pair
+	single := pair{name: "single-subsystem"}
 	if cfg.Mode == Published {
 		scoreAs, err := x.scoreAsJob(w, cfg.ScoreAs)
 		if err != nil {
@@ -325,14 +344,14 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 			}
 		}
 	}
-	rep.Levels = append(rep.Levels, single.level("single-subsystem"))
+	rep.Levels = append(rep.Levels, single.level())
 	progress(rep.Levels[len(rep.Levels)-1])
 	if err := ctx.Err(); err != nil {
 		return finish(err)
 	}
 
 	// Level expanded-subsystems.
-	var exp pair
+	exp := pair{name: "expanded-subsystems"}
 	type edge struct{ parent, rid int32 }
 	trie := map[edge]int32{}
 	var seenNode []bool
@@ -372,11 +391,12 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 			if !x.submit(&exp, j, cur, added, false, draw) {
 				exp.stopped(added, j.n)
 				rep.UnmatchedAt[j.job.Name] = added
+				rep.MaxPercentMatched[j.job.Name] = float64(added) / float64(j.n)
 				break
 			}
 		}
 	}
-	rep.Levels = append(rep.Levels, exp.level("expanded-subsystems"))
+	rep.Levels = append(rep.Levels, exp.level())
 	progress(rep.Levels[len(rep.Levels)-1])
 	return finish(nil)
 }
