@@ -12,7 +12,7 @@ import (
 // are the report's unmatched_at and max_percent_matched.
 func TestRecord(t *testing.T) {
 	type sums struct {
-		n, unmatched                             int
+		n, unmatched                               int
 		bs, dbs, marg, dmarg, rt, drt, cost, dcost float64
 	}
 	check := func(t *testing.T, rep *Report, got map[string]*sums, stops map[string]Submission, marginal, costs bool) {
