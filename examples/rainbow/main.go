@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -27,7 +28,6 @@ import (
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/matcher"
 	"github.com/crosscluster/crosscluster/matcher/experiment"
-	cplot "github.com/crosscluster/crosscluster/plot"
 )
 
 func main() {
@@ -81,27 +81,48 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 			return err
 		}
 		start := time.Now()
+		jb, err := newJobs(filepath.Join(dir, "jobs.csv"))
+		if err != nil {
+			return err
+		}
 		var rep *experiment.Report
 		if e == "reliabuild" {
-			rep, err = runVersions(ctx, dir, data, b, mode, seed)
+			rep, err = runVersions(ctx, dir, data, b, mode, seed, jb.record)
 		} else {
-			rep, err = runBuilds(ctx, dir, data, b, mode, model, seed)
+			rep, err = runBuilds(ctx, dir, data, b, mode, model, seed, jb.record)
+		}
+		if cerr := jb.close(); err == nil {
+			err = cerr
 		}
 		if err != nil {
 			return err
 		}
 		fmt.Printf("%s: %d levels in %s (%d requirement checks answered, %d evaluated)\n",
 			e, len(rep.Levels), time.Since(start).Round(time.Millisecond), rep.Checks, rep.Evaluated)
-		if err := write(dir, rep); err != nil {
+		var pub *experiment.Report
+		if data != "" {
+			pub, err = experiment.LoadPublished(filepath.Join(data, e))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		if err := writeScores(dir, rep); err != nil {
 			return err
 		}
-		fmt.Printf("%s: wrote scores.json, scores.csv and plots to %s\n", e, dir)
+		if err := figures(dir, rep, pub, jb); err != nil {
+			return err
+		}
+		what := "ours"
+		if pub != nil {
+			what = "published beside ours"
+		}
+		fmt.Printf("%s: wrote scores.json, scores.csv, jobs.csv and the published experiment's figures (%s) to %s\n", e, what, dir)
 	}
 	return nil
 }
 
-func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, seed uint64) (*experiment.Report, error) {
-	cfg := experiment.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr}
+func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
+	cfg := experiment.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr, Record: record}
 	var w *experiment.VersionWorld
 	if data == "" {
 		fmt.Println("reliabuild: generating a synthetic world (100 clusters, 219 subsystems, 1602 jobs)")
@@ -162,7 +183,7 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode e
 	return experiment.RunVersions(ctx, w, cfg)
 }
 
-func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, model string, seed uint64) (*experiment.Report, error) {
+func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, model string, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
 	var w *experiment.BuildWorld
 	if data == "" {
 		fmt.Println("spack-build: generating a synthetic world (100 clusters, 171 packages, 31622 builds)")
@@ -182,7 +203,7 @@ func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode exp
 			return nil, err
 		}
 	}
-	cfg := experiment.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr}
+	cfg := experiment.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr, Record: record}
 	if model == "linear" {
 		lin, err := matcher.FitLinear(w.Samples(), true)
 		if err != nil {
@@ -380,7 +401,8 @@ func readJobFiles(ctx context.Context, files []string) (map[string][]experiment.
 	return out, nil
 }
 
-func write(dir string, rep *experiment.Report) error {
+// writeScores writes scores.json and scores.csv.
+func writeScores(dir string, rep *experiment.Report) error {
 	f, err := os.Create(filepath.Join(dir, "scores.json"))
 	if err != nil {
 		return err
@@ -392,58 +414,7 @@ func write(dir string, rep *experiment.Report) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := writeCSV(filepath.Join(dir, "scores.csv"), rep); err != nil {
-		return err
-	}
-	names := make([]string, len(rep.Levels))
-	for i, l := range rep.Levels {
-		names[i] = l.Name
-	}
-	nC := 0.0
-	if len(rep.Levels) > 0 {
-		e := rep.Levels[0].Expected
-		nC = e.MatchedClusters.Mean + e.MismatchedClusters.Mean
-	}
-	// Each figure shows the expected value (exact over the random choice of
-	// cluster) with ±1 standard error of a single seeded draw, and the
-	// seeded draw itself.
-	type fig struct {
-		file, title, y string
-		counts         bool
-		val            func(experiment.Scores) (v, se float64)
-	}
-	figs := []fig{
-		{"build-success.png", "Build success", "mean build success", false, func(s experiment.Scores) (float64, float64) { return s.BuildSuccess.Mean, s.BuildSuccess.SE }},
-		{"percent-matched.png", "Clusters matched per job", "percent of clusters", false, func(s experiment.Scores) (float64, float64) {
-			return 100 * s.MatchedClusters.Mean / nC, 100 * s.MatchedClusters.SE / nC
-		}},
-		{"count-unmatched.png", "Unmatched submissions", "submissions", true, func(s experiment.Scores) (float64, float64) { return float64(s.Unmatched), 0 }},
-	}
-	if rep.Experiment == "reliabuild" {
-		figs = append(figs, fig{"marginal-score.png", "Marginal score", "share of dependency ranges met", false,
-			func(s experiment.Scores) (float64, float64) { return s.MarginalScore.Mean, s.MarginalScore.SE }})
-	} else {
-		figs = append(figs,
-			fig{"additional-runtime.png", "Additional runtime", "hours (total)", false, func(s experiment.Scores) (float64, float64) {
-				return s.AdditionalRuntime.Value / 3600, s.AdditionalRuntime.SE / 3600
-			}},
-			fig{"additional-cost.png", "Additional cost", "dollars (total)", false, func(s experiment.Scores) (float64, float64) {
-				return s.AdditionalCost.Value, s.AdditionalCost.SE
-			}})
-	}
-	for _, fg := range figs {
-		exp := cplot.BarSeries{Name: "expected (±1 SE of a draw)", Values: make([]float64, len(rep.Levels)), Err: make([]float64, len(rep.Levels))}
-		drw := cplot.BarSeries{Name: "seeded draw", Values: make([]float64, len(rep.Levels))}
-		for i, l := range rep.Levels {
-			exp.Values[i], exp.Err[i] = fg.val(l.Expected)
-			drw.Values[i], _ = fg.val(l.Drawn)
-		}
-		title := rep.Experiment + ": " + fg.title + " (" + rep.Mode.String() + ")"
-		if err := cplot.Bars(filepath.Join(dir, fg.file), title, fg.y, names, []cplot.BarSeries{exp, drw}, fg.counts); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeCSV(filepath.Join(dir, "scores.csv"), rep)
 }
 
 func writeCSV(path string, rep *experiment.Report) error {
