@@ -180,7 +180,7 @@ func TestLoaderErrors(t *testing.T) {
 		{"missing package", readVJ, "- name: a\n  resources: {}\n", matcher.ErrSchema, "[0]", 1},
 		{"range not a map", readVJ, "- name: a\n  package: b\n  resources:\n    m4: 3\n", matcher.ErrSchema, "[0].resources.m4", 4},
 		{"missing min", readVJ, "- name: a\n  package: b\n  resources:\n    m4:\n      max: 2\n", matcher.ErrSchema, "[0].resources.m4", 5},
-		{"features json syntax", readVC, "{\"red\": {\"m4\": \"1.4\",}}", matcher.ErrSyntax, "red", 1},
+		{"features json syntax", readVC, "{\"red\": {\"m4\": \"1.4\",}}", matcher.ErrSyntax, "", 1},
 		{"features value type", readVC, `{"red": {"m4": ["1.4"]}}`, matcher.ErrSchema, "red.m4", 0},
 		{"build features missing cost", readBC, `{"red": {"memory": 1, "arch": "a", "compiler": "gcc", "compiler_version": "1"}}`, matcher.ErrSchema, "red.cost_per_node_hour", 0},
 	}

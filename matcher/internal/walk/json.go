@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -39,77 +40,145 @@ func (w JSON) Decode(r io.Reader) (any, error) {
 	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
-	v, err := w.value(d, b, "", 0)
-	if err != nil {
-		return nil, err
-	}
-	if tok, err := d.Token(); err != io.EOF {
-		if err != nil {
-			return nil, w.syntax(d, b, "", err)
+	var v any
+	if err := d.Decode(&v); err != nil {
+		off := d.InputOffset()
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			off = se.Offset
 		}
-		return nil, w.mk(w.file, "", lineAt(b, d.InputOffset()), fmt.Errorf("%w: %v after the document", ErrSyntax, tok))
+		return nil, w.mk(w.file, "", lineAt(b, off), fmt.Errorf("%w: %v", ErrSyntax, err))
+	}
+	if rest := bytes.TrimLeft(b[d.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, w.mk(w.file, "", lineAt(b, int64(len(b)-len(rest))), fmt.Errorf("%w: %q after the document", ErrSyntax, rest[:min(len(rest), 16)]))
+	}
+	// encoding/json has just checked the syntax, so this pass over the
+	// bytes (a few milliseconds for the largest rainbow file, where
+	// decoding token by token took several times as long) only tracks
+	// nesting and keys.
+	if err := w.checkKeys(b); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
 
-// value decodes the next value at path.
-func (w JSON) value(d *json.Decoder, b []byte, path string, depth int) (any, error) {
-	tok, err := d.Token()
-	if err != nil {
-		return nil, w.syntax(d, b, path, err)
-	}
-	delim, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil // string, json.Number, bool or nil
-	}
-	if depth >= MaxDepth {
-		return nil, w.mk(w.file, path, lineAt(b, d.InputOffset()), fmt.Errorf("%w: nested more than %d deep", ErrTooComplex, MaxDepth))
-	}
-	if delim == '[' {
-		l := []any{}
-		for i := 0; d.More(); i++ {
-			v, err := w.value(d, b, Idx(path, i), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			l = append(l, v)
-		}
-		_, err := d.Token() // ']'
-		return l, w.syntax(d, b, path, err)
-	}
-	m := map[string]any{}
-	for d.More() {
-		kt, err := d.Token()
-		if err != nil {
-			return nil, w.syntax(d, b, path, err)
-		}
-		k, _ := kt.(string) // inside an object, Token returns keys as strings
-		kp := Dot(path, k)
-		if _, dup := m[k]; dup {
-			return nil, w.mk(w.file, kp, lineAt(b, d.InputOffset()), fmt.Errorf("%w: duplicate key %q", ErrSchema, k))
-		}
-		if m[k], err = w.value(d, b, kp, depth+1); err != nil {
-			return nil, err
-		}
-	}
-	_, err = d.Token() // '}'
-	return m, w.syntax(d, b, path, err)
+// jframe is one open object or array of checkKeys.
+type jframe struct {
+	obj  bool
+	idx  int    // elements seen (arrays)
+	key  []byte // the current key, raw (objects)
+	keys []jkey // every key (objects)
 }
 
-// syntax wraps a decoder error in ErrSyntax with its line; nil stays nil.
-func (w JSON) syntax(d *json.Decoder, b []byte, path string, err error) error {
-	if err == nil {
-		return nil
+// jkey is an object key, unescaped where escaped, and its offset.
+type jkey struct {
+	k   []byte
+	off int
+}
+
+// checkKeys walks valid JSON b and refuses an object with a repeated key
+// or nesting deeper than MaxDepth, naming the path and line.
+func (w JSON) checkKeys(b []byte) error {
+	var stack []*jframe
+	pool := []*jframe{}
+	path := func() string {
+		p := ""
+		for _, f := range stack {
+			if f.obj {
+				p = Dot(p, string(f.key))
+			} else {
+				p = Idx(p, f.idx)
+			}
+		}
+		return p
 	}
-	off := d.InputOffset()
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset
+	expectKey := false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '{', '[':
+			if len(stack) >= MaxDepth {
+				return w.mk(w.file, path(), lineAt(b, int64(i)), fmt.Errorf("%w: nested more than %d deep", ErrTooComplex, MaxDepth))
+			}
+			var f *jframe
+			if n := len(pool); n > len(stack) {
+				f = pool[len(stack)]
+			} else {
+				f = &jframe{}
+				pool = append(pool, f)
+			}
+			*f = jframe{obj: c == '{', keys: f.keys[:0]}
+			stack = append(stack, f)
+			expectKey = c == '{'
+		case '}', ']':
+			if f := stack[len(stack)-1]; f.obj {
+				if k, ok := duplicate(f.keys); ok {
+					f.key = k.k
+					return w.mk(w.file, path(), lineAt(b, int64(k.off)), fmt.Errorf("%w: duplicate key %q", ErrSchema, k.k))
+				}
+			}
+			stack = stack[:len(stack)-1]
+			expectKey = false
+		case ',':
+			f := stack[len(stack)-1]
+			if f.obj {
+				expectKey = true
+			} else {
+				f.idx++
+			}
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if expectKey {
+				k := b[i+1 : j]
+				if escaped {
+					var s string
+					if err := json.Unmarshal(b[i:j+1], &s); err == nil {
+						k = []byte(s)
+					}
+				}
+				f := stack[len(stack)-1]
+				f.key = k
+				f.keys = append(f.keys, jkey{k, i})
+				expectKey = false
+			}
+			i = j
+		}
 	}
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
+	return nil
+}
+
+// duplicate returns the later of two equal keys. Small objects are
+// compared pairwise; large ones (a cluster-features.json cluster has 219
+// keys) sorted, which reorders keys but allocates nothing.
+func duplicate(keys []jkey) (jkey, bool) {
+	if len(keys) <= 32 {
+		for j := 1; j < len(keys); j++ {
+			for i := range j {
+				if bytes.Equal(keys[i].k, keys[j].k) {
+					return keys[j], true
+				}
+			}
+		}
+		return jkey{}, false
 	}
-	return w.mk(w.file, path, lineAt(b, off), fmt.Errorf("%w: %v", ErrSyntax, err))
+	slices.SortFunc(keys, func(a, b jkey) int {
+		if c := bytes.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return a.off - b.off
+	})
+	for j := 1; j < len(keys); j++ {
+		if bytes.Equal(keys[j-1].k, keys[j].k) {
+			return keys[j], true
+		}
+	}
+	return jkey{}, false
 }
 
 // lineAt is the 1-based line of byte offset off in b.

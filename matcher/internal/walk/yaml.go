@@ -142,7 +142,7 @@ func (w YAML) Mapping(n *yaml.Node, path string) ([][2]*yaml.Node, error) {
 // refuses them only when decoding into a map or struct), and a walk that
 // takes the first would silently drop the second.
 func duplicateKey(m [][2]*yaml.Node) (first, dup int) {
-	if len(m) <= 8 {
+	if len(m) <= 32 {
 		for j := 1; j < len(m); j++ {
 			for i := range j {
 				if m[i][0].Value == m[j][0].Value {
