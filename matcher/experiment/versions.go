@@ -252,8 +252,11 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 	if x.matchP, err = matcher.NewPool(cls, matcher.Rules{Bounds: x.matchB}); err != nil {
 		return nil, err
 	}
-	if x.scoreP, err = matcher.NewPool(cls, matcher.Rules{Bounds: x.scoreB}); err != nil {
-		return nil, err
+	x.scoreP = x.matchP
+	if x.scoreB != x.matchB {
+		if x.scoreP, err = matcher.NewPool(cls, matcher.Rules{Bounds: x.scoreB}); err != nil {
+			return nil, err
+		}
 	}
 	uniq, _ := UniqueVersionJobs(w.Jobs)
 	for _, j := range uniq {
