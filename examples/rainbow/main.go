@@ -1,7 +1,10 @@
 // Command rainbow reproduces the rainbow scheduler's two simulation
-// experiments (version ranges, "reliabuild", and spack builds) with package
-// matcher, on built-in synthetic worlds or on the published data, and writes
-// scores.json, scores.csv and PNG plots per experiment.
+// experiments (version ranges, "reliabuild", and spack builds) with packages
+// matcher and matcher/experiment, on built-in synthetic worlds or on the
+// published data, and writes per experiment scores.json, scores.csv, jobs.csv
+// (one row per submission) and the published experiments' figures, drawn as
+// their plot-results.py scripts drew them, with the published values beside
+// ours when -data holds them.
 //
 //	go run ./examples/rainbow -out out/rainbow
 //	go run ./examples/rainbow -data ../shared/testdata/rainbow -experiment spack-build -out out/sb
