@@ -7,7 +7,8 @@
 //     fits a source-vs-target domain classifier and reports AUC, propensity-band
 //     coverage and per-feature KS, on numerics from [github.com/crosscluster/crosscluster/stats].
 //   - Scheduler matching and simulation: [github.com/crosscluster/crosscluster/matcher]
-//     models rainbow's clusters, subsystems and jobspecs and reproduces its simulation experiments.
+//     models rainbow's clusters, subsystems and jobspecs;
+//     [github.com/crosscluster/crosscluster/matcher/experiment] reproduces its simulation experiments.
 //   - Held-job decisions from HTCondor event logs: [github.com/crosscluster/crosscluster/eventlog]
 //     reads user and global event logs and builds held-job tensors;
 //     [github.com/crosscluster/crosscluster/lstm] trains the release-or-remove classifier.

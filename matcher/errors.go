@@ -3,16 +3,18 @@ package matcher
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
+
+	"github.com/crosscluster/crosscluster/matcher/internal/walk"
 )
 
 // Sentinel errors wrapped by the errors this package returns.
 var (
 	// ErrSyntax: the bytes are not valid JSON or YAML.
-	ErrSyntax = errors.New("matcher: syntax error")
-	// ErrSchema: valid JSON or YAML of the wrong shape (missing key, wrong type).
-	ErrSchema = errors.New("matcher: unexpected structure")
+	ErrSyntax = walk.ErrSyntax
+	// ErrSchema: valid JSON or YAML of the wrong shape (missing key, wrong
+	// type, unknown or duplicate key).
+	ErrSchema = walk.ErrSchema
 	// ErrVersion: a version string that does not parse.
 	ErrVersion = errors.New("matcher: invalid version")
 	// ErrUnknownSubsystem: a job names a subsystem no cluster provides.
@@ -25,15 +27,15 @@ var (
 	// ErrUnknownPackage: a runtime model has no data for a job's package.
 	ErrUnknownPackage = errors.New("matcher: no runtime model for package")
 	// ErrTooLarge: a document longer than MaxDocumentBytes.
-	ErrTooLarge = errors.New("matcher: document too large")
+	ErrTooLarge = walk.ErrTooLarge
 	// ErrTooComplex: a YAML document whose aliases expand to more nodes
 	// than the work limit allows (see MaxExpansion).
-	ErrTooComplex = errors.New("matcher: document expands too far")
+	ErrTooComplex = walk.ErrTooComplex
 )
 
 // MaxDocumentBytes caps every document the readers accept (16 MiB; the
 // largest rainbow input is a few hundred KB).
-const MaxDocumentBytes = 16 << 20
+const MaxDocumentBytes = walk.MaxBytes
 
 // MaxExpansion bounds the work YAML aliases can cause: a reader visits at
 // most MaxExpansion times as many nodes as the document holds, and at least
@@ -41,19 +43,7 @@ const MaxDocumentBytes = 16 << 20
 // size). A 1 KB document whose aliases fan out 10 ways over 10 levels
 // (10¹⁰ nodes when expanded) is refused with ErrTooComplex in about a
 // millisecond.
-const MaxExpansion = 16
-
-// readDoc reads a whole document of at most MaxDocumentBytes.
-func readDoc(r io.Reader, file string) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxDocumentBytes+1))
-	if err != nil {
-		return nil, &ParseError{File: file, Err: err}
-	}
-	if len(b) > MaxDocumentBytes {
-		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxDocumentBytes)}
-	}
-	return b, nil
-}
+const MaxExpansion = walk.MaxExpansion
 
 // ParseError reports malformed input: the file, the path inside it (JSON
 // pointer-like, "graph.nodes.amrex1.metadata.version" or "[3].resources.m4.min")
@@ -78,9 +68,14 @@ func (e *ParseError) Error() string {
 	if e.Path != "" {
 		s += " at " + e.Path
 	}
-	// The sentinels carry the package prefix for use on their own; here
+	// Some sentinels carry the package prefix for use on their own; here
 	// it is said once.
 	return s + ": " + strings.TrimPrefix(e.Err.Error(), "matcher: ")
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// parseError is the walk.ErrorFunc of this package's readers.
+func parseError(file, path string, line int, err error) error {
+	return &ParseError{File: file, Path: path, Line: line, Err: err}
+}

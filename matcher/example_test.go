@@ -1,7 +1,6 @@
 package matcher_test
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/crosscluster/crosscluster/matcher"
@@ -93,31 +92,4 @@ func ExampleNewConstraint() {
 	// [b c] -> [b]
 	// [c] -> [c]
 	// [] -> []
-}
-
-func ExampleRunVersions() {
-	w := &matcher.VersionWorld{
-		Clusters: []matcher.VersionCluster{
-			{Name: "c1", Versions: map[string]string{"m4": "1.4.19", "zlib": "1.2.11"}},
-			{Name: "c2", Versions: map[string]string{"m4": "1.4.18", "zlib": "1.2.13"}},
-		},
-		Jobs: []matcher.VersionJob{
-			{Name: "j1", Package: "xz", Ranges: []matcher.DepRange{{"m4", "1.4.19", "1.4.20"}, {"zlib", "1.2.0", "1.3.0"}}},
-			{Name: "j2", Package: "xz", Ranges: []matcher.DepRange{{"m4", "1.4.0", "1.4.18"}, {"zlib", "1.2.12", "1.3.0"}}},
-		},
-	}
-	rep, err := matcher.RunVersions(context.Background(), w, matcher.VersionConfig{Order: []string{"m4", "zlib"}, Seed: 1})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, l := range rep.Levels {
-		e := l.Expected
-		fmt.Printf("%-20s jobs %d  build success %.2f ± %.2f  matched clusters %.1f\n",
-			l.Name, e.Jobs, e.BuildSuccess.Mean, e.BuildSuccess.SE, e.MatchedClusters.Mean)
-	}
-	// Output:
-	// none                 jobs 2  build success 0.50 ± 0.35  matched clusters 2.0
-	// single-subsystem     jobs 4  build success 0.88 ± 0.12  matched clusters 1.2
-	// expanded-subsystems  jobs 4  build success 1.00 ± 0.00  matched clusters 1.0
 }

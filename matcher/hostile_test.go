@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // aliasBomb returns a jobspec of about 1 KB whose "with" lists fan out
@@ -16,10 +14,12 @@ import (
 // expanded.
 func aliasBomb() string {
 	var b strings.Builder
-	b.WriteString("version: 1\na0: &a0 {type: core, count: 1}\n")
+	// The anchors sit under attributes.user, which is free-form, so that
+	// the document is a valid jobspec but for its size when expanded.
+	b.WriteString("version: 1\nattributes:\n user:\n  a0: &a0 {type: core, count: 1}\n")
 	for i := 1; i <= 10; i++ {
-		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10), ", ")
-		fmt.Fprintf(&b, "a%d: &a%d {type: slot, count: 1, with: [%s]}\n", i, i, refs)
+		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d,", i-1), 10), ",")
+		fmt.Fprintf(&b, "  a%d: &a%d {type: slot, count: 1, with: [%s]}\n", i, i, refs)
 	}
 	b.WriteString("resources:\n  - *a10\n")
 	return b.String()
@@ -51,23 +51,14 @@ func TestAliasBomb(t *testing.T) {
 	if !raceEnabled && best > 10*time.Millisecond {
 		t.Errorf("refusing the bomb took %v, want < 10 ms", best)
 	}
-	w := newWalk("bomb.yaml")
-	root, err := w.parse([]byte(bomb))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var j Job
-	_ = w.counts(deref(get(mustMapping(t, w, root), "resources")).Content[0], "resources[0]", 1, &j)
-	if w.budget.used > w.budget.limit+64 {
-		t.Errorf("the walk visited %d nodes, over its limit %d", w.budget.used, w.budget.limit)
-	}
 	// The same shape with 3-way fan-out over 3 levels (27 cores) is fine.
-	small := strings.Replace(strings.Split(bomb, "a4:")[0], "version: 1\n", "", 1)
-	small = strings.ReplaceAll(small, "*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0", "*a0, *a0, *a0")
-	small = strings.ReplaceAll(small, "*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1", "*a1, *a1, *a1")
-	small = strings.ReplaceAll(small, "*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2", "*a2, *a2, *a2")
+	small := strings.Split(bomb, "  a4:")[0]
+	for i := range 3 {
+		a := fmt.Sprintf("*a%d,", i)
+		small = strings.ReplaceAll(small, strings.Repeat(a, 9)+a[:len(a)-1], strings.Repeat(a, 2)+a[:len(a)-1])
+	}
 	small += "resources:\n  - *a3\n"
-	j, err = ReadJobspec(strings.NewReader(small), "small.yaml")
+	j, err := ReadJobspec(strings.NewReader(small), "small.yaml")
 	if err != nil || j.Cores != 27 {
 		t.Errorf("3×3×3 aliases: cores %d, err %v; want 27", j.Cores, err)
 	}
@@ -174,11 +165,159 @@ func TestNestedRequiresAndTypos(t *testing.T) {
 	}
 }
 
-func mustMapping(t *testing.T, w ywalk, n *yaml.Node) [][2]*yaml.Node {
+// TestJobspecUnknownKeys: a typo at any level of a jobspec is refused with
+// its path, its line and the nearest known key, instead of silently
+// dropping what it meant (issue 16: "reosurces" gave a job with no
+// resources, "mtach" a confusing "range needs min or max").
+func TestJobspecUnknownKeys(t *testing.T) {
+	base := `version: 1
+resources:
+- type: node
+  count: 1
+  requires:
+  - name: io
+    field: type
+    match: shm
+task:
+  command: [x]
+  resources:
+    spack:
+      range:
+      - field: version
+        min: "0.5"
+      match:
+      - field: value
+        value: y
+attributes:
+  parameter:
+    seconds_per_gb: 2
+`
+	if _, err := ReadJobspec(strings.NewReader(base), "ok.yaml"); err != nil {
+		t.Fatalf("the unedited jobspec: %v", err)
+	}
+	for _, tc := range []struct {
+		from, to, path, suggest string
+		line                    int
+	}{
+		{"resources:\n- type", "reosurces:\n- type", "reosurces", "resources", 2},
+		{"task:\n", "taks:\n", "taks", "task", 9},
+		{"  command:", "  comand:", "task.comand", "command", 10},
+		{"    match: shm", "    mtach: shm", "resources[0].requires[0].mtach", "match", 8},
+		{"      range:", "      rnage:", "task.resources.spack.rnage", "range", 13},
+		{"        min:", "        mni:", "task.resources.spack.range[0].mni", "min", 15},
+		{"        value: y", "        vlaue: y", "task.resources.spack.match[0].vlaue", "value", 18},
+		{"  parameter:", "  paramter:", "attributes.paramter", "parameter", 20},
+	} {
+		doc := strings.Replace(base, tc.from, tc.to, 1)
+		if doc == base {
+			t.Fatalf("%s: the edit did not apply", tc.path)
+		}
+		_, err := ReadJobspec(strings.NewReader(doc), "typo.yaml")
+		var pe *ParseError
+		if !errors.Is(err, ErrSchema) || !errors.As(err, &pe) || pe.Path != tc.path || pe.Line != tc.line ||
+			!strings.Contains(err.Error(), fmt.Sprintf("did you mean %q", tc.suggest)) {
+			t.Errorf("%s: %v; want ErrSchema at %s line %d suggesting %q", tc.path, err, tc.path, tc.line, tc.suggest)
+		}
+	}
+}
+
+// TestDuplicateKeys: a key given twice is refused where the second one
+// stands (yaml.v3 and encoding/json both keep one of them silently).
+func TestDuplicateKeys(t *testing.T) {
+	_, err := ReadJobspec(strings.NewReader("resources:\n- type: node\n  count: 1\n  count: 2\n"), "dup.yaml")
+	var pe *ParseError
+	if !errors.Is(err, ErrSchema) || !errors.As(err, &pe) || pe.Path != "resources[0].count" || pe.Line != 4 ||
+		!strings.Contains(err.Error(), "first on line 3") {
+		t.Errorf("YAML: %v; want ErrSchema at resources[0].count line 4 naming line 3", err)
+	}
+	jgf := `{"graph": {"nodes": {"0": {"metadata": {"type": "cluster", "basename": "c"}},
+  "1": {"metadata": {"type": "node"}},
+  "1": {"metadata": {"type": "node"}}},
+  "edges": [{"source": "0", "target": "1", "relation": "contains"}]}}`
+	_, err = ReadCluster(strings.NewReader(jgf), "dup.json")
+	if !errors.Is(err, ErrSchema) || !errors.As(err, &pe) || pe.Path != "graph.nodes.1" || pe.Line != 3 {
+		t.Errorf("JGF: %v; want ErrSchema at graph.nodes.1 line 3", err)
+	}
+}
+
+// TestJSONBounds: nesting beyond walk.MaxDepth is refused with the path
+// where it went too deep, and so is anything after the document.
+func TestJSONBounds(t *testing.T) {
+	deep := `{"graph": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`
+	_, err := ReadCluster(strings.NewReader(deep), "deep.json")
+	var pe *ParseError
+	if !errors.Is(err, ErrTooComplex) || !errors.As(err, &pe) || !strings.HasPrefix(pe.Path, "graph[0][0]") {
+		t.Errorf("deep: %v; want ErrTooComplex at graph[0][0]...", err)
+	}
+	_, err = ReadCluster(strings.NewReader(`{"graph": {"nodes": {}}} {"x": 1}`), "two.json")
+	if !errors.Is(err, ErrSyntax) {
+		t.Errorf("trailing document: %v; want ErrSyntax", err)
+	}
+}
+
+// TestRainbowExamples reads the four jobspecs of rainbow's own
+// docs/examples (converged-computing/rainbow; quoted whole) and matches
+// them against clusters that do and do not provide what they require. The
+// current form's requires sit under a resource group, and are honoured
+// there.
+func TestRainbowExamples(t *testing.T) {
+	examples := map[string]string{
+		// docs/examples/match-algorithms/range/jobspec-valid-range.yaml
+		"valid-range": "version: 1\nresources:\n- count: 2\n  type: node\n  with:\n  - count: 1\n    label: default\n    type: slot\n    with:\n    - count: 2\n      type: core\ntask:\n  command:\n  - ior\n  slot: default\n  count:\n    per_slot: 1\n  resources:\n    spack:\n      range:\n      - field: version\n        min: \"0.5.1\"\n        max: \"0.5.5\"",
+		// docs/examples/match-algorithms/range/jobspec-invalid-range.yaml
+		"invalid-range": "version: 1\nresources:\n  spack:\n    replicas: 2\n    type: node\n    requires:\n    - name: spack\n      field: version       \n      min: \"0.7.1\"\n      max: \"0.7.5\"\n\n    with:\n    - count: 2\n      type: core\n\ntasks:\n  - command: [ior]\n    resources: spack",
+		// docs/examples/scheduler/jobspec-io.yaml
+		"io": "version: 1\nresources:\n  ior:\n    type: node\n    replicas: 1\n    requires:\n    - name: io\n      match: shm\n      field: type\n    with:\n    - count: 2\n      type: core\ntask:\n  command: [ior]",
+		// docs/examples/scheduler/jobspec-constraint.yaml
+		"constraint": "\nversion: 1\nresources:\n  spack:\n    replicas: 2\n    type: node\n    with:\n    - count: 2\n      type: core\n\ntasks:\n  - command: [ior]\n    resources: spack\n\nattributes:\n  parameter:\n    seconds_per_gb: 0.4    ",
+	}
+	cluster := func(spack, io string) Cluster {
+		return Cluster{Name: "c", Nodes: 4, Cores: 16, Subsystems: map[string]*Subsystem{
+			"spack": {Name: "spack", Vertices: []Vertex{{Fields: map[string]string{"version": spack}}}},
+			"io":    {Name: "io", Vertices: []Vertex{{Fields: map[string]string{"type": io}}}},
+		}}
+	}
+	for _, tc := range []struct {
+		name         string
+		nodes, cores int
+		requires     string
+		matches      []Cluster // clusters it must match
+		fails        []Cluster // and must not
+	}{
+		{"valid-range", 2, 4, "[spack.version in [0.5.1, 0.5.5]]", []Cluster{cluster("0.5.3", "nfs")}, []Cluster{cluster("0.5.6", "shm")}},
+		{"invalid-range", 2, 4, "[spack.version in [0.7.1, 0.7.5]]", []Cluster{cluster("0.7.5", "nfs")}, []Cluster{cluster("0.5.3", "shm")}},
+		{"io", 1, 2, "[io.type == shm]", []Cluster{cluster("0.5.3", "shm")}, []Cluster{cluster("0.5.3", "nfs")}},
+		{"constraint", 2, 4, "[]", []Cluster{cluster("0.5.3", "nfs")}, nil},
+	} {
+		j, err := ReadJobspec(strings.NewReader(examples[tc.name]), tc.name+".yaml")
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got := fmt.Sprint(j.Requires); j.Nodes != tc.nodes || j.Cores != tc.cores || got != tc.requires {
+			t.Errorf("%s: nodes %d, cores %d, requires %s; want %d, %d, %s", tc.name, j.Nodes, j.Cores, got, tc.nodes, tc.cores, tc.requires)
+		}
+		for _, c := range tc.matches {
+			if res := (Rules{}).Match(&j, &c); !res.OK() {
+				t.Errorf("%s: does not match %v: %v", tc.name, c.Subsystems["spack"].Vertices[0].Fields, res.Reasons)
+			}
+		}
+		for _, c := range tc.fails {
+			if res := (Rules{}).Match(&j, &c); res.OK() {
+				t.Errorf("%s: matches %v", tc.name, c.Subsystems["spack"].Vertices[0].Fields)
+			}
+		}
+	}
+	if p := paramsOf(t, examples["constraint"]); p["seconds_per_gb"] != 0.4 {
+		t.Errorf("constraint example: params %v, want seconds_per_gb 0.4", p)
+	}
+}
+
+func paramsOf(t *testing.T, doc string) map[string]float64 {
 	t.Helper()
-	m, err := w.mapping(n, "")
+	j, err := ReadJobspec(strings.NewReader(doc), "x.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return j.Params
 }

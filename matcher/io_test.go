@@ -4,63 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-const dataDir = "../../shared/testdata/rainbow"
-
-func needData(t testing.TB, rel string) string {
-	t.Helper()
-	p := filepath.Join(dataDir, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("rainbow data not available (%s): %v; see ../shared/testdata/rainbow/SOURCES.md", p, err)
-	}
-	return p
-}
-
-func TestReadVersionJobsAnchors(t *testing.T) {
-	in := `- name: j1
-  package: zlib
-  package_version: 1.2.11
-  resources:
-    m4: &id001
-      max: 1.4.20
-      min: 1.4.19
-    cmake:
-      max: 3
-      min: 0.0.0
-- name: j2
-  package: xz
-  resources:
-    m4: *id001
-- name: j3
-  package: papi
-  resources: {}
-`
-	got, err := ReadVersionJobs(strings.NewReader(in), "inline.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []VersionJob{
-		{Name: "j1", Package: "zlib", PackageVersion: "1.2.11", Ranges: []DepRange{{"cmake", "0.0.0", "3"}, {"m4", "1.4.19", "1.4.20"}}},
-		{Name: "j2", Package: "xz", Ranges: []DepRange{{"m4", "1.4.19", "1.4.20"}}},
-		{Name: "j3", Package: "papi"},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	u, rep := UniqueVersionJobs(append(got, got[0]))
-	if len(u) != 2 || rep != 1 {
-		t.Errorf("UniqueVersionJobs: %d unique, %d repeated; want 2 and 1 (j3 has no resources)", len(u), rep)
-	}
-}
 
 func TestLoaderErrors(t *testing.T) {
 	tests := []struct {
@@ -71,16 +20,8 @@ func TestLoaderErrors(t *testing.T) {
 		path     string
 		line     int
 	}{
-		{"yaml syntax", readVJ, "- name: [", ErrSyntax, "", 0},
-		{"not a list", readVJ, "name: x", ErrSchema, "", 1},
-		{"missing package", readVJ, "- name: a\n  resources: {}\n", ErrSchema, "[0]", 1},
-		{"range not a map", readVJ, "- name: a\n  package: b\n  resources:\n    m4: 3\n", ErrSchema, "[0].resources.m4", 4},
-		{"missing min", readVJ, "- name: a\n  package: b\n  resources:\n    m4:\n      max: 2\n", ErrSchema, "[0].resources.m4", 5},
 		{"build memory not a number", readBJ, "- name: 1\n  package: p\n  attributes: {duration: 1, memory_global_best_runtime: 1, memory_of_top_ten_percent_runtime: 1}\n  resources:\n    arch: {arch: x}\n    compiler: {compiler_name: gcc, compiler_version: 1}\n    memory: {mem_max: lots, mem_mean: 1, mem_min: 1}\n", ErrSchema, "[0].resources.memory.mem_max", 7},
 		{"build missing arch", readBJ, "- name: 1\n  package: p\n  attributes: {duration: 1, memory_global_best_runtime: 1, memory_of_top_ten_percent_runtime: 1}\n  resources: {}\n", ErrSchema, "[0].resources", 1},
-		{"features json syntax", readVC, "{\"red\": {\"m4\": \"1.4\",}}", ErrSyntax, "", 1},
-		{"features value type", readVC, `{"red": {"m4": ["1.4"]}}`, ErrSchema, "red.m4", 0},
-		{"build features missing cost", readBC, `{"red": {"memory": 1, "arch": "a", "compiler": "gcc", "compiler_version": "1"}}`, ErrSchema, "red.cost_per_node_hour", 0},
 		{"jgf nodes not object", readCl, `{"graph": {"nodes": []}}`, ErrSchema, "graph.nodes", 0},
 		{"jgf edge target", readSub, `{"graph": {"nodes": {"a1": {"metadata": {"type": "x"}}}, "edges": [{"source": "1", "target": {}, "relation": "contains"}]}}`, ErrSchema, "graph.edges[0].target", 0},
 		{"jgf no cluster", readCl, `{"graph": {"nodes": {"0": {"metadata": {"type": "rack"}}}}}`, ErrSchema, "graph.nodes", 0},
@@ -112,10 +53,7 @@ func TestLoaderErrors(t *testing.T) {
 	}
 }
 
-func readVJ(b []byte) error { _, err := ReadVersionJobs(bytes.NewReader(b), "in.txt"); return err }
 func readBJ(b []byte) error { _, err := ReadBuildJobs(bytes.NewReader(b), "in.txt"); return err }
-func readVC(b []byte) error { _, err := ReadVersionClusters(bytes.NewReader(b), "in.txt"); return err }
-func readBC(b []byte) error { _, err := ReadBuildClusters(bytes.NewReader(b), "in.txt"); return err }
 func readCl(b []byte) error { _, err := ReadCluster(bytes.NewReader(b), "in.txt"); return err }
 func readSub(b []byte) error {
 	_, err := ReadSubsystem(bytes.NewReader(b), "in.txt", "x")
@@ -218,89 +156,6 @@ func TestWriteJobspecRoundTrip(t *testing.T) {
 	}
 }
 
-func TestJGFSample(t *testing.T) {
-	dir := needData(t, "spack-build/jgf-sample")
-	f, err := os.Open(filepath.Join(dir, "nodes.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	c, err := ReadCluster(f, "nodes.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Name != "cluster-antiquewhite" || c.Nodes != 4 || c.Cores != 8 {
-		t.Errorf("cluster = %s with %d nodes, %d cores; want cluster-antiquewhite, 4, 8", c.Name, c.Nodes, c.Cores)
-	}
-	feats, err := loadFile(filepath.Join(dataDir, "spack-build/cluster-features.json"), ReadBuildClusters)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var aw BuildCluster
-	for _, x := range feats {
-		if x.Name == "antiquewhite" {
-			aw = x
-		}
-	}
-	c.Subsystems = map[string]*Subsystem{}
-	for _, name := range []string{"arch", "compiler", "memory"} {
-		s, err := loadFile(filepath.Join(dir, name+"-subsystem.json"), func(r io.Reader, file string) (Subsystem, error) {
-			return ReadSubsystem(r, file, name)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range s.Vertices {
-			if len(v.Parents) == 0 {
-				t.Errorf("%s vertex %s is attached to nothing", name, v.ID)
-			}
-		}
-		c.Subsystems[name] = &s
-	}
-	if got := c.Subsystems["compiler"].Vertices[0].Parents; !cmp.Equal(got, []string{"2", "5", "10", "14"}) {
-		t.Errorf("compiler parents = %v, want [2 5 10 14] (contains edges only)", got)
-	}
-	// The registered graph and the features file describe the same cluster:
-	// every requirement the driver would send for these features matches.
-	job := BuildJob{Arch: aw.Arch, Compiler: aw.Compiler, CompilerVersion: aw.CompilerVersion, MemMax: aw.Memory - 1}
-	j := Job{Nodes: 2, Requires: job.Requirements("arch", "compiler-version", "memory")}
-	if res := (Rules{}).Match(&j, &c); !res.OK() {
-		t.Errorf("features of antiquewhite do not match its JGF: %v", res.Reasons)
-	}
-	j.Nodes = 5
-	if res := (Rules{}).Match(&j, &c); res.Verdict != Never || res.Reasons[0].Kind != TooFewNodes {
-		t.Errorf("5 nodes on a 4-node cluster: %v", res)
-	}
-}
-
-func TestReliabuildJGFSample(t *testing.T) {
-	dir := needData(t, "reliabuild/jgf-sample")
-	feats, err := loadFile(filepath.Join(dataDir, "reliabuild/cluster-features.json"), ReadVersionClusters)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ab VersionCluster
-	for _, c := range feats {
-		if c.Name == "aliceblue" {
-			ab = c
-		}
-	}
-	for _, name := range []string{"abyss", "adios", "adios2", "adlbx", "amrex"} {
-		s, err := loadFile(filepath.Join(dir, name+"-subsystem.json"), func(r io.Reader, file string) (Subsystem, error) {
-			return ReadSubsystem(r, file, name)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(s.Vertices) != 1 {
-			t.Fatalf("%s: %d vertices, want 1 package vertex", name, len(s.Vertices))
-		}
-		if got, want := s.Vertices[0].Fields["version"], ab.Versions[name]; got != want {
-			t.Errorf("%s: JGF version %q, features %q", name, got, want)
-		}
-	}
-}
-
 func TestJGFRoundTrip(t *testing.T) {
 	c := Cluster{Name: "cluster-red", Nodes: 3, Cores: 12}
 	var buf bytes.Buffer
@@ -355,32 +210,5 @@ func TestJGFRoundTrip(t *testing.T) {
 		if v.Fields["value"] != s.Vertices[i].Fields["value"] || v.Type != s.Vertices[i].Type || !cmp.Equal(v.Parents, s.Vertices[i].Parents) {
 			t.Errorf("vertex %d: got %+v, want %+v", i, *v, s.Vertices[i])
 		}
-	}
-}
-
-func TestFeaturesRoundTrip(t *testing.T) {
-	vc := []VersionCluster{{Name: "blue", Versions: map[string]string{"m4": "1.4.19"}}, {Name: "red", Versions: map[string]string{"m4": "1.4.18", "zlib": "1.2.11"}}}
-	var buf bytes.Buffer
-	if err := WriteVersionClusters(&buf, vc); err != nil {
-		t.Fatal(err)
-	}
-	gv, err := ReadVersionClusters(&buf, "f.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(vc, gv); diff != "" {
-		t.Errorf("version clusters (-want +got):\n%s", diff)
-	}
-	bc := []BuildCluster{{Name: "coral", Memory: 46258933800, CostPerNodeHour: 4.2, Arch: "linux-ubuntu20.04-x86_64_v3", Compiler: "gcc", CompilerVersion: "11.1.0"}}
-	buf.Reset()
-	if err := WriteBuildClusters(&buf, bc); err != nil {
-		t.Fatal(err)
-	}
-	gb, err := ReadBuildClusters(&buf, "f.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(bc, gb); diff != "" {
-		t.Errorf("build clusters (-want +got):\n%s", diff)
 	}
 }

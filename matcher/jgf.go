@@ -3,91 +3,13 @@ package matcher
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/crosscluster/crosscluster/matcher/internal/walk"
 )
-
-// jwalk builds errors for generic JSON values that name file and path.
-type jwalk struct{ file string }
-
-func (w jwalk) err(path string, sentinel error, format string, args ...any) error {
-	return &ParseError{File: w.file, Path: path, Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
-}
-
-func (w jwalk) decode(r io.Reader) (any, error) {
-	b, err := readDoc(r, w.file)
-	if err != nil {
-		return nil, err
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		line := 0
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line = 1 + bytes.Count(b[:min(int(se.Offset), len(b))], []byte{'\n'})
-		}
-		return nil, &ParseError{File: w.file, Line: line, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
-	}
-	return v, nil
-}
-
-func (w jwalk) obj(v any, path string) (map[string]any, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, w.err(path, ErrSchema, "want an object, got %s", jsonKind(v))
-	}
-	return m, nil
-}
-
-func (w jwalk) str(v any, path string) (string, error) {
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	case json.Number:
-		return x.String(), nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	}
-	return "", w.err(path, ErrSchema, "want a string, got %s", jsonKind(v))
-}
-
-func (w jwalk) num(v any, path string) (float64, error) {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := x.Float64()
-		if err == nil {
-			return f, nil
-		}
-	case string:
-		if f, err := strconv.ParseFloat(x, 64); err == nil {
-			return f, nil
-		}
-	}
-	return 0, w.err(path, ErrSchema, "want a number, got %s", jsonKind(v))
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return fmt.Sprintf("%T", v)
-}
 
 // jgfGraph is a decoded JSON Graph Format v2 document.
 type jgfGraph struct {
@@ -107,13 +29,13 @@ type jgfEdge struct {
 // checkEdges refuses edges whose endpoints are not vertices of the graph;
 // with outsideSources, a source may be outside (a subsystem's edges come
 // from the dominant graph's vertices it attaches to).
-func (w jwalk) checkEdges(g *jgfGraph, outsideSources bool) error {
+func checkEdges(w walk.JSON, g *jgfGraph, outsideSources bool) error {
 	for _, e := range g.edges {
 		if _, ok := g.nodes[e.target]; !ok && !(outsideSources && e.relation == "in") {
-			return w.err(e.path+".target", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.target)
+			return w.Err(e.path+".target", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.target)
 		}
 		if _, ok := g.nodes[e.source]; !ok && !(outsideSources && e.relation == "contains") {
-			return w.err(e.path+".source", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.source)
+			return w.Err(e.path+".source", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.source)
 		}
 	}
 	return nil
@@ -130,38 +52,34 @@ func (g *jgfGraph) roots() []string {
 	return out
 }
 
-func (w jwalk) graph(r io.Reader) (*jgfGraph, error) {
-	v, err := w.decode(r)
-	if err != nil {
-		return nil, err
-	}
-	top, err := w.obj(v, "")
+func readGraph(w walk.JSON, r io.Reader) (*jgfGraph, error) {
+	top, err := w.DecodeObject(r)
 	if err != nil {
 		return nil, err
 	}
 	g := &jgfGraph{nodes: map[string]map[string]any{}, contains: map[string][]string{}}
 	if n, ok := top["name"]; ok {
-		if g.name, err = w.str(n, "name"); err != nil {
+		if g.name, err = w.Str(n, "name"); err != nil {
 			return nil, err
 		}
 	}
-	gm, err := w.obj(top["graph"], "graph")
+	gm, err := w.Obj(top["graph"], "graph")
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := w.obj(gm["nodes"], "graph.nodes")
+	nodes, err := w.Obj(gm["nodes"], "graph.nodes")
 	if err != nil {
 		return nil, err
 	}
 	for id, nv := range nodes {
 		p := "graph.nodes." + id
-		nm, err := w.obj(nv, p)
+		nm, err := w.Obj(nv, p)
 		if err != nil {
 			return nil, err
 		}
 		md := map[string]any{}
 		if mv, ok := nm["metadata"]; ok {
-			if md, err = w.obj(mv, p+".metadata"); err != nil {
+			if md, err = w.Obj(mv, p+".metadata"); err != nil {
 				return nil, err
 			}
 		}
@@ -172,25 +90,25 @@ func (w jwalk) graph(r io.Reader) (*jgfGraph, error) {
 	if ev, ok := gm["edges"]; ok && ev != nil {
 		edges, ok := ev.([]any)
 		if !ok {
-			return nil, w.err("graph.edges", ErrSchema, "want a list, got %s", jsonKind(ev))
+			return nil, w.Err("graph.edges", ErrSchema, "want a list, got %s", walk.Kind(ev))
 		}
 		for i, e := range edges {
 			p := "graph.edges[" + strconv.Itoa(i) + "]"
-			em, err := w.obj(e, p)
+			em, err := w.Obj(e, p)
 			if err != nil {
 				return nil, err
 			}
 			rel := ""
 			if rv, ok := em["relation"]; ok {
-				if rel, err = w.str(rv, p+".relation"); err != nil {
+				if rel, err = w.Str(rv, p+".relation"); err != nil {
 					return nil, err
 				}
 			}
-			src, err := w.str(em["source"], p+".source")
+			src, err := w.Str(em["source"], p+".source")
 			if err != nil {
 				return nil, err
 			}
-			dst, err := w.str(em["target"], p+".target")
+			dst, err := w.Str(em["target"], p+".target")
 			if err != nil {
 				return nil, err
 			}
@@ -237,12 +155,12 @@ func mdString(md map[string]any, key string) string {
 // are the root or are reached by "contains" edges. file names the input in
 // errors.
 func ReadCluster(r io.Reader, file string) (Cluster, error) {
-	w := jwalk{file}
-	g, err := w.graph(r)
+	w := walk.NewJSON(file, parseError)
+	g, err := readGraph(w, r)
 	if err != nil {
 		return Cluster{}, err
 	}
-	if err := w.checkEdges(g, false); err != nil {
+	if err := checkEdges(w, g, false); err != nil {
 		return Cluster{}, err
 	}
 	if rs := g.roots(); len(rs) > 1 {
@@ -250,7 +168,7 @@ func ReadCluster(r io.Reader, file string) (Cluster, error) {
 		// orphan that no path from the root reaches.
 		for _, id := range rs {
 			if mdString(g.nodes[id], "type") != "cluster" {
-				return Cluster{}, w.err("graph.nodes."+id, ErrSchema, "orphan vertex: no contains edge reaches it")
+				return Cluster{}, w.Err("graph.nodes."+id, ErrSchema, "orphan vertex: no contains edge reaches it")
 			}
 		}
 	}
@@ -272,7 +190,7 @@ func ReadCluster(r io.Reader, file string) (Cluster, error) {
 		}
 	}
 	if c.Name == "" {
-		return Cluster{}, w.err("graph.nodes", ErrSchema, "no name and no vertex of type cluster")
+		return Cluster{}, w.Err("graph.nodes", ErrSchema, "no name and no vertex of type cluster")
 	}
 	return c, nil
 }
@@ -285,18 +203,18 @@ func ReadCluster(r io.Reader, file string) (Cluster, error) {
 // root vertex, which nothing contains, is left out. name
 // is the subsystem's name (rainbow takes it from the file name).
 func ReadSubsystem(r io.Reader, file, name string) (Subsystem, error) {
-	w := jwalk{file}
-	g, err := w.graph(r)
+	w := walk.NewJSON(file, parseError)
+	g, err := readGraph(w, r)
 	if err != nil {
 		return Subsystem{}, err
 	}
-	if err := w.checkEdges(g, true); err != nil {
+	if err := checkEdges(w, g, true); err != nil {
 		return Subsystem{}, err
 	}
 	if rs := g.roots(); len(rs) > 1 {
 		// The subsystem's root is the one vertex nothing contains; another
 		// is an orphan that would silently drop out of the subsystem.
-		return Subsystem{}, w.err("graph.nodes."+rs[1], ErrSchema, "orphan vertex: nothing contains it (the root is %q)", rs[0])
+		return Subsystem{}, w.Err("graph.nodes."+rs[1], ErrSchema, "orphan vertex: nothing contains it (the root is %q)", rs[0])
 	}
 	s := Subsystem{Name: name}
 	for _, id := range g.order {

@@ -3,8 +3,8 @@ package matcher
 import (
 	"io"
 	"slices"
-	"strings"
 
+	"github.com/crosscluster/crosscluster/matcher/internal/walk"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -22,54 +22,63 @@ import (
 // Counts multiply down the tree: 2 nodes with 4 cores each is Nodes 2,
 // Cores 8. file names the input in errors. The job Name is "name" when
 // present. task.attributes.parameter or attributes.parameter entries that
-// are numbers become Params.
+// are numbers become Params. A key outside Flux's and rainbow's jobspec
+// schema, at any level, is refused with its path, line and the nearest
+// known key, and so is a key given twice: a typo must not silently drop a
+// requirement.
 func ReadJobspec(r io.Reader, file string) (Job, error) {
-	w := newWalk(file)
-	b, err := readDoc(r, file)
+	w := jwalker{walk.NewYAML(file, parseError)}
+	b, err := walk.ReadAll(r, file, parseError)
 	if err != nil {
 		return Job{}, err
 	}
-	root, err := w.parse(b)
+	root, err := w.Parse(b)
 	if err != nil {
 		return Job{}, err
 	}
-	top, err := w.mapping(root, "")
+	top, err := w.Mapping(root, "")
 	if err != nil {
+		return Job{}, err
+	}
+	if err := w.Keys(top, "", "a jobspec", jobspecKeys); err != nil {
 		return Job{}, err
 	}
 	var j Job
-	if n := get(top, "name"); n != nil {
-		if j.Name, err = w.scalar(n, "name"); err != nil {
+	if n := walk.Get(top, "name"); n != nil {
+		if j.Name, err = w.Scalar(n, "name"); err != nil {
 			return Job{}, err
 		}
 	}
-	res := deref(get(top, "resources"))
+	res := walk.Deref(walk.Get(top, "resources"))
 	switch {
 	case res == nil:
 	case res.Kind == yaml.SequenceNode:
-		items, _ := w.seq(res, "resources")
+		items, _ := w.Seq(res, "resources")
 		for i, it := range items {
-			if err := w.counts(it, idx("resources", i), 1, &j); err != nil {
+			if err := w.counts(it, walk.Idx("resources", i), 1, &j); err != nil {
 				return Job{}, err
 			}
 		}
 	case res.Kind == yaml.MappingNode:
-		groups, _ := w.mapping(res, "resources")
+		groups, _ := w.Mapping(res, "resources")
 		for _, g := range groups {
-			p := dot("resources", g[0].Value)
+			p := walk.Dot("resources", g[0].Value)
 			if err := w.counts(g[1], p, 1, &j); err != nil {
 				return Job{}, err
 			}
 		}
 	default:
-		return Job{}, w.err(res, "resources", ErrSchema, "want a list or a mapping")
+		return Job{}, w.Err(res, "resources", ErrSchema, "want a list or a mapping")
 	}
-	if t := get(top, "task"); t != nil {
-		tm, err := w.mapping(t, "task")
+	if t := walk.Get(top, "task"); t != nil {
+		tm, err := w.Mapping(t, "task")
 		if err != nil {
 			return Job{}, err
 		}
-		if tr := get(tm, "resources"); tr != nil {
+		if err := w.Keys(tm, "task", "a task", taskKeys); err != nil {
+			return Job{}, err
+		}
+		if tr := walk.Get(tm, "resources"); tr != nil {
 			if err := w.taskResources(tr, "task.resources", &j); err != nil {
 				return Job{}, err
 			}
@@ -92,99 +101,67 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 	return j, nil
 }
 
+// jwalker walks one jobspec document.
+type jwalker struct{ walk.YAML }
+
 // resourceKeys are the keys a resource may have (Flux's canonical jobspec
 // and rainbow's extensions); any other is refused, so that a typo such as
 // "reqiures" is not silently dropped.
 var resourceKeys = []string{"type", "count", "replicas", "with", "requires", "label", "unit", "exclusive", "schedule", "id"}
 
-// checkKeys refuses a key outside allowed, suggesting the nearest allowed
-// one.
-func (w ywalk) checkKeys(m [][2]*yaml.Node, path string, allowed []string) error {
-	for _, kv := range m {
-		k := kv[0].Value
-		if slices.Contains(allowed, k) {
-			continue
-		}
-		best, bestD := "", 3
-		for _, a := range allowed {
-			if d := editDistance(k, a); d < bestD {
-				best, bestD = a, d
-			}
-		}
-		if best != "" {
-			return w.err(kv[0], dot(path, k), ErrSchema, "unknown key %q (did you mean %q?)", k, best)
-		}
-		return w.err(kv[0], dot(path, k), ErrSchema, "unknown key %q (a resource has %s)", k, strings.Join(allowed, ", "))
-	}
-	return nil
-}
-
-// editDistance is the Levenshtein distance of two short strings, with a
-// transposition counting once (so "reqiures" is 1 from "requires").
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
-}
+// The keys of the other mappings a jobspec may hold, refused likewise:
+// Flux's canonical jobspec (version, resources, tasks, attributes with
+// system, user), rainbow's experiment-era single task and its
+// match/range entries, and the current form's requires entries.
+var (
+	jobspecKeys   = []string{"version", "name", "resources", "task", "tasks", "attributes"}
+	taskKeys      = []string{"command", "slot", "count", "resources", "attributes"}
+	attributeKeys = []string{"parameter", "system", "user"}
+	requireKeys   = []string{"name", "field", "match", "min", "max"}
+	matchKeys     = []string{"field", "value"}
+	rangeKeys     = []string{"field", "min", "max"}
+)
 
 // maxNesting bounds resource trees; a YAML alias can make one cyclic.
 const maxNesting = 32
 
 // counts adds the node and core counts of one resource tree.
-func (w ywalk) counts(n *yaml.Node, path string, mult int, j *Job) error {
+func (w jwalker) counts(n *yaml.Node, path string, mult int, j *Job) error {
 	return w.countsDepth(n, path, mult, j, 0)
 }
 
-func (w ywalk) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth int) error {
+func (w jwalker) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth int) error {
 	if depth > maxNesting {
-		return w.err(n, path, ErrSchema, "resources nested more than %d deep (cyclic alias?)", maxNesting)
+		return w.Err(n, path, ErrSchema, "resources nested more than %d deep (cyclic alias?)", maxNesting)
 	}
-	m, err := w.mapping(n, path)
+	m, err := w.Mapping(n, path)
 	if err != nil {
 		return err
 	}
-	if err := w.checkKeys(m, path, resourceKeys); err != nil {
+	if err := w.Keys(m, path, "a resource", resourceKeys); err != nil {
 		return err
 	}
-	if rq := get(m, "requires"); rq != nil {
+	if rq := walk.Get(m, "requires"); rq != nil {
 		// Honoured at every level of the tree, not only the top.
-		if err := w.requires(rq, dot(path, "requires"), j); err != nil {
+		if err := w.requires(rq, walk.Dot(path, "requires"), j); err != nil {
 			return err
 		}
 	}
 	c := 1
 	for _, key := range []string{"count", "replicas"} {
-		if v := get(m, key); v != nil {
-			if c, err = w.integer(v, dot(path, key)); err != nil {
+		if v := walk.Get(m, key); v != nil {
+			if c, err = w.Integer(v, walk.Dot(path, key)); err != nil {
 				return err
 			}
 		}
 	}
 	if mult > 1<<20 || c > 1<<20 {
-		return w.err(n, path, ErrSchema, "count too large")
+		return w.Err(n, path, ErrSchema, "count too large")
 	}
 	total := mult * c
 	typ := ""
-	if v := get(m, "type"); v != nil {
-		if typ, err = w.scalar(v, dot(path, "type")); err != nil {
+	if v := walk.Get(m, "type"); v != nil {
+		if typ, err = w.Scalar(v, walk.Dot(path, "type")); err != nil {
 			return err
 		}
 	}
@@ -194,13 +171,13 @@ func (w ywalk) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth in
 	case "core":
 		j.Cores += total
 	}
-	if with := get(m, "with"); with != nil {
-		items, err := w.seq(with, dot(path, "with"))
+	if with := walk.Get(m, "with"); with != nil {
+		items, err := w.Seq(with, walk.Dot(path, "with"))
 		if err != nil {
 			return err
 		}
 		for i, it := range items {
-			if err := w.countsDepth(it, idx(dot(path, "with"), i), total, j, depth+1); err != nil {
+			if err := w.countsDepth(it, walk.Idx(walk.Dot(path, "with"), i), total, j, depth+1); err != nil {
 				return err
 			}
 		}
@@ -208,46 +185,54 @@ func (w ywalk) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth in
 	return nil
 }
 
-func (w ywalk) taskResources(n *yaml.Node, path string, j *Job) error {
-	subs, err := w.mapping(n, path)
+func (w jwalker) taskResources(n *yaml.Node, path string, j *Job) error {
+	subs, err := w.Mapping(n, path)
 	if err != nil {
 		return err
 	}
 	for _, s := range subs {
-		sp := dot(path, s[0].Value)
-		kinds, err := w.mapping(s[1], sp)
+		sp := walk.Dot(path, s[0].Value)
+		kinds, err := w.Mapping(s[1], sp)
 		if err != nil {
 			return err
 		}
+		if err := w.Keys(kinds, sp, "a subsystem's resources", []string{"match", "range"}); err != nil {
+			return err
+		}
 		for _, k := range kinds {
-			kp := dot(sp, k[0].Value)
-			items, err := w.seq(k[1], kp)
+			kp := walk.Dot(sp, k[0].Value)
+			items, err := w.Seq(k[1], kp)
 			if err != nil {
 				return err
 			}
 			for i, it := range items {
-				ip := idx(kp, i)
-				m, err := w.mapping(it, ip)
+				ip := walk.Idx(kp, i)
+				m, err := w.Mapping(it, ip)
 				if err != nil {
 					return err
 				}
+				allowed := matchKeys
+				if k[0].Value == "range" {
+					allowed = rangeKeys
+				}
+				if err := w.Keys(m, ip, "a "+k[0].Value+" entry", allowed); err != nil {
+					return err
+				}
 				q := Requirement{Subsystem: s[0].Value}
-				if q.Field, err = w.field(m, it, ip, "field"); err != nil {
+				if q.Field, err = w.Field(m, it, ip, "field"); err != nil {
 					return err
 				}
 				switch k[0].Value {
 				case "match":
 					q.Op = Equal
-					if q.Value, err = w.field(m, it, ip, "value"); err != nil {
+					if q.Value, err = w.Field(m, it, ip, "value"); err != nil {
 						return err
 					}
-				case "range":
+				default: // "range", the only other key Keys lets through
 					q.Op = InRange
 					if err := w.minmax(m, it, ip, &q); err != nil {
 						return err
 					}
-				default:
-					return w.err(k[0], kp, ErrSchema, "want match or range")
 				}
 				j.Requires = append(j.Requires, q)
 			}
@@ -256,27 +241,30 @@ func (w ywalk) taskResources(n *yaml.Node, path string, j *Job) error {
 	return nil
 }
 
-func (w ywalk) requires(n *yaml.Node, path string, j *Job) error {
-	items, err := w.seq(n, path)
+func (w jwalker) requires(n *yaml.Node, path string, j *Job) error {
+	items, err := w.Seq(n, path)
 	if err != nil {
 		return err
 	}
 	for i, it := range items {
-		ip := idx(path, i)
-		m, err := w.mapping(it, ip)
+		ip := walk.Idx(path, i)
+		m, err := w.Mapping(it, ip)
 		if err != nil {
 			return err
 		}
+		if err := w.Keys(m, ip, "a requirement", requireKeys); err != nil {
+			return err
+		}
 		var q Requirement
-		if q.Subsystem, err = w.field(m, it, ip, "name"); err != nil {
+		if q.Subsystem, err = w.Field(m, it, ip, "name"); err != nil {
 			return err
 		}
-		if q.Field, err = w.field(m, it, ip, "field"); err != nil {
+		if q.Field, err = w.Field(m, it, ip, "field"); err != nil {
 			return err
 		}
-		if get(m, "match") != nil {
+		if walk.Get(m, "match") != nil {
 			q.Op = Equal
-			if q.Value, err = w.field(m, it, ip, "match"); err != nil {
+			if q.Value, err = w.Field(m, it, ip, "match"); err != nil {
 				return err
 			}
 		} else {
@@ -290,52 +278,47 @@ func (w ywalk) requires(n *yaml.Node, path string, j *Job) error {
 	return nil
 }
 
-func (w ywalk) field(m [][2]*yaml.Node, at *yaml.Node, path, key string) (string, error) {
-	v := get(m, key)
-	if v == nil {
-		return "", w.err(at, path, ErrSchema, "missing %q", key)
-	}
-	return w.scalar(v, dot(path, key))
-}
-
-func (w ywalk) minmax(m [][2]*yaml.Node, at *yaml.Node, path string, q *Requirement) error {
+func (w jwalker) minmax(m [][2]*yaml.Node, at *yaml.Node, path string, q *Requirement) error {
 	var err error
-	if v := get(m, "min"); v != nil {
-		if q.Min, err = w.scalar(v, dot(path, "min")); err != nil {
+	if v := walk.Get(m, "min"); v != nil {
+		if q.Min, err = w.Scalar(v, walk.Dot(path, "min")); err != nil {
 			return err
 		}
 	}
-	if v := get(m, "max"); v != nil {
-		if q.Max, err = w.scalar(v, dot(path, "max")); err != nil {
+	if v := walk.Get(m, "max"); v != nil {
+		if q.Max, err = w.Scalar(v, walk.Dot(path, "max")); err != nil {
 			return err
 		}
 	}
 	if q.Min == "" && q.Max == "" {
-		return w.err(at, path, ErrSchema, "range needs min or max")
+		return w.Err(at, path, ErrSchema, "range needs min or max")
 	}
 	return nil
 }
 
-func (w ywalk) params(m [][2]*yaml.Node, path string, j *Job) error {
-	a := get(m, "attributes")
+func (w jwalker) params(m [][2]*yaml.Node, path string, j *Job) error {
+	a := walk.Get(m, "attributes")
 	if a == nil {
 		return nil
 	}
-	am, err := w.mapping(a, dot(path, "attributes"))
+	am, err := w.Mapping(a, walk.Dot(path, "attributes"))
 	if err != nil {
 		return err
 	}
-	p := get(am, "parameter")
+	if err := w.Keys(am, walk.Dot(path, "attributes"), "attributes", attributeKeys); err != nil {
+		return err
+	}
+	p := walk.Get(am, "parameter")
 	if p == nil {
 		return nil
 	}
-	pp := dot(dot(path, "attributes"), "parameter")
-	pm, err := w.mapping(p, pp)
+	pp := walk.Dot(walk.Dot(path, "attributes"), "parameter")
+	pm, err := w.Mapping(p, pp)
 	if err != nil {
 		return err
 	}
 	for _, kv := range pm {
-		f, err := w.number(kv[1], dot(pp, kv[0].Value))
+		f, err := w.Number(kv[1], walk.Dot(pp, kv[0].Value))
 		if err != nil {
 			return err
 		}

@@ -1,11 +1,9 @@
 package matcher
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -162,37 +160,4 @@ func TestLivePoolConcurrent(t *testing.T) {
 			t.Errorf("%s: %v free at the end", name, st["nodes_free"])
 		}
 	}
-}
-
-// BenchmarkLivePoolReliabuild: matches per second against the reliabuild
-// world's 100 clusters, each of its 1,602 jobs submitted and released.
-func BenchmarkLivePoolReliabuild(b *testing.B) {
-	dir := filepath.Join(dataDir, "reliabuild")
-	w, err := LoadVersionWorld(context.Background(), dir)
-	if err != nil {
-		b.Skipf("reliabuild data: %v", err)
-	}
-	p := NewLivePool(Rules{})
-	for _, c := range w.Clusters {
-		if err := p.Register(c.Cluster()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	jobs := make([]Job, len(w.Jobs))
-	for i, j := range w.Jobs {
-		jobs[i] = j.Job()
-	}
-	b.ResetTimer()
-	n := 0
-	for b.Loop() {
-		for i := range jobs {
-			if _, err := p.Submit(&jobs[i], First{}); err != nil {
-				b.Fatal(err)
-			}
-			p.Release(jobs[i].Name)
-			n++
-		}
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "jobs/s")
-	b.ReportMetric(float64(n*len(w.Clusters))/b.Elapsed().Seconds(), "matches/s")
 }

@@ -103,3 +103,18 @@ func (p *Pool) Submit(j *Job, s Selector) (Assignment, error) {
 	}
 	return a, nil
 }
+
+// Satisfying appends to dst the indices, in the order of Clusters, of the
+// clusters whose subsystems meet r under the pool's Rules, and returns the
+// extended slice. Node and core counts and free capacity are not checked,
+// and no reason is built: it is the bulk check of a simulation that asks
+// the same requirement of every cluster many times.
+func (p *Pool) Satisfying(dst []int, r Requirement) []int {
+	q := compileReqs([]Requirement{r})[0]
+	for i, cc := range p.compiled {
+		if q.satisfied(cc, p.Rules.Bounds) {
+			dst = append(dst, i)
+		}
+	}
+	return dst
+}

@@ -1,8 +1,11 @@
 package matcher
 
 import (
+	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -136,11 +139,24 @@ type Priority struct {
 }
 
 // ParsePriorities reads rainbow's YAML list of priorities (the text of the
-// constraint algorithm's "priorities" option).
+// constraint algorithm's "priorities" option). A key other than those of
+// Priority and Step (a typo such as "fitler") is refused, and so is a
+// document over MaxDocumentBytes; yaml.v3 bounds alias expansion when
+// decoding into these types.
 func ParsePriorities(text []byte) ([]Priority, error) {
+	if len(text) > MaxDocumentBytes {
+		return nil, &ParseError{Path: "priorities", Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxDocumentBytes)}
+	}
 	var ps []Priority
-	if err := yaml.Unmarshal(text, &ps); err != nil {
-		return nil, &ParseError{Path: "priorities", Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+	d := yaml.NewDecoder(bytes.NewReader(text))
+	d.KnownFields(true)
+	if err := d.Decode(&ps); err != nil && err != io.EOF {
+		sentinel := ErrSyntax
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			sentinel = ErrSchema // well-formed YAML of the wrong shape
+		}
+		return nil, &ParseError{Path: "priorities", Err: fmt.Errorf("%w: %v", sentinel, err)}
 	}
 	return ps, nil
 }

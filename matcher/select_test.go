@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -211,6 +212,9 @@ func TestParsePriorities(t *testing.T) {
 	if _, err := ParsePriorities([]byte("- priority: [")); !errors.Is(err, ErrSyntax) {
 		t.Errorf("bad YAML: %v, want ErrSyntax", err)
 	}
+	if _, err := ParsePriorities([]byte("- priority: 1\n  steps:\n  - fitler: nodes_free > 0\n")); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), "fitler") {
+		t.Errorf("typo in a step: %v, want ErrSchema naming fitler", err)
+	}
 }
 
 type constModel map[string]float64
@@ -296,5 +300,45 @@ func TestPoolErrors(t *testing.T) {
 	_, err := p.Submit(&Job{Name: "j", Requires: []Requirement{{Subsystem: "gpu", Field: "model", Op: Exists}}}, First{})
 	if !errors.Is(err, ErrUnknownSubsystem) {
 		t.Errorf("unknown subsystem: %v", err)
+	}
+}
+
+// TestPoolSatisfying: the bulk check agrees with Match on every cluster
+// and ignores capacity.
+func TestPoolSatisfying(t *testing.T) {
+	mk := func(name, io, spack string) Cluster {
+		return Cluster{Name: name, State: map[string]float64{DefaultFreeKey: 0}, Subsystems: map[string]*Subsystem{
+			"io":    {Name: "io", Vertices: []Vertex{{Fields: map[string]string{"type": io}}}},
+			"spack": {Name: "spack", Vertices: []Vertex{{Fields: map[string]string{"version": spack}}}},
+		}}
+	}
+	p, err := NewPool([]Cluster{mk("c", "nfs", "0.7.0"), mk("a", "shm", "0.5.2"), mk("b", "shm", "0.6.1")}, Rules{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		r    Requirement
+		want []int // indices in name order: a, b, c
+	}{
+		{Requirement{Subsystem: "io", Field: "type", Op: Equal, Value: "shm"}, []int{0, 1}},
+		{Requirement{Subsystem: "io", Field: "type", Op: In, Values: []string{"nfs", "xfs"}}, []int{2}},
+		{Requirement{Subsystem: "spack", Field: "version", Op: InRange, Min: "0.5.0", Max: "0.6.1"}, []int{0, 1}},
+		{Requirement{Subsystem: "nope", Field: "type", Op: Exists}, nil},
+	} {
+		got := p.Satisfying(nil, tc.r)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v: Satisfying %v, want %v", tc.r, got, tc.want)
+		}
+		// Match says the same, but NotNow: the clusters have no free nodes.
+		var viaMatch []int
+		for i, c := range p.Clusters() {
+			j := Job{Requires: []Requirement{tc.r}}
+			if res := (Rules{}).Match(&j, c); res.Verdict == NotNow {
+				viaMatch = append(viaMatch, i)
+			}
+		}
+		if !slices.Equal(got, viaMatch) {
+			t.Errorf("%v: Satisfying %v, Match %v", tc.r, got, viaMatch)
+		}
 	}
 }

@@ -1,13 +1,17 @@
-package matcher
+package matcher_test
 
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/crosscluster/crosscluster/internal/pubdata"
+	"github.com/crosscluster/crosscluster/matcher"
+	"github.com/crosscluster/crosscluster/matcher/experiment"
 )
 
 // versionCases are range checks of the kinds rainbow's jobspecs and the
@@ -30,9 +34,9 @@ var versionCases = [][3]string{ // version, min, max
 
 // ours matches version against [min, max] with the inclusive rule.
 func ours(v, min, max string) (bool, string) {
-	c := Cluster{Name: "c", Subsystems: map[string]*Subsystem{"pkg": {Name: "pkg", Vertices: []Vertex{{Fields: map[string]string{"version": v}}}}}}
-	j := Job{Requires: []Requirement{{Subsystem: "pkg", Field: "version", Op: InRange, Min: min, Max: max}}}
-	res := (Rules{}).Match(&j, &c)
+	c := matcher.Cluster{Name: "c", Subsystems: map[string]*matcher.Subsystem{"pkg": {Name: "pkg", Vertices: []matcher.Vertex{{Fields: map[string]string{"version": v}}}}}}
+	j := matcher.Job{Requires: []matcher.Requirement{{Subsystem: "pkg", Field: "version", Op: matcher.InRange, Min: min, Max: max}}}
+	res := (matcher.Rules{}).Match(&j, &c)
 	if res.OK() {
 		return true, ""
 	}
@@ -92,8 +96,8 @@ func TestVersionsAgainstMasterminds(t *testing.T) {
 // of one of the two documented kinds (a pre-release inside release
 // bounds, or a version Masterminds cannot parse).
 func TestReliabuildVersionsAgainstMasterminds(t *testing.T) {
-	dir := needData(t, "reliabuild")
-	w, err := LoadVersionWorld(context.Background(), dir)
+	dir := filepath.Join(pubdata.Need(t, "rainbow"), "reliabuild")
+	w, err := experiment.LoadVersionWorld(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,19 +104,55 @@ func Render(buf *bytes.Buffer, p *gplot.Plot, w, h vg.Length, format string) err
 }
 
 func render(buf *bytes.Buffer, p *gplot.Plot, w, h vg.Length, format string) error {
-	switch format {
-	case "png":
-		c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}
-		p.Draw(draw.Crop(draw.New(c), margin, -margin, margin, -margin))
-		_, err := c.WriteTo(buf)
-		return err
-	case "svg":
-		c := vgsvg.New(w, h)
-		p.Draw(draw.Crop(draw.New(c), margin, -margin, margin, -margin))
-		_, err := c.WriteTo(buf)
+	c, err := canvas(w, h, format)
+	if err != nil {
 		return err
 	}
-	return fmt.Errorf("unsupported figure format %q (want png or svg)", format)
+	p.Draw(draw.Crop(draw.New(c), margin, -margin, margin, -margin))
+	_, err = c.WriteTo(buf)
+	return err
+}
+
+// canvas returns a w×h canvas that writes format ("png" or "svg").
+func canvas(w, h vg.Length, format string) (vg.CanvasWriterTo, error) {
+	switch format {
+	case "png":
+		return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}, nil
+	case "svg":
+		return vgsvg.New(w, h), nil
+	}
+	return nil, fmt.Errorf("unsupported figure format %q (want png or svg)", format)
+}
+
+// saveTiles renders a row-major grid of plots, aligned so that their data
+// areas line up, under a title, at w×h into path as Save does.
+func saveTiles(plots [][]*gplot.Plot, title string, w, h vg.Length, path string) error {
+	c, err := canvas(w, h, strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."))
+	if err != nil {
+		return fmt.Errorf("plot: %s: %w", path, err)
+	}
+	dc := draw.Crop(draw.New(c), margin, -margin, margin, -margin)
+	if title != "" {
+		sty := New(title, "", "").Title.TextStyle
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, title)
+		dc = draw.Crop(dc, 0, 0, 0, -(sty.Height(title) + 4*vg.Millimeter))
+	}
+	t := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: 8 * vg.Millimeter, PadY: 6 * vg.Millimeter}
+	cs := gplot.Align(plots, t, dc)
+	for r := range plots {
+		for k := range plots[r] {
+			plots[r][k].Draw(cs[r][k])
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return fmt.Errorf("plot: %s: %w", path, err)
+	}
+	if err := writeFile(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	return nil
 }
 
 func writeFile(path string, data []byte) error {

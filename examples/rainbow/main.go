@@ -1,7 +1,10 @@
 // Command rainbow reproduces the rainbow scheduler's two simulation
-// experiments (version ranges, "reliabuild", and spack builds) with package
-// matcher, on built-in synthetic worlds or on the published data, and writes
-// scores.json, scores.csv and PNG plots per experiment.
+// experiments (version ranges, "reliabuild", and spack builds) with packages
+// matcher and matcher/experiment, on built-in synthetic worlds or on the
+// published data, and writes per experiment scores.json, scores.csv, jobs.csv
+// (one row per submission) and the published experiments' figures, drawn as
+// their plot-results.py scripts drew them, with the published values beside
+// ours when -data holds them.
 //
 //	go run ./examples/rainbow -out out/rainbow
 //	go run ./examples/rainbow -data ../shared/testdata/rainbow -experiment spack-build -out out/sb
@@ -16,6 +19,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -26,25 +30,25 @@ import (
 
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/matcher"
-	cplot "github.com/crosscluster/crosscluster/plot"
+	"github.com/crosscluster/crosscluster/matcher/experiment"
 )
 
 func main() {
 	out := flag.String("out", "out/rainbow", "output directory (e.g. -out /tmp/rb)")
 	data := flag.String("data", "", "directory laid out like shared/testdata/rainbow (reliabuild/, spack-build/); empty = built-in synthetic worlds (e.g. -data ../shared/testdata/rainbow)")
-	experiment := flag.String("experiment", "both", "reliabuild, spack-build or both (e.g. -experiment reliabuild)")
+	which := flag.String("experiment", "both", "reliabuild, spack-build or both (e.g. -experiment reliabuild)")
 	bounds := flag.String("bounds", "inclusive", "range bound rule in corrected mode: inclusive or exclusive (e.g. -bounds exclusive)")
 	rules := flag.String("rules", "corrected", "corrected or published (reproduce the published drivers, bugs included) (e.g. -rules published)")
 	seed := flag.Uint64("seed", 1, "seed for the synthetic worlds, the subsystem order and the seeded draws (e.g. -seed 7)")
 	model := flag.String("model", "knn", "spack-build runtime model: knn (k=5, as published) or linear (OLS of duration on mean memory per package) (e.g. -model linear)")
 	flag.Parse()
-	if err := run(*out, *data, *experiment, *bounds, *rules, *model, *seed); err != nil {
+	if err := run(*out, *data, *which, *bounds, *rules, *model, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "rainbow:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, data, experiment, boundsFlag, rulesFlag, model string, seed uint64) error {
+func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) error {
 	if model != "knn" && model != "linear" {
 		return fmt.Errorf("unknown -model %q (want knn or linear)", model)
 	}
@@ -52,23 +56,23 @@ func run(out, data, experiment, boundsFlag, rulesFlag, model string, seed uint64
 	if err != nil {
 		return err
 	}
-	var mode matcher.Mode
+	var mode experiment.Mode
 	switch rulesFlag {
 	case "corrected":
-		mode = matcher.Corrected
+		mode = experiment.Corrected
 	case "published":
-		mode = matcher.Published
+		mode = experiment.Published
 	default:
 		return fmt.Errorf("unknown -rules %q (want corrected or published)", rulesFlag)
 	}
 	var exps []string
-	switch experiment {
+	switch which {
 	case "both":
 		exps = []string{"reliabuild", "spack-build"}
 	case "reliabuild", "spack-build":
-		exps = []string{experiment}
+		exps = []string{which}
 	default:
-		return fmt.Errorf("unknown -experiment %q", experiment)
+		return fmt.Errorf("unknown -experiment %q", which)
 	}
 	ctx := context.Background()
 	for _, e := range exps {
@@ -80,28 +84,49 @@ func run(out, data, experiment, boundsFlag, rulesFlag, model string, seed uint64
 			return err
 		}
 		start := time.Now()
-		var rep *matcher.Report
+		jb, err := newJobs(filepath.Join(dir, "jobs.csv"))
+		if err != nil {
+			return err
+		}
+		var rep *experiment.Report
 		if e == "reliabuild" {
-			rep, err = runVersions(ctx, dir, data, b, mode, seed)
+			rep, err = runVersions(ctx, dir, data, b, mode, seed, jb.record)
 		} else {
-			rep, err = runBuilds(ctx, dir, data, b, mode, model, seed)
+			rep, err = runBuilds(ctx, dir, data, b, mode, model, seed, jb.record)
+		}
+		if cerr := jb.close(); err == nil {
+			err = cerr
 		}
 		if err != nil {
 			return err
 		}
 		fmt.Printf("%s: %d levels in %s (%d requirement checks answered, %d evaluated)\n",
 			e, len(rep.Levels), time.Since(start).Round(time.Millisecond), rep.Checks, rep.Evaluated)
-		if err := write(dir, rep); err != nil {
+		var pub *experiment.Report
+		if data != "" {
+			pub, err = experiment.LoadPublished(filepath.Join(data, e))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		if err := writeScores(dir, rep); err != nil {
 			return err
 		}
-		fmt.Printf("%s: wrote scores.json, scores.csv and plots to %s\n", e, dir)
+		if err := figures(dir, rep, pub, jb); err != nil {
+			return err
+		}
+		what := "ours"
+		if pub != nil {
+			what = "published beside ours"
+		}
+		fmt.Printf("%s: wrote scores.json, scores.csv, jobs.csv and the published experiment's figures (%s) to %s\n", e, what, dir)
 	}
 	return nil
 }
 
-func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode matcher.Mode, seed uint64) (*matcher.Report, error) {
-	cfg := matcher.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr}
-	var w *matcher.VersionWorld
+func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
+	cfg := experiment.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr, Record: record}
+	var w *experiment.VersionWorld
 	if data == "" {
 		fmt.Println("reliabuild: generating a synthetic world (100 clusters, 219 subsystems, 1602 jobs)")
 		w = versionWorld(synth.RainbowVersions(rand.New(rand.NewPCG(seed, 0)), synth.RainbowVersionConfig{}))
@@ -109,24 +134,24 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode m
 		for _, c := range w.Clusters[:1] {
 			cs = append(cs, c.Cluster())
 		}
-		if err := writeWorld(out, func(f *os.File) error { return matcher.WriteVersionClusters(f, w.Clusters) }, cs); err != nil {
+		if err := writeWorld(out, func(f *os.File) error { return experiment.WriteVersionClusters(f, w.Clusters) }, cs); err != nil {
 			return nil, err
 		}
 	} else {
 		dir := filepath.Join(data, "reliabuild")
 		fmt.Println("reliabuild: loading", dir)
-		// What matcher.LoadVersionWorld does, but keeping each file's jobs
+		// What experiment.LoadVersionWorld does, but keeping each file's jobs
 		// apart so that the published file order below needs no second read.
 		f, err := os.Open(filepath.Join(dir, "cluster-features.json"))
 		if err != nil {
 			return nil, err
 		}
-		clusters, err := matcher.ReadVersionClusters(f, f.Name())
+		clusters, err := experiment.ReadVersionClusters(f, f.Name())
 		f.Close()
 		if err != nil {
 			return nil, err
 		}
-		files, err := matcher.JobFiles(filepath.Join(dir, "jobspecs"))
+		files, err := experiment.JobFiles(filepath.Join(dir, "jobspecs"))
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +159,7 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode m
 		if err != nil {
 			return nil, err
 		}
-		w = &matcher.VersionWorld{Clusters: clusters}
+		w = &experiment.VersionWorld{Clusters: clusters}
 		for _, f := range files {
 			w.Jobs = append(w.Jobs, byFile[f]...)
 		}
@@ -147,7 +172,7 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode m
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		if mode == matcher.Published {
+		if mode == experiment.Published {
 			jobs, err := publishedJobOrder(dir, files, byFile)
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, err
@@ -158,11 +183,11 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode m
 			}
 		}
 	}
-	return matcher.RunVersions(ctx, w, cfg)
+	return experiment.RunVersions(ctx, w, cfg)
 }
 
-func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode matcher.Mode, model string, seed uint64) (*matcher.Report, error) {
-	var w *matcher.BuildWorld
+func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, model string, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
+	var w *experiment.BuildWorld
 	if data == "" {
 		fmt.Println("spack-build: generating a synthetic world (100 clusters, 171 packages, 31622 builds)")
 		w = buildWorld(synth.RainbowBuilds(rand.New(rand.NewPCG(seed, 0)), synth.RainbowBuildConfig{}))
@@ -170,18 +195,18 @@ func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode mat
 		for _, c := range w.Clusters[:1] {
 			cs = append(cs, c.Cluster())
 		}
-		if err := writeWorld(out, func(f *os.File) error { return matcher.WriteBuildClusters(f, w.Clusters) }, cs); err != nil {
+		if err := writeWorld(out, func(f *os.File) error { return experiment.WriteBuildClusters(f, w.Clusters) }, cs); err != nil {
 			return nil, err
 		}
 	} else {
 		dir := filepath.Join(data, "spack-build")
 		fmt.Println("spack-build: loading", dir)
 		var err error
-		if w, err = matcher.LoadBuildWorld(ctx, dir); err != nil {
+		if w, err = experiment.LoadBuildWorld(ctx, dir); err != nil {
 			return nil, err
 		}
 	}
-	cfg := matcher.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr}
+	cfg := experiment.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr, Record: record}
 	if model == "linear" {
 		lin, err := matcher.FitLinear(w.Samples(), true)
 		if err != nil {
@@ -190,28 +215,28 @@ func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode mat
 		cfg.Model = lin
 		fmt.Println("spack-build: runtime model: per-package OLS of duration on mean memory")
 	}
-	return matcher.RunBuilds(ctx, w, cfg)
+	return experiment.RunBuilds(ctx, w, cfg)
 }
 
-func versionWorld(s synth.RainbowVersionWorld) *matcher.VersionWorld {
-	w := &matcher.VersionWorld{}
+func versionWorld(s synth.RainbowVersionWorld) *experiment.VersionWorld {
+	w := &experiment.VersionWorld{}
 	for _, c := range s.Clusters {
-		w.Clusters = append(w.Clusters, matcher.VersionCluster{Name: c.Name, Versions: c.Versions})
+		w.Clusters = append(w.Clusters, experiment.VersionCluster{Name: c.Name, Versions: c.Versions})
 	}
 	for _, j := range s.Jobs {
-		vj := matcher.VersionJob{Name: j.Name, Package: j.Package, PackageVersion: j.PackageVersion}
+		vj := experiment.VersionJob{Name: j.Name, Package: j.Package, PackageVersion: j.PackageVersion}
 		for _, r := range j.Ranges {
-			vj.Ranges = append(vj.Ranges, matcher.DepRange{Subsystem: r.Subsystem, Min: r.Min, Max: r.Max})
+			vj.Ranges = append(vj.Ranges, experiment.DepRange{Subsystem: r.Subsystem, Min: r.Min, Max: r.Max})
 		}
 		w.Jobs = append(w.Jobs, vj)
 	}
 	return w
 }
 
-func buildWorld(s synth.RainbowBuildWorld) *matcher.BuildWorld {
-	w := &matcher.BuildWorld{}
+func buildWorld(s synth.RainbowBuildWorld) *experiment.BuildWorld {
+	w := &experiment.BuildWorld{}
 	for _, c := range s.Clusters {
-		w.Clusters = append(w.Clusters, matcher.BuildCluster(c))
+		w.Clusters = append(w.Clusters, experiment.BuildCluster(c))
 	}
 	for _, j := range s.Jobs {
 		w.Jobs = append(w.Jobs, matcher.BuildJob{Name: j.Name, Package: j.Package, Arch: j.Arch, Compiler: j.Compiler,
@@ -314,7 +339,7 @@ func writeWorld(dir string, features func(*os.File) error, clusters []matcher.Cl
 // driver did (os.listdir order, which decides which jobs its cross-job
 // de-duplication skipped). unmatched-at-raw.json lists unmatched jobs in the
 // order the driver met them, which reveals that file order.
-func publishedJobOrder(dir string, files []string, byFile map[string][]matcher.VersionJob) ([]matcher.VersionJob, error) {
+func publishedJobOrder(dir string, files []string, byFile map[string][]experiment.VersionJob) ([]experiment.VersionJob, error) {
 	raw, err := os.Open(filepath.Join(dir, "results", "unmatched-at-raw.json"))
 	if err != nil {
 		return nil, err
@@ -352,7 +377,7 @@ func publishedJobOrder(dir string, files []string, byFile map[string][]matcher.V
 	if len(order) != len(files) {
 		return nil, nil // the order is not fully determined; keep numeric order
 	}
-	var jobs []matcher.VersionJob
+	var jobs []experiment.VersionJob
 	for _, f := range order {
 		jobs = append(jobs, byFile[f]...)
 	}
@@ -361,15 +386,15 @@ func publishedJobOrder(dir string, files []string, byFile map[string][]matcher.V
 
 // readJobFiles reads each jobspec file once, concurrently, keeping each
 // file's jobs apart.
-func readJobFiles(ctx context.Context, files []string) (map[string][]matcher.VersionJob, error) {
-	parts := make([][]matcher.VersionJob, len(files))
+func readJobFiles(ctx context.Context, files []string) (map[string][]experiment.VersionJob, error) {
+	parts := make([][]experiment.VersionJob, len(files))
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	for i, f := range files {
-		wg.Go(func() { parts[i], errs[i] = matcher.ReadVersionJobFiles(ctx, []string{f}) })
+		wg.Go(func() { parts[i], errs[i] = experiment.ReadVersionJobFiles(ctx, []string{f}) })
 	}
 	wg.Wait()
-	out := make(map[string][]matcher.VersionJob, len(files))
+	out := make(map[string][]experiment.VersionJob, len(files))
 	for i, f := range files {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -379,7 +404,8 @@ func readJobFiles(ctx context.Context, files []string) (map[string][]matcher.Ver
 	return out, nil
 }
 
-func write(dir string, rep *matcher.Report) error {
+// writeScores writes scores.json and scores.csv.
+func writeScores(dir string, rep *experiment.Report) error {
 	f, err := os.Create(filepath.Join(dir, "scores.json"))
 	if err != nil {
 		return err
@@ -391,61 +417,10 @@ func write(dir string, rep *matcher.Report) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := writeCSV(filepath.Join(dir, "scores.csv"), rep); err != nil {
-		return err
-	}
-	names := make([]string, len(rep.Levels))
-	for i, l := range rep.Levels {
-		names[i] = l.Name
-	}
-	nC := 0.0
-	if len(rep.Levels) > 0 {
-		e := rep.Levels[0].Expected
-		nC = e.MatchedClusters.Mean + e.MismatchedClusters.Mean
-	}
-	// Each figure shows the expected value (exact over the random choice of
-	// cluster) with ±1 standard error of a single seeded draw, and the
-	// seeded draw itself.
-	type fig struct {
-		file, title, y string
-		counts         bool
-		val            func(matcher.Scores) (v, se float64)
-	}
-	figs := []fig{
-		{"build-success.png", "Build success", "mean build success", false, func(s matcher.Scores) (float64, float64) { return s.BuildSuccess.Mean, s.BuildSuccess.SE }},
-		{"percent-matched.png", "Clusters matched per job", "percent of clusters", false, func(s matcher.Scores) (float64, float64) {
-			return 100 * s.MatchedClusters.Mean / nC, 100 * s.MatchedClusters.SE / nC
-		}},
-		{"count-unmatched.png", "Unmatched submissions", "submissions", true, func(s matcher.Scores) (float64, float64) { return float64(s.Unmatched), 0 }},
-	}
-	if rep.Experiment == "reliabuild" {
-		figs = append(figs, fig{"marginal-score.png", "Marginal score", "share of dependency ranges met", false,
-			func(s matcher.Scores) (float64, float64) { return s.MarginalScore.Mean, s.MarginalScore.SE }})
-	} else {
-		figs = append(figs,
-			fig{"additional-runtime.png", "Additional runtime", "hours (total)", false, func(s matcher.Scores) (float64, float64) {
-				return s.AdditionalRuntime.Value / 3600, s.AdditionalRuntime.SE / 3600
-			}},
-			fig{"additional-cost.png", "Additional cost", "dollars (total)", false, func(s matcher.Scores) (float64, float64) {
-				return s.AdditionalCost.Value, s.AdditionalCost.SE
-			}})
-	}
-	for _, fg := range figs {
-		exp := cplot.BarSeries{Name: "expected (±1 SE of a draw)", Values: make([]float64, len(rep.Levels)), Err: make([]float64, len(rep.Levels))}
-		drw := cplot.BarSeries{Name: "seeded draw", Values: make([]float64, len(rep.Levels))}
-		for i, l := range rep.Levels {
-			exp.Values[i], exp.Err[i] = fg.val(l.Expected)
-			drw.Values[i], _ = fg.val(l.Drawn)
-		}
-		title := rep.Experiment + ": " + fg.title + " (" + rep.Mode.String() + ")"
-		if err := cplot.Bars(filepath.Join(dir, fg.file), title, fg.y, names, []cplot.BarSeries{exp, drw}, fg.counts); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeCSV(filepath.Join(dir, "scores.csv"), rep)
 }
 
-func writeCSV(path string, rep *matcher.Report) error {
+func writeCSV(path string, rep *experiment.Report) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -454,7 +429,7 @@ func writeCSV(path string, rep *matcher.Report) error {
 	for _, l := range rep.Levels {
 		for _, m := range []struct {
 			name string
-			s    matcher.Scores
+			s    experiment.Scores
 		}{{"expected", l.Expected}, {"draw", l.Drawn}} {
 			s := m.s
 			fmt.Fprintf(f, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", l.Name, m.name, s.Jobs, s.Unmatched,

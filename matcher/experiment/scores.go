@@ -1,10 +1,12 @@
-package matcher
+package experiment
 
 import (
 	"encoding/json"
 	"io"
 	"math"
 	"math/bits"
+
+	"github.com/crosscluster/crosscluster/matcher"
 )
 
 // Stat is a mean and population standard deviation (numpy.std's ddof=0, as
@@ -66,6 +68,29 @@ type Scores struct {
 	CostByPackage     map[string]float64
 }
 
+// Submission is one submission of a level, scored both ways: the per-job
+// data behind a level's figures. Scores that do not apply (nothing matched;
+// the marginal score of a spack build, the runtime of a version job) are
+// NaN.
+type Submission struct {
+	Level   string
+	Job     string // the job scored (the published single-subsystem loop scored every submission as one job)
+	Package string
+	// Subsystems is how many subsystems the request named; JobSubsystems
+	// how many the job has in all (its dependencies, or 3 for a spack
+	// build: arch, compiler, memory). For a job that stopped unmatched,
+	// Subsystems is its unmatched_at and Subsystems/JobSubsystems its
+	// max_percent_matched.
+	Subsystems, JobSubsystems int
+	Matched, Clusters         int    // clusters that matched the request, and in the world
+	Cluster                   string // the seeded draw's choice; "" when nothing matched
+	// Expected over the random choice of cluster, and the seeded draw's.
+	BuildSuccess, DrawnBuildSuccess   float64
+	MarginalScore, DrawnMarginalScore float64
+	Runtime, DrawnRuntime             float64 // additional runtime, seconds
+	Cost, DrawnCost                   float64 // additional cost
+}
+
 // Level is one level of an experiment scored both ways.
 type Level struct {
 	Name     string
@@ -77,13 +102,16 @@ type Level struct {
 type Report struct {
 	Experiment string // "reliabuild" or "spack-build"
 	Mode       Mode
-	Bounds     Bounds
+	Bounds     matcher.Bounds
 	Seed       uint64
 	Order      []string // subsystems in the order the expanding level added them
 	Levels     []Level
 	// UnmatchedAt maps each job that stopped unmatched in the expanding
-	// levels to its unmatched_at (the published unmatched-at-raw.json).
-	UnmatchedAt map[string]int
+	// levels to its unmatched_at (the published unmatched-at-raw.json), and
+	// MaxPercentMatched to unmatched_at over the job's subsystems (the
+	// published unmatched-summary.json).
+	UnmatchedAt       map[string]int
+	MaxPercentMatched map[string]float64
 	// Checks is the number of requirement-against-cluster checks the
 	// experiment answers (every submission's requirements against every
 	// cluster, and every scored dependency); they are served from a cache

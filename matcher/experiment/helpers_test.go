@@ -1,10 +1,14 @@
-package matcher
+package experiment
 
 import (
 	"bytes"
 	"math/rand/v2"
+	"path/filepath"
+	"testing"
 
+	"github.com/crosscluster/crosscluster/internal/pubdata"
 	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/matcher"
 )
 
 type bytesBuffer = bytes.Buffer
@@ -34,8 +38,33 @@ func synthBuildWorld(seed uint64, clusters, packages, jobs int) *BuildWorld {
 		w.Clusters = append(w.Clusters, BuildCluster(c))
 	}
 	for _, j := range s.Jobs {
-		w.Jobs = append(w.Jobs, BuildJob{Name: j.Name, Package: j.Package, Arch: j.Arch, Compiler: j.Compiler,
+		w.Jobs = append(w.Jobs, matcher.BuildJob{Name: j.Name, Package: j.Package, Arch: j.Arch, Compiler: j.Compiler,
 			CompilerVersion: j.CompilerVersion, MemMin: j.MemMin, MemMean: j.MemMean, MemMax: j.MemMax, Duration: j.Duration})
 	}
 	return w
+}
+
+// dataDir is the public rainbow data's directory ("" when it is absent;
+// tests that read it call needData first, which skips them then).
+var dataDir = func() string {
+	d, _ := pubdata.Dir("rainbow")
+	return d
+}()
+
+// needData returns the path of rel inside the public rainbow data, or
+// skips t.
+func needData(t testing.TB, rel string) string {
+	t.Helper()
+	return filepath.Join(pubdata.Need(t, "rainbow"), rel)
+}
+
+// constModel predicts duration = slope × memory per package.
+type constModel map[string]float64
+
+func (m constModel) Predict(pkg string, mem float64) (float64, error) {
+	s, ok := m[pkg]
+	if !ok {
+		return 0, matcher.ErrUnknownPackage
+	}
+	return s * mem, nil
 }

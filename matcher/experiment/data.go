@@ -1,9 +1,11 @@
-package matcher
+package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/crosscluster/crosscluster/matcher"
+	"github.com/crosscluster/crosscluster/matcher/internal/walk"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -52,32 +56,18 @@ type BuildCluster struct {
 	CompilerVersion string
 }
 
-// BuildJob is a successful spack build turned into a jobspec.
-type BuildJob struct {
-	Name                            string
-	Package                         string
-	Arch, Compiler, CompilerVersion string
-	MemMin, MemMean, MemMax         float64 // bytes
-	Duration                        float64 // seconds
-	// MemoryBestRuntime is the published memory_global_best_runtime, the
-	// mean memory of the package's fastest build.
-	MemoryBestRuntime float64
-	// MemoryTopTenth is the published memory_of_top_ten_percent_runtime.
-	MemoryTopTenth float64
-}
-
 // BuildWorld is the spack-build experiment's data.
 type BuildWorld struct {
-	Clusters []BuildCluster // sorted by name
-	Jobs     []BuildJob     // in load order
+	Clusters []BuildCluster     // sorted by name
+	Jobs     []matcher.BuildJob // in load order
 }
 
 // Samples returns the (package, mean memory, duration) of every job, the
 // training data of the published runtime models.
-func (w *BuildWorld) Samples() []Sample {
-	s := make([]Sample, len(w.Jobs))
+func (w *BuildWorld) Samples() []matcher.Sample {
+	s := make([]matcher.Sample, len(w.Jobs))
 	for i, j := range w.Jobs {
-		s[i] = Sample{Package: j.Package, Memory: j.MemMean, Duration: j.Duration}
+		s[i] = matcher.Sample{Package: j.Package, Memory: j.MemMean, Duration: j.Duration}
 	}
 	return s
 }
@@ -86,26 +76,35 @@ func (w *BuildWorld) Samples() []Sample {
 // {"<cluster>": {"<subsystem>": "<version>", ...}, ...}. Clusters come back
 // sorted by name.
 func ReadVersionClusters(r io.Reader, file string) ([]VersionCluster, error) {
-	w := jwalk{file}
-	v, err := w.decode(r)
+	return readFeatures(r, file, func(w walk.JSON, name string, m map[string]any) (VersionCluster, error) {
+		c := VersionCluster{Name: name, Versions: make(map[string]string, len(m))}
+		for sub, val := range m {
+			var err error
+			if c.Versions[sub], err = w.Str(val, name+"."+sub); err != nil {
+				return c, err
+			}
+		}
+		return c, nil
+	})
+}
+
+// readFeatures reads a cluster-features.json, an object of clusters each
+// an object, and returns one cluster per key, sorted by name.
+func readFeatures[C any](r io.Reader, file string, cluster func(w walk.JSON, name string, m map[string]any) (C, error)) ([]C, error) {
+	w := walk.NewJSON(file, parseError)
+	top, err := w.DecodeObject(r)
 	if err != nil {
 		return nil, err
 	}
-	top, err := w.obj(v, "")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]VersionCluster, 0, len(top))
-	for _, name := range sortedKeys(top) {
-		m, err := w.obj(top[name], name)
+	out := make([]C, 0, len(top))
+	for _, name := range slices.Sorted(maps.Keys(top)) {
+		m, err := w.Obj(top[name], name)
 		if err != nil {
 			return nil, err
 		}
-		c := VersionCluster{Name: name, Versions: make(map[string]string, len(m))}
-		for sub, val := range m {
-			if c.Versions[sub], err = w.str(val, name+"."+sub); err != nil {
-				return nil, err
-			}
+		c, err := cluster(w, name, m)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, c)
 	}
@@ -125,40 +124,26 @@ func WriteVersionClusters(w io.Writer, clusters []VersionCluster) error {
 // {"<cluster>": {"memory", "cost_per_node_hour", "arch", "compiler",
 // "compiler_version"}, ...}. Clusters come back sorted by name.
 func ReadBuildClusters(r io.Reader, file string) ([]BuildCluster, error) {
-	w := jwalk{file}
-	v, err := w.decode(r)
-	if err != nil {
-		return nil, err
-	}
-	top, err := w.obj(v, "")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]BuildCluster, 0, len(top))
-	for _, name := range sortedKeys(top) {
-		m, err := w.obj(top[name], name)
-		if err != nil {
-			return nil, err
-		}
+	return readFeatures(r, file, func(w walk.JSON, name string, m map[string]any) (BuildCluster, error) {
 		c := BuildCluster{Name: name}
-		if c.Memory, err = w.num(m["memory"], name+".memory"); err != nil {
-			return nil, err
+		var err error
+		if c.Memory, err = w.Num(m["memory"], name+".memory"); err != nil {
+			return c, err
 		}
-		if c.CostPerNodeHour, err = w.num(m["cost_per_node_hour"], name+".cost_per_node_hour"); err != nil {
-			return nil, err
+		if c.CostPerNodeHour, err = w.Num(m["cost_per_node_hour"], name+".cost_per_node_hour"); err != nil {
+			return c, err
 		}
-		if c.Arch, err = w.str(m["arch"], name+".arch"); err != nil {
-			return nil, err
+		if c.Arch, err = w.Str(m["arch"], name+".arch"); err != nil {
+			return c, err
 		}
-		if c.Compiler, err = w.str(m["compiler"], name+".compiler"); err != nil {
-			return nil, err
+		if c.Compiler, err = w.Str(m["compiler"], name+".compiler"); err != nil {
+			return c, err
 		}
-		if c.CompilerVersion, err = w.str(m["compiler_version"], name+".compiler_version"); err != nil {
-			return nil, err
+		if c.CompilerVersion, err = w.Str(m["compiler_version"], name+".compiler_version"); err != nil {
+			return c, err
 		}
-		out = append(out, c)
-	}
-	return out, nil
+		return c, nil
+	})
 }
 
 // WriteBuildClusters writes clusters in the format ReadBuildClusters reads.
@@ -171,64 +156,55 @@ func WriteBuildClusters(w io.Writer, clusters []BuildCluster) error {
 	return writeJSON(w, m)
 }
 
-// list reads r whole and returns the items of the top-level YAML sequence.
-func (w ywalk) list(r io.Reader) ([]*yaml.Node, error) {
-	b, err := readDoc(r, w.file)
-	if err != nil {
-		return nil, err
-	}
-	root, err := w.parse(b)
-	if err != nil {
-		return nil, err
-	}
-	return w.seq(root, "")
-}
-
 // ReadVersionJobs reads a YAML list of version-experiment jobspecs:
 // - {name, package, package_version, resources: {<dep>: {min, max}}}
 // YAML anchors and aliases resolve. Ranges come back sorted by subsystem.
 func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
-	w := newWalk(file)
-	items, err := w.list(r)
+	w := walk.NewYAML(file, parseError)
+	b, err := walk.ReadAll(r, file, parseError)
+	if err != nil {
+		return nil, err
+	}
+	items, err := w.List(b)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]VersionJob, 0, len(items))
 	for i, it := range items {
-		p := idx("", i)
-		m, err := w.mapping(it, p)
+		p := walk.Idx("", i)
+		m, err := w.Mapping(it, p)
 		if err != nil {
 			return nil, err
 		}
 		var j VersionJob
-		if j.Name, err = w.field(m, it, p, "name"); err != nil {
+		if j.Name, err = w.Field(m, it, p, "name"); err != nil {
 			return nil, err
 		}
-		if j.Package, err = w.field(m, it, p, "package"); err != nil {
+		if j.Package, err = w.Field(m, it, p, "package"); err != nil {
 			return nil, err
 		}
-		if n := get(m, "package_version"); n != nil {
-			if j.PackageVersion, err = w.scalar(n, dot(p, "package_version")); err != nil {
+		if n := walk.Get(m, "package_version"); n != nil {
+			if j.PackageVersion, err = w.Scalar(n, walk.Dot(p, "package_version")); err != nil {
 				return nil, err
 			}
 		}
-		if rn := deref(get(m, "resources")); rn != nil && !(rn.Kind == yaml.ScalarNode && rn.Tag == "!!null") {
-			rp := dot(p, "resources")
-			deps, err := w.mapping(rn, rp)
+		if rn := walk.Deref(walk.Get(m, "resources")); rn != nil && !(rn.Kind == yaml.ScalarNode && rn.Tag == "!!null") {
+			rp := walk.Dot(p, "resources")
+			deps, err := w.Mapping(rn, rp)
 			if err != nil {
 				return nil, err
 			}
 			for _, d := range deps {
-				dp := dot(rp, d[0].Value)
-				dm, err := w.mapping(d[1], dp)
+				dp := walk.Dot(rp, d[0].Value)
+				dm, err := w.Mapping(d[1], dp)
 				if err != nil {
 					return nil, err
 				}
 				dr := DepRange{Subsystem: d[0].Value}
-				if dr.Min, err = w.field(dm, d[1], dp, "min"); err != nil {
+				if dr.Min, err = w.Field(dm, d[1], dp, "min"); err != nil {
 					return nil, err
 				}
-				if dr.Max, err = w.field(dm, d[1], dp, "max"); err != nil {
+				if dr.Max, err = w.Field(dm, d[1], dp, "max"); err != nil {
 					return nil, err
 				}
 				j.Ranges = append(j.Ranges, dr)
@@ -236,113 +212,8 @@ func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 			slices.SortFunc(j.Ranges, func(a, b DepRange) int { return strings.Compare(a.Subsystem, b.Subsystem) })
 			for k := 1; k < len(j.Ranges); k++ {
 				if j.Ranges[k].Subsystem == j.Ranges[k-1].Subsystem {
-					return nil, w.err(rn, rp, ErrSchema, "duplicate dependency %q", j.Ranges[k].Subsystem)
+					return nil, w.Err(rn, rp, matcher.ErrSchema, "duplicate dependency %q", j.Ranges[k].Subsystem)
 				}
-			}
-		}
-		out = append(out, j)
-	}
-	return out, nil
-}
-
-// ReadBuildJobs reads a YAML list of spack-build jobspecs:
-// - {name, package, attributes: {duration, memory_global_best_runtime,
-// memory_of_top_ten_percent_runtime}, resources: {arch: {arch}, compiler:
-// {compiler_name, compiler_version}, memory: {mem_max, mem_mean, mem_min}}}
-func ReadBuildJobs(r io.Reader, file string) ([]BuildJob, error) {
-	w := newWalk(file)
-	items, err := w.list(r)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]BuildJob, 0, len(items))
-	for i, it := range items {
-		p := idx("", i)
-		m, err := w.mapping(it, p)
-		if err != nil {
-			return nil, err
-		}
-		var j BuildJob
-		if j.Name, err = w.field(m, it, p, "name"); err != nil {
-			return nil, err
-		}
-		if j.Package, err = w.field(m, it, p, "package"); err != nil {
-			return nil, err
-		}
-		sub := func(key string) ([][2]*yaml.Node, string, error) {
-			n := get(m, key)
-			if n == nil {
-				return nil, "", w.err(it, p, ErrSchema, "missing %q", key)
-			}
-			mm, err := w.mapping(n, dot(p, key))
-			return mm, dot(p, key), err
-		}
-		attrs, ap, err := sub("attributes")
-		if err != nil {
-			return nil, err
-		}
-		res, rp, err := sub("resources")
-		if err != nil {
-			return nil, err
-		}
-		nums := []struct {
-			m    [][2]*yaml.Node
-			path string
-			key  string
-			dst  *float64
-		}{
-			{attrs, ap, "duration", &j.Duration},
-			{attrs, ap, "memory_global_best_runtime", &j.MemoryBestRuntime},
-			{attrs, ap, "memory_of_top_ten_percent_runtime", &j.MemoryTopTenth},
-		}
-		for _, f := range nums {
-			n := get(f.m, f.key)
-			if n == nil {
-				return nil, w.err(it, f.path, ErrSchema, "missing %q", f.key)
-			}
-			if *f.dst, err = w.number(n, dot(f.path, f.key)); err != nil {
-				return nil, err
-			}
-		}
-		group := func(name string) ([][2]*yaml.Node, string, error) {
-			n := get(res, name)
-			if n == nil {
-				return nil, "", w.err(it, rp, ErrSchema, "missing %q", name)
-			}
-			gm, err := w.mapping(n, dot(rp, name))
-			return gm, dot(rp, name), err
-		}
-		am, amp, err := group("arch")
-		if err != nil {
-			return nil, err
-		}
-		if j.Arch, err = w.field(am, it, amp, "arch"); err != nil {
-			return nil, err
-		}
-		cm, cmp, err := group("compiler")
-		if err != nil {
-			return nil, err
-		}
-		if j.Compiler, err = w.field(cm, it, cmp, "compiler_name"); err != nil {
-			return nil, err
-		}
-		if j.CompilerVersion, err = w.field(cm, it, cmp, "compiler_version"); err != nil {
-			return nil, err
-		}
-		mm, mmp, err := group("memory")
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range []struct {
-			key string
-			dst *float64
-		}{{"mem_min", &j.MemMin}, {"mem_mean", &j.MemMean}, {"mem_max", &j.MemMax}} {
-			n := get(mm, f.key)
-			if n == nil {
-				return nil, w.err(it, mmp, ErrSchema, "missing %q", f.key)
-			}
-			if *f.dst, err = w.number(n, dot(mmp, f.key)); err != nil {
-				return nil, err
 			}
 		}
 		out = append(out, j)
@@ -395,8 +266,8 @@ func ReadVersionJobFiles(ctx context.Context, files []string) ([]VersionJob, err
 }
 
 // ReadBuildJobFiles is ReadVersionJobFiles for spack-build jobspecs.
-func ReadBuildJobFiles(ctx context.Context, files []string) ([]BuildJob, error) {
-	return readFiles(ctx, files, ReadBuildJobs)
+func ReadBuildJobFiles(ctx context.Context, files []string) ([]matcher.BuildJob, error) {
+	return readFiles(ctx, files, matcher.ReadBuildJobs)
 }
 
 // JobFiles lists dir/*.yaml in the numeric order of the last number in
@@ -478,4 +349,16 @@ func fileNumber(path string) int {
 		return n
 	}
 	return -1
+}
+
+// parseError is the walk.ErrorFunc of this package's readers: their
+// errors are *matcher.ParseError values, as the model's readers give.
+func parseError(file, path string, line int, err error) error {
+	return &matcher.ParseError{File: file, Path: path, Line: line, Err: err}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

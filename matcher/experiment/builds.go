@@ -1,13 +1,16 @@
-package matcher
+package experiment
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/crosscluster/crosscluster/matcher"
 )
 
 // CompilerRule decides whether a build's compiler version is compatible
@@ -43,22 +46,26 @@ type BuildConfig struct {
 	Mode Mode
 	// Bounds applies to the memory requirement (cluster memory >= the
 	// build's peak memory when Inclusive, > when Exclusive).
-	Bounds Bounds
+	Bounds matcher.Bounds
 	// Compiler is the compatibility rule in Corrected mode; Published
 	// mode always uses JobAtLeastCluster.
 	Compiler CompilerRule
 	// Model predicts build durations; nil fits FitKNN(world samples, 5),
 	// as the published run did.
-	Model RuntimeModel
+	Model matcher.RuntimeModel
 	// Baseline picks the memory whose predicted runtime is the optimum.
 	Baseline Baseline
 	// NodesPerJob is each job's size; 0 means 2, as published.
 	NodesPerJob int
 	// Priorities are the constraint levels' selection priorities; nil means
 	// the published rainbow-config.yaml's single filter "nodes_free > 0".
-	Priorities []Priority
+	Priorities []matcher.Priority
 	Seed       uint64
-	Progress   io.Writer
+	// Progress, when set, receives one line per level.
+	Progress io.Writer
+	// Record, when set, is called with every submission's scores, in the
+	// order of submission.
+	Record func(Submission)
 }
 
 // BuildLevels returns the spack-build experiment's level names in order (a
@@ -71,19 +78,11 @@ func BuildLevels() []string {
 
 // UniqueBuildJobs drops jobs whose resources (arch, compiler, compiler
 // version, memory min/mean/max) repeat an earlier job's, keeping the first.
-func UniqueBuildJobs(jobs []BuildJob) (unique []BuildJob, repeated int) {
-	seen := map[string]bool{}
-	for _, j := range jobs {
-		k := strings.Join([]string{j.Arch, j.Compiler, j.CompilerVersion, strconvFormat(j.MemMin),
-			strconvFormat(j.MemMean), strconvFormat(j.MemMax)}, "\x00")
-		if seen[k] {
-			repeated++
-			continue
-		}
-		seen[k] = true
-		unique = append(unique, j)
-	}
-	return unique, repeated
+func UniqueBuildJobs(jobs []matcher.BuildJob) (unique []matcher.BuildJob, repeated int) {
+	return uniqueBy(jobs, func(j matcher.BuildJob) (string, bool) {
+		return strings.Join([]string{j.Arch, j.Compiler, j.CompilerVersion, strconvFormat(j.MemMin),
+			strconvFormat(j.MemMean), strconvFormat(j.MemMax)}, "\x00"), true
+	})
 }
 
 // Cluster returns c as a rainbow Cluster: subsystems "arch" (one vertex,
@@ -91,38 +90,38 @@ func UniqueBuildJobs(jobs []BuildJob) (unique []BuildJob, repeated int) {
 // "compiler-version" vertex with the version, both in field "value") and
 // "memory" (value = bytes as an integer); state "cost_per_node_hour" and
 // "memory_per_node".
-func (c BuildCluster) Cluster() Cluster {
-	v := func(typ, val string) Vertex {
-		return Vertex{ID: typ + "1", Type: typ, Fields: map[string]string{"value": val}}
+func (c BuildCluster) Cluster() matcher.Cluster {
+	v := func(typ, val string) matcher.Vertex {
+		return matcher.Vertex{ID: typ + "1", Type: typ, Fields: map[string]string{"value": val}}
 	}
 	comp, ver := v("compiler", c.Compiler), v("compiler-version", c.CompilerVersion)
 	ver.ID = "compiler2"
-	return Cluster{Name: c.Name,
+	return matcher.Cluster{Name: c.Name,
 		State: map[string]float64{"cost_per_node_hour": c.CostPerNodeHour, "memory_per_node": c.Memory},
-		Subsystems: map[string]*Subsystem{
-			"arch":     {Name: "arch", Vertices: []Vertex{v("arch", c.Arch)}},
-			"compiler": {Name: "compiler", Vertices: []Vertex{comp, ver}},
-			"memory":   {Name: "memory", Vertices: []Vertex{v("memory", strconv.FormatInt(int64(c.Memory), 10))}},
+		Subsystems: map[string]*matcher.Subsystem{
+			"arch":     {Name: "arch", Vertices: []matcher.Vertex{v("arch", c.Arch)}},
+			"compiler": {Name: "compiler", Vertices: []matcher.Vertex{comp, ver}},
+			"memory":   {Name: "memory", Vertices: []matcher.Vertex{v("memory", strconv.FormatInt(int64(c.Memory), 10))}},
 		}}
 }
 
-// Requirements returns what the published driver submitted for j with the
+// requirements returns what the published driver submitted for j with the
 // named subsystems: "arch" (value equal), "compiler" (family equal),
 // "compiler-version" (family and version equal, on subsystem "compiler")
 // and "memory" (value at least the build's peak memory as an integer).
-func (j BuildJob) Requirements(subsystems ...string) []Requirement {
-	var rs []Requirement
+func requirements(j *matcher.BuildJob, subsystems ...string) []matcher.Requirement {
+	var rs []matcher.Requirement
 	for _, s := range subsystems {
 		switch s {
 		case "arch":
-			rs = append(rs, Requirement{Subsystem: "arch", Field: "value", Op: Equal, Value: j.Arch})
+			rs = append(rs, matcher.Requirement{Subsystem: "arch", Field: "value", Op: matcher.Equal, Value: j.Arch})
 		case "compiler":
-			rs = append(rs, Requirement{Subsystem: "compiler", Field: "value", Op: Equal, Value: j.Compiler})
+			rs = append(rs, matcher.Requirement{Subsystem: "compiler", Field: "value", Op: matcher.Equal, Value: j.Compiler})
 		case "compiler-version":
-			rs = append(rs, Requirement{Subsystem: "compiler", Field: "value", Op: Equal, Value: j.Compiler},
-				Requirement{Subsystem: "compiler", Field: "value", Op: Equal, Value: j.CompilerVersion})
+			rs = append(rs, matcher.Requirement{Subsystem: "compiler", Field: "value", Op: matcher.Equal, Value: j.Compiler},
+				matcher.Requirement{Subsystem: "compiler", Field: "value", Op: matcher.Equal, Value: j.CompilerVersion})
 		case "memory":
-			rs = append(rs, Requirement{Subsystem: "memory", Field: "value", Op: AtLeast, Value: strconv.FormatInt(int64(j.MemMax), 10)})
+			rs = append(rs, matcher.Requirement{Subsystem: "memory", Field: "value", Op: matcher.AtLeast, Value: strconv.FormatInt(int64(j.MemMax), 10)})
 		}
 	}
 	return rs
@@ -130,7 +129,7 @@ func (j BuildJob) Requirements(subsystems ...string) []Requirement {
 
 type reqKey struct {
 	sub, field string
-	op         Op
+	op         matcher.Op
 	value      string
 }
 
@@ -138,11 +137,11 @@ type bexp struct {
 	cfg         BuildConfig
 	nC          int
 	clusters    []BuildCluster
-	ccs         []*ccluster
-	bounds      Bounds
+	pool        *matcher.Pool // the clusters in name order, for bulk checks
+	idx         []int
 	masks       map[reqKey]bitset
 	outcome     map[[3]string][]int8 // per (arch, compiler, version): per cluster 0 ok or a reason 1..4
-	lastJob     *BuildJob
+	lastJob     *matcher.BuildJob
 	lastOutcome []int8
 	pred        map[string][]float64
 	opt         map[string]float64
@@ -152,16 +151,14 @@ type bexp struct {
 }
 
 // reqMask returns the clusters meeting one requirement, cached.
-func (x *bexp) reqMask(r Requirement) bitset {
+func (x *bexp) reqMask(r matcher.Requirement) bitset {
 	key := reqKey{r.Subsystem, r.Field, r.Op, r.Value}
 	b, ok := x.masks[key]
 	if !ok {
-		q := compileReqs([]Requirement{r})[0]
 		b = newBitset(x.nC)
-		for c, cc := range x.ccs {
-			if q.satisfied(cc, x.bounds) {
-				b.set(c)
-			}
+		x.idx = x.pool.Satisfying(x.idx[:0], r)
+		for _, c := range x.idx {
+			b.set(c)
 		}
 		x.evaluated += int64(x.nC)
 		x.masks[key] = b
@@ -171,12 +168,12 @@ func (x *bexp) reqMask(r Requirement) bitset {
 
 // jobMasks returns, per subsystem of the experiment's order, the clusters
 // meeting that subsystem's requirements for j, and the requirement counts.
-func (x *bexp) jobMasks(j *BuildJob, order []string) ([]bitset, []int) {
+func (x *bexp) jobMasks(j *matcher.BuildJob, order []string) ([]bitset, []int) {
 	ms := make([]bitset, len(order))
 	ns := make([]int, len(order))
 	for i, s := range order {
 		m := fullBitset(x.nC)
-		rs := j.Requirements(s)
+		rs := requirements(j, s)
 		for _, r := range rs {
 			x.reqMask(r).and(m, m)
 		}
@@ -185,7 +182,7 @@ func (x *bexp) jobMasks(j *BuildJob, order []string) ([]bitset, []int) {
 	return ms, ns
 }
 
-func (x *bexp) outcomes(j *BuildJob) []int8 {
+func (x *bexp) outcomes(j *matcher.BuildJob) []int8 {
 	if j == x.lastJob {
 		return x.lastOutcome
 	}
@@ -195,7 +192,7 @@ func (x *bexp) outcomes(j *BuildJob) []int8 {
 		return o
 	}
 	o := make([]int8, x.nC)
-	jv, jerr := ParseVersion(j.CompilerVersion)
+	jv, jerr := matcher.ParseVersion(j.CompilerVersion)
 	for c, cl := range x.clusters {
 		switch {
 		case cl.Arch != j.Arch:
@@ -203,7 +200,7 @@ func (x *bexp) outcomes(j *BuildJob) []int8 {
 		case cl.Compiler != j.Compiler:
 			o[c] = 2
 		default:
-			cv, cerr := ParseVersion(cl.CompilerVersion)
+			cv, cerr := matcher.ParseVersion(cl.CompilerVersion)
 			switch {
 			case jerr != nil || cerr != nil:
 				o[c] = 4
@@ -234,17 +231,17 @@ func (x *bexp) predictions(pkg string) ([]float64, float64, error) {
 	return p, x.opt[pkg], nil
 }
 
-// submit scores job j assigned uniformly among m (expected and drawn); with
-// chosen >= 0 the assignment is that cluster in both modes.
-func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw func(int) int) (bool, error) {
+// submit scores job j assigned uniformly among m (expected and drawn), a
+// request of subs subsystems and nreq requirements; with chosen >= 0 the
+// assignment is that cluster in both modes.
+func (x *bexp) submit(p *pair, j *matcher.BuildJob, m bitset, subs, nreq int, chosen int, draw func(int) int) (bool, error) {
 	k := m.count()
 	p.countStats(k, x.nC)
 	p.e.jobs++
 	p.d.jobs++
 	x.checks += int64(nreq * x.nC)
 	if k == 0 && chosen < 0 {
-		p.e.unmatched++
-		p.d.unmatched++
+		x.unmatched(p, j, k, subs)
 		return false, nil
 	}
 	o := x.outcomes(j)
@@ -261,8 +258,9 @@ func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw
 		}
 		return obs{ok, rt, rt / 3600 * x.clusters[c].CostPerNodeHour}
 	}
-	// tally adds weight-scaled reason counts and per-package totals.
-	tally := func(a *acc, reasons [5]float64, rt, cost float64) {
+	// add records one assignment's moments (mean and second moment of
+	// success, runtime and cost over the choice) and weighted reasons.
+	add := func(a *acc, reasons [5]float64, ok, ok2, rt, rt2, cost, cost2 float64) {
 		a.reasons.WrongArch += reasons[1]
 		a.reasons.MissingCompiler += reasons[2]
 		a.reasons.CompilerTooOld += reasons[3]
@@ -272,20 +270,27 @@ func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw
 		}
 		a.rtPkg[j.Package] += rt
 		a.costPkg[j.Package] += cost
+		a.possible++
+		a.bs.add(ok, ok2)
+		a.correct.add(ok, ok2)
+		a.runtime.add(rt, rt2)
+		a.cost.add(cost, cost2)
+		a.rtJob.add(rt, rt2)
+		a.costJob.add(cost, cost2)
+	}
+	// single is one cluster's outcome as a degenerate distribution.
+	single := func(a *acc, c int) obs {
+		v := one(c)
+		var r [5]float64
+		r[o[c]] = 1
+		add(a, r, v.ok, v.ok, v.rt, v.rt*v.rt, v.cost, v.cost*v.cost)
+		return v
 	}
 	var d int
+	var e obs
 	if chosen >= 0 {
 		d = chosen
-		v := one(d)
-		var r [5]float64
-		r[o[d]] = 1
-		tally(&p.e, r, v.rt, v.cost)
-		p.e.bs.add(v.ok, v.ok)
-		p.e.correct.add(v.ok, v.ok)
-		p.e.runtime.add(v.rt, v.rt*v.rt)
-		p.e.cost.add(v.cost, v.cost*v.cost)
-		p.e.rtJob.add(v.rt, v.rt*v.rt)
-		p.e.costJob.add(v.cost, v.cost*v.cost)
+		e = single(&p.e, d)
 	} else {
 		w := 1 / float64(k)
 		var sok, srt, srt2, sc, sc2 float64
@@ -302,28 +307,31 @@ func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw
 		for i := range r {
 			r[i] *= w
 		}
-		tally(&p.e, r, srt*w, sc*w)
-		p.e.bs.add(sok*w, sok*w)
-		p.e.correct.add(sok*w, sok*w)
-		p.e.runtime.add(srt*w, srt2*w)
-		p.e.cost.add(sc*w, sc2*w)
-		p.e.rtJob.add(srt*w, srt2*w)
-		p.e.costJob.add(sc*w, sc2*w)
+		e = obs{sok * w, srt * w, sc * w}
+		add(&p.e, r, e.ok, e.ok, e.rt, srt2*w, e.cost, sc2*w)
 		d = m.nth(draw(k))
 	}
-	p.e.possible++
-	v := one(d)
-	var r [5]float64
-	r[o[d]] = 1
-	tally(&p.d, r, v.rt, v.cost)
-	p.d.possible++
-	p.d.bs.add(v.ok, v.ok)
-	p.d.correct.add(v.ok, v.ok)
-	p.d.runtime.add(v.rt, v.rt*v.rt)
-	p.d.cost.add(v.cost, v.cost*v.cost)
-	p.d.rtJob.add(v.rt, v.rt*v.rt)
-	p.d.costJob.add(v.cost, v.cost*v.cost)
+	v := single(&p.d, d)
+	if x.cfg.Record != nil {
+		x.cfg.Record(Submission{Level: p.name, Job: j.Name, Package: j.Package, Subsystems: subs, JobSubsystems: 3,
+			Matched: k, Clusters: x.nC, Cluster: x.clusters[d].Name,
+			BuildSuccess: e.ok, DrawnBuildSuccess: v.ok, MarginalScore: math.NaN(), DrawnMarginalScore: math.NaN(),
+			Runtime: e.rt, DrawnRuntime: v.rt, Cost: e.cost, DrawnCost: v.cost})
+	}
 	return true, nil
+}
+
+// unmatched records a submission that no cluster took (none matched, or
+// none had capacity left), k clusters having matched its request.
+func (x *bexp) unmatched(p *pair, j *matcher.BuildJob, k, subs int) {
+	p.e.unmatched++
+	p.d.unmatched++
+	if x.cfg.Record != nil {
+		nan := math.NaN()
+		x.cfg.Record(Submission{Level: p.name, Job: j.Name, Package: j.Package, Subsystems: subs, JobSubsystems: 3,
+			Matched: k, Clusters: x.nC, BuildSuccess: nan, DrawnBuildSuccess: nan, MarginalScore: nan,
+			DrawnMarginalScore: nan, Runtime: nan, DrawnRuntime: nan, Cost: nan, DrawnCost: nan})
+	}
 }
 
 // RunBuilds runs the spack-build experiment on w's unique jobs
@@ -346,24 +354,28 @@ func (x *bexp) submit(p *pair, j *BuildJob, m bitset, nreq int, chosen int, draw
 // cancellation it returns the levels finished so far and ctx.Err().
 func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, error) {
 	if len(w.Clusters) == 0 {
-		return nil, ErrNoClusters
+		return nil, matcher.ErrNoClusters
 	}
 	if cfg.NodesPerJob == 0 {
 		cfg.NodesPerJob = 2
 	}
 	if cfg.Model == nil {
-		cfg.Model = FitKNN(w.Samples(), 5)
+		cfg.Model = matcher.FitKNN(w.Samples(), 5)
 	}
-	x := &bexp{cfg: cfg, nC: len(w.Clusters), bounds: cfg.Bounds, masks: map[reqKey]bitset{},
+	x := &bexp{cfg: cfg, nC: len(w.Clusters), masks: map[reqKey]bitset{},
 		outcome: map[[3]string][]int8{}, pred: map[string][]float64{}, rule: cfg.Compiler}
 	if cfg.Mode == Published {
 		x.rule = JobAtLeastCluster
 	}
 	x.clusters = slices.Clone(w.Clusters)
 	slices.SortFunc(x.clusters, func(a, b BuildCluster) int { return strings.Compare(a.Name, b.Name) })
-	for _, c := range x.clusters {
-		cl := c.Cluster()
-		x.ccs = append(x.ccs, compileCluster(&cl))
+	cls := make([]matcher.Cluster, len(x.clusters))
+	for i, c := range x.clusters {
+		cls[i] = c.Cluster()
+	}
+	var err error
+	if x.pool, err = matcher.NewPool(cls, matcher.Rules{Bounds: cfg.Bounds}); err != nil {
+		return nil, err
 	}
 	x.opt = map[string]float64{}
 	for pkg, mem := range FastestMemory(w.Samples(), cfg.Baseline) {
@@ -375,30 +387,31 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 	}
 	jobs, _ := UniqueBuildJobs(w.Jobs)
 	rep := &Report{Experiment: "spack-build", Mode: cfg.Mode, Bounds: cfg.Bounds, Seed: cfg.Seed,
-		Order: []string{"arch", "compiler", "compiler-version", "memory"}, UnmatchedAt: map[string]int{}}
+		Order: []string{"arch", "compiler", "compiler-version", "memory"}, UnmatchedAt: map[string]int{},
+		MaxPercentMatched: map[string]float64{}}
 	rng := newRand(cfg.Seed, 2)
 	draw := func(k int) int { return rng.IntN(k) }
 	finish := func(err error) (*Report, error) {
 		rep.Checks, rep.Evaluated = x.checks, x.evaluated
 		return rep, err
 	}
-	emit := func(p *pair, name string) {
-		l := p.level(name)
+	emit := func(p *pair) {
+		l := p.level()
 		rep.Levels = append(rep.Levels, l)
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "spack-build %s: %-40s %6d submissions, build success %.4f, extra cost %.1f (expected)\n",
-				cfg.Mode, name, l.Expected.Jobs, l.Expected.BuildSuccess.Mean, l.Expected.AdditionalCost.Value)
+				cfg.Mode, l.Name, l.Expected.Jobs, l.Expected.BuildSuccess.Mean, l.Expected.AdditionalCost.Value)
 		}
 	}
 	all := fullBitset(x.nC)
 
-	var none pair
+	none := pair{name: "none"}
 	for i := range jobs {
-		if _, err := x.submit(&none, &jobs[i], all, 0, -1, draw); err != nil {
+		if _, err := x.submit(&none, &jobs[i], all, 0, 0, -1, draw); err != nil {
 			return finish(err)
 		}
 	}
-	emit(&none, "none")
+	emit(&none)
 	masks := make([][]bitset, len(jobs))
 	nreqs := make([][]int, len(jobs))
 	for i := range jobs {
@@ -408,17 +421,24 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 		if err := ctx.Err(); err != nil {
 			return finish(err)
 		}
-		var p pair
+		p := pair{name: s + "-subsystem"}
 		for i := range jobs {
-			if _, err := x.submit(&p, &jobs[i], masks[i][si], nreqs[i][si], -1, draw); err != nil {
+			if _, err := x.submit(&p, &jobs[i], masks[i][si], 1, nreqs[i][si], -1, draw); err != nil {
 				return finish(err)
 			}
 		}
-		emit(&p, s+"-subsystem")
+		emit(&p)
 	}
 
-	// Expanding levels: each job moves on while it matches.
+	// Expanding levels: each job moves on while it matches. subs counts
+	// the subsystems of each level's request (compiler-version adds to the
+	// compiler subsystem): 1, 2, 2, 3.
 	levels := make([]pair, len(rep.Order))
+	subs := make([]int, len(rep.Order))
+	for li := range rep.Order {
+		subs[li] = subsystemCount(requirements(&matcher.BuildJob{}, rep.Order[:li+1]...))
+		levels[li].name = strings.Join(rep.Order[:li+1], "-")
+	}
 	alive := make([]bool, len(jobs))
 	cur := newBitset(x.nC)
 	for i := range jobs {
@@ -433,56 +453,54 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 		for li := range rep.Order {
 			masks[i][li].and(cur, cur)
 			nreq += nreqs[i][li]
-			ok, err := x.submit(&levels[li], &jobs[i], cur, nreq, -1, draw)
+			ok, err := x.submit(&levels[li], &jobs[i], cur, subs[li], nreq, -1, draw)
 			if err != nil {
 				return finish(err)
 			}
 			if !ok {
-				at := subsystemCount(jobs[i].Requirements(rep.Order[:li+1]...))
+				at := subs[li]
 				levels[li].stopped(at, 3)
 				rep.UnmatchedAt[jobs[i].Name] = at
+				rep.MaxPercentMatched[jobs[i].Name] = float64(at) / 3
 				alive[i] = false
 				break
 			}
 		}
 	}
-	name := ""
-	for li, s := range rep.Order {
-		if name == "" {
-			name = s
-		} else {
-			name += "-" + s
-		}
-		emit(&levels[li], name)
+	for li := range levels {
+		emit(&levels[li])
 	}
 
 	// Constraint levels.
 	prios := cfg.Priorities
 	if prios == nil {
-		prios = []Priority{{Priority: 1, Steps: []Step{{Filter: DefaultFreeKey + " > 0"}}}}
+		prios = []matcher.Priority{{Priority: 1, Steps: []matcher.Step{{Filter: matcher.DefaultFreeKey + " > 0"}}}}
 	}
 	nodesFree := float64((len(jobs)*cfg.NodesPerJob + x.nC - 1) / x.nC)
 	for _, replacement := range []bool{true, false} {
 		if err := ctx.Err(); err != nil {
 			return finish(err)
 		}
-		con, err := NewConstraint(prios, rand.New(rand.NewPCG(cfg.Seed, 3)))
+		con, err := matcher.NewConstraint(prios, rand.New(rand.NewPCG(cfg.Seed, 3)))
 		if err != nil {
 			return finish(err)
 		}
-		sel := Chain{con, CostAware{Model: cfg.Model}}
-		cls := make([]*Cluster, x.nC)
+		sel := matcher.Chain{con, matcher.CostAware{Model: cfg.Model}}
+		cls := make([]*matcher.Cluster, x.nC)
 		for c, bc := range x.clusters {
 			cl := bc.Cluster()
-			cl.State[DefaultFreeKey] = nodesFree
+			cl.State[matcher.DefaultFreeKey] = nodesFree
 			cls[c] = &cl
 		}
-		index := map[*Cluster]int{}
+		index := map[*matcher.Cluster]int{}
 		for c, cl := range cls {
 			index[cl] = c
 		}
 		consume := !replacement && cfg.Mode != Published
-		var p pair
+		p := pair{name: "constraint-with-replacement"}
+		if !replacement {
+			p.name = "constraint-without-replacement"
+		}
 		all4 := rep.Order
 		for i := range jobs {
 			if !alive[i] {
@@ -496,9 +514,9 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 				masks[i][li].and(m, m)
 				nreq += nreqs[i][li]
 			}
-			var cands []*Cluster
+			var cands []*matcher.Cluster
 			m.each(func(c int) { cands = append(cands, cls[c]) })
-			job := Job{Name: j.Name, Package: j.Package, Nodes: cfg.NodesPerJob}
+			job := matcher.Job{Name: j.Name, Package: j.Package, Nodes: cfg.NodesPerJob}
 			chosen, err := sel.Select(&job, cands)
 			if err != nil {
 				return finish(err)
@@ -507,28 +525,23 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 				p.countStats(m.count(), x.nC)
 				p.e.jobs++
 				p.d.jobs++
-				p.e.unmatched++
-				p.d.unmatched++
+				x.unmatched(&p, j, m.count(), subs[len(subs)-1])
 				continue
 			}
 			c := index[chosen[0]]
-			if _, err := x.submit(&p, j, m, nreq, c, draw); err != nil {
+			if _, err := x.submit(&p, j, m, subs[len(subs)-1], nreq, c, draw); err != nil {
 				return finish(err)
 			}
 			if consume {
-				cls[c].State[DefaultFreeKey] = max(0, cls[c].State[DefaultFreeKey]-float64(cfg.NodesPerJob))
+				cls[c].State[matcher.DefaultFreeKey] = max(0, cls[c].State[matcher.DefaultFreeKey]-float64(cfg.NodesPerJob))
 			}
 		}
-		if replacement {
-			emit(&p, "constraint-with-replacement")
-		} else {
-			emit(&p, "constraint-without-replacement")
-		}
+		emit(&p)
 	}
 	return finish(nil)
 }
 
-func subsystemCount(rs []Requirement) int {
+func subsystemCount(rs []matcher.Requirement) int {
 	seen := map[string]bool{}
 	for _, r := range rs {
 		seen[r.Subsystem] = true

@@ -1,4 +1,4 @@
-package matcher
+package walk
 
 import "go.yaml.in/yaml/v3"
 
@@ -6,7 +6,7 @@ import "go.yaml.in/yaml/v3"
 // block YAML (no comments, quotes, anchors or flow collections), and
 // gopkg.in/yaml.v3 spends about 1 s of CPU tokenising them. fastYAML builds
 // the same *yaml.Node tree yaml.v3 would for a strict subset of block YAML
-// and declines (ok false) on anything outside it, so that ywalk.parse falls
+// and declines (ok false) on anything outside it, so that YAML.Parse falls
 // back to yaml.v3 and the walkers, their paths, lines and errors, are the
 // same either way. FuzzFastYAML checks that every accepted input gives
 // yaml.v3's tree (kinds, values, lines, columns).

@@ -4,7 +4,7 @@ jobspecs the way the published drivers did before submitting any job
 (rainbow-experiments run_experiments.py: yaml.safe_load per file, then an
 md5 of json.dumps(sorted(resources.items())) to drop repeats).
 
-    /usr/bin/python3 matcher/testdata/peer_load.py ../shared/testdata/rainbow
+    /usr/bin/python3 matcher/experiment/testdata/peer_load.py ../shared/testdata/rainbow
 
 Prints seconds per experiment (best of 3) with the Python and PyYAML
 versions. Written for timing only; not used by the Go tests.

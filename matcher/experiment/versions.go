@@ -1,11 +1,15 @@
-package matcher
+package experiment
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"slices"
 	"strings"
+
+	"github.com/crosscluster/crosscluster/matcher"
 )
 
 // VersionConfig configures RunVersions. The zero value runs the corrected
@@ -15,7 +19,7 @@ type VersionConfig struct {
 	// Bounds is the one rule for matching and scoring in Corrected mode.
 	// Published mode ignores it: it matched inclusively (rainbow since
 	// 2024-03-31) and scored strictly (min < v < max).
-	Bounds Bounds
+	Bounds matcher.Bounds
 	// Order is the order the expanding level adds subsystems in. Nil means
 	// every subsystem, sorted, then shuffled with Seed. (The published order
 	// was an unseeded shuffle; its effective order is the key order of the
@@ -30,43 +34,51 @@ type VersionConfig struct {
 	ScoreAs string
 	// Progress, when set, receives one line per level.
 	Progress io.Writer
+	// Record, when set, is called with every submission's scores, in the
+	// order of submission.
+	Record func(Submission)
 }
 
 // UniqueVersionJobs drops jobs without dependencies and jobs whose set of
 // ranges repeats an earlier job's (keeping the first), as the published
 // driver did. It returns the kept jobs and how many repeats were dropped.
 func UniqueVersionJobs(jobs []VersionJob) (unique []VersionJob, repeated int) {
-	seen := map[string]bool{}
-	for _, j := range jobs {
+	return uniqueBy(jobs, func(j VersionJob) (string, bool) {
 		if len(j.Ranges) == 0 {
-			continue
+			return "", false
 		}
 		var b strings.Builder
 		for _, r := range j.Ranges {
-			b.WriteString(r.Subsystem)
-			b.WriteByte(0)
-			b.WriteString(r.Min)
-			b.WriteByte(0)
-			b.WriteString(r.Max)
-			b.WriteByte(0)
+			b.WriteString(r.Subsystem + "\x00" + r.Min + "\x00" + r.Max + "\x00")
 		}
-		k := b.String()
-		if seen[k] {
+		return b.String(), true
+	})
+}
+
+// uniqueBy keeps the items whose key is new, in order, dropping those
+// without a key; repeated counts the items dropped for a repeated key.
+func uniqueBy[T any](items []T, key func(T) (string, bool)) (unique []T, repeated int) {
+	seen := map[string]bool{}
+	for _, it := range items {
+		k, ok := key(it)
+		switch {
+		case !ok:
+		case seen[k]:
 			repeated++
-			continue
+		default:
+			seen[k] = true
+			unique = append(unique, it)
 		}
-		seen[k] = true
-		unique = append(unique, j)
 	}
 	return unique, repeated
 }
 
 // Cluster returns c as a rainbow Cluster: one subsystem per dependency with
 // one "package" vertex whose "version" field is the cluster's version.
-func (c VersionCluster) Cluster() Cluster {
-	out := Cluster{Name: c.Name, Subsystems: make(map[string]*Subsystem, len(c.Versions))}
+func (c VersionCluster) Cluster() matcher.Cluster {
+	out := matcher.Cluster{Name: c.Name, Subsystems: make(map[string]*matcher.Subsystem, len(c.Versions))}
 	for sub, v := range c.Versions {
-		out.Subsystems[sub] = &Subsystem{Name: sub, Vertices: []Vertex{{
+		out.Subsystems[sub] = &matcher.Subsystem{Name: sub, Vertices: []matcher.Vertex{{
 			ID: sub + "1", Type: "package", Fields: map[string]string{"version": v}}}}
 	}
 	return out
@@ -74,10 +86,10 @@ func (c VersionCluster) Cluster() Cluster {
 
 // Job returns j as a rainbow Job with one InRange requirement on the
 // "version" field per dependency, as the published driver submitted it.
-func (j VersionJob) Job() Job {
-	out := Job{Name: j.Name, Package: j.Package, Nodes: 2, Cores: 8}
+func (j VersionJob) Job() matcher.Job {
+	out := matcher.Job{Name: j.Name, Package: j.Package, Nodes: 2, Cores: 8}
 	for _, r := range j.Ranges {
-		out.Requires = append(out.Requires, Requirement{Subsystem: r.Subsystem, Field: "version", Op: InRange, Min: r.Min, Max: r.Max})
+		out.Requires = append(out.Requires, matcher.Requirement{Subsystem: r.Subsystem, Field: "version", Op: matcher.InRange, Min: r.Min, Max: r.Max})
 	}
 	return out
 }
@@ -92,14 +104,17 @@ type vjob struct {
 type vexp struct {
 	cfg       VersionConfig
 	nC        int
-	ccs       []*ccluster
+	matchP    *matcher.Pool // the clusters in name order under the match rule
+	scoreP    *matcher.Pool // and under the score rule
+	idx       []int
 	subIdx    map[string]int
 	subs      []string
 	rids      map[DepRange]int32
 	match     []bitset
 	score     []bitset
-	matchB    Bounds
-	scoreB    Bounds
+	matchB    matcher.Bounds
+	scoreB    matcher.Bounds
+	names     []string // cluster names, in index order
 	checks    int64
 	evaluated int64
 }
@@ -108,15 +123,15 @@ func (x *vexp) rangeID(dr DepRange) int32 {
 	if id, ok := x.rids[dr]; ok {
 		return id
 	}
-	q := compileReqs([]Requirement{{Subsystem: dr.Subsystem, Field: "version", Op: InRange, Min: dr.Min, Max: dr.Max}})[0]
+	q := matcher.Requirement{Subsystem: dr.Subsystem, Field: "version", Op: matcher.InRange, Min: dr.Min, Max: dr.Max}
 	m, s := newBitset(x.nC), newBitset(x.nC)
-	for c, cc := range x.ccs {
-		if q.satisfied(cc, x.matchB) {
-			m.set(c)
-		}
-		if q.satisfied(cc, x.scoreB) {
-			s.set(c)
-		}
+	x.idx = x.matchP.Satisfying(x.idx[:0], q)
+	for _, c := range x.idx {
+		m.set(c)
+	}
+	x.idx = x.scoreP.Satisfying(x.idx[:0], q)
+	for _, c := range x.idx {
+		s.set(c)
 	}
 	x.evaluated += 2 * int64(x.nC)
 	id := int32(len(x.match))
@@ -143,7 +158,8 @@ func (x *vexp) prepare(j *VersionJob) *vjob {
 }
 
 // submit scores one submission whose matched clusters are m, as job sj, in
-// both modes. It reports whether any cluster matched.
+// both modes, with nreq subsystems in the request. It reports whether any
+// cluster matched.
 func (x *vexp) submit(p *pair, sj *vjob, m bitset, nreq int, stats bool, draw func(int) int) bool {
 	k := m.count()
 	p.e.jobs++
@@ -152,9 +168,15 @@ func (x *vexp) submit(p *pair, sj *vjob, m bitset, nreq int, stats bool, draw fu
 	if stats {
 		p.countStats(k, x.nC)
 	}
+	rec := Submission{Level: p.name, Job: sj.job.Name, Package: sj.job.Package, Subsystems: nreq, JobSubsystems: sj.n,
+		Matched: k, Clusters: x.nC, BuildSuccess: math.NaN(), DrawnBuildSuccess: math.NaN(), MarginalScore: math.NaN(),
+		DrawnMarginalScore: math.NaN(), Runtime: math.NaN(), DrawnRuntime: math.NaN(), Cost: math.NaN(), DrawnCost: math.NaN()}
 	if k == 0 {
 		p.e.unmatched++
 		p.d.unmatched++
+		if x.cfg.Record != nil {
+			x.cfg.Record(rec)
+		}
 		return false
 	}
 	n := int32(sj.n)
@@ -188,6 +210,12 @@ func (x *vexp) submit(p *pair, sj *vjob, m bitset, nreq int, stats bool, draw fu
 	p.d.bs.add(b, b)
 	p.d.marg.add(pf/nf, pf*pf/(nf*nf))
 	p.d.correct.add(pf, pf*pf)
+	if x.cfg.Record != nil {
+		rec.Cluster = x.names[c]
+		rec.BuildSuccess, rec.DrawnBuildSuccess = sb/kf, b
+		rec.MarginalScore, rec.DrawnMarginalScore = sm/kf, pf/nf
+		x.cfg.Record(rec)
+	}
 	return true
 }
 
@@ -202,21 +230,32 @@ func (x *vexp) submit(p *pair, sj *vjob, m bitset, nreq int, stats bool, draw fu
 // the levels finished so far and ctx.Err().
 func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Report, error) {
 	if len(w.Clusters) == 0 {
-		return nil, ErrNoClusters
+		return nil, matcher.ErrNoClusters
 	}
 	x := &vexp{cfg: cfg, nC: len(w.Clusters), subIdx: map[string]int{}, rids: map[DepRange]int32{},
 		matchB: cfg.Bounds, scoreB: cfg.Bounds}
 	if cfg.Mode == Published {
-		x.matchB, x.scoreB = Inclusive, Exclusive
+		x.matchB, x.scoreB = matcher.Inclusive, matcher.Exclusive
 	}
 	clusters := slices.Clone(w.Clusters)
 	slices.SortFunc(clusters, func(a, b VersionCluster) int { return strings.Compare(a.Name, b.Name) })
 	subset := map[string]bool{}
-	for _, c := range clusters {
-		cl := c.Cluster()
-		x.ccs = append(x.ccs, compileCluster(&cl))
+	cls := make([]matcher.Cluster, len(clusters))
+	for i, c := range clusters {
+		cls[i] = c.Cluster()
+		x.names = append(x.names, c.Name)
 		for s := range c.Versions {
 			subset[s] = true
+		}
+	}
+	var err error
+	if x.matchP, err = matcher.NewPool(cls, matcher.Rules{Bounds: x.matchB}); err != nil {
+		return nil, err
+	}
+	x.scoreP = x.matchP
+	if x.scoreB != x.matchB {
+		if x.scoreP, err = matcher.NewPool(cls, matcher.Rules{Bounds: x.scoreB}); err != nil {
+			return nil, err
 		}
 	}
 	uniq, _ := UniqueVersionJobs(w.Jobs)
@@ -225,7 +264,7 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 			subset[r.Subsystem] = true
 		}
 	}
-	x.subs = sortedKeys(subset)
+	x.subs = slices.Sorted(maps.Keys(subset))
 	for i, s := range x.subs {
 		x.subIdx[s] = i
 	}
@@ -236,9 +275,9 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
 	rep := &Report{Experiment: "reliabuild", Mode: cfg.Mode, Bounds: x.scoreB, Seed: cfg.Seed, Order: order,
-		UnmatchedAt: map[string]int{}}
+		UnmatchedAt: map[string]int{}, MaxPercentMatched: map[string]float64{}}
 	if cfg.Mode == Published {
-		rep.Bounds = Exclusive
+		rep.Bounds = matcher.Exclusive
 	}
 	jobs := make([]*vjob, len(uniq))
 	for i := range uniq {
@@ -258,20 +297,20 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 	}
 
 	// Level none: no metadata, every cluster matches.
-	var none pair
+	none := pair{name: "none"}
 	all := fullBitset(x.nC)
 	for _, j := range jobs {
 		none.countStats(x.nC, x.nC)
 		x.submit(&none, j, all, 0, false, draw)
 	}
-	rep.Levels = append(rep.Levels, none.level("none"))
+	rep.Levels = append(rep.Levels, none.level())
 	progress(rep.Levels[len(rep.Levels)-1])
 	if err := ctx.Err(); err != nil {
 		return finish(err)
 	}
 
 	// Level single-subsystem.
-	var single pair
+	single := pair{name: "single-subsystem"}
 	if cfg.Mode == Published {
 		scoreAs, err := x.scoreAsJob(w, cfg.ScoreAs)
 		if err != nil {
@@ -308,14 +347,14 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 			}
 		}
 	}
-	rep.Levels = append(rep.Levels, single.level("single-subsystem"))
+	rep.Levels = append(rep.Levels, single.level())
 	progress(rep.Levels[len(rep.Levels)-1])
 	if err := ctx.Err(); err != nil {
 		return finish(err)
 	}
 
 	// Level expanded-subsystems.
-	var exp pair
+	exp := pair{name: "expanded-subsystems"}
 	type edge struct{ parent, rid int32 }
 	trie := map[edge]int32{}
 	var seenNode []bool
@@ -355,11 +394,12 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 			if !x.submit(&exp, j, cur, added, false, draw) {
 				exp.stopped(added, j.n)
 				rep.UnmatchedAt[j.job.Name] = added
+				rep.MaxPercentMatched[j.job.Name] = float64(added) / float64(j.n)
 				break
 			}
 		}
 	}
-	rep.Levels = append(rep.Levels, exp.level("expanded-subsystems"))
+	rep.Levels = append(rep.Levels, exp.level())
 	progress(rep.Levels[len(rep.Levels)-1])
 	return finish(nil)
 }

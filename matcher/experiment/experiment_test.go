@@ -1,4 +1,4 @@
-package matcher
+package experiment
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/crosscluster/crosscluster/matcher"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -110,6 +112,11 @@ var (
 		raw map[string]int
 		err error
 	}
+	reliabuildRunOnce sync.Once
+	reliabuildRun     struct {
+		rep *Report
+		err error
+	}
 	spackOnce sync.Once
 	spackData struct {
 		w                    *BuildWorld
@@ -187,12 +194,22 @@ type pubLevel struct {
 	Mismatched pubStat `json:"mismatched_clusters_per_job"`
 }
 
-func TestReliabuildPublished(t *testing.T) {
-	w, cfg, raw := publishedReliabuild(t)
-	rep, err := RunVersions(context.Background(), w, cfg)
-	if err != nil {
-		t.Fatal(err)
+// publishedReliabuildReport runs the published reliabuild world under
+// the published rules once per test binary.
+func publishedReliabuildReport(t *testing.T) *Report {
+	w, cfg, _ := publishedReliabuild(t)
+	reliabuildRunOnce.Do(func() {
+		reliabuildRun.rep, reliabuildRun.err = RunVersions(context.Background(), w, cfg)
+	})
+	if reliabuildRun.err != nil {
+		t.Fatal(reliabuildRun.err)
 	}
+	return reliabuildRun.rep
+}
+
+func TestReliabuildPublished(t *testing.T) {
+	_, _, raw := publishedReliabuild(t)
+	rep := publishedReliabuildReport(t)
 	b, err := os.ReadFile(filepath.Join(dataDir, "reliabuild/results/scores.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +281,7 @@ func TestReliabuildCorrected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	excl, err := RunVersions(context.Background(), w, VersionConfig{Order: cfg.Order, Bounds: Exclusive})
+	excl, err := RunVersions(context.Background(), w, VersionConfig{Order: cfg.Order, Bounds: matcher.Exclusive})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,10 +459,10 @@ func TestSpackBuildAttributes(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	if _, err := RunVersions(context.Background(), &VersionWorld{}, VersionConfig{}); !errors.Is(err, ErrNoClusters) {
+	if _, err := RunVersions(context.Background(), &VersionWorld{}, VersionConfig{}); !errors.Is(err, matcher.ErrNoClusters) {
 		t.Errorf("RunVersions: %v", err)
 	}
-	if _, err := RunBuilds(context.Background(), &BuildWorld{}, BuildConfig{}); !errors.Is(err, ErrNoClusters) {
+	if _, err := RunBuilds(context.Background(), &BuildWorld{}, BuildConfig{}); !errors.Is(err, matcher.ErrNoClusters) {
 		t.Errorf("RunBuilds: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -561,7 +578,7 @@ func TestExpectedIsMeanOfDraws(t *testing.T) {
 }
 
 func sortedSubs(w *VersionWorld) []string {
-	return sortedKeys(w.Clusters[0].Versions)
+	return slices.Sorted(maps.Keys(w.Clusters[0].Versions))
 }
 
 func TestReportJSON(t *testing.T) {
@@ -607,7 +624,7 @@ func TestBuildsHand(t *testing.T) {
 			{Name: "c1", Memory: 100, CostPerNodeHour: 3.6, Arch: "A", Compiler: "gcc", CompilerVersion: "11.0.0"},
 			{Name: "c2", Memory: 200, CostPerNodeHour: 7.2, Arch: "B", Compiler: "gcc", CompilerVersion: "12.0.0"},
 		},
-		Jobs: []BuildJob{
+		Jobs: []matcher.BuildJob{
 			{Name: "j1", Package: "p", Arch: "A", Compiler: "gcc", CompilerVersion: "12.0.0", MemMean: 10, MemMax: 150, Duration: 100},
 			{Name: "j2", Package: "p", Arch: "A", Compiler: "gcc", CompilerVersion: "11.0.0", MemMean: 20, MemMax: 50, Duration: 200},
 		},
@@ -690,22 +707,22 @@ func TestSpackBuildSubset(t *testing.T) {
 	w := &BuildWorld{Clusters: clusters, Jobs: jobs[:min(spackSubsetJobs, len(jobs))]}
 	uniq, _ := UniqueBuildJobs(w.Jobs)
 
-	var cs []Cluster
+	var cs []matcher.Cluster
 	byName := map[string]BuildCluster{}
 	for _, c := range clusters {
 		cs = append(cs, c.Cluster())
 		byName[c.Name] = c
 	}
-	pool, err := NewPool(cs, Rules{})
+	pool, err := matcher.NewPool(cs, matcher.Rules{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pool.Replacement = true
-	builds := func(j *BuildJob, c BuildCluster, rule CompilerRule) bool {
+	builds := func(j *matcher.BuildJob, c BuildCluster, rule CompilerRule) bool {
 		if c.Arch != j.Arch || c.Compiler != j.Compiler {
 			return false
 		}
-		jv, cv := MustParseVersion(j.CompilerVersion), MustParseVersion(c.CompilerVersion)
+		jv, cv := matcher.MustParseVersion(j.CompilerVersion), matcher.MustParseVersion(c.CompilerVersion)
 		if rule == JobAtLeastCluster {
 			return jv.Compare(cv) >= 0
 		}
@@ -719,17 +736,17 @@ func TestSpackBuildSubset(t *testing.T) {
 	want := map[string]*tally{}
 	wantAt := map[string]int{}
 	seen := map[string][]string{} // requirements -> matched clusters
-	submit := func(level string, j *BuildJob, subs []string) bool {
+	submit := func(level string, j *matcher.BuildJob, subs []string) bool {
 		tl := want[level]
 		if tl == nil {
 			tl = &tally{}
 			want[level] = tl
 		}
-		job := Job{Name: j.Name, Package: j.Package, Requires: j.Requirements(subs...)}
+		job := matcher.Job{Name: j.Name, Package: j.Package, Requires: requirements(j, subs...)}
 		key := fmt.Sprint(job.Requires)
 		matched, ok := seen[key]
 		if !ok {
-			a, err := pool.Submit(&job, All{})
+			a, err := pool.Submit(&job, matcher.All{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -780,7 +797,7 @@ func TestSpackBuildSubset(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range sortedKeys(want) {
+		for _, name := range slices.Sorted(maps.Keys(want)) {
 			tl := want[name]
 			t.Run(mode.String()+"/"+name, func(t *testing.T) {
 				l := rep.Level(name)

@@ -1,4 +1,4 @@
-package matcher
+package experiment
 
 import "math/rand/v2"
 
@@ -29,10 +29,13 @@ func (a *acc) scores() Scores {
 }
 
 // pair is the expected and drawn accumulators of one level.
-type pair struct{ e, d acc }
+type pair struct {
+	name string
+	e, d acc
+}
 
-func (p *pair) level(name string) Level {
-	return Level{Name: name, Expected: p.e.scores(), Drawn: p.d.scores()}
+func (p *pair) level() Level {
+	return Level{Name: p.name, Expected: p.e.scores(), Drawn: p.d.scores()}
 }
 
 // countStats records a submission's matched and mismatched cluster counts,

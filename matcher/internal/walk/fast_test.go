@@ -1,9 +1,8 @@
-package matcher
+package walk
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,7 +55,7 @@ func checkFast(t *testing.T, b []byte) bool {
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("fast path accepted what yaml.v3 rejects (%v):\n%s", err, b)
 	}
-	if err := sameTree(fast, deref(&doc), ""); err != nil {
+	if err := sameTree(fast, Deref(&doc), ""); err != nil {
 		t.Fatalf("fast path differs from yaml.v3: %v\ninput:\n%s", err, b)
 	}
 	return true
@@ -112,7 +111,6 @@ func TestFastYAML(t *testing.T) {
 // spack-build jobspec files and reads them exactly as yaml.v3 does, and
 // that the reliabuild files (YAML anchors) fall back to yaml.v3.
 func TestFastYAMLRealFiles(t *testing.T) {
-	needData(t, "spack-build")
 	// Two files here; the reproduction tests read all of them through the
 	// fast path and would miss the published counts if it misread any.
 	files := []string{"spack-build/jobspecs/jobspecs-31622.yaml"}
@@ -120,19 +118,12 @@ func TestFastYAMLRealFiles(t *testing.T) {
 		files = append(files, "spack-build/jobspecs/jobspecs-1000.yaml")
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(filepath.Join(dataDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := rainbowFile(t, f)
 		if !checkFast(t, b) {
 			t.Errorf("%s: fast path declined a published spack-build file", f)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dataDir, "reliabuild/jobspecs/jobspecs-10.yaml"))
-	if err != nil {
-		t.Skip(err)
-	}
-	if checkFast(t, b) {
+	if b := rainbowFile(t, "reliabuild/jobspecs/jobspecs-10.yaml"); checkFast(t, b) {
 		t.Error("fast path accepted a reliabuild file, which uses anchors")
 	}
 }
@@ -147,4 +138,47 @@ func FuzzFastYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkFast(t, b)
 	})
+}
+
+// TestAliasBudget: a walk over a document whose aliases fan out 10 ways
+// over 10 levels (10¹⁰ nodes when expanded) stops with ErrTooComplex
+// having visited no more than its budget.
+func TestAliasBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [1]\n")
+	for i := 1; i <= 10; i++ {
+		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10), ", ")
+		fmt.Fprintf(&b, "a%d: &a%d [%s]\n", i, i, refs)
+	}
+	w := NewYAML("bomb.yaml", mk)
+	root, err := w.Parse([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.Mapping(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var visit func(n *yaml.Node, path string) error
+	visit = func(n *yaml.Node, path string) error {
+		items, err := w.Seq(n, path)
+		if err != nil {
+			return err
+		}
+		for i, it := range items {
+			if Deref(it).Kind == yaml.SequenceNode {
+				if err := visit(it, Idx(path, i)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	err = visit(Get(m, "a10"), "a10")
+	if !errors.Is(err, ErrTooComplex) {
+		t.Fatalf("err = %v, want ErrTooComplex", err)
+	}
+	if w.budget.used > w.budget.limit+64 || w.budget.limit != minBudget {
+		t.Errorf("the walk visited %d nodes, limit %d (want at most the limit, %d)", w.budget.used, w.budget.limit, minBudget)
+	}
 }
