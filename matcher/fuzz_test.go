@@ -53,6 +53,10 @@ func FuzzReadBuildJobs(f *testing.F) {
 func FuzzReadJobspec(f *testing.F) {
 	f.Add([]byte("resources:\n- count: 2\n  type: node\n  with:\n  - count: 4\n    type: core\ntask:\n  resources:\n    m4:\n      range:\n      - field: version\n        min: 1\n"))
 	f.Add([]byte("resources:\n  g:\n    replicas: 2\n    type: node\n    requires:\n    - name: io\n      field: type\n      match: shm\n"))
+	// requires nested under a core, and under a resource without a type
+	// (refused: no vertex could meet it).
+	f.Add([]byte("resources:\n- type: node\n  count: 1\n  with:\n  - type: core\n    count: 2\n    requires:\n    - {name: io, field: type, match: shm}\n"))
+	f.Add([]byte("resources:\n- count: 1\n  requires:\n  - {name: io, field: type, min: '1'}\n"))
 	f.Add([]byte("resources:\n- &a\n  count: 2\n  with: [*a]\n"))
 	f.Add([]byte("resources:\n- &a\n  count: 1\n  type: node\n  with: [*a]\n"))
 	f.Add([]byte(aliasBomb()))
@@ -66,8 +70,11 @@ func FuzzReadCluster(f *testing.F) {
 	f.Add([]byte(`{"name": "c", "graph": {"nodes": {"0": {"metadata": {"type": "cluster"}}, "1": {"metadata": {"type": "node"}}}, "edges": [{"source": "0", "target": "1", "relation": "contains"}]}}`))
 	seedFile(f, "spack-build/jgf-sample/nodes.json", 4000)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, err := ReadCluster(bytes.NewReader(b), "fuzz.json")
+		c, err := ReadCluster(bytes.NewReader(b), "fuzz.json")
 		checkTyped(t, err)
+		if err == nil && len(c.VertexTypes) < c.Nodes+c.Cores {
+			t.Fatalf("%d vertex types for %d nodes and %d cores", len(c.VertexTypes), c.Nodes, c.Cores)
+		}
 	})
 }
 

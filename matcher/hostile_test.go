@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,9 +130,10 @@ func TestJGFValidation(t *testing.T) {
 }
 
 // TestNestedRequiresAndTypos: requires is honoured at every level of a
-// resource tree (issue 16: nested ones were dropped without a word), an
-// aliased requirement counts once, and an unknown key is refused with the
-// nearest known one.
+// resource tree (issue 16: nested ones were dropped without a word) and
+// records the type it sits under, an aliased requirement counts once, a
+// requires under a resource without a type is refused, and an unknown key
+// is refused with the nearest known one.
 func TestNestedRequiresAndTypos(t *testing.T) {
 	doc := `resources:
 - type: node
@@ -154,12 +156,19 @@ func TestNestedRequiresAndTypos(t *testing.T) {
 	for _, q := range j.Requires {
 		got = append(got, q.String())
 	}
-	if j.Nodes != 2 || j.Cores != 16 || len(got) != 2 || !strings.HasPrefix(got[0], "io.type") || !strings.HasPrefix(got[1], "arch.value") {
-		t.Errorf("nodes %d, cores %d, requires %q; want 2, 16, [io.type... arch.value...]", j.Nodes, j.Cores, got)
+	want := []string{"io.type == shm (under node)", "arch.value == x86_64 (under core)"}
+	if j.Nodes != 2 || j.Cores != 16 || !slices.Equal(got, want) {
+		t.Errorf("nodes %d, cores %d, requires %q; want 2, 16, %q", j.Nodes, j.Cores, got, want)
+	}
+	untyped := strings.Replace(doc, "    type: core\n", "", 1)
+	_, err = ReadJobspec(strings.NewReader(untyped), "untyped.yaml")
+	var pe *ParseError
+	if !errors.Is(err, ErrSchema) || !errors.As(err, &pe) || pe.Path != "resources[0].with[0].requires" || pe.Line != 9 ||
+		!strings.Contains(err.Error(), "without a type") {
+		t.Errorf("untyped: %v; want ErrSchema at resources[0].with[0].requires line 9, without a type", err)
 	}
 	typo := strings.Replace(doc, "  requires:\n  - {name: io", "  reqiures:\n  - {name: io", 1)
 	_, err = ReadJobspec(strings.NewReader(typo), "typo.yaml")
-	var pe *ParseError
 	if !errors.Is(err, ErrSchema) || !errors.As(err, &pe) || pe.Path != "resources[0].reqiures" || pe.Line != 4 || !strings.Contains(err.Error(), `did you mean "requires"`) {
 		t.Errorf("typo: %v; want ErrSchema at resources[0].reqiures line 4 suggesting requires", err)
 	}
@@ -258,8 +267,10 @@ func TestJSONBounds(t *testing.T) {
 // TestRainbowExamples reads the four jobspecs of rainbow's own
 // docs/examples (converged-computing/rainbow; quoted whole) and matches
 // them against clusters that do and do not provide what they require. The
-// current form's requires sit under a resource group, and are honoured
-// there.
+// current form's requires sit under a resource of type node, and are met
+// only through a vertex attached to a node; the experiment-era form's sit
+// under the task, and any vertex meets them. TestNestedRequiresRainbowFiles
+// does the same with the examples' own subsystem graphs.
 func TestRainbowExamples(t *testing.T) {
 	examples := map[string]string{
 		// docs/examples/match-algorithms/range/jobspec-valid-range.yaml
@@ -271,12 +282,15 @@ func TestRainbowExamples(t *testing.T) {
 		// docs/examples/scheduler/jobspec-constraint.yaml
 		"constraint": "\nversion: 1\nresources:\n  spack:\n    replicas: 2\n    type: node\n    with:\n    - count: 2\n      type: core\n\ntasks:\n  - command: [ior]\n    resources: spack\n\nattributes:\n  parameter:\n    seconds_per_gb: 0.4    ",
 	}
-	cluster := func(spack, io string) Cluster {
-		return Cluster{Name: "c", Nodes: 4, Cores: 16, Subsystems: map[string]*Subsystem{
-			"spack": {Name: "spack", Vertices: []Vertex{{Fields: map[string]string{"version": spack}}}},
-			"io":    {Name: "io", Vertices: []Vertex{{Fields: map[string]string{"type": io}}}},
+	types := map[string]string{"0": "cluster", "1": "rack", "2": "node", "3": "socket"}
+	at := func(parent, spack, io string) Cluster {
+		return Cluster{Name: "c", Nodes: 4, Cores: 16, VertexTypes: types, Subsystems: map[string]*Subsystem{
+			"spack": {Name: "spack", Vertices: []Vertex{{Fields: map[string]string{"version": spack}, Parents: []string{parent}}}},
+			"io":    {Name: "io", Vertices: []Vertex{{Fields: map[string]string{"type": io}, Parents: []string{parent}}}},
 		}}
 	}
+	cluster := func(spack, io string) Cluster { return at("2", spack, io) }
+	onSocket := func(spack, io string) Cluster { return at("3", spack, io) }
 	for _, tc := range []struct {
 		name         string
 		nodes, cores int
@@ -284,9 +298,9 @@ func TestRainbowExamples(t *testing.T) {
 		matches      []Cluster // clusters it must match
 		fails        []Cluster // and must not
 	}{
-		{"valid-range", 2, 4, "[spack.version in [0.5.1, 0.5.5]]", []Cluster{cluster("0.5.3", "nfs")}, []Cluster{cluster("0.5.6", "shm")}},
-		{"invalid-range", 2, 4, "[spack.version in [0.7.1, 0.7.5]]", []Cluster{cluster("0.7.5", "nfs")}, []Cluster{cluster("0.5.3", "shm")}},
-		{"io", 1, 2, "[io.type == shm]", []Cluster{cluster("0.5.3", "shm")}, []Cluster{cluster("0.5.3", "nfs")}},
+		{"valid-range", 2, 4, "[spack.version in [0.5.1, 0.5.5]]", []Cluster{cluster("0.5.3", "nfs"), onSocket("0.5.3", "nfs")}, []Cluster{cluster("0.5.6", "shm")}},
+		{"invalid-range", 2, 4, "[spack.version in [0.7.1, 0.7.5] (under node)]", []Cluster{cluster("0.7.5", "nfs")}, []Cluster{cluster("0.5.3", "shm"), onSocket("0.7.5", "nfs")}},
+		{"io", 1, 2, "[io.type == shm (under node)]", []Cluster{cluster("0.5.3", "shm")}, []Cluster{cluster("0.5.3", "nfs"), onSocket("0.5.3", "shm")}},
 		{"constraint", 2, 4, "[]", []Cluster{cluster("0.5.3", "nfs")}, nil},
 	} {
 		j, err := ReadJobspec(strings.NewReader(examples[tc.name]), tc.name+".yaml")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,8 +119,8 @@ tasks:
 			{Subsystem: "m4", Field: "version", Op: InRange, Min: "1.4.19", Max: "1.4.20"},
 			{Subsystem: "arch", Field: "value", Op: Equal, Value: "linux-amzn2-aarch64"}}}},
 		{"current", current, Job{Nodes: 2, Cores: 4, Requires: []Requirement{
-			{Subsystem: "spack", Field: "version", Op: InRange, Min: "0.5.1", Max: "0.5.5"},
-			{Subsystem: "io", Field: "type", Op: Equal, Value: "shm"}}}},
+			{Subsystem: "spack", Field: "version", Op: InRange, Min: "0.5.1", Max: "0.5.5", Under: "node"},
+			{Subsystem: "io", Field: "type", Op: Equal, Value: "shm", Under: "node"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,6 +140,12 @@ func TestWriteJobspecRoundTrip(t *testing.T) {
 		{Subsystem: "arch", Field: "value", Op: Equal, Value: "x86_64"},
 		{Subsystem: "m4", Field: "version", Op: InRange, Min: "1.4.19"},
 		{Subsystem: "m4", Field: "version", Op: InRange, Max: "2"},
+		{Subsystem: "io", Field: "type", Op: Equal, Value: "shm", Under: "node"},
+		{Subsystem: "arch", Field: "value", Op: Equal, Value: "x86_64", Under: "core"},
+		{Subsystem: "spack", Field: "version", Op: InRange, Min: "0.5", Under: "node"},
+		// No place in the written form: skipped.
+		{Subsystem: "io", Field: "type", Op: Equal, Value: "shm", Under: "socket"},
+		{Subsystem: "io", Field: "type", Op: In, Values: []string{"shm"}, Under: "node"},
 	}}
 	var buf bytes.Buffer
 	if err := WriteJobspec(&buf, &j); err != nil {
@@ -150,7 +157,9 @@ func TestWriteJobspecRoundTrip(t *testing.T) {
 	}
 	want := j
 	want.Package = "" // the package is only the task command
-	// Requirements come back grouped by subsystem, in name order.
+	// Nested requirements come back first, in tree order (node, then
+	// core); the task's grouped by subsystem, in name order.
+	want.Requires = append([]Requirement{j.Requires[3], j.Requires[5], j.Requires[4]}, j.Requires[:3]...)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -166,7 +175,17 @@ func TestJGFRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Cluster{Name: "cluster-red", Nodes: 3, Cores: 12, Subsystems: map[string]*Subsystem{}}, got); diff != "" {
+	// WriteCluster's layout: cluster, rack, then per node its socket and
+	// cores, numbered in that order.
+	types := map[string]string{"0": "cluster", "1": "rack"}
+	for n := range 3 {
+		at := 2 + 6*n
+		types[strconv.Itoa(at)], types[strconv.Itoa(at+1)] = "node", "socket"
+		for k := range 4 {
+			types[strconv.Itoa(at+2+k)] = "core"
+		}
+	}
+	if diff := cmp.Diff(Cluster{Name: "cluster-red", Nodes: 3, Cores: 12, Subsystems: map[string]*Subsystem{}, VertexTypes: types}, got); diff != "" {
 		t.Errorf("cluster (-want +got):\n%s", diff)
 	}
 	// The published layout: 4 nodes of 2 cores put the nodes at ids 2, 6,

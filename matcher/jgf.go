@@ -152,8 +152,10 @@ func mdString(md map[string]any, key string) string {
 // ReadCluster reads a rainbow cluster graph (JGF v2 "nodes.json"): the
 // cluster's name is the document's "name", else the basename of its vertex
 // of type "cluster"; Nodes and Cores count the vertices of those types that
-// are the root or are reached by "contains" edges. file names the input in
-// errors.
+// are the root or are reached by "contains" edges; VertexTypes holds every
+// vertex's type by id (metadata "type", "" when absent), so that subsystem
+// vertices can be placed under the resource types jobspecs nest
+// requirements under. file names the input in errors.
 func ReadCluster(r io.Reader, file string) (Cluster, error) {
 	w := walk.NewJSON(file, parseError)
 	g, err := readGraph(w, r)
@@ -172,10 +174,11 @@ func ReadCluster(r io.Reader, file string) (Cluster, error) {
 			}
 		}
 	}
-	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}}
+	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}, VertexTypes: make(map[string]string, len(g.order))}
 	for _, id := range g.order {
 		md := g.nodes[id]
 		typ := mdString(md, "type")
+		c.VertexTypes[id] = typ
 		if typ == "cluster" && c.Name == "" {
 			c.Name = mdString(md, "basename")
 		}
@@ -248,7 +251,8 @@ func ReadSubsystem(r io.Reader, file, name string) (Subsystem, error) {
 // WriteCluster writes c as a JGF v2 cluster graph in rainbow's layout:
 // cluster → rack0 → node i → socket i → cores, with Nodes nodes and
 // Cores/Nodes cores per node (at least one node, and one core per node when
-// Cores is zero). Vertex ids are decimal, as rainbow's generator made them.
+// Cores is zero). Vertex ids are decimal, as rainbow's generator made them;
+// c.VertexTypes is not consulted (the layout defines the vertices).
 func WriteCluster(w io.Writer, c *Cluster) error {
 	nodes := max(c.Nodes, 1)
 	per := max(1, c.Cores/nodes)

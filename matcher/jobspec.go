@@ -141,9 +141,26 @@ func (w jwalker) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth 
 	if err := w.Keys(m, path, "a resource", resourceKeys); err != nil {
 		return err
 	}
+	typ := ""
+	if v := walk.Get(m, "type"); v != nil {
+		if typ, err = w.Scalar(v, walk.Dot(path, "type")); err != nil {
+			return err
+		}
+	}
 	if rq := walk.Get(m, "requires"); rq != nil {
-		// Honoured at every level of the tree, not only the top.
-		if err := w.requires(rq, walk.Dot(path, "requires"), j); err != nil {
+		// Honoured at every level of the tree, not only the top, and only
+		// through vertices of the resource's type, as rainbow checks it;
+		// without a type no vertex could meet it.
+		if typ == "" {
+			at := rq
+			for _, kv := range m {
+				if kv[0].Value == "requires" {
+					at = kv[0] // the key's line
+				}
+			}
+			return w.Err(at, walk.Dot(path, "requires"), ErrSchema, "requires under a resource without a type")
+		}
+		if err := w.requires(rq, walk.Dot(path, "requires"), typ, j); err != nil {
 			return err
 		}
 	}
@@ -159,12 +176,6 @@ func (w jwalker) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth 
 		return w.Err(n, path, ErrSchema, "count too large")
 	}
 	total := mult * c
-	typ := ""
-	if v := walk.Get(m, "type"); v != nil {
-		if typ, err = w.Scalar(v, walk.Dot(path, "type")); err != nil {
-			return err
-		}
-	}
 	switch typ {
 	case "node":
 		j.Nodes += total
@@ -241,7 +252,8 @@ func (w jwalker) taskResources(n *yaml.Node, path string, j *Job) error {
 	return nil
 }
 
-func (w jwalker) requires(n *yaml.Node, path string, j *Job) error {
+// requires reads the requires list of a resource of type under.
+func (w jwalker) requires(n *yaml.Node, path, under string, j *Job) error {
 	items, err := w.Seq(n, path)
 	if err != nil {
 		return err
@@ -255,7 +267,7 @@ func (w jwalker) requires(n *yaml.Node, path string, j *Job) error {
 		if err := w.Keys(m, ip, "a requirement", requireKeys); err != nil {
 			return err
 		}
-		var q Requirement
+		q := Requirement{Under: under}
 		if q.Subsystem, err = w.Field(m, it, ip, "name"); err != nil {
 			return err
 		}
@@ -332,18 +344,46 @@ func (w jwalker) params(m [][2]*yaml.Node, path string, j *Job) error {
 
 // WriteJobspec writes j in the experiment-era form ReadJobspec reads:
 // Nodes nodes with Cores/Nodes cores each, Equal requirements as "match"
-// and InRange ones as "range" under task.resources. Other operators have no
-// rainbow jobspec form and are skipped.
+// and InRange ones as "range" under task.resources. A requirement nested
+// under "node" is written in the node resource's "requires" list, one under
+// "core" in the core resource's (when Cores > 0), in the current form's
+// {name, field, match | min, max} entries. Other operators, and
+// requirements nested under other types, have no place in this form and
+// are skipped.
 func WriteJobspec(w io.Writer, j *Job) error {
 	type item = map[string]any
 	nodes := max(j.Nodes, 1)
 	res := item{"count": nodes, "type": "node"}
+	var core item
 	if j.Cores > 0 {
-		res["with"] = []item{{"count": max(1, j.Cores/nodes), "type": "core"}}
+		core = item{"count": max(1, j.Cores/nodes), "type": "core"}
+		res["with"] = []item{core}
 	}
 	tr := map[string]item{}
 	subs := []string{}
 	for _, q := range j.Requires {
+		if q.Under != "" {
+			at := map[string]item{"node": res, "core": core}[q.Under]
+			if at == nil || (q.Op != Equal && q.Op != InRange) {
+				continue
+			}
+			e := item{"name": q.Subsystem, "field": q.Field}
+			if q.Op == Equal {
+				e["match"] = q.Value
+			}
+			if q.Min != "" {
+				e["min"] = q.Min
+			}
+			if q.Max != "" {
+				e["max"] = q.Max
+			}
+			l, _ := at["requires"].([]item)
+			at["requires"] = append(l, e)
+			continue
+		}
+		if q.Op != Equal && q.Op != InRange {
+			continue
+		}
 		if _, ok := tr[q.Subsystem]; !ok {
 			tr[q.Subsystem] = item{}
 			subs = append(subs, q.Subsystem)

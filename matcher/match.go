@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Verdict is the outcome of matching one job to one cluster.
@@ -44,10 +45,21 @@ const (
 	TooFewNodes                            // the cluster has fewer nodes than the job needs
 	TooFewCores                            // the cluster has fewer cores than the job needs
 	NoFreeNodes                            // state nodes_free is below the job's nodes
+	// NotAttached: a vertex meets a requirement nested under a resource
+	// type, but no such vertex is attached to a dominant-graph vertex of
+	// that type (rainbow would never see it from there).
+	NotAttached
+	// UnknownParent: a vertex meets a requirement nested under a resource
+	// type, but the type of a dominant-graph vertex it attaches to is
+	// unknown: the cluster has no VertexTypes (built without ReadCluster),
+	// or the parent is not a vertex of its graph (a subsystem registered on
+	// another cluster; rainbow refuses it).
+	UnknownParent
 )
 
 var reasonNames = [...]string{"", "missing subsystem", "missing field", "not equal", "out of range",
-	"unparseable version", "excluded", "too few nodes", "too few cores", "no free nodes"}
+	"unparseable version", "excluded", "too few nodes", "too few cores", "no free nodes",
+	"not attached", "unknown parent"}
 
 func (k ReasonKind) String() string {
 	if k > 0 && int(k) < len(reasonNames) {
@@ -95,8 +107,10 @@ func (r Rules) freeKey() string {
 
 // Match matches j against c. Counts are checked first (nodes, cores); if
 // they pass, every requirement is checked and a Reason recorded for each that
-// fails, so the result lists all failed requirements in order. The result
-// does not depend on the order of vertices or subsystems. A cluster whose
+// fails, so the result lists all failed requirements in order. A requirement
+// with Under set is met only by a vertex attached to a vertex of that type
+// in c.VertexTypes. The verdict and the reasons' kinds do not depend on the
+// order of vertices or subsystems. A cluster whose
 // state has the free-nodes key below j.Nodes gives NotNow when everything
 // else matches. Match does not modify j or c.
 func (r Rules) Match(j *Job, c *Cluster) Result {
@@ -145,31 +159,112 @@ type ccluster struct {
 	name         string
 	nodes, cores int
 	state        map[string]float64
-	subs         map[string][]map[string]*cfield
+	subs         map[string][]cvertex
+	typesKnown   bool // the cluster has VertexTypes
+}
+
+// cvertex is a subsystem vertex with its fields compiled and its parents'
+// types looked up once.
+type cvertex struct {
+	id      string
+	fields  map[string]*cfield
+	parents []cparent // in Vertex.Parents order
+}
+
+// cparent is a dominant-graph vertex a subsystem vertex attaches to; known
+// is false when the cluster's VertexTypes does not hold its id.
+type cparent struct {
+	id, typ string
+	known   bool
 }
 
 // compileCluster parses every vertex field once so that repeated checks
-// compare parsed versions. Vertices are kept in their given order; checks
-// are ANY-of, so the order does not change results.
+// compare parsed versions, and resolves each vertex's parents to their
+// types. Vertices are kept in their given order; checks are ANY-of, so the
+// order does not change results.
 func compileCluster(c *Cluster) *ccluster {
 	cc := &ccluster{name: c.Name, nodes: c.Nodes, cores: c.Cores, state: c.State,
-		subs: make(map[string][]map[string]*cfield, len(c.Subsystems))}
+		subs: make(map[string][]cvertex, len(c.Subsystems)), typesKnown: c.VertexTypes != nil}
 	for name, s := range c.Subsystems {
 		if s == nil {
 			continue
 		}
-		vs := make([]map[string]*cfield, 0, len(s.Vertices))
+		vs := make([]cvertex, 0, len(s.Vertices))
 		for _, v := range s.Vertices {
-			m := make(map[string]*cfield, len(v.Fields))
+			cv := cvertex{id: v.ID, fields: make(map[string]*cfield, len(v.Fields))}
 			for k, val := range v.Fields {
 				ver, err := ParseVersion(val)
-				m[k] = &cfield{s: val, v: ver, err: err}
+				cv.fields[k] = &cfield{s: val, v: ver, err: err}
 			}
-			vs = append(vs, m)
+			if len(v.Parents) > 0 {
+				cv.parents = make([]cparent, len(v.Parents))
+				for i, p := range v.Parents {
+					t, ok := c.VertexTypes[p]
+					cv.parents[i] = cparent{id: p, typ: t, known: ok}
+				}
+			}
+			vs = append(vs, cv)
 		}
 		cc.subs[name] = vs
 	}
 	return cc
+}
+
+// placement is 0 when v may meet q as far as its place in the graph goes
+// (q is not nested, or v attaches to a vertex of q's type), else
+// UnknownParent when one of v's parents has no known type, else
+// NotAttached.
+func (q *creq) placement(v *cvertex) ReasonKind {
+	if q.Under == "" {
+		return 0
+	}
+	kind := NotAttached
+	for _, p := range v.parents {
+		switch {
+		case p.known && p.typ == q.Under:
+			return 0
+		case !p.known:
+			kind = UnknownParent
+		}
+	}
+	return kind
+}
+
+// placementDetail explains why v, which satisfies q's condition, does not
+// meet it.
+func (q *creq) placementDetail(c *ccluster, v *cvertex, kind ReasonKind) string {
+	name := strconv.Quote(v.id)
+	if v.id == "" {
+		name = "(no id)"
+	}
+	head := fmt.Sprintf("%s vertex %s meets %s", q.Subsystem, name, q.Requirement)
+	if kind == UnknownParent {
+		if !c.typesKnown {
+			return fmt.Sprintf("%s, but cluster %s records no vertex types (read it with ReadCluster or set VertexTypes), so it cannot be placed under a %s",
+				head, c.name, q.Under)
+		}
+		for _, p := range v.parents {
+			if !p.known {
+				return fmt.Sprintf("%s, but is attached to %q, which is not a vertex of cluster %s's graph", head, p.id, c.name)
+			}
+		}
+	}
+	if len(v.parents) == 0 {
+		return fmt.Sprintf("%s, but is attached to no vertex of the cluster graph, so to no %s", head, q.Under)
+	}
+	var at []string
+	for i, p := range v.parents {
+		if i == 3 {
+			at = append(at, fmt.Sprintf("%d more", len(v.parents)-i))
+			break
+		}
+		t := p.typ
+		if t == "" {
+			t = "untyped vertex"
+		}
+		at = append(at, fmt.Sprintf("%s %q", t, p.id))
+	}
+	return fmt.Sprintf("%s, but is attached to %s, not to a %s", head, strings.Join(at, ", "), q.Under)
 }
 
 // creq is a requirement with its versions parsed.
@@ -199,9 +294,11 @@ func compileReqs(rs []Requirement) []creq {
 }
 
 // check reports whether any vertex of the requirement's subsystem satisfies
-// it. When none does, the reason is the most informative one seen: a value
-// that was compared and failed beats an unparseable value, which beats a
-// missing field.
+// it (and, for a nested requirement, is attached under the resource type).
+// When none does, the reason is the most informative one seen: a vertex
+// that satisfies the condition but is placed elsewhere (an unknown parent
+// before a parent of another type), then a value that was compared and
+// failed, then an unparseable value, then a missing field.
 func (q *creq) check(c *ccluster, b Bounds) (bool, ReasonKind, string) {
 	vs, ok := c.subs[q.Subsystem]
 	if !ok {
@@ -212,22 +309,35 @@ func (q *creq) check(c *ccluster, b Bounds) (bool, ReasonKind, string) {
 	}
 	kind := MissingField
 	var detail string
-	for _, v := range vs {
-		f, ok := v[q.Field]
+	var placed *cvertex // the first vertex that satisfies q but is placed elsewhere
+	var placedKind ReasonKind
+	for i := range vs {
+		v := &vs[i]
+		f, ok := v.fields[q.Field]
 		if !ok {
 			continue
 		}
-		if q.Op == Exists {
-			return true, 0, ""
+		sat, k := true, ReasonKind(0)
+		if q.Op != Exists {
+			sat, k = q.test(f, b)
 		}
-		sat, k := q.test(f, b)
 		if sat {
-			return true, 0, ""
+			pk := q.placement(v)
+			if pk == 0 {
+				return true, 0, ""
+			}
+			if placed == nil || pk == UnknownParent && placedKind == NotAttached {
+				placed, placedKind = v, pk
+			}
+			continue
 		}
 		if rank(k) > rank(kind) || detail == "" {
 			kind = k
 			detail = fmt.Sprintf("%s=%q does not satisfy %s", q.Field, f.s, q.Requirement)
 		}
+	}
+	if placed != nil {
+		return false, placedKind, q.placementDetail(c, placed, placedKind)
 	}
 	if kind == MissingField {
 		detail = fmt.Sprintf("no %s vertex has field %q", q.Subsystem, q.Field)
@@ -241,15 +351,18 @@ func (q *creq) satisfied(c *ccluster, b Bounds) bool {
 	if !ok || q.ownErr() != nil {
 		return false
 	}
-	for _, v := range vs {
-		f, ok := v[q.Field]
+	for i := range vs {
+		v := &vs[i]
+		f, ok := v.fields[q.Field]
 		if !ok {
 			continue
 		}
-		if q.Op == Exists {
-			return true
+		if q.Op != Exists {
+			if sat, _ := q.test(f, b); !sat {
+				continue
+			}
 		}
-		if sat, _ := q.test(f, b); sat {
+		if q.placement(v) == 0 {
 			return true
 		}
 	}

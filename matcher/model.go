@@ -25,12 +25,20 @@ type Subsystem struct {
 // graph, a key/value state such as "nodes_free" or "cost_per_node_hour", and
 // its subsystems by name. Nodes or Cores of zero mean unknown and skip the
 // corresponding count check.
+//
+// VertexTypes holds the type of every dominant-graph vertex by id ("2":
+// "node"), as ReadCluster reads them; it is how a subsystem vertex's
+// Parents are placed under a resource type for a requirement nested under
+// one (see Requirement.Under). nil means unknown: such a cluster meets no
+// nested requirement, and the reason says why. Matching reads it when a
+// cluster is compiled (Match, NewPool, LivePool.Register), not later.
 type Cluster struct {
-	Name       string
-	Nodes      int
-	Cores      int
-	State      map[string]float64
-	Subsystems map[string]*Subsystem
+	Name        string
+	Nodes       int
+	Cores       int
+	State       map[string]float64
+	Subsystems  map[string]*Subsystem
+	VertexTypes map[string]string
 }
 
 // Op is how a requirement compares a field.
@@ -56,7 +64,8 @@ func (o Op) String() string {
 }
 
 // Requirement is one condition a job puts on one subsystem. It is met when
-// any vertex of the subsystem satisfies it.
+// any vertex of the subsystem satisfies it; with Under set, only a vertex
+// attached (Vertex.Parents) to a dominant-graph vertex of that type counts.
 type Requirement struct {
 	Subsystem string
 	Field     string
@@ -64,6 +73,13 @@ type Requirement struct {
 	Value     string   // Equal, AtLeast, AtMost
 	Values    []string // In, NotIn
 	Min, Max  string   // InRange; an empty end is unbounded
+	// Under is the type of the jobspec resource the requirement was nested
+	// under ("node", "core"). rainbow checks such a requirement through the
+	// subsystem edges of the vertices of that type, so a subsystem vertex
+	// that satisfies it but hangs off another type does not meet it. Empty
+	// for a requirement of the job or its task (the experiment-era
+	// task.resources form), which any vertex of the subsystem meets.
+	Under string
 }
 
 func (r Requirement) String() string {
@@ -89,6 +105,9 @@ func (r Requirement) String() string {
 		b.WriteString("exists")
 	default:
 		b.WriteString(r.Op.String())
+	}
+	if r.Under != "" {
+		b.WriteString(" (under " + r.Under + ")")
 	}
 	return b.String()
 }
