@@ -2,6 +2,7 @@ package matcher_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/crosscluster/crosscluster/matcher"
 )
@@ -47,6 +48,36 @@ func ExampleRules_Match() {
 	// exclusive never
 	//   requirement 0: out of range: version="0.5.1" does not satisfy spack.version in [0.5.1, 0.5.5]
 	//   requirement 1: not equal: type="shm" does not satisfy io.type == nfs
+}
+
+// A requirement nested under a resource of the jobspec is met only through
+// vertices of that type: here the shm vertex hangs off a socket.
+func ExampleRules_Match_nested() {
+	j, err := matcher.ReadJobspec(strings.NewReader(`
+resources:
+  ior:
+    type: node
+    replicas: 1
+    requires:
+    - {name: io, field: type, match: shm}
+`), "jobspec-io.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := matcher.Cluster{Name: "red", VertexTypes: map[string]string{"0": "cluster", "1": "node", "2": "socket"},
+		Subsystems: map[string]*matcher.Subsystem{"io": {Name: "io", Vertices: []matcher.Vertex{
+			{ID: "io1", Fields: map[string]string{"type": "shm"}, Parents: []string{"2"}},
+		}}}}
+	fmt.Println(j.Requires[0])
+	res := matcher.Rules{}.Match(&j, &c)
+	fmt.Println(res.Verdict, res.Reasons[0])
+	c.Subsystems["io"].Vertices[0].Parents = []string{"1"}
+	fmt.Println(matcher.Rules{}.Match(&j, &c).Verdict)
+	// Output:
+	// io.type == shm (under node)
+	// never not attached: io vertex "io1" meets io.type == shm (under node), but is attached to socket "2", not to a node
+	// match
 }
 
 func ExampleNewConstraint() {

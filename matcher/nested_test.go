@@ -66,12 +66,18 @@ func checkAgreement(t *testing.T, label string, j *Job, c *Cluster) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := p.Submit(j, First{})
-	if err != nil {
+	lp := NewLivePool(Rules{})
+	if err := lp.Register(*c); err != nil {
 		t.Fatal(err)
 	}
-	if a.Results[0].Verdict != res.Verdict {
-		t.Errorf("%s: Pool.Submit %s, Match %s", label, a.Results[0].Verdict, res.Verdict)
+	for name, submit := range map[string]func(*Job, Selector) (Assignment, error){"Pool": p.Submit, "LivePool": lp.Submit} {
+		a, err := submit(j, First{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Results[0].Verdict != res.Verdict {
+			t.Errorf("%s: %s.Submit %s, Match %s", label, name, a.Results[0].Verdict, res.Verdict)
+		}
 	}
 	failed := map[int]bool{}
 	for _, r := range res.Reasons {
@@ -81,17 +87,6 @@ func checkAgreement(t *testing.T, label string, j *Job, c *Cluster) Result {
 		if got := len(p.Satisfying(nil, q)) == 1; got == failed[i] {
 			t.Errorf("%s: Pool.Satisfying(%s) = %v, Match failed it: %v", label, q, got, failed[i])
 		}
-	}
-	lp := NewLivePool(Rules{})
-	if err := lp.Register(*c); err != nil {
-		t.Fatal(err)
-	}
-	la, err := lp.Submit(j, First{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if la.Results[0].Verdict != res.Verdict {
-		t.Errorf("%s: LivePool.Submit %s, Match %s", label, la.Results[0].Verdict, res.Verdict)
 	}
 	return res
 }
