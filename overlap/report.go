@@ -219,6 +219,9 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 			if in.SHA256 != "" {
 				fmt.Fprintf(bw, " (sha256 %s)", in.SHA256)
 			}
+			if in.Samples > 0 && in.Samples != in.Rows {
+				fmt.Fprintf(bw, ", %d table rows", in.Samples)
+			}
 			fmt.Fprintf(bw, ", %d jobs, %d in the regime.", in.Rows, in.Kept)
 		}
 		fmt.Fprintf(bw, " Classifier: %s, C=%g, class weight %s, tolerance %g, at most %d iterations; %s. Band %v; cross-fit %d folds, seed %d; KS %s, %s; impute %v.",

@@ -45,7 +45,7 @@ func TestReadCSV(t *testing.T) {
 		t.Error("empty and NaN fields are not missing")
 	}
 	jobs := Aggregate(tab, nil)
-	if g := jobs[0].Metrics["gpu"]; g != (Agg{Cnt: 1, Sum: 55, Max: 55}) {
+	if g := metric(jobs[0], "gpu"); g != (Agg{Cnt: 1, Sum: 55, Max: 55}) {
 		t.Errorf("J1 gpu = %+v", g)
 	}
 	if rt, _ := jobs[0].Feature("runtime_sec"); rt != 3600 {
@@ -69,7 +69,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"ragged line", header + "a,2023-01-01 00:00:00,4\n", 2, "", ErrBadValue},
 		{"bare quote", header + "a,\"x,4,1\n", 2, "", ErrBadValue},
 		{"empty job id", header + ",2023-01-01 00:00:00,4,1\n", 2, "jid", ErrBadValue},
-		{"duplicate column", "jid,jid\n", 1, "", ErrBadValue},
+		{"duplicate column", "jid,JID \n", 1, "JID", ErrBadValue},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestReadParquet(t *testing.T) {
 	sum := func(j Job) summary {
 		rt, _ := j.Feature("runtime_sec")
 		q, _ := j.Feature("queue_time_sec")
-		return summary{j.ID, j.Cluster, j.Partition, rt, q, j.NCores, j.Metrics["gpu"], j.Metrics["memused"]}
+		return summary{j.ID, j.Cluster, j.Partition, rt, q, j.NCores, metric(j, "gpu"), metric(j, "memused")}
 	}
 	got := []summary{sum(jobs[0]), sum(jobs[1])}
 	want := []summary{

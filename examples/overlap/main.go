@@ -47,6 +47,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
 	cplot "github.com/crosscluster/crosscluster/plot"
@@ -118,9 +119,20 @@ func main() {
 	fs := newFlags(&o)
 	fs.Parse(os.Args[1:])
 	if err := run(o, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "overlap:", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+}
+
+// errorLine is the message main prints for err: prefixed with the
+// command's name once (the overlap package's errors already start with
+// "overlap: ").
+func errorLine(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "overlap: ") {
+		return msg
+	}
+	return "overlap: " + msg
 }
 
 // run does the work; everything it prints goes to stdout.
@@ -147,13 +159,17 @@ func run(o options, stdout io.Writer) error {
 		warnings = append(warnings, w)
 		fmt.Fprintln(stdout, "warning:", w)
 	}
-	src, tgt, hw, err := load(o, units, stdout, warn)
+	src, tgt, hw, inputs, err := load(o, units, stdout, warn)
 	if err != nil {
 		return err
 	}
-	inputs, err := describeInputs(o, len(src), len(tgt))
-	if err != nil {
-		return err
+	for _, in := range []struct {
+		name string
+		jobs []regime.Job
+	}{{o.sourceName, src}, {o.targetName, tgt}} {
+		if len(in.jobs) == 0 {
+			return fmt.Errorf("%w: %s has no jobs; nothing was written to the experiment log", overlap.ErrEmptyDomain, in.name)
+		}
 	}
 	if o.proxy {
 		hw = nil
@@ -176,8 +192,18 @@ func run(o options, stdout io.Writer) error {
 		if !l.Valid() {
 			return fmt.Errorf("-regime %q is not a regime", o.regime)
 		}
-		src, tgt = regime.Filter(src, l), regime.Filter(tgt, l)
+		// In place: the jobs of other regimes are not needed again.
+		notL := func(j regime.Job) bool { return j.Regime != l }
+		src, tgt = slices.DeleteFunc(src, notL), slices.DeleteFunc(tgt, notL)
 		fmt.Fprintf(stdout, "keeping regime %s: %d source and %d target jobs\n", l, len(src), len(tgt))
+	}
+	if len(src) == 0 || len(tgt) == 0 {
+		// Nothing to compare: say so and leave the experiment log alone.
+		return fmt.Errorf("%w: regime %s leaves %d %s jobs and %d %s jobs; nothing was written to the experiment log",
+			overlap.ErrEmptyDomain, o.regime, len(src), o.sourceName, len(tgt), o.targetName)
+	}
+	if w := noGPUTelemetry(o, src, tgt); w != "" && !o.strict {
+		warn(w)
 	}
 
 	var features []string
@@ -212,11 +238,6 @@ func run(o options, stdout io.Writer) error {
 	}
 	if o.featureSet == "" {
 		o.featureSet = "safe"
-	}
-	if len(src) == 0 || len(tgt) == 0 {
-		// Nothing to compare: say so and leave the experiment log alone.
-		return fmt.Errorf("%w: regime %s leaves %d %s jobs and %d %s jobs; nothing was written to the experiment log",
-			overlap.ErrEmptyDomain, o.regime, len(src), o.sourceName, len(tgt), o.targetName)
 	}
 
 	x, y, err := stack(src, tgt, features)
@@ -285,11 +306,7 @@ func run(o options, stdout io.Writer) error {
 	var written []string
 	write := func(name string, f func(io.Writer) error) error {
 		path := filepath.Join(o.out, name)
-		var buf bytes.Buffer
-		if err := f(&buf); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		if err := writeFile(path, f); err != nil {
 			return err
 		}
 		written = append(written, path)
@@ -349,8 +366,40 @@ func run(o options, stdout io.Writer) error {
 	for _, p := range written {
 		fmt.Fprintln(stdout, "  "+p)
 	}
-	fmt.Fprintf(stdout, "done in %s\n", time.Since(start).Round(time.Millisecond))
+	rss := "n/a"
+	if b, ok := cputime.PeakRSS(); ok {
+		rss = fmt.Sprintf("%.0f MB", float64(b)/1e6)
+	}
+	fmt.Fprintf(stdout, "done in %s, peak RSS %s\n", time.Since(start).Round(time.Millisecond), rss)
 	return nil
+}
+
+// writeFile writes path through f as a stream, into a temporary file
+// renamed over path when complete, so that a failed run leaves no
+// half-written output.
+func writeFile(path string, f func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	if err := f(bw); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 func parseBand(s string) (overlap.Band, error) {
@@ -367,10 +416,11 @@ func parseBand(s string) (overlap.Band, error) {
 	return b, b.Check()
 }
 
-// load returns the two clusters' jobs and a hardware table for them.
-func load(o options, units regime.Units, stdout io.Writer, warn func(string)) (src, tgt []regime.Job, hw *regime.Hardware, err error) {
+// load returns the two clusters' jobs, a hardware table for them and the
+// provenance of each input.
+func load(o options, units regime.Units, stdout io.Writer, warn func(string)) (src, tgt []regime.Job, hw *regime.Hardware, inputs []overlap.Input, err error) {
 	if (o.source == "") != (o.target == "") {
-		return nil, nil, nil, errors.New("give both -source and -target, or neither")
+		return nil, nil, nil, nil, errors.New("give both -source and -target, or neither")
 	}
 	if o.source == "" {
 		rng := rand.New(rand.NewPCG(o.seed, 7))
@@ -381,16 +431,44 @@ func load(o options, units regime.Units, stdout io.Writer, warn func(string)) (s
 			rows := synth.JobTable(p, o.n, rng)
 			out[k] = regime.Aggregate(toTable(rows), regime.Units{p.Name: p.TimelimitUnitSec})
 			hw.Clusters[p.Name] = hardwareOf(p)
+			role, name := "source", o.sourceName
+			if k == 1 {
+				role, name = "target", o.targetName
+			}
+			inputs = append(inputs, overlap.Input{Role: role, Rows: len(out[k]), Samples: len(rows),
+				Name: fmt.Sprintf("synthetic %s (internal/synth %s, n=%d, seed %d)", name, map[int]string{0: "AnvilLike", 1: "ConteLike"}[k], o.n, o.seed)})
 		}
-		return out[0], out[1], hw, nil
+		return out[0], out[1], hw, inputs, nil
 	}
-	if src, err = readJobs(stdout, o.source, o.sourceName, units, warn); err != nil {
-		return nil, nil, nil, err
+	keep := keptMetrics(o.features)
+	for _, f := range []struct {
+		role, path, name string
+		dst              *[]regime.Job
+	}{{"source", o.source, o.sourceName, &src}, {"target", o.target, o.targetName, &tgt}} {
+		jobs, in, err := readJobs(stdout, f.path, f.name, units, keep, warn)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		in.Role = f.role
+		*f.dst = jobs
+		inputs = append(inputs, in)
 	}
-	if tgt, err = readJobs(stdout, o.target, o.targetName, units, warn); err != nil {
-		return nil, nil, nil, err
+	return src, tgt, regime.KnownHardware(), inputs, nil
+}
+
+// keptMetrics returns the metrics the jobs read from files keep: those the
+// proxy rule reads (gpu, memused) and those -features names
+// (value_<metric>_cnt, _sum or _max).
+func keptMetrics(features string) []string {
+	keep := []string{"gpu", "memused"}
+	for _, f := range strings.Split(features, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		rest, ok := strings.CutPrefix(f, regime.ValuePrefix)
+		if i := strings.LastIndexByte(rest, '_'); ok && i > 0 && !slices.Contains(keep, rest[:i]) {
+			keep = append(keep, rest[:i])
+		}
 	}
-	return src, tgt, regime.KnownHardware(), nil
+	return keep
 }
 
 // parseUnits reads -units (cluster=seconds,...) on top of
@@ -418,41 +496,56 @@ func nameOr(name, path string) string {
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
-// readJobs reads a Parquet or CSV telemetry table, or a Stampede
-// accounting CSV when the header starts with jobID.
-// readJobs reads one cluster's job table; warn receives a line for columns
-// the reader does not know (ignored).
-func readJobs(stdout io.Writer, path, cluster string, units regime.Units, warn func(string)) ([]regime.Job, error) {
+// readJobs reads one cluster's job table as a stream, hashing the file as
+// it goes: a Parquet or CSV telemetry table (aggregated to jobs row by row,
+// only the metrics in keep), or a Stampede accounting CSV when the header
+// starts with jobID. warn receives a line for columns the reader does not
+// know (ignored).
+func readJobs(stdout io.Writer, path, cluster string, units regime.Units, keep []string, warn func(string)) ([]regime.Job, overlap.Input, error) {
 	fmt.Fprintf(stdout, "reading %s\n", path)
-	b, err := os.ReadFile(path)
+	in := overlap.Input{Name: path}
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, in, err
 	}
+	defer f.Close()
+	h := sha256.New()
+	cfg := regime.ReadConfig{Cluster: cluster, Units: units, Metrics: keep}
+	var t *regime.JobTable
 	if strings.EqualFold(filepath.Ext(path), ".parquet") {
-		t, err := regime.ReadParquet(bytes.NewReader(b), int64(len(b)), path, cluster)
+		size, err := io.Copy(h, f)
 		if err != nil {
-			return nil, err
+			return nil, in, err
 		}
-		unknownColumns(path, t, warn)
-		return regime.Aggregate(t, units), nil
+		if t, err = regime.ReadJobsParquet(f, size, path, cfg); err != nil {
+			return nil, in, err
+		}
+	} else {
+		br := bufio.NewReaderSize(io.TeeReader(f, h), 1<<16)
+		head, _ := br.Peek(len("\ufeffjobID,"))
+		if bytes.HasPrefix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte("jobID,")) {
+			jobs, err := regime.ReadStampede(br, path)
+			if err != nil {
+				return nil, in, err
+			}
+			in.SHA256, in.Rows, in.Samples = fmt.Sprintf("%x", h.Sum(nil)), len(jobs), len(jobs)
+			return jobs, in, nil
+		}
+		if t, err = regime.ReadJobsCSV(br, path, cfg); err != nil {
+			return nil, in, err
+		}
+		// The reader stops at the end of the data; hash anything after it.
+		if _, err := io.Copy(h, f); err != nil {
+			return nil, in, err
+		}
 	}
-	if bytes.HasPrefix(bytes.TrimPrefix(b, []byte("\ufeff")), []byte("jobID,")) {
-		return regime.ReadStampede(bytes.NewReader(b), path)
-	}
-	t, err := regime.ReadCSV(bytes.NewReader(b), path, cluster)
-	if err != nil {
-		return nil, err
-	}
-	unknownColumns(path, t, warn)
-	return regime.Aggregate(t, units), nil
-}
-
-// unknownColumns warns about the table's columns the reader ignored.
-func unknownColumns(path string, t *regime.Table, warn func(string)) {
 	if len(t.Unknown) > 0 {
 		warn(fmt.Sprintf("%s: columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): %s",
 			path, strings.Join(t.Unknown, ", ")))
 	}
+	fmt.Fprintf(stdout, "  %d rows, %d jobs\n", t.Rows, len(t.Jobs))
+	in.SHA256, in.Rows, in.Samples = fmt.Sprintf("%x", h.Sum(nil)), len(t.Jobs), t.Rows
+	return t.Jobs, in, nil
 }
 
 func toTable(rows []synth.JobsRow) *regime.Table {
@@ -480,17 +573,59 @@ func hardwareOf(p synth.ClusterProfile) regime.Cluster {
 	return c
 }
 
+// stack returns the feature matrix of the source jobs followed by the
+// target jobs, and the domain labels.
 func stack(src, tgt []regime.Job, features []string) (*mat.Dense, []int, error) {
-	all := slices.Concat(src, tgt)
-	if len(all) == 0 || len(features) == 0 {
+	n := len(src) + len(tgt)
+	if n == 0 || len(features) == 0 {
 		return &mat.Dense{}, nil, nil // Fit reports the missing data
 	}
-	y := make([]int, len(all))
-	for i := len(src); i < len(all); i++ {
+	y := make([]int, n)
+	for i := len(src); i < n; i++ {
 		y[i] = overlap.Target
 	}
-	x, err := regime.Matrix(all, features)
-	return x, y, err
+	xs, err := regime.Matrix(src, features)
+	if err != nil {
+		return nil, nil, err
+	}
+	xt, err := regime.Matrix(tgt, features)
+	if err != nil {
+		return nil, nil, err
+	}
+	x := mat.NewDense(n, len(features), nil)
+	x.Stack(xs, xt)
+	return x, y, nil
+}
+
+// noGPUTelemetry returns a warning when proxy-labelled jobs had no GPU
+// sample at all: the lenient proxy rule then calls them CPU jobs on the
+// absence of evidence (a table without a value_gpu column labels every job
+// cpu_*), which a reader of the report should know.
+func noGPUTelemetry(o options, clusters ...[]regime.Job) string {
+	var parts []string
+	total := 0
+	for c, jobs := range clusters {
+		proxy, none := 0, 0
+		for i := range jobs {
+			if jobs[i].Basis != regime.Proxy {
+				continue
+			}
+			proxy++
+			if g, _ := jobs[i].Metric("gpu"); g.Cnt == 0 {
+				none++
+			}
+		}
+		if proxy > 0 {
+			name := []string{o.sourceName, o.targetName}[min(c, 1)]
+			parts = append(parts, fmt.Sprintf("%d of %s's %d", none, name, proxy))
+			total += none
+		}
+	}
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("proxy-labelled jobs without any GPU sample (value_gpu): %s; the proxy rule reads missing GPU telemetry as a CPU-only node, so their regime rests on absent data (-strict labels them unknown)",
+		strings.Join(parts, ", "))
 }
 
 func readLog(path string) (*overlap.Log, error) {
@@ -611,27 +746,4 @@ func transferEval(src, tgt []regime.Job, res *overlap.Result, seed uint64) (*ove
 		Model:  "logistic model of runtime_sec > 3600 from " + strings.Join(transferFeatures, ", ") + ", fitted on the source",
 		Result: r,
 	}, nil
-}
-
-// describeInputs records the two inputs with their SHA-256 (files) or the
-// generator's settings (synthetic clusters) and the jobs read.
-func describeInputs(o options, nSrc, nTgt int) ([]overlap.Input, error) {
-	if o.source == "" {
-		return []overlap.Input{
-			{Role: "source", Name: fmt.Sprintf("synthetic %s (internal/synth AnvilLike, n=%d, seed %d)", o.sourceName, o.n, o.seed), Rows: nSrc},
-			{Role: "target", Name: fmt.Sprintf("synthetic %s (internal/synth ConteLike, n=%d, seed %d)", o.targetName, o.n, o.seed), Rows: nTgt},
-		}, nil
-	}
-	var out []overlap.Input
-	for _, f := range []struct {
-		role, path string
-		n          int
-	}{{"source", o.source, nSrc}, {"target", o.target, nTgt}} {
-		b, err := os.ReadFile(f.path)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, overlap.Input{Role: f.role, Name: f.path, SHA256: fmt.Sprintf("%x", sha256.Sum256(b)), Rows: f.n})
-	}
-	return out, nil
 }
