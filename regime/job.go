@@ -352,13 +352,17 @@ func Screen(candidates, names []string, clusters ...[]Job) Screened {
 	}
 	var out Screened
 	var kept [][]float64
+	total := 0
+	for _, js := range clusters {
+		total += len(js)
+	}
 next:
 	for _, f := range candidates {
 		if Forbidden(f) {
 			out.Dropped = append(out.Dropped, Dropped{f, "forbidden by the procedure (the proxy regime rule reads it)"})
 			continue
 		}
-		var col []float64
+		col := make([]float64, 0, total)
 		var shares []string
 		anyMissing, unknown := false, false
 		for c, js := range clusters {

@@ -41,7 +41,7 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 		}
 	}
 	var jobs []Job
-	strs := make(interner)
+	strs := newStrtab()
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {

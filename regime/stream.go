@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 )
 
 // ReadConfig says what ReadJobsCSV and ReadJobsParquet keep.
@@ -79,50 +80,61 @@ func Aggregate(t *Table, units Units) []Job {
 
 // chunkJobs is the number of jobs the aggregator allocates at a time: the
 // jobs grow in fixed chunks instead of one slice that append would copy
-// (up to 2.25 times the jobs' size while it grows), and are copied once
-// into a slice of the exact length at the end.
+// (up to 2.25 times its size while it grows).
 const chunkJobs = 4096
 
-// maxInterned bounds the distinct strings (clusters, partitions, users,
-// accounts, exit codes) an aggregator shares between jobs.
-const maxInterned = 1 << 16
+// strtab shares equal strings between jobs, so that a job keeps neither
+// the line it was read from nor its own copy of a user name; id 0 is "".
+type strtab struct {
+	ids  map[string]int32
+	strs []string
+}
 
-type jobKey struct{ cluster, id string }
+func newStrtab() *strtab { return &strtab{ids: map[string]int32{"": 0}, strs: []string{""}} }
+
+// id returns the number of s, adding a copy of s when it is new.
+func (t *strtab) id(s string) int32 {
+	if i, ok := t.ids[s]; ok {
+		return i
+	}
+	c := strings.Clone(s)
+	i := int32(len(t.strs))
+	t.ids[c] = i
+	t.strs = append(t.strs, c)
+	return i
+}
+
+// str returns the shared copy of s.
+func (t *strtab) str(s string) string { return t.strs[t.id(s)] }
+
+// partial is a job being aggregated: its strings as strtab numbers, so that
+// it takes about half a Job's memory until the jobs are built at the end.
+type partial struct {
+	id                                        string
+	submit, start, end                        time.Time
+	timelimit, nhosts, ncores                 float64
+	cluster, partition, user, account, status int32
+}
+
+type jobKey struct {
+	cluster int32
+	id      string
+}
 
 // aggregator folds telemetry rows into job records as they arrive.
 type aggregator struct {
 	units   Units
 	metrics []string // names of Row.Values; set by the scanner's columns or by Aggregate
 	index   map[jobKey]int
-	chunks  [][]Job
+	chunks  [][]partial
 	n       int
-	slab    []Metric
-	intern  interner
-	scale   map[string]float64 // per cluster, from units
+	aggs    [][]Agg // per chunk of jobs, len(metrics) per job
+	strs    *strtab
+	scale   map[int32]float64 // per cluster, from units
 }
 
 func newAggregator(units Units) *aggregator {
-	return &aggregator{units: units, index: make(map[jobKey]int), intern: make(interner), scale: make(map[string]float64)}
-}
-
-// interner shares equal strings between jobs.
-type interner map[string]string
-
-// str returns s as a string of its own, shared with equal strings of other
-// jobs, so that a job keeps neither the line it was read from nor its own
-// copy of a user name.
-func (in interner) str(s string) string {
-	if s == "" {
-		return ""
-	}
-	if v, ok := in[s]; ok {
-		return v
-	}
-	c := strings.Clone(s)
-	if len(in) < maxInterned {
-		in[c] = c
-	}
-	return c
+	return &aggregator{units: units, index: make(map[jobKey]int), strs: newStrtab(), scale: make(map[int32]float64)}
 }
 
 // header takes the names of the rows' Values from the file's columns.
@@ -130,58 +142,52 @@ func (a *aggregator) header(c *columns) { a.metrics = c.kept }
 
 // add folds a row into its job; it keeps none of the row's memory.
 func (a *aggregator) add(r *Row) {
-	i, ok := a.index[jobKey{r.Cluster, r.JobID}]
+	cl := a.strs.id(r.Cluster)
+	i, ok := a.index[jobKey{cl, r.JobID}]
+	k := len(a.metrics)
 	if !ok {
 		i = a.n
 		a.n++
 		if i%chunkJobs == 0 {
-			a.chunks = append(a.chunks, make([]Job, chunkJobs))
+			a.chunks = append(a.chunks, make([]partial, chunkJobs))
+			a.aggs = append(a.aggs, make([]Agg, chunkJobs*k))
 		}
-		j := &a.chunks[i/chunkJobs][i%chunkJobs]
-		*j = Job{ID: strings.Clone(r.JobID), Cluster: a.intern.str(r.Cluster), TimelimitSec: math.NaN(), NCores: math.NaN(), NHosts: math.NaN()}
-		a.index[jobKey{j.Cluster, j.ID}] = i
-		if k := len(a.metrics); k > 0 {
-			if len(a.slab) < k {
-				a.slab = make([]Metric, chunkJobs*k)
-			}
-			j.Metrics, a.slab = a.slab[:k:k], a.slab[k:]
-			for m := range j.Metrics {
-				j.Metrics[m] = Metric{Name: a.metrics[m], Agg: Agg{Sum: math.NaN(), Max: math.NaN()}}
-			}
+		id := strings.Clone(r.JobID)
+		a.chunks[i/chunkJobs][i%chunkJobs] = partial{id: id, cluster: cl, timelimit: math.NaN(), ncores: math.NaN(), nhosts: math.NaN()}
+		a.index[jobKey{cl, id}] = i
+		for m := range k {
+			a.aggs[i/chunkJobs][(i%chunkJobs)*k+m] = Agg{Sum: math.NaN(), Max: math.NaN()}
 		}
 	}
 	j := &a.chunks[i/chunkJobs][i%chunkJobs]
-	j.Submit = minTime(j.Submit, r.Submit)
-	j.Start = minTime(j.Start, r.Start)
-	j.End = maxTime(j.End, r.End)
+	j.submit = minTime(j.submit, r.Submit)
+	j.start = minTime(j.start, r.Start)
+	j.end = maxTime(j.end, r.End)
 	if !math.IsNaN(r.Timelimit) {
-		s, ok := a.scale[j.Cluster]
+		s, ok := a.scale[cl]
 		if !ok {
-			s = a.units.scale(j.Cluster)
-			a.scale[j.Cluster] = s
+			s = a.units.scale(r.Cluster)
+			a.scale[cl] = s
 		}
-		j.TimelimitSec = nanMax(j.TimelimitSec, r.Timelimit*s)
+		j.timelimit = nanMax(j.timelimit, r.Timelimit*s)
 	}
-	j.NHosts = nanMax(j.NHosts, r.NHosts)
-	j.NCores = nanMax(j.NCores, r.NCores)
-	if j.Partition == "" {
-		j.Partition = a.intern.str(r.Queue)
+	j.nhosts = nanMax(j.nhosts, r.NHosts)
+	j.ncores = nanMax(j.ncores, r.NCores)
+	for _, f := range [...]struct {
+		dst *int32
+		s   string
+	}{{&j.partition, r.Queue}, {&j.user, r.User}, {&j.account, r.Account}, {&j.status, r.ExitCode}} {
+		if *f.dst == 0 && f.s != "" {
+			*f.dst = a.strs.id(f.s)
+		}
 	}
-	if j.User == "" {
-		j.User = a.intern.str(r.User)
-	}
-	if j.Account == "" {
-		j.Account = a.intern.str(r.Account)
-	}
-	if j.ExitStatus == "" {
-		j.ExitStatus = a.intern.str(r.ExitCode)
-	}
-	for m := range min(len(j.Metrics), len(r.Values)) {
+	aggs := a.aggs[i/chunkJobs][(i%chunkJobs)*k:][:k]
+	for m := range min(k, len(r.Values)) {
 		v := r.Values[m]
 		if math.IsNaN(v) {
 			continue
 		}
-		g := &j.Metrics[m].Agg
+		g := &aggs[m]
 		if g.Cnt == 0 {
 			g.Sum, g.Max = 0, v
 		}
@@ -191,14 +197,31 @@ func (a *aggregator) add(r *Row) {
 	}
 }
 
-// jobs returns the jobs in one slice of their exact number, releasing the
-// chunks as it copies them.
+// jobs builds the jobs, in one slice of their exact number, releasing the
+// partial records as it goes.
 func (a *aggregator) jobs() []Job {
 	out := make([]Job, a.n)
-	for c := range a.chunks {
-		copy(out[c*chunkJobs:], a.chunks[c][:min(chunkJobs, a.n-c*chunkJobs)])
-		a.chunks[c] = nil
+	k := len(a.metrics)
+	var slab []Metric
+	for i := range out {
+		p := &a.chunks[i/chunkJobs][i%chunkJobs]
+		s := a.strs.strs
+		out[i] = Job{ID: p.id, Cluster: s[p.cluster], Partition: s[p.partition], User: s[p.user], Account: s[p.account],
+			ExitStatus: s[p.status], Submit: p.submit, Start: p.start, End: p.end,
+			TimelimitSec: p.timelimit, NCores: p.ncores, NHosts: p.nhosts}
+		if k > 0 {
+			if len(slab) < k {
+				slab = make([]Metric, chunkJobs*k)
+			}
+			out[i].Metrics, slab = slab[:k:k], slab[k:]
+			for m, g := range a.aggs[i/chunkJobs][(i%chunkJobs)*k:][:k] {
+				out[i].Metrics[m] = Metric{Name: a.metrics[m], Agg: g}
+			}
+		}
+		if (i+1)%chunkJobs == 0 {
+			a.chunks[i/chunkJobs], a.aggs[i/chunkJobs] = nil, nil
+		}
 	}
-	a.chunks, a.index, a.intern = nil, nil, nil
+	a.chunks, a.index, a.aggs, a.strs = nil, nil, nil, nil
 	return out
 }

@@ -244,6 +244,15 @@ func run(o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// What the outputs need of the jobs after the fit; the jobs themselves
+	// are let go before it (the -transfer model reads them after it), so
+	// that the fit does not hold the tables too.
+	refs := jobRefs(src, tgt)
+	nSrc, nTgt := len(src), len(tgt)
+	labelsAuth, labelsProxy := regime.Bases(src, tgt)
+	if !o.transfer {
+		src, tgt = nil, nil
+	}
 	opts := []overlap.Option{overlap.WithFeatureNames(features...)}
 	if o.balanced {
 		opts = append(opts, overlap.WithClassWeight(stats.ClassWeightBalanced))
@@ -268,13 +277,13 @@ func run(o options, stdout io.Writer) error {
 	}
 	meta := overlap.Meta{Experiment: o.exp, Source: o.sourceName, Target: o.targetName,
 		Regime: o.regime, FeatureSet: o.featureSet, Warnings: warnings, Dropped: dropped}
-	meta.LabelsAuthoritative, meta.LabelsProxy = regime.Bases(src, tgt)
+	meta.LabelsAuthoritative, meta.LabelsProxy = labelsAuth, labelsProxy
 	meta.Provenance = res.NewProvenance()
 	meta.Provenance.Command = o.command()
 	for _, in := range inputs {
-		in.Kept = len(src)
+		in.Kept = nSrc
 		if in.Role == "target" {
-			in.Kept = len(tgt)
+			in.Kept = nTgt
 		}
 		meta.Provenance.Inputs = append(meta.Provenance.Inputs, in)
 	}
@@ -340,7 +349,7 @@ func run(o options, stdout io.Writer) error {
 	if err := write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
 		return err
 	}
-	if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, src, tgt, o) }); err != nil {
+	if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, refs) }); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -663,16 +672,34 @@ func writeSweep(w io.Writer, rows []overlap.SweepRow, features []string) error {
 	return cw.Error()
 }
 
-func writePropensity(w io.Writer, res *overlap.Result, src, tgt []regime.Job, o options) error {
+// jobRef is what propensity.csv needs of a compared job.
+type jobRef struct {
+	id, cluster, domain string
+	regime              regime.Label
+}
+
+// jobRefs returns the source jobs' references followed by the target's,
+// in the rows' order of stack.
+func jobRefs(src, tgt []regime.Job) []jobRef {
+	refs := make([]jobRef, 0, len(src)+len(tgt))
+	for _, d := range []struct {
+		name string
+		jobs []regime.Job
+	}{{"source", src}, {"target", tgt}} {
+		for i := range d.jobs {
+			j := &d.jobs[i]
+			refs = append(refs, jobRef{j.ID, j.Cluster, d.name, j.Regime})
+		}
+	}
+	return refs
+}
+
+func writePropensity(w io.Writer, res *overlap.Result, refs []jobRef) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"job_id", "cluster", "domain", "regime", "propensity", "in_band"})
 	for i, p := range res.Propensity {
-		j, dom := src, "source"
-		k := i
-		if i >= len(src) {
-			j, dom, k = tgt, "target", i-len(src)
-		}
-		cw.Write([]string{j[k].ID, j[k].Cluster, dom, string(j[k].Regime), strconv.FormatFloat(p, 'g', 10, 64), strconv.FormatBool(res.InBand[i])})
+		r := &refs[i]
+		cw.Write([]string{r.id, r.cluster, r.domain, string(r.regime), strconv.FormatFloat(p, 'g', 10, 64), strconv.FormatBool(res.InBand[i])})
 	}
 	cw.Flush()
 	return cw.Error()
