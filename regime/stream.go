@@ -20,6 +20,14 @@ type ReadConfig struct {
 	// them is not an error. The proxy rule reads "gpu" and "memused" (or
 	// Rules.GPUMetric and Rules.MemMetric).
 	Metrics []string
+	// Keep, when not nil, is called with each job once the whole table is
+	// read, in first-seen order, and may change it (label it, say); the
+	// table's Jobs are those it returns true for. A caller that needs only
+	// some of each job (features, counts) takes them here and returns
+	// false, and the table's jobs are never held at once. The Metrics of a
+	// job it returns false for are reused for the next job: copy what is
+	// needed of them.
+	Keep func(*Job) bool
 }
 
 // JobTable is a job table read by ReadJobsCSV or ReadJobsParquet.
@@ -48,7 +56,7 @@ func ReadJobsCSV(r io.Reader, file string, cfg ReadConfig) (*JobTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &JobTable{Jobs: a.jobs(), Metrics: cols.metrics, Kept: cols.kept, Unknown: cols.unknown, Rows: n}, nil
+	return &JobTable{Jobs: a.jobs(cfg.Keep), Metrics: cols.metrics, Kept: cols.kept, Unknown: cols.unknown, Rows: n}, nil
 }
 
 // ReadJobsParquet reads a FRESCO-style telemetry Parquet file of size
@@ -60,7 +68,7 @@ func ReadJobsParquet(r io.ReaderAt, size int64, file string, cfg ReadConfig) (*J
 	if err != nil {
 		return nil, err
 	}
-	return &JobTable{Jobs: a.jobs(), Metrics: cols.metrics, Kept: cols.kept, Unknown: cols.unknown, Rows: n}, nil
+	return &JobTable{Jobs: a.jobs(cfg.Keep), Metrics: cols.metrics, Kept: cols.kept, Unknown: cols.unknown, Rows: n}, nil
 }
 
 // Aggregate builds one job per distinct (cluster, job ID) from telemetry
@@ -75,7 +83,7 @@ func Aggregate(t *Table, units Units) []Job {
 	for i := range t.Rows {
 		a.add(&t.Rows[i])
 	}
-	return a.jobs()
+	return a.jobs(nil)
 }
 
 // chunkJobs is the number of jobs the aggregator allocates at a time: the
@@ -197,31 +205,59 @@ func (a *aggregator) add(r *Row) {
 	}
 }
 
-// jobs builds the jobs, in one slice of their exact number, releasing the
-// partial records as it goes.
-func (a *aggregator) jobs() []Job {
-	out := make([]Job, a.n)
+// jobs builds the jobs that keep (nil: all) returns true for, in one
+// slice of their exact number, releasing the partial records as it goes.
+func (a *aggregator) jobs(keep func(*Job) bool) []Job {
+	a.index = nil // found jobs are not looked up again
 	k := len(a.metrics)
 	var slab []Metric
-	for i := range out {
+	var chunks [][]Job // kept jobs, when keep may drop some
+	var out []Job
+	if keep == nil {
+		out = make([]Job, a.n)
+	}
+	nKept := 0
+	var j Job
+	for i := range a.n {
 		p := &a.chunks[i/chunkJobs][i%chunkJobs]
 		s := a.strs.strs
-		out[i] = Job{ID: p.id, Cluster: s[p.cluster], Partition: s[p.partition], User: s[p.user], Account: s[p.account],
+		j = Job{ID: p.id, Cluster: s[p.cluster], Partition: s[p.partition], User: s[p.user], Account: s[p.account],
 			ExitStatus: s[p.status], Submit: p.submit, Start: p.start, End: p.end,
 			TimelimitSec: p.timelimit, NCores: p.ncores, NHosts: p.nhosts}
 		if k > 0 {
 			if len(slab) < k {
 				slab = make([]Metric, chunkJobs*k)
 			}
-			out[i].Metrics, slab = slab[:k:k], slab[k:]
+			j.Metrics = slab[:k:k]
 			for m, g := range a.aggs[i/chunkJobs][(i%chunkJobs)*k:][:k] {
-				out[i].Metrics[m] = Metric{Name: a.metrics[m], Agg: g}
+				j.Metrics[m] = Metric{Name: a.metrics[m], Agg: g}
 			}
 		}
 		if (i+1)%chunkJobs == 0 {
 			a.chunks[i/chunkJobs], a.aggs[i/chunkJobs] = nil, nil
 		}
+		switch {
+		case keep == nil:
+			out[i] = j
+		case keep(&j):
+			if nKept%chunkJobs == 0 {
+				chunks = append(chunks, make([]Job, chunkJobs))
+			}
+			chunks[nKept/chunkJobs][nKept%chunkJobs] = j
+			nKept++
+		default:
+			continue // its metrics' slots are reused
+		}
+		slab = slab[k:]
 	}
-	a.chunks, a.index, a.aggs, a.strs = nil, nil, nil, nil
+	a.chunks, a.aggs, a.strs = nil, nil, nil
+	if keep == nil {
+		return out
+	}
+	out = make([]Job, nKept)
+	for c := range chunks {
+		copy(out[c*chunkJobs:], chunks[c])
+		chunks[c] = nil
+	}
 	return out
 }

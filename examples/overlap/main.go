@@ -45,8 +45,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
@@ -159,59 +157,63 @@ func run(o options, stdout io.Writer) error {
 		warnings = append(warnings, w)
 		fmt.Fprintln(stdout, "warning:", w)
 	}
-	src, tgt, hw, inputs, err := load(o, units, stdout, warn)
-	if err != nil {
-		return err
-	}
-	for _, in := range []struct {
-		name string
-		jobs []regime.Job
-	}{{o.sourceName, src}, {o.targetName, tgt}} {
-		if len(in.jobs) == 0 {
-			return fmt.Errorf("%w: %s has no jobs; nothing was written to the experiment log", overlap.ErrEmptyDomain, in.name)
-		}
-	}
+	hw := hardware(o)
 	if o.proxy {
 		hw = nil
 	}
 	rules := regime.Rules{Hardware: hw, Strict: o.strict}
-	fmt.Fprintf(stdout, "labelling regimes (%s rule)\n", map[bool]string{true: "proxy", false: "hardware table, proxy fallback"}[hw == nil])
-	for _, c := range []struct {
-		name string
-		jobs []regime.Job
-	}{{o.sourceName, src}, {o.targetName, tgt}} {
-		counts := rules.LabelAll(c.jobs)
-		var parts []string
-		for _, l := range regime.Labels() {
-			parts = append(parts, fmt.Sprintf("%s=%d", l, counts[l]))
-		}
-		fmt.Fprintf(stdout, "  %-10s %6d jobs: %s\n", c.name, len(c.jobs), strings.Join(parts, " "))
-	}
+	var want regime.Label // "" compares every regime
 	if o.regime != "all" {
-		l := regime.Label(o.regime)
-		if !l.Valid() {
+		if want = regime.Label(o.regime); !want.Valid() {
 			return fmt.Errorf("-regime %q is not a regime", o.regime)
 		}
-		// In place: the jobs of other regimes are not needed again.
-		notL := func(j regime.Job) bool { return j.Regime != l }
-		src, tgt = slices.DeleteFunc(src, notL), slices.DeleteFunc(tgt, notL)
-		fmt.Fprintf(stdout, "keeping regime %s: %d source and %d target jobs\n", l, len(src), len(tgt))
 	}
-	if len(src) == 0 || len(tgt) == 0 {
-		// Nothing to compare: say so and leave the experiment log alone.
-		return fmt.Errorf("%w: regime %s leaves %d %s jobs and %d %s jobs; nothing was written to the experiment log",
-			overlap.ErrEmptyDomain, o.regime, len(src), o.sourceName, len(tgt), o.targetName)
-	}
-	if w := noGPUTelemetry(o, src, tgt); w != "" && !o.strict {
-		warn(w)
-	}
-
 	var features []string
-	var dropped []overlap.DroppedFeature
 	if o.features != "" {
 		for _, f := range strings.Split(o.features, ",") {
 			features = append(features, strings.TrimSpace(f))
 		}
+	}
+	// The jobs are labelled and reduced to the candidate features as each
+	// table is read (side.add), so no table's jobs are held at once.
+	candidates := features
+	if candidates == nil {
+		candidates = regime.JobFeatures()
+	}
+	src := newSide(o.sourceName, "source", rules, want, candidates, o.transfer)
+	tgt := newSide(o.targetName, "target", rules, want, candidates, o.transfer)
+	inputs, err := load(o, units, stdout, warn, src, tgt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "labelled regimes (%s rule)\n", map[bool]string{true: "proxy", false: "hardware table, proxy fallback"}[hw == nil])
+	for _, sd := range []*side{src, tgt} {
+		fmt.Fprintln(stdout, sd.labelLine())
+	}
+	for _, sd := range []*side{src, tgt} {
+		if sd.total == 0 {
+			return fmt.Errorf("%w: %s has no jobs; nothing was written to the experiment log", overlap.ErrEmptyDomain, sd.name)
+		}
+	}
+	if want != "" {
+		fmt.Fprintf(stdout, "keeping regime %s: %d source and %d target jobs\n", want, src.n(), tgt.n())
+	}
+	if src.n() == 0 || tgt.n() == 0 {
+		// Nothing to compare: say so and leave the experiment log alone.
+		return fmt.Errorf("%w: regime %s leaves %d %s jobs and %d %s jobs; nothing was written to the experiment log",
+			overlap.ErrEmptyDomain, o.regime, src.n(), src.name, tgt.n(), tgt.name)
+	}
+	for _, sd := range []*side{src, tgt} {
+		if sd.err != nil {
+			return sd.err
+		}
+	}
+	if w := noTelemetry(src, tgt); w != "" && !o.strict {
+		warn(w)
+	}
+
+	var dropped []overlap.DroppedFeature
+	if features != nil {
 		fmt.Fprintf(stdout, "features (from -features): %s\n", strings.Join(features, ", "))
 		var bad []string
 		for _, f := range features {
@@ -228,7 +230,7 @@ func run(o options, stdout io.Writer) error {
 			o.featureSet = "custom"
 		}
 	} else {
-		sc := regime.Screen(nil, []string{o.sourceName, o.targetName}, src, tgt)
+		sc := regime.ScreenProfiles(candidates, []string{src.name, tgt.name}, src.profile, tgt.profile)
 		features = sc.Features
 		for _, d := range sc.Dropped {
 			fmt.Fprintf(stdout, "  dropping %s: %s\n", d.Name, d.Reason)
@@ -240,19 +242,10 @@ func run(o options, stdout io.Writer) error {
 		o.featureSet = "safe"
 	}
 
-	x, y, err := stack(src, tgt, features)
-	if err != nil {
-		return err
-	}
-	// What the outputs need of the jobs after the fit; the jobs themselves
-	// are let go before it (the -transfer model reads them after it), so
-	// that the fit does not hold the tables too.
-	refs := jobRefs(src, tgt)
-	nSrc, nTgt := len(src), len(tgt)
-	labelsAuth, labelsProxy := regime.Bases(src, tgt)
-	if !o.transfer {
-		src, tgt = nil, nil
-	}
+	x, y := stack(src, tgt, features)
+	src.cols, tgt.cols = nil, nil // in x now
+	nSrc, nTgt := src.n(), tgt.n()
+	labelsAuth, labelsProxy := src.auth+tgt.auth, src.proxy+tgt.proxy
 	opts := []overlap.Option{overlap.WithFeatureNames(features...)}
 	if o.balanced {
 		opts = append(opts, overlap.WithClassWeight(stats.ClassWeightBalanced))
@@ -288,7 +281,7 @@ func run(o options, stdout io.Writer) error {
 		meta.Provenance.Inputs = append(meta.Provenance.Inputs, in)
 	}
 	if o.transfer {
-		tr, err := transferEval(src, tgt, res, o.seed)
+		tr, err := transferEval(src.jobs, tgt.jobs, res, o.seed)
 		if err != nil {
 			return fmt.Errorf("transfer evaluation: %w", err)
 		}
@@ -349,7 +342,7 @@ func run(o options, stdout io.Writer) error {
 	if err := write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
 		return err
 	}
-	if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, refs) }); err != nil {
+	if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, src.refs, tgt.refs) }); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -425,44 +418,59 @@ func parseBand(s string) (overlap.Band, error) {
 	return b, b.Check()
 }
 
-// load returns the two clusters' jobs, a hardware table for them and the
-// provenance of each input.
-func load(o options, units regime.Units, stdout io.Writer, warn func(string)) (src, tgt []regime.Job, hw *regime.Hardware, inputs []overlap.Input, err error) {
-	if (o.source == "") != (o.target == "") {
-		return nil, nil, nil, nil, errors.New("give both -source and -target, or neither")
+// hardware returns the hardware table of the clusters compared: built
+// from the synthetic profiles, or regime.KnownHardware for files.
+func hardware(o options) *regime.Hardware {
+	if o.source != "" {
+		return regime.KnownHardware()
 	}
+	hw := &regime.Hardware{Clusters: map[string]regime.Cluster{}}
+	for _, p := range []synth.ClusterProfile{synth.AnvilLike(), synth.ConteLike()} {
+		hw.Clusters[p.Name] = hardwareOf(p)
+	}
+	return hw
+}
+
+// load reads (or generates) the two clusters' tables into the sides and
+// returns the provenance of each input.
+func load(o options, units regime.Units, stdout io.Writer, warn func(string), src, tgt *side) ([]overlap.Input, error) {
+	if (o.source == "") != (o.target == "") {
+		return nil, errors.New("give both -source and -target, or neither")
+	}
+	var inputs []overlap.Input
 	if o.source == "" {
 		rng := rand.New(rand.NewPCG(o.seed, 7))
-		hw = &regime.Hardware{Clusters: map[string]regime.Cluster{}}
-		var out [2][]regime.Job
-		for k, p := range []synth.ClusterProfile{synth.AnvilLike(), synth.ConteLike()} {
-			fmt.Fprintf(stdout, "generating %d synthetic %s-like jobs\n", o.n, p.Name)
-			rows := synth.JobTable(p, o.n, rng)
-			out[k] = regime.Aggregate(toTable(rows), regime.Units{p.Name: p.TimelimitUnitSec})
-			hw.Clusters[p.Name] = hardwareOf(p)
-			role, name := "source", o.sourceName
-			if k == 1 {
-				role, name = "target", o.targetName
+		for _, g := range []struct {
+			sd   *side
+			p    synth.ClusterProfile
+			kind string
+		}{{src, synth.AnvilLike(), "AnvilLike"}, {tgt, synth.ConteLike(), "ConteLike"}} {
+			fmt.Fprintf(stdout, "generating %d synthetic %s-like jobs\n", o.n, g.p.Name)
+			rows := synth.JobTable(g.p, o.n, rng)
+			jobs := regime.Aggregate(toTable(rows), regime.Units{g.p.Name: g.p.TimelimitUnitSec})
+			for i := range jobs {
+				if g.sd.add(&jobs[i]) {
+					g.sd.jobs = append(g.sd.jobs, jobs[i])
+				}
 			}
-			inputs = append(inputs, overlap.Input{Role: role, Rows: len(out[k]), Samples: len(rows),
-				Name: fmt.Sprintf("synthetic %s (internal/synth %s, n=%d, seed %d)", name, map[int]string{0: "AnvilLike", 1: "ConteLike"}[k], o.n, o.seed)})
+			inputs = append(inputs, overlap.Input{Role: g.sd.role, Rows: len(jobs), Samples: len(rows),
+				Name: fmt.Sprintf("synthetic %s (internal/synth %s, n=%d, seed %d)", g.sd.name, g.kind, o.n, o.seed)})
 		}
-		return out[0], out[1], hw, inputs, nil
+		return inputs, nil
 	}
 	keep := keptMetrics(o.features)
 	for _, f := range []struct {
-		role, path, name string
-		dst              *[]regime.Job
-	}{{"source", o.source, o.sourceName, &src}, {"target", o.target, o.targetName, &tgt}} {
-		jobs, in, err := readJobs(stdout, f.path, f.name, units, keep, warn)
+		path string
+		sd   *side
+	}{{o.source, src}, {o.target, tgt}} {
+		in, err := readJobs(stdout, f.path, f.sd, units, keep, warn)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
-		in.Role = f.role
-		*f.dst = jobs
+		in.Role = f.sd.role
 		inputs = append(inputs, in)
 	}
-	return src, tgt, regime.KnownHardware(), inputs, nil
+	return inputs, nil
 }
 
 // keptMetrics returns the metrics the jobs read from files keep: those the
@@ -505,29 +513,29 @@ func nameOr(name, path string) string {
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
-// readJobs reads one cluster's job table as a stream, hashing the file as
-// it goes: a Parquet or CSV telemetry table (aggregated to jobs row by row,
-// only the metrics in keep), or a Stampede accounting CSV when the header
-// starts with jobID. warn receives a line for columns the reader does not
-// know (ignored).
-func readJobs(stdout io.Writer, path, cluster string, units regime.Units, keep []string, warn func(string)) ([]regime.Job, overlap.Input, error) {
+// readJobs reads one cluster's job table as a stream into sd, hashing
+// the file as it goes: a Parquet or CSV telemetry table (aggregated to jobs
+// row by row, only the metrics in keep), or a Stampede accounting CSV when
+// the header starts with jobID. warn receives a line for columns the
+// reader does not know (ignored).
+func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep []string, warn func(string)) (overlap.Input, error) {
 	fmt.Fprintf(stdout, "reading %s\n", path)
 	in := overlap.Input{Name: path}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, in, err
+		return in, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	cfg := regime.ReadConfig{Cluster: cluster, Units: units, Metrics: keep}
+	cfg := regime.ReadConfig{Cluster: sd.name, Units: units, Metrics: keep, Keep: sd.add}
 	var t *regime.JobTable
 	if strings.EqualFold(filepath.Ext(path), ".parquet") {
 		size, err := io.Copy(h, f)
 		if err != nil {
-			return nil, in, err
+			return in, err
 		}
 		if t, err = regime.ReadJobsParquet(f, size, path, cfg); err != nil {
-			return nil, in, err
+			return in, err
 		}
 	} else {
 		br := bufio.NewReaderSize(io.TeeReader(f, h), 1<<16)
@@ -535,26 +543,33 @@ func readJobs(stdout io.Writer, path, cluster string, units regime.Units, keep [
 		if bytes.HasPrefix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte("jobID,")) {
 			jobs, err := regime.ReadStampede(br, path)
 			if err != nil {
-				return nil, in, err
+				return in, err
 			}
+			for i := range jobs {
+				if sd.add(&jobs[i]) {
+					sd.jobs = append(sd.jobs, jobs[i])
+				}
+			}
+			fmt.Fprintf(stdout, "  %d jobs\n", len(jobs))
 			in.SHA256, in.Rows, in.Samples = fmt.Sprintf("%x", h.Sum(nil)), len(jobs), len(jobs)
-			return jobs, in, nil
+			return in, nil
 		}
 		if t, err = regime.ReadJobsCSV(br, path, cfg); err != nil {
-			return nil, in, err
+			return in, err
 		}
 		// The reader stops at the end of the data; hash anything after it.
 		if _, err := io.Copy(h, f); err != nil {
-			return nil, in, err
+			return in, err
 		}
 	}
 	if len(t.Unknown) > 0 {
 		warn(fmt.Sprintf("%s: columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): %s",
 			path, strings.Join(t.Unknown, ", ")))
 	}
-	fmt.Fprintf(stdout, "  %d rows, %d jobs\n", t.Rows, len(t.Jobs))
-	in.SHA256, in.Rows, in.Samples = fmt.Sprintf("%x", h.Sum(nil)), len(t.Jobs), t.Rows
-	return t.Jobs, in, nil
+	sd.jobs = t.Jobs
+	fmt.Fprintf(stdout, "  %d rows, %d jobs\n", t.Rows, sd.total)
+	in.SHA256, in.Rows, in.Samples = fmt.Sprintf("%x", h.Sum(nil)), sd.total, t.Rows
+	return in, nil
 }
 
 func toTable(rows []synth.JobsRow) *regime.Table {
@@ -580,61 +595,6 @@ func hardwareOf(p synth.ClusterProfile) regime.Cluster {
 		c.Partitions[pt.Name] = n
 	}
 	return c
-}
-
-// stack returns the feature matrix of the source jobs followed by the
-// target jobs, and the domain labels.
-func stack(src, tgt []regime.Job, features []string) (*mat.Dense, []int, error) {
-	n := len(src) + len(tgt)
-	if n == 0 || len(features) == 0 {
-		return &mat.Dense{}, nil, nil // Fit reports the missing data
-	}
-	y := make([]int, n)
-	for i := len(src); i < n; i++ {
-		y[i] = overlap.Target
-	}
-	xs, err := regime.Matrix(src, features)
-	if err != nil {
-		return nil, nil, err
-	}
-	xt, err := regime.Matrix(tgt, features)
-	if err != nil {
-		return nil, nil, err
-	}
-	x := mat.NewDense(n, len(features), nil)
-	x.Stack(xs, xt)
-	return x, y, nil
-}
-
-// noGPUTelemetry returns a warning when proxy-labelled jobs had no GPU
-// sample at all: the lenient proxy rule then calls them CPU jobs on the
-// absence of evidence (a table without a value_gpu column labels every job
-// cpu_*), which a reader of the report should know.
-func noGPUTelemetry(o options, clusters ...[]regime.Job) string {
-	var parts []string
-	total := 0
-	for c, jobs := range clusters {
-		proxy, none := 0, 0
-		for i := range jobs {
-			if jobs[i].Basis != regime.Proxy {
-				continue
-			}
-			proxy++
-			if g, _ := jobs[i].Metric("gpu"); g.Cnt == 0 {
-				none++
-			}
-		}
-		if proxy > 0 {
-			name := []string{o.sourceName, o.targetName}[min(c, 1)]
-			parts = append(parts, fmt.Sprintf("%d of %s's %d", none, name, proxy))
-			total += none
-		}
-	}
-	if total == 0 {
-		return ""
-	}
-	return fmt.Sprintf("proxy-labelled jobs without any GPU sample (value_gpu): %s; the proxy rule reads missing GPU telemetry as a CPU-only node, so their regime rests on absent data (-strict labels them unknown)",
-		strings.Join(parts, ", "))
 }
 
 func readLog(path string) (*overlap.Log, error) {
@@ -678,28 +638,18 @@ type jobRef struct {
 	regime              regime.Label
 }
 
-// jobRefs returns the source jobs' references followed by the target's,
-// in the rows' order of stack.
-func jobRefs(src, tgt []regime.Job) []jobRef {
-	refs := make([]jobRef, 0, len(src)+len(tgt))
-	for _, d := range []struct {
-		name string
-		jobs []regime.Job
-	}{{"source", src}, {"target", tgt}} {
-		for i := range d.jobs {
-			j := &d.jobs[i]
-			refs = append(refs, jobRef{j.ID, j.Cluster, d.name, j.Regime})
-		}
-	}
-	return refs
-}
-
-func writePropensity(w io.Writer, res *overlap.Result, refs []jobRef) error {
+// writePropensity writes every compared job's propensity, the source's
+// jobs first, as in the fit.
+func writePropensity(w io.Writer, res *overlap.Result, refs ...[]jobRef) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"job_id", "cluster", "domain", "regime", "propensity", "in_band"})
-	for i, p := range res.Propensity {
-		r := &refs[i]
-		cw.Write([]string{r.id, r.cluster, r.domain, string(r.regime), strconv.FormatFloat(p, 'g', 10, 64), strconv.FormatBool(res.InBand[i])})
+	i := 0
+	for _, rs := range refs {
+		for _, r := range rs {
+			p := res.Propensity[i]
+			cw.Write([]string{r.id, r.cluster, r.domain, string(r.regime), strconv.FormatFloat(p, 'g', 10, 64), strconv.FormatBool(res.InBand[i])})
+			i++
+		}
 	}
 	cw.Flush()
 	return cw.Error()
