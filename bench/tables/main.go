@@ -95,7 +95,9 @@ func run(dir, rowList string, measure bool, bin string) error {
 			continue
 		}
 		out := filepath.Join(sub, "out")
-		cmd := exec.Command(bin, "-source", filepath.Join(sub, "source.csv"), "-target", filepath.Join(sub, "target.csv"), "-out", out)
+		// The Conte-like profile writes its timelimits in minutes.
+		cmd := exec.Command(bin, "-source", filepath.Join(sub, "source.csv"), "-target", filepath.Join(sub, "target.csv"),
+			"-units", "conte=60", "-out", out)
 		cmd.Stderr = os.Stderr
 		start := time.Now()
 		if err := cmd.Run(); err != nil {

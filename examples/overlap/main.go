@@ -123,11 +123,11 @@ func main() {
 }
 
 // errorLine is the message main prints for err: prefixed with the
-// command's name once (the overlap package's errors already start with
-// "overlap: ").
+// command's name once; the overlap package's errors already say
+// "overlap: " (at the start, or after the context this command added).
 func errorLine(err error) string {
 	msg := err.Error()
-	if strings.HasPrefix(msg, "overlap: ") {
+	if strings.Contains(msg, "overlap: ") {
 		return msg
 	}
 	return "overlap: " + msg
