@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -492,4 +493,42 @@ func stampedeAsTelemetry(b []byte) []byte {
 	r := strings.NewReplacer("jobID", "jid", "user", "username", "walltime", "timelimit", "exit_status", "exitcode",
 		"start", "start_time", "end", "end_time", "submit", "submit_time", "nnodes", "nhosts", "ncpus", "ncores")
 	return append([]byte(r.Replace(string(line))+"\n"), rest...)
+}
+
+// TestReadJobsMemory guards the streaming reader's point: what a table
+// costs after reading is its jobs, not its rows (issue 13 item 6: the
+// first readers kept every telemetry row, about 2 KB per job of these
+// tables). maxPerJob allows a Job (240 bytes), three metric aggregates
+// (120), its ID and slack for the allocator's size classes.
+func TestReadJobsMemory(t *testing.T) {
+	const maxPerJob = 600
+	data := syntheticCSV(t, 5000, 6)
+	live := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := live()
+	jt, err := ReadJobsCSV(bytes.NewReader(data), "m.csv", ReadConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perJob := float64(live()-before) / float64(len(jt.Jobs))
+	perRow := float64(len(data)) / float64(jt.Rows)
+	t.Logf("%d rows, %d jobs: %.0f bytes per job held (%.0f bytes of CSV per row)", jt.Rows, len(jt.Jobs), perJob, perRow)
+	if perJob > maxPerJob {
+		t.Errorf("%.0f bytes per job held after reading, want at most %d", perJob, maxPerJob)
+	}
+	runtime.KeepAlive(jt)
+	before = live()
+	n := 0
+	jt, err = ReadJobsCSV(bytes.NewReader(data), "m.csv", ReadConfig{Keep: func(*Job) bool { n++; return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held := int64(live()) - int64(before); held > 64<<10 || n != 10000 || len(jt.Jobs) != 0 {
+		t.Errorf("Keep saw %d jobs and dropped them all, yet %d bytes are held", n, held)
+	}
+	runtime.KeepAlive(jt)
 }
