@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -210,6 +211,17 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "\nNote: %s\n", n)
+	}
+	if r.Propensity != nil {
+		// Why in-band columns read n/a (the same reason for every feature
+		// when the band holds too few jobs of a domain).
+		var seen []string
+		for _, f := range r.KS {
+			if f.InBandNote != "" && !slices.Contains(seen, f.InBandNote) {
+				seen = append(seen, f.InBandNote)
+				fmt.Fprintf(bw, "\nNote: KS in band n/a: %s\n", f.InBandNote)
+			}
+		}
 	}
 	if pv := m.Provenance; pv != nil {
 		st := pv.Settings
