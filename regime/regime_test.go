@@ -251,6 +251,12 @@ func FuzzReadHardware(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := ReadHardware(bytes.NewReader(data))
 		if err != nil {
+			// One prefix: the message starts with it and nothing it wraps
+			// adds another (the input itself may hold any text).
+			const prefix = "regime: hardware table: "
+			if msg := err.Error(); !errors.Is(err, ErrBadValue) || !strings.HasPrefix(msg, prefix) || strings.HasPrefix(msg[len(prefix):], "regime: ") {
+				t.Fatalf("error %q does not wrap ErrBadValue with one prefix", err)
+			}
 			return
 		}
 		for cn, c := range h.Clusters {
