@@ -320,11 +320,19 @@ func scanCSV(r io.Reader, file, cluster string, keep []string, header func(*colu
 // records without keeping the rows.
 func ReadCSV(r io.Reader, file, cluster string) (*Table, error) {
 	t := &Table{}
-	cols, _, err := scanCSV(r, file, cluster, nil, nil, func(row *Row) {
-		c := *row
-		c.Values = slices.Clone(row.Values)
-		t.Rows = append(t.Rows, c)
-	})
+	cols, _, err := scanCSV(r, file, cluster, nil, nil, t.add)
+	return t.done(cols, err)
+}
+
+// add appends a copy of a scanned row (whose Values the scanner reuses).
+func (t *Table) add(row *Row) {
+	c := *row
+	c.Values = slices.Clone(row.Values)
+	t.Rows = append(t.Rows, c)
+}
+
+// done completes a table read by a scanner.
+func (t *Table) done(cols *columns, err error) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}

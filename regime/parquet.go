@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,16 +27,8 @@ import (
 // ReadJobsParquet reads the same files straight into job records.
 func ReadParquet(r io.ReaderAt, size int64, file, cluster string) (*Table, error) {
 	t := &Table{}
-	cols, _, err := scanParquet(r, size, file, cluster, nil, nil, func(row *Row) {
-		c := *row
-		c.Values = slices.Clone(row.Values)
-		t.Rows = append(t.Rows, c)
-	})
-	if err != nil {
-		return nil, err
-	}
-	t.Metrics, t.Unknown = cols.metrics, cols.unknown
-	return t, nil
+	cols, _, err := scanParquet(r, size, file, cluster, nil, nil, t.add)
+	return t.done(cols, err)
 }
 
 // scanParquet reads a telemetry Parquet file and calls each with every

@@ -456,15 +456,7 @@ func stampedeParquet(t testing.TB, csvText []byte) []byte {
 		}
 		rows = append(rows, pqStampede{c[0], c[1], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]})
 	}
-	var b bytes.Buffer
-	w := parquet.NewGenericWriter[pqStampede](&b, parquet.MaxRowsPerRowGroup(4))
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return parquetGroups(t, rows, 4)
 }
 
 // TestUnknownColumns: columns the reader does not know are reported, not

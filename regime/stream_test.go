@@ -222,8 +222,15 @@ func writeParquet(t testing.TB, tab *Table, perGroup int) []byte {
 			Queue: r.Queue, Host: r.Host, Jid: r.JobID, User: r.User, Exit: r.ExitCode, Cluster: r.Cluster,
 			CPU: opt(r.Values[0]), GPU: opt(r.Values[1]), Mem: opt(r.Values[2])}
 	}
+	return parquetGroups(t, rows, perGroup)
+}
+
+// parquetGroups writes rows as a Parquet file with row groups of perGroup
+// rows.
+func parquetGroups[T any](t testing.TB, rows []T, perGroup int) []byte {
+	t.Helper()
 	var b bytes.Buffer
-	w := parquet.NewGenericWriter[telemetryRow](&b, parquet.MaxRowsPerRowGroup(int64(perGroup)))
+	w := parquet.NewGenericWriter[T](&b, parquet.MaxRowsPerRowGroup(int64(perGroup)))
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
@@ -247,15 +254,8 @@ func TestParquetErrorsNameRowGroup(t *testing.T) {
 		rows[i] = r{fmt.Sprintf("j%d", i), "4"}
 	}
 	rows[22].Ncores = "lots"
-	var b bytes.Buffer
-	w := parquet.NewGenericWriter[r](&b, parquet.MaxRowsPerRowGroup(10))
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	_, err := ReadJobsParquet(bytes.NewReader(b.Bytes()), int64(b.Len()), "g.parquet", ReadConfig{})
+	data := parquetGroups(t, rows, 10)
+	_, err := ReadJobsParquet(bytes.NewReader(data), int64(len(data)), "g.parquet", ReadConfig{})
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.RowGroup != 3 || pe.Line != 23 || pe.Column != "ncores" || !errors.Is(err, ErrBadValue) {
 		t.Fatalf("got %v (%+v), want row group 3, row 23, column ncores, ErrBadValue", err, pe)
@@ -269,7 +269,7 @@ func TestParquetErrorsNameRowGroup(t *testing.T) {
 		NHosts  int64  `parquet:"nhosts"`
 		Partial string `parquet:"queue"`
 	}
-	b.Reset()
+	var b bytes.Buffer
 	if err := parquet.Write(&b, []noCores{{"a", 1, "q"}}); err != nil {
 		t.Fatal(err)
 	}
