@@ -317,3 +317,27 @@ func TestRunReportIsTheFileRead(t *testing.T) {
 		}
 	}
 }
+
+// TestRunMixedClustersWarning: a table whose cluster column names two
+// clusters is compared as one, and the report says so.
+func TestRunMixedClustersWarning(t *testing.T) {
+	o, _ := runFiles(t, jobDraw{"alpha", 100, []float64{4, 8}, 1}, jobDraw{"beta", 100, []float64{4, 16}, 2}, func(o *options) {
+		b, err := os.ReadFile(o.source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every other job of the source is said to run on gamma.
+		lines := strings.Split(string(b), "\n")
+		for i := 2; i < len(lines); i += 2 {
+			lines[i] = strings.Replace(lines[i], ",alpha,", ",gamma,", 1)
+		}
+		if err := os.WriteFile(o.source, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, name := range []string{"report.md", "report.json"} {
+		if text := readFile(t, o.out, name); !strings.Contains(text, "holds jobs of 2 clusters (alpha, gamma)") {
+			t.Errorf("%s does not warn about the two clusters of the source table:\n%s", name, text)
+		}
+	}
+}

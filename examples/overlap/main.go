@@ -211,6 +211,9 @@ func run(o options, stdout io.Writer) error {
 	if w := noTelemetry(src, tgt); w != "" && !o.strict {
 		warn(w)
 	}
+	if w := mixedClusters(src, tgt); w != "" {
+		warn(w)
+	}
 
 	var dropped []overlap.DroppedFeature
 	if features != nil {

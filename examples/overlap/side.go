@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -28,6 +29,7 @@ type side struct {
 	auth, proxy int
 	withGPU     int // jobs of the table with a GPU sample
 	withMem     int // jobs of the table with a memory sample
+	clusters    []string // the clusters the table's jobs belong to, first seen first
 	refs        []jobRef
 	cols        [][]float64 // per candidate, the compared jobs' values
 	profile     *regime.FeatureProfile
@@ -45,6 +47,9 @@ func newSide(name, role string, rules regime.Rules, want regime.Label, candidate
 // must be kept (for -transfer); it fits regime.ReadConfig.Keep.
 func (s *side) add(j *regime.Job) bool {
 	s.total++
+	if !slices.Contains(s.clusters, j.Cluster) && len(s.clusters) < 10 {
+		s.clusters = append(s.clusters, j.Cluster)
+	}
 	if g, _ := j.Metric("gpu"); g.Cnt > 0 {
 		s.withGPU++
 	}
@@ -145,4 +150,24 @@ func noTelemetry(sides ...*side) string {
 	}
 	return "telemetry the proxy rule reads is absent: " + strings.Join(parts, "; ") +
 		". The rule reads missing GPU telemetry as a CPU-only node and missing memory telemetry as standard memory, so there it could tell no GPU or large-memory job apart and those labels rest on absent data (-strict labels such jobs unknown)"
+}
+
+// mixedClusters returns a warning when one side's table holds the jobs of
+// several clusters (its cluster column names more than one): they are
+// compared as one cluster.
+func mixedClusters(sides ...*side) string {
+	var parts []string
+	for _, s := range sides {
+		if len(s.clusters) > 1 {
+			more := ""
+			if len(s.clusters) == 10 {
+				more = ", ..."
+			}
+			parts = append(parts, fmt.Sprintf("the %s table %s holds jobs of %d clusters (%s%s)", s.role, s.name, len(s.clusters), strings.Join(s.clusters, ", "), more))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ": they are compared as one cluster, so differences between them are mixed into the comparison"
 }
