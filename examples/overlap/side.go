@@ -27,8 +27,8 @@ type side struct {
 	total       int
 	counts      map[regime.Label]int
 	auth, proxy int
-	withGPU     int // jobs of the table with a GPU sample
-	withMem     int // jobs of the table with a memory sample
+	withGPU     int      // jobs of the table with a GPU sample
+	withMem     int      // jobs of the table with a memory sample
 	clusters    []string // the clusters the table's jobs belong to, first seen first
 	refs        []jobRef
 	cols        [][]float64 // per candidate, the compared jobs' values
