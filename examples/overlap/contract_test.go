@@ -341,3 +341,29 @@ func TestRunMixedClustersWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsReportsCurrent: the full report.md of the authoritative and the
+// proxy run shown in docs/overlap.md are what those commands write now
+// (the Go version in the footer aside).
+func TestDocsReportsCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs of 2,000 jobs per cluster")
+	}
+	docs, err := os.ReadFile("../../docs/overlap.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion := regexp.MustCompile(`go1\.[0-9.]+(-[a-z0-9]+)?`)
+	text := goVersion.ReplaceAllString(string(docs), "GO")
+	for _, proxy := range []bool{false, true} {
+		o := options{out: t.TempDir(), regime: "cpu_standard", band: "0.2,0.8", n: 2000, crossfit: 5, seed: 1, proxy: proxy}
+		var stdout bytes.Buffer
+		if err := run(o, &stdout); err != nil {
+			t.Fatal(err)
+		}
+		md := goVersion.ReplaceAllString(readFile(t, o.out, "report.md"), "GO")
+		if !strings.Contains(text, "```markdown\n"+md+"```\n") {
+			t.Errorf("docs/overlap.md does not show the report.md of the run with -proxy=%v; it is now:\n%s", proxy, md)
+		}
+	}
+}
