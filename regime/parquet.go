@@ -42,9 +42,14 @@ func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string,
 	if err := checkFooter(r, size); err != nil {
 		return nil, 0, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
 	}
-	f, err := parquet.OpenFile(r, size)
+	// The page index and bloom filters are not used; skipping them also
+	// skips their declared lengths, which OpenFile would allocate.
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, 0, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
+	}
+	if g, col, err := checkPages(r, size, f.Metadata()); err != nil {
+		return nil, 0, &ParseError{File: file, RowGroup: g, Column: col, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
 	}
 	schema := f.Schema()
 	paths := schema.Columns()

@@ -532,3 +532,74 @@ func TestReadJobsMemory(t *testing.T) {
 	}
 	runtime.KeepAlive(jt)
 }
+
+// TestReadParquetCorruptLengthBounded: testdata/corrupt_length.parquet is
+// a 40 KB synthetic telemetry file (writeParquet of syntheticCSV(t, 3, 5),
+// row groups of 7) with a few bytes changed by a mutation loop, so that a
+// page header's Thrift binary length reads 2^28-1. parquet-go allocates a
+// declared length before reading it (encoding/thrift
+// compactReader.ReadBytes): the file made ReadParquet allocate 260 MB
+// before failing. checkPages refuses it first.
+func TestReadParquetCorruptLengthBounded(t *testing.T) {
+	// maxAlloc bounds what reading a 40 KB file may allocate.
+	const maxAlloc = 8 << 20
+	data, err := os.ReadFile("testdata/corrupt_length.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = ReadJobsParquet(bytes.NewReader(data), int64(len(data)), "corrupt.parquet", ReadConfig{})
+	runtime.ReadMemStats(&after)
+	var pe *ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrBadValue) || pe.RowGroup == 0 {
+		t.Errorf("got %v, want a *ParseError naming a row group, wrapping ErrBadValue", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > maxAlloc {
+		t.Errorf("allocated %d MB for a %d-byte file", got>>20, len(data))
+	}
+	t.Log(err)
+}
+
+// TestThriftWalker: the page-header walker skips every compact-protocol
+// type, reads compressed_page_size, and refuses lengths, counts and nesting
+// the chunk cannot hold.
+func TestThriftWalker(t *testing.T) {
+	// A PageHeader: type (1, i32) 0, uncompressed (2, i32) 3, compressed
+	// (3, i32) 3, a data page header (5, struct) holding a binary, a list
+	// of two i64, a map of one i32→bool, a double, a uuid and a bool; then
+	// the 3 page bytes.
+	header := []byte{
+		0x15, 0x00, 0x15, 0x06, 0x15, 0x06, // fields 1-3, zigzag 0, 3, 3
+		0x2c,                 // field 5, struct
+		0x18, 0x02, 'h', 'i', // binary "hi"
+		0x19, 0x26, 0x02, 0x04, // list of 2 i64
+		0x1b, 0x01, 0x51, 0x02, 0x01, // map of 1 i32→bool
+		0x17, 0, 0, 0, 0, 0, 0, 0, 0, // double
+		0x1d, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // uuid
+		0x11,       // bool true
+		0x00, 0x00, // end of both structs
+	}
+	page := append(bytes.Clone(header), 'a', 'b', 'c')
+	two := append(bytes.Clone(page), page...)
+	if err := checkChunk(bytes.NewReader(two), 0, int64(len(two))); err != nil {
+		t.Fatalf("two valid pages: %v", err)
+	}
+	for name, bad := range map[string][]byte{
+		"page past the chunk":    append(bytes.Clone(header), 'a'),
+		"huge binary":            {0x15, 0x00, 0x18, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00},
+		"huge list":              {0x19, 0xf5, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00},
+		"huge map":               {0x1b, 0xff, 0xff, 0xff, 0xff, 0x07, 0x55, 0x00},
+		"unknown type":           {0x1e, 0x00},
+		"cut short":              {0x15},
+		"negative page":          {0x35, 0x01, 0x00}, // compressed_page_size -1
+		"nested too deep":        append(bytes.Repeat([]byte{0x1c}, maxThriftDepth+2), 0x00),
+		"varint of eleven bytes": append([]byte{0x15}, bytes.Repeat([]byte{0xff}, 11)...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := checkChunk(bytes.NewReader(bad), 0, int64(len(bad))); err == nil {
+				t.Errorf("% x accepted", bad)
+			}
+		})
+	}
+}
