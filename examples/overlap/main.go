@@ -449,14 +449,22 @@ func load(o options, units regime.Units, stdout io.Writer, warn func(string), sr
 			kind string
 		}{{src, synth.AnvilLike(), "AnvilLike"}, {tgt, synth.ConteLike(), "ConteLike"}} {
 			fmt.Fprintf(stdout, "generating %d synthetic %s-like jobs\n", o.n, g.p.Name)
-			rows := synth.JobTable(g.p, o.n, rng)
-			jobs := regime.Aggregate(toTable(rows), regime.Units{g.p.Name: g.p.TimelimitUnitSec})
-			for i := range jobs {
-				if g.sd.add(&jobs[i]) {
-					g.sd.jobs = append(g.sd.jobs, jobs[i])
+			// A chunk of jobs at a time (a job's rows are drawn together, so
+			// every chunk holds whole jobs): the same draws as one call, in
+			// the memory of a chunk's rows.
+			const chunk = 2000
+			nRows := 0
+			for first := 0; first < o.n; first += chunk {
+				rows := synth.JobTable(g.p, min(chunk, o.n-first), rng)
+				nRows += len(rows)
+				jobs := regime.Aggregate(toTable(rows, first), regime.Units{g.p.Name: g.p.TimelimitUnitSec})
+				for i := range jobs {
+					if g.sd.add(&jobs[i]) {
+						g.sd.jobs = append(g.sd.jobs, jobs[i])
+					}
 				}
 			}
-			inputs = append(inputs, overlap.Input{Role: g.sd.role, Rows: len(jobs), Samples: len(rows),
+			inputs = append(inputs, overlap.Input{Role: g.sd.role, Rows: g.sd.total, Samples: nRows,
 				Name: fmt.Sprintf("synthetic %s (internal/synth %s, n=%d, seed %d)", g.sd.name, g.kind, o.n, o.seed)})
 		}
 		return inputs, nil
@@ -575,10 +583,18 @@ func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep 
 	return in, nil
 }
 
-func toTable(rows []synth.JobsRow) *regime.Table {
+// toTable turns synthetic rows into a table; the rows' job numbers (JobTable
+// counts from 1) are moved up by first, the jobs drawn before them.
+func toTable(rows []synth.JobsRow, first int) *regime.Table {
 	t := &regime.Table{Metrics: []string{"cpuuser", "gpu", "memused"}, Rows: make([]regime.Row, len(rows))}
 	for i, r := range rows {
-		t.Rows[i] = regime.Row{JobID: r.JID, Cluster: r.Cluster, Queue: r.Queue, Host: r.Host, User: r.User,
+		id := r.JID
+		if first > 0 {
+			k := strings.LastIndexByte(id, '-')
+			num, _ := strconv.Atoi(id[k+1:])
+			id = id[:k+1] + strconv.Itoa(first+num)
+		}
+		t.Rows[i] = regime.Row{JobID: id, Cluster: r.Cluster, Queue: r.Queue, Host: r.Host, User: r.User,
 			ExitCode: r.ExitCode, Time: r.Time, Submit: r.Submit, Start: r.Start, End: r.End,
 			Timelimit: r.Timelimit, NHosts: r.NHosts, NCores: r.NCores, Values: []float64{r.CPUUser, r.GPU, r.MemUsed}}
 	}
