@@ -367,3 +367,32 @@ func TestDocsReportsCurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSyntheticChunks: the synthetic clusters are drawn a chunk of jobs
+// at a time; every job keeps its own number (anvil-1 ... anvil-n), as one
+// draw of n jobs numbers them.
+func TestRunSyntheticChunks(t *testing.T) {
+	o := small(t.TempDir())
+	o.n, o.regime, o.crossfit = 4100, "all", 0
+	var stdout bytes.Buffer
+	if err := run(o, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(readFile(t, o.out, "propensity.csv"), "\n")[1:] {
+		if id, _, ok := strings.Cut(line, ","); ok {
+			if seen[id] {
+				t.Fatalf("job %s twice", id)
+			}
+			seen[id] = true
+		}
+	}
+	for _, id := range []string{"anvil-1", "anvil-2001", "anvil-4100", "conte-4100"} {
+		if !seen[id] {
+			t.Errorf("no job %s", id)
+		}
+	}
+	if len(seen) != 2*4100 || seen["anvil-4101"] {
+		t.Errorf("%d jobs, want %d numbered 1 to 4100 per cluster", len(seen), 2*4100)
+	}
+}
