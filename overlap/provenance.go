@@ -50,6 +50,10 @@ type Input struct {
 	SHA256 string `json:"sha256,omitempty"`
 	Rows   int    `json:"rows"`           // jobs read
 	Kept   int    `json:"rows_in_regime"` // jobs left after the regime filter
+	// Samples is the number of table rows the jobs were aggregated from
+	// (telemetry samples; equal to Rows for one row per job), 0 when not
+	// counted.
+	Samples int `json:"table_rows,omitempty"`
 }
 
 // Provenance records what a report needs to be reproduced: the library and

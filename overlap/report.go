@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -211,6 +212,17 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "\nNote: %s\n", n)
 	}
+	if r.Propensity != nil {
+		// Why in-band columns read n/a (the same reason for every feature
+		// when the band holds too few jobs of a domain).
+		var seen []string
+		for _, f := range r.KS {
+			if f.InBandNote != "" && !slices.Contains(seen, f.InBandNote) {
+				seen = append(seen, f.InBandNote)
+				fmt.Fprintf(bw, "\nNote: KS in band n/a: %s\n", f.InBandNote)
+			}
+		}
+	}
 	if pv := m.Provenance; pv != nil {
 		st := pv.Settings
 		fmt.Fprintf(bw, "\n---\n\n<small>Provenance: %s, %s.", pv.Library, pv.GoVersion)
@@ -218,6 +230,9 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 			fmt.Fprintf(bw, " %s: %s", in.Role, in.Name)
 			if in.SHA256 != "" {
 				fmt.Fprintf(bw, " (sha256 %s)", in.SHA256)
+			}
+			if in.Samples > 0 && in.Samples != in.Rows {
+				fmt.Fprintf(bw, ", %d table rows", in.Samples)
 			}
 			fmt.Fprintf(bw, ", %d jobs, %d in the regime.", in.Rows, in.Kept)
 		}

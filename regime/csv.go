@@ -1,11 +1,13 @@
 package regime
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -178,14 +180,6 @@ func parseNumber(s string) (float64, error) {
 	return f, nil
 }
 
-// columns maps header names to field indices.
-type columns struct {
-	idx     map[string]int
-	metrics []string
-	mcols   []int
-	unknown []string // header names the reader does not use
-}
-
 // known are the named columns of Schema.
 var known = func() map[string]bool {
 	m := map[string]bool{}
@@ -195,118 +189,213 @@ var known = func() map[string]bool {
 	return m
 }()
 
-func newColumns(header []string) (*columns, error) {
-	c := &columns{idx: make(map[string]int, len(header))}
+// columns maps a header to field indices.
+type columns struct {
+	idx     map[string]int // matched name (see matchName) -> field
+	metrics []string       // every metric of the header, in header order
+	kept    []string       // the metrics rows carry, in header order
+	mcols   []int          // fields of kept
+	unknown []string       // header names the reader does not use, as written
+	header  []string       // every header name as written (without a byte-order mark and surrounding spaces)
+}
+
+// matchName is the name a header field is matched by: without a byte-order
+// mark and surrounding spaces, lower-cased, so that " JID " is jid.
+func matchName(h string) string {
+	return strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+}
+
+// newColumns reads a header. keep names the metrics rows carry (nil: every
+// metric); the others are not read. On error it returns the offending
+// column, if any.
+func newColumns(header []string, keep []string) (*columns, string, error) {
+	c := &columns{idx: make(map[string]int, len(header)), header: make([]string, len(header))}
 	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		if _, dup := c.idx[h]; dup {
-			return nil, fmt.Errorf("%w: duplicate column %q", ErrBadValue, h)
+		name := matchName(h)
+		c.header[i] = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if j, dup := c.idx[name]; dup {
+			return nil, c.header[i], fmt.Errorf("%w: duplicate column: fields %d and %d have the same name (names are matched without case and surrounding spaces)", ErrBadValue, j+1, i+1)
 		}
-		c.idx[h] = i
-		if m, ok := strings.CutPrefix(h, ValuePrefix); ok && m != "" {
+		c.idx[name] = i
+		if m, ok := strings.CutPrefix(name, ValuePrefix); ok && m != "" {
 			c.metrics = append(c.metrics, m)
-			c.mcols = append(c.mcols, i)
-		} else if !known[h] {
-			c.unknown = append(c.unknown, h)
+			if keep == nil || slices.Contains(keep, m) {
+				c.kept = append(c.kept, m)
+				c.mcols = append(c.mcols, i)
+			}
+		} else if !known[name] {
+			c.unknown = append(c.unknown, c.header[i])
 		}
 	}
 	if _, ok := c.idx[ColJob]; !ok {
-		return nil, fmt.Errorf("%w %q", ErrMissingColumn, ColJob)
+		return nil, "", fmt.Errorf("%w %q", ErrMissingColumn, ColJob)
 	}
-	return c, nil
+	return c, "", nil
 }
 
-// ReadCSV reads a FRESCO-style telemetry CSV (one row per job, host and
-// sample, or one row per job) into a Table. file names the input in errors;
-// cluster is the cluster of rows without a cluster column. Every data
-// problem is a *ParseError naming file, line and column.
-func ReadCSV(r io.Reader, file, cluster string) (*Table, error) {
-	cr := csv.NewReader(r)
+// used reports whether field i is read into rows.
+func (c *columns) used(i int) bool {
+	for name, j := range c.idx {
+		if j == i && known[name] {
+			return true
+		}
+	}
+	return slices.Contains(c.mcols, i)
+}
+
+// newCSV returns a csv.Reader over r that skips a leading UTF-8 byte-order
+// mark (as Excel writes it): left in place it would make a quoted first
+// header field a syntax error.
+func newCSV(r io.Reader) *csv.Reader {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			err = fmt.Errorf("%w: empty file, no header", ErrMissingColumn)
-		}
-		return nil, csvError(file, err)
-	}
-	cols, err := newColumns(header)
-	if err != nil {
-		return nil, &ParseError{File: file, Line: 1, Err: err}
-	}
-	t := &Table{Metrics: cols.metrics, Unknown: cols.unknown}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return t, nil
-		}
-		if err != nil {
-			return nil, csvError(file, err)
-		}
-		line, _ := cr.FieldPos(0)
-		row, col, err := cols.row(func(i int) string { return rec[i] }, cluster)
-		if err != nil {
-			return nil, &ParseError{File: file, Line: line, Column: col, Err: err}
-		}
-		t.Rows = append(t.Rows, row)
-	}
+	return cr
 }
 
-func csvError(file string, err error) error {
+// csvError turns an error of encoding/csv into a *ParseError. rec is the
+// record Read returned with it (a record of the wrong length comes back
+// with csv.ErrFieldCount), want the header's length.
+func csvError(file string, err error, rec []string, want int) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &ParseError{File: file, Line: pe.Line, Err: fmt.Errorf("%w: %w", ErrBadValue, pe.Err)}
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			return &ParseError{File: file, Line: pe.Line,
+				Err: fmt.Errorf("%w: %d fields, the header has %d", ErrBadValue, len(rec), want)}
+		}
+		return &ParseError{File: file, Line: pe.Line, Pos: pe.Column, Err: fmt.Errorf("%w: %w", ErrBadValue, pe.Err)}
 	}
 	return &ParseError{File: file, Err: err}
 }
 
-// row builds a Row from the fields get returns; it reports the column of
-// the first bad field.
-func (c *columns) row(get func(int) string, cluster string) (Row, string, error) {
+// scanCSV reads a telemetry CSV, calls header (when not nil) with its
+// columns and each with every row; the Row and its Values are reused
+// between calls. It returns the columns and the number of data rows.
+func scanCSV(r io.Reader, file, cluster string, keep []string, header func(*columns), each func(*Row)) (*columns, int, error) {
+	cr := newCSV(r)
+	names, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, 0, &ParseError{File: file, Err: fmt.Errorf("%w: empty file, no header", ErrMissingColumn)}
+		}
+		return nil, 0, csvError(file, err, names, len(names))
+	}
+	cols, col, err := newColumns(names, keep)
+	if err != nil {
+		return nil, 0, &ParseError{File: file, Line: 1, Column: col, Err: err}
+	}
+	if header != nil {
+		header(cols)
+	}
+	width := len(names)
+	var row Row
+	n := 0
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return cols, n, nil
+		}
+		if err != nil {
+			return nil, n, csvError(file, err, rec, width)
+		}
+		n++
+		line, _ := cr.FieldPos(0)
+		if col, err := cols.fill(&row, rec, cluster); err != nil {
+			return nil, n, &ParseError{File: file, Line: line, Column: col, Err: err}
+		}
+		each(&row)
+	}
+}
+
+// ReadCSV reads a FRESCO-style telemetry CSV (one row per job, host and
+// sample, or one row per job) into a Table, every row kept. file names the
+// input in errors; cluster is the cluster of rows without a cluster
+// column. Header names are matched without case and surrounding spaces; a
+// leading byte-order mark, CRLF line ends and quoted fields are read as
+// encoding/csv reads them. Every data problem is a *ParseError naming file,
+// line and column. ReadJobsCSV reads the same files straight into job
+// records without keeping the rows.
+func ReadCSV(r io.Reader, file, cluster string) (*Table, error) {
+	t := &Table{}
+	cols, _, err := scanCSV(r, file, cluster, nil, nil, t.add)
+	return t.done(cols, err)
+}
+
+// add appends a copy of a scanned row (whose Values the scanner reuses).
+func (t *Table) add(row *Row) {
+	c := *row
+	c.Values = slices.Clone(row.Values)
+	t.Rows = append(t.Rows, c)
+}
+
+// done completes a table read by a scanner.
+func (t *Table) done(cols *columns, err error) (*Table, error) {
+	if err != nil {
+		return nil, err
+	}
+	t.Metrics, t.Unknown = cols.metrics, cols.unknown
+	return t, nil
+}
+
+// fill sets dst from a record's fields (dst.Values is reused); on error
+// it returns the header name, as written, of the first bad field.
+func (c *columns) fill(dst *Row, rec []string, cluster string) (string, error) {
 	str := func(name string) string {
 		if i, ok := c.idx[name]; ok {
-			return strings.TrimSpace(get(i))
+			return strings.TrimSpace(rec[i])
 		}
 		return ""
 	}
-	r := Row{JobID: str(ColJob), Cluster: cluster, Queue: str(ColQueue), Host: str(ColHost),
+	values := dst.Values[:0]
+	*dst = Row{JobID: str(ColJob), Cluster: cluster, Queue: str(ColQueue), Host: str(ColHost),
 		User: str(ColUser), Account: str(ColAccount), ExitCode: str(ColExit)}
 	if s := str(ColCluster); s != "" {
-		r.Cluster = s
+		dst.Cluster = s
 	}
-	if r.JobID == "" {
-		return r, ColJob, fmt.Errorf("%w: empty job id", ErrBadValue)
+	if dst.JobID == "" {
+		return c.name(ColJob), fmt.Errorf("%w: empty job id", ErrBadValue)
 	}
-	for _, tc := range []struct {
+	for _, tc := range [...]struct {
 		name string
 		dst  *time.Time
-	}{{ColTime, &r.Time}, {ColSubmit, &r.Submit}, {ColStart, &r.Start}, {ColEnd, &r.End}} {
+	}{{ColTime, &dst.Time}, {ColSubmit, &dst.Submit}, {ColStart, &dst.Start}, {ColEnd, &dst.End}} {
 		t, err := parseTime(str(tc.name))
 		if err != nil {
-			return r, tc.name, err
+			return c.name(tc.name), err
 		}
 		*tc.dst = t
 	}
-	for _, nc := range []struct {
+	for _, nc := range [...]struct {
 		name string
 		dst  *float64
-	}{{ColTimelimit, &r.Timelimit}, {ColNHosts, &r.NHosts}, {ColNCores, &r.NCores}} {
+	}{{ColTimelimit, &dst.Timelimit}, {ColNHosts, &dst.NHosts}, {ColNCores, &dst.NCores}} {
 		v, err := parseNumber(str(nc.name))
 		if err != nil {
-			return r, nc.name, err
+			return c.name(nc.name), err
 		}
 		if v < 0 {
-			return r, nc.name, fmt.Errorf("%w: negative %s %v", ErrBadValue, nc.name, v)
+			return c.name(nc.name), fmt.Errorf("%w: negative %s %v", ErrBadValue, nc.name, v)
 		}
 		*nc.dst = v
 	}
-	r.Values = make([]float64, len(c.mcols))
-	for k, i := range c.mcols {
-		v, err := parseNumber(get(i))
+	for _, i := range c.mcols {
+		v, err := parseNumber(rec[i])
 		if err != nil {
-			return r, ValuePrefix + c.metrics[k], err
+			return c.header[i], err
 		}
-		r.Values[k] = v
+		values = append(values, v)
 	}
-	return r, "", nil
+	dst.Values = values
+	return "", nil
+}
+
+// name returns the header name, as written, of a known column.
+func (c *columns) name(col string) string {
+	if i, ok := c.idx[col]; ok {
+		return c.header[i]
+	}
+	return col
 }

@@ -57,13 +57,15 @@ func (h *Hardware) Lookup(cluster, partition string) (Node, bool) {
 // regime; node_cores and gpu_count_per_node must not be negative; and
 // node_memory_gb must be positive and finite unless workload_regime is set,
 // because an entry without it would otherwise read as a 0 GB (standard
-// memory) node. Errors wrap ErrBadValue and name cluster and partition.
+// memory) node. Every error wraps ErrBadValue: a document that does not
+// decode (with the YAML decoder's line), or an entry that fails a check,
+// named by cluster and partition.
 func ReadHardware(r io.Reader) (*Hardware, error) {
 	var h Hardware
 	dec := yaml.NewDecoder(r)
 	dec.KnownFields(true)
 	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("regime: hardware table: %w", err)
+		return nil, fmt.Errorf("regime: hardware table: %w: %w", ErrBadValue, err)
 	}
 	for cn, c := range h.Clusters {
 		check := func(where string, n Node) error {

@@ -22,16 +22,28 @@ var (
 	ErrUnknownFeature = errors.New("unknown feature")
 )
 
-// ParseError is a data problem in a job table, naming where it is. Line is
-// the 1-based line of a CSV file or the 1-based row of a Parquet file
-// (header not counted).
+// ParseError is a data problem in a job table, naming where it is: file,
+// line and column of a CSV file (Line 1 is the header); row group, row and
+// column of a Parquet file.
 type ParseError struct {
-	File   string
-	Line   int
+	File string
+	// Line is the 1-based line of a CSV file, or the 1-based row of a
+	// Parquet file counted over the whole file.
+	Line int
+	// RowGroup is the 1-based row group of a Parquet file (0 for CSV).
+	RowGroup int
+	// Column is the column's header name as written; empty when the
+	// problem is not in one column (a header without jid, a line with the
+	// wrong number of fields).
 	Column string
-	Err    error
+	// Pos is the 1-based byte position within the line of a CSV syntax
+	// error (a stray quote), as encoding/csv reports it; 0 otherwise.
+	Pos int
+	Err error
 }
 
+// Error reads "regime: FILE:LINE[:POS]: column "C": what" for CSV and
+// "regime: FILE: row group G, row R: column "C": what" for Parquet.
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	b.WriteString("regime: ")
@@ -39,7 +51,14 @@ func (e *ParseError) Error() string {
 		b.WriteString(e.File)
 		b.WriteString(":")
 	}
-	if e.Line > 0 {
+	switch {
+	case e.RowGroup > 0 && e.Line > 0:
+		fmt.Fprintf(&b, " row group %d, row %d:", e.RowGroup, e.Line)
+	case e.RowGroup > 0:
+		fmt.Fprintf(&b, " row group %d:", e.RowGroup)
+	case e.Line > 0 && e.Pos > 0:
+		fmt.Fprintf(&b, "%d:%d:", e.Line, e.Pos)
+	case e.Line > 0:
 		fmt.Fprintf(&b, "%d:", e.Line)
 	}
 	if e.Column != "" {
@@ -86,6 +105,24 @@ type Agg struct {
 	Sum, Max float64
 }
 
+// Metric is one metric's aggregate in a job record: Name without
+// ValuePrefix, e.g. "gpu".
+type Metric struct {
+	Name string
+	Agg
+}
+
+// Metric returns the aggregate of the named metric (without ValuePrefix);
+// ok is false when the job has no such metric.
+func (j *Job) Metric(name string) (a Agg, ok bool) {
+	for i := range j.Metrics {
+		if j.Metrics[i].Name == name {
+			return j.Metrics[i].Agg, true
+		}
+	}
+	return Agg{}, false
+}
+
 // Job is a job-level record. Missing times are the zero time; missing
 // numbers are NaN.
 type Job struct {
@@ -96,8 +133,10 @@ type Job struct {
 	TimelimitSec   float64
 	NCores, NHosts float64
 
-	// Metrics maps a metric name (without "value_") to its aggregate.
-	Metrics map[string]Agg
+	// Metrics are the aggregates of the job's metrics, in the order of
+	// the table's value_ columns; Metric looks one up by name. Jobs read
+	// from one table share its names.
+	Metrics []Metric
 
 	Regime Label
 	Basis  Basis
@@ -117,68 +156,6 @@ func (u Units) scale(cluster string) float64 {
 		return s
 	}
 	return 1
-}
-
-// Aggregate builds one job per distinct (cluster, job ID) from telemetry
-// rows, in first-seen order: the earliest submit and start, the latest end,
-// the largest timelimit, host and core counts, the first non-empty queue,
-// user, account and exit code, and per metric the count, sum and maximum of
-// the non-missing samples. Timelimits are converted to seconds with units.
-// It does not modify t.
-func Aggregate(t *Table, units Units) []Job {
-	type key struct{ c, id string }
-	index := make(map[key]int)
-	var jobs []Job
-	for ri := range t.Rows {
-		r := &t.Rows[ri]
-		k := key{r.Cluster, r.JobID}
-		i, ok := index[k]
-		if !ok {
-			i = len(jobs)
-			index[k] = i
-			j := Job{ID: r.JobID, Cluster: r.Cluster, TimelimitSec: math.NaN(), NCores: math.NaN(), NHosts: math.NaN(),
-				Metrics: make(map[string]Agg, len(t.Metrics))}
-			for _, m := range t.Metrics {
-				j.Metrics[m] = Agg{Sum: math.NaN(), Max: math.NaN()}
-			}
-			jobs = append(jobs, j)
-		}
-		j := &jobs[i]
-		j.Submit = minTime(j.Submit, r.Submit)
-		j.Start = minTime(j.Start, r.Start)
-		j.End = maxTime(j.End, r.End)
-		j.TimelimitSec = nanMax(j.TimelimitSec, r.Timelimit*units.scale(r.Cluster))
-		j.NHosts = nanMax(j.NHosts, r.NHosts)
-		j.NCores = nanMax(j.NCores, r.NCores)
-		firstNonEmpty(&j.Partition, r.Queue)
-		firstNonEmpty(&j.User, r.User)
-		firstNonEmpty(&j.Account, r.Account)
-		firstNonEmpty(&j.ExitStatus, r.ExitCode)
-		for mi, m := range t.Metrics {
-			if mi >= len(r.Values) {
-				break
-			}
-			v := r.Values[mi]
-			if math.IsNaN(v) {
-				continue
-			}
-			a := j.Metrics[m]
-			if a.Cnt == 0 {
-				a.Sum, a.Max = 0, v
-			}
-			a.Cnt++
-			a.Sum += v
-			a.Max = math.Max(a.Max, v)
-			j.Metrics[m] = a
-		}
-	}
-	return jobs
-}
-
-func firstNonEmpty(dst *string, s string) {
-	if *dst == "" {
-		*dst = s
-	}
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -249,7 +226,7 @@ func (j *Job) Feature(name string) (v float64, ok bool) {
 	if i < 0 {
 		return math.NaN(), false
 	}
-	a, has := j.Metrics[rest[:i]]
+	a, has := j.Metric(rest[:i])
 	if !has {
 		return math.NaN(), false
 	}
@@ -282,8 +259,8 @@ func Candidates(clusters ...[]Job) []string {
 	var ms []string
 	for _, js := range clusters {
 		for i := range js {
-			for m := range js[i].Metrics {
-				if !seen[m] {
+			for _, mt := range js[i].Metrics {
+				if m := mt.Name; !seen[m] {
 					seen[m] = true
 					ms = append(ms, m)
 				}
@@ -360,78 +337,6 @@ type Screened struct {
 // conte's jobs (0 of 300)".
 type Dropped struct {
 	Name, Reason string
-}
-
-// Screen picks the procedure's feature set: of the candidates (nil means
-// JobFeatures: ncores, nhosts, timelimit_sec, runtime_sec, queue_time_sec,
-// runtime_fraction), those with no missing value in any cluster (as
-// SafeFeatures), not forbidden, not constant over all clusters and not a
-// copy of an earlier kept feature. Every candidate left out is listed with
-// its reason; the missing shares are given per cluster, named by names
-// (nil or short: "cluster 1", "cluster 2", ...).
-func Screen(candidates, names []string, clusters ...[]Job) Screened {
-	if candidates == nil {
-		candidates = JobFeatures()
-	}
-	var out Screened
-	var kept [][]float64
-next:
-	for _, f := range candidates {
-		if Forbidden(f) {
-			out.Dropped = append(out.Dropped, Dropped{f, "forbidden by the procedure (the proxy regime rule reads it)"})
-			continue
-		}
-		var col []float64
-		var shares []string
-		anyMissing, unknown := false, false
-		for c, js := range clusters {
-			name := fmt.Sprintf("cluster %d", c+1)
-			if c < len(names) {
-				name = names[c]
-			}
-			miss := 0
-			for i := range js {
-				v, ok := js[i].Feature(f)
-				if !ok {
-					unknown = true
-				}
-				if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-					miss++
-				}
-				col = append(col, v)
-			}
-			if len(js) == 0 {
-				shares = append(shares, name+" has no jobs")
-				anyMissing = true
-				continue
-			}
-			if miss > 0 {
-				anyMissing = true
-			}
-			shares = append(shares, fmt.Sprintf("%.1f%% of %s's jobs (%d of %d)", 100*float64(miss)/float64(len(js)), name, miss, len(js)))
-		}
-		if unknown && anyMissing {
-			out.Dropped = append(out.Dropped, Dropped{f, "not a column of every table (missing in " + strings.Join(shares, ", ") + ")"})
-			continue
-		}
-		if anyMissing {
-			out.Dropped = append(out.Dropped, Dropped{f, "missing in " + strings.Join(shares, ", ")})
-			continue
-		}
-		if len(col) > 0 && slices.IndexFunc(col, func(v float64) bool { return v != col[0] }) < 0 {
-			out.Dropped = append(out.Dropped, Dropped{f, fmt.Sprintf("constant (%g) in every cluster: zero variance", col[0])})
-			continue
-		}
-		for k, prev := range kept {
-			if slices.Equal(prev, col) {
-				out.Dropped = append(out.Dropped, Dropped{f, "the same values as " + out.Features[k] + " for every job"})
-				continue next
-			}
-		}
-		out.Features = append(out.Features, f)
-		kept = append(kept, col)
-	}
-	return out
 }
 
 // Matrix returns the len(jobs)×len(features) matrix of the jobs' features.

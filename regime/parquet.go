@@ -16,87 +16,107 @@ import (
 )
 
 // ReadParquet reads a FRESCO-style telemetry Parquet file of size bytes
-// into a Table, with the same columns as ReadCSV. Columns must be flat
-// (top-level, not repeated). Strings are BYTE_ARRAY; numbers any integer or
-// floating type; times are INT64 TIMESTAMP (any unit, as pandas and Arrow
-// write them), INT96 (as Spark and older Impala/Hive write them), INT32
-// DATE, strings in a ReadCSV layout or plain Unix seconds. Nulls are
-// missing. Every data problem is a *ParseError naming file, row (1-based,
-// as Line) and column; a decoder panic on corrupt bytes is recovered and
-// returned as one.
-func ReadParquet(r io.ReaderAt, size int64, file, cluster string) (t *Table, err error) {
+// into a Table, every row kept, with the same columns as ReadCSV. Columns
+// must be flat (top-level, not repeated). Strings are BYTE_ARRAY; numbers
+// any integer or floating type; times are INT64 TIMESTAMP (any unit, as
+// pandas and Arrow write them), INT96 (as Spark and older Impala/Hive
+// write them), INT32 DATE, strings in a ReadCSV layout or plain Unix
+// seconds. Nulls are missing. Every data problem is a *ParseError naming
+// file, row group, row (1-based over the file, as Line) and column; a
+// decoder panic on corrupt bytes is recovered and returned as one.
+// ReadJobsParquet reads the same files straight into job records.
+func ReadParquet(r io.ReaderAt, size int64, file, cluster string) (*Table, error) {
+	t := &Table{}
+	cols, _, err := scanParquet(r, size, file, cluster, nil, nil, t.add)
+	return t.done(cols, err)
+}
+
+// scanParquet reads a telemetry Parquet file and calls each with every
+// row, as scanCSV does. Only the columns rows carry are decoded.
+func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string, header func(*columns), each func(*Row)) (cols *columns, n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			t, err = nil, &ParseError{File: file, Err: fmt.Errorf("%w: corrupt parquet: %v", ErrBadValue, p)}
+			cols, err = nil, &ParseError{File: file, Err: fmt.Errorf("%w: corrupt parquet: %v", ErrBadValue, p)}
 		}
 	}()
 	if err := checkFooter(r, size); err != nil {
-		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
+		return nil, 0, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
 	}
-	f, err := parquet.OpenFile(r, size)
+	// The page index and bloom filters are not used; skipping them also
+	// skips their declared lengths, which OpenFile would allocate.
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return nil, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
+		return nil, 0, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
+	}
+	if g, col, err := checkPages(r, size, f.Metadata()); err != nil {
+		return nil, 0, &ParseError{File: file, RowGroup: g, Column: col, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
 	}
 	schema := f.Schema()
 	paths := schema.Columns()
-	header := make([]string, len(paths))
+	names := make([]string, len(paths))
 	units := make([]time.Duration, len(paths)) // non-zero: timestamp column; dateUnit: DATE
 	for i, p := range paths {
 		if len(p) != 1 {
-			return nil, &ParseError{File: file, Column: strings.Join(p, "."), Err: fmt.Errorf("%w: nested column", ErrBadValue)}
+			return nil, 0, &ParseError{File: file, Column: strings.Join(p, "."), Err: fmt.Errorf("%w: nested column", ErrBadValue)}
 		}
-		header[i] = p[0]
+		names[i] = p[0]
 		leaf, ok := schema.Lookup(p...)
 		if !ok {
 			continue
 		}
 		if leaf.MaxRepetitionLevel > 0 {
-			return nil, &ParseError{File: file, Column: p[0], Err: fmt.Errorf("%w: repeated column", ErrBadValue)}
+			return nil, 0, &ParseError{File: file, Column: p[0], Err: fmt.Errorf("%w: repeated column", ErrBadValue)}
 		}
 		units[i] = timestampUnit(leaf.Node.Type())
 	}
-	cols, err := newColumns(header)
+	cols, col, err := newColumns(names, keep)
 	if err != nil {
-		return nil, &ParseError{File: file, Err: err}
+		return nil, 0, &ParseError{File: file, Column: col, Err: err}
 	}
-	t = &Table{Metrics: cols.metrics, Unknown: cols.unknown}
-	fields := make([]string, len(header))
+	if header != nil {
+		header(cols)
+	}
+	used := make([]bool, len(names))
+	for i := range used {
+		used[i] = cols.used(i)
+	}
+	fields := make([]string, len(names))
 	buf := make([]parquet.Row, 256)
-	rowNum := 0
-	for _, rg := range f.RowGroups() {
+	var row Row
+	groups := f.RowGroups()
+	for g, rg := range groups {
 		rows := rg.Rows()
 		for {
-			n, rerr := rows.ReadRows(buf)
-			for _, row := range buf[:n] {
-				rowNum++
+			k, rerr := rows.ReadRows(buf)
+			for _, pr := range buf[:k] {
+				n++
 				clear(fields)
-				for _, v := range row {
+				for _, v := range pr {
 					c := v.Column()
-					if c < 0 || c >= len(fields) {
+					if c < 0 || c >= len(fields) || !used[c] {
 						continue
 					}
 					fields[c] = valueString(v, units[c])
 				}
-				tr, col, err := cols.row(func(i int) string { return fields[i] }, cluster)
-				if err != nil {
+				if col, err := cols.fill(&row, fields, cluster); err != nil {
 					rows.Close()
-					return nil, &ParseError{File: file, Line: rowNum, Column: col, Err: err}
+					return nil, n, &ParseError{File: file, RowGroup: g + 1, Line: n, Column: col, Err: err}
 				}
-				t.Rows = append(t.Rows, tr)
+				each(&row)
 			}
 			if errors.Is(rerr, io.EOF) {
 				break
 			}
 			if rerr != nil {
 				rows.Close()
-				return nil, &ParseError{File: file, Line: rowNum + 1, Err: fmt.Errorf("%w: %w", ErrBadValue, rerr)}
+				return nil, n, &ParseError{File: file, RowGroup: g + 1, Line: n + 1, Err: fmt.Errorf("%w: %w", ErrBadValue, rerr)}
 			}
 		}
 		if err := rows.Close(); err != nil {
-			return nil, &ParseError{File: file, Err: err}
+			return nil, n, &ParseError{File: file, RowGroup: g + 1, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
 		}
 	}
-	return t, nil
+	return cols, n, nil
 }
 
 // dateUnit marks an INT32 DATE column (days since the Unix epoch).

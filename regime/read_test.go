@@ -16,10 +16,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
-)
 
-// frescoDir holds the Stampede accounting fixture (see its SOURCES.md).
-const frescoDir = "../../shared/testdata/fresco"
+	"github.com/crosscluster/crosscluster/internal/pubdata"
+)
 
 const telemetryCSV = `time,submit_time,start_time,end_time,timelimit,nhosts,ncores,queue,host,jid,username,exitcode,cluster,value_gpu,value_memused
 2023-02-01 00:05:00,2023-02-01 00:00:00,2023-02-01 00:01:00,2023-02-01 01:01:00,7200,1,16,gpu,h1,J1,u1,COMPLETED,anvil,55,100.5
@@ -45,7 +44,7 @@ func TestReadCSV(t *testing.T) {
 		t.Error("empty and NaN fields are not missing")
 	}
 	jobs := Aggregate(tab, nil)
-	if g := jobs[0].Metrics["gpu"]; g != (Agg{Cnt: 1, Sum: 55, Max: 55}) {
+	if g := metric(jobs[0], "gpu"); g != (Agg{Cnt: 1, Sum: 55, Max: 55}) {
 		t.Errorf("J1 gpu = %+v", g)
 	}
 	if rt, _ := jobs[0].Feature("runtime_sec"); rt != 3600 {
@@ -69,7 +68,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"ragged line", header + "a,2023-01-01 00:00:00,4\n", 2, "", ErrBadValue},
 		{"bare quote", header + "a,\"x,4,1\n", 2, "", ErrBadValue},
 		{"empty job id", header + ",2023-01-01 00:00:00,4,1\n", 2, "jid", ErrBadValue},
-		{"duplicate column", "jid,jid\n", 1, "", ErrBadValue},
+		{"duplicate column", "jid,JID \n", 1, "JID", ErrBadValue},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,7 +136,7 @@ func TestReadParquet(t *testing.T) {
 	sum := func(j Job) summary {
 		rt, _ := j.Feature("runtime_sec")
 		q, _ := j.Feature("queue_time_sec")
-		return summary{j.ID, j.Cluster, j.Partition, rt, q, j.NCores, j.Metrics["gpu"], j.Metrics["memused"]}
+		return summary{j.ID, j.Cluster, j.Partition, rt, q, j.NCores, metric(j, "gpu"), metric(j, "memused")}
 	}
 	got := []summary{sum(jobs[0]), sum(jobs[1])}
 	want := []summary{
@@ -237,10 +236,10 @@ func TestReadParquetHugeFooterLength(t *testing.T) {
 
 func readStampede(t testing.TB, name string) []Job {
 	t.Helper()
-	path := filepath.Join(frescoDir, name)
+	path := filepath.Join(pubdata.Need(t, "fresco"), name)
 	f, err := os.Open(path)
 	if err != nil {
-		t.Skipf("Stampede fixture absent (%v); it lives in ../shared/testdata/fresco beside the checkout", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	jobs, err := ReadStampede(f, path)
@@ -315,20 +314,34 @@ func TestReadStampedeEdgeCases(t *testing.T) {
 	}
 }
 
+// FuzzReadCSV: no input panics, every error is a *ParseError wrapping a
+// sentinel, and the streaming reader gives the jobs that reading every row
+// and aggregating them gives. Seeds: the written fixture, synthetic FRESCO
+// telemetry, the same as a spreadsheet saves it, and the public Stampede
+// months with FRESCO's column names.
 func FuzzReadCSV(f *testing.F) {
 	f.Add([]byte(telemetryCSV))
 	f.Add([]byte("jid\n\"unterminated\n"))
 	f.Add([]byte("jid,value_\nx,1e400\n"))
+	synthetic := syntheticCSV(f, 1, 9) // small: the engine minimises each new input, at a cost that grows with its size
+	f.Add(synthetic)
+	f.Add(excelStyle(f, synthetic))
+	if dir, err := pubdata.Dir("fresco"); err == nil {
+		for _, name := range []string{"stampede_feb_2018_job_accounting.csv", "stampede_mar_2018_job_accounting.csv"} {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+				f.Add(stampedeAsTelemetry(b[:min(len(b), 2000)]))
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tab, err := ReadCSV(bytes.NewReader(data), "fuzz.csv", "c")
+		jt, jerr := ReadJobsCSV(bytes.NewReader(data), "fuzz.csv", ReadConfig{Cluster: "c", Units: DefaultUnits()})
+		if (err == nil) != (jerr == nil) {
+			t.Fatalf("ReadCSV: %v; ReadJobsCSV: %v", err, jerr)
+		}
 		if err != nil {
-			var pe *ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not a *ParseError", err)
-			}
-			if !errors.Is(err, ErrBadValue) && !errors.Is(err, ErrMissingColumn) {
-				t.Fatalf("error %v wraps no sentinel", err)
-			}
+			checkFuzzError(t, err)
+			checkFuzzError(t, jerr)
 			return
 		}
 		for _, r := range tab.Rows {
@@ -336,13 +349,36 @@ func FuzzReadCSV(f *testing.F) {
 				t.Fatalf("row has %d values for %d metrics", len(r.Values), len(tab.Metrics))
 			}
 		}
-		Aggregate(tab, DefaultUnits())
+		if d := cmp.Diff(Aggregate(tab, DefaultUnits()), jt.Jobs, cmpopts.EquateNaNs()); d != "" {
+			t.Fatalf("jobs (-Aggregate(ReadCSV) +ReadJobsCSV):\n%s", d)
+		}
 	})
 }
 
+// checkFuzzError fails unless err is a *ParseError wrapping one of the
+// readers' sentinels, with the package prefix once.
+func checkFuzzError(t *testing.T, err error) {
+	t.Helper()
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v is not a *ParseError", err)
+	}
+	if !errors.Is(err, ErrBadValue) && !errors.Is(err, ErrMissingColumn) {
+		t.Fatalf("error %v wraps no sentinel", err)
+	}
+	// One prefix: the message starts with it and what the ParseError wraps
+	// adds no other (the input itself may hold any text, "regime: " too).
+	var inner *ParseError
+	if !strings.HasPrefix(err.Error(), "regime: ") || errors.As(pe.Err, &inner) || strings.HasPrefix(pe.Err.Error(), "regime: ") {
+		t.Fatalf("error %q: the prefix is not there once", err)
+	}
+}
+
 func FuzzReadStampede(f *testing.F) {
-	if b, err := os.ReadFile(filepath.Join(frescoDir, "stampede_mar_2018_job_accounting.csv")); err == nil {
-		f.Add(b[:min(len(b), 2000)])
+	if dir, err := pubdata.Dir("fresco"); err == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, "stampede_mar_2018_job_accounting.csv")); err == nil {
+			f.Add(b[:min(len(b), 2000)])
+		}
 	}
 	f.Add([]byte("jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus\nj,u,a,n,q,1,C,,,,1,1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -356,6 +392,10 @@ func FuzzReadStampede(f *testing.F) {
 	})
 }
 
+// FuzzReadParquet: no input panics, every error is a *ParseError wrapping
+// a sentinel, and the streaming reader agrees with reading every row.
+// Seeds: a written row, synthetic telemetry in row groups of 4, and the
+// public Stampede months' first rows as Parquet.
 func FuzzReadParquet(f *testing.F) {
 	g := 1.5
 	var buf bytes.Buffer
@@ -364,15 +404,62 @@ func FuzzReadParquet(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Add([]byte("PAR1PAR1"))
+	// Small seeds: the engine minimises each new input it finds, at a cost
+	// that grows with its size (a 40 KB seed kept the workers minimising
+	// for most of a short run).
+	tab, err := ReadCSV(bytes.NewReader(syntheticCSV(f, 1, 5)), "s.csv", "")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(writeParquet(f, tab, 4))
+	if dir, err := pubdata.Dir("fresco"); err == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, "stampede_feb_2018_job_accounting.csv")); err == nil {
+			f.Add(stampedeParquet(f, stampedeAsTelemetry(b[:min(len(b), 600)])))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", "c")
+		tab, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", "c")
+		jt, jerr := ReadJobsParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", ReadConfig{Cluster: "c"})
+		if (err == nil) != (jerr == nil) {
+			t.Fatalf("ReadParquet: %v; ReadJobsParquet: %v", err, jerr)
+		}
 		if err != nil {
-			var pe *ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not a *ParseError", err)
-			}
+			checkFuzzError(t, err)
+			checkFuzzError(t, jerr)
+			return
+		}
+		if d := cmp.Diff(Aggregate(tab, nil), jt.Jobs, cmpopts.EquateNaNs()); d != "" {
+			t.Fatalf("jobs (-Aggregate(ReadParquet) +ReadJobsParquet):\n%s", d)
 		}
 	})
+}
+
+// stampedeParquet writes a renamed Stampede CSV (stampedeAsTelemetry) as a
+// Parquet file of string columns, as pandas writes an object table.
+func stampedeParquet(t testing.TB, csvText []byte) []byte {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(string(csvText)), "\n")[1:]
+	type pqStampede struct {
+		Jid       string `parquet:"jid"`
+		User      string `parquet:"username"`
+		Queue     string `parquet:"queue"`
+		Timelimit string `parquet:"timelimit"`
+		Exit      string `parquet:"exitcode"`
+		Start     string `parquet:"start_time"`
+		End       string `parquet:"end_time"`
+		Submit    string `parquet:"submit_time"`
+		NHosts    string `parquet:"nhosts"`
+		NCores    string `parquet:"ncores"`
+	}
+	var rows []pqStampede
+	for _, l := range lines {
+		c := strings.Split(l, ",")
+		if len(c) != 12 {
+			continue
+		}
+		rows = append(rows, pqStampede{c[0], c[1], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]})
+	}
+	return parquetGroups(t, rows, 4)
 }
 
 // TestUnknownColumns: columns the reader does not know are reported, not

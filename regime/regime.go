@@ -144,7 +144,7 @@ func (r Rules) Proxy(j *Job) Label {
 	if mm == "" {
 		mm = "memused"
 	}
-	g := j.Metrics[gm]
+	g, _ := j.Metric(gm)
 	if g.Cnt == 0 && r.Strict {
 		return Unknown
 	}
@@ -153,7 +153,7 @@ func (r Rules) Proxy(j *Job) Label {
 		sum = 0
 	}
 	cpu := g.Cnt <= 0 && sum <= 0
-	m, okM := j.Metrics[mm]
+	m, okM := j.Metric(mm)
 	large := false
 	if okM && m.Cnt > 0 {
 		large = m.Max >= r.threshold()
@@ -213,8 +213,8 @@ func Bases(jobs ...[]Job) (authoritative, proxy int) {
 }
 
 // Filter returns the jobs whose regime is one of labels, in order. The
-// result shares no memory with jobs' backing array but the Metrics maps are
-// shared.
+// result shares no memory with jobs' backing array but the Metrics slices
+// are shared.
 func Filter(jobs []Job, labels ...Label) []Job {
 	var out []Job
 	for _, j := range jobs {

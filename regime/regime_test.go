@@ -53,7 +53,7 @@ func TestNodeRule(t *testing.T) {
 }
 
 func jobWith(gpu, mem Agg) *Job {
-	return &Job{Metrics: map[string]Agg{"gpu": gpu, "memused": mem}}
+	return &Job{Metrics: []Metric{{"gpu", gpu}, {"memused", mem}}}
 }
 
 var missing = Agg{Sum: math.NaN(), Max: math.NaN()}
@@ -91,7 +91,7 @@ func TestLabelBasis(t *testing.T) {
 		{Cluster: "anvil", Partition: "highmem"},
 		{Cluster: "anvil", Partition: "mystery"},
 		{Cluster: "conte", Partition: ""},
-		{Cluster: "elsewhere", Metrics: map[string]Agg{"gpu": {Cnt: 1, Sum: 5, Max: 5}}},
+		{Cluster: "elsewhere", Metrics: []Metric{{"gpu", Agg{Cnt: 1, Sum: 5, Max: 5}}}},
 	}
 	counts := r.LabelAll(jobs)
 	type lb struct {
@@ -188,10 +188,10 @@ func TestAggregate(t *testing.T) {
 		t.Fatalf("got %d jobs, want 2", len(jobs))
 	}
 	j := jobs[0]
-	if g := j.Metrics["gpu"]; g.Cnt != 0 || !math.IsNaN(g.Sum) || !math.IsNaN(g.Max) {
+	if g := metric(j, "gpu"); g.Cnt != 0 || !math.IsNaN(g.Sum) || !math.IsNaN(g.Max) {
 		t.Errorf("all-missing gpu = %+v, want cnt 0 and NaN sum and max", g)
 	}
-	if m := j.Metrics["memused"]; m != (Agg{Cnt: 2, Sum: 40, Max: 30}) {
+	if m := metric(j, "memused"); m != (Agg{Cnt: 2, Sum: 40, Max: 30}) {
 		t.Errorf("memused = %+v", m)
 	}
 	feat := func(j *Job, name string) float64 {
@@ -231,8 +231,8 @@ func TestAggregate(t *testing.T) {
 }
 
 func TestSafeFeatures(t *testing.T) {
-	withGPU := []Job{{NCores: 4, NHosts: 1, TimelimitSec: 60, Metrics: map[string]Agg{"gpu": {Cnt: 1, Sum: 5, Max: 5}}}}
-	withoutGPU := []Job{{NCores: 8, NHosts: 1, TimelimitSec: 60, Metrics: map[string]Agg{"gpu": missing}}}
+	withGPU := []Job{{NCores: 4, NHosts: 1, TimelimitSec: 60, Metrics: []Metric{{"gpu", Agg{Cnt: 1, Sum: 5, Max: 5}}}}}
+	withoutGPU := []Job{{NCores: 8, NHosts: 1, TimelimitSec: 60, Metrics: []Metric{{"gpu", missing}}}}
 	got := SafeFeatures(nil, withGPU, withoutGPU)
 	// Times are missing, so runtime and queue time are not safe; gpu sum
 	// and max are NaN in the second cluster; gpu_cnt is 0 there, defined.
@@ -251,6 +251,12 @@ func FuzzReadHardware(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := ReadHardware(bytes.NewReader(data))
 		if err != nil {
+			// One prefix: the message starts with it and nothing it wraps
+			// adds another (the input itself may hold any text).
+			const prefix = "regime: hardware table: "
+			if msg := err.Error(); !errors.Is(err, ErrBadValue) || !strings.HasPrefix(msg, prefix) || strings.HasPrefix(msg[len(prefix):], "regime: ") {
+				t.Fatalf("error %q does not wrap ErrBadValue with one prefix", err)
+			}
 			return
 		}
 		for cn, c := range h.Clusters {
@@ -302,4 +308,10 @@ func TestKnownHardwareValid(t *testing.T) {
 	if n, _ := got.Lookup("anvil", "gpu"); (Rules{}).Node(n) != GPUStandard || n.NodeMemoryGB != DefaultLargeMemGB {
 		t.Errorf("anvil/gpu = %+v: want a 512 GB node labelled gpu_standard by its override", n)
 	}
+}
+
+// metric returns a job's aggregate of the named metric (zero when absent).
+func metric(j Job, name string) Agg {
+	a, _ := j.Metric(name)
+	return a
 }

@@ -1,11 +1,9 @@
 package regime
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 )
@@ -25,42 +23,42 @@ var stampedeColumns = [...]string{"jobID", "queue", "walltime", "exit_status", "
 // sentinel 12/31/1969 19:00:00 is missing. Every data problem is a
 // *ParseError naming file, line and column.
 func ReadStampede(r io.Reader, file string) ([]Job, error) {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = true
+	cr := newCSV(r)
 	header, err := cr.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			err = fmt.Errorf("%w: empty file, no header", ErrMissingColumn)
+			return nil, &ParseError{File: file, Err: fmt.Errorf("%w: empty file, no header", ErrMissingColumn)}
 		}
-		return nil, csvError(file, err)
+		return nil, csvError(file, err, header, len(header))
 	}
 	idx := make(map[string]int, len(header))
 	for i, h := range header {
-		idx[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+		idx[matchName(h)] = i
 	}
 	for _, c := range stampedeColumns {
-		if _, ok := idx[c]; !ok {
+		if _, ok := idx[strings.ToLower(c)]; !ok {
 			return nil, &ParseError{File: file, Line: 1, Err: fmt.Errorf("%w %q", ErrMissingColumn, c)}
 		}
 	}
 	var jobs []Job
+	strs := newStrtab()
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return jobs, nil
 		}
 		if err != nil {
-			return nil, csvError(file, err)
+			return nil, csvError(file, err, rec, len(header))
 		}
 		line, _ := cr.FieldPos(0)
-		get := func(c string) string { return strings.TrimSpace(rec[idx[c]]) }
-		j := Job{ID: get("jobID"), Cluster: "stampede", Partition: get("queue"), ExitStatus: get("exit_status"),
-			Metrics: map[string]Agg{}}
+		get := func(c string) string { return strings.TrimSpace(rec[idx[strings.ToLower(c)]]) }
+		// The fields are slices of the record's line: the job keeps copies.
+		j := Job{ID: strings.Clone(get("jobID")), Cluster: "stampede", Partition: strs.str(get("queue")), ExitStatus: strs.str(get("exit_status"))}
 		if i, ok := idx["user"]; ok {
-			j.User = strings.TrimSpace(rec[i])
+			j.User = strs.str(strings.TrimSpace(rec[i]))
 		}
 		if i, ok := idx["account"]; ok {
-			j.Account = strings.TrimSpace(rec[i])
+			j.Account = strs.str(strings.TrimSpace(rec[i]))
 		}
 		fail := func(col string, err error) error {
 			return &ParseError{File: file, Line: line, Column: col, Err: err}
@@ -91,8 +89,8 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 			if err != nil {
 				return nil, fail(nc.name, err)
 			}
-			if math.IsInf(v, 0) {
-				return nil, fail(nc.name, fmt.Errorf("%w: infinite %s", ErrBadValue, nc.name))
+			if v < 0 {
+				return nil, fail(nc.name, fmt.Errorf("%w: negative %s %v", ErrBadValue, nc.name, v))
 			}
 			*nc.dst = v * nc.scale
 		}

@@ -45,8 +45,7 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
 	cplot "github.com/crosscluster/crosscluster/plot"
@@ -118,9 +117,20 @@ func main() {
 	fs := newFlags(&o)
 	fs.Parse(os.Args[1:])
 	if err := run(o, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "overlap:", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+}
+
+// errorLine is the message main prints for err: prefixed with the
+// command's name once; the overlap package's errors already say
+// "overlap: " (at the start, or after the context this command added).
+func errorLine(err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, "overlap: ") {
+		return msg
+	}
+	return "overlap: " + msg
 }
 
 // run does the work; everything it prints goes to stdout.
@@ -147,45 +157,66 @@ func run(o options, stdout io.Writer) error {
 		warnings = append(warnings, w)
 		fmt.Fprintln(stdout, "warning:", w)
 	}
-	src, tgt, hw, err := load(o, units, stdout, warn)
-	if err != nil {
-		return err
-	}
-	inputs, err := describeInputs(o, len(src), len(tgt))
-	if err != nil {
-		return err
-	}
+	hw := hardware(o)
 	if o.proxy {
 		hw = nil
 	}
 	rules := regime.Rules{Hardware: hw, Strict: o.strict}
-	fmt.Fprintf(stdout, "labelling regimes (%s rule)\n", map[bool]string{true: "proxy", false: "hardware table, proxy fallback"}[hw == nil])
-	for _, c := range []struct {
-		name string
-		jobs []regime.Job
-	}{{o.sourceName, src}, {o.targetName, tgt}} {
-		counts := rules.LabelAll(c.jobs)
-		var parts []string
-		for _, l := range regime.Labels() {
-			parts = append(parts, fmt.Sprintf("%s=%d", l, counts[l]))
-		}
-		fmt.Fprintf(stdout, "  %-10s %6d jobs: %s\n", c.name, len(c.jobs), strings.Join(parts, " "))
-	}
+	var want regime.Label // "" compares every regime
 	if o.regime != "all" {
-		l := regime.Label(o.regime)
-		if !l.Valid() {
+		if want = regime.Label(o.regime); !want.Valid() {
 			return fmt.Errorf("-regime %q is not a regime", o.regime)
 		}
-		src, tgt = regime.Filter(src, l), regime.Filter(tgt, l)
-		fmt.Fprintf(stdout, "keeping regime %s: %d source and %d target jobs\n", l, len(src), len(tgt))
 	}
-
 	var features []string
-	var dropped []overlap.DroppedFeature
 	if o.features != "" {
 		for _, f := range strings.Split(o.features, ",") {
 			features = append(features, strings.TrimSpace(f))
 		}
+	}
+	// The jobs are labelled and reduced to the candidate features as each
+	// table is read (side.add), so no table's jobs are held at once.
+	candidates := features
+	if candidates == nil {
+		candidates = regime.JobFeatures()
+	}
+	src := newSide(o.sourceName, "source", rules, want, candidates, o.transfer)
+	tgt := newSide(o.targetName, "target", rules, want, candidates, o.transfer)
+	inputs, err := load(o, units, stdout, warn, src, tgt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "labelled regimes (%s rule)\n", map[bool]string{true: "proxy", false: "hardware table, proxy fallback"}[hw == nil])
+	for _, sd := range []*side{src, tgt} {
+		fmt.Fprintln(stdout, sd.labelLine())
+	}
+	for _, sd := range []*side{src, tgt} {
+		if sd.total == 0 {
+			return fmt.Errorf("%w: %s has no jobs; nothing was written to the experiment log", overlap.ErrEmptyDomain, sd.name)
+		}
+	}
+	if want != "" {
+		fmt.Fprintf(stdout, "keeping regime %s: %d source and %d target jobs\n", want, src.n(), tgt.n())
+	}
+	if src.n() == 0 || tgt.n() == 0 {
+		// Nothing to compare: say so and leave the experiment log alone.
+		return fmt.Errorf("%w: regime %s leaves %d %s jobs and %d %s jobs; nothing was written to the experiment log",
+			overlap.ErrEmptyDomain, o.regime, src.n(), src.name, tgt.n(), tgt.name)
+	}
+	for _, sd := range []*side{src, tgt} {
+		if sd.err != nil {
+			return sd.err
+		}
+	}
+	if w := noTelemetry(src, tgt); w != "" && !o.strict {
+		warn(w)
+	}
+	if w := mixedClusters(src, tgt); w != "" {
+		warn(w)
+	}
+
+	var dropped []overlap.DroppedFeature
+	if features != nil {
 		fmt.Fprintf(stdout, "features (from -features): %s\n", strings.Join(features, ", "))
 		var bad []string
 		for _, f := range features {
@@ -202,7 +233,7 @@ func run(o options, stdout io.Writer) error {
 			o.featureSet = "custom"
 		}
 	} else {
-		sc := regime.Screen(nil, []string{o.sourceName, o.targetName}, src, tgt)
+		sc := regime.ScreenProfiles(candidates, []string{src.name, tgt.name}, src.profile, tgt.profile)
 		features = sc.Features
 		for _, d := range sc.Dropped {
 			fmt.Fprintf(stdout, "  dropping %s: %s\n", d.Name, d.Reason)
@@ -213,16 +244,11 @@ func run(o options, stdout io.Writer) error {
 	if o.featureSet == "" {
 		o.featureSet = "safe"
 	}
-	if len(src) == 0 || len(tgt) == 0 {
-		// Nothing to compare: say so and leave the experiment log alone.
-		return fmt.Errorf("%w: regime %s leaves %d %s jobs and %d %s jobs; nothing was written to the experiment log",
-			overlap.ErrEmptyDomain, o.regime, len(src), o.sourceName, len(tgt), o.targetName)
-	}
 
-	x, y, err := stack(src, tgt, features)
-	if err != nil {
-		return err
-	}
+	x, y := stack(src, tgt, features)
+	src.cols, tgt.cols = nil, nil // in x now
+	nSrc, nTgt := src.n(), tgt.n()
+	labelsAuth, labelsProxy := src.auth+tgt.auth, src.proxy+tgt.proxy
 	opts := []overlap.Option{overlap.WithFeatureNames(features...)}
 	if o.balanced {
 		opts = append(opts, overlap.WithClassWeight(stats.ClassWeightBalanced))
@@ -247,18 +273,18 @@ func run(o options, stdout io.Writer) error {
 	}
 	meta := overlap.Meta{Experiment: o.exp, Source: o.sourceName, Target: o.targetName,
 		Regime: o.regime, FeatureSet: o.featureSet, Warnings: warnings, Dropped: dropped}
-	meta.LabelsAuthoritative, meta.LabelsProxy = regime.Bases(src, tgt)
+	meta.LabelsAuthoritative, meta.LabelsProxy = labelsAuth, labelsProxy
 	meta.Provenance = res.NewProvenance()
 	meta.Provenance.Command = o.command()
 	for _, in := range inputs {
-		in.Kept = len(src)
+		in.Kept = nSrc
 		if in.Role == "target" {
-			in.Kept = len(tgt)
+			in.Kept = nTgt
 		}
 		meta.Provenance.Inputs = append(meta.Provenance.Inputs, in)
 	}
 	if o.transfer {
-		tr, err := transferEval(src, tgt, res, o.seed)
+		tr, err := transferEval(src.jobs, tgt.jobs, res, o.seed)
 		if err != nil {
 			return fmt.Errorf("transfer evaluation: %w", err)
 		}
@@ -285,11 +311,7 @@ func run(o options, stdout io.Writer) error {
 	var written []string
 	write := func(name string, f func(io.Writer) error) error {
 		path := filepath.Join(o.out, name)
-		var buf bytes.Buffer
-		if err := f(&buf); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		if err := writeFile(path, f); err != nil {
 			return err
 		}
 		written = append(written, path)
@@ -323,7 +345,7 @@ func run(o options, stdout io.Writer) error {
 	if err := write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
 		return err
 	}
-	if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, src, tgt, o) }); err != nil {
+	if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, src.refs, tgt.refs) }); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -349,8 +371,40 @@ func run(o options, stdout io.Writer) error {
 	for _, p := range written {
 		fmt.Fprintln(stdout, "  "+p)
 	}
-	fmt.Fprintf(stdout, "done in %s\n", time.Since(start).Round(time.Millisecond))
+	rss := "n/a"
+	if b, ok := cputime.PeakRSS(); ok {
+		rss = fmt.Sprintf("%.0f MB", float64(b)/1e6)
+	}
+	fmt.Fprintf(stdout, "done in %s, peak RSS %s\n", time.Since(start).Round(time.Millisecond), rss)
 	return nil
+}
+
+// writeFile writes path through f as a stream, into a temporary file
+// renamed over path when complete, so that a failed run leaves no
+// half-written output.
+func writeFile(path string, f func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	if err := f(bw); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 func parseBand(s string) (overlap.Band, error) {
@@ -367,30 +421,82 @@ func parseBand(s string) (overlap.Band, error) {
 	return b, b.Check()
 }
 
-// load returns the two clusters' jobs and a hardware table for them.
-func load(o options, units regime.Units, stdout io.Writer, warn func(string)) (src, tgt []regime.Job, hw *regime.Hardware, err error) {
-	if (o.source == "") != (o.target == "") {
-		return nil, nil, nil, errors.New("give both -source and -target, or neither")
+// hardware returns the hardware table of the clusters compared: built
+// from the synthetic profiles, or regime.KnownHardware for files.
+func hardware(o options) *regime.Hardware {
+	if o.source != "" {
+		return regime.KnownHardware()
 	}
+	hw := &regime.Hardware{Clusters: map[string]regime.Cluster{}}
+	for _, p := range []synth.ClusterProfile{synth.AnvilLike(), synth.ConteLike()} {
+		hw.Clusters[p.Name] = hardwareOf(p)
+	}
+	return hw
+}
+
+// load reads (or generates) the two clusters' tables into the sides and
+// returns the provenance of each input.
+func load(o options, units regime.Units, stdout io.Writer, warn func(string), src, tgt *side) ([]overlap.Input, error) {
+	if (o.source == "") != (o.target == "") {
+		return nil, errors.New("give both -source and -target, or neither")
+	}
+	var inputs []overlap.Input
 	if o.source == "" {
 		rng := rand.New(rand.NewPCG(o.seed, 7))
-		hw = &regime.Hardware{Clusters: map[string]regime.Cluster{}}
-		var out [2][]regime.Job
-		for k, p := range []synth.ClusterProfile{synth.AnvilLike(), synth.ConteLike()} {
-			fmt.Fprintf(stdout, "generating %d synthetic %s-like jobs\n", o.n, p.Name)
-			rows := synth.JobTable(p, o.n, rng)
-			out[k] = regime.Aggregate(toTable(rows), regime.Units{p.Name: p.TimelimitUnitSec})
-			hw.Clusters[p.Name] = hardwareOf(p)
+		for _, g := range []struct {
+			sd   *side
+			p    synth.ClusterProfile
+			kind string
+		}{{src, synth.AnvilLike(), "AnvilLike"}, {tgt, synth.ConteLike(), "ConteLike"}} {
+			fmt.Fprintf(stdout, "generating %d synthetic %s-like jobs\n", o.n, g.p.Name)
+			// A chunk of jobs at a time (a job's rows are drawn together, so
+			// every chunk holds whole jobs): the same draws as one call, in
+			// the memory of a chunk's rows.
+			const chunk = 2000
+			nRows := 0
+			for first := 0; first < o.n; first += chunk {
+				rows := synth.JobTable(g.p, min(chunk, o.n-first), rng)
+				nRows += len(rows)
+				jobs := regime.Aggregate(toTable(rows, first), regime.Units{g.p.Name: g.p.TimelimitUnitSec})
+				for i := range jobs {
+					if g.sd.add(&jobs[i]) {
+						g.sd.jobs = append(g.sd.jobs, jobs[i])
+					}
+				}
+			}
+			inputs = append(inputs, overlap.Input{Role: g.sd.role, Rows: g.sd.total, Samples: nRows,
+				Name: fmt.Sprintf("synthetic %s (internal/synth %s, n=%d, seed %d)", g.sd.name, g.kind, o.n, o.seed)})
 		}
-		return out[0], out[1], hw, nil
+		return inputs, nil
 	}
-	if src, err = readJobs(stdout, o.source, o.sourceName, units, warn); err != nil {
-		return nil, nil, nil, err
+	keep := keptMetrics(o.features)
+	for _, f := range []struct {
+		path string
+		sd   *side
+	}{{o.source, src}, {o.target, tgt}} {
+		in, err := readJobs(stdout, f.path, f.sd, units, keep, warn)
+		if err != nil {
+			return nil, err
+		}
+		in.Role = f.sd.role
+		inputs = append(inputs, in)
 	}
-	if tgt, err = readJobs(stdout, o.target, o.targetName, units, warn); err != nil {
-		return nil, nil, nil, err
+	return inputs, nil
+}
+
+// keptMetrics returns the metrics the jobs read from files keep: those the
+// proxy rule reads (gpu, memused) and those -features names
+// (value_<metric>_cnt, _sum or _max).
+func keptMetrics(features string) []string {
+	keep := []string{"gpu", "memused"}
+	for _, f := range strings.Split(features, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		rest, ok := strings.CutPrefix(f, regime.ValuePrefix)
+		if i := strings.LastIndexByte(rest, '_'); ok && i > 0 && !slices.Contains(keep, rest[:i]) {
+			keep = append(keep, rest[:i])
+		}
 	}
-	return src, tgt, regime.KnownHardware(), nil
+	return keep
 }
 
 // parseUnits reads -units (cluster=seconds,...) on top of
@@ -418,47 +524,77 @@ func nameOr(name, path string) string {
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
-// readJobs reads a Parquet or CSV telemetry table, or a Stampede
-// accounting CSV when the header starts with jobID.
-// readJobs reads one cluster's job table; warn receives a line for columns
-// the reader does not know (ignored).
-func readJobs(stdout io.Writer, path, cluster string, units regime.Units, warn func(string)) ([]regime.Job, error) {
+// readJobs reads one cluster's job table as a stream into sd, hashing
+// the file as it goes: a Parquet or CSV telemetry table (aggregated to jobs
+// row by row, only the metrics in keep), or a Stampede accounting CSV when
+// the header starts with jobID. warn receives a line for columns the
+// reader does not know (ignored).
+func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep []string, warn func(string)) (overlap.Input, error) {
 	fmt.Fprintf(stdout, "reading %s\n", path)
-	b, err := os.ReadFile(path)
+	in := overlap.Input{Name: path}
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return in, err
 	}
+	defer f.Close()
+	h := sha256.New()
+	cfg := regime.ReadConfig{Cluster: sd.name, Units: units, Metrics: keep, Keep: sd.add}
+	var t *regime.JobTable
 	if strings.EqualFold(filepath.Ext(path), ".parquet") {
-		t, err := regime.ReadParquet(bytes.NewReader(b), int64(len(b)), path, cluster)
+		size, err := io.Copy(h, f)
 		if err != nil {
-			return nil, err
+			return in, err
 		}
-		unknownColumns(path, t, warn)
-		return regime.Aggregate(t, units), nil
+		if t, err = regime.ReadJobsParquet(f, size, path, cfg); err != nil {
+			return in, err
+		}
+	} else {
+		br := bufio.NewReaderSize(io.TeeReader(f, h), 1<<16)
+		head, _ := br.Peek(len("\ufeffjobID,"))
+		if bytes.HasPrefix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte("jobID,")) {
+			jobs, err := regime.ReadStampede(br, path)
+			if err != nil {
+				return in, err
+			}
+			for i := range jobs {
+				if sd.add(&jobs[i]) {
+					sd.jobs = append(sd.jobs, jobs[i])
+				}
+			}
+			fmt.Fprintf(stdout, "  %d jobs\n", len(jobs))
+			in.SHA256, in.Rows, in.Samples = fmt.Sprintf("%x", h.Sum(nil)), len(jobs), len(jobs)
+			return in, nil
+		}
+		if t, err = regime.ReadJobsCSV(br, path, cfg); err != nil {
+			return in, err
+		}
+		// The reader stops at the end of the data; hash anything after it.
+		if _, err := io.Copy(h, f); err != nil {
+			return in, err
+		}
 	}
-	if bytes.HasPrefix(bytes.TrimPrefix(b, []byte("\ufeff")), []byte("jobID,")) {
-		return regime.ReadStampede(bytes.NewReader(b), path)
-	}
-	t, err := regime.ReadCSV(bytes.NewReader(b), path, cluster)
-	if err != nil {
-		return nil, err
-	}
-	unknownColumns(path, t, warn)
-	return regime.Aggregate(t, units), nil
-}
-
-// unknownColumns warns about the table's columns the reader ignored.
-func unknownColumns(path string, t *regime.Table, warn func(string)) {
 	if len(t.Unknown) > 0 {
 		warn(fmt.Sprintf("%s: columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): %s",
 			path, strings.Join(t.Unknown, ", ")))
 	}
+	sd.jobs = t.Jobs
+	fmt.Fprintf(stdout, "  %d rows, %d jobs\n", t.Rows, sd.total)
+	in.SHA256, in.Rows, in.Samples = fmt.Sprintf("%x", h.Sum(nil)), sd.total, t.Rows
+	return in, nil
 }
 
-func toTable(rows []synth.JobsRow) *regime.Table {
+// toTable turns synthetic rows into a table; the rows' job numbers (JobTable
+// counts from 1) are moved up by first, the jobs drawn before them.
+func toTable(rows []synth.JobsRow, first int) *regime.Table {
 	t := &regime.Table{Metrics: []string{"cpuuser", "gpu", "memused"}, Rows: make([]regime.Row, len(rows))}
 	for i, r := range rows {
-		t.Rows[i] = regime.Row{JobID: r.JID, Cluster: r.Cluster, Queue: r.Queue, Host: r.Host, User: r.User,
+		id := r.JID
+		if first > 0 {
+			k := strings.LastIndexByte(id, '-')
+			num, _ := strconv.Atoi(id[k+1:])
+			id = id[:k+1] + strconv.Itoa(first+num)
+		}
+		t.Rows[i] = regime.Row{JobID: id, Cluster: r.Cluster, Queue: r.Queue, Host: r.Host, User: r.User,
 			ExitCode: r.ExitCode, Time: r.Time, Submit: r.Submit, Start: r.Start, End: r.End,
 			Timelimit: r.Timelimit, NHosts: r.NHosts, NCores: r.NCores, Values: []float64{r.CPUUser, r.GPU, r.MemUsed}}
 	}
@@ -478,19 +614,6 @@ func hardwareOf(p synth.ClusterProfile) regime.Cluster {
 		c.Partitions[pt.Name] = n
 	}
 	return c
-}
-
-func stack(src, tgt []regime.Job, features []string) (*mat.Dense, []int, error) {
-	all := slices.Concat(src, tgt)
-	if len(all) == 0 || len(features) == 0 {
-		return &mat.Dense{}, nil, nil // Fit reports the missing data
-	}
-	y := make([]int, len(all))
-	for i := len(src); i < len(all); i++ {
-		y[i] = overlap.Target
-	}
-	x, err := regime.Matrix(all, features)
-	return x, y, err
 }
 
 func readLog(path string) (*overlap.Log, error) {
@@ -528,16 +651,24 @@ func writeSweep(w io.Writer, rows []overlap.SweepRow, features []string) error {
 	return cw.Error()
 }
 
-func writePropensity(w io.Writer, res *overlap.Result, src, tgt []regime.Job, o options) error {
+// jobRef is what propensity.csv needs of a compared job.
+type jobRef struct {
+	id, cluster, domain string
+	regime              regime.Label
+}
+
+// writePropensity writes every compared job's propensity, the source's
+// jobs first, as in the fit.
+func writePropensity(w io.Writer, res *overlap.Result, refs ...[]jobRef) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"job_id", "cluster", "domain", "regime", "propensity", "in_band"})
-	for i, p := range res.Propensity {
-		j, dom := src, "source"
-		k := i
-		if i >= len(src) {
-			j, dom, k = tgt, "target", i-len(src)
+	i := 0
+	for _, rs := range refs {
+		for _, r := range rs {
+			p := res.Propensity[i]
+			cw.Write([]string{r.id, r.cluster, r.domain, string(r.regime), strconv.FormatFloat(p, 'g', 10, 64), strconv.FormatBool(res.InBand[i])})
+			i++
 		}
-		cw.Write([]string{j[k].ID, j[k].Cluster, dom, string(j[k].Regime), strconv.FormatFloat(p, 'g', 10, 64), strconv.FormatBool(res.InBand[i])})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -611,27 +742,4 @@ func transferEval(src, tgt []regime.Job, res *overlap.Result, seed uint64) (*ove
 		Model:  "logistic model of runtime_sec > 3600 from " + strings.Join(transferFeatures, ", ") + ", fitted on the source",
 		Result: r,
 	}, nil
-}
-
-// describeInputs records the two inputs with their SHA-256 (files) or the
-// generator's settings (synthetic clusters) and the jobs read.
-func describeInputs(o options, nSrc, nTgt int) ([]overlap.Input, error) {
-	if o.source == "" {
-		return []overlap.Input{
-			{Role: "source", Name: fmt.Sprintf("synthetic %s (internal/synth AnvilLike, n=%d, seed %d)", o.sourceName, o.n, o.seed), Rows: nSrc},
-			{Role: "target", Name: fmt.Sprintf("synthetic %s (internal/synth ConteLike, n=%d, seed %d)", o.targetName, o.n, o.seed), Rows: nTgt},
-		}, nil
-	}
-	var out []overlap.Input
-	for _, f := range []struct {
-		role, path string
-		n          int
-	}{{"source", o.source, nSrc}, {"target", o.target, nTgt}} {
-		b, err := os.ReadFile(f.path)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, overlap.Input{Role: f.role, Name: f.path, SHA256: fmt.Sprintf("%x", sha256.Sum256(b)), Rows: f.n})
-	}
-	return out, nil
 }

@@ -2,8 +2,13 @@
 
 package cputime
 
-import "time"
+import (
+	"os"
+	"time"
+)
 
 func self() (time.Duration, bool) { return 0, false }
 
 func peakRSS() (int64, bool) { return 0, false }
+
+func processRSS(*os.ProcessState) (int64, bool) { return 0, false }

@@ -1,6 +1,8 @@
 package cputime
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
 	"testing"
 	"time"
@@ -44,4 +46,32 @@ func TestPeakRSSCoversAllocation(t *testing.T) {
 		t.Errorf("PeakRSS = %d bytes after touching %d bytes", rss, n)
 	}
 	runtime.KeepAlive(b)
+}
+
+// TestProcessCoversChild runs this test binary as a child that touches
+// 64 MiB and checks that Process reports at least that much.
+func TestProcessCoversChild(t *testing.T) {
+	if os.Getenv("CPUTIME_CHILD") == "1" {
+		b := make([]byte, 64<<20)
+		for i := range b {
+			b[i] = byte(i)
+		}
+		runtime.KeepAlive(b)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestProcessCoversChild$")
+	cmd.Env = append(os.Environ(), "CPUTIME_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	cpu, rss, ok := Process(cmd.ProcessState)
+	if !ok {
+		t.Skipf("no rusage of children on %s", runtime.GOOS)
+	}
+	if rss < 64<<20 || cpu <= 0 {
+		t.Errorf("Process = cpu %v, peak RSS %d bytes; the child touched %d bytes", cpu, rss, 64<<20)
+	}
+	if _, _, ok := Process(nil); ok {
+		t.Error("Process(nil) reports ok")
+	}
 }

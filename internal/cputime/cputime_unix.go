@@ -3,6 +3,7 @@
 package cputime
 
 import (
+	"os"
 	"runtime"
 	"syscall"
 	"time"
@@ -21,8 +22,21 @@ func peakRSS() (int64, bool) {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
 	}
-	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
-		return int64(ru.Maxrss), true
+	return maxRSS(&ru), true
+}
+
+func processRSS(ps *os.ProcessState) (int64, bool) {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok || ru == nil {
+		return 0, false
 	}
-	return int64(ru.Maxrss) * 1024, true
+	return maxRSS(ru), true
+}
+
+// maxRSS returns ru_maxrss in bytes: Linux reports KiB, macOS bytes.
+func maxRSS(ru *syscall.Rusage) int64 {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) * 1024
 }
