@@ -186,6 +186,9 @@ func run(o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if w := sameInputs(inputs, src.name, tgt.name); w != "" {
+		warn(w)
+	}
 	fmt.Fprintf(stdout, "labelled regimes (%s rule)\n", map[bool]string{true: "proxy", false: "hardware table, proxy fallback"}[hw == nil])
 	for _, sd := range []*side{src, tgt} {
 		fmt.Fprintln(stdout, sd.labelLine())
@@ -515,6 +518,21 @@ func parseUnits(s string) (regime.Units, error) {
 		u[strings.TrimSpace(k)] = sec
 	}
 	return u, nil
+}
+
+// sameInputs warns when the two tables are one (same bytes: the report can
+// then show nothing but the classifier's own noise) or when both clusters
+// carry one name (the report could not tell them apart).
+func sameInputs(inputs []overlap.Input, source, target string) string {
+	var w []string
+	if len(inputs) == 2 && inputs[0].SHA256 != "" && inputs[0].SHA256 == inputs[1].SHA256 {
+		w = append(w, fmt.Sprintf("source and target are the same table (%s and %s, SHA-256 %.12s…): the comparison can show only the classifier's own noise",
+			inputs[0].Name, inputs[1].Name, inputs[0].SHA256))
+	}
+	if source == target {
+		w = append(w, fmt.Sprintf("source and target are both named %q: name them apart with -source-name and -target-name", source))
+	}
+	return strings.Join(w, "; ")
 }
 
 func nameOr(name, path string) string {

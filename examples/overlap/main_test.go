@@ -138,6 +138,31 @@ func TestRunSameNameKeepsBothPlots(t *testing.T) {
 			t.Errorf("%v (one plot overwrote the other?)", err)
 		}
 	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), `both named "jobs"`) || strings.Contains(string(md), "same table") {
+		t.Errorf("report.md should warn about the shared name only:\n%s", md)
+	}
+}
+
+// TestRunSameTableWarns: one table given as source and target is reported
+// as such, in the console and in report.md.
+func TestRunSameTableWarns(t *testing.T) {
+	in, out := t.TempDir(), t.TempDir()
+	a := filepath.Join(in, "a.csv")
+	writeTable(t, a, synth.AnvilLike(), 1)
+	o := small(out)
+	o.source, o.target, o.regime = a, a, "all"
+	o.sourceName, o.targetName = "feb", "mar"
+	var stdout bytes.Buffer
+	if err := run(o, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for name, text := range map[string]string{"console": stdout.String(), "report.md": string(md)} {
+		if !strings.Contains(text, "source and target are the same table") || strings.Contains(text, "both named") {
+			t.Errorf("%s does not warn (only) that both sides are one table:\n%s", name, text)
+		}
+	}
 }
 
 func TestRunFeaturesAndImpute(t *testing.T) {
