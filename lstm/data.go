@@ -85,6 +85,26 @@ func pack(d Data, inputs int, newestFirst, needBoth bool) (*packed, error) {
 	return p, nil
 }
 
+// packSeq packs one sequence without checking it: NaN inputs stay (and
+// give NaN probabilities). The caller has checked the widths.
+func packSeq(seq [][]float64, newestFirst bool) *packed {
+	p := &packed{n: 1, T: len(seq), I: len(seq[0]), off: make([]int, 1, len(seq)+1), y: []float64{0}}
+	for s := range p.T {
+		row := seq[s]
+		if newestFirst {
+			row = seq[p.T-1-s]
+		}
+		for k, v := range row {
+			if v != 0 {
+				p.idx = append(p.idx, int32(k))
+				p.val = append(p.val, v)
+			}
+		}
+		p.off = append(p.off, len(p.idx))
+	}
+	return p
+}
+
 // row returns the non-zero entries of step t of sample s.
 func (p *packed) row(s, t int) ([]int32, []float64) {
 	a, b := p.off[s*p.T+t], p.off[s*p.T+t+1]

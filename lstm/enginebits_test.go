@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -175,7 +176,7 @@ func lossGrad32(t *testing.T, m *Model, d Data) (float64, []float64, []float64) 
 		t.Fatal(err)
 	}
 	grad := make([]float64, len(m.params))
-	loss, p := newNative32(m, pk.n, pk.T).lossGrad(pk, seqIndices(pk.n), grad)
+	loss, p := newGradEngine(m, Native32, pk.n, pk.T, 0).lossGrad(pk, seqIndices(pk.n), grad)
 	return loss, slices.Clone(p), grad
 }
 
@@ -214,6 +215,49 @@ func TestEngineBits(t *testing.T) {
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if got[k] != want[k] {
 			t.Errorf("%s: bits differ from the recorded ones", k)
+		}
+	}
+}
+
+// TestWorkersSameBits checks that training and inference give the same bits
+// on one goroutine as on several, including more goroutines than shards.
+func TestWorkersSameBits(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(19, 6))
+	m := New(Architecture{Inputs: 40, Hidden: 13, Layers: 2}, rnd)
+	d := bitsData(rnd, 75, 6, 40)
+	valid := bitsData(rnd, 41, 6, 40)
+	run := func(workers int) map[string]string {
+		out := map[string]string{}
+		for _, eng := range []Engine{Native, Native32} {
+			mm := m.Clone()
+			cfg := Config{BatchSize: 70, Epochs: 2, Patience: -1, Seed: 3, Engine: eng, Workers: workers}
+			h, err := Train(context.Background(), mm, cfg, d, valid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var losses []float64
+			for _, e := range h.Epochs {
+				losses = append(losses, e.TrainLoss, e.ValidLoss)
+			}
+			out[fmt.Sprint("train", eng)] = hashFloats(losses, mm.Params())
+		}
+		prev := runtime.GOMAXPROCS(workers)
+		defer runtime.GOMAXPROCS(prev)
+		p, err := m.Probabilities(d.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["probabilities"] = hashFloats(p)
+		if p, err = m.Predictor().Probabilities(d.X); err != nil {
+			t.Fatal(err)
+		}
+		out["predictor"] = hashFloats(p)
+		return out
+	}
+	want := run(1)
+	for _, workers := range []int{2, 3, 16} {
+		if got := run(workers); !maps.Equal(got, want) {
+			t.Errorf("%d workers: %v, one worker: %v", workers, got, want)
 		}
 	}
 }

@@ -62,6 +62,10 @@ type Config struct {
 	// Reference, when set, computes the gradients instead of Engine (for
 	// example lstm/gorgonia's expression graph, to check the native engine).
 	Reference Reference
+	// Workers is the number of goroutines a training step and the
+	// validation pass run on; 0 means GOMAXPROCS. The results are the same,
+	// bit for bit, whatever the number.
+	Workers int
 
 	// Progress, if not nil, receives one line per epoch.
 	Progress io.Writer
@@ -121,7 +125,7 @@ type History struct {
 // batch size, an unknown Optimizer).
 func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (*History, error) {
 	cfg = cfg.withDefaults()
-	if cfg.LearningRate < 0 || cfg.BatchSize < 0 || cfg.Epochs < 0 || cfg.ClipNorm < 0 {
+	if cfg.LearningRate < 0 || cfg.BatchSize < 0 || cfg.Epochs < 0 || cfg.ClipNorm < 0 || cfg.Workers < 0 {
 		panic("lstm: negative Config value")
 	}
 	if cfg.Optimizer != Adam && cfg.Optimizer != SGD {
@@ -176,7 +180,7 @@ func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (*Histo
 				trainY[lo+b] = int(tr.y[s])
 			}
 		}
-		vp, vloss := predictPacked(m, va, cfg.BatchSize)
+		vp, vloss := predictPacked(m, va, cfg.BatchSize, cfg.Workers)
 		vy := make([]int, va.n)
 		for i, v := range va.y {
 			vy[i] = int(v)
@@ -227,8 +231,7 @@ type trainer struct {
 	m     *Model
 	cfg   Config
 	data  *packed
-	nat   *native
-	nat32 *native32
+	eng   gradEngine
 	grad  []float64
 	mom   []float64 // Adam first moment
 	vel   []float64 // Adam second moment
@@ -256,17 +259,10 @@ func (t *trainer) gradient(batch []int) (float64, []float64, error) {
 		}
 		return loss, p, nil
 	}
-	if t.cfg.Engine == Native32 {
-		if t.nat32 == nil {
-			t.nat32 = newNative32(t.m, min(t.cfg.BatchSize, t.data.n), t.data.T)
-		}
-		loss, p := t.nat32.lossGrad(t.data, batch, t.grad)
-		return loss, p, nil
+	if t.eng == nil {
+		t.eng = newGradEngine(t.m, t.cfg.Engine, min(t.cfg.BatchSize, t.data.n), t.data.T, t.cfg.Workers)
 	}
-	if t.nat == nil {
-		t.nat = newNative(t.m, min(t.cfg.BatchSize, t.data.n), t.data.T)
-	}
-	loss, p := t.nat.lossGrad(t.data, batch, t.grad)
+	loss, p := t.eng.lossGrad(t.data, batch, t.grad)
 	return loss, p, nil
 }
 
