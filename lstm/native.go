@@ -88,6 +88,16 @@ func newEngine[T float](m *Model, B, steps, workers int, head func(w []T, b T, h
 	return e
 }
 
+// forBlocks calls fn on consecutive blocks [lo, hi) of [0, n) on workers
+// goroutines (≤ 0: GOMAXPROCS), for element-by-element loops over the
+// parameters.
+func forBlocks(n, workers int, fn func(lo, hi int)) {
+	const block = 1 << 14
+	par.For((n+block-1)/block, workers, func(_, k int) {
+		fn(k*block, min((k+1)*block, n))
+	})
+}
+
 // bceFloor is the lower bound PyTorch's BCELoss puts on each log term; it
 // keeps the loss finite when a probability saturates to 0 or 1.
 const bceFloor = -100
@@ -109,9 +119,11 @@ func bce(p, y []float64) float64 {
 // load copies the model's weights into the engine's precision.
 func (e *engine[T]) load() {
 	if !e.direct {
-		for i, v := range e.m.params {
-			e.w[i] = T(v)
-		}
+		forBlocks(len(e.w), e.workers, func(lo, hi int) {
+			for i, v := range e.m.params[lo:hi] {
+				e.w[lo+i] = T(v)
+			}
+		})
 	}
 	e.n.sumBias()
 }
@@ -181,9 +193,11 @@ func (e *engine[T]) lossGrad(d *packed, batch []int, grad []float64) (float64, [
 		}
 	})
 	if !e.direct {
-		for i, v := range e.g {
-			grad[i] += float64(v)
-		}
+		forBlocks(len(e.g), e.workers, func(lo, hi int) {
+			for i, v := range e.g[lo:hi] {
+				grad[lo+i] += float64(v)
+			}
+		})
 	}
 	return loss, p
 }

@@ -118,13 +118,13 @@ func newActs[T float](layers, hidden, rows, steps int, keep bool) *acts[T] {
 	if !keep {
 		steps = 1
 	}
+	buf := make([]T, layers*steps*rows*7*hidden) // 4H gates, c, tc and h
 	alloc := func(n int) [][][]T {
 		out := make([][][]T, layers)
 		for l := range out {
 			out[l] = make([][]T, steps)
-			buf := make([]T, steps*rows*n)
 			for t := range out[l] {
-				out[l][t] = buf[t*rows*n : (t+1)*rows*n]
+				out[l][t], buf = buf[:rows*n:rows*n], buf[rows*n:]
 			}
 		}
 		return out

@@ -297,21 +297,27 @@ func (t *trainer) step(batch []int) (float64, []float64, error) {
 	w := t.m.params
 	switch t.cfg.Optimizer {
 	case SGD:
-		for i, v := range g {
-			w[i] -= lr * v
-		}
+		forBlocks(len(g), t.cfg.Workers, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				w[i] -= lr * g[i]
+			}
+		})
 	default:
-		// The update as torch.optim.Adam writes it (amsgrad off, no weight decay).
+		// The update as torch.optim.Adam writes it (amsgrad off, no weight
+		// decay), element by element in blocks on every core.
 		t.steps++
 		bc1 := 1 - math.Pow(adamBeta1, float64(t.steps))
 		bc2 := 1 - math.Pow(adamBeta2, float64(t.steps))
 		stepSize := lr / bc1
 		sq2 := math.Sqrt(bc2)
-		for i, v := range g {
-			t.mom[i] = adamBeta1*t.mom[i] + (1-adamBeta1)*v
-			t.vel[i] = adamBeta2*t.vel[i] + (1-adamBeta2)*v*v
-			w[i] -= stepSize * t.mom[i] / (math.Sqrt(t.vel[i])/sq2 + adamEps)
-		}
+		forBlocks(len(g), t.cfg.Workers, func(lo, hi int) {
+			mom, vel := t.mom[lo:hi], t.vel[lo:hi]
+			for i, v := range g[lo:hi] {
+				mom[i] = adamBeta1*mom[i] + (1-adamBeta1)*v
+				vel[i] = adamBeta2*vel[i] + (1-adamBeta2)*v*v
+				w[lo+i] -= stepSize * mom[i] / (math.Sqrt(vel[i])/sq2 + adamEps)
+			}
+		})
 	}
 	return loss, p, nil
 }
