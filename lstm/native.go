@@ -212,6 +212,7 @@ func (e *engine[T]) backward(d *packed, lo, hi int) {
 	H4 := 4 * H
 	rows := func(x []T, width int) []T { return x[lo*width : hi*width] }
 	up, down := e.up, e.down
+	zero := make([]T, H) // the cell state before the first step
 	for t := range d.T {
 		clear(rows(up[t], H))
 	}
@@ -233,20 +234,23 @@ func (e *engine[T]) backward(d *packed, lo, hi int) {
 			}
 			for b := range B {
 				gb := G[b*H4 : (b+1)*H4]
-				for j := range H {
-					i, f, gg, o := gb[j], gb[H+j], gb[2*H+j], gb[3*H+j]
-					tcv := tc[b*H+j]
-					dh := u[b*H+j] + dhNext[b*H+j]
-					dc := dcNext[b*H+j] + dh*o*(1-tcv*tcv)
-					var cprev T
-					if cp != nil {
-						cprev = cp[b*H+j]
-					}
-					gb[j] = dc * gg * i * (1 - i)
-					gb[H+j] = dc * cprev * f * (1 - f)
-					gb[2*H+j] = dc * i * (1 - gg*gg)
-					gb[3*H+j] = dh * tcv * o * (1 - o)
-					dcNext[b*H+j] = dc * f
+				gi, gf, gg, gO := gb[:H], gb[H:2*H], gb[2*H:3*H], gb[3*H:4*H]
+				r := b * H
+				tcb, ub, dhb, dcb := tc[r:r+H], u[r:r+H], dhNext[r:r+H], dcNext[r:r+H]
+				cpb := zero[:H]
+				if cp != nil {
+					cpb = cp[r : r+H]
+				}
+				for j := range gi {
+					i, f, g, o := gi[j], gf[j], gg[j], gO[j]
+					tcv := tcb[j]
+					dh := ub[j] + dhb[j]
+					dc := dcb[j] + dh*o*(1-tcv*tcv)
+					gi[j] = dc * g * i * (1 - i)
+					gf[j] = dc * cpb[j] * f * (1 - f)
+					gg[j] = dc * i * (1 - g*g)
+					gO[j] = dh * tcv * o * (1 - o)
+					dcb[j] = dc * f
 				}
 			}
 			if l > 0 {
