@@ -123,3 +123,49 @@ func reportThroughput(b *testing.B, samples int, cpu0 time.Duration, ok bool) {
 // cpuTime is this process's CPU time; ok is false where the system cannot
 // tell.
 func cpuTime() (time.Duration, bool) { return cputime.Self() }
+
+// BenchmarkKernels measures the building blocks of the passes on one core
+// in multiply-adds (gemm) or elements (activations) per CPU-nanosecond: the
+// recurrent product of a 32-sample shard at the published sizes, and the
+// gate activations. They show how close the passes run to the FMA units'
+// peak (docs/heldjobs.md).
+func BenchmarkKernels(b *testing.B) {
+	const R, K, C = shardRows, benchH, 4 * benchH
+	rnd := rand.New(rand.NewPCG(4, 4))
+	a64, w64, d64 := randSlice(rnd, R*K), randSlice(rnd, K*C), make([]float64, R*C)
+	a32, w32, d32 := to32(a64), to32(w64), make([]float32, R*C)
+	x64 := make([]float64, 2*benchH)
+	x32 := make([]float32, 2*benchH)
+	src := randSlice(rnd, len(x64))
+	src32 := to32(src)
+	k64, k32 := kernelsFor[float64](), kernelsFor[float32]()
+	run := func(b *testing.B, perOp float64, unit string, f func()) {
+		cpu0, ok := cpuTime()
+		for b.Loop() {
+			f()
+		}
+		if cpu1, ok1 := cpuTime(); ok && ok1 && cpu1 > cpu0 {
+			b.ReportMetric(perOp*float64(b.N)/float64((cpu1-cpu0).Nanoseconds()), unit)
+		}
+	}
+	b.Run("gemm64", func(b *testing.B) {
+		run(b, R*K*C, "FMA/cpu-ns", func() { gemm(k64, R, C, K, a64, K, 1, w64, C, d64, C) })
+	})
+	b.Run("gemm32", func(b *testing.B) {
+		run(b, R*K*C, "FMA/cpu-ns", func() { gemm(k32, R, C, K, a32, K, 1, w32, C, d32, C) })
+	})
+	b.Run("sigmoid64", func(b *testing.B) {
+		run(b, float64(len(x64)), "elem/cpu-ns", func() { copy(x64, src); k64.sigmoid(x64) })
+	})
+	b.Run("sigmoid32", func(b *testing.B) {
+		run(b, float64(len(x32)), "elem/cpu-ns", func() { copy(x32, src32); k32.sigmoid(x32) })
+	})
+	b.Run("pack", func(b *testing.B) {
+		d := benchData(rnd, benchBatch)
+		run(b, benchBatch*benchM*benchJ*benchE, "values/cpu-ns", func() {
+			if _, err := pack(d, benchJ*benchE, false, false); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}

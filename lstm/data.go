@@ -3,6 +3,8 @@ package lstm
 import (
 	"fmt"
 	"math"
+
+	"github.com/crosscluster/crosscluster/internal/par"
 )
 
 // Data is a labelled set of sequences: X[i] is sample i as steps × features
@@ -28,7 +30,9 @@ type packed struct {
 
 // pack validates d against the model's input width and packs it. Every
 // sequence must have the same length; labels must be 0 or 1. needBoth also
-// requires both classes to be present.
+// requires both classes to be present. Chunks of samples are packed on
+// every core and joined in order; the error returned is the one of the
+// first bad sample, as a sequential scan would find it.
 func pack(d Data, inputs int, newestFirst, needBoth bool) (*packed, error) {
 	if len(d.X) != len(d.Y) {
 		panic("lstm: len(X) != len(Y)")
@@ -40,49 +44,139 @@ func pack(d Data, inputs int, newestFirst, needBoth bool) (*packed, error) {
 	if p.T == 0 {
 		return nil, fmt.Errorf("sample 0 has no steps: %w", ErrEmpty)
 	}
-	p.off = make([]int, 0, p.n*p.T+1)
-	p.off = append(p.off, 0)
+	nc := (p.n + packChunk - 1) / packChunk
+	chunks := make([]packedChunk, nc)
+	par.For(nc, 0, func(_, c int) {
+		chunks[c].pack(d, c*packChunk, min((c+1)*packChunk, p.n), p.T, inputs, newestFirst)
+	})
+	var pos, nnz int
+	for c := range chunks {
+		if chunks[c].err != nil {
+			return nil, chunks[c].err
+		}
+		pos += chunks[c].pos
+		nnz += len(chunks[c].idx)
+	}
+	if needBoth && (pos == 0 || pos == p.n) {
+		return nil, fmt.Errorf("%d released and %d removed samples: %w", pos, p.n-pos, ErrSingleClass)
+	}
+	p.off = make([]int, 1, p.n*p.T+1)
+	p.idx = make([]int32, 0, nnz)
+	p.val = make([]float64, 0, nnz)
 	p.y = make([]float64, p.n)
-	var pos, neg int
-	for i, seq := range d.X {
-		if len(seq) != p.T {
-			return nil, fmt.Errorf("sample %d has %d steps, sample 0 has %d: %w", i, len(seq), p.T, ErrLength)
+	for c := range chunks {
+		ch := &chunks[c]
+		base := len(p.idx)
+		for _, o := range ch.off {
+			p.off = append(p.off, base+o)
+		}
+		p.idx = append(p.idx, ch.idx...)
+		p.val = append(p.val, ch.val...)
+		copy(p.y[c*packChunk:], ch.y)
+	}
+	return p, nil
+}
+
+// packChunk is the number of samples one task of pack validates and packs.
+const packChunk = 64
+
+// packedChunk is a run of samples packed on its own: off holds the end of
+// every row relative to the chunk's first non-zero.
+type packedChunk struct {
+	off []int
+	idx []int32
+	val []float64
+	y   []float64
+	pos int
+	err error
+}
+
+// pack packs samples [lo, hi) of d, stopping at the first bad one.
+func (ch *packedChunk) pack(d Data, lo, hi, T, inputs int, newestFirst bool) {
+	ch.off = make([]int, 0, (hi-lo)*T)
+	ch.y = make([]float64, hi-lo)
+	for i := lo; i < hi; i++ {
+		seq := d.X[i]
+		if len(seq) != T {
+			ch.err = fmt.Errorf("sample %d has %d steps, sample 0 has %d: %w", i, len(seq), T, ErrLength)
+			return
 		}
 		switch d.Y[i] {
 		case 0:
-			neg++
 		case 1:
-			pos++
-			p.y[i] = 1
+			ch.pos++
+			ch.y[i-lo] = 1
 		default:
-			return nil, fmt.Errorf("sample %d has label %d: %w", i, d.Y[i], ErrLabel)
+			ch.err = fmt.Errorf("sample %d has label %d: %w", i, d.Y[i], ErrLabel)
+			return
 		}
-		for s := range p.T {
+		for s := range T {
 			t := s
 			if newestFirst {
-				t = p.T - 1 - s
+				t = T - 1 - s
 			}
 			row := seq[t]
 			if len(row) != inputs {
-				return nil, fmt.Errorf("sample %d step %d has %d features, the model takes %d: %w", i, t, len(row), inputs, ErrWidth)
+				ch.err = fmt.Errorf("sample %d step %d has %d features, the model takes %d: %w", i, t, len(row), inputs, ErrWidth)
+				return
 			}
-			for k, v := range row {
-				if v == 0 {
-					continue
-				}
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("sample %d step %d feature %d is %v: %w", i, t, k, v, ErrNaN)
-				}
-				p.idx = append(p.idx, int32(k))
-				p.val = append(p.val, v)
+			var k int
+			if ch.idx, ch.val, k = appendNonZero(ch.idx, ch.val, row, true); k >= 0 {
+				ch.err = fmt.Errorf("sample %d step %d feature %d is %v: %w", i, t, k, row[k], ErrNaN)
+				return
 			}
-			p.off = append(p.off, len(p.idx))
+			ch.off = append(ch.off, len(ch.idx))
 		}
 	}
-	if needBoth && (pos == 0 || neg == 0) {
-		return nil, fmt.Errorf("%d released and %d removed samples: %w", pos, neg, ErrSingleClass)
+}
+
+// appendNonZero appends the index and value of every non-zero of row to idx
+// and val. With check it stops at the first NaN or infinite value and
+// returns its index as bad; bad is -1 otherwise. Runs of four zeros are
+// skipped with one test of their bits.
+func appendNonZero(idx []int32, val, row []float64, check bool) (_ []int32, _ []float64, bad int) {
+	k := 0
+	for ; k+4 <= len(row); k += 4 {
+		r := row[k : k+4 : k+4]
+		if math.Float64bits(r[0])|math.Float64bits(r[1])|math.Float64bits(r[2])|math.Float64bits(r[3]) == 0 {
+			continue
+		}
+		for j, v := range r {
+			if v == 0 {
+				continue
+			}
+			if check && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				return idx, val, k + j
+			}
+			idx = append(idx, int32(k+j))
+			val = append(val, v)
+		}
 	}
-	return p, nil
+	for ; k < len(row); k++ {
+		if v := row[k]; v != 0 {
+			if check && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				return idx, val, k
+			}
+			idx = append(idx, int32(k))
+			val = append(val, v)
+		}
+	}
+	return idx, val, -1
+}
+
+// packSeq packs one sequence without checking it: NaN inputs stay (and
+// give NaN probabilities). The caller has checked the widths.
+func packSeq(seq [][]float64, newestFirst bool) *packed {
+	p := &packed{n: 1, T: len(seq), I: len(seq[0]), off: make([]int, 1, len(seq)+1), y: []float64{0}}
+	for s := range p.T {
+		row := seq[s]
+		if newestFirst {
+			row = seq[p.T-1-s]
+		}
+		p.idx, p.val, _ = appendNonZero(p.idx, p.val, row, false)
+		p.off = append(p.off, len(p.idx))
+	}
+	return p
 }
 
 // row returns the non-zero entries of step t of sample s.

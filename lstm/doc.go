@@ -26,6 +26,13 @@
 // computes as PyTorch does in its default dtype, for the fastest batched
 // inference.
 //
+// Training steps, Probabilities, Evaluate and the Predictor use every core
+// (Config.Workers bounds training). The batch is cut into shards of a fixed
+// size, independent of GOMAXPROCS, and every sum over samples or steps runs
+// in one fixed order whatever the split, so results are identical, bit for
+// bit, on one core or many. Both precisions share one generic
+// implementation of the forward and backward passes.
+//
 // The dense products and the activations have AVX2/FMA assembly kernels on
 // amd64; elsewhere, or built with the purego tag, plain Go loops compute the
 // same values. Results are reproducible from the seeds on a given machine;

@@ -54,7 +54,7 @@ func TestGradients(t *testing.T) {
 			for i := range batch {
 				batch[i] = i
 			}
-			nat := newNative(m, tc.B, tc.T)
+			nat := newEngine(m, tc.B, tc.T, 0, head64)
 			gn := make([]float64, len(m.params))
 			nat.lossGrad(pk, batch, gn)
 
@@ -103,8 +103,8 @@ func TestGradientsFloat32(t *testing.T) {
 			batch := seqIndices(tc.B)
 			g64 := make([]float64, len(m.params))
 			g32 := make([]float64, len(m.params))
-			l64, p64 := newNative(m, tc.B, tc.T).lossGrad(pk, batch, g64)
-			l32, p32 := newNative32(m, tc.B, tc.T).lossGrad(pk, batch, g32)
+			l64, p64 := newGradEngine(m, Native, tc.B, tc.T, 0).lossGrad(pk, batch, g64)
+			l32, p32 := newGradEngine(m, Native32, tc.B, tc.T, 0).lossGrad(pk, batch, g32)
 			if math.Abs(l64-l32) > grad32Tol {
 				t.Errorf("loss float64 %v, float32 %v", l64, l32)
 			}

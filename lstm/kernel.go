@@ -1,17 +1,105 @@
 package lstm
 
-import "github.com/crosscluster/crosscluster/internal/vmath"
+import (
+	"math"
 
-// Dense kernels of the forward and backward passes. Matrices are row-major
-// slices. Every product reduces to gemmAcc, which runs 4×8 (or 1×32) blocks
-// in AVX2/FMA assembly where the CPU has it (kernel_amd64.s) and plain Go
-// loops elsewhere and at the edges. The assembly does no bounds checks, so
-// gemmAcc checks the extent of every operand before it starts.
+	"github.com/crosscluster/crosscluster/internal/vmath"
+)
+
+// Dense kernels of the forward and backward passes, one set per precision.
+// Matrices are row-major slices. Every product reduces to gemm, which runs
+// 4-row blocks (and, in float64, 1×32 rows) in AVX2/FMA assembly where the
+// CPU has it (kernel_amd64.s, kernel32_amd64.s) and plain Go loops
+// elsewhere and at the edges. The assembly does no bounds checks, so gemm
+// checks the extent of every operand before it starts.
+//
+// Which kernel computes an element decides its rounding: the assembly fuses
+// every multiply-add, the float64 Go loops fuse too (math.FMA), the float32
+// Go loops do not. Callers that split a product to run it on several cores
+// therefore cut it at multiples of four rows from the start of the product
+// they split, so that every element goes through the same kernel as in the
+// whole product and the result does not depend on the split.
+
+// float is the element type of the engines.
+type float interface{ float32 | float64 }
+
+// kernels are the primitives of one precision.
+type kernels[T float] struct {
+	axpy          func(a T, x, y []T) // y += a·x
+	sigmoid, tanh func(x []T)         // in place
+	// block adds the product of four rows of c with columns [0, width) of
+	// w into four rows of d (the gemm operands, strides in elements); nil
+	// where there is no assembly.
+	block func(n int, c *T, cRow, cStep int, w *T, wStride int, d *T, dStride int)
+	width int
+	// row adds one row of c times columns [0, 32) of w into d; nil where
+	// there is none.
+	row func(n int, c *T, cStep int, w *T, wStride int, d *T)
+}
+
+// kernelsFor returns the kernels of precision T on this machine.
+func kernelsFor[T float]() *kernels[T] {
+	var k any
+	switch any(T(0)).(type) {
+	case float64:
+		k64 := &kernels[float64]{axpy: vmath.Axpy, sigmoid: vmath.Sigmoid, tanh: vmath.Tanh}
+		if useFMA {
+			k64.block, k64.width, k64.row = kern4x8, 8, kern1x32
+		}
+		k = k64
+	case float32:
+		k32 := &kernels[float32]{axpy: axpy32, sigmoid: sigmoid32, tanh: tanh32}
+		if useFMA {
+			k32.block, k32.width = kern4x16s, 16
+		}
+		k = k32
+	}
+	return k.(*kernels[T])
+}
 
 // axpy sets y += a·x (fused multiply-adds, internal/vmath).
 func axpy(a float64, x, y []float64) { vmath.Axpy(a, x, y) }
 
-// dot returns x·y.
+// axpy32 sets y += a·x in float32: fused in the assembly's blocks of 32,
+// not fused in the Go loop that finishes.
+func axpy32(a float32, x, y []float32) {
+	x = x[:len(y)]
+	n := 0
+	if useFMA && len(y) >= 32 {
+		n = len(y) &^ 31
+		axpy32FMA(a, x, y[:n])
+	}
+	for i := n; i < len(y); i++ {
+		y[i] += a * x[i]
+	}
+}
+
+// sigmoid32 sets x[i] = 1/(1+exp(-x[i])) in float32, eight at a time in
+// assembly and the rest through package math.
+func sigmoid32(x []float32) {
+	n := 0
+	if useFMA {
+		n = len(x) &^ 7
+		vsigmoid32(x[:n])
+	}
+	for i := n; i < len(x); i++ {
+		x[i] = float32(1 / (1 + math.Exp(-float64(x[i]))))
+	}
+}
+
+// tanh32 sets x[i] = tanh(x[i]) in float32, as sigmoid32 does.
+func tanh32(x []float32) {
+	n := 0
+	if useFMA {
+		n = len(x) &^ 7
+		vtanh32(x[:n])
+	}
+	for i := n; i < len(x); i++ {
+		x[i] = float32(math.Tanh(float64(x[i])))
+	}
+}
+
+// dot returns x·y in four interleaved sums.
 func dot(x, y []float64) float64 {
 	y = y[:len(x)]
 	var s0, s1, s2, s3 float64
@@ -28,13 +116,14 @@ func dot(x, y []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// gemmAcc sets, for r < R and j < C,
+// gemm sets, for r < R and j < C,
 //
 //	d[r·dStride + j] += Σ_{p<n} c[r·cRow + p·cStep] · w[p·wStride + j]
 //
-// which covers A·W (c = A by rows), Aᵀ·W (c = A by columns) and, with a
-// transposed copy of W, D·Wᵀ.
-func gemmAcc(R, C, n int, c []float64, cRow, cStep int, w []float64, wStride int, d []float64, dStride int) {
+// each element accumulated in order of p. This covers A·W (c = A by rows),
+// Aᵀ·W (c = A by columns) and, with a transposed copy of W, D·Wᵀ. Rows run
+// in blocks of four from r = 0 through k.block, then one at a time.
+func gemm[T float](k *kernels[T], R, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) {
 	if R == 0 || C == 0 || n == 0 {
 		return
 	}
@@ -42,65 +131,44 @@ func gemmAcc(R, C, n int, c []float64, cRow, cStep int, w []float64, wStride int
 		panic("lstm: kernel operand out of range")
 	}
 	r := 0
-	if useFMA {
+	if k.block != nil {
 		for ; r+4 <= R; r += 4 {
 			j := 0
-			for ; j+8 <= C; j += 8 {
-				kern4x8(n, &c[r*cRow], cRow, cStep, &w[j], wStride, &d[r*dStride+j], dStride)
+			for ; j+k.width <= C; j += k.width {
+				k.block(n, &c[r*cRow], cRow, cStep, &w[j], wStride, &d[r*dStride+j], dStride)
 			}
 			for rr := r; rr < r+4; rr++ {
-				gemmAccGo(rr, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
+				gemmGo(k, rr, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
 			}
 		}
-		for ; r < R; r++ {
-			j := 0
-			for ; j+32 <= C; j += 32 {
-				kern1x32(n, &c[r*cRow], cStep, &w[j], wStride, &d[r*dStride+j])
-			}
-			gemmAccGo(r, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
-		}
-		return
 	}
 	for ; r < R; r++ {
-		gemmAccGo(r, 0, C, n, c, cRow, cStep, w, wStride, d, dStride)
+		j := 0
+		if k.row != nil {
+			for ; j+32 <= C; j += 32 {
+				k.row(n, &c[r*cRow], cStep, &w[j], wStride, &d[r*dStride+j])
+			}
+		}
+		gemmGo(k, r, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
 	}
 }
 
-// gemmAccGo is gemmAcc for row r and columns j0 ≤ j < C in Go.
-func gemmAccGo(r, j0, C, n int, c []float64, cRow, cStep int, w []float64, wStride int, d []float64, dStride int) {
+// gemmGo is gemm for row r and columns j0 ≤ j < C, one axpy per non-zero
+// coefficient.
+func gemmGo[T float](k *kernels[T], r, j0, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) {
 	if j0 >= C {
 		return
 	}
 	dr := d[r*dStride+j0 : r*dStride+C]
 	for p := range n {
 		if v := c[r*cRow+p*cStep]; v != 0 {
-			axpy(v, w[p*wStride+j0:p*wStride+C], dr)
+			k.axpy(v, w[p*wStride+j0:p*wStride+C], dr)
 		}
 	}
 }
 
-// gemvT sets dst += xᵀ·W for W of len(x) rows and len(dst) columns.
-func gemvT(dst, w, x []float64) {
-	gemmAcc(1, len(dst), len(x), x, 0, 1, w, len(dst), dst, 0)
-}
-
-// gemmNN sets dst += A·W for dst B×N, A B×K, W K×N.
-func gemmNN(dst, a, w []float64, B, K, N int) {
-	gemmAcc(B, N, K, a, K, 1, w, N, dst, N)
-}
-
-// gemmTN sets dst += Aᵀ·D for dst K×N, A B×K, D B×N.
-func gemmTN(dst, a, d []float64, B, K, N int) {
-	gemmAcc(K, N, B, a, 1, K, d, N, dst, N)
-}
-
-// gemmNT sets dst += D·Wᵀ for dst B×K, D B×N, given wT = Wᵀ (N×K).
-func gemmNT(dst, d, wT []float64, B, K, N int) {
-	gemmAcc(B, K, N, d, N, 1, wT, K, dst, K)
-}
-
 // transposeInto writes the c×r transpose of the r×c matrix a into dst.
-func transposeInto(dst, a []float64, r, c int) {
+func transposeInto[T float](dst, a []T, r, c int) {
 	for i := range r {
 		row := a[i*c : (i+1)*c]
 		for j, v := range row {

@@ -1,9 +1,10 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "kern4_amd64.h"
 
-// float32 kernels of the Predictor: the 4×16 block of gemmAcc32, axpy and
-// vector sigmoid and tanh. exp is 2^k·p(r) as in vmath_amd64.s with Cephes'
+// float32 kernels: the 4×16 block of gemm, axpy and vector sigmoid and
+// tanh. exp is 2^k·p(r) as in vmath_amd64.s with Cephes'
 // split of ln 2 for float32 and a degree-7 Taylor polynomial (truncation
 // below 3e-9 relative on |r| ≤ ln2/2); arguments are clamped to ±87.
 
@@ -121,71 +122,35 @@ DATA expf<>+440(SB)/4, $0x3f000000
 DATA expf<>+444(SB)/4, $0x3f000000
 GLOBL expf<>(SB), RODATA|NOPTR, $448
 
+// ONE_PLUS_EXPF sets Y3 = 1 + exp(Y0) for eight lanes, Y0 first clamped to
+// [Y7, Y6] = [−87, 87]; it uses Y1 and Y2 as scratch.
+#define ONE_PLUS_EXPF \
+	VMINPS Y0, Y6, Y0 \
+	VMAXPS Y0, Y7, Y0 \
+	VMULPS expf<>+0(SB), Y0, Y1 \
+	VROUNDPS $0, Y1, Y1 \
+	VMOVAPS Y0, Y2 \
+	VFNMADD231PS expf<>+32(SB), Y1, Y2 \
+	VFNMADD231PS expf<>+64(SB), Y1, Y2 \
+	VMOVUPS expf<>+256(SB), Y3 \
+	VFMADD213PS expf<>+288(SB), Y2, Y3 \
+	VFMADD213PS expf<>+320(SB), Y2, Y3 \
+	VFMADD213PS expf<>+352(SB), Y2, Y3 \
+	VFMADD213PS expf<>+384(SB), Y2, Y3 \
+	VFMADD213PS expf<>+416(SB), Y2, Y3 \
+	VFMADD213PS expf<>+160(SB), Y2, Y3 \
+	VFMADD213PS expf<>+160(SB), Y2, Y3 \
+	VCVTPS2DQ Y1, Y1 \
+	VPADDD expf<>+224(SB), Y1, Y1 \
+	VPSLLD $23, Y1, Y1 \
+	VMULPS Y1, Y3, Y3 \
+	VADDPS expf<>+160(SB), Y3, Y3
+
 // func kern4x16s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int)
+//
+// Rows 0..3, columns 0..15 of the product (kern4_amd64.h).
 TEXT ·kern4x16s(SB), NOSPLIT, $0-64
-	MOVQ n+0(FP), CX
-	MOVQ c+8(FP), SI
-	MOVQ cRow+16(FP), R8
-	MOVQ cStep+24(FP), R9
-	MOVQ w+32(FP), DI
-	MOVQ wStride+40(FP), R10
-	MOVQ d+48(FP), DX
-	MOVQ dStride+56(FP), R11
-	SHLQ $2, R8
-	SHLQ $2, R9
-	SHLQ $2, R10
-	SHLQ $2, R11
-	LEAQ (SI)(R8*1), R12
-	LEAQ (R12)(R8*1), R13
-	LEAQ (R13)(R8*1), R14
-	LEAQ (DX)(R11*1), AX
-	LEAQ (AX)(R11*1), BX
-	LEAQ (BX)(R11*1), R8
-	VMOVUPS 0(DX), Y0
-	VMOVUPS 32(DX), Y1
-	VMOVUPS 0(AX), Y2
-	VMOVUPS 32(AX), Y3
-	VMOVUPS 0(BX), Y4
-	VMOVUPS 32(BX), Y5
-	VMOVUPS 0(R8), Y6
-	VMOVUPS 32(R8), Y7
-	TESTQ CX, CX
-	JZ   store16
-
-loop16:
-	VMOVUPS      0(DI), Y8
-	VMOVUPS      32(DI), Y9
-	VBROADCASTSS (SI), Y10
-	VFMADD231PS  Y8, Y10, Y0
-	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (R12), Y11
-	VFMADD231PS  Y8, Y11, Y2
-	VFMADD231PS  Y9, Y11, Y3
-	VBROADCASTSS (R13), Y12
-	VFMADD231PS  Y8, Y12, Y4
-	VFMADD231PS  Y9, Y12, Y5
-	VBROADCASTSS (R14), Y13
-	VFMADD231PS  Y8, Y13, Y6
-	VFMADD231PS  Y9, Y13, Y7
-	ADDQ         R9, SI
-	ADDQ         R9, R12
-	ADDQ         R9, R13
-	ADDQ         R9, R14
-	ADDQ         R10, DI
-	DECQ         CX
-	JNZ          loop16
-
-store16:
-	VMOVUPS Y0, 0(DX)
-	VMOVUPS Y1, 32(DX)
-	VMOVUPS Y2, 0(AX)
-	VMOVUPS Y3, 32(AX)
-	VMOVUPS Y4, 0(BX)
-	VMOVUPS Y5, 32(BX)
-	VMOVUPS Y6, 0(R8)
-	VMOVUPS Y7, 32(R8)
-	VZEROUPPER
-	RET
+	KERN4(VMOVUPS, VBROADCASTSS, VFMADD231PS, 2, loop16, store16)
 
 // func axpy32FMA(a float32, x []float32, y []float32)
 // y[i] += a·x[i] for i < len(y) &^ 31.
@@ -232,26 +197,7 @@ TEXT ·vsigmoid32(SB), NOSPLIT, $0-24
 vsigmoid32loop:
 	VMOVUPS (SI), Y0
 	VSUBPS  Y0, Y4, Y0
-	VMINPS Y0, Y6, Y0
-	VMAXPS Y0, Y7, Y0
-	VMULPS expf<>+0(SB), Y0, Y1
-	VROUNDPS $0, Y1, Y1
-	VMOVAPS Y0, Y2
-	VFNMADD231PS expf<>+32(SB), Y1, Y2
-	VFNMADD231PS expf<>+64(SB), Y1, Y2
-	VMOVUPS expf<>+256(SB), Y3
-	VFMADD213PS expf<>+288(SB), Y2, Y3
-	VFMADD213PS expf<>+320(SB), Y2, Y3
-	VFMADD213PS expf<>+352(SB), Y2, Y3
-	VFMADD213PS expf<>+384(SB), Y2, Y3
-	VFMADD213PS expf<>+416(SB), Y2, Y3
-	VFMADD213PS expf<>+160(SB), Y2, Y3
-	VFMADD213PS expf<>+160(SB), Y2, Y3
-	VCVTPS2DQ Y1, Y1
-	VPADDD expf<>+224(SB), Y1, Y1
-	VPSLLD $23, Y1, Y1
-	VMULPS Y1, Y3, Y3
-	VADDPS expf<>+160(SB), Y3, Y3
+	ONE_PLUS_EXPF
 	VMOVUPS expf<>+160(SB), Y5
 	VDIVPS Y3, Y5, Y5
 	VMOVUPS Y5, (SI)
@@ -277,26 +223,7 @@ vtanh32loop:
 	VMOVUPS (SI), Y0
 	VADDPS  Y0, Y0, Y0
 	VSUBPS  Y0, Y4, Y0
-	VMINPS Y0, Y6, Y0
-	VMAXPS Y0, Y7, Y0
-	VMULPS expf<>+0(SB), Y0, Y1
-	VROUNDPS $0, Y1, Y1
-	VMOVAPS Y0, Y2
-	VFNMADD231PS expf<>+32(SB), Y1, Y2
-	VFNMADD231PS expf<>+64(SB), Y1, Y2
-	VMOVUPS expf<>+256(SB), Y3
-	VFMADD213PS expf<>+288(SB), Y2, Y3
-	VFMADD213PS expf<>+320(SB), Y2, Y3
-	VFMADD213PS expf<>+352(SB), Y2, Y3
-	VFMADD213PS expf<>+384(SB), Y2, Y3
-	VFMADD213PS expf<>+416(SB), Y2, Y3
-	VFMADD213PS expf<>+160(SB), Y2, Y3
-	VFMADD213PS expf<>+160(SB), Y2, Y3
-	VCVTPS2DQ Y1, Y1
-	VPADDD expf<>+224(SB), Y1, Y1
-	VPSLLD $23, Y1, Y1
-	VMULPS Y1, Y3, Y3
-	VADDPS expf<>+160(SB), Y3, Y3
+	ONE_PLUS_EXPF
 	VMOVUPS expf<>+192(SB), Y5
 	VDIVPS Y3, Y5, Y5
 	VSUBPS expf<>+160(SB), Y5, Y5

@@ -12,7 +12,7 @@ import (
 // term over at most a few hundred terms of order 1.
 const kernelTol = 1e-12
 
-// TestGemmAcc checks gemmAcc (assembly where available) against a naive
+// TestGemmAcc checks gemm in float64 (assembly where available) against a naive
 // triple loop, for sizes that exercise the 4×8 and 1×32 blocks and the
 // edges the Go loops handle.
 func TestGemmAcc(t *testing.T) {
@@ -36,7 +36,7 @@ func TestGemmAcc(t *testing.T) {
 						}
 					}
 				}
-				gemmAcc(R, C, n, c, cRow, cStep, w, C, d, C)
+				gemm(kernelsFor[float64](), R, C, n, c, cRow, cStep, w, C, d, C)
 				for i := range want {
 					if math.Abs(want[i]-d[i]) > kernelTol {
 						t.Fatalf("element %d: got %v, want %v", i, d[i], want[i])
@@ -45,6 +45,14 @@ func TestGemmAcc(t *testing.T) {
 			})
 		}
 	}
+}
+
+func to32(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
 }
 
 func randSlice(rnd *rand.Rand, n int) []float64 {
@@ -78,7 +86,7 @@ func TestGemmAcc32(t *testing.T) {
 					}
 				}
 			}
-			gemmAcc32(R, C, n, c, n, 1, w, C, d, C)
+			gemm(kernelsFor[float32](), R, C, n, c, n, 1, w, C, d, C)
 			for i := range want {
 				if math.Abs(want[i]-float64(d[i])) > kernel32Tol {
 					t.Fatalf("element %d: got %v, want %v", i, d[i], want[i])

@@ -72,23 +72,15 @@ func Evaluate(m *Model, d Data, threshold float64) (Metrics, float64, error) {
 	if err != nil {
 		return Metrics{}, 0, err
 	}
-	p, loss := predictPacked(m, pk, defaultBatch)
+	p, loss := predictPacked(m, pk, defaultBatch, 0)
 	return Score(p, d.Y, threshold), loss, nil
 }
 
 // predictPacked returns the probabilities and mean BCE of every sample of
-// pk, computed in batches of size bs with the batched forward pass.
-func predictPacked(m *Model, pk *packed, bs int) ([]float64, float64) {
-	bs = min(bs, pk.n)
-	w := newInferBatchWork(m, bs)
+// pk, computed in batches of size bs (cut in shards run on workers
+// goroutines, ≤ 0 meaning GOMAXPROCS) with the batched forward pass.
+func predictPacked(m *Model, pk *packed, bs, workers int) ([]float64, float64) {
 	out := make([]float64, pk.n)
-	batch := make([]int, 0, bs)
-	for start := 0; start < pk.n; start += bs {
-		batch = batch[:0]
-		for s := start; s < min(start+bs, pk.n); s++ {
-			batch = append(batch, s)
-		}
-		copy(out[start:], m.inferBatch(w, pk, batch))
-	}
+	m.net().probabilities(pk, bs, workers, out)
 	return out, bce(out, pk.y)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/crosscluster/crosscluster/internal/par"
 )
 
 // Model is a stacked unidirectional LSTM with a linear head and a sigmoid,
@@ -26,13 +28,6 @@ type Model struct {
 	lay    []layerParams
 	fcW    []float64 // H
 	fcB    []float64 // 1
-}
-
-// layerParams are views into Model.params.
-type layerParams struct {
-	in       int
-	wih, whh []float64 // in×4H and H×4H, row k holds the four gate weights of input k
-	bih, bhh []float64 // 4H each
 }
 
 // Architecture describes the shape of a model.
@@ -71,21 +66,8 @@ func newModel(a Architecture) *Model {
 
 // bind points the layer views at m.params.
 func (m *Model) bind() {
-	p := m.params
-	take := func(n int) []float64 {
-		s := p[:n:n]
-		p = p[n:]
-		return s
-	}
-	h4 := 4 * m.hidden
-	m.lay = make([]layerParams, m.layers)
-	in := m.inputs
-	for l := range m.lay {
-		m.lay[l] = layerParams{in: in, wih: take(in * h4), whh: take(m.hidden * h4), bih: take(h4), bhh: take(h4)}
-		in = m.hidden
-	}
-	m.fcW = take(m.hidden)
-	m.fcB = take(1)
+	v := bindParams(m.params, m.inputs, m.hidden, m.layers)
+	m.lay, m.fcW, m.fcB = v.lay, v.fcW, v.fcB
 }
 
 // New returns a model of the given architecture initialised as PyTorch
@@ -149,14 +131,16 @@ func (m *Model) Predict(seq [][]float64) float64 {
 			panic("lstm: input width mismatch")
 		}
 	}
-	w := newInferWork(m)
-	return m.predict(w, seq)
+	var p [1]float64
+	m.net().probabilities(packSeq(seq, m.newestFirst), 1, 1, p[:])
+	return p[0]
 }
 
 // Probabilities returns P(release) for every sequence of X (samples × steps
 // × features). Unlike Predict it reports bad data as errors: a row of the
 // wrong width (ErrWidth), an empty sequence (ErrEmpty), or a NaN or infinite
-// input (ErrNaN), each naming the sample and step. X is not modified.
+// input (ErrNaN), each naming the sample and step. X is not modified. It
+// runs on every core; the result does not depend on how many there are.
 func (m *Model) Probabilities(X [][][]float64) ([]float64, error) {
 	same := true
 	for _, seq := range X {
@@ -164,23 +148,23 @@ func (m *Model) Probabilities(X [][][]float64) ([]float64, error) {
 	}
 	if same && len(X) > 1 {
 		// Equal lengths: the batched forward pass, which runs the
-		// matrix kernels on inferBatch samples at a time.
+		// matrix kernels on many samples at a time.
 		pk, err := pack(Data{X: X, Y: make([]int, len(X))}, m.inputs, m.newestFirst, false)
 		if err != nil {
 			return nil, err
 		}
-		p, _ := predictPacked(m, pk, inferBatch)
+		p, _ := predictPacked(m, pk, inferBatch, 0)
 		return p, nil
 	}
 	// pack has checked the batched path's input; check the rest here.
 	if err := m.checkInputs(X, false); err != nil {
 		return nil, err
 	}
-	w := newInferWork(m)
+	n := m.net()
 	p := make([]float64, len(X))
-	for i, seq := range X {
-		p[i] = m.predict(w, seq)
-	}
+	par.For(len(X), 0, func(_, i int) {
+		n.probabilities(packSeq(X[i], m.newestFirst), 1, 1, p[i:i+1])
+	})
 	return p, nil
 }
 
@@ -246,71 +230,4 @@ func (m *Model) Decide(seq [][]float64, threshold float64) (Decision, float64) {
 		return Release, p
 	}
 	return Remove, p
-}
-
-// inferWork holds the per-call buffers of the single-sequence forward pass.
-type inferWork struct {
-	h, c [][]float64 // per layer, H
-	g    []float64   // 4H
-}
-
-func newInferWork(m *Model) *inferWork {
-	w := &inferWork{g: make([]float64, 4*m.hidden)}
-	w.h = make([][]float64, m.layers)
-	w.c = make([][]float64, m.layers)
-	for l := range w.h {
-		w.h[l] = make([]float64, m.hidden)
-		w.c[l] = make([]float64, m.hidden)
-	}
-	return w
-}
-
-// predict runs the forward pass of one sequence step by step, each layer
-// consuming the previous layer's hidden state of the same step. Zero inputs
-// of the first layer are skipped, which makes one-hot rows cost 4H
-// additions per active event instead of 4H×I multiplications.
-func (m *Model) predict(w *inferWork, seq [][]float64) float64 {
-	H := m.hidden
-	for l := range w.h {
-		clear(w.h[l])
-		clear(w.c[l])
-	}
-	T := len(seq)
-	for s := range T {
-		row := seq[s]
-		if m.newestFirst {
-			row = seq[T-1-s]
-		}
-		for l := range m.lay {
-			lp := &m.lay[l]
-			g := w.g
-			for j := range g {
-				g[j] = lp.bih[j] + lp.bhh[j]
-			}
-			if l == 0 {
-				for k, v := range row {
-					if v != 0 {
-						axpy(v, lp.wih[k*4*H:(k+1)*4*H], g)
-					}
-				}
-			} else {
-				gemvT(g, lp.wih, w.h[l-1])
-			}
-			gemvT(g, lp.whh, w.h[l])
-			cellUpdate(g, w.c[l], w.h[l])
-		}
-	}
-	z := m.fcB[0] + dot(m.fcW, w.h[m.layers-1])
-	return sigmoid(z)
-}
-
-// cellUpdate applies the gate non-linearities to the pre-activations g
-// (i, f, g, o blocks of H), then updates c and h in place.
-func cellUpdate(g, c, h []float64) {
-	H := len(c)
-	cellForward(g, c, c, h[:H], h)
-}
-
-func sigmoid(x float64) float64 {
-	return 1 / (1 + math.Exp(-x))
 }

@@ -3,106 +3,99 @@ package lstm
 import (
 	"math"
 
-	"github.com/crosscluster/crosscluster/internal/vmath"
+	"github.com/crosscluster/crosscluster/internal/par"
 )
 
-// native is the hand-derived engine: a batched forward pass that keeps every
-// activation, and backpropagation through time over it.
-type native struct {
-	m     *Model
-	B, T  int           // capacity: batch size and steps
-	gates [][][]float64 // [layer][step] B×4H activated gates (i, f, g, o)
-	c, tc [][][]float64 // [layer][step] B×H cell state and tanh(cell)
-	h     [][][]float64 // [layer][step] B×H hidden state
-	p     []float64     // B probabilities
-	dA    []float64     // B×4H
-	dh    []float64     // B×H
-	dc    []float64     // B×H
-	dhNew []float64     // B×H
-	up    [][]float64   // [step] B×H gradient arriving from the layer above
-	down  [][]float64   // [step] B×H gradient sent to the layer below
-	wT    []float64     // 4H×H transpose of a weight matrix, for D·Wᵀ
-	uT    []float64     // 4H×H transpose of the other
+// engine is the hand-derived engine in precision T: the batched forward
+// pass keeping every activation, and backpropagation through time over it.
+// In float32 the weights are copied into T at every step and the gradient
+// added back into the float64 one, so the optimiser, its state and the
+// master weights stay float64 (mixed precision; the float32 kernels do twice
+// the work per instruction). In float64 the engine works on the model's
+// weights and the caller's gradient directly.
+//
+// A step runs on several goroutines in three phases, each split so that no
+// element's arithmetic depends on the split: the forward pass and the
+// backward recurrence by shards of samples (see shards), then the weight
+// gradients, which sum over samples and steps, by blocks of gradient rows,
+// each row summed in the order the single-threaded pass would use. The
+// result is the same, bit for bit, whatever the number of cores.
+type engine[T float] struct {
+	m       *Model
+	workers int
+	n       net[T]
+	w, g    []T // weights and gradient, laid out as Model.params
+	wv, gv  paramsOf[T]
+	direct  bool     // T is float64: w is the model's parameters, g the caller's gradient
+	a       *acts[T] // [layer][step] of the batch; the gates become dL/d(pre-activation) in backward
+	p, dz   []float64
+	up      [][]T // [step] B×H gradient arriving from the layer above
+	down    [][]T // [step] B×H gradient sent to the layer below
+	dh, dc  []T   // B×H
+	dhNew   []T   // B×H
+	wT, uT  [][]T // per layer 4H×H transposes of W_ih and W_hh, for D·Wᵀ
 }
 
-func newNative(m *Model, B, T int) *native {
-	H, L := m.hidden, m.layers
-	e := &native{m: m, B: B, T: T}
-	alloc := func(n int) [][][]float64 {
-		out := make([][][]float64, L)
-		for l := range out {
-			out[l] = make([][]float64, T)
-			buf := make([]float64, T*B*n)
-			for t := range out[l] {
-				out[l][t] = buf[t*B*n : (t+1)*B*n]
-			}
-		}
-		return out
+// gradEngine is an engine of either precision.
+type gradEngine interface {
+	// lossGrad runs forward and backward over batch, adds the gradient of
+	// the mean BCE to grad (laid out as Model.params) and returns the loss
+	// and the probabilities.
+	lossGrad(d *packed, batch []int, grad []float64) (float64, []float64)
+}
+
+// newGradEngine returns the engine of the given precision for batches of
+// up to B sequences of the given steps, running on workers goroutines (≤ 0:
+// GOMAXPROCS).
+func newGradEngine(m *Model, eng Engine, B, steps, workers int) gradEngine {
+	if eng == Native32 {
+		return newEngine(m, B, steps, workers, headWide)
 	}
-	e.gates = alloc(4 * H)
-	e.c, e.tc, e.h = alloc(H), alloc(H), alloc(H)
+	return newEngine(m, B, steps, workers, head64)
+}
+
+// newEngine returns the engine of precision T whose network ends in head.
+func newEngine[T float](m *Model, B, steps, workers int, head func(w []T, b T, h []T) float64) *engine[T] {
+	H, L := m.hidden, m.layers
+	e := &engine[T]{m: m, workers: workers}
+	e.w, e.direct = any(m.params).([]T)
+	if !e.direct {
+		e.w = make([]T, len(m.params))
+		e.g = make([]T, len(m.params))
+		e.gv = bindParams(e.g, m.inputs, H, L)
+	}
+	e.wv = bindParams(e.w, m.inputs, H, L)
+	e.n = net[T]{k: kernelsFor[T](), H: H, lay: e.wv.lay, bias: make([][]T, L),
+		head: func(h []T) float64 { return head(e.wv.fcW, e.wv.fcB[0], h) }}
+	e.wT, e.uT = make([][]T, L), make([][]T, L)
+	for l := range L {
+		e.n.bias[l] = make([]T, 4*H)
+		e.wT[l] = make([]T, 4*H*H)
+		e.uT[l] = make([]T, 4*H*H)
+	}
+	e.a = newActs[T](L, H, B, steps, true)
 	e.p = make([]float64, B)
-	e.dA = make([]float64, B*4*H)
-	e.dh = make([]float64, B*H)
-	e.dc = make([]float64, B*H)
-	e.dhNew = make([]float64, B*H)
-	e.wT = make([]float64, 4*H*H)
-	e.uT = make([]float64, 4*H*H)
-	e.up = make([][]float64, T)
-	e.down = make([][]float64, T)
-	for t := range T {
-		e.up[t] = make([]float64, B*H)
-		e.down[t] = make([]float64, B*H)
+	e.dz = make([]float64, B)
+	e.dh = make([]T, B*H)
+	e.dc = make([]T, B*H)
+	e.dhNew = make([]T, B*H)
+	e.up = make([][]T, steps)
+	e.down = make([][]T, steps)
+	for t := range steps {
+		e.up[t] = make([]T, B*H)
+		e.down[t] = make([]T, B*H)
 	}
 	return e
 }
 
-// forward computes the probabilities of the samples in batch, keeping the
-// activations for backward. It returns e.p[:len(batch)].
-func (e *native) forward(d *packed, batch []int) []float64 {
-	m := e.m
-	B, T, H := len(batch), d.T, m.hidden
-	H4 := 4 * H
-	for l := range m.lay {
-		lp := &m.lay[l]
-		for t := range T {
-			G := e.gates[l][t][:B*H4]
-			for b := range B {
-				gb := G[b*H4 : (b+1)*H4]
-				for j := range gb {
-					gb[j] = lp.bih[j] + lp.bhh[j]
-				}
-			}
-			if l == 0 {
-				for b, s := range batch {
-					idx, val := d.row(s, t)
-					gb := G[b*H4 : (b+1)*H4]
-					for n, k := range idx {
-						axpy(val[n], lp.wih[int(k)*H4:(int(k)+1)*H4], gb)
-					}
-				}
-			} else {
-				gemmNN(G, e.h[l-1][t][:B*H], lp.wih, B, H, H4)
-			}
-			if t > 0 {
-				gemmNN(G, e.h[l][t-1][:B*H], lp.whh, B, H, H4)
-			}
-			c, tc, h := e.c[l][t][:B*H], e.tc[l][t][:B*H], e.h[l][t][:B*H]
-			for b := range B {
-				gb := G[b*H4 : (b+1)*H4]
-				var cp []float64
-				if t > 0 {
-					cp = e.c[l][t-1][b*H : (b+1)*H]
-				}
-				cellForward(gb, cp, c[b*H:(b+1)*H], tc[b*H:(b+1)*H], h[b*H:(b+1)*H])
-			}
-		}
-	}
-	last := e.h[m.layers-1][T-1]
-	for b := range B {
-		e.p[b] = sigmoid(m.fcB[0] + dot(m.fcW, last[b*H:(b+1)*H]))
-	}
-	return e.p[:B]
+// forBlocks calls fn on consecutive blocks [lo, hi) of [0, n) on workers
+// goroutines (≤ 0: GOMAXPROCS), for element-by-element loops over the
+// parameters.
+func forBlocks(n, workers int, fn func(lo, hi int)) {
+	const block = 1 << 14
+	par.For((n+block-1)/block, workers, func(_, k int) {
+		fn(k*block, min((k+1)*block, n))
+	})
 }
 
 // bceFloor is the lower bound PyTorch's BCELoss puts on each log term; it
@@ -123,201 +116,207 @@ func bce(p, y []float64) float64 {
 	return s / float64(len(p))
 }
 
-// lossGrad runs forward and backward over batch, adds the gradient of the
-// mean BCE to grad (laid out as Model.params) and returns the loss and the
-// probabilities.
-func (e *native) lossGrad(d *packed, batch []int, grad []float64) (float64, []float64) {
-	m := e.m
+// load copies the model's weights into the engine's precision.
+func (e *engine[T]) load() {
+	if !e.direct {
+		forBlocks(len(e.w), e.workers, func(lo, hi int) {
+			for i, v := range e.m.params[lo:hi] {
+				e.w[lo+i] = T(v)
+			}
+		})
+	}
+	e.n.sumBias()
+}
+
+// forward computes the probabilities of the samples in batch, keeping the
+// activations for backward. It returns e.p[:len(batch)].
+func (e *engine[T]) forward(d *packed, batch []int) []float64 {
+	e.load()
+	sh := shards(len(batch), len(batch))
+	par.For(len(sh), e.workers, func(_, k int) {
+		lo, hi := sh[k][0], sh[k][1]
+		e.n.forward(e.a, lo, d, batch[lo:hi], e.p[lo:hi])
+	})
+	return e.p[:len(batch)]
+}
+
+func (e *engine[T]) lossGrad(d *packed, batch []int, grad []float64) (float64, []float64) {
+	if len(grad) != len(e.m.params) {
+		panic("lstm: gradient length mismatch")
+	}
+	m, k := e.m, e.n.k
 	p := e.forward(d, batch)
-	B, T, H := len(batch), d.T, m.hidden
-	H4 := 4 * H
+	B, H := len(batch), m.hidden
 	y := make([]float64, B)
 	for b, s := range batch {
 		y[b] = d.y[s]
 	}
 	loss := bce(p, y)
+	if e.direct {
+		g, _ := any(grad).([]T)
+		e.gv = bindParams(g, m.inputs, H, m.layers)
+	} else {
+		clear(e.g)
+	}
 
-	g := gradViews(m, grad)
 	// Head: dL/dz = (p - y)/B for sigmoid followed by BCE.
-	last := e.h[m.layers-1][T-1]
-	for t := range T {
-		clear(e.up[t][:B*H])
-	}
-	top := e.up[T-1][:B*H]
+	last := e.a.h[m.layers-1][d.T-1]
 	for b := range B {
-		dz := (p[b] - y[b]) / float64(B)
-		axpy(dz, last[b*H:(b+1)*H], g.fcW)
-		g.fcB[0] += dz
-		axpy(dz, m.fcW, top[b*H:(b+1)*H])
+		e.dz[b] = (p[b] - y[b]) / float64(B)
+		dz := T(e.dz[b])
+		k.axpy(dz, last[b*H:(b+1)*H], e.gv.fcW)
+		e.gv.fcB[0] += dz
 	}
-
-	for l := m.layers - 1; l >= 0; l-- {
-		lp, gl := &m.lay[l], &g.lay[l]
-		transposeInto(e.uT, lp.whh, H, H4)
+	for l, lp := range e.wv.lay {
+		transposeInto(e.uT[l], lp.whh, H, 4*H)
 		if l > 0 {
-			transposeInto(e.wT, lp.wih, H, H4)
+			transposeInto(e.wT[l], lp.wih, H, 4*H)
 		}
-		dhNext, dcNext, dhNew := e.dh[:B*H], e.dc[:B*H], e.dhNew[:B*H]
-		clear(dhNext)
-		clear(dcNext)
-		for t := T - 1; t >= 0; t-- {
-			G := e.gates[l][t][:B*H4]
-			tc := e.tc[l][t][:B*H]
-			up := e.up[t][:B*H]
-			dA := e.dA[:B*H4]
-			for b := range B {
-				gb := G[b*H4 : (b+1)*H4]
-				ab := dA[b*H4 : (b+1)*H4]
-				var cp []float64
-				if t > 0 {
-					cp = e.c[l][t-1][b*H : (b+1)*H]
-				}
-				for j := range H {
-					i, f, gg, o := gb[j], gb[H+j], gb[2*H+j], gb[3*H+j]
-					tcv := tc[b*H+j]
-					dh := up[b*H+j] + dhNext[b*H+j]
-					dc := dcNext[b*H+j] + dh*o*(1-tcv*tcv)
-					var cprev float64
-					if cp != nil {
-						cprev = cp[j]
-					}
-					ab[j] = dc * gg * i * (1 - i)
-					ab[H+j] = dc * cprev * f * (1 - f)
-					ab[2*H+j] = dc * i * (1 - gg*gg)
-					ab[3*H+j] = dh * tcv * o * (1 - o)
-					dcNext[b*H+j] = dc * f
-				}
-				axpy(1, ab, gl.bih)
-				axpy(1, ab, gl.bhh)
-			}
-			if l == 0 {
-				for b, s := range batch {
-					idx, val := d.row(s, t)
-					ab := dA[b*H4 : (b+1)*H4]
-					for n, k := range idx {
-						axpy(val[n], ab, gl.wih[int(k)*H4:(int(k)+1)*H4])
-					}
-				}
-			} else {
-				gemmTN(gl.wih, e.h[l-1][t][:B*H], dA, B, H, H4)
-				down := e.down[t][:B*H]
-				clear(down)
-				gemmNT(down, dA, e.wT, B, H, H4)
-			}
-			if t > 0 {
-				gemmTN(gl.whh, e.h[l][t-1][:B*H], dA, B, H, H4)
-				clear(dhNew)
-				gemmNT(dhNew, dA, e.uT, B, H, H4)
-				dhNext, dhNew = dhNew, dhNext
-			}
+	}
+	sh := shards(B, B)
+	par.For(len(sh), e.workers, func(_, k int) {
+		e.backward(d, sh[k][0], sh[k][1])
+	})
+	// Weight gradients: the first layer's sparse rows (the longest task)
+	// first, then the dense products by layer and block of columns, then
+	// the other layers' biases. Tasks touch different elements.
+	L, cols := m.layers, (4*H+gradCols-1)/gradCols
+	par.For(1+L*cols+L-1, e.workers, func(_, k int) {
+		switch {
+		case k == 0:
+			e.rowGrad(d, batch, 0)
+		case k <= L*cols:
+			k--
+			e.denseGrad(d, B, L-1-k/cols, k%cols*gradCols)
+		default:
+			e.rowGrad(d, batch, k-L*cols)
 		}
-		e.up, e.down = e.down, e.up
+	})
+	if !e.direct {
+		forBlocks(len(e.g), e.workers, func(lo, hi int) {
+			for i, v := range e.g[lo:hi] {
+				grad[lo+i] += float64(v)
+			}
+		})
 	}
 	return loss, p
 }
 
-// gradViews lays out a gradient vector like the model's parameters.
-func gradViews(m *Model, grad []float64) *Model {
-	if len(grad) != len(m.params) {
-		panic("lstm: gradient length mismatch")
-	}
-	g := &Model{inputs: m.inputs, hidden: m.hidden, layers: m.layers, params: grad}
-	g.bind()
-	return g
-}
-
-// cellForward turns the pre-activations g (blocks i, f, g, o of H) into
-// the activated gates in place and computes the new cell state c, tanh(c)
-// into tc and the hidden state h from the previous cell state cp (nil for
-// zero).
-func cellForward(g, cp, c, tc, h []float64) {
-	H := len(c)
-	vmath.Sigmoid(g[:2*H])
-	vmath.Tanh(g[2*H : 3*H])
-	vmath.Sigmoid(g[3*H:])
-	gi, gf, gg, gO := g[:H], g[H:2*H], g[2*H:3*H], g[3*H:4*H]
-	if cp == nil {
-		for j := range c {
-			c[j] = gi[j] * gg[j]
-		}
-	} else {
-		cp = cp[:H]
-		for j := range c {
-			c[j] = gf[j]*cp[j] + gi[j]*gg[j]
-		}
-	}
-	copy(tc, c)
-	vmath.Tanh(tc)
-	for j := range h {
-		h[j] = gO[j] * tc[j]
-	}
-}
-
-// inferBatchWork holds the buffers of the batched forward pass used for
-// inference, which keeps only the current state of each layer.
-type inferBatchWork struct {
-	g     []float64   // B×4H
-	h, c  [][]float64 // [layer] B×H
-	tc, p []float64
-	bias  []float64 // [layer] 4H, b_ih + b_hh
-}
-
-func newInferBatchWork(m *Model, B int) *inferBatchWork {
-	w := &inferBatchWork{g: make([]float64, B*4*m.hidden), tc: make([]float64, m.hidden), p: make([]float64, B),
-		bias: make([]float64, m.layers*4*m.hidden)}
-	for range m.layers {
-		w.h = append(w.h, make([]float64, B*m.hidden))
-		w.c = append(w.c, make([]float64, B*m.hidden))
-	}
-	return w
-}
-
-// inferBatch returns the probabilities of the samples in batch. It computes
-// the same values as native.forward, step by step across the layers.
-func (m *Model) inferBatch(w *inferBatchWork, d *packed, batch []int) []float64 {
-	B, H := len(batch), m.hidden
+// backward runs backpropagation through time for rows [lo, hi) of the
+// batch, from the head's gradient down to the first layer, leaving in
+// e.a.gates the gradient of the loss with respect to each pre-activation.
+// Rows do not interact, so shards run in parallel.
+func (e *engine[T]) backward(d *packed, lo, hi int) {
+	m, k, a := e.m, e.n.k, e.a
+	B, H := hi-lo, m.hidden
 	H4 := 4 * H
-	for l := range m.lay {
-		clear(w.h[l][:B*H])
-		clear(w.c[l][:B*H])
-	}
-	G := w.g[:B*H4]
-	for l := range m.lay {
-		lp := &m.lay[l]
-		for j := range H4 {
-			w.bias[l*H4+j] = lp.bih[j] + lp.bhh[j]
-		}
-	}
+	rows := func(x []T, width int) []T { return x[lo*width : hi*width] }
+	up, down := e.up, e.down
+	zero := make([]T, H) // the cell state before the first step
 	for t := range d.T {
-		for l := range m.lay {
-			lp := &m.lay[l]
-			bias := w.bias[l*H4 : (l+1)*H4]
-			for b := range B {
-				copy(G[b*H4:(b+1)*H4], bias)
+		clear(rows(up[t], H))
+	}
+	top := rows(up[d.T-1], H)
+	for b := range B {
+		k.axpy(T(e.dz[lo+b]), e.wv.fcW, top[b*H:(b+1)*H])
+	}
+	for l := m.layers - 1; l >= 0; l-- {
+		dhNext, dcNext, dhNew := rows(e.dh, H), rows(e.dc, H), rows(e.dhNew, H)
+		clear(dhNext)
+		clear(dcNext)
+		for t := d.T - 1; t >= 0; t-- {
+			G := rows(a.gates[l][t], H4)
+			tc := rows(a.tc[l][t], H)
+			u := rows(up[t], H)
+			var cp []T
+			if t > 0 {
+				cp = rows(a.c[l][t-1], H)
 			}
-			if l == 0 {
-				for b, s := range batch {
-					idx, val := d.row(s, t)
-					gb := G[b*H4 : (b+1)*H4]
-					for n, k := range idx {
-						axpy(val[n], lp.wih[int(k)*H4:(int(k)+1)*H4], gb)
-					}
+			for b := range B {
+				gb := G[b*H4 : (b+1)*H4]
+				gi, gf, gg, gO := gb[:H], gb[H:2*H], gb[2*H:3*H], gb[3*H:4*H]
+				r := b * H
+				tcb, ub, dhb, dcb := tc[r:r+H], u[r:r+H], dhNext[r:r+H], dcNext[r:r+H]
+				cpb := zero[:H]
+				if cp != nil {
+					cpb = cp[r : r+H]
 				}
-			} else {
-				gemmNN(G, w.h[l-1][:B*H], lp.wih, B, H, H4)
+				for j := range gi {
+					i, f, g, o := gi[j], gf[j], gg[j], gO[j]
+					tcv := tcb[j]
+					dh := ub[j] + dhb[j]
+					dc := dcb[j] + dh*o*(1-tcv*tcv)
+					gi[j] = dc * g * i * (1 - i)
+					gf[j] = dc * cpb[j] * f * (1 - f)
+					gg[j] = dc * i * (1 - g*g)
+					gO[j] = dh * tcv * o * (1 - o)
+					dcb[j] = dc * f
+				}
+			}
+			if l > 0 {
+				dn := rows(down[t], H)
+				clear(dn)
+				gemm(k, B, H, H4, G, H4, 1, e.wT[l], H, dn, H)
 			}
 			if t > 0 {
-				gemmNN(G, w.h[l][:B*H], lp.whh, B, H, H4)
+				clear(dhNew)
+				gemm(k, B, H, H4, G, H4, 1, e.uT[l], H, dhNew, H)
+				dhNext, dhNew = dhNew, dhNext
 			}
-			for b := range B {
-				cb, hb := w.c[l][b*H:(b+1)*H], w.h[l][b*H:(b+1)*H]
-				cellForward(G[b*H4:(b+1)*H4], cb, cb, w.tc, hb)
+		}
+		up, down = down, up
+	}
+}
+
+// gradCols is the number of columns of one task of the dense weight
+// gradients. A multiple of 32, so that every element goes through the same
+// kernel (and rounding) as when the whole row is computed at once: the
+// blocks of gemm are 8 or 16 columns wide and rows have no other kernel in
+// float32.
+const gradCols = 32
+
+// denseGrad adds the gradients of W_hh and, above the first layer, W_ih of
+// layer l, columns [j0, j0+gradCols), into e.g: every element summed over
+// the steps from the last and, within a step, over the samples in order,
+// as a single pass over the batch would. The slice of dA a task reads at a
+// step stays in cache for all its products.
+func (e *engine[T]) denseGrad(d *packed, B, l, j0 int) {
+	k, a, H := e.n.k, e.a, e.m.hidden
+	H4 := 4 * H
+	C := min(gradCols, H4-j0)
+	gl := &e.gv.lay[l]
+	for t := d.T - 1; t >= 0; t-- {
+		dA := a.gates[l][t][j0 : B*H4]
+		if t > 0 {
+			gemm(k, H, C, B, a.h[l][t-1][:B*H], 1, H, dA, H4, gl.whh[j0:], H4)
+		}
+		if l > 0 {
+			gemm(k, H, C, B, a.h[l-1][t][:B*H], 1, H, dA, H4, gl.wih[j0:], H4)
+		}
+	}
+}
+
+// rowGrad adds the gradients of layer l's biases and, in the first layer,
+// of the rows of W_ih that the batch's non-zero inputs select, in the same
+// order as denseGrad. Whole rows at a time: the updates are many short
+// axpys, whose calls would dominate on narrower slices.
+func (e *engine[T]) rowGrad(d *packed, batch []int, l int) {
+	k, a := e.n.k, e.a
+	B, H := len(batch), e.m.hidden
+	H4 := 4 * H
+	gl := &e.gv.lay[l]
+	for t := d.T - 1; t >= 0; t-- {
+		dA := a.gates[l][t][:B*H4]
+		for b := range B {
+			ab := dA[b*H4 : (b+1)*H4]
+			k.axpy(1, ab, gl.bih)
+			k.axpy(1, ab, gl.bhh)
+			if l == 0 {
+				idx, val := d.row(batch[b], t)
+				for n, f := range idx {
+					k.axpy(T(val[n]), ab, gl.wih[int(f)*H4:(int(f)+1)*H4])
+				}
 			}
 		}
 	}
-	last := w.h[m.layers-1]
-	for b := range B {
-		w.p[b] = sigmoid(m.fcB[0] + dot(m.fcW, last[b*H:(b+1)*H]))
-	}
-	return w.p[:B]
 }

@@ -118,7 +118,7 @@ func TestTorchParity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, loss := predictPacked(m, pk, 3); math.Abs(loss-wantLoss[0]) > parity64Tol {
+			if _, loss := predictPacked(m, pk, 3, 0); math.Abs(loss-wantLoss[0]) > parity64Tol {
 				t.Errorf("loss %v, torch %v", loss, wantLoss[0])
 			}
 

@@ -179,11 +179,7 @@ func fromStateDict(a Architecture, get func(key string, shape []int) ([]float64,
 // transpose returns the c×r transpose of the r×c row-major matrix a.
 func transpose(a []float64, r, c int) []float64 {
 	out := make([]float64, len(a))
-	for i := range r {
-		for j := range c {
-			out[j*r+i] = a[i*c+j]
-		}
-	}
+	transposeInto(out, a, r, c)
 	return out
 }
 

@@ -45,7 +45,7 @@ func (m *Model) LossGrad(d Data, ref Reference) (float64, []float64, error) {
 	}
 	grad := make([]float64, len(m.params))
 	if ref == nil {
-		loss, _ := newNative(m, pk.n, pk.T).lossGrad(pk, batch, grad)
+		loss, _ := newGradEngine(m, Native, pk.n, pk.T, 0).lossGrad(pk, batch, grad)
 		return loss, grad, nil
 	}
 	loss, _, err := ref.LossGrad(m, pk.dense(batch), grad)

@@ -62,6 +62,10 @@ type Config struct {
 	// Reference, when set, computes the gradients instead of Engine (for
 	// example lstm/gorgonia's expression graph, to check the native engine).
 	Reference Reference
+	// Workers is the number of goroutines a training step and the
+	// validation pass run on; 0 means GOMAXPROCS. The results are the same,
+	// bit for bit, whatever the number.
+	Workers int
 
 	// Progress, if not nil, receives one line per epoch.
 	Progress io.Writer
@@ -121,7 +125,7 @@ type History struct {
 // batch size, an unknown Optimizer).
 func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (*History, error) {
 	cfg = cfg.withDefaults()
-	if cfg.LearningRate < 0 || cfg.BatchSize < 0 || cfg.Epochs < 0 || cfg.ClipNorm < 0 {
+	if cfg.LearningRate < 0 || cfg.BatchSize < 0 || cfg.Epochs < 0 || cfg.ClipNorm < 0 || cfg.Workers < 0 {
 		panic("lstm: negative Config value")
 	}
 	if cfg.Optimizer != Adam && cfg.Optimizer != SGD {
@@ -176,7 +180,7 @@ func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (*Histo
 				trainY[lo+b] = int(tr.y[s])
 			}
 		}
-		vp, vloss := predictPacked(m, va, cfg.BatchSize)
+		vp, vloss := predictPacked(m, va, cfg.BatchSize, cfg.Workers)
 		vy := make([]int, va.n)
 		for i, v := range va.y {
 			vy[i] = int(v)
@@ -227,8 +231,7 @@ type trainer struct {
 	m     *Model
 	cfg   Config
 	data  *packed
-	nat   *native
-	nat32 *native32
+	eng   gradEngine
 	grad  []float64
 	mom   []float64 // Adam first moment
 	vel   []float64 // Adam second moment
@@ -256,17 +259,10 @@ func (t *trainer) gradient(batch []int) (float64, []float64, error) {
 		}
 		return loss, p, nil
 	}
-	if t.cfg.Engine == Native32 {
-		if t.nat32 == nil {
-			t.nat32 = newNative32(t.m, min(t.cfg.BatchSize, t.data.n), t.data.T)
-		}
-		loss, p := t.nat32.lossGrad(t.data, batch, t.grad)
-		return loss, p, nil
+	if t.eng == nil {
+		t.eng = newGradEngine(t.m, t.cfg.Engine, min(t.cfg.BatchSize, t.data.n), t.data.T, t.cfg.Workers)
 	}
-	if t.nat == nil {
-		t.nat = newNative(t.m, min(t.cfg.BatchSize, t.data.n), t.data.T)
-	}
-	loss, p := t.nat.lossGrad(t.data, batch, t.grad)
+	loss, p := t.eng.lossGrad(t.data, batch, t.grad)
 	return loss, p, nil
 }
 
@@ -301,21 +297,27 @@ func (t *trainer) step(batch []int) (float64, []float64, error) {
 	w := t.m.params
 	switch t.cfg.Optimizer {
 	case SGD:
-		for i, v := range g {
-			w[i] -= lr * v
-		}
+		forBlocks(len(g), t.cfg.Workers, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				w[i] -= lr * g[i]
+			}
+		})
 	default:
-		// The update as torch.optim.Adam writes it (amsgrad off, no weight decay).
+		// The update as torch.optim.Adam writes it (amsgrad off, no weight
+		// decay), element by element in blocks on every core.
 		t.steps++
 		bc1 := 1 - math.Pow(adamBeta1, float64(t.steps))
 		bc2 := 1 - math.Pow(adamBeta2, float64(t.steps))
 		stepSize := lr / bc1
 		sq2 := math.Sqrt(bc2)
-		for i, v := range g {
-			t.mom[i] = adamBeta1*t.mom[i] + (1-adamBeta1)*v
-			t.vel[i] = adamBeta2*t.vel[i] + (1-adamBeta2)*v*v
-			w[i] -= stepSize * t.mom[i] / (math.Sqrt(t.vel[i])/sq2 + adamEps)
-		}
+		forBlocks(len(g), t.cfg.Workers, func(lo, hi int) {
+			mom, vel := t.mom[lo:hi], t.vel[lo:hi]
+			for i, v := range g[lo:hi] {
+				mom[i] = adamBeta1*mom[i] + (1-adamBeta1)*v
+				vel[i] = adamBeta2*vel[i] + (1-adamBeta2)*v*v
+				w[lo+i] -= stepSize * mom[i] / (math.Sqrt(vel[i])/sq2 + adamEps)
+			}
+		})
 	}
 	return loss, p, nil
 }

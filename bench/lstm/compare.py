@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """Side-by-side comparison of package lstm with its PyTorch peer (peer.py).
 
-Alternates `go test -bench` (BenchmarkTrainStep/published, BenchmarkPredict)
-and peer.py for --rounds rounds so that both see the same machine load, then
-prints the median throughput of each and the Go/PyTorch ratios, per wall
-second and per CPU second of the process.
+Every round runs, one after the other, `go test -bench` (BenchmarkTrainStep/
+published, BenchmarkPredict; Go uses every core) and peer.py once per torch
+thread setting (--threads, default 1 and 2), so that all of them see the same
+machine load. It then prints, per measurement, the median throughput of each
+by the wall clock and per CPU second of the process, and the Go/PyTorch
+ratios against PyTorch's fastest setting by the wall clock (the other
+settings are printed too), with the load average before and after each round.
 
-    cd <module root> && /usr/bin/python3 bench/lstm/compare.py [--rounds 3]
+    cd <module root> && /usr/bin/python3 bench/lstm/compare.py [--rounds 3] [--threads 1,2]
 """
 import argparse
 import json
@@ -28,7 +31,8 @@ PAIRS = [
     ("Predict/Probabilities/n=1", ("predict", 1), "inference float64 Model, one sequence"),
 ]
 
-LINE = re.compile(r"^Benchmark(\S+?)-\d+\s+\d+\s+\d+ ns/op(.*)$")
+LINE = re.compile(r"^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+\d+ ns/op(.*)$")
+UNITS = ("samples/s", "samples/cpu-s")
 
 
 def run_go():
@@ -40,13 +44,12 @@ def run_go():
         m = LINE.match(line)
         if not m:
             continue
-        metrics = dict((unit, float(v)) for v, unit in re.findall(r"([\d.e+]+) (samples/cpu-s|samples/s)", m.group(2)))
-        res[m.group(1)] = metrics
+        res[m.group(1)] = dict((unit, float(v)) for v, unit in re.findall(r"([\d.e+]+) (samples/cpu-s|samples/s)", m.group(2)))
     return res
 
 
-def run_peer():
-    out = subprocess.run([sys.executable, os.path.join(HERE, "peer.py"), "--repeats", "3"],
+def run_peer(threads):
+    out = subprocess.run([sys.executable, os.path.join(HERE, "peer.py"), "--repeats", "3", "--threads", str(threads)],
                          check=True, capture_output=True, text=True).stdout
     res = {}
     for line in out.splitlines():
@@ -58,20 +61,32 @@ def run_peer():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", default="1,2", help="torch thread settings to try, comma-separated")
     args = ap.parse_args()
-    go, peer = [], []
+    settings = [int(t) for t in args.threads.split(",")]
+    go, peer, loads = [], {t: [] for t in settings}, []
     for i in range(args.rounds):
-        print(f"round {i + 1}/{args.rounds}", file=sys.stderr, flush=True)
+        before = os.getloadavg()[0]
+        print(f"round {i + 1}/{args.rounds}, load {before:.1f}", file=sys.stderr, flush=True)
         go.append(run_go())
-        peer.append(run_peer())
-    torch_version = peer[0][("train_step", 256)]["torch"]
-    print(f"| measurement | unit | Go (median of {args.rounds}) | PyTorch {torch_version} float32, 1 thread | Go / PyTorch |")
-    print("|---|---|---|---|---|")
+        for t in settings:
+            peer[t].append(run_peer(t))
+        loads.append((before, os.getloadavg()[0]))
+    med = lambda rows, key, unit: statistics.median(r[key][unit] for r in rows)
+    torch_version = peer[settings[0]][0][("train_step", 256)]["torch"]
+    print(f"{os.cpu_count()} cores; 1-minute load average before/after each round: "
+          + ", ".join(f"{a:.1f}/{b:.1f}" for a, b in loads))
+    print(f"PyTorch {torch_version}, float32, torch.set_num_threads in {settings}; medians of {args.rounds} rounds.")
+    print()
+    print("| measurement | Go samples/s | PyTorch samples/s (threads) | Go / PyTorch (wall) | Go samples/CPU-s | PyTorch samples/CPU-s | Go / PyTorch (CPU) | other PyTorch settings (samples/s, samples/CPU-s) |")
+    print("|---|---|---|---|---|---|---|---|")
     for gname, pkey, label in PAIRS:
-        for unit in ("samples/cpu-s", "samples/s"):
-            g = statistics.median(r[gname][unit] for r in go)
-            p = statistics.median(r[pkey][unit] for r in peer)
-            print(f"| {label} | {unit} | {g:.0f} | {p:.0f} | {g / p:.2f} |")
+        gw, gc = med(go, gname, "samples/s"), med(go, gname, "samples/cpu-s")
+        best = max(settings, key=lambda t: med(peer[t], pkey, "samples/s"))
+        pw, pc = med(peer[best], pkey, "samples/s"), med(peer[best], pkey, "samples/cpu-s")
+        others = "; ".join(f"{t} thread{'s' if t > 1 else ''}: {med(peer[t], pkey, 'samples/s'):.0f}, {med(peer[t], pkey, 'samples/cpu-s'):.0f}"
+                           for t in settings if t != best)
+        print(f"| {label} | {gw:.0f} | {pw:.0f} ({best}) | **{gw / pw:.2f}** | {gc:.0f} | {pc:.0f} | {gc / pc:.2f} | {others} |")
 
 
 if __name__ == "__main__":

@@ -3,11 +3,14 @@
 
 Trains and runs the held-job model at the published defaults -- j=10 jobs,
 m=10 frames, e=46 event types (input width j*e = 460, 10 time steps),
-H=64, 2 layers, batch 256 -- on CPU with one thread, with inputs drawn like
-the Go benchmark's (each job's block of a frame holds one event with
-probability 0.5). Prints one JSON line per measurement with samples/s.
+H=64, 2 layers, batch 256 -- on CPU with torch.set_num_threads(--threads),
+with inputs drawn like the Go benchmark's (each job's block of a frame holds
+one event with probability 0.5). Prints one JSON line per measurement with
+samples per wall second and per CPU second. Debian's torch multiplies through
+OpenBLAS, whose own threads (one per core unless OPENBLAS_NUM_THREADS says
+otherwise) run besides torch's, so even --threads 1 can keep two cores busy.
 
-    /usr/bin/python3 bench/lstm/peer.py [--dtype float32|float64] [--repeats 5]
+    /usr/bin/python3 bench/lstm/peer.py [--dtype float32|float64] [--repeats 5] [--threads 1]
 
 Each figure is the median over --repeats timed runs after a warm-up.
 """
@@ -69,9 +72,10 @@ def main():
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--iters", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
     args = ap.parse_args()
     dtype = getattr(torch, args.dtype)
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     torch.manual_seed(1)
     gen = np.random.default_rng(1)
     net = Net(J * E, H, L).to(dtype)
