@@ -121,11 +121,15 @@ type History struct {
 // Train returns the history so far, m holding the best weights so far, and
 // ctx.Err().
 //
-// Train panics if a Config field is out of range (negative learning rate or
-// batch size, an unknown Optimizer).
+// Train panics if a Config field is out of range (a learning rate or clip
+// norm that is negative, NaN or infinite, a negative batch size, an unknown
+// Optimizer).
 func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (*History, error) {
 	cfg = cfg.withDefaults()
-	if cfg.LearningRate < 0 || cfg.BatchSize < 0 || cfg.Epochs < 0 || cfg.ClipNorm < 0 || cfg.Workers < 0 {
+	if !(cfg.LearningRate > 0) || math.IsInf(cfg.LearningRate, 0) || !(cfg.ClipNorm >= 0) || math.IsInf(cfg.ClipNorm, 0) {
+		panic("lstm: LearningRate or ClipNorm negative, NaN or infinite")
+	}
+	if cfg.BatchSize < 0 || cfg.Epochs < 0 || cfg.Workers < 0 {
 		panic("lstm: negative Config value")
 	}
 	if cfg.Optimizer != Adam && cfg.Optimizer != SGD {

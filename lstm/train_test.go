@@ -344,3 +344,28 @@ func TestTrainUnknownOptimizer(t *testing.T) {
 	}()
 	Train(context.Background(), New(Architecture{Inputs: 3, Hidden: 2, Layers: 1}, rnd), Config{Optimizer: 7, Epochs: 1}, d, Data{})
 }
+
+// TestTrainBadRates: a learning rate or clip norm that is negative, NaN or
+// infinite is a caller's mistake and panics before any work (a NaN or +Inf
+// learning rate used to train to NaN weights without a word).
+func TestTrainBadRates(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 3))
+	d := holdTask(rnd, 8, 3, 3, 1, 1)
+	for name, cfg := range map[string]Config{
+		"lr -1":    {LearningRate: -1},
+		"lr NaN":   {LearningRate: math.NaN()},
+		"lr +Inf":  {LearningRate: math.Inf(1)},
+		"clip NaN": {ClipNorm: math.NaN()},
+		"clip Inf": {ClipNorm: math.Inf(1)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != "lstm: LearningRate or ClipNorm negative, NaN or infinite" {
+					t.Errorf("recovered %v, want the constant rate panic", r)
+				}
+			}()
+			cfg.Epochs = 1
+			Train(context.Background(), New(Architecture{Inputs: 3, Hidden: 2, Layers: 1}, rnd), cfg, d, Data{})
+		})
+	}
+}
