@@ -372,7 +372,19 @@ func vcsRevision() (string, error) {
 	return rev, nil
 }
 
+// run runs the command; a Ctrl-C or SIGTERM (ctx cancelled) at any step,
+// from enqueueing to the export, leaves an incomplete sweep to resume, exit
+// status 1, not a system error.
 func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
+	code, err := runSweep(ctx, cfg, stdout)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		fmt.Fprintln(stdout, "losssweep: interrupted; run again with the same -out to resume")
+		return 1, nil
+	}
+	return code, err
+}
+
+func runSweep(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 	switch cfg.backend {
 	case "local", "process", "slurm":
 	default:
@@ -505,11 +517,6 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 		fmt.Fprintln(cfg.progress, prog.line)
 	}
 	if err != nil {
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			// Ctrl-C or SIGTERM: the sweep is incomplete, not broken.
-			fmt.Fprintln(stdout, "losssweep: interrupted; run again with the same -out to resume")
-			return 1, nil
-		}
 		return 0, err
 	}
 	fmt.Fprintf(stdout, "losssweep: controller finished in %v: %d completed, %d failed, %d pruned, %d retried this invocation\n",

@@ -166,6 +166,16 @@ func TestInterruptExitsOne(t *testing.T) {
 	if err != nil || code != 1 || !strings.Contains(buf.String(), "interrupted; run again with the same -out to resume") {
 		t.Errorf("code %d, err %v, want 1 and the resume hint\n%s", code, err, buf.String())
 	}
+	// A stop before the controller starts (here: before anything is
+	// enqueued, as a slow machine can make the 300 ms above) is the same
+	// interruption, not a system error; the next run resumes.
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	buf.Reset()
+	code, err = run(done, config{out: out, backend: "local", workers: 2, epochs: 5, prune: "none"}, &buf)
+	if err != nil || code != 1 || !strings.Contains(buf.String(), "interrupted; run again with the same -out to resume") {
+		t.Errorf("cancelled before the start: code %d, err %v, want 1 and the resume hint\n%s", code, err, buf.String())
+	}
 }
 
 // TestFlagsHaveExamples: -h shows an example for every flag (issue 12).
