@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/rank"
 	"github.com/crosscluster/crosscluster/internal/synth"
-	"github.com/crosscluster/crosscluster/stats"
 )
 
 // BenchSeed seeds the benchmark data; bench/overlap/gopipe writes the same
@@ -67,7 +67,7 @@ func BenchmarkCompareFeature(b *testing.B) {
 			group[i]++
 		}
 	}
-	var ks stats.KSGroups
+	var ks rank.Groups
 	for j, name := range res.Features {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {

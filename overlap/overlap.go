@@ -15,6 +15,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/logit"
+	"github.com/crosscluster/crosscluster/internal/rank"
 	"github.com/crosscluster/crosscluster/stats"
 )
 
@@ -97,8 +99,16 @@ func WithFeatureNames(names ...string) Option {
 func WithClassWeight(cw stats.ClassWeight) Option { return func(c *config) { c.cw = cw } }
 
 // WithKS sets the KS alternative and p-value method (default two-sided,
-// auto: exact when both domains have at most 10000 jobs).
+// auto: exact when both domains have at most 10000 jobs). It panics if alt
+// or method is not one of stats' constants (here, on the caller's
+// goroutine, rather than in one of Fit's workers).
 func WithKS(alt stats.Alternative, method stats.KSMethod) Option {
+	if alt < stats.TwoSided || alt > stats.Greater {
+		panic("overlap: WithKS: unknown stats.Alternative")
+	}
+	if method < stats.KSAuto || method > stats.KSAsymp {
+		panic("overlap: WithKS: unknown stats.KSMethod")
+	}
 	return func(c *config) { c.alt, c.method = alt, method }
 }
 
@@ -339,7 +349,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 
 	// The solver's last pass leaves the propensities in res.Propensity.
 	res.Propensity = make([]float64, n)
-	lr, err := stats.LogisticRegression(zs.T(), y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw, Proba: res.Propensity})
+	lr, err := logit.Fit(zs.T(), y, logit.Config{C: cfg.c, Balanced: cfg.cw == stats.ClassWeightBalanced}, res.Propensity)
 	if err != nil {
 		return nil, fmt.Errorf("overlap: domain classifier: %w", err)
 	}
@@ -571,7 +581,7 @@ type blockCounts struct {
 // summarise computes the propensity summaries and AUC and compares every
 // feature between the domains on up to GOMAXPROCS goroutines. Every task
 // writes only its own results, so the outcome does not depend on
-// scheduling; the first error in feature order (the propensities first)
+// scheduling; the first error in feature order
 // is returned. group holds 2·domain + in-band per row.
 //
 // The tasks are small so that no long one is left running alone at the
@@ -610,22 +620,22 @@ func (r *Result) summarise(mem []float64, group []uint8, counts []blockCounts) e
 		}
 	})
 	var propDone atomic.Int32
-	errs := make([]error, d+1)
-	ks := make([]stats.KSGroups, workers(d+2))
+	errs := make([]error, d)
+	ks := make([]rank.Groups, workers(d+2))
 	parallelWorkers(d+2, func(w, k int) {
 		if k >= 2 {
-			errs[k-1] = r.compareFeature(k-2, group, &ks[w])
+			errs[k-2] = r.compareFeature(k-2, group, &ks[w])
 			return
 		}
 		part, buf := src, scratch[:ns]
 		if k == Target {
 			part, buf = tgt, scratch[ns:]
 		}
-		var sorter stats.FloatSorter
+		var sorter rank.Sorter
 		sorter.SetScratch(buf)
 		sorter.Sort(part)
 		if propDone.Add(1) == 2 {
-			errs[0] = r.propensitySummaries(src, tgt, counts)
+			r.propensitySummaries(src, tgt, counts)
 		}
 	})
 	for _, err := range errs {
@@ -676,26 +686,27 @@ func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
 // The groups of summarise's rows (2·domain + in-band) that the tests on
 // all rows and on in-band rows compare, source against target.
 var (
-	allRows    = stats.GroupPair{X: 1<<0 | 1<<1, Y: 1<<2 | 1<<3}
-	inBandRows = stats.GroupPair{X: 1 << 1, Y: 1 << 3}
+	allRows    = rank.GroupPair{X: 1<<0 | 1<<1, Y: 1<<2 | 1<<3}
+	inBandRows = rank.GroupPair{X: 1 << 1, Y: 1 << 3}
 )
 
 // compareFeature compares feature j between the domains on all rows and
 // on in-band rows: KS, and SMD and variance ratio from the moments that
-// come with it, by a stats.KSGroups (ks, with its scratch memory).
-func (r *Result) compareFeature(j int, group []uint8, ks *stats.KSGroups) error {
+// come with it, by an internal/rank Groups (ks, with its scratch memory),
+// which computes stats.KS2Samp's results on the split rows bit for bit.
+func (r *Result) compareFeature(j int, group []uint8, ks *rank.Groups) error {
 	f := &r.KS[j]
-	pairs := []stats.GroupPair{allRows}
+	pairs := []rank.GroupPair{allRows}
 	inBand := r.NSourceInBand > 0 && r.NTargetInBand > 0
 	if inBand {
 		pairs = append(pairs, inBandRows)
 	}
-	res, err := ks.Compare(r.cols[j], group, pairs, r.cfg.alt, r.cfg.method)
+	res, err := ks.Compare(r.cols[j], group, pairs, rank.Alternative(r.cfg.alt), rank.Method(r.cfg.method))
 	if err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
 	}
 	src, tgt := ks.Moments(0)
-	f.All = res[0]
+	f.All = ksResult(res[0])
 	f.SMD, f.VarianceRatio = smdVRFrom(tgt.Mean, tgt.Var, tgt.N, src.Mean, src.Var, src.N)
 	if !inBand {
 		f.InBand = stats.KSResult{Statistic: math.NaN(), PValue: math.NaN(), Location: math.NaN()}
@@ -704,9 +715,14 @@ func (r *Result) compareFeature(j int, group []uint8, ks *stats.KSGroups) error 
 		return nil
 	}
 	src, tgt = ks.Moments(1)
-	f.InBand = res[1]
+	f.InBand = ksResult(res[1])
 	f.SMDInBand, f.VarRatioInBand = smdVRFrom(tgt.Mean, tgt.Var, tgt.N, src.Mean, src.Var, src.N)
 	return nil
+}
+
+// ksResult converts internal/rank's result, which is stats.KS2Samp's.
+func ksResult(r rank.Result) stats.KSResult {
+	return stats.KSResult{Statistic: r.Statistic, PValue: r.PValue, Location: r.Location, Sign: r.Sign, Method: stats.KSMethod(r.Method)}
 }
 
 // inBandCompare compares feature j on the jobs in band b.
@@ -727,11 +743,8 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 // propensitySummaries computes the AUC and quantiles from each domain's
 // sorted propensities, src and tgt (one sort serves both), and the
 // histograms and ESS from the blocks' counts and sums.
-func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) error {
-	var err error
-	if r.AUC, err = stats.AUCSorted(src, tgt); err != nil {
-		return fmt.Errorf("overlap: AUC: %w", err)
-	}
+func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) {
+	r.AUC = rank.AUCSorted(src, tgt) // both domains have rows
 	r.QuantileLevels = slices.Clone(r.cfg.levels)
 	r.SourceQuantiles = make([]float64, len(r.QuantileLevels))
 	r.TargetQuantiles = make([]float64, len(r.QuantileLevels))
@@ -767,7 +780,6 @@ func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) e
 	if r.NSourceInBand > 0 {
 		r.ESSInBand = kish(w[1], w2[1])
 	}
-	return nil
 }
 
 // quantileSorted is NumPy's default (linear, type 7) quantile of sorted,

@@ -55,7 +55,7 @@ func ExampleAUC() {
 	// Output:
 	// 0.7500
 	// 0.8519
-	// stats: AUC: positive weight 5, negative weight 0: stats: only one class present
+	// stats: AUC: positive weight 5, negative weight 0: only one class present
 }
 
 // An L2 logistic fit solved to the exact optimum, then its probabilities.
