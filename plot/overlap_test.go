@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"errors"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -50,4 +51,37 @@ func TestPropensity(t *testing.T) {
 		t.Fatal(err)
 	}
 	plottest.Check(t, path, 600, 400)
+}
+
+// TestPairwise renders the many-cluster heatmaps of three and of eight
+// clusters (narrow cells drop the second line) and rejects a matrix of one.
+func TestPairwise(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range []int{3, 8} {
+		rng := rand.New(rand.NewPCG(uint64(k), 2))
+		var clusters []overlap.Cluster
+		for c := range k {
+			x := mat.NewDense(150, 2, nil)
+			for i := range 150 {
+				x.Set(i, 0, rng.NormFloat64()+0.4*float64(c))
+				x.Set(i, 1, rng.NormFloat64())
+			}
+			clusters = append(clusters, overlap.Cluster{Name: string(rune('a' + c)), X: x})
+		}
+		m, err := overlap.Pairwise(clusters, overlap.Band{Lo: 0.2, Hi: 0.8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "pairwise.png")
+		if err := Pairwise(path, m); err != nil {
+			t.Fatal(err)
+		}
+		plottest.Check(t, path, 1100, 500)
+		if err := Pairwise(filepath.Join(dir, "pairwise.svg"), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Pairwise(filepath.Join(dir, "one.png"), &overlap.PairMatrix{Names: []string{"a"}}); !errors.Is(err, ErrNoData) {
+		t.Errorf("one cluster: %v", err)
+	}
 }

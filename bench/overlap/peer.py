@@ -2,8 +2,11 @@
 """Peer for the overlap pipeline benchmark: the seed's scikit-learn + SciPy
 pipeline on the data bench/overlap/gopipe writes.
 
-    go run ./bench/overlap/gopipe -gen /tmp/ovbench -n 1000000
-    /usr/bin/time -v /usr/bin/python3 bench/overlap/peer.py /tmp/ovbench 1000000 [REPS] [--equal-work]
+    go run ./bench/overlap/gopipe -gen /tmp/ovbench -shape tied -n 1000000
+    /usr/bin/time -v /usr/bin/python3 bench/overlap/peer.py /tmp/ovbench/tied 1000000 [REPS] [--equal-work]
+
+DIR holds X_<n>.npy, y_<n>.npy and names.json (the feature names, in
+column order) as gopipe writes them for one data shape.
 
 Steps timed as one pipeline (as overlap.Fit does them): StandardScaler over
 the pooled rows, LogisticRegression (lbfgs, C=1, class_weight None, the
@@ -35,7 +38,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
-FEATURES = ["ncores", "nhosts", "timelimit_sec", "runtime_sec", "queue_time_sec", "runtime_fraction"]
 LEVELS = [0, 0.05, 0.25, 0.5, 0.75, 0.95, 1]
 BINS = 20
 
@@ -55,7 +57,7 @@ def kish(w):
         return float(w.sum() ** 2 / s2) if s2 != 0 else 0.0
 
 
-def pipeline(X, y, lo=0.2, hi=0.8, equal=False):
+def pipeline(X, y, features, lo=0.2, hi=0.8, equal=False):
     Xs = StandardScaler().fit_transform(X)
     clf = LogisticRegression(solver="lbfgs", C=1.0).fit(Xs, y)
     p = clf.predict_proba(Xs)[:, 1]
@@ -74,7 +76,7 @@ def pipeline(X, y, lo=0.2, hi=0.8, equal=False):
         src_in, tgt_in = src & inband, tgt & inband
         out.update({"ks_in_band": {}, "smd": {}, "var_ratio": {}, "smd_in_band": {}, "var_ratio_in_band": {},
                     "constant": []})
-    for j, name in enumerate(FEATURES):
+    for j, name in enumerate(features):
         r = ks_2samp(X[src, j], X[tgt, j])
         out["ks"][name] = [float(r.statistic), float(r.pvalue)]
         if not equal:
@@ -111,6 +113,8 @@ def main():
     equal = "--equal-work" in flags
     d, n = args[0], int(float(args[1]))
     reps = int(args[2]) if len(args) > 2 else 1
+    with open(f"{d}/names.json") as f:
+        features = json.load(f)
     t0 = time.perf_counter()
     X = np.load(f"{d}/X_{n}.npy")
     y = np.load(f"{d}/y_{n}.npy").astype(np.int64)
@@ -118,7 +122,7 @@ def main():
     best, best_cpu = float("inf"), float("inf")
     for _ in range(reps):
         t, c = time.perf_counter(), time.process_time()
-        out = pipeline(X, y, equal=equal)
+        out = pipeline(X, y, features, equal=equal)
         best = min(best, time.perf_counter() - t)
         best_cpu = min(best_cpu, time.process_time() - c)
     out.update({"tool": "python-equal-work" if equal else "python", "n": n, "load_sec": load,

@@ -57,10 +57,11 @@ import (
 type options struct {
 	out, source, target, sourceName, targetName string
 	regime, band, exp, featureSet, features     string
-	units                                       string
+	units, clusters                             string
 	n, crossfit                                 int
 	seed                                        uint64
 	balanced, proxy, strict, impute, transfer   bool
+	halves                                      bool
 }
 
 // newFlags defines the flags on o.
@@ -84,6 +85,8 @@ func newFlags(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.proxy, "proxy", false, "label regimes by the telemetry proxy rule only (ignore hardware tables) (e.g. -proxy)")
 	fs.BoolVar(&o.strict, "strict", false, "proxy rule: all-missing GPU telemetry gives unknown (e.g. -strict)")
 	fs.BoolVar(&o.impute, "impute", false, "median-impute non-finite feature values instead of failing (e.g. -impute)")
+	fs.StringVar(&o.clusters, "clusters", "", "compare k clusters pairwise instead: synth (Anvil-, Conte- and Stampede-like) or job tables [name=]path,... (e.g. -clusters synth); writes pairwise.csv, pairwise.md, pairwise.png")
+	fs.BoolVar(&o.halves, "halves", false, "with -clusters: split each cluster at its median submit time into name-1 and name-2 (e.g. two Stampede months as four periods) (e.g. -halves)")
 	fs.BoolVar(&o.transfer, "transfer", false, "also evaluate a transfer model: a logistic model of \"ran over an hour\" (runtime_sec > 3600) from ncores, nhosts and timelimit_sec, fitted on the source and scored (ROC AUC) on all, in-band and out-of-band target jobs with bootstrap intervals (e.g. -transfer)")
 	return fs
 }
@@ -117,7 +120,11 @@ func main() {
 	var o options
 	fs := newFlags(&o)
 	fs.Parse(os.Args[1:])
-	if err := run(o, os.Stdout); err != nil {
+	do := run
+	if o.clusters != "" {
+		do = runMany
+	}
+	if err := do(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "overlap:", err)
 		os.Exit(1)
 	}
