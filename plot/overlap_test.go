@@ -85,3 +85,58 @@ func TestPairwise(t *testing.T) {
 		t.Errorf("one cluster: %v", err)
 	}
 }
+
+// TestOverlapFigures renders the density, balance and band-width figures
+// of a fitted result (and of one whose band holds no target job, which
+// leaves the in-band SMDs NaN), each checked for size and ink; a result
+// without propensities is ErrNoData.
+func TestOverlapFigures(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	n := 500
+	x := mat.NewDense(2*n, 3, nil)
+	y := make([]int, 2*n)
+	for i := range 2 * n {
+		shift := 0.0
+		if i >= n {
+			y[i], shift = overlap.Target, 1.2
+		}
+		x.Set(i, 0, rng.NormFloat64()+shift)
+		x.Set(i, 1, rng.NormFloat64()+shift/3)
+		x.Set(i, 2, rng.NormFloat64())
+	}
+	dir := t.TempDir()
+	for _, band := range []overlap.Band{{Lo: 0.2, Hi: 0.8}, {Lo: 0.999, Hi: 1}} {
+		res, err := overlap.Fit(x, y, band, overlap.WithFeatureNames("a", "b", "c"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sweep, err := res.Sweep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, draw := range map[string]func(string) error{
+			"density.png":   func(p string) error { return Densities(p, res, "anvil", "conte") },
+			"balance.png":   func(p string) error { return Balance(p, res) },
+			"bandwidth.png": func(p string) error { return BandWidth(p, res, sweep, "anvil", "conte") },
+			"bandwidth.svg": func(p string) error { return BandWidth(p, res, nil, "anvil", "conte") },
+		} {
+			path := filepath.Join(dir, name)
+			if err := draw(path); err != nil {
+				t.Fatalf("%v %s: %v", band, name, err)
+			}
+			if filepath.Ext(name) == ".png" {
+				plottest.Check(t, path, 600, 400)
+			}
+		}
+	}
+	empty, _ := overlap.Fit(mat.NewDense(2, 1, []float64{1, 2}), []int{0, 0}, overlap.Band{Lo: 0.2, Hi: 0.8})
+	for name, err := range map[string]error{
+		"density":   Densities(filepath.Join(dir, "e1.png"), empty, "a", "b"),
+		"balance":   Balance(filepath.Join(dir, "e2.png"), &overlap.Result{}),
+		"bandwidth": BandWidth(filepath.Join(dir, "e3.png"), empty, nil, "a", "b"),
+	} {
+		if !errors.Is(err, ErrNoData) {
+			t.Errorf("%s of an empty result: %v, want ErrNoData", name, err)
+		}
+	}
+}

@@ -21,7 +21,10 @@
 //
 // It writes report.md, report.json, propensity_<source>.png and
 // propensity_<target>.png (histograms with the band marked; _source and
-// _target are appended when the two names coincide), sweep.csv
+// _target are appended when the two names coincide), density.png (both
+// domains' propensity densities, the band shaded), balance.png (|SMD| per
+// feature, all jobs and in band), bandwidth.png (coverage against band
+// width), sweep.csv
 // (coverage over the default bands), propensity.csv (every job's propensity
 // and in-band flag, for the transfer evaluation), and appends its row to
 // experiments.jsonl, rendered as experiments.md.
@@ -326,6 +329,20 @@ func run(o options, stdout io.Writer) error {
 	sweep, err := res.Sweep()
 	if err != nil {
 		return err
+	}
+	for _, fig := range []struct {
+		name string
+		draw func(string) error
+	}{
+		{"density.png", func(p string) error { return cplot.Densities(p, res, o.sourceName, o.targetName) }},
+		{"balance.png", func(p string) error { return cplot.Balance(p, res) }},
+		{"bandwidth.png", func(p string) error { return cplot.BandWidth(p, res, sweep, o.sourceName, o.targetName) }},
+	} {
+		path := filepath.Join(o.out, fig.name)
+		if err := fig.draw(path); err != nil {
+			return err
+		}
+		written = append(written, path)
 	}
 	if err := write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
 		return err
