@@ -320,15 +320,12 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	}
 	res.KS = make([]FeatureKS, d)
 	finite := fillColumns(res.cols, X)
-	for j, col := range res.cols {
+	for j := range res.cols {
 		res.KS[j].Name = cfg.names[j]
 		if !finite {
 			if err := res.impute(j, cfg); err != nil {
 				return nil, err
 			}
-		}
-		if isConstant(col) {
-			res.Notes = append(res.Notes, fmt.Sprintf("feature %q is constant (%g): it cannot separate the domains", cfg.names[j], col[0]))
 		}
 	}
 
@@ -337,19 +334,38 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("overlap: standardising: %w", err)
 	}
+	// A constant column has scale 1 (no variance): only such columns
+	// need the pass that checks.
+	for j, sc := range std.Scale {
+		if sc == 1 && isConstant(res.cols[j]) {
+			res.Notes = append(res.Notes, fmt.Sprintf("feature %q is constant (%g): it cannot separate the domains", cfg.names[j], res.cols[j][0]))
+		}
+	}
 	res.Mean, res.Scale = std.Mean, std.Scale
+	// The standardised columns, checked for overflow in the same pass
+	// (finite values far apart can standardise to ±Inf), so that the
+	// solver need not scan them again.
 	zs := mat.NewDense(d, n, make([]float64, d*n))
+	zFinite := make([]bool, d)
 	parallel(d, func(j int) {
 		z := zs.RawMatrix().Data[j*n : (j+1)*n]
 		m, sc := std.Mean[j], std.Scale[j]
+		var nonFinite uint64
 		for i, v := range res.cols[j] {
 			z[i] = (v - m) / sc
+			nonFinite |= math.Float64bits(z[i])&expMask + 1<<52
 		}
+		zFinite[j] = nonFinite>>63 == 0
 	})
+	for j, ok := range zFinite {
+		if !ok {
+			return nil, fmt.Errorf("%w: feature %q standardises to ±Inf (its values span more than float64 holds)", ErrNonFinite, cfg.names[j])
+		}
+	}
 
 	// The solver's last pass leaves the propensities in res.Propensity.
 	res.Propensity = make([]float64, n)
-	lr, err := logit.Fit(zs.T(), y, logit.Config{C: cfg.c, Balanced: cfg.cw == stats.ClassWeightBalanced}, res.Propensity)
+	lr, err := logit.Fit(zs.T(), y, logit.Config{C: cfg.c, Balanced: cfg.cw == stats.ClassWeightBalanced, Finite: true}, res.Propensity)
 	if err != nil {
 		return nil, fmt.Errorf("overlap: domain classifier: %w", err)
 	}
@@ -370,31 +386,41 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	counts := make([]blockCounts, nBlocks)
 	parallel(nBlocks, func(b int) {
 		lo, hi := b*bandBlock, min((b+1)*bandBlock, n)
-		c := &counts[b]
-		c.hist = [2][]int{make([]int, cfg.bins), make([]int, cfg.bins)}
-		for i := lo; i < hi; i++ {
-			yi := res.y[i]
-			p := res.Propensity[i]
-			c.n[yi]++
-			c.hist[yi][max(0, min(int(p*float64(cfg.bins)), cfg.bins-1))]++
-			g := 2 * yi
-			in := band.Contains(p)
-			if in {
-				res.InBand[i] = true
-				c.in[yi]++
-				g++
+		// Accumulators in locals and band membership without a branch:
+		// whether a propensity is in the band follows no pattern.
+		bins := cfg.bins
+		fbins := float64(bins)
+		hist := make([]int, 2*bins) // source bins, then target bins
+		var nTgt, inSrc, inTgt int
+		var w, w2, wIn, w2In float64
+		ys, ps, ins, gs := res.y[lo:hi], res.Propensity[lo:hi], res.InBand[lo:hi], group[lo:hi]
+		for i, p := range ps {
+			yi := ys[i] & 1
+			in := 0
+			if band.Contains(p) {
+				in = 1
 			}
-			group[i] = g
+			hist[int(yi)*bins+max(0, min(int(p*fbins), bins-1))]++
+			nTgt += int(yi)
+			inTgt += in & int(yi)
+			inSrc += in &^ int(yi)
+			ins[i] = in == 1
+			gs[i] = 2*yi + uint8(in)
 			if yi == Source {
 				o := p / (1 - p)
-				c.w[0] += o
-				c.w2[0] += o * o
-				if in {
-					c.w[1] += o
-					c.w2[1] += o * o
+				w += o
+				w2 += o * o
+				// Adding 0 leaves the sums' bits as they were.
+				oi := 0.0
+				if in == 1 {
+					oi = o
 				}
+				wIn += oi
+				w2In += oi * oi
 			}
 		}
+		counts[b] = blockCounts{n: [2]int{hi - lo - nTgt, nTgt}, in: [2]int{inSrc, inTgt},
+			hist: [2][]int{hist[:bins], hist[bins:]}, w: [2]float64{w, wIn}, w2: [2]float64{w2, w2In}}
 	})
 	for _, c := range counts {
 		res.NSourceInBand += c.in[Source]
@@ -481,10 +507,6 @@ func fillColumns(cols [][]float64, X mat.Matrix) bool {
 	nBlocks := (n + block - 1) / block
 	var bad atomic.Bool
 	parallel(nBlocks, func(b int) {
-		// Non-finite values have all exponent bits set; adding one to
-		// the exponent field then carries into the top bit, which is
-		// collected without a branch.
-		const expMask = 0x7ff << 52
 		var nonFinite uint64
 		for i := b * block; i < min((b+1)*block, n); i++ {
 			for j, v := range m.Data[i*m.Stride : i*m.Stride+d] {
@@ -533,6 +555,11 @@ func (r *Result) impute(j int, cfg config) error {
 	r.Notes = append(r.Notes, fmt.Sprintf("feature %q: %d non-finite values replaced by the median %g", cfg.names[j], len(bad), med))
 	return nil
 }
+
+// expMask selects a float64's exponent bits. Non-finite values have all of
+// them set; adding one to the exponent field then carries into the top
+// bit, which loops collect without a branch.
+const expMask = 0x7ff << 52
 
 // parallel calls fn(k) for k in [0, n) on up to GOMAXPROCS goroutines.
 // Callers write only to k's own outputs, so results do not depend on

@@ -21,12 +21,14 @@ import (
 )
 
 // Config is stats.LogisticConfig (fields documented there), with
-// ClassWeightBalanced as Balanced.
+// ClassWeightBalanced as Balanced, and Finite: the caller has checked that
+// every value of X is finite, so Fit does not scan X for NaN and ±Inf
+// (a pass over the data).
 type Config struct {
-	C, Tol                float64
-	SampleWeight          []float64
-	Balanced, NoIntercept bool
-	MaxIter               int
+	C, Tol                        float64
+	SampleWeight                  []float64
+	Balanced, NoIntercept, Finite bool
+	MaxIter                       int
 }
 
 // Result is stats.LogisticResult (fields documented there), which
@@ -175,7 +177,7 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 		if f.wClass[0] == 0 || f.wClass[1] == 0 {
 			return nil, fmt.Errorf("a class has zero total weight: %w", staterr.ErrOneClass)
 		}
-		return f.setX(X, r, p)
+		return f.setX(X, r, p, cfg.Finite)
 	}
 	w := make([]float64, r)
 	f.w = w
@@ -208,14 +210,17 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 	if wc[0] == 0 || wc[1] == 0 {
 		return nil, fmt.Errorf("a class has zero total weight: %w", staterr.ErrOneClass)
 	}
-	return f.setX(X, r, p)
+	return f.setX(X, r, p, cfg.Finite)
 }
 
 // setX points f at X's data (r rows, p columns) and checks that every
-// value is finite.
-func (f *logisticProblem) setX(X mat.Matrix, r, p int) (*logisticProblem, error) {
+// value is finite, unless finite says the caller has.
+func (f *logisticProblem) setX(X mat.Matrix, r, p int, finite bool) (*logisticProblem, error) {
 	if data, stride, ok := ColMajor(X); ok {
 		f.cx, f.cstride = data, stride
+		if finite {
+			return f, nil
+		}
 		// Report the first non-finite value in row order, as for rows.
 		first := make([]int, p)
 		par.For(p, 0, func(_, j int) {
@@ -255,6 +260,9 @@ func (f *logisticProblem) setX(X mat.Matrix, r, p int) (*logisticProblem, error)
 		return f, nil
 	}
 	f.x, f.stride = denseRows(X)
+	if finite {
+		return f, nil
+	}
 	for i := 0; i < r; i++ {
 		for j, v := range f.x[i*f.stride : i*f.stride+p] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -69,15 +69,24 @@ func groupColumn(rng *rand.Rand, kind, n, ng int) ([]float64, []uint8) {
 			}
 		case 4: // identical distributions: every bucket is a candidate
 			v[i] = float64(rng.IntN(1000)) / 7
+		case 5: // adjacent floats repeated: heavy buckets holding two values
+			v[i] = math.Nextafter(1, 2)
+			switch r := rng.IntN(10); {
+			case r < 4+int(g[i]%2):
+				v[i] = 1
+			case r == 9:
+				v[i] = rng.NormFloat64()
+			}
 		}
 	}
 	return v, g
 }
 
 // TestGroups: every pair's result equals KS2Samp on the explicitly
-// split samples, on continuous, discrete, heavy-tailed, non-finite and
-// identically distributed data, large enough for the bucket search to
-// matter and small enough to hit its edges.
+// split samples, on continuous, discrete, heavy-tailed, non-finite,
+// identically distributed data and heavy buckets of two adjacent values,
+// large enough for the bucket search to matter and small enough to hit
+// its edges.
 func TestGroups(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 17))
 	pairs := []rank.GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}, {X: 0b0001, Y: 0b0110}, {X: 0b1111, Y: 0b0001}}
@@ -85,7 +94,7 @@ func TestGroups(t *testing.T) {
 	// or differently shaped column must not leak into the next.
 	var reused rank.Groups
 	for _, n := range []int{1, 2, 5, 40, 300, 5000, 60000, 7, 20000} {
-		for kind := range 5 {
+		for kind := range 6 {
 			for _, alt := range []rank.Alternative{rank.TwoSided, rank.Less, rank.Greater} {
 				v, g := groupColumn(rng, kind, n, 4)
 				got, err := reused.Compare(v, g, pairs, alt, rank.Auto)
