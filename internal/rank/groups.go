@@ -117,11 +117,11 @@ type ksBuckets struct {
 	flags []uint8 // per bucket, bit p: pair p must look inside
 	mixed []bool  // per flagged bucket: it holds more than one value
 
-	// Per group: its values' shift (see count), and in four lanes (rows
-	// i mod 4) their count and the sums of their differences from it and
-	// of the squares.
+	// Per group: its values' shift (see count) and count, and in four
+	// lanes (rows i mod 4) the sums of their differences from the shift
+	// and of the squares.
 	shift  [8]float64
-	n      [4][8]int
+	n      [8]int
 	s1, s2 [4][8]float64
 }
 
@@ -200,7 +200,8 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 	b.flags = reuse(b.flags, b.nb)
 	b.mixed = reuse(b.mixed, b.nb)
 	slots, gshift, shift := b.slots, b.gshift, b.shift
-	var n [4][8]int
+	// The groups' counts come from the buckets' afterwards: counting them
+	// here too would add a third dependent update per value.
 	var s1, s2 [4][8]float64
 	for i, x := range v {
 		if x != x {
@@ -208,7 +209,6 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 		}
 		g, lane := group[i]&7, i&3
 		dev := x - shift[g]
-		n[lane][g]++
 		s1[lane][g] += dev
 		s2[lane][g] += dev * dev
 		k := Key(x + 0)
@@ -225,7 +225,12 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 		sl.n = (c | d) + 1
 		sl.last = k
 	}
-	b.n, b.s1, b.s2 = n, s1, s2
+	b.s1, b.s2 = s1, s2
+	gs := 1 << b.gshift
+	b.n = [8]int{}
+	for k, sl := range slots {
+		b.n[k&(gs-1)] += int(sl.n &^ ksMixed)
+	}
 }
 
 // shifts sets each group's shift, which its values' sums are taken
@@ -264,10 +269,9 @@ func (b *ksBuckets) moments(mask uint8) (n int, mean, m2 float64) {
 		if mask>>g&1 == 0 {
 			continue
 		}
-		var ng int
+		ng := b.n[g]
 		var s1, s2 float64
-		for lane := range b.n {
-			ng += b.n[lane][g]
+		for lane := range b.s1 {
 			s1 += b.s1[lane][g]
 			s2 += b.s2[lane][g]
 		}
