@@ -6,8 +6,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -160,21 +158,7 @@ func TestPairwiseBadInput(t *testing.T) {
 // the two months, where the pair must reproduce the reference AUC and band
 // counts of SOURCES.md (TestStampedeReference).
 func TestPairwiseStampede(t *testing.T) {
-	read := func(name string) []regime.Job {
-		path := filepath.Join(frescoDir, name)
-		f, err := os.Open(path)
-		if err != nil {
-			t.Skipf("Stampede fixture absent (%v)", err)
-		}
-		defer f.Close()
-		jobs, err := regime.ReadStampede(f, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return jobs
-	}
-	feb := read("stampede_feb_2018_job_accounting.csv")
-	mar := read("stampede_mar_2018_job_accounting.csv")
+	feb, mar := stampedeMonths(t)
 	names := regime.JobFeatures()
 	matrix := func(jobs []regime.Job) mat.Matrix {
 		x, err := regime.Matrix(jobs, names)

@@ -12,21 +12,36 @@ import (
 	"github.com/crosscluster/crosscluster/overlap"
 )
 
+// twoDomains returns n source and n target jobs of d standard normal
+// features, the target's first feature shifted by shift and its second by
+// shift/3.
+func twoDomains(seed uint64, n, d int, shift float64) (*mat.Dense, []int) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := mat.NewDense(2*n, d, nil)
+	y := make([]int, 2*n)
+	for i := range 2 * n {
+		s := 0.0
+		if i >= n {
+			y[i], s = overlap.Target, shift
+		}
+		for j := range d {
+			v := rng.NormFloat64()
+			switch j {
+			case 0:
+				v += s
+			case 1:
+				v += s / 3
+			}
+			x.Set(i, j, v)
+		}
+	}
+	return x, y
+}
+
 // TestPropensity renders both domains' histograms of a fitted result and
 // the figure of an empty domain, each checked for size and ink.
 func TestPropensity(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 1))
-	n := 400
-	x := mat.NewDense(2*n, 2, nil)
-	y := make([]int, 2*n)
-	for i := range 2 * n {
-		shift := 0.0
-		if i >= n {
-			y[i], shift = overlap.Target, 0.8
-		}
-		x.Set(i, 0, rng.NormFloat64()+shift)
-		x.Set(i, 1, rng.NormFloat64())
-	}
+	x, y := twoDomains(3, 400, 2, 0.8)
 	res, err := overlap.Fit(x, y, overlap.Band{Lo: 0.2, Hi: 0.8})
 	if err != nil {
 		t.Fatal(err)
@@ -91,19 +106,7 @@ func TestPairwise(t *testing.T) {
 // leaves the in-band SMDs NaN), each checked for size and ink; a result
 // without propensities is ErrNoData.
 func TestOverlapFigures(t *testing.T) {
-	rng := rand.New(rand.NewPCG(8, 1))
-	n := 500
-	x := mat.NewDense(2*n, 3, nil)
-	y := make([]int, 2*n)
-	for i := range 2 * n {
-		shift := 0.0
-		if i >= n {
-			y[i], shift = overlap.Target, 1.2
-		}
-		x.Set(i, 0, rng.NormFloat64()+shift)
-		x.Set(i, 1, rng.NormFloat64()+shift/3)
-		x.Set(i, 2, rng.NormFloat64())
-	}
+	x, y := twoDomains(8, 500, 3, 1.2)
 	dir := t.TempDir()
 	for _, band := range []overlap.Band{{Lo: 0.2, Hi: 0.8}, {Lo: 0.999, Hi: 1}} {
 		res, err := overlap.Fit(x, y, band, overlap.WithFeatureNames("a", "b", "c"))

@@ -136,15 +136,8 @@ func main() {
 // run does the work; everything it prints goes to stdout.
 func run(o options, stdout io.Writer) error {
 	start := time.Now()
-	band, err := parseBand(o.band)
+	band, units, err := prepare(o)
 	if err != nil {
-		return err
-	}
-	units, err := parseUnits(o.units)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
 	if o.source == "" {
@@ -375,6 +368,19 @@ func run(o options, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "done in %s\n", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// prepare parses -band and -units and makes the output directory.
+func prepare(o options) (overlap.Band, regime.Units, error) {
+	band, err := parseBand(o.band)
+	if err != nil {
+		return band, nil, err
+	}
+	units, err := parseUnits(o.units)
+	if err != nil {
+		return band, nil, err
+	}
+	return band, units, os.MkdirAll(o.out, 0o755)
 }
 
 func parseBand(s string) (overlap.Band, error) {

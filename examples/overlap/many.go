@@ -33,15 +33,8 @@ type manyCluster struct {
 // pairwise.md (the same numbers as tables).
 func runMany(o options, stdout io.Writer) error {
 	start := time.Now()
-	band, err := parseBand(o.band)
+	band, units, err := prepare(o)
 	if err != nil {
-		return err
-	}
-	units, err := parseUnits(o.units)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
 	clusters, hw, err := loadMany(o, units, stdout)
@@ -197,30 +190,25 @@ func splitHalves(clusters []manyCluster) []manyCluster {
 // writeManyMarkdown writes the AUC and coverage matrices as Markdown
 // tables, rows the source cluster and columns the target.
 func writeManyMarkdown(w io.Writer, m *overlap.PairMatrix) {
-	fmt.Fprintf(w, "\n### Pairwise overlap of %d clusters, band %v\n\n", len(m.Names), m.Band)
-	head := "| source \\ target | " + strings.Join(m.Names, " | ") + " |\n|---" + strings.Repeat("|---", len(m.Names)) + "|\n"
-	fmt.Fprintf(w, "Domain classifier AUC (in-sample) with DeLong 95%% interval:\n\n%s", head)
-	for i, row := range m.Pairs {
-		fmt.Fprintf(w, "| %s |", m.Names[i])
-		for j, p := range row {
-			if i == j {
-				fmt.Fprint(w, " — |")
-				continue
+	fmt.Fprintf(w, "\n### Pairwise overlap of %d clusters, band %v\n", len(m.Names), m.Band)
+	table := func(caption string, cell func(p *overlap.Pair) string) {
+		fmt.Fprintf(w, "\n%s\n\n| source \\ target | %s |\n|---%s|\n", caption, strings.Join(m.Names, " | "), strings.Repeat("|---", len(m.Names)))
+		for i, row := range m.Pairs {
+			fmt.Fprintf(w, "| %s |", m.Names[i])
+			for j, p := range row {
+				if i == j {
+					fmt.Fprint(w, " — |")
+					continue
+				}
+				fmt.Fprintf(w, " %s |", cell(p))
 			}
-			fmt.Fprintf(w, " %.4f [%.4f, %.4f] |", p.AUC.AUC, p.AUC.Lo, p.AUC.Hi)
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\nShare of the target's jobs in the band (n = in band of all):\n\n%s", head)
-	for i, row := range m.Pairs {
-		fmt.Fprintf(w, "| %s |", m.Names[i])
-		for j, p := range row {
-			if i == j {
-				fmt.Fprint(w, " — |")
-				continue
-			}
-			fmt.Fprintf(w, " %.4f (n=%d of %d) |", p.Coverage, p.NTargetInBand, p.NTarget)
-		}
-		fmt.Fprintln(w)
-	}
+	table("Domain classifier AUC (in-sample) with DeLong 95% interval:", func(p *overlap.Pair) string {
+		return fmt.Sprintf("%.4f [%.4f, %.4f]", p.AUC.AUC, p.AUC.Lo, p.AUC.Hi)
+	})
+	table("Share of the target's jobs in the band (n = in band of all):", func(p *overlap.Pair) string {
+		return fmt.Sprintf("%.4f (n=%d of %d)", p.Coverage, p.NTargetInBand, p.NTarget)
+	})
 }
