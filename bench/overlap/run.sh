@@ -28,7 +28,7 @@ for s in $shapes; do
 done
 load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)
 start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-printf 'tool\tshape\tn\tround\tpipeline_wall_sec\tpipeline_cpu_sec\tprocess_wall_sec\tprocess_cpu_sec\tpeak_rss_kb\n' | tee "$dir/runs.tsv"
+printf 'tool\tshape\tn\tround\tpipeline_wall_sec\tpipeline_cpu_sec\tprocess_wall_sec\tprocess_cpu_sec\tpeak_rss_kb\tpipeline_sys_sec\n' | tee "$dir/runs.tsv"
 for r in $(seq 1 "$rounds"); do
 	for s in $shapes; do
 		order=$tools
@@ -42,10 +42,11 @@ for r in $(seq 1 "$rounds"); do
 			/usr/bin/time -v "$@" >"$dir/out.json" 2>"$dir/time.txt"
 			pipe=$(sed -n 's/.*"pipeline_sec": *\([0-9.e+-]*\).*/\1/p' "$dir/out.json")
 			pcpu=$(sed -n 's/.*"pipeline_cpu_sec": *\([0-9.e+-]*\).*/\1/p' "$dir/out.json")
+			psys=$(sed -n 's/.*"pipeline_sys_sec": *\([0-9.e+-]*\).*/\1/p' "$dir/out.json")
 			wall=$(awk -F': ' '/Elapsed \(wall clock\)/{n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$dir/time.txt")
 			cpu=$(awk -F': ' '/User time|System time/{s+=$2} END{print s}' "$dir/time.txt")
 			rss=$(awk -F': ' '/Maximum resident/{print $2}' "$dir/time.txt")
-			printf '%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n' "$tool" "$s" "$n" "$r" "$pipe" "$pcpu" "$wall" "$cpu" "$rss" | tee -a "$dir/runs.tsv"
+			printf '%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "$s" "$n" "$r" "$pipe" "$pcpu" "$wall" "$cpu" "$rss" "${psys:--}" | tee -a "$dir/runs.tsv"
 			cp "$dir/out.json" "$dir/result_${tool}_${s}_$n.json"
 		done
 	done
@@ -58,7 +59,7 @@ awk -F'\t' -v tools="$tools" '
 NR == 1 { next }
 {
 	k = $2 SUBSEP $1
-	wall[k] = wall[k] " " $5; cpu[k] = cpu[k] " " $6; rss[k] = rss[k] " " $9
+	wall[k] = wall[k] " " $5; cpu[k] = cpu[k] " " $6; rss[k] = rss[k] " " $9; sys[k] = sys[k] " " $10
 	rw[$2 SUBSEP $4 SUBSEP $1] = $5
 	if (!($2 in seen)) { seen[$2] = 1; order[++ns] = $2 }
 	if ($4 > nr) nr = $4
@@ -70,7 +71,7 @@ function median(s,    a, m, i, j, t) {
 }
 END {
 	eq = (tools ~ /python-eq/)
-	printf "| shape | Go wall | seed peer wall | wall ratio | per-round wall ratios | Go CPU | seed peer CPU | CPU ratio | Go peak RSS | peer peak RSS |"
+	printf "| shape | Go wall | seed peer wall | wall ratio | per-round wall ratios | Go CPU (kernel) | seed peer CPU | CPU ratio | Go peak RSS | peer peak RSS |"
 	if (eq) printf " equal-work peer wall | ratio |"
 	printf "\n|---|---|---|---|---|---|---|---|---|---|"
 	if (eq) printf "---|---|"
@@ -78,14 +79,14 @@ END {
 	for (i = 1; i <= ns; i++) {
 		s = order[i]
 		gw = median(wall[s SUBSEP "go"]); pw = median(wall[s SUBSEP "python"])
-		gc = median(cpu[s SUBSEP "go"]); pc = median(cpu[s SUBSEP "python"])
+		gc = median(cpu[s SUBSEP "go"]); pc = median(cpu[s SUBSEP "python"]); gs = median(sys[s SUBSEP "go"])
 		gr = median(rss[s SUBSEP "go"]); pr = median(rss[s SUBSEP "python"])
 		lo = 1e9; hi = 0
 		for (r = 1; r <= nr; r++) {
 			g = rw[s SUBSEP r SUBSEP "go"]; p = rw[s SUBSEP r SUBSEP "python"]
 			if (g > 0) { q = p / g; if (q < lo) lo = q; if (q > hi) hi = q }
 		}
-		printf "| %s | %.3f s | %.3f s | %.1f× | %.1f–%.1f× | %.3f s | %.3f s | %.1f× | %.0f MB | %.0f MB |", s, gw, pw, pw / gw, lo, hi, gc, pc, pc / gc, gr / 1024, pr / 1024
+		printf "| %s | %.3f s | %.3f s | %.1f× | %.1f–%.1f× | %.3f s (%.3f) | %.3f s | %.1f× | %.0f MB | %.0f MB |", s, gw, pw, pw / gw, lo, hi, gc, gs, pc, pc / gc, gr / 1024, pr / 1024
 		if (eq) { ew = median(wall[s SUBSEP "python-eq"]); printf " %.3f s | %.1f× |", ew, ew / gw }
 		printf "\n"
 	}

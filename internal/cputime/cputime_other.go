@@ -6,4 +6,6 @@ import "time"
 
 func self() (time.Duration, bool) { return 0, false }
 
+func system() (time.Duration, bool) { return 0, false }
+
 func peakRSS() (int64, bool) { return 0, false }
