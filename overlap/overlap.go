@@ -351,9 +351,12 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		z := zs.RawMatrix().Data[j*n : (j+1)*n]
 		m, sc := std.Mean[j], std.Scale[j]
 		var nonFinite uint64
-		for i, v := range res.cols[j] {
-			z[i] = (v - m) / sc
-			nonFinite |= math.Float64bits(z[i])&expMask + 1<<52
+		col := res.cols[j]
+		z = z[:len(col)]
+		for i, v := range col {
+			zi := (v - m) / sc
+			z[i] = zi
+			nonFinite |= math.Float64bits(zi)&expMask + 1<<52
 		}
 		zFinite[j] = nonFinite>>63 == 0
 	})
