@@ -99,16 +99,8 @@ func WithFeatureNames(names ...string) Option {
 func WithClassWeight(cw stats.ClassWeight) Option { return func(c *config) { c.cw = cw } }
 
 // WithKS sets the KS alternative and p-value method (default two-sided,
-// auto: exact when both domains have at most 10000 jobs). It panics if alt
-// or method is not one of stats' constants (here, on the caller's
-// goroutine, rather than in one of Fit's workers).
+// auto: exact when both domains have at most 10000 jobs).
 func WithKS(alt stats.Alternative, method stats.KSMethod) Option {
-	if alt < stats.TwoSided || alt > stats.Greater {
-		panic("overlap: WithKS: unknown stats.Alternative")
-	}
-	if method < stats.KSAuto || method > stats.KSAsymp {
-		panic("overlap: WithKS: unknown stats.KSMethod")
-	}
 	return func(c *config) { c.alt, c.method = alt, method }
 }
 

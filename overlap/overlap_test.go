@@ -189,15 +189,13 @@ func TestFitDoesNotModifyInputs(t *testing.T) {
 func TestFitPanics(t *testing.T) {
 	x, y := shifted(5, 2, 0, 6)
 	for name, f := range map[string]func(){
-		"len(y)":         func() { Fit(x, y[1:], Band{0.2, 0.8}) },
-		"names":          func() { Fit(x, y, Band{0.2, 0.8}, WithFeatureNames("one")) },
-		"folds":          func() { WithCrossFit(1, 0) },
-		"C":              func() { WithC(0) },
-		"bins":           func() { WithBins(0) },
-		"KS alternative": func() { WithKS(stats.Alternative(7), stats.KSAuto) },
-		"KS method":      func() { WithKS(stats.TwoSided, stats.KSMethod(-1)) },
-		"mask":           func() { Rows(nil, x, []bool{true}) },
-		"bad domain":     func() { (&Result{}).Mask(2) },
+		"len(y)":     func() { Fit(x, y[1:], Band{0.2, 0.8}) },
+		"names":      func() { Fit(x, y, Band{0.2, 0.8}, WithFeatureNames("one")) },
+		"folds":      func() { WithCrossFit(1, 0) },
+		"C":          func() { WithC(0) },
+		"bins":       func() { WithBins(0) },
+		"mask":       func() { Rows(nil, x, []bool{true}) },
+		"bad domain": func() { (&Result{}).Mask(2) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
