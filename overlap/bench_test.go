@@ -1,54 +1,60 @@
 package overlap
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/rank"
 	"github.com/crosscluster/crosscluster/internal/synth"
-	"github.com/crosscluster/crosscluster/stats"
 )
 
 // BenchSeed seeds the benchmark data; bench/overlap/gopipe writes the same
 // data to .npy for the peer script (bench/overlap/peer.py).
 const benchSeed = 20260101
 
-// BenchData returns n jobs × 6 features: the first n/2 rows from an
+// benchShape returns n jobs of one of synth.OverlapShapes as Fit's input.
+func benchShape(tb testing.TB, shape string, n int) (*mat.Dense, []int, []string) {
+	x, y, names, err := synth.OverlapBench(shape, n, benchSeed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return mat.NewDense(n, len(names), x), y, names
+}
+
+// benchData returns n jobs × 6 features: the first n/2 rows from an
 // Anvil-like cluster (source), the rest Conte-like (target).
 func benchData(n int) (*mat.Dense, []int) {
-	rng := rand.New(rand.NewPCG(benchSeed, benchSeed))
-	src := synth.JobsFeatures(synth.AnvilLike(), n/2, rng)
-	tgt := synth.JobsFeatures(synth.ConteLike(), n-n/2, rng)
-	x := mat.NewDense(n, 6, append(src, tgt...))
-	y := make([]int, n)
-	for i := n / 2; i < n; i++ {
-		y[i] = Target
-	}
-	return x, y
+	x, y, _, _ := synth.OverlapBench("synth", n, benchSeed)
+	return mat.NewDense(n, 6, x), y
 }
 
 // BenchmarkPipeline times Fit on the seed pipeline's workload: standardise,
 // logistic regression, propensities, AUC, coverage and KS per feature (on
 // all and in-band rows, plus SMD, quantiles and histograms, which the seed
-// peer bench/overlap/peer.py does not compute and peer.py --equal-work does).
+// peer bench/overlap/peer.py does not compute and peer.py --equal-work does),
+// on every data shape of synth.OverlapShapes:
+//
+//	go test -run '^$' -bench 'Pipeline/tied/n=1e6' -cpuprofile cpu.out ./overlap/
 func BenchmarkPipeline(b *testing.B) {
-	for _, s := range []struct {
-		name string
-		n    int
-	}{{"n=2e5", 200_000}, {"n=1e6", 1_000_000}} {
-		b.Run(s.name, func(b *testing.B) {
-			if testing.Short() && s.n > 200_000 {
-				b.Skip("large size skipped in -short mode")
-			}
-			x, y := benchData(s.n)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Fit(x, y, Band{0.2, 0.8}, WithFeatureNames(synth.JobsFeatureNames()...)); err != nil {
-					b.Fatal(err)
+	for _, shape := range synth.OverlapShapes {
+		for _, s := range []struct {
+			name string
+			n    int
+		}{{"n=2e5", 200_000}, {"n=1e6", 1_000_000}} {
+			b.Run(shape+"/"+s.name, func(b *testing.B) {
+				if testing.Short() && s.n > 200_000 {
+					b.Skip("large size skipped in -short mode")
 				}
-			}
-		})
+				x, y, names := benchShape(b, shape, s.n)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Fit(x, y, Band{0.2, 0.8}, WithFeatureNames(names...)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -67,7 +73,7 @@ func BenchmarkCompareFeature(b *testing.B) {
 			group[i]++
 		}
 	}
-	var ks stats.KSGroups
+	var ks rank.Groups
 	for j, name := range res.Features {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {

@@ -14,8 +14,14 @@ type AUCInterval struct {
 	Lo, Hi  float64
 }
 
-// ErrOneClass: scores of one class only; an AUC needs both.
-var ErrOneClass = errors.New("overlap: one class only")
+// Errors of DeLong.
+var (
+	// ErrOneClass: scores of one class only (an AUC needs both), or fewer
+	// than two of a class (its variance needs two).
+	ErrOneClass = errors.New("overlap: one class only")
+	// ErrScores: the scores and labels differ in length, or a score is NaN.
+	ErrScores = errors.New("overlap: invalid scores")
+)
 
 // DeLong returns the AUC of scores for the positives against the negatives
 // with DeLong, DeLong and Clarke-Pearson's (1988) variance, computed by
@@ -25,16 +31,17 @@ var ErrOneClass = errors.New("overlap: one class only")
 // each of the m positives and V01_j = 1 − (Tz_j − Ty_j)/m for each of the n
 // negatives; AUC is the mean of V10 and its variance S10/m + S01/n, S the
 // sample variances (ties count a half, as in the Mann-Whitney statistic).
-// NaN scores are an error; so is a class with fewer than two scores (no
-// variance), wrapping ErrOneClass when a class is empty.
+// ±Inf scores are ordinary values. Lengths that differ and NaN scores are
+// errors wrapping ErrScores; a class with fewer than two scores (no
+// variance) wraps ErrOneClass.
 func DeLong(scores []float64, positive []bool) (AUCInterval, error) {
 	if len(scores) != len(positive) {
-		return AUCInterval{}, fmt.Errorf("overlap: DeLong: %d scores, %d labels", len(scores), len(positive))
+		return AUCInterval{}, fmt.Errorf("%w: DeLong: %d scores, %d labels", ErrScores, len(scores), len(positive))
 	}
 	var x, y []float64
 	for i, s := range scores {
 		if math.IsNaN(s) {
-			return AUCInterval{}, fmt.Errorf("overlap: DeLong: score %d is NaN", i)
+			return AUCInterval{}, fmt.Errorf("%w: DeLong: score %d is NaN", ErrScores, i)
 		}
 		if positive[i] {
 			x = append(x, s)
@@ -47,7 +54,7 @@ func DeLong(scores []float64, positive []bool) (AUCInterval, error) {
 		return AUCInterval{}, fmt.Errorf("%w: DeLong: %d positives, %d negatives", ErrOneClass, m, n)
 	}
 	if m < 2 || n < 2 {
-		return AUCInterval{}, fmt.Errorf("overlap: DeLong: %d positives, %d negatives; the variance needs two of each", m, n)
+		return AUCInterval{}, fmt.Errorf("%w: DeLong: %d positives, %d negatives; the variance needs two of each", ErrOneClass, m, n)
 	}
 	z := slices.Concat(x, y)
 	tz := midranks(z)

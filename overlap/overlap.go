@@ -15,6 +15,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/logit"
+	"github.com/crosscluster/crosscluster/internal/rank"
 	"github.com/crosscluster/crosscluster/stats"
 )
 
@@ -343,15 +345,12 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	}
 	res.KS = make([]FeatureKS, d)
 	finite := fillColumns(res.cols, X)
-	for j, col := range res.cols {
+	for j := range res.cols {
 		res.KS[j].Name = cfg.names[j]
 		if !finite {
 			if err := res.impute(j, cfg); err != nil {
 				return nil, err
 			}
-		}
-		if isConstant(col) {
-			res.Notes = append(res.Notes, fmt.Sprintf("feature %q is constant (%g): it cannot separate the domains", cfg.names[j], col[0]))
 		}
 	}
 
@@ -360,19 +359,41 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("overlap: standardising: %w", err)
 	}
+	// A constant column has scale 1 (no variance): only such columns
+	// need the pass that checks.
+	for j, sc := range std.Scale {
+		if sc == 1 && isConstant(res.cols[j]) {
+			res.Notes = append(res.Notes, fmt.Sprintf("feature %q is constant (%g): it cannot separate the domains", cfg.names[j], res.cols[j][0]))
+		}
+	}
 	res.Mean, res.Scale = std.Mean, std.Scale
+	// The standardised columns, checked for overflow in the same pass
+	// (finite values far apart can standardise to ±Inf), so that the
+	// solver need not scan them again.
 	zs := mat.NewDense(d, n, make([]float64, d*n))
+	zFinite := make([]bool, d)
 	parallel(d, func(j int) {
 		z := zs.RawMatrix().Data[j*n : (j+1)*n]
 		m, sc := std.Mean[j], std.Scale[j]
-		for i, v := range res.cols[j] {
-			z[i] = (v - m) / sc
+		var nonFinite uint64
+		col := res.cols[j]
+		z = z[:len(col)]
+		for i, v := range col {
+			zi := (v - m) / sc
+			z[i] = zi
+			nonFinite |= math.Float64bits(zi)&expMask + 1<<52
 		}
+		zFinite[j] = nonFinite>>63 == 0
 	})
+	for j, ok := range zFinite {
+		if !ok {
+			return nil, fmt.Errorf("%w: feature %q standardises to ±Inf (its values span more than float64 holds)", ErrNonFinite, cfg.names[j])
+		}
+	}
 
 	// The solver's last pass leaves the propensities in res.Propensity.
 	res.Propensity = make([]float64, n)
-	lr, err := stats.LogisticRegression(zs.T(), y, stats.LogisticConfig{C: cfg.c, ClassWeight: cfg.cw, Proba: res.Propensity})
+	lr, err := logit.Fit(zs.T(), y, logit.Config{C: cfg.c, Balanced: cfg.cw == stats.ClassWeightBalanced, Finite: true}, res.Propensity)
 	if err != nil {
 		return nil, fmt.Errorf("overlap: domain classifier: %w", err)
 	}
@@ -393,31 +414,41 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	counts := make([]blockCounts, nBlocks)
 	parallel(nBlocks, func(b int) {
 		lo, hi := b*bandBlock, min((b+1)*bandBlock, n)
-		c := &counts[b]
-		c.hist = [2][]int{make([]int, cfg.bins), make([]int, cfg.bins)}
-		for i := lo; i < hi; i++ {
-			yi := res.y[i]
-			p := res.Propensity[i]
-			c.n[yi]++
-			c.hist[yi][max(0, min(int(p*float64(cfg.bins)), cfg.bins-1))]++
-			g := 2 * yi
-			in := band.Contains(p)
-			if in {
-				res.InBand[i] = true
-				c.in[yi]++
-				g++
+		// Accumulators in locals and band membership without a branch:
+		// whether a propensity is in the band follows no pattern.
+		bins := cfg.bins
+		fbins := float64(bins)
+		hist := make([]int, 2*bins) // source bins, then target bins
+		var nTgt, inSrc, inTgt int
+		var w, w2, wIn, w2In float64
+		ys, ps, ins, gs := res.y[lo:hi], res.Propensity[lo:hi], res.InBand[lo:hi], group[lo:hi]
+		for i, p := range ps {
+			yi := ys[i] & 1
+			in := 0
+			if band.Contains(p) {
+				in = 1
 			}
-			group[i] = g
+			hist[int(yi)*bins+max(0, min(int(p*fbins), bins-1))]++
+			nTgt += int(yi)
+			inTgt += in & int(yi)
+			inSrc += in &^ int(yi)
+			ins[i] = in == 1
+			gs[i] = 2*yi + uint8(in)
 			if yi == Source {
 				o := p / (1 - p)
-				c.w[0] += o
-				c.w2[0] += o * o
-				if in {
-					c.w[1] += o
-					c.w2[1] += o * o
+				w += o
+				w2 += o * o
+				// Adding 0 leaves the sums' bits as they were.
+				oi := 0.0
+				if in == 1 {
+					oi = o
 				}
+				wIn += oi
+				w2In += oi * oi
 			}
 		}
+		counts[b] = blockCounts{n: [2]int{hi - lo - nTgt, nTgt}, in: [2]int{inSrc, inTgt},
+			hist: [2][]int{hist[:bins], hist[bins:]}, w: [2]float64{w, wIn}, w2: [2]float64{w2, w2In}}
 	})
 	for _, c := range counts {
 		res.NSourceInBand += c.in[Source]
@@ -504,10 +535,6 @@ func fillColumns(cols [][]float64, X mat.Matrix) bool {
 	nBlocks := (n + block - 1) / block
 	var bad atomic.Bool
 	parallel(nBlocks, func(b int) {
-		// Non-finite values have all exponent bits set; adding one to
-		// the exponent field then carries into the top bit, which is
-		// collected without a branch.
-		const expMask = 0x7ff << 52
 		var nonFinite uint64
 		for i := b * block; i < min((b+1)*block, n); i++ {
 			for j, v := range m.Data[i*m.Stride : i*m.Stride+d] {
@@ -557,6 +584,11 @@ func (r *Result) impute(j int, cfg config) error {
 	return nil
 }
 
+// expMask selects a float64's exponent bits. Non-finite values have all of
+// them set; adding one to the exponent field then carries into the top
+// bit, which loops collect without a branch.
+const expMask = 0x7ff << 52
+
 // parallel calls fn(k) for k in [0, n) on up to GOMAXPROCS goroutines.
 // Callers write only to k's own outputs, so results do not depend on
 // scheduling.
@@ -604,7 +636,7 @@ type blockCounts struct {
 // summarise computes the propensity summaries and AUC and compares every
 // feature between the domains on up to GOMAXPROCS goroutines. Every task
 // writes only its own results, so the outcome does not depend on
-// scheduling; the first error in feature order (the propensities first)
+// scheduling; the first error in feature order
 // is returned. group holds 2·domain + in-band per row.
 //
 // The tasks are small so that no long one is left running alone at the
@@ -643,22 +675,22 @@ func (r *Result) summarise(mem []float64, group []uint8, counts []blockCounts) e
 		}
 	})
 	var propDone atomic.Int32
-	errs := make([]error, d+1)
-	ks := make([]stats.KSGroups, workers(d+2))
+	errs := make([]error, d)
+	ks := make([]rank.Groups, workers(d+2))
 	parallelWorkers(d+2, func(w, k int) {
 		if k >= 2 {
-			errs[k-1] = r.compareFeature(k-2, group, &ks[w])
+			errs[k-2] = r.compareFeature(k-2, group, &ks[w])
 			return
 		}
 		part, buf := src, scratch[:ns]
 		if k == Target {
 			part, buf = tgt, scratch[ns:]
 		}
-		var sorter stats.FloatSorter
+		var sorter rank.Sorter
 		sorter.SetScratch(buf)
 		sorter.Sort(part)
 		if propDone.Add(1) == 2 {
-			errs[0] = r.propensitySummaries(src, tgt, counts)
+			r.propensitySummaries(src, tgt, counts)
 		}
 	})
 	for _, err := range errs {
@@ -709,26 +741,27 @@ func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
 // The groups of summarise's rows (2·domain + in-band) that the tests on
 // all rows and on in-band rows compare, source against target.
 var (
-	allRows    = stats.GroupPair{X: 1<<0 | 1<<1, Y: 1<<2 | 1<<3}
-	inBandRows = stats.GroupPair{X: 1 << 1, Y: 1 << 3}
+	allRows    = rank.GroupPair{X: 1<<0 | 1<<1, Y: 1<<2 | 1<<3}
+	inBandRows = rank.GroupPair{X: 1 << 1, Y: 1 << 3}
 )
 
 // compareFeature compares feature j between the domains on all rows and
 // on in-band rows: KS, and SMD and variance ratio from the moments that
-// come with it, by a stats.KSGroups (ks, with its scratch memory).
-func (r *Result) compareFeature(j int, group []uint8, ks *stats.KSGroups) error {
+// come with it, by an internal/rank Groups (ks, with its scratch memory),
+// which computes stats.KS2Samp's results on the split rows bit for bit.
+func (r *Result) compareFeature(j int, group []uint8, ks *rank.Groups) error {
 	f := &r.KS[j]
-	pairs := []stats.GroupPair{allRows}
+	pairs := []rank.GroupPair{allRows}
 	inBand := r.NSourceInBand > 0 && r.NTargetInBand > 0
 	if inBand {
 		pairs = append(pairs, inBandRows)
 	}
-	res, err := ks.Compare(r.cols[j], group, pairs, r.cfg.alt, r.cfg.method)
+	res, err := ks.Compare(r.cols[j], group, pairs, rank.Alternative(r.cfg.alt), rank.Method(r.cfg.method))
 	if err != nil {
 		return fmt.Errorf("overlap: KS of feature %q: %w", f.Name, err)
 	}
 	src, tgt := ks.Moments(0)
-	f.All = res[0]
+	f.All = ksResult(res[0])
 	f.SMD, f.VarianceRatio = smdVRFrom(tgt.Mean, tgt.Var, tgt.N, src.Mean, src.Var, src.N)
 	if !inBand {
 		f.InBand = stats.KSResult{Statistic: math.NaN(), PValue: math.NaN(), Location: math.NaN()}
@@ -737,9 +770,14 @@ func (r *Result) compareFeature(j int, group []uint8, ks *stats.KSGroups) error 
 		return nil
 	}
 	src, tgt = ks.Moments(1)
-	f.InBand = res[1]
+	f.InBand = ksResult(res[1])
 	f.SMDInBand, f.VarRatioInBand = smdVRFrom(tgt.Mean, tgt.Var, tgt.N, src.Mean, src.Var, src.N)
 	return nil
+}
+
+// ksResult converts internal/rank's result, which is stats.KS2Samp's.
+func ksResult(r rank.Result) stats.KSResult {
+	return stats.KSResult{Statistic: r.Statistic, PValue: r.PValue, Location: r.Location, Sign: r.Sign, Method: stats.KSMethod(r.Method)}
 }
 
 // inBandCompare compares feature j on the jobs in band b.
@@ -760,11 +798,8 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 // propensitySummaries computes the AUC and quantiles from each domain's
 // sorted propensities, src and tgt (one sort serves both), and the
 // histograms and ESS from the blocks' counts and sums.
-func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) error {
-	var err error
-	if r.AUC, err = stats.AUCSorted(src, tgt); err != nil {
-		return fmt.Errorf("overlap: AUC: %w", err)
-	}
+func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) {
+	r.AUC = rank.AUCSorted(src, tgt) // both domains have rows
 	r.QuantileLevels = slices.Clone(r.cfg.levels)
 	r.SourceQuantiles = make([]float64, len(r.QuantileLevels))
 	r.TargetQuantiles = make([]float64, len(r.QuantileLevels))
@@ -800,7 +835,6 @@ func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) e
 	if r.NSourceInBand > 0 {
 		r.ESSInBand = kish(w[1], w2[1])
 	}
-	return nil
 }
 
 // quantileSorted is NumPy's default (linear, type 7) quantile of sorted,

@@ -572,3 +572,42 @@ func TestFitMatchesStats(t *testing.T) {
 		}
 	}
 }
+
+// TestCoveragesPropensities: Coverages counts as Sweep does; Propensities
+// splits the propensities by domain in row order.
+func TestCoveragesPropensities(t *testing.T) {
+	x, y := shifted(200, 2, 1, 9)
+	res, err := Fit(x, y, Band{0.2, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bands := []Band{{0.1, 0.9}, {0.3, 0.35}, {0, 1}}
+	sw, err := res.Sweep(bands...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, err := res.Coverages(bands...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range bands {
+		a, b := sw[k], cv[k]
+		if a.Coverage != b.Coverage || a.SourceCoverage != b.SourceCoverage || a.NTargetInBand != b.NTargetInBand ||
+			a.NSourceInBand != b.NSourceInBand || b.KS != nil {
+			t.Errorf("band %v: Sweep %+v, Coverages %+v", bands[k], a, b)
+		}
+	}
+	if cv[2].Coverage != 1 || cv[2].SourceCoverage != 1 {
+		t.Errorf("[0,1] covers %v and %v", cv[2].Coverage, cv[2].SourceCoverage)
+	}
+	if _, err := res.Coverages(Band{0.5, 0.4}); !errors.Is(err, ErrBand) {
+		t.Errorf("bad band: %v", err)
+	}
+	src, tgt := res.Propensities(Source), res.Propensities(Target)
+	if len(src) != res.NSource || len(tgt) != res.NTarget || src[0] != res.Propensity[0] || tgt[0] != res.Propensity[res.NSource] {
+		t.Errorf("Propensities: %d and %d values", len(src), len(tgt))
+	}
+	if _, err := (&Result{}).Coverages(Band{0.2, 0.8}); !errors.Is(err, ErrEmptyDomain) {
+		t.Errorf("no fit: %v", err)
+	}
+}

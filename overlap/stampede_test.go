@@ -37,21 +37,7 @@ const (
 // (y = 0) and Mar as target (y = 1).
 func stampedeXY(t testing.TB) (*mat.Dense, []int, []string) {
 	t.Helper()
-	read := func(name string) []regime.Job {
-		path := filepath.Join(frescoDir, name)
-		f, err := os.Open(path)
-		if err != nil {
-			t.Skipf("Stampede fixture absent (%v); it lives in ../shared/testdata/fresco beside the checkout", err)
-		}
-		defer f.Close()
-		jobs, err := regime.ReadStampede(f, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return jobs
-	}
-	feb := read("stampede_feb_2018_job_accounting.csv")
-	mar := read("stampede_mar_2018_job_accounting.csv")
+	feb, mar := stampedeMonths(t)
 	names := regime.SafeFeatures(regime.JobFeatures(), feb, mar)
 	x, err := regime.Matrix(append(append([]regime.Job(nil), feb...), mar...), names)
 	if err != nil {
@@ -145,4 +131,24 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// stampedeMonths reads the February and March 2018 accounting months,
+// skipping the test when the fixture is absent.
+func stampedeMonths(t testing.TB) (feb, mar []regime.Job) {
+	t.Helper()
+	read := func(name string) []regime.Job {
+		path := filepath.Join(frescoDir, name)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Skipf("Stampede fixture absent (%v); it lives in ../shared/testdata/fresco beside the checkout", err)
+		}
+		defer f.Close()
+		jobs, err := regime.ReadStampede(f, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return jobs
+	}
+	return read("stampede_feb_2018_job_accounting.csv"), read("stampede_mar_2018_job_accounting.csv")
 }

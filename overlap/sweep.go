@@ -29,12 +29,39 @@ func (r *Result) Sweep(bands ...Band) ([]SweepRow, error) {
 	if r.Propensity == nil {
 		return nil, fmt.Errorf("%w: nothing was fitted", ErrEmptyDomain)
 	}
+	rows, err := r.Coverages(bands...)
+	if err != nil {
+		return nil, err
+	}
+	for k := range rows {
+		row := &rows[k]
+		row.KS, row.SMD = make([]stats.KSResult, len(r.cols)), make([]float64, len(r.cols))
+		for j := range r.cols {
+			ks, smd, _, _, err := r.inBandCompare(j, row.Band)
+			if err != nil {
+				return nil, err
+			}
+			row.KS[j], row.SMD[j] = ks, smd
+		}
+	}
+	return rows, nil
+}
+
+// Coverages returns each band's coverage of both domains without the
+// in-band comparisons that Sweep adds (KS and SMD are nil): one counting
+// pass over the propensities per band, for curves over many bands. An
+// invalid band is an error wrapping ErrBand; a Result without a fitted
+// classifier gives ErrEmptyDomain.
+func (r *Result) Coverages(bands ...Band) ([]SweepRow, error) {
+	if r.Propensity == nil {
+		return nil, fmt.Errorf("%w: nothing was fitted", ErrEmptyDomain)
+	}
 	rows := make([]SweepRow, 0, len(bands))
 	for _, b := range bands {
 		if err := b.Check(); err != nil {
 			return nil, err
 		}
-		row := SweepRow{Band: b, KS: make([]stats.KSResult, len(r.cols)), SMD: make([]float64, len(r.cols))}
+		row := SweepRow{Band: b}
 		for i, p := range r.Propensity {
 			if !b.Contains(p) {
 				continue
@@ -47,16 +74,25 @@ func (r *Result) Sweep(bands ...Band) ([]SweepRow, error) {
 		}
 		row.Coverage = float64(row.NTargetInBand) / float64(r.NTarget)
 		row.SourceCoverage = float64(row.NSourceInBand) / float64(r.NSource)
-		for j := range r.cols {
-			ks, smd, _, _, err := r.inBandCompare(j, b)
-			if err != nil {
-				return nil, err
-			}
-			row.KS[j], row.SMD[j] = ks, smd
-		}
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// Propensities returns the propensities of domain's rows (Source or
+// Target), in row order; nil when nothing was fitted. It panics if domain
+// is not Source or Target.
+func (r *Result) Propensities(domain int) []float64 {
+	if domain != Source && domain != Target {
+		panic("overlap: domain must be Source or Target")
+	}
+	var p []float64
+	for i, v := range r.Propensity {
+		if int(r.y[i]) == domain {
+			p = append(p, v)
+		}
+	}
+	return p
 }
 
 // Mask returns, for every row, whether it belongs to domain (Source or

@@ -95,10 +95,10 @@ func rmseMetric(truth, pred []float64) (float64, error) {
 // TransferConfig configures EvaluateTransfer. The zero value draws 1000
 // bootstrap resamples with seed 0 for 95% intervals on all cores.
 type TransferConfig struct {
-	Resamples int     // B; 0 means 1000
-	Level     float64 // interval level; 0 means 0.95
+	Resamples int     // B; 0 means 1000, negative is an error
+	Level     float64 // interval level in (0, 1); 0 means 0.95, others (NaN included) are an error
 	Seed      uint64
-	Workers   int // 0 means GOMAXPROCS
+	Workers   int // 0 or negative means GOMAXPROCS
 }
 
 // Estimate is a metric on one set of jobs with its bootstrap percentile
@@ -154,10 +154,15 @@ var (
 // same resample. Resample b uses a PCG generator seeded (Seed, b), so the
 // result does not depend on the number of workers.
 //
-// Lengths that differ, NaN in truth or predictions, or no in-band job are
-// errors wrapping ErrTransferInput; a metric that fails on the full data
-// (one class for an AUC) is an error; resamples a metric cannot score are
-// left out of that interval and counted in Unscored with a note.
+// Lengths that differ, NaN in truth or predictions, no in-band job, a
+// metric without a function, or a negative Resamples or a Level outside
+// (0, 1) are errors wrapping ErrTransferInput; ±Inf are ordinary values (a
+// score may be infinite; an MAE is then +Inf). A metric that fails on all
+// or on the in-band jobs (one class for an AUC) is an error wrapping the
+// metric's; on the out-of-band jobs it leaves that estimate NaN with a
+// note, as does an empty out-of-band set. Resamples a metric cannot score
+// are left out of that interval and counted in Unscored with a note; with
+// fewer than half of them scored the interval is NaN.
 func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg TransferConfig) (*TransferResult, error) {
 	n := len(truth)
 	if len(pred) != n || len(inBand) != n {
@@ -171,11 +176,17 @@ func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg T
 			return nil, fmt.Errorf("%w: job %d: true value %v, prediction %v", ErrTransferInput, i, truth[i], pred[i])
 		}
 	}
-	if cfg.Resamples <= 0 {
+	if cfg.Resamples < 0 {
+		return nil, fmt.Errorf("%w: %d resamples", ErrTransferInput, cfg.Resamples)
+	}
+	if cfg.Resamples == 0 {
 		cfg.Resamples = 1000
 	}
-	if cfg.Level <= 0 || cfg.Level >= 1 {
+	if cfg.Level == 0 {
 		cfg.Level = 0.95
+	}
+	if !(cfg.Level > 0 && cfg.Level < 1) {
+		return nil, fmt.Errorf("%w: interval level %v outside (0, 1)", ErrTransferInput, cfg.Level)
 	}
 	var in, out []int
 	for i, b := range inBand {
@@ -207,7 +218,9 @@ func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg T
 		return nil, fmt.Errorf("overlap: %s on the %d in-band target jobs: %w", metric.Name, len(in), err)
 	}
 	res.OutOfBand.Value = math.NaN()
-	if len(out) > 0 {
+	if len(out) == 0 {
+		res.Notes = append(res.Notes, "every target job is in the band: no out-of-band estimate")
+	} else {
 		if v, err := score(out, tb, pb); err == nil {
 			res.OutOfBand.Value = v
 		} else {

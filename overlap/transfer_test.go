@@ -61,8 +61,14 @@ func TestDeLongGolden(t *testing.T) {
 	if _, err := DeLong([]float64{1, 2}, []bool{true, true}); !errors.Is(err, ErrOneClass) {
 		t.Errorf("one class: %v", err)
 	}
-	if _, err := DeLong([]float64{1, math.NaN(), 3, 4}, []bool{true, false, true, false}); err == nil {
-		t.Error("NaN score accepted")
+	if _, err := DeLong([]float64{1, 2, 3}, []bool{true, false, false}); !errors.Is(err, ErrOneClass) {
+		t.Errorf("one positive: %v", err)
+	}
+	if _, err := DeLong([]float64{1, math.NaN(), 3, 4}, []bool{true, false, true, false}); !errors.Is(err, ErrScores) {
+		t.Errorf("NaN score: %v", err)
+	}
+	if _, err := DeLong([]float64{1, 2, 3}, []bool{true, false}); !errors.Is(err, ErrScores) {
+		t.Errorf("length mismatch: %v", err)
 	}
 }
 
@@ -140,6 +146,26 @@ func TestTransferBadInput(t *testing.T) {
 			_, err := EvaluateTransfer(truth, pred, make([]bool, len(truth)), MAEMetric, TransferConfig{})
 			return err
 		},
+		"no jobs": func() error {
+			_, err := EvaluateTransfer(nil, nil, nil, MAEMetric, TransferConfig{})
+			return err
+		},
+		"no metric": func() error {
+			_, err := EvaluateTransfer(truth, pred, band, Metric{Name: "none"}, TransferConfig{})
+			return err
+		},
+		"NaN level": func() error {
+			_, err := EvaluateTransfer(truth, pred, band, MAEMetric, TransferConfig{Level: math.NaN()})
+			return err
+		},
+		"level 1": func() error {
+			_, err := EvaluateTransfer(truth, pred, band, MAEMetric, TransferConfig{Level: 1})
+			return err
+		},
+		"negative resamples": func() error {
+			_, err := EvaluateTransfer(truth, pred, band, MAEMetric, TransferConfig{Resamples: -5})
+			return err
+		},
 	}
 	for name, f := range cases {
 		if err := f(); !errors.Is(err, ErrTransferInput) {
@@ -163,6 +189,24 @@ func TestTransferBadInput(t *testing.T) {
 	}
 	if r.Unscored[2] == 0 || len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, " "), "could not be scored") {
 		t.Errorf("unscored %v, notes %q", r.Unscored, r.Notes)
+	}
+	// Every job in band: no out-of-band estimate, said in a note.
+	all := make([]bool, len(truth))
+	for i := range all {
+		all[i] = true
+	}
+	r, err = EvaluateTransfer(truth, pred, all, MAEMetric, TransferConfig{Resamples: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(r.OutOfBand.Value) || r.OutOfBand.N != 0 || !strings.Contains(strings.Join(r.Notes, " "), "no out-of-band") {
+		t.Errorf("all in band: out of band %+v, notes %q", r.OutOfBand, r.Notes)
+	}
+	// An infinite score is an ordinary value for an AUC.
+	p := append([]float64(nil), pred...)
+	p[0] = math.Inf(1)
+	if _, err := EvaluateTransfer(truth, p, band, AUCMetric, TransferConfig{Resamples: 50}); err != nil {
+		t.Errorf("+Inf score: %v", err)
 	}
 }
 
@@ -201,4 +245,34 @@ func TestTransferCoverage(t *testing.T) {
 	if c < lo || c > hi {
 		t.Errorf("95%% intervals covered the truth in %.1f%% of %d data sets, want %g–%g%%", 100*c, sets, 100*lo, 100*hi)
 	}
+}
+
+// FuzzEvaluateTransfer: arbitrary truth, predictions (NaN, ±Inf, ties,
+// one class), band flags and lengths never panic EvaluateTransfer or
+// DeLong; every error is typed or comes from the metric.
+func FuzzEvaluateTransfer(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9}, uint8(0))
+	f.Add([]byte{0, 0, 0, 255, 255, 17}, uint8(3))
+	alphabet := []float64{0, 1, 1, 0.5, -1, 2, math.Inf(1), math.Inf(-1), math.NaN(), 1e300, 0.25, 0.75, 3, 0, 1, 0.1}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint8) {
+		n := len(data)
+		truth, pred, band := make([]float64, n), make([]float64, n), make([]bool, n)
+		for i, c := range data {
+			truth[i] = float64(c >> 7)
+			pred[i] = alphabet[c&15]
+			band[i] = c&16 != 0
+		}
+		if int(cut) < n && cut%5 == 0 {
+			pred = pred[:cut] // a length mismatch
+		}
+		for _, m := range []Metric{AUCMetric, AccuracyMetric, F1Metric, MAEMetric, RMSEMetric} {
+			r, err := EvaluateTransfer(truth, pred, band, m, TransferConfig{Resamples: 20, Workers: 2})
+			if err == nil && r.InBand.N == 0 {
+				t.Fatalf("%s: no error with an empty band", m.Name)
+			}
+		}
+		if _, err := DeLong(pred, band); err != nil && !errors.Is(err, ErrScores) && !errors.Is(err, ErrOneClass) {
+			t.Fatalf("DeLong: untyped error %v", err)
+		}
+	})
 }

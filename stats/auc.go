@@ -1,13 +1,11 @@
 package stats
 
 import (
-	"errors"
 	"fmt"
 	"math"
-)
 
-// ErrWeight: a weight is negative, NaN or ±Inf.
-var ErrWeight = errors.New("invalid weight")
+	"github.com/crosscluster/crosscluster/internal/rank"
+)
 
 // AUC returns the area under the ROC curve of scores for the labels
 // positive, that is the probability that a random positive scores higher
@@ -60,7 +58,7 @@ func AUC(scores []float64, positive []bool, weights []float64) (float64, error) 
 	keys := make([]uint64, n)
 	pay := make([]int32, n)
 	for i, v := range scores {
-		keys[i] = floatKey(v + 0)
+		keys[i] = rank.Key(v + 0)
 		switch {
 		case weights != nil:
 			pay[i] = int32(i)
@@ -68,7 +66,7 @@ func AUC(scores []float64, positive []bool, weights []float64) (float64, error) 
 			pay[i] = 1
 		}
 	}
-	keys, pay = sortKeysPayload(keys, pay)
+	keys, pay = rank.KeysPayload(keys, pay)
 	// Walk groups of tied scores from the lowest: each positive in a group
 	// beats the negatives below it and ties half of those in its group.
 	var area, negBelow float64
@@ -90,44 +88,4 @@ func AUC(scores []float64, positive []bool, weights []float64) (float64, error) 
 		negBelow += gNeg
 	}
 	return area / (wPos * wNeg), nil
-}
-
-// AUCSorted is the unweighted AUC for scores already split by class and
-// sorted in increasing order: neg holds the negatives' scores, pos the
-// positives'. It equals AUC on the pooled scores (to the last bit: both
-// count pairs exactly) without sorting, for callers that need the sorted
-// scores anyway, for example for per-class quantiles. It does not check the
-// order (unsorted input gives a meaningless result) and does not modify its
-// inputs. Scores must not be NaN.
-//
-// AUCSorted returns an error wrapping ErrEmpty when both slices are empty
-// and ErrOneClass when one is.
-func AUCSorted(neg, pos []float64) (float64, error) {
-	nNeg, nPos := len(neg), len(pos)
-	if nNeg == 0 && nPos == 0 {
-		return math.NaN(), fmt.Errorf("stats: AUCSorted: %w", ErrEmpty)
-	}
-	if nNeg == 0 || nPos == 0 {
-		return math.NaN(), fmt.Errorf("stats: AUCSorted: %d negatives, %d positives: %w", nNeg, nPos, ErrOneClass)
-	}
-	// Each positive beats the negatives below it and ties half of those
-	// equal to it. The counts are integers below 2^53, so the sum is exact.
-	var area float64
-	j := 0
-	for i := 0; i < nPos; {
-		v := pos[i]
-		g := i
-		for i < nPos && pos[i] == v {
-			i++
-		}
-		for j < nNeg && neg[j] < v {
-			j++
-		}
-		below := j
-		for j < nNeg && neg[j] == v {
-			j++
-		}
-		area += float64(i-g) * (float64(below) + 0.5*float64(j-below))
-	}
-	return area / (float64(nPos) * float64(nNeg)), nil
 }

@@ -14,8 +14,8 @@ import (
 // Beta(n/2 − 1, n/2 − 1). For n = 2, r is ±1 and p is 1, as in SciPy.
 //
 // Pearson panics if len(x) != len(y). It returns NaN values and a
-// *CurveError wrapping ErrCurveTooShort for fewer than 2 points,
-// ErrCurveNonFinite for NaN or Inf (SciPy would return NaN), and
+// *CurveError wrapping ErrEmpty for fewer than 2 points,
+// ErrNaN for NaN or Inf (SciPy would return NaN), and
 // ErrCurveDegenerate when x or y is constant (SciPy warns and returns
 // NaN). It does not modify x or y.
 func Pearson(x, y []float64) (r, p float64, err error) {
@@ -25,10 +25,10 @@ func Pearson(x, y []float64) (r, p float64, err error) {
 	}
 	n := len(x)
 	if n < 2 {
-		return math.NaN(), math.NaN(), curveErr(fn, -1, ErrCurveTooShort)
+		return math.NaN(), math.NaN(), curveErr(fn, -1, ErrEmpty)
 	}
 	if i := curveCheckFinite(x, y); i >= 0 {
-		return math.NaN(), math.NaN(), curveErr(fn, i, ErrCurveNonFinite)
+		return math.NaN(), math.NaN(), curveErr(fn, i, ErrNaN)
 	}
 	r, ok := corrPearsonR(x, y)
 	if !ok {
@@ -92,8 +92,8 @@ func corrPow2Scale(a []float64) float64 {
 // n − 2 degrees of freedom (p = 0 when |ρ| = 1).
 //
 // Spearman panics if len(x) != len(y). It returns NaN values and a
-// *CurveError wrapping ErrCurveTooShort for fewer than 3 points,
-// ErrCurveNonFinite for NaN or Inf, and ErrCurveDegenerate when x or y is
+// *CurveError wrapping ErrEmpty for fewer than 3 points,
+// ErrNaN for NaN or Inf, and ErrCurveDegenerate when x or y is
 // constant. It does not modify x or y.
 func Spearman(x, y []float64) (rho, p float64, err error) {
 	const fn = "Spearman"
@@ -102,10 +102,10 @@ func Spearman(x, y []float64) (rho, p float64, err error) {
 	}
 	n := len(x)
 	if n < 3 {
-		return math.NaN(), math.NaN(), curveErr(fn, -1, ErrCurveTooShort)
+		return math.NaN(), math.NaN(), curveErr(fn, -1, ErrEmpty)
 	}
 	if i := curveCheckFinite(x, y); i >= 0 {
-		return math.NaN(), math.NaN(), curveErr(fn, i, ErrCurveNonFinite)
+		return math.NaN(), math.NaN(), curveErr(fn, i, ErrNaN)
 	}
 	rho, ok := corrPearsonR(corrRank(x), corrRank(y))
 	if !ok {

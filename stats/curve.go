@@ -9,12 +9,9 @@ import (
 // Sentinel errors of the curve-analysis functions (power law, exponential,
 // knee, slope, correlation, power spectrum, power iteration). They are
 // wrapped in a *CurveError naming the function and, where one exists, the
-// offending index, so callers test them with errors.Is.
+// offending index, so callers test them with errors.Is. Too few points is
+// ErrEmpty and a NaN or ±Inf is ErrNaN, as for the other functions.
 var (
-	// ErrCurveTooShort: fewer points than the fit or statistic needs.
-	ErrCurveTooShort = errors.New("too few points")
-	// ErrCurveNonFinite: a NaN or ±Inf where a finite value is required.
-	ErrCurveNonFinite = errors.New("non-finite value")
 	// ErrCurveNonPositive: a value ≤ 0 where a logarithm is taken.
 	ErrCurveNonPositive = errors.New("non-positive value")
 	// ErrCurveDegenerate: the data cannot determine the fit, for example
@@ -25,11 +22,24 @@ var (
 	ErrCurveNoConvergence = errors.New("no convergence")
 )
 
+// Names kept for callers of earlier versions: each is the same value as
+// the sentinel that replaced it, so errors.Is holds for either name.
+var (
+	// ErrCurveTooShort is ErrEmpty.
+	//
+	// Deprecated: use ErrEmpty.
+	ErrCurveTooShort = ErrEmpty
+	// ErrCurveNonFinite is ErrNaN.
+	//
+	// Deprecated: use ErrNaN.
+	ErrCurveNonFinite = ErrNaN
+)
+
 // CurveError reports a data problem found by a curve-analysis function.
 type CurveError struct {
 	Func  string // the exported function, e.g. "FitPowerLaw"
 	Index int    // offending index into the input, or -1 when none applies
-	Err   error  // one of the ErrCurve* sentinels
+	Err   error  // ErrEmpty, ErrNaN or one of the ErrCurve* sentinels
 }
 
 func (e *CurveError) Error() string {

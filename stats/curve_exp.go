@@ -40,7 +40,7 @@ const (
 // optimum.
 //
 // FitExponential panics if len(x) != len(y). It returns a *CurveError
-// wrapping ErrCurveTooShort for fewer than 4 points, ErrCurveNonFinite for
+// wrapping ErrEmpty for fewer than 4 points, ErrNaN for
 // a NaN or Inf and ErrCurveDegenerate when all x are equal. A fit whose
 // A·exp(−B·x) overflows for the smallest x returns A = ±Inf. It does not
 // modify x or y.
@@ -50,10 +50,10 @@ func FitExponential(x, y []float64) (Exponential, error) {
 		panic("stats: slice length mismatch")
 	}
 	if len(x) < 4 {
-		return Exponential{}, curveErr(fn, -1, ErrCurveTooShort)
+		return Exponential{}, curveErr(fn, -1, ErrEmpty)
 	}
 	if i := curveCheckFinite(x, y); i >= 0 {
-		return Exponential{}, curveErr(fn, i, ErrCurveNonFinite)
+		return Exponential{}, curveErr(fn, i, ErrNaN)
 	}
 	e, _, ok := expFit(x, y, make([]float64, len(x)))
 	if !ok {

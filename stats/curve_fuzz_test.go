@@ -40,7 +40,7 @@ func curveFuzzCheck(t *testing.T, fn string, err error) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("%s: error %v is %T, not *CurveError", fn, err, err)
 	}
-	for _, s := range []error{ErrCurveTooShort, ErrCurveNonFinite, ErrCurveNonPositive, ErrCurveDegenerate, ErrCurveNoConvergence} {
+	for _, s := range []error{ErrEmpty, ErrNaN, ErrCurveNonPositive, ErrCurveDegenerate, ErrCurveNoConvergence} {
 		if errors.Is(err, s) {
 			return
 		}

@@ -110,10 +110,10 @@ func TestFitPowerLawErrors(t *testing.T) {
 		sentinel error
 		index    int
 	}{
-		{"empty", nil, nil, ErrCurveTooShort, -1},
-		{"two", []float64{1, 2}, []float64{1, 2}, ErrCurveTooShort, -1},
-		{"nan_y", []float64{1, 2, 3}, []float64{1, nan, 3}, ErrCurveNonFinite, 1},
-		{"inf_x", []float64{1, 2, math.Inf(1)}, []float64{1, 2, 3}, ErrCurveNonFinite, 2},
+		{"empty", nil, nil, ErrEmpty, -1},
+		{"two", []float64{1, 2}, []float64{1, 2}, ErrEmpty, -1},
+		{"nan_y", []float64{1, 2, 3}, []float64{1, nan, 3}, ErrNaN, 1},
+		{"inf_x", []float64{1, 2, math.Inf(1)}, []float64{1, 2, 3}, ErrNaN, 2},
 		{"zero_y", []float64{1, 2, 3}, []float64{1, 0, 3}, ErrCurveNonPositive, 1},
 		{"negative_x", []float64{-1, 2, 3}, []float64{1, 2, 3}, ErrCurveNonPositive, 0},
 		{"constant_x", []float64{2, 2, 2}, []float64{1, 2, 3}, ErrCurveDegenerate, -1},
@@ -146,9 +146,9 @@ func TestSlope(t *testing.T) {
 	}
 	curveUnchanged(t, "Slope", y0, y)
 	_, err = Slope(x, y, 5, 16)
-	curveWantErr(t, err, ErrCurveNonFinite, 15)
+	curveWantErr(t, err, ErrNaN, 15)
 	_, err = Slope(x, y, 5.5, 5.9)
-	curveWantErr(t, err, ErrCurveTooShort, -1)
+	curveWantErr(t, err, ErrEmpty, -1)
 	_, err = Slope([]float64{1, 1, 1}, []float64{1, 2, 3}, 0, 2)
 	curveWantErr(t, err, ErrCurveDegenerate, -1)
 	curveWantPanic(t, "Slope lo > hi", func() { Slope(x, y, 3, 2) })
@@ -209,9 +209,9 @@ func TestFitExponentialExact(t *testing.T) {
 		})
 	}
 	_, err := FitExponential([]float64{1, 2, 3}, []float64{1, 2, 3})
-	curveWantErr(t, err, ErrCurveTooShort, -1)
+	curveWantErr(t, err, ErrEmpty, -1)
 	_, err = FitExponential([]float64{1, 2, 3, 4}, []float64{1, 2, math.NaN(), 3})
-	curveWantErr(t, err, ErrCurveNonFinite, 2)
+	curveWantErr(t, err, ErrNaN, 2)
 	_, err = FitExponential([]float64{1, 1, 1, 1}, []float64{1, 2, 3, 3})
 	curveWantErr(t, err, ErrCurveDegenerate, -1)
 }
@@ -264,7 +264,7 @@ func TestKneeAIC(t *testing.T) {
 		t.Errorf("pure exponential: KneeAIC = %d, %v; want -1", k, err)
 	}
 	_, err = KneeAIC(x[:5], y[:5], 2)
-	curveWantErr(t, err, ErrCurveTooShort, -1)
+	curveWantErr(t, err, ErrEmpty, -1)
 	bad := slices.Clone(x)
 	bad[7] = bad[6]
 	_, err = KneeAIC(bad, y, 2)
@@ -387,9 +387,9 @@ func TestWelchPSDProperties(t *testing.T) {
 		t.Errorf("DC bin %v after detrending, want 0", p[0])
 	}
 	_, _, err = WelchPSD([]float64{1}, 1, 0)
-	curveWantErr(t, err, ErrCurveTooShort, -1)
+	curveWantErr(t, err, ErrEmpty, -1)
 	_, _, err = WelchPSD([]float64{1, math.Inf(1), 2}, 1, 0)
-	curveWantErr(t, err, ErrCurveNonFinite, 1)
+	curveWantErr(t, err, ErrNaN, 1)
 	curveWantPanic(t, "negative nperseg", func() { WelchPSD(x, 1, -1) })
 	curveWantPanic(t, "zero fs", func() { WelchPSD(x, 0, 8) })
 }
@@ -435,15 +435,15 @@ func TestCorrelationEdges(t *testing.T) {
 		t.Errorf("Pearson not symmetric: %v,%v vs %v,%v", a, pa, b, pb)
 	}
 	_, _, err := Pearson([]float64{1}, []float64{2})
-	curveWantErr(t, err, ErrCurveTooShort, -1)
+	curveWantErr(t, err, ErrEmpty, -1)
 	_, _, err = Spearman([]float64{1, 2}, []float64{2, 1})
-	curveWantErr(t, err, ErrCurveTooShort, -1)
+	curveWantErr(t, err, ErrEmpty, -1)
 	_, _, err = Pearson([]float64{1, 2, 3}, []float64{2, 2, 2})
 	curveWantErr(t, err, ErrCurveDegenerate, -1)
 	_, _, err = Spearman([]float64{1, 1, 1}, []float64{1, 2, 3})
 	curveWantErr(t, err, ErrCurveDegenerate, -1)
 	_, _, err = Spearman([]float64{1, 2, 3}, []float64{1, math.NaN(), 3})
-	curveWantErr(t, err, ErrCurveNonFinite, 1)
+	curveWantErr(t, err, ErrNaN, 1)
 	curveWantPanic(t, "Pearson length", func() { Pearson(x, y[:2]) })
 	curveWantPanic(t, "Spearman length", func() { Spearman(x, y[:2]) })
 }

@@ -31,8 +31,8 @@ const (
 // points qualifies. minDelta ≤ 0 means DefaultKneeAICDelta.
 //
 // KneeAIC panics if len(x) != len(y) or minDelta is NaN. It returns a
-// *CurveError wrapping ErrCurveTooShort for fewer than KneeAICMinPoints
-// points, ErrCurveNonFinite for NaN or Inf, ErrCurveNonPositive for x or
+// *CurveError wrapping ErrEmpty for fewer than KneeAICMinPoints
+// points, ErrNaN for NaN or Inf, ErrCurveNonPositive for x or
 // y ≤ 0 and ErrCurveDegenerate when x is not strictly increasing. It does
 // not modify x or y.
 func KneeAIC(x, y []float64, minDelta float64) (int, error) {
@@ -48,10 +48,10 @@ func KneeAIC(x, y []float64, minDelta float64) (int, error) {
 	}
 	n := len(x)
 	if n < KneeAICMinPoints {
-		return -1, curveErr(fn, -1, ErrCurveTooShort)
+		return -1, curveErr(fn, -1, ErrEmpty)
 	}
 	if i := curveCheckFinite(x, y); i >= 0 {
-		return -1, curveErr(fn, i, ErrCurveNonFinite)
+		return -1, curveErr(fn, i, ErrNaN)
 	}
 	lx := make([]float64, n)
 	ly := make([]float64, n)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/crosscluster/crosscluster/internal/rank"
 )
 
 // Golden values in testdata/ks_2samp.json and testdata/ks_dist.json come from
@@ -58,11 +60,7 @@ var ksLong = flag.Bool("stats.long", false, "run the slow large-n Kolmogorov/Smi
 // ksSlow reports whether SmirnovSF(n, x) sums about n terms with SciPy's
 // full series (n > 10^5, neither a closed-form special case nor an
 // underflowing tail, and outside the range of the peak summation).
-func ksSlow(n int, x float64) bool {
-	fn := float64(n)
-	return n > 100000 && n <= smirnovMaxComputeN && fn*x > 2 && fn*x < fn-1 && -2*fn*x*x >= minLog &&
-		!smirnovPeakApplies(n, x)
-}
+func ksSlow(n int, x float64) bool { return rank.SmirnovSlow(n, x) }
 
 type ksDataSpec struct {
 	Kind  string  `json:"kind"`

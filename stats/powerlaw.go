@@ -60,7 +60,7 @@ const (
 // zero, as statsmodels' RLM does by default); Robust is then true.
 //
 // FitPowerLaw panics if len(x) != len(y). It returns a *CurveError
-// wrapping ErrCurveTooShort for fewer than 3 points, ErrCurveNonFinite
+// wrapping ErrEmpty for fewer than 3 points, ErrNaN
 // for a NaN or Inf, ErrCurveNonPositive for x or y ≤ 0 and
 // ErrCurveDegenerate when all x are equal. It does not modify x or y.
 func FitPowerLaw(x, y []float64) (PowerLaw, error) {
@@ -69,10 +69,10 @@ func FitPowerLaw(x, y []float64) (PowerLaw, error) {
 		panic("stats: slice length mismatch")
 	}
 	if len(x) < 3 {
-		return PowerLaw{}, curveErr(fn, -1, ErrCurveTooShort)
+		return PowerLaw{}, curveErr(fn, -1, ErrEmpty)
 	}
 	if i := curveCheckFinite(x, y); i >= 0 {
-		return PowerLaw{}, curveErr(fn, i, ErrCurveNonFinite)
+		return PowerLaw{}, curveErr(fn, i, ErrNaN)
 	}
 	lx := make([]float64, len(x))
 	ly := make([]float64, len(y))
@@ -216,8 +216,8 @@ func powerLawHuber(lx, ly []float64, a, b float64, res, scratch []float64) (floa
 // with lo ≤ x[i] ≤ hi (a NaN x is never inside the window).
 //
 // Slope panics if len(x) != len(y) or if lo > hi or either bound is NaN.
-// It returns a *CurveError wrapping ErrCurveTooShort when fewer than two
-// points fall inside the window, ErrCurveNonFinite when a y inside it is
+// It returns a *CurveError wrapping ErrEmpty when fewer than two
+// points fall inside the window, ErrNaN when a y inside it is
 // NaN or Inf (or an x is ±Inf under an infinite bound), and
 // ErrCurveDegenerate when all x inside it are equal. It
 // does not modify x or y.
@@ -236,14 +236,14 @@ func Slope(x, y []float64, lo, hi float64) (float64, error) {
 			continue
 		}
 		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) || math.IsInf(xi, 0) {
-			return math.NaN(), curveErr(fn, i, ErrCurveNonFinite)
+			return math.NaN(), curveErr(fn, i, ErrNaN)
 		}
 		n++
 		mx += xi
 		my += y[i]
 	}
 	if n < 2 {
-		return math.NaN(), curveErr(fn, -1, ErrCurveTooShort)
+		return math.NaN(), curveErr(fn, -1, ErrEmpty)
 	}
 	mx /= float64(n)
 	my /= float64(n)

@@ -21,8 +21,8 @@ const DefaultWelchSegment = 256
 // k = 0..nperseg/2; psd has the same length, in units of x²/Hz.
 //
 // WelchPSD panics if nperseg < 0 or fs is not positive and finite. It
-// returns a *CurveError wrapping ErrCurveTooShort for fewer than 2
-// samples and ErrCurveNonFinite for NaN or Inf in x. It does not modify x.
+// returns a *CurveError wrapping ErrEmpty for fewer than 2
+// samples and ErrNaN for NaN or Inf in x. It does not modify x.
 func WelchPSD(x []float64, fs float64, nperseg int) (freqs, psd []float64, err error) {
 	const fn = "WelchPSD"
 	if nperseg < 0 {
@@ -32,11 +32,11 @@ func WelchPSD(x []float64, fs float64, nperseg int) (freqs, psd []float64, err e
 		panic("stats: WelchPSD fs not positive and finite")
 	}
 	if len(x) < 2 {
-		return nil, nil, curveErr(fn, -1, ErrCurveTooShort)
+		return nil, nil, curveErr(fn, -1, ErrEmpty)
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, curveErr(fn, i, ErrCurveNonFinite)
+			return nil, nil, curveErr(fn, i, ErrNaN)
 		}
 	}
 	if nperseg == 0 {

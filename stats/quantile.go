@@ -3,6 +3,8 @@ package stats
 import (
 	"math"
 	"slices"
+
+	"github.com/crosscluster/crosscluster/internal/rank"
 )
 
 // Median returns the median of x as numpy.median does: the middle value of
@@ -19,7 +21,7 @@ func Median(x []float64) float64 {
 		}
 	}
 	s := slices.Clone(x)
-	sortFloats(s)
+	rank.Floats(s)
 	return medianSorted(s)
 }
 
@@ -51,7 +53,7 @@ func Quantile(x []float64, q float64) float64 {
 		}
 	}
 	s := slices.Clone(x)
-	sortFloats(s)
+	rank.Floats(s)
 	return quantileSorted(s, q)
 }
 

@@ -55,26 +55,3 @@ func TestMedianEdges(t *testing.T) {
 	}()
 	Quantile(x, 1.5)
 }
-
-func TestSortFloats(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{0, 1, 100, radixMin, 3 * radixMin} {
-		x := make([]float64, n)
-		for i := range x {
-			switch rng.IntN(10) {
-			case 0:
-				x[i] = math.Inf(1 - 2*rng.IntN(2))
-			case 1:
-				x[i] = 0
-			default:
-				x[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(20)-10))
-			}
-		}
-		want := slices.Clone(x)
-		slices.Sort(want)
-		sortFloats(x)
-		if !slices.Equal(x, want) {
-			t.Errorf("n=%d: radix sort differs from slices.Sort", n)
-		}
-	}
-}

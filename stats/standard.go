@@ -3,11 +3,11 @@ package stats
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/crosscluster/crosscluster/internal/logit"
+	"github.com/crosscluster/crosscluster/internal/par"
 )
 
 // Standardizer centres and scales columns: Transform maps x to
@@ -34,10 +34,10 @@ func FitStandardizer(X mat.Matrix) (*Standardizer, error) {
 	if r == 0 {
 		return nil, fmt.Errorf("stats: FitStandardizer: no rows: %w", ErrEmpty)
 	}
-	if data, stride, ok := colMajor(X); ok {
+	if data, stride, ok := logit.ColMajor(X); ok {
 		return fitStandardizerCols(data, stride, r, c)
 	}
-	at := rowAccessor(X)
+	at := logit.Rows(X)
 	s := &Standardizer{Mean: make([]float64, c), Scale: make([]float64, c)}
 	count := make([]int, c)
 	sum := make([]float64, c)
@@ -79,6 +79,9 @@ func FitStandardizer(X mat.Matrix) (*Standardizer, error) {
 	return s, nil
 }
 
+// epsilon is the float64 machine epsilon, 2⁻⁵².
+const epsilon = 0x1p-52
+
 // stdScale is the population standard deviation from the two-pass sums, or
 // 1 for a column that is constant up to rounding (scikit-learn's test).
 func stdScale(sq, corr float64, count int, mean float64) float64 {
@@ -105,7 +108,7 @@ func fitStandardizerCols(data []float64, stride, r, c int) (*Standardizer, error
 	// with a NaN or ±Inf, or outside a complete group, takes the general
 	// loop.
 	nGroups := (c + stdGroup - 1) / stdGroup
-	parallelCols(nGroups, func(g int) {
+	par.For(nGroups, 0, func(_, g int) {
 		lo, hi := g*stdGroup, min((g+1)*stdGroup, c)
 		col := func(j int) []float64 { return data[j*stride : j*stride+r] }
 		ok := [3]bool{}
@@ -216,43 +219,6 @@ func fitCols3(a, b, c []float64, mean, scale []float64) (ok [3]bool) {
 	return ok
 }
 
-// parallelCols calls fn(j) for j in [0, c) on up to GOMAXPROCS goroutines.
-func parallelCols(c int, fn func(j int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), c) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				j := int(next.Add(1) - 1)
-				if j >= c {
-					return
-				}
-				fn(j)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// colMajor returns the storage of X when X is the transpose of a raw
-// matrix, that is column-major data: column j of X is data[j*stride:].
-// Callers holding columns pass them as m.T() of a features × rows
-// *mat.Dense, without a copy.
-func colMajor(X mat.Matrix) (data []float64, stride int, ok bool) {
-	t, ok := X.(mat.Untransposer)
-	if !ok {
-		return nil, 0, false
-	}
-	raw, ok := t.Untranspose().(mat.RawMatrixer)
-	if !ok {
-		return nil, 0, false
-	}
-	m := raw.RawMatrix()
-	return m.Data, m.Stride, true
-}
-
 // Transform writes the standardised X into dst and returns it; a nil dst
 // is allocated. NaN stays NaN. Transform panics if X's column count differs
 // from len(s.Mean) or dst has the wrong shape.
@@ -266,7 +232,7 @@ func (s *Standardizer) Transform(dst *mat.Dense, X mat.Matrix) *mat.Dense {
 	} else if dr, dc := dst.Dims(); dr != r || dc != c {
 		panic("stats: Standardizer: destination shape mismatch")
 	}
-	at := rowAccessor(X)
+	at := logit.Rows(X)
 	raw := dst.RawMatrix()
 	for i := 0; i < r; i++ {
 		row := at(i)
@@ -276,22 +242,4 @@ func (s *Standardizer) Transform(dst *mat.Dense, X mat.Matrix) *mat.Dense {
 		}
 	}
 	return dst
-}
-
-// rowAccessor returns a function giving row i of X. For *mat.Dense it
-// returns views of the backing array; otherwise it copies into one buffer
-// that is overwritten by the next call.
-func rowAccessor(X mat.Matrix) func(i int) []float64 {
-	_, c := X.Dims()
-	if d, ok := X.(mat.RawMatrixer); ok {
-		raw := d.RawMatrix()
-		return func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+c] }
-	}
-	buf := make([]float64, c)
-	return func(i int) []float64 {
-		for j := range buf {
-			buf[j] = X.At(i, j)
-		}
-		return buf
-	}
 }

@@ -94,7 +94,7 @@ func HutchPP(matvec func(dst, v []float64), n, samples int, rng *rand.Rand) floa
 // positive, or tol is negative or NaN. A zero operator gives λ = 0. It
 // returns the last estimate with a *CurveError wrapping
 // ErrCurveNoConvergence when maxIter products do not meet tol, and
-// ErrCurveNonFinite when matvec produces NaN or Inf.
+// ErrNaN when matvec produces NaN or Inf.
 func PowerIteration(matvec func(dst, v []float64), n, maxIter int, tol float64, rng *rand.Rand) (float64, []float64, error) {
 	const fn = "PowerIteration"
 	traceCheck(matvec, n, maxIter, rng)
@@ -113,7 +113,7 @@ func PowerIteration(matvec func(dst, v []float64), n, maxIter int, tol float64, 
 		lambda = traceDot(v, w)
 		norm := math.Sqrt(traceDot(w, w))
 		if math.IsNaN(norm) || math.IsInf(norm, 0) {
-			return math.NaN(), v, curveErr(fn, -1, ErrCurveNonFinite)
+			return math.NaN(), v, curveErr(fn, -1, ErrNaN)
 		}
 		if norm == 0 {
 			return 0, v, nil

@@ -258,7 +258,7 @@ func TestPowerIterationEdges(t *testing.T) {
 		}
 	}
 	_, _, err = PowerIteration(nan, 3, 5, 1e-8, rng)
-	if !errors.Is(err, ErrCurveNonFinite) {
+	if !errors.Is(err, ErrNaN) {
 		t.Errorf("NaN operator: error %v", err)
 	}
 	id := func(dst, v []float64) { copy(dst, v) }

@@ -2,8 +2,11 @@
 """Peer for the overlap pipeline benchmark: the seed's scikit-learn + SciPy
 pipeline on the data bench/overlap/gopipe writes.
 
-    go run ./bench/overlap/gopipe -gen /tmp/ovbench -n 1000000
-    /usr/bin/time -v /usr/bin/python3 bench/overlap/peer.py /tmp/ovbench 1000000 [REPS] [--equal-work]
+    go run ./bench/overlap/gopipe -gen /tmp/ovbench -shape tied -n 1000000
+    /usr/bin/time -v /usr/bin/python3 bench/overlap/peer.py /tmp/ovbench/tied 1000000 [REPS] [--equal-work]
+
+DIR holds X_<n>.npy, y_<n>.npy and names.json (the feature names, in
+column order) as gopipe writes them for one data shape.
 
 Steps timed as one pipeline (as overlap.Fit does them): StandardScaler over
 the pooled rows, LogisticRegression (lbfgs, C=1, class_weight None, the
@@ -21,7 +24,8 @@ source jobs' odds weights p/(1-p), all and in band.
 
 Prints one JSON line with the fastest of the repetitions in wall time
 (pipeline_sec) and in CPU time of the process, all threads
-(pipeline_cpu_sec); see README.md.
+(pipeline_cpu_sec); see README.md. --stages adds the CPU seconds of each
+step, summed over the repetitions (stages_cpu_sec).
 """
 import json
 import sys
@@ -35,7 +39,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import StandardScaler
 
-FEATURES = ["ncores", "nhosts", "timelimit_sec", "runtime_sec", "queue_time_sec", "runtime_fraction"]
 LEVELS = [0, 0.05, 0.25, 0.5, 0.75, 0.95, 1]
 BINS = 20
 
@@ -55,11 +58,29 @@ def kish(w):
         return float(w.sum() ** 2 / s2) if s2 != 0 else 0.0
 
 
-def pipeline(X, y, lo=0.2, hi=0.8, equal=False):
+class Stages:
+    """CPU seconds (time.process_time, all threads) per step, when asked for."""
+
+    def __init__(self, on):
+        self.on, self.t, self.cpu = on, {}, time.process_time()
+
+    def mark(self, name):
+        if self.on:
+            c = time.process_time()
+            self.t[name] = self.t.get(name, 0) + c - self.cpu
+            self.cpu = c
+
+
+def pipeline(X, y, features, lo=0.2, hi=0.8, equal=False, stages=None):
+    st = stages or Stages(False)
     Xs = StandardScaler().fit_transform(X)
+    st.mark("standardise")
     clf = LogisticRegression(solver="lbfgs", C=1.0).fit(Xs, y)
+    st.mark("logistic")
     p = clf.predict_proba(Xs)[:, 1]
+    st.mark("propensities")
     auc = roc_auc_score(y, p)
+    st.mark("auc")
     inband = (p >= lo) & (p <= hi)
     src, tgt = y == 0, y == 1
     out = {
@@ -74,9 +95,11 @@ def pipeline(X, y, lo=0.2, hi=0.8, equal=False):
         src_in, tgt_in = src & inband, tgt & inband
         out.update({"ks_in_band": {}, "smd": {}, "var_ratio": {}, "smd_in_band": {}, "var_ratio_in_band": {},
                     "constant": []})
-    for j, name in enumerate(FEATURES):
+    for j, name in enumerate(features):
+        st.mark("coverage" if j == 0 else "ks")
         r = ks_2samp(X[src, j], X[tgt, j])
         out["ks"][name] = [float(r.statistic), float(r.pvalue)]
+        st.mark("ks")
         if not equal:
             continue
         col = X[:, j]
@@ -106,11 +129,14 @@ def pipeline(X, y, lo=0.2, hi=0.8, equal=False):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     flags = [a for a in sys.argv[1:] if a.startswith("--")]
-    if len(args) < 2 or any(f != "--equal-work" for f in flags):
-        sys.exit("usage: peer.py DIR N [REPS] [--equal-work]")
+    if len(args) < 2 or any(f not in ("--equal-work", "--stages") for f in flags):
+        sys.exit("usage: peer.py DIR N [REPS] [--equal-work] [--stages]")
     equal = "--equal-work" in flags
+    stages = Stages("--stages" in flags)
     d, n = args[0], int(float(args[1]))
     reps = int(args[2]) if len(args) > 2 else 1
+    with open(f"{d}/names.json") as f:
+        features = json.load(f)
     t0 = time.perf_counter()
     X = np.load(f"{d}/X_{n}.npy")
     y = np.load(f"{d}/y_{n}.npy").astype(np.int64)
@@ -118,12 +144,14 @@ def main():
     best, best_cpu = float("inf"), float("inf")
     for _ in range(reps):
         t, c = time.perf_counter(), time.process_time()
-        out = pipeline(X, y, equal=equal)
+        out = pipeline(X, y, features, equal=equal, stages=stages)
         best = min(best, time.perf_counter() - t)
         best_cpu = min(best_cpu, time.process_time() - c)
     out.update({"tool": "python-equal-work" if equal else "python", "n": n, "load_sec": load,
                 "pipeline_sec": best, "pipeline_cpu_sec": best_cpu, "reps": reps,
                 "versions": {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__}})
+    if stages.on:
+        out["stages_cpu_sec"] = stages.t
     print(json.dumps(out))
 
 

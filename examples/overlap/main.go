@@ -21,7 +21,10 @@
 //
 // It writes report.md, report.json, propensity_<source>.png and
 // propensity_<target>.png (histograms with the band marked; _source and
-// _target are appended when the two names coincide), sweep.csv
+// _target are appended when the two names coincide), density.png (both
+// domains' propensity densities, the band shaded), balance.png (|SMD| per
+// feature, all jobs and in band), bandwidth.png (coverage against band
+// width), sweep.csv
 // (coverage over the default bands), propensity.csv (every job's propensity
 // and in-band flag, for the transfer evaluation), and appends its row to
 // experiments.jsonl, rendered as experiments.md.
@@ -56,10 +59,11 @@ import (
 type options struct {
 	out, source, target, sourceName, targetName string
 	regime, band, exp, featureSet, features     string
-	units                                       string
+	units, clusters                             string
 	n, crossfit                                 int
 	seed                                        uint64
 	balanced, proxy, strict, impute, transfer   bool
+	halves                                      bool
 }
 
 // newFlags defines the flags on o.
@@ -83,6 +87,8 @@ func newFlags(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.proxy, "proxy", false, "label regimes by the telemetry proxy rule only (ignore hardware tables) (e.g. -proxy)")
 	fs.BoolVar(&o.strict, "strict", false, "proxy rule: all-missing GPU telemetry gives unknown (e.g. -strict)")
 	fs.BoolVar(&o.impute, "impute", false, "median-impute non-finite feature values instead of failing (e.g. -impute)")
+	fs.StringVar(&o.clusters, "clusters", "", "compare k clusters pairwise instead: synth (Anvil-, Conte- and Stampede-like) or job tables [name=]path,... (e.g. -clusters synth); writes pairwise.csv, pairwise.md, pairwise.png")
+	fs.BoolVar(&o.halves, "halves", false, "with -clusters: split each cluster at its median submit time into name-1 and name-2 (e.g. two Stampede months as four periods) (e.g. -halves)")
 	fs.BoolVar(&o.transfer, "transfer", false, "also evaluate a transfer model: a logistic model of \"ran over an hour\" (runtime_sec > 3600) from ncores, nhosts and timelimit_sec, fitted on the source and scored (ROC AUC) on all, in-band and out-of-band target jobs with bootstrap intervals (e.g. -transfer)")
 	return fs
 }
@@ -116,7 +122,11 @@ func main() {
 	var o options
 	fs := newFlags(&o)
 	fs.Parse(os.Args[1:])
-	if err := run(o, os.Stdout); err != nil {
+	do := run
+	if o.clusters != "" {
+		do = runMany
+	}
+	if err := do(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
@@ -136,15 +146,8 @@ func errorLine(err error) string {
 // run does the work; everything it prints goes to stdout.
 func run(o options, stdout io.Writer) error {
 	start := time.Now()
-	band, err := parseBand(o.band)
+	band, units, err := prepare(o)
 	if err != nil {
-		return err
-	}
-	units, err := parseUnits(o.units)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
 	if o.source == "" {
@@ -345,6 +348,20 @@ func run(o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, fig := range []struct {
+		name string
+		draw func(string) error
+	}{
+		{"density.png", func(p string) error { return cplot.Densities(p, res, o.sourceName, o.targetName) }},
+		{"balance.png", func(p string) error { return cplot.Balance(p, res) }},
+		{"bandwidth.png", func(p string) error { return cplot.BandWidth(p, res, sweep, o.sourceName, o.targetName) }},
+	} {
+		path := filepath.Join(o.out, fig.name)
+		if err := fig.draw(path); err != nil {
+			return err
+		}
+		written = append(written, path)
+	}
 	if err := write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
 		return err
 	}
@@ -408,6 +425,19 @@ func writeFile(path string, f func(io.Writer) error) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// prepare parses -band and -units and makes the output directory.
+func prepare(o options) (overlap.Band, regime.Units, error) {
+	band, err := parseBand(o.band)
+	if err != nil {
+		return band, nil, err
+	}
+	units, err := parseUnits(o.units)
+	if err != nil {
+		return band, nil, err
+	}
+	return band, units, os.MkdirAll(o.out, 0o755)
 }
 
 func parseBand(s string) (overlap.Band, error) {

@@ -15,6 +15,10 @@ import (
 // all threads included, as getrusage(RUSAGE_SELF) reports it.
 func Self() (d time.Duration, ok bool) { return self() }
 
+// System returns the part of Self spent in the kernel on the process's
+// behalf (ru_stime): page faults of fresh memory, system calls.
+func System() (d time.Duration, ok bool) { return system() }
+
 // PeakRSS returns the largest resident set size of this process so far, in
 // bytes (ru_maxrss; Linux reports it in KiB, macOS in bytes).
 func PeakRSS() (bytes int64, ok bool) { return peakRSS() }

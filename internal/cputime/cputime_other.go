@@ -9,6 +9,8 @@ import (
 
 func self() (time.Duration, bool) { return 0, false }
 
+func system() (time.Duration, bool) { return 0, false }
+
 func peakRSS() (int64, bool) { return 0, false }
 
 func processRSS(*os.ProcessState) (int64, bool) { return 0, false }

@@ -30,6 +30,9 @@ func TestSelfGrowsWithWork(t *testing.T) {
 	if got := after - before; got < spin/20 {
 		t.Errorf("CPU time grew by %v over a %v spin (x=%g); want at least %v", got, spin, x, spin/20)
 	}
+	if sys, ok := System(); !ok || sys < 0 || sys > after {
+		t.Errorf("System %v (ok %v), Self %v: want 0 <= System <= Self", sys, ok, after)
+	}
 }
 
 func TestPeakRSSCoversAllocation(t *testing.T) {

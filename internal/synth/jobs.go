@@ -98,6 +98,30 @@ type jobDraw struct {
 	memFrac, gpuUtil, cpuPc float64
 }
 
+// StampedeLike returns a profile resembling TACC's Stampede (2013–2018):
+// 16-core 32 GB Sandy Bridge nodes in a normal and a development queue,
+// 68-core Knights Landing nodes, 1 TB large-memory nodes and single-GPU
+// nodes, time limits in minutes up to two days. It is synthetic, a third
+// cluster beside AnvilLike and ConteLike for many-cluster comparisons.
+func StampedeLike() ClusterProfile {
+	return ClusterProfile{
+		Name: "stampede",
+		Partitions: []ClusterPartition{
+			{Name: "normal", Weight: 0.50, NodeCores: 16, NodeMemoryGB: 32, MaxNodes: 64},
+			{Name: "development", Weight: 0.15, NodeCores: 16, NodeMemoryGB: 32, MaxNodes: 4},
+			{Name: "normal-knl", Weight: 0.20, NodeCores: 68, NodeMemoryGB: 96, MaxNodes: 32},
+			{Name: "largemem", Weight: 0.05, NodeCores: 32, NodeMemoryGB: 1024, Shared: true, MaxNodes: 1},
+			{Name: "gpu", Weight: 0.10, NodeCores: 16, NodeMemoryGB: 32, GPUs: 1, MaxNodes: 4},
+		},
+		TimelimitUnitSec: 60,
+		Timelimits:       []float64{30, 60, 120, 240, 480, 720, 1440, 2880},
+		TimelimitWeights: []float64{20, 20, 15, 12, 10, 8, 10, 5},
+		RuntimeMu:        -1.0, RuntimeSigma: 1.5, TimeoutShare: 0.10,
+		QueueMu: 7.0, QueueSigma: 2.3, MultiNodeShare: 0.55,
+		Start: time.Date(2018, 2, 1, 0, 0, 0, 0, time.UTC), Days: 28,
+	}
+}
+
 func pick(weights []float64, rng *rand.Rand) int {
 	var total float64
 	for _, w := range weights {

@@ -26,7 +26,7 @@ func TestJobTableDeterministic(t *testing.T) {
 }
 
 func TestJobTableContents(t *testing.T) {
-	for _, p := range []ClusterProfile{AnvilLike(), ConteLike()} {
+	for _, p := range []ClusterProfile{AnvilLike(), ConteLike(), StampedeLike()} {
 		t.Run(p.Name, func(t *testing.T) {
 			rows := JobTable(p, 3000, rand.New(rand.NewPCG(9, 9)))
 			parts := map[string]bool{}
@@ -83,7 +83,7 @@ func TestJobsFeaturesColumns(t *testing.T) {
 // generator state gives the same first job in both, with the features
 // JobTable's rows imply (timelimit in the profile's unit, times to the second).
 func TestJobsFeaturesMatchesJobTable(t *testing.T) {
-	for _, p := range []ClusterProfile{AnvilLike(), ConteLike()} {
+	for _, p := range []ClusterProfile{AnvilLike(), ConteLike(), StampedeLike()} {
 		t.Run(p.Name, func(t *testing.T) {
 			f := JobsFeatures(p, 1, rand.New(rand.NewPCG(11, 12)))
 			r := JobTable(p, 1, rand.New(rand.NewPCG(11, 12)))[0]

@@ -2,13 +2,13 @@
 // runs the Go overlap pipeline on them, for a side-by-side run against
 // bench/overlap/peer.py (see bench/overlap/README.md).
 //
-//	go run ./bench/overlap/gopipe -gen DIR -n 1000000   # writes DIR/X_1000000.npy, DIR/y_1000000.npy
+//	go run ./bench/overlap/gopipe -gen DIR -shape tied -n 1000000  # writes DIR/tied/{X,y}_1000000.npy and names.json
 //	go build -o /tmp/gopipe ./bench/overlap/gopipe
-//	/usr/bin/time -v /tmp/gopipe -run DIR -n 1000000     # times the pipeline, prints JSON
+//	/usr/bin/time -v /tmp/gopipe -run DIR -shape tied -n 1000000   # times the pipeline, prints JSON
 //
-// The data are the same as overlap's BenchmarkPipeline: the first n/2 rows
-// Anvil-like (source, y = 0), the rest Conte-like (target, y = 1), from
-// internal/synth with seed 20260101.
+// The data are the same as overlap's BenchmarkPipeline: one of
+// synth.OverlapShapes (synth, continuous, tied, imbalanced, wide) from
+// internal/synth with seed 20260101, the source jobs (y = 0) first.
 package main
 
 import (
@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,16 +37,17 @@ const seed = 20260101 // as overlap's benchSeed
 func main() {
 	gen := flag.String("gen", "", "write X_<n>.npy and y_<n>.npy into this directory")
 	run := flag.String("run", "", "read X_<n>.npy and y_<n>.npy from this directory and time the pipeline")
-	nf := flag.Float64("n", 1e6, "number of jobs (source n/2, target n - n/2)")
+	nf := flag.Float64("n", 1e6, "number of jobs")
+	shape := flag.String("shape", "synth", fmt.Sprintf("data shape, one of %v", synth.OverlapShapes))
 	reps := flag.Int("reps", 1, "pipeline repetitions; the fastest is reported")
 	flag.Parse()
 	n := int(*nf)
 	var err error
 	switch {
 	case *gen != "":
-		err = generate(*gen, n)
+		err = generate(filepath.Join(*gen, *shape), *shape, n)
 	case *run != "":
-		err = pipeline(*run, n, *reps)
+		err = pipeline(filepath.Join(*run, *shape), n, *reps)
 	default:
 		err = errors.New("give -gen DIR or -run DIR")
 	}
@@ -57,25 +57,32 @@ func main() {
 	}
 }
 
-func generate(dir string, n int) error {
-	rng := rand.New(rand.NewPCG(seed, seed))
-	src := synth.JobsFeatures(synth.AnvilLike(), n/2, rng)
-	tgt := synth.JobsFeatures(synth.ConteLike(), n-n/2, rng)
-	x := append(src, tgt...)
+func generate(dir, shape string, n int) error {
+	x, yi, names, err := synth.OverlapBench(shape, n, seed)
+	if err != nil {
+		return err
+	}
 	y := make([]float64, n)
-	for i := n / 2; i < n; i++ {
-		y[i] = 1
+	for i, v := range yi {
+		y[i] = float64(v)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeNpy(filepath.Join(dir, fmt.Sprintf("X_%d.npy", n)), x, n, 6); err != nil {
+	if err := writeNpy(filepath.Join(dir, fmt.Sprintf("X_%d.npy", n)), x, n, len(names)); err != nil {
 		return err
 	}
 	if err := writeNpy(filepath.Join(dir, fmt.Sprintf("y_%d.npy", n)), y, n, 0); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %d jobs × 6 features to %s\n", n, dir)
+	b, err := json.Marshal(names)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "names.json"), b, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %d jobs × %d features (%s) to %s\n", n, len(names), shape, dir)
 	return nil
 }
 
@@ -119,6 +126,16 @@ func cpuTime() float64 {
 	return d.Seconds()
 }
 
+// sysTime is the part of cpuTime spent in the kernel (page faults of fresh
+// memory, mostly), in seconds.
+func sysTime() float64 {
+	d, ok := cputime.System()
+	if !ok {
+		return math.NaN()
+	}
+	return d.Seconds()
+}
+
 // readNpy reads a float64 .npy written by writeNpy.
 func readNpy(path string, want int) ([]float64, error) {
 	f, err := os.Open(path)
@@ -154,7 +171,16 @@ func readNpy(path string, want int) ([]float64, error) {
 
 func pipeline(dir string, n, reps int) error {
 	t0 := time.Now()
-	xd, err := readNpy(filepath.Join(dir, fmt.Sprintf("X_%d.npy", n)), 6*n)
+	b, err := os.ReadFile(filepath.Join(dir, "names.json"))
+	if err != nil {
+		return err
+	}
+	var names []string
+	if err := json.Unmarshal(b, &names); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, "names.json"), err)
+	}
+	d := len(names)
+	xd, err := readNpy(filepath.Join(dir, fmt.Sprintf("X_%d.npy", n)), d*n)
 	if err != nil {
 		return err
 	}
@@ -162,22 +188,23 @@ func pipeline(dir string, n, reps int) error {
 	if err != nil {
 		return err
 	}
-	x := mat.NewDense(n, 6, xd)
+	x := mat.NewDense(n, d, xd)
 	y := make([]int, n)
 	for i, v := range yd {
 		y[i] = int(v)
 	}
 	load := time.Since(t0)
-	best, bestCPU := math.Inf(1), math.Inf(1)
+	best, bestCPU, bestSys := math.Inf(1), math.Inf(1), math.Inf(1)
 	var res *overlap.Result
 	for range max(1, reps) {
-		t, c := time.Now(), cpuTime()
-		res, err = overlap.Fit(x, y, overlap.Band{Lo: 0.2, Hi: 0.8}, overlap.WithFeatureNames(synth.JobsFeatureNames()...))
+		t, c, k := time.Now(), cpuTime(), sysTime()
+		res, err = overlap.Fit(x, y, overlap.Band{Lo: 0.2, Hi: 0.8}, overlap.WithFeatureNames(names...))
 		if err != nil {
 			return err
 		}
 		best = math.Min(best, time.Since(t).Seconds())
 		bestCPU = math.Min(bestCPU, cpuTime()-c)
+		bestSys = math.Min(bestSys, sysTime()-k)
 	}
 	// The same keys as peer.py --equal-work, so the outputs can be compared.
 	ks, ksIn := make(map[string][2]float64), make(map[string][2]float64)
@@ -192,14 +219,14 @@ func pipeline(dir string, n, reps int) error {
 		}
 	}
 	out := map[string]any{
-		"tool": "go", "n": n, "load_sec": load.Seconds(), "pipeline_sec": best, "pipeline_cpu_sec": bestCPU, "reps": reps,
+		"tool": "go", "n": n, "load_sec": load.Seconds(), "pipeline_sec": best, "pipeline_cpu_sec": bestCPU, "pipeline_sys_sec": bestSys, "reps": reps,
 		"auc": res.AUC, "coverage": res.Coverage, "n_target_in_band": res.NTargetInBand, "n_source_in_band": res.NSourceInBand,
 		"iterations": res.Solver.Iterations, "ks": ks, "ks_in_band": ksIn,
 		"smd": smd, "var_ratio": vr, "smd_in_band": smdIn, "var_ratio_in_band": vrIn,
 		"source_quantiles": res.SourceQuantiles, "target_quantiles": res.TargetQuantiles,
 		"source_hist": res.SourceHist, "target_hist": res.TargetHist, "ess": res.ESS, "ess_in_band": res.ESSInBand,
 	}
-	b, err := json.Marshal(finiteJSON(out))
+	b, err = json.Marshal(finiteJSON(out))
 	if err != nil {
 		return err
 	}

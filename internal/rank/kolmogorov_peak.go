@@ -1,4 +1,4 @@
-package stats
+package rank
 
 import "math"
 
@@ -51,6 +51,16 @@ func smirnovPeakApplies(n int, x float64) bool {
 	fn := float64(n)
 	c := fn*x - 1
 	return n >= smPeakMinN && n <= smirnovMaxComputeN && fn*x*x >= 1 && c*c >= 2*fn
+}
+
+// SmirnovSlow reports whether SmirnovSF(n, x) sums about n terms with
+// SciPy's full series (n > 10^5, neither a closed-form special case nor an
+// underflowing tail, and outside the range of the peak summation), up to a
+// second each: golden tests skip such cases unless asked for.
+func SmirnovSlow(n int, x float64) bool {
+	fn := float64(n)
+	return n > 100000 && n <= smirnovMaxComputeN && fn*x > 2 && fn*x < fn-1 && -2*fn*x*x >= minLog &&
+		!smirnovPeakApplies(n, x)
 }
 
 // log1pSmall returns log(1+z), by a short series when |z| is tiny.

@@ -1,4 +1,12 @@
-package stats
+// Package rank holds the rank statistics behind package stats' KS2Samp,
+// AUC, Median and Quantile, and the fast paths package overlap takes
+// through them: a radix sort of float64 by their bits, the two-sample
+// Kolmogorov–Smirnov test on sorted keys or on groups of one column
+// (without sorting it), the Kolmogorov and Smirnov distributions, and the
+// AUC of per-class sorted scores. stats documents the statistics; the
+// functions here compute the same numbers bit for bit, and overlap uses
+// them where stats' own entry points would sort or copy again.
+package rank
 
 import (
 	"math"
@@ -20,41 +28,42 @@ const (
 	radixPasses  = (64 + radixBits - 1) / radixBits
 )
 
-// floatKey maps a float64 to a uint64 whose unsigned order is the float
+// Key maps a float64 to a uint64 whose unsigned order is the float
 // order (-Inf < … < -0 < +0 < … < +Inf). NaNs must have been removed.
 //
 // It is branch-free (flip all bits of negatives, the sign bit of the rest):
 // the radix passes call it for every value, and a sign test would be
 // mispredicted on data of mixed sign.
-func floatKey(f float64) uint64 {
+func Key(f float64) uint64 {
 	b := math.Float64bits(f)
 	return b ^ (uint64(int64(b)>>63) | 1<<63)
 }
 
-func keyFloat(k uint64) float64 {
+// KeyFloat is the inverse of Key.
+func KeyFloat(k uint64) float64 {
 	// Keys with the top bit set came from non-negative floats.
 	return math.Float64frombits(k ^ (uint64(int64(^k)>>63) | 1<<63))
 }
 
-// sortFloats sorts x (no NaNs) in increasing order, in place.
-func sortFloats(x []float64) {
-	var s FloatSorter
+// Floats sorts x (no NaNs) in increasing order, in place.
+func Floats(x []float64) {
+	var s Sorter
 	s.Sort(x)
 }
 
-// FloatSorter sorts float64 slices in increasing order, in place, by a
+// Sorter sorts float64 slices in increasing order, in place, by a
 // least-significant-digit radix sort on the order-preserving bit patterns
 // (11-bit digits; a pass is skipped when every value shares its digit, as
 // for small integers stored as floats), which is several times faster than
 // a comparison sort for large inputs; inputs shorter than 4096 use
 // slices.Sort. It keeps its scratch memory between calls, so one sorter
 // serves many slices without allocating. The zero value is ready to use;
-// a FloatSorter must not be used by several goroutines at once.
+// a Sorter must not be used by several goroutines at once.
 //
 // The slices must not contain NaN (where NaNs end up is unspecified);
 // ±Inf are ordinary values, and -0 sorts before +0 on the radix path
 // (the two compare equal, so any order is sorted).
-type FloatSorter struct {
+type Sorter struct {
 	tmp []float64
 }
 
@@ -63,10 +72,10 @@ type FloatSorter struct {
 // has memory to spare. Sort allocates its own when buf is too short. buf's
 // contents are overwritten by later calls to Sort, and buf must not be
 // used for anything else meanwhile.
-func (s *FloatSorter) SetScratch(buf []float64) { s.tmp = buf[:len(buf):len(buf)] }
+func (s *Sorter) SetScratch(buf []float64) { s.tmp = buf[:len(buf):len(buf)] }
 
 // Sort sorts x in increasing order.
-func (s *FloatSorter) Sort(x []float64) {
+func (s *Sorter) Sort(x []float64) {
 	n := len(x)
 	if n < radixMin || uint64(n) > math.MaxUint32 {
 		slices.Sort(x)
@@ -86,7 +95,7 @@ func (s *FloatSorter) Sort(x []float64) {
 	// scatters into.
 	var counts [radixPasses][radixBuckets]uint32
 	for i, v := range x {
-		k := floatKey(v)
+		k := Key(v)
 		keys[i] = k
 		for p := range radixPasses {
 			counts[p][(k>>(p*radixBits))&(radixBuckets-1)]++
@@ -112,12 +121,12 @@ func (s *FloatSorter) Sort(x []float64) {
 		src, dst = dst, src
 	}
 	for i, k := range src {
-		x[i] = keyFloat(k)
+		x[i] = KeyFloat(k)
 	}
 }
 
-// sortKeys sorts keys in increasing order, in place.
-func sortKeys(keys []uint64) {
+// Keys sorts keys in increasing order, in place.
+func Keys(keys []uint64) {
 	if len(keys) < radixMin {
 		slices.Sort(keys)
 		return
@@ -175,9 +184,9 @@ func radixSortKeysIdx(keys, tmp []uint64, idx, tmpIdx []int32) ([]uint64, []int3
 	return keys, idx
 }
 
-// sortKeysPayload sorts keys in increasing order carrying pay alongside
+// KeysPayload sorts keys in increasing order carrying pay alongside
 // (stably), and returns the sorted slices (the inputs or new ones).
-func sortKeysPayload(keys []uint64, pay []int32) ([]uint64, []int32) {
+func KeysPayload(keys []uint64, pay []int32) ([]uint64, []int32) {
 	n := len(keys)
 	if n >= radixMin {
 		return radixSortKeysIdx(keys, make([]uint64, n), pay, make([]int32, n))

@@ -1,4 +1,4 @@
-package stats
+package rank
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// GroupPair names two samples of a grouped column for KS2SampGroups: the
+// GroupPair names two samples of a grouped column for Groups.Compare: the
 // values whose group label g has bit g set in X form the first sample,
 // those with bit g set in Y the second. A group may belong to both.
 type GroupPair struct{ X, Y uint8 }
@@ -17,10 +17,9 @@ func (p GroupPair) members(g uint8) (inX, inY bool) {
 	return p.X>>g&1 != 0, p.Y>>g&1 != 0
 }
 
-// ksBucketTarget is the number of values per bucket KS2SampGroups aims
-// for; ksCellBits is the number of leading key bits (sign, exponent and
-// the first four mantissa bits: sixteenths of an octave) of its coarse
-// cells.
+// ksBucketTarget is the number of values per bucket Compare aims for;
+// ksCellBits is the number of leading key bits (sign, exponent and the
+// first four mantissa bits: sixteenths of an octave) of its coarse cells.
 const (
 	ksBucketTarget = 64
 	ksCellBits     = 16
@@ -28,12 +27,13 @@ const (
 	ksMaxSubBits   = 16
 )
 
-// KS2SampGroups runs KS2Samp(x, y, alt, method) for each pair of samples
-// drawn from one column by group label (see GroupPair), with the same
-// statistics, locations, signs and p-values, without sorting the column.
-// group[i] is value v[i]'s label, below 8. NaNs are dropped, as KS2Samp
-// does. A pair with an empty sample is an error wrapping ErrEmpty that
-// names the pair. It panics if the lengths differ or a label is 8 or more.
+// Groups runs the two-sample KS test (stats.KS2Samp) for pairs of samples
+// drawn from one column by group label, with the same statistics,
+// locations, signs and p-values, without sorting the column, and keeps
+// its scratch memory (a 256 KiB table, about 1.5 bytes per value for the
+// buckets of four groups, and the gathered values) between calls, so that
+// one Groups compares many columns without allocating. The zero value is
+// ready to use; a Groups must not be used by several goroutines at once.
 //
 // How: the values' order-preserving keys are cut into buckets, ranges of
 // keys holding about 64 values each (each sixteenth of an octave that a
@@ -46,50 +46,41 @@ const (
 // difference seen at bucket ends (less a margin covering floating-point
 // rounding) can hold the extremes; a bucket holding one distinct value is
 // visited from its counts, the values of the others are gathered in a
-// second pass, sorted and walked as KS2Samp walks the whole samples. On
-// continuous data that is a few buckets and on discrete data none, so the
-// cost is one or two passes over the column plus a small sort, instead of
-// sorting both samples.
-//
-// KS2SampGroups allocates its scratch memory on every call; a KSGroups
-// keeps it between calls.
-func KS2SampGroups(v []float64, group []uint8, pairs []GroupPair, alt Alternative, method KSMethod) ([]KSResult, error) {
-	var g KSGroups
-	return g.Compare(v, group, pairs, alt, method)
-}
-
-// KSGroups computes KS2SampGroups and keeps its scratch memory (a 256 KiB
-// table, about 1.5 bytes per value for the buckets of four groups, and the
-// gathered values) between calls, so that one KSGroups
-// compares many columns without allocating. The zero value is ready to
-// use; a KSGroups must not be used by several goroutines at once.
-type KSGroups struct {
+// second pass, sorted and walked as stats.KS2Samp walks the whole samples.
+// On continuous data that is a few buckets and on discrete data none, so
+// the cost is one or two passes over the column plus a small sort, instead
+// of sorting both samples.
+type Groups struct {
 	b      ksBuckets
 	tracks []ksPairTrack
 	keys   []uint64
 	labels []int32
 }
 
-// Compare is KS2SampGroups(v, group, pairs, alt, method).
-func (g *KSGroups) Compare(v []float64, group []uint8, pairs []GroupPair, alt Alternative, method KSMethod) ([]KSResult, error) {
+// Compare runs the KS test for each pair of samples of v (see GroupPair).
+// group[i] is value v[i]'s label, below 8. NaNs are dropped, as
+// stats.KS2Samp does. A pair with an empty sample is an error wrapping
+// ErrEmpty that names the pair. It panics if alt or method is unknown, the
+// lengths differ, there are more than 8 pairs or a label is 8 or more.
+func (g *Groups) Compare(v []float64, group []uint8, pairs []GroupPair, alt Alternative, method Method) ([]Result, error) {
 	if alt < TwoSided || alt > Greater {
-		panic("stats: unknown Alternative")
+		panic("rank: unknown Alternative")
 	}
-	if method < KSAuto || method > KSAsymp {
-		panic("stats: unknown KSMethod")
+	if method < Auto || method > Asymp {
+		panic("rank: unknown Method")
 	}
 	if len(group) != len(v) {
-		panic("stats: KS2SampGroups: len(group) != len(v)")
+		panic("rank: Groups.Compare: len(group) != len(v)")
 	}
 	if len(pairs) == 0 {
 		return nil, nil
 	}
 	if len(pairs) > 8 {
-		panic("stats: KS2SampGroups: more than 8 pairs")
+		panic("rank: Groups.Compare: more than 8 pairs")
 	}
 	b := &g.b
 	b.count(v, group)
-	res := make([]KSResult, len(pairs))
+	res := make([]Result, len(pairs))
 	if cap(g.tracks) < len(pairs) {
 		g.tracks = make([]ksPairTrack, len(pairs))
 	}
@@ -99,7 +90,7 @@ func (g *KSGroups) Compare(v []float64, group []uint8, pairs []GroupPair, alt Al
 		t.pair = pr
 		b.sizes(t)
 		if t.n1 == 0 || t.n2 == 0 {
-			return nil, fmt.Errorf("stats: KS2SampGroups: pair %d: sample sizes %d and %d: %w", p, t.n1, t.n2, ErrEmpty)
+			return nil, fmt.Errorf("pair %d: sample sizes %d and %d: %w", p, t.n1, t.n2, ErrEmpty)
 		}
 		b.boundaryExtremes(t)
 		b.flagBuckets(t, uint8(1)<<p)
@@ -126,11 +117,11 @@ type ksBuckets struct {
 	flags []uint8 // per bucket, bit p: pair p must look inside
 	mixed []bool  // per flagged bucket: it holds more than one value
 
-	// Per group: its values' shift (see count), and in four lanes (rows
-	// i mod 4) their count and the sums of their differences from it and
-	// of the squares.
+	// Per group: its values' shift (see count) and count, and in four
+	// lanes (rows i mod 4) the sums of their differences from the shift
+	// and of the squares.
 	shift  [8]float64
-	n      [4][8]int
+	n      [8]int
 	s1, s2 [4][8]float64
 }
 
@@ -163,14 +154,14 @@ func (b *ksBuckets) bucket(k uint64) uint64 {
 // bucket (they hold few values, or the sample would have met them).
 func (b *ksBuckets) count(v []float64, group []uint8) {
 	if uint64(len(v)) >= ksMixed {
-		panic("stats: KS2SampGroups: 2³¹ values or more")
+		panic("rank: Groups.Compare: 2³¹ values or more")
 	}
 	var gmax uint8
 	for _, g := range group {
 		gmax = max(gmax, g)
 	}
 	if gmax >= 8 {
-		panic("stats: KS2SampGroups: group label 8 or more")
+		panic("rank: Groups.Compare: group label 8 or more")
 	}
 	if b.cell == nil {
 		b.cell = make([]uint32, 1<<ksCellBits)
@@ -182,7 +173,7 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 	var sampleN [8]int
 	for i := 0; i < len(v); i += ksSample {
 		if x := v[i]; x == x {
-			cell[floatKey(x+0)>>ksCellShift]++
+			cell[Key(x+0)>>ksCellShift]++
 			g := group[i] & 7
 			sampleSum[g] += x
 			sampleN[g]++
@@ -209,7 +200,8 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 	b.flags = reuse(b.flags, b.nb)
 	b.mixed = reuse(b.mixed, b.nb)
 	slots, gshift, shift := b.slots, b.gshift, b.shift
-	var n [4][8]int
+	// The groups' counts come from the buckets' afterwards: counting them
+	// here too would add a third dependent update per value.
 	var s1, s2 [4][8]float64
 	for i, x := range v {
 		if x != x {
@@ -217,10 +209,9 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 		}
 		g, lane := group[i]&7, i&3
 		dev := x - shift[g]
-		n[lane][g]++
 		s1[lane][g] += dev
 		s2[lane][g] += dev * dev
-		k := floatKey(x + 0)
+		k := Key(x + 0)
 		sl := &slots[b.bucket(k)<<gshift|uint64(group[i])]
 		// Without branches, which continuous data would mispredict.
 		c := sl.n
@@ -234,7 +225,12 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 		sl.n = (c | d) + 1
 		sl.last = k
 	}
-	b.n, b.s1, b.s2 = n, s1, s2
+	b.s1, b.s2 = s1, s2
+	gs := 1 << b.gshift
+	b.n = [8]int{}
+	for k, sl := range slots {
+		b.n[k&(gs-1)] += int(sl.n &^ ksMixed)
+	}
 }
 
 // shifts sets each group's shift, which its values' sums are taken
@@ -273,10 +269,9 @@ func (b *ksBuckets) moments(mask uint8) (n int, mean, m2 float64) {
 		if mask>>g&1 == 0 {
 			continue
 		}
-		var ng int
+		ng := b.n[g]
 		var s1, s2 float64
-		for lane := range b.n {
-			ng += b.n[lane][g]
+		for lane := range b.s1 {
 			s1 += b.s1[lane][g]
 			s2 += b.s2[lane][g]
 		}
@@ -309,9 +304,9 @@ type SampleMoments struct {
 // of Compare, NaN dropped. They come from the same passes over the column
 // (each group's sums relative to a shift near its mean, groups combined
 // pairwise), and agree with the two-pass mean and variance of the split
-// samples (as SMD and VarianceRatio compute them) to rounding. It panics
+// samples (as stats.SMD and stats.VarianceRatio compute them) to rounding. It panics
 // if p is not a pair of the last Compare.
-func (g *KSGroups) Moments(p int) (x, y SampleMoments) {
+func (g *Groups) Moments(p int) (x, y SampleMoments) {
 	pr := g.tracks[p].pair
 	return g.b.sampleMoments(pr.X), g.b.sampleMoments(pr.Y)
 }
@@ -457,13 +452,13 @@ func (b *ksBuckets) gather(v []float64, group []uint8, keys []uint64, labels []i
 		if x != x {
 			continue
 		}
-		k := floatKey(x + 0)
+		k := Key(x + 0)
 		if mixed[b.bucket(k)] {
 			keys = append(keys, k)
 			labels = append(labels, int32(group[i]))
 		}
 	}
-	return sortKeysPayload(keys, labels)
+	return KeysPayload(keys, labels)
 }
 
 // point returns the single value of a bucket that is not mixed.
@@ -512,5 +507,5 @@ func (b *ksBuckets) walk(t *ksPairTrack, keys []uint64, labels []int32) ksExt {
 			tr.visit(k, int(i), int(j), nx > 0, ny > 0)
 		}
 	}
-	return tr.extremes(keyFloat)
+	return tr.extremes(KeyFloat)
 }

@@ -1,4 +1,4 @@
-package stats
+package rank_test
 
 import (
 	"errors"
@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/crosscluster/crosscluster/internal/rank"
+	"github.com/crosscluster/crosscluster/stats"
 )
 
 // splitGroups returns the values of v whose group is in mask, in order.
@@ -20,12 +23,19 @@ func splitGroups(v []float64, group []uint8, mask uint8) []float64 {
 	return out
 }
 
-// sameKS reports whether two results agree exactly (NaN equal to NaN,
-// -0 equal to +0 in the location, which KS2Samp maps to +0 too).
-func sameKS(a, b KSResult) bool {
+// sameKS reports whether a Groups result and a stats.KS2Samp result agree
+// exactly (NaN equal to NaN, -0 equal to +0 in the location, which KS2Samp
+// maps to +0 too).
+func sameKS(a rank.Result, b stats.KSResult) bool {
 	eq := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
 	return eq(a.Statistic, b.Statistic) && eq(a.PValue, b.PValue) && eq(a.Location, b.Location) &&
-		a.Sign == b.Sign && a.Method == b.Method
+		a.Sign == b.Sign && int(a.Method) == int(b.Method)
+}
+
+// compareFresh is Compare with a new Groups.
+func compareFresh(v []float64, group []uint8, pairs []rank.GroupPair, alt rank.Alternative) ([]rank.Result, error) {
+	var g rank.Groups
+	return g.Compare(v, group, pairs, alt, rank.Auto)
 }
 
 // groupColumn draws n values of one of several kinds, with group labels
@@ -59,40 +69,49 @@ func groupColumn(rng *rand.Rand, kind, n, ng int) ([]float64, []uint8) {
 			}
 		case 4: // identical distributions: every bucket is a candidate
 			v[i] = float64(rng.IntN(1000)) / 7
+		case 5: // adjacent floats repeated: heavy buckets holding two values
+			v[i] = math.Nextafter(1, 2)
+			switch r := rng.IntN(10); {
+			case r < 4+int(g[i]%2):
+				v[i] = 1
+			case r == 9:
+				v[i] = rng.NormFloat64()
+			}
 		}
 	}
 	return v, g
 }
 
-// TestKS2SampGroups: every pair's result equals KS2Samp on the explicitly
-// split samples, on continuous, discrete, heavy-tailed, non-finite and
-// identically distributed data, large enough for the bucket search to
-// matter and small enough to hit its edges.
-func TestKS2SampGroups(t *testing.T) {
+// TestGroups: every pair's result equals KS2Samp on the explicitly
+// split samples, on continuous, discrete, heavy-tailed, non-finite,
+// identically distributed data and heavy buckets of two adjacent values,
+// large enough for the bucket search to matter and small enough to hit
+// its edges.
+func TestGroups(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 17))
-	pairs := []GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}, {X: 0b0001, Y: 0b0110}, {X: 0b1111, Y: 0b0001}}
+	pairs := []rank.GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}, {X: 0b0001, Y: 0b0110}, {X: 0b1111, Y: 0b0001}}
 	// One KSGroups serves every call, so that memory left from a larger
 	// or differently shaped column must not leak into the next.
-	var reused KSGroups
+	var reused rank.Groups
 	for _, n := range []int{1, 2, 5, 40, 300, 5000, 60000, 7, 20000} {
-		for kind := range 5 {
-			for _, alt := range []Alternative{TwoSided, Less, Greater} {
+		for kind := range 6 {
+			for _, alt := range []rank.Alternative{rank.TwoSided, rank.Less, rank.Greater} {
 				v, g := groupColumn(rng, kind, n, 4)
-				got, err := reused.Compare(v, g, pairs, alt, KSAuto)
-				if fresh, ferr := KS2SampGroups(v, g, pairs, alt, KSAuto); (ferr == nil) != (err == nil) || (err == nil && !slices.Equal(fresh, got)) {
+				got, err := reused.Compare(v, g, pairs, alt, rank.Auto)
+				if fresh, ferr := compareFresh(v, g, pairs, alt); (ferr == nil) != (err == nil) || (err == nil && !slices.Equal(fresh, got)) {
 					t.Errorf("n=%d kind=%d: reused %v %v, fresh %v %v", n, kind, got, err, fresh, ferr)
 				}
 				var wantErr error
-				want := make([]KSResult, len(pairs))
+				want := make([]stats.KSResult, len(pairs))
 				for p, pr := range pairs {
-					r, err := KS2Samp(splitGroups(v, g, pr.X), splitGroups(v, g, pr.Y), alt, KSAuto)
+					r, err := stats.KS2Samp(splitGroups(v, g, pr.X), splitGroups(v, g, pr.Y), stats.Alternative(alt), stats.KSAuto)
 					if err != nil && wantErr == nil {
 						wantErr = err
 					}
 					want[p] = r
 				}
 				if wantErr != nil {
-					if !errors.Is(err, ErrEmpty) {
+					if !errors.Is(err, rank.ErrEmpty) {
 						t.Errorf("n=%d kind=%d: error %v, KS2Samp says %v", n, kind, err, wantErr)
 					}
 					continue
@@ -110,27 +129,27 @@ func TestKS2SampGroups(t *testing.T) {
 	}
 }
 
-// TestKS2SampGroupsErrors: an empty sample is ErrEmpty naming the pair;
+// TestGroupsErrors: an empty sample is ErrEmpty naming the pair;
 // all-NaN data and no pairs are handled.
-func TestKS2SampGroupsErrors(t *testing.T) {
+func TestGroupsErrors(t *testing.T) {
 	v := []float64{1, 2, math.NaN(), 4}
 	g := []uint8{0, 0, 1, 0}
-	if _, err := KS2SampGroups(v, g, []GroupPair{{X: 1, Y: 2}}, TwoSided, KSAuto); !errors.Is(err, ErrEmpty) {
+	if _, err := compareFresh(v, g, []rank.GroupPair{{X: 1, Y: 2}}, rank.TwoSided); !errors.Is(err, rank.ErrEmpty) {
 		t.Errorf("NaN-only sample: %v, want ErrEmpty", err)
 	}
 	nan := []float64{math.NaN(), math.NaN()}
-	if _, err := KS2SampGroups(nan, []uint8{0, 1}, []GroupPair{{X: 1, Y: 2}}, TwoSided, KSAuto); !errors.Is(err, ErrEmpty) {
+	if _, err := compareFresh(nan, []uint8{0, 1}, []rank.GroupPair{{X: 1, Y: 2}}, rank.TwoSided); !errors.Is(err, rank.ErrEmpty) {
 		t.Errorf("all NaN: %v, want ErrEmpty", err)
 	}
-	if r, err := KS2SampGroups(v, g, nil, TwoSided, KSAuto); r != nil || err != nil {
+	if r, err := compareFresh(v, g, nil, rank.TwoSided); r != nil || err != nil {
 		t.Errorf("no pairs: %v, %v", r, err)
 	}
 }
 
-// FuzzKS2SampGroups compares KS2SampGroups with KS2Samp on split samples
+// FuzzGroups compares KS2SampGroups with KS2Samp on split samples
 // built from arbitrary bytes (values from a small alphabet so that ties,
 // zeros of both signs, infinities and NaN are common).
-func FuzzKS2SampGroups(f *testing.F) {
+func FuzzGroups(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})
 	f.Add([]byte{255, 0, 128, 64, 32, 16, 8, 4, 2, 1})
 	alphabet := []float64{math.Inf(-1), -1e300, -2, -1, -0.5, math.Copysign(0, -1), 0, 1e-300, 0.5, 1, 1, 2, 3, 1e300, math.Inf(1), math.NaN()}
@@ -141,14 +160,14 @@ func FuzzKS2SampGroups(f *testing.F) {
 			v[i] = alphabet[c&15]
 			g[i] = c >> 4 & 3
 		}
-		pairs := []GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}}
-		got, err := KS2SampGroups(v, g, pairs, TwoSided, KSAuto)
-		want := make([]KSResult, len(pairs))
+		pairs := []rank.GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}}
+		got, err := compareFresh(v, g, pairs, rank.TwoSided)
+		want := make([]stats.KSResult, len(pairs))
 		for p, pr := range pairs {
 			var werr error
-			want[p], werr = KS2Samp(splitGroups(v, g, pr.X), splitGroups(v, g, pr.Y), TwoSided, KSAuto)
+			want[p], werr = stats.KS2Samp(splitGroups(v, g, pr.X), splitGroups(v, g, pr.Y), stats.TwoSided, stats.KSAuto)
 			if werr != nil {
-				if !errors.Is(err, ErrEmpty) {
+				if !errors.Is(err, rank.ErrEmpty) {
 					t.Fatalf("pair %d: error %v, KS2Samp says %v", p, err, werr)
 				}
 				return
@@ -165,14 +184,14 @@ func FuzzKS2SampGroups(f *testing.F) {
 	})
 }
 
-// TestKSGroupsMoments: the moments KSGroups computes in its passes for
+// TestGroupsMoments: the moments KSGroups computes in its passes for
 // both samples of every pair, with the groups interleaved and NaN among
 // the values, are within a rounding bound of the exact mean and variance
 // (math/big) of the split samples: 1e-13 relative (to the standard
 // deviation for the mean), 1e-11 for data offset by 1e6 where
 // cancellation would show; with narrow in-band-like groups beside wide
 // ones, and groups too small to be sampled.
-func TestKSGroupsMoments(t *testing.T) {
+func TestGroupsMoments(t *testing.T) {
 	// exact returns the mean and sample variance of x to 200 bits.
 	exact := func(x []float64) (float64, float64) {
 		const prec = 200
@@ -193,8 +212,8 @@ func TestKSGroupsMoments(t *testing.T) {
 		return m, v
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	pairs := []GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}, {X: 0b0001, Y: 0b0100}}
-	var g KSGroups
+	pairs := []rank.GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}, {X: 0b0001, Y: 0b0100}}
+	var g rank.Groups
 	for _, n := range []int{3, 7, 40, 100, 5000, 60000} {
 		for _, offset := range []float64{0, 1e6} {
 			v := make([]float64, n)
@@ -214,14 +233,14 @@ func TestKSGroupsMoments(t *testing.T) {
 					v[i] = math.NaN()
 				}
 			}
-			if _, err := g.Compare(v, group, pairs, TwoSided, KSAuto); err != nil {
+			if _, err := g.Compare(v, group, pairs, rank.TwoSided, rank.Auto); err != nil {
 				continue // a group of the tiny sizes came out empty
 			}
 			for p, pr := range pairs {
 				mx, my := g.Moments(p)
 				for side, c := range []struct {
 					mask uint8
-					m    SampleMoments
+					m    rank.SampleMoments
 				}{{pr.X, mx}, {pr.Y, my}} {
 					var sample []float64
 					for i, x := range v {
