@@ -6,14 +6,13 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/crosscluster/crosscluster/overlap"
 )
@@ -61,8 +60,13 @@ func Pairwise(path string, m *overlap.PairMatrix) error {
 			cov.lines[i][j] = [2]string{fmt.Sprintf("%.3f", p.Coverage), fmt.Sprintf("%d / %d", p.NTargetInBand, p.NTarget)}
 		}
 	}
-	left := heatPlot("domain classifier AUC, DeLong 95% CI (darker: easier to tell apart)", "target cluster", "source cluster", auc)
-	right := heatPlot(fmt.Sprintf("target's jobs in band %v: share, count (darker: less overlap)", m.Band), "target cluster (jobs counted)", "source cluster", cov)
+	xlabel, ylabel := "target cluster", "source cluster"
+	if short, ok := shortNames(m.Names); ok {
+		auc.names, cov.names = short, short
+		xlabel += " (names shortened; full in the CSV)"
+	}
+	left := heatPlot("domain classifier AUC, DeLong 95% CI (darker: easier to tell apart)", xlabel, ylabel, auc)
+	right := heatPlot(fmt.Sprintf("target's jobs in band %v: share, count (darker: less overlap)", m.Band), xlabel+", jobs counted", ylabel, cov)
 	return savePanels(path, PairwiseWidth, PairwiseHeight, left, right)
 }
 
@@ -161,28 +165,88 @@ func heatPlot(title, xlabel, ylabel string, cells *heatCells) *gplot.Plot {
 // at path (PNG or SVG), each inside the house margin, written atomically
 // as Save does.
 func savePanels(path string, w, h vg.Length, plots ...*gplot.Plot) error {
-	var buf bytes.Buffer
-	var dc draw.Canvas
-	var writeTo func() error
-	switch format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."); format {
-	case "png":
-		c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}
-		dc = draw.New(c)
-		writeTo = func() error { _, err := c.WriteTo(&buf); return err }
-	case "svg":
-		c := vgsvg.New(w, h)
-		dc = draw.New(c)
-		writeTo = func() error { _, err := c.WriteTo(&buf); return err }
-	default:
-		return fmt.Errorf("%s: unsupported figure format %q (want png or svg)", path, format)
+	c, err := canvas(w, h, strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
+	dc := draw.New(c)
 	col := w / vg.Length(len(plots))
 	for i, p := range plots {
 		left := vg.Length(i) * col
 		p.Draw(draw.Crop(dc, left+margin, -(w-left-col)-margin, margin, -margin))
 	}
-	if err := writeTo(); err != nil {
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return writeFile(path, buf.Bytes())
+}
+
+// shortNames returns names for the axes of a heatmap: when the names are
+// long (file stems such as stampede_feb_2018_job_accounting-1), the
+// parts that every name shares at the same place are dropped
+// (feb-1, mar-1, ...), and what is still longer than maxName is cut with an
+// ellipsis. The full names stay in the CSV and Markdown tables. It reports
+// whether it changed anything.
+func shortNames(names []string) ([]string, bool) {
+	const maxName = 18
+	long := false
+	for _, n := range names {
+		long = long || len([]rune(n)) > maxName
+	}
+	if !long {
+		return names, false
+	}
+	isSep := func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' || r == '/' }
+	split := func(s string) (parts, seps []string) {
+		// parts[i] is preceded by seps[i] ("" for the first).
+		sep := ""
+		cur := []rune{}
+		for _, r := range s {
+			if isSep(r) {
+				parts, seps = append(parts, string(cur)), append(seps, sep)
+				cur, sep = cur[:0], string(r)
+				continue
+			}
+			cur = append(cur, r)
+		}
+		return append(parts, string(cur)), append(seps, sep)
+	}
+	parts := make([][]string, len(names))
+	seps := make([][]string, len(names))
+	for i, n := range names {
+		parts[i], seps[i] = split(n)
+	}
+	out := slices.Clone(names)
+	same := true
+	for i := range parts {
+		same = same && len(parts[i]) == len(parts[0])
+	}
+	if same {
+		for i := range names {
+			var b strings.Builder
+			for k, part := range parts[i] {
+				shared := true
+				for j := range parts {
+					shared = shared && parts[j][k] == part
+				}
+				if shared {
+					continue
+				}
+				if b.Len() > 0 {
+					b.WriteString(seps[i][k])
+				}
+				b.WriteString(part)
+			}
+			if b.Len() > 0 {
+				out[i] = b.String()
+			}
+		}
+	}
+	for i, n := range out {
+		if r := []rune(n); len(r) > maxName {
+			out[i] = string(r[:maxName-1]) + "…"
+		}
+	}
+	return out, true
 }
