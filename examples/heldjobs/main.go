@@ -72,9 +72,17 @@ type options struct {
 	forward                                                         bool
 	published                                                       bool
 	engine                                                          string
+	// The pipeline (pipeline.go).
+	spec, backend, model string
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "node" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := nodeMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	var o options
 	flag.StringVar(&o.out, "out", "out/heldjobs", "directory for the outputs (e.g. -out /tmp/hj)")
 	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event log files (default: a synthetic global log) (e.g. -logs EventLog.1,EventLog)")
@@ -103,7 +111,28 @@ func main() {
 	flag.IntVar(&o.workers, "workers", runtime.NumCPU(), "search trials in flight (e.g. -workers 4)")
 	flag.BoolVar(&o.published, "published", false, "use the published sizes: j=10 m=10 e=46 H=64 layers=2 batch=256 lr=1e-3 (e.g. -published)")
 	flag.StringVar(&o.engine, "engine", "native", "gradient engine: native (float64, PyTorch-exact), native32 (float32, about twice as fast) or gorgonia (the graph, slow) (e.g. -engine native32)")
+	flag.StringVar(&o.spec, "spec", "", "run the search of a YAML search spec (package heldjobs) on -backend into -out: dataset, ledger, best model, bestmodel.info, tracking tables, curves.png (e.g. -spec search.yaml)")
+	flag.StringVar(&o.backend, "backend", "local", "with -spec: local (in this process), process (worker processes), slurm, condor (write an HTCondor DAG into -out/condor; build with CGO_ENABLED=0) or condor-local (write it and run it here) (e.g. -backend slurm)")
+	flag.StringVar(&o.model, "model", "", "decide every job on hold in -logs with the model directory of a search (its bestmodel/) and write -out/decisions.csv (e.g. -model out/search/bestmodel -logs EventLog)")
 	flag.Parse()
+	if o.model != "" || o.spec != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		var err error
+		switch {
+		case o.model != "" && o.logs == "":
+			err = fmt.Errorf("-model needs -logs, the event logs whose held jobs to decide")
+		case o.model != "":
+			err = runDecide(o, os.Stdout)
+		default:
+			err = runSpec(ctx, o, os.Stdout)
+		}
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "heldjobs:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if o.published {
 		o.j, o.m, o.e, o.hidden, o.layers, o.batch, o.lr = 10, 10, 46, 64, 2, 256, 1e-3
 	}
