@@ -148,6 +148,11 @@ func (s *CondorSubmit) check(path string) error {
 			return bad("output (a name in the scratch directory)", v)
 		}
 	}
+	for _, a := range s.Arguments {
+		if strings.ContainsAny(a, "\n\r") {
+			return bad("argument", a)
+		}
+	}
 	for _, kv := range s.Environment {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || !condorMacro.MatchString(k) || !condorValue.MatchString(v) {

@@ -282,3 +282,41 @@ func TestCheckStatic(t *testing.T) {
 		t.Errorf("a script: %v", err)
 	}
 }
+
+// FuzzCondorArgs: what condorArgs writes, parseCondorArgs reads back; and
+// parseCondorArgs never panics on anything else.
+func FuzzCondorArgs(f *testing.F) {
+	f.Add("a", "it's", `say "hi"`)
+	f.Add("", " ", "''")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		argv := []string{a, b, c}
+		got, err := parseCondorArgs(condorArgs(argv))
+		if err != nil || !slices.Equal(got, argv) {
+			t.Fatalf("%q: read back %q, %v", argv, got, err)
+		}
+		_, _ = parseCondorArgs(a)
+	})
+}
+
+// FuzzReadDAG: readDAG never panics, and its errors wrap ErrCondor.
+func FuzzReadDAG(f *testing.F) {
+	f.Add("JOB a /x.sub\nVARS a k=\"v\"\nRETRY a 2 UNLESS-EXIT 3\nSCRIPT POST a /bin/true $RETURN\nJOB b /y.sub\nPARENT a CHILD b\n")
+	f.Add("PARENT CHILD\n")
+	f.Add("RETRY a x\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		path := filepath.Join(t.TempDir(), "f.dag")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readDAG(path); err != nil && !errors.Is(err, ErrCondor) {
+			t.Fatalf("error %v does not wrap ErrCondor", err)
+		}
+		sub := filepath.Join(t.TempDir(), "f.sub")
+		os.WriteFile(sub, []byte(text), 0o644)
+		if ps, err := readSubmit(sub); err != nil && !errors.Is(err, ErrCondor) {
+			t.Fatalf("error %v does not wrap ErrCondor", err)
+		} else if err == nil {
+			_, _ = ps.expand(map[string]string{})
+		}
+	})
+}
