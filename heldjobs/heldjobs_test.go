@@ -3,9 +3,11 @@ package heldjobs
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -219,5 +221,42 @@ func TestSearchLocal(t *testing.T) {
 	again := searchIn(t, spec, out, nil)
 	if again.Sweep.Completed != 0 || again.Runs[again.Best].ID != b.RunID {
 		t.Errorf("rerun: %+v, best %s", again.Sweep, again.Runs[again.Best].Slug)
+	}
+}
+
+// TestTrackingPandas reads the tracking tables of a search with pandas
+// (testdata/read_tracking.py), when /usr/bin/python3 has it: both forms,
+// CSV with the metadata's dtypes and JSON Lines, hold the same table, and
+// pandas finds the best run and its kept epoch's validation loss as the
+// ledger has them.
+func TestTrackingPandas(t *testing.T) {
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import pandas").Run(); err != nil {
+		t.Skipf("%s with pandas is needed (%v)", py, err)
+	}
+	oc := localSmall(t)
+	out := filepath.Dir(filepath.Dir(oc.Runs[0].Dir))
+	out = filepath.Dir(filepath.Dir(out)) // <out>/work/runs/<id>/a1 -> <out>
+	b, err := exec.Command(py, filepath.Join("testdata", "read_tracking.py"), filepath.Join(out, TrackingDir)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	var got struct {
+		Runs, Epochs  int
+		BestEpoch     int `json:"best_epoch"`
+		EpochsSum     int `json:"epochs_sum"`
+		Best          string
+		KeptValidLoss float64 `json:"kept_valid_loss"`
+		Dtypes        map[string]string
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	best := oc.Runs[oc.Best]
+	if got.Runs != 4 || got.Epochs != got.EpochsSum || got.Best != best.ID || got.BestEpoch != int(best.metric("best_epoch")) || got.KeptValidLoss != best.metric("valid_loss") {
+		t.Errorf("pandas read %+v; the best run is %s with validation loss %v", got, best.ID, best.metric("valid_loss"))
+	}
+	if want := map[string]string{"attempt": "int64", "best": "bool", "lr": "float64", "valid_f1": "float64", "shape": "object"}; fmt.Sprint(got.Dtypes) != fmt.Sprint(want) {
+		t.Errorf("pandas dtypes %v, want %v", got.Dtypes, want)
 	}
 }
