@@ -177,19 +177,27 @@ func syntheticEvents(cfg Synthetic) (*events, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("heldjobs: synthetic log: %w", err)
 	}
-	if len(all) > 0 && cfg.Snapshot < 1 {
-		cut := all[int(cfg.Snapshot*float64(len(all)-1))].Time
-		n := 0
-		for _, e := range all {
-			if !e.Time.After(cut) {
-				all[n] = e
-				n++
-			}
-		}
-		all = all[:n]
-	}
+	all = Snapshot(all, cfg.Snapshot)
 	sum := sha256.Sum256(raw)
 	return &events{n: len(all), jobs: eventlog.Group("synthetic", all), digest: hex.EncodeToString(sum[:])}, raw, nil
+}
+
+// Snapshot returns the events written at or before the time of the event
+// at quantile q of events (in log order, q in (0, 1)): the log of a schedd
+// as it stood then, when some held jobs had not yet been released or
+// removed. q ≥ 1 or no event returns events; the result is a new slice.
+func Snapshot(events []eventlog.Event, q float64) []eventlog.Event {
+	if len(events) == 0 || q >= 1 {
+		return events
+	}
+	cut := events[int(max(q, 0)*float64(len(events)-1))].Time
+	var out []eventlog.Event
+	for _, e := range events {
+		if !e.Time.After(cut) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // dataID is the identity of the data: log bytes, framing and split.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
 )
@@ -118,6 +119,14 @@ func nodeTrain(ctx context.Context, data, model string, progress io.Writer) erro
 	res, err := TrainRun(ctx, t, data, model, progress)
 	if err != nil {
 		return err
+	}
+	// A worker process's whole CPU time (loading, training, scoring), for
+	// the engines whose workers run elsewhere (Slurm, HTCondor).
+	if cpu, ok := cputime.Self(); ok {
+		res.Metrics["cpu_seconds"] = cpu.Seconds()
+	}
+	if rss, ok := cputime.PeakRSS(); ok {
+		res.Metrics["peak_rss_bytes"] = float64(rss)
 	}
 	return sweep.WriteResult(t.Dir, res)
 }

@@ -28,6 +28,8 @@ var runMetricColumns = []struct {
 	{"epochs", sweep.Int, "epochs trained"},
 	{"stopped", sweep.Int, "1 when early stopping ended the run"},
 	{"seconds", sweep.Float, "wall-clock training time (s)"},
+	{"cpu_seconds", sweep.Float, "CPU time of the worker process (s); empty for in-process workers"},
+	{"peak_rss_bytes", sweep.Int, "peak resident memory of the worker process; empty for in-process workers"},
 	{"valid_f1", sweep.Float, "validation F1 at the best epoch"},
 	{"valid_precision", sweep.Float, "validation precision at the best epoch"},
 	{"valid_recall", sweep.Float, "validation recall at the best epoch"},

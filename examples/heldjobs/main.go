@@ -19,6 +19,16 @@
 // resumes instead of repeating trials. The example then continues with the
 // model of the trial with the highest validation F1 (search.go).
 //
+// -spec FILE runs the held-job pipeline of package heldjobs instead: the
+// search of a YAML spec on -backend local (this process), process (worker
+// processes), slurm (job arrays) or condor (an HTCondor DAG written into
+// -out/condor; condor-local also runs it here), leaving in -out the
+// dataset, the ledger, bestmodel.info and bestmodel.json, the best model
+// directory, the tracking tables and curves.png (pipeline.go). -model DIR
+// with -logs decides every job on hold in the logs with a saved model and
+// writes -out/decisions.csv. "heldjobs node ..." is the command line of the
+// DAG's jobs and of the process and Slurm workers.
+//
 // Outputs in -out: model.json (lstm.Save), model_torch.npz (PyTorch
 // state_dict), decisions.csv, history.csv, loss.png, metrics.json, for
 // synthetic runs the generated global.log, and with -search search.csv and
@@ -43,6 +53,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/heldjobs"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/lstm/gorgonia"
@@ -148,8 +159,8 @@ func main() {
 // defaultShapes is the -j -m -frame shape and the same time window cut
 // into half as many frames twice as long.
 func defaultShapes(o options) string {
-	a := shape{j: o.j, m: o.m, frame: o.frame}
-	b := shape{j: o.j, m: (o.m + 1) / 2, frame: 2 * o.frame}
+	a := shape{J: o.j, M: o.m, Frame: o.frame}
+	b := shape{J: o.j, M: (o.m + 1) / 2, Frame: 2 * o.frame}
 	if b == a {
 		return a.String()
 	}
@@ -215,7 +226,7 @@ func run(ctx context.Context, o options) error {
 		fmt.Printf("continuing with the best trial's model (trained in %s)\n", trainTime.Round(time.Millisecond))
 	} else {
 		var err error
-		if data, err = ds.prepare(shape{j: o.j, m: o.m, frame: o.frame}); err != nil {
+		if data, err = ds.prepare(shape{J: o.j, M: o.m, Frame: o.frame}); err != nil {
 			return err
 		}
 		arch := lstm.Architecture{Inputs: o.j * o.e, Hidden: o.hidden, Layers: o.layers, NewestFirst: !o.forward}
@@ -259,7 +270,7 @@ func run(ctx context.Context, o options) error {
 		"source": source, "events": len(events), "jobs": len(jobs), "held": data.held,
 		"labelled": data.labelled, "on_hold": len(onHold),
 		"split":  map[string]int{"train": data.train.Len(), "validation": data.valid.Len(), "test": test.Len()},
-		"tensor": map[string]any{"j": sh.j, "m": sh.m, "e": o.e, "frame_seconds": sh.frame.Seconds()},
+		"tensor": map[string]any{"j": sh.J, "m": sh.M, "e": o.e, "frame_seconds": sh.Frame.Seconds()},
 		"model":  map[string]int{"inputs": arch.Inputs, "hidden": arch.Hidden, "layers": arch.Layers},
 		"training": map[string]any{"epochs": len(hist.Epochs), "best_epoch": hist.BestEpoch, "early_stopped": hist.Stopped,
 			"seconds": trainTime.Seconds(), "batch": cfg.BatchSize, "learning_rate": cfg.LearningRate},
@@ -314,18 +325,9 @@ func readEvents(o options) ([]eventlog.Event, string, error) {
 	if err != nil || len(events) == 0 || o.snapshot >= 1 {
 		return events, "synthetic", err
 	}
-	// A snapshot of the schedd: the log as it stood at a time before its
-	// end, when some held jobs had not yet been released or removed.
-	cut := events[int(o.snapshot*float64(len(events)-1))].Time
-	n := 0
-	for _, ev := range events {
-		if !ev.Time.After(cut) {
-			events[n] = ev
-			n++
-		}
-	}
-	fmt.Printf("snapshot at %s: %d of %d events\n", cut.Format(time.RFC3339), n, len(events))
-	return events[:n], "synthetic", nil
+	cut := heldjobs.Snapshot(events, o.snapshot)
+	fmt.Printf("snapshot at %s: %d of %d events\n", cut[len(cut)-1].Time.Format(time.RFC3339), len(cut), len(events))
+	return cut, "synthetic", nil
 }
 
 // stillHeld reports whether the job's last state event is a hold.

@@ -46,19 +46,13 @@ func staticBinary(t *testing.T) string {
 	return static.path
 }
 
-const pipelineSpec = `name: example
-data:
-  synthetic: {jobs: 1500, seed: 3}
-  seed: 3
-space:
-  shape: [3x6x60s, 2x4x120s]
-  hidden: [4, 8]
-  layers: [1]
-  lr: [3e-3]
-  batch: [32]
-epochs: 4
-patience: 2
-`
+// smallSpec is the four-point search of specs/small.yaml.
+const smallSpec = "specs/small.yaml"
+
+func specText(t *testing.T) string {
+	t.Helper()
+	return string(mustRead(t, smallSpec))
+}
 
 func writeSpec(t *testing.T, text string) string {
 	t.Helper()
@@ -108,7 +102,7 @@ func TestDecisionsInNewProcess(t *testing.T) {
 	}
 	out := t.TempDir()
 	var buf bytes.Buffer
-	if err := runSpec(context.Background(), options{spec: writeSpec(t, pipelineSpec), out: out, backend: "local", workers: 2}, &buf); err != nil {
+	if err := runSpec(context.Background(), options{spec: smallSpec, out: out, backend: "local", workers: 2}, &buf); err != nil {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
 	model := filepath.Join(out, heldjobs.BestDir)
@@ -149,9 +143,9 @@ func TestDecisionsInNewProcess(t *testing.T) {
 	heldjobs.SaveModel(other, mustModel(t, model), heldjobs.ModelInfo{J: 3, M: 6, FrameSeconds: 60, E: 46, Threshold: 0.5})
 	info := bytes.Replace(mustRead(t, filepath.Join(other, heldjobs.ModelInfoFile)), []byte(`"version": 1`), []byte(`"version": 7`), 1)
 	os.WriteFile(filepath.Join(other, heldjobs.ModelInfoFile), info, 0o644)
-	badSpec := writeSpec(t, pipelineSpec+"epoch: 3\n")
-	emptySpec := writeSpec(t, strings.Replace(pipelineSpec, "hidden: [4, 8]", "hidden: []", 1))
-	noMetric := writeSpec(t, pipelineSpec+"metric: auc\n")
+	badSpec := writeSpec(t, specText(t)+"epoch: 3\n")
+	emptySpec := writeSpec(t, strings.Replace(specText(t), "hidden: [4, 8]", "hidden: []", 1))
+	noMetric := writeSpec(t, strings.Replace(specText(t), "metric: f1", "metric: auc", 1))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -204,7 +198,7 @@ func TestCondorStaticBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the example and runs a DAG of it")
 	}
-	spec := writeSpec(t, pipelineSpec)
+	spec := smallSpec
 	out := t.TempDir()
 	if msg, err := runBinary(t, "-spec", spec, "-backend", "condor", "-out", out); err != nil {
 		t.Fatalf("%v: %s", err, msg)
