@@ -1,3 +1,7 @@
+// The kill test finds worker processes through /proc.
+
+//go:build linux
+
 package heldjobs
 
 import (

@@ -222,6 +222,17 @@ func TestSearchLocal(t *testing.T) {
 	if again.Sweep.Completed != 0 || again.Runs[again.Best].ID != b.RunID {
 		t.Errorf("rerun: %+v, best %s", again.Sweep, again.Runs[again.Best].Slug)
 	}
+	// A widened axis trains only its new points.
+	wide := loadSpec(t, strings.Replace(smallSpec, "hidden: [4, 8]", "hidden: [4, 8, 12]", 1))
+	if w := searchIn(t, wide, out, nil); w.Sweep.Completed != 2 || len(w.Runs) != 6 {
+		t.Errorf("widened search: %+v, %d runs", w.Sweep, len(w.Runs))
+	}
+	// Other data in the same directory is refused before anything runs.
+	other := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "synthetic: {jobs: 1500, seed: 4}", 1))
+	_, err = (&Search{Spec: other, Out: out, Backend: &sweep.Local{Func: Worker(filepath.Join(out, DatasetDir), nil)}}).Run(context.Background())
+	if !errors.Is(err, ErrDataset) || !strings.Contains(err.Error(), "other data") {
+		t.Errorf("a search of other data in the same directory: %v", err)
+	}
 }
 
 // TestTrackingPandas reads the tracking tables of a search with pandas
