@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +35,12 @@ func staticBinary(t *testing.T) string {
 			return
 		}
 		static.path = filepath.Join(dir, "heldjobs")
-		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", static.path, ".")
+		gobin, err := exec.LookPath("go")
+		if err != nil {
+			static.err = err
+			return
+		}
+		cmd := exec.Command(gobin, "build", "-o", static.path, ".")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		static.out, static.err = cmd.CombinedOutput()
 	})
