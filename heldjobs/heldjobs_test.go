@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,5 +270,43 @@ func TestTrackingPandas(t *testing.T) {
 	}
 	if want := map[string]string{"attempt": "int64", "best": "bool", "lr": "float64", "valid_f1": "float64", "shape": "object"}; fmt.Sprint(got.Dtypes) != fmt.Sprint(want) {
 		t.Errorf("pandas dtypes %v, want %v", got.Dtypes, want)
+	}
+}
+
+// TestSearchMetrics runs the small search with the metric set to ROC AUC
+// and to the validation loss: each run keeps the first epoch with the best
+// value of that metric in its own per-epoch series, and the search chooses
+// the run with the best kept value.
+func TestSearchMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two small searches")
+	}
+	for _, m := range []Metric{ROCAUC, ValidLoss} {
+		t.Run(string(m), func(t *testing.T) {
+			spec := loadSpec(t, strings.NewReplacer("metric: f1", "metric: "+string(m), "epochs: 3", "epochs: 8", "patience: 2", "patience: 3").Replace(smallSpec))
+			oc := searchIn(t, spec, t.TempDir(), nil)
+			bestV := math.NaN()
+			for _, r := range oc.Runs {
+				s := r.Result.Series[m.Key()]
+				kept := 0
+				for i, v := range s.Value {
+					if kept == 0 || better(m, v, s.Value[kept-1]) {
+						kept = i + 1
+					}
+				}
+				if got := int(r.metric("best_epoch")); got != kept {
+					t.Errorf("run %s kept epoch %d; its %s series %v is best first at epoch %d", r.Slug, got, m.Key(), s.Value, kept)
+				}
+				if v := r.metric(m.Key()); v != s.Value[kept-1] {
+					t.Errorf("run %s: %s %v, its series at epoch %d has %v", r.Slug, m.Key(), v, kept, s.Value[kept-1])
+				}
+				if v := r.metric(m.Key()); math.IsNaN(bestV) || better(m, v, bestV) {
+					bestV = v
+				}
+			}
+			if oc.Model.Value != bestV || oc.Model.Metric != m {
+				t.Errorf("bestmodel.json: %s %v, the best run's %v", oc.Model.Metric, oc.Model.Value, bestV)
+			}
+		})
 	}
 }
