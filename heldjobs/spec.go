@@ -2,6 +2,7 @@ package heldjobs
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -218,7 +219,7 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	}
 	s := &Spec{}
 	seen := map[string]bool{}
-	err = eachKey(doc.Content[0], "", func(key, k string, v *yaml.Node) error {
+	err = fields(doc.Content[0], "", []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "resources", "retries"}, func(key, k string, v *yaml.Node) error {
 		seen[k] = true
 		switch k {
 		case "name":
@@ -269,7 +270,7 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 		case "retries":
 			return intTo(v, key, &s.Retries)
 		}
-		return specErr(key, "unknown key (known: name, data, space, random, epochs, patience, metric, threshold, engine, resources, retries)")
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("heldjobs: %w", err)
@@ -287,7 +288,7 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 }
 
 func (s *Spec) loadData(n *yaml.Node, prefix string) error {
-	return eachKey(n, prefix, func(key, k string, v *yaml.Node) error {
+	return fields(n, prefix, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
 		switch k {
 		case "logs":
 			if v.Kind != yaml.SequenceNode {
@@ -305,16 +306,14 @@ func (s *Spec) loadData(n *yaml.Node, prefix string) error {
 			}
 			return nil
 		case "synthetic":
-			return eachKey(v, key, func(key, k string, v *yaml.Node) error {
+			return fields(v, key, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
 				switch k {
 				case "jobs":
 					return intTo(v, key, &s.Data.Synthetic.Jobs)
 				case "seed":
 					return uintTo(v, key, &s.Data.Synthetic.Seed)
-				case "snapshot":
-					return floatTo(v, key, &s.Data.Synthetic.Snapshot)
 				}
-				return specErr(key, "unknown key (known: jobs, seed, snapshot)")
+				return floatTo(v, key, &s.Data.Synthetic.Snapshot)
 			})
 		case "e":
 			return intTo(v, key, &s.Data.E)
@@ -337,15 +336,13 @@ func (s *Spec) loadData(n *yaml.Node, prefix string) error {
 				return err
 			}
 			return floatTo(v.Content[1], key+"[1]", &s.Data.Valid)
-		case "seed":
-			return uintTo(v, key, &s.Data.Seed)
 		}
-		return specErr(key, "unknown key (known: logs, synthetic, e, forward, split, seed)")
+		return uintTo(v, key, &s.Data.Seed)
 	})
 }
 
 func (s *Spec) loadSpace(n *yaml.Node, prefix string) error {
-	return eachKey(n, prefix, func(key, k string, v *yaml.Node) error {
+	return fields(n, prefix, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
 		if v.Kind != yaml.SequenceNode {
 			return specErr(key, "must be a list of values (line %d)", v.Line)
 		}
@@ -377,12 +374,10 @@ func (s *Spec) loadSpace(n *yaml.Node, prefix string) error {
 				var x float64
 				err = floatTo(c, ik, &x)
 				s.Space.LearningRate = append(s.Space.LearningRate, x)
-			case "batch":
+			default: // batch
 				var x int
 				err = intTo(c, ik, &x)
 				s.Space.Batch = append(s.Space.Batch, x)
-			default:
-				return specErr(key, "unknown key (known: shape, hidden, layers, lr, batch)")
 			}
 			if err != nil {
 				return err
@@ -392,26 +387,30 @@ func (s *Spec) loadSpace(n *yaml.Node, prefix string) error {
 	})
 }
 
-func eachKey(n *yaml.Node, prefix string, f func(key, k string, v *yaml.Node) error) error {
-	name := prefix
-	if name == "" {
-		name = "(document)"
+// fields calls f for each key of the mapping n, in document order, after
+// refusing a key that is not in known (the error lists them) and a key
+// given twice; prefix is the mapping's own key path ("" for the document).
+func fields(n *yaml.Node, prefix string, known []string, f func(key, k string, v *yaml.Node) error) error {
+	path := func(k string) string {
+		if prefix == "" {
+			return k
+		}
+		return prefix + "." + k
 	}
 	if n.Kind != yaml.MappingNode {
-		return specErr(name, "must be a mapping (line %d)", n.Line)
+		return specErr(cmp.Or(prefix, "(document)"), "must be a mapping (line %d)", n.Line)
 	}
-	seen := map[string]bool{}
+	given := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i].Value
-		key := k
-		if prefix != "" {
-			key = prefix + "." + k
+		k, line := n.Content[i].Value, n.Content[i].Line
+		switch {
+		case !slices.Contains(known, k):
+			return specErr(path(k), "unknown key (known: %s)", strings.Join(known, ", "))
+		case given[k] > 0:
+			return specErr(path(k), "duplicate key (lines %d and %d)", given[k], line)
 		}
-		if seen[k] {
-			return specErr(key, "duplicate key (line %d)", n.Content[i].Line)
-		}
-		seen[k] = true
-		if err := f(key, k, n.Content[i+1]); err != nil {
+		given[k] = line
+		if err := f(path(k), k, n.Content[i+1]); err != nil {
 			return err
 		}
 	}
@@ -426,43 +425,36 @@ func scalar(n *yaml.Node, key string, dst *string) error {
 	return nil
 }
 
-func intTo(n *yaml.Node, key string, dst *int) error {
+// number parses a scalar with parse into dst; want says what it must be.
+func number[T any](n *yaml.Node, key string, dst *T, want string, parse func(string) (T, error)) error {
 	var lit string
 	if err := scalar(n, key, &lit); err != nil {
 		return err
 	}
-	x, err := strconv.Atoi(lit)
+	x, err := parse(lit)
 	if err != nil {
-		return specErr(key, "%q is not an integer", lit)
+		return specErr(key, "%q is not %s", lit, want)
 	}
 	*dst = x
 	return nil
+}
+
+func intTo(n *yaml.Node, key string, dst *int) error {
+	return number(n, key, dst, "an integer", strconv.Atoi)
 }
 
 func uintTo(n *yaml.Node, key string, dst *uint64) error {
-	var lit string
-	if err := scalar(n, key, &lit); err != nil {
-		return err
-	}
-	x, err := strconv.ParseUint(lit, 10, 64)
-	if err != nil {
-		return specErr(key, "%q is not a non-negative integer", lit)
-	}
-	*dst = x
-	return nil
+	return number(n, key, dst, "a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) })
 }
 
 func floatTo(n *yaml.Node, key string, dst *float64) error {
-	var lit string
-	if err := scalar(n, key, &lit); err != nil {
-		return err
-	}
-	x, err := strconv.ParseFloat(lit, 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		return specErr(key, "%q is not a finite number", lit)
-	}
-	*dst = x
-	return nil
+	return number(n, key, dst, "a finite number", func(s string) (float64, error) {
+		x, err := strconv.ParseFloat(s, 64)
+		if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			err = errors.New("not finite")
+		}
+		return x, err
+	})
 }
 
 // withDefaults fills the zero fields.
@@ -628,13 +620,14 @@ func mapS[T any](xs []T, f func(T) string) []string {
 	return out
 }
 
-// The parameter keys of a search point in the sweep spec.
+// The parameter names of a search point in the sweep spec and the ledger
+// (Run.Params), beside the base parameters.
 const (
-	keyShape  = "shape"
-	keyHidden = "hidden"
-	keyLayers = "layers"
-	keyLR     = "lr"
-	keyBatch  = "batch"
+	ParamShape  = "shape" // a Shape's literal, "10x10x60s"
+	ParamHidden = "hidden"
+	ParamLayers = "layers"
+	ParamLR     = "lr"
+	ParamBatch  = "batch"
 )
 
 // Point is one point of the search: a run.
@@ -652,16 +645,16 @@ func (p Point) String() string {
 
 // PointOf reads a point from a run's parameters.
 func PointOf(params map[string]sweep.Value) (Point, error) {
-	sv, ok := params[keyShape]
+	sv, ok := params[ParamShape]
 	if !ok {
-		return Point{}, fmt.Errorf("heldjobs: %w: run parameters have no %q", ErrSpec, keyShape)
+		return Point{}, fmt.Errorf("heldjobs: %w: run parameters have no %q", ErrSpec, ParamShape)
 	}
 	sh, err := ParseShape(sv.Lit)
 	if err != nil {
 		return Point{}, fmt.Errorf("heldjobs: %w", err)
 	}
-	p := Point{Shape: sh, Hidden: int(params[keyHidden].Int()), Layers: int(params[keyLayers].Int()),
-		LearningRate: params[keyLR].Float(), Batch: int(params[keyBatch].Int())}
+	p := Point{Shape: sh, Hidden: int(params[ParamHidden].Int()), Layers: int(params[ParamLayers].Int()),
+		LearningRate: params[ParamLR].Float(), Batch: int(params[ParamBatch].Int())}
 	if p.Hidden < 1 || p.Layers < 1 || !(p.LearningRate > 0) || p.Batch < 1 {
 		return Point{}, fmt.Errorf("heldjobs: %w: run parameters %v", ErrSpec, p)
 	}
@@ -696,11 +689,11 @@ func (s *Spec) Sweep(dataID string) (*sweep.Spec, []sweep.Point, error) {
 		Name: s.Name,
 		Base: s.baseParams(),
 		Axes: []sweep.Axis{
-			{Key: keyShape, Short: "s", Values: shapes},
-			{Key: keyHidden, Short: "h", Values: lits(mapS(sp.Hidden, strconv.Itoa))},
-			{Key: keyLayers, Short: "l", Values: lits(mapS(sp.Layers, strconv.Itoa))},
-			{Key: keyLR, Short: "lr", Values: lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }))},
-			{Key: keyBatch, Short: "b", Values: lits(mapS(sp.Batch, strconv.Itoa))},
+			{Key: ParamShape, Short: "s", Values: shapes},
+			{Key: ParamHidden, Short: "h", Values: lits(mapS(sp.Hidden, strconv.Itoa))},
+			{Key: ParamLayers, Short: "l", Values: lits(mapS(sp.Layers, strconv.Itoa))},
+			{Key: ParamLR, Short: "lr", Values: lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }))},
+			{Key: ParamBatch, Short: "b", Values: lits(mapS(sp.Batch, strconv.Itoa))},
 		},
 		Resources: s.Resources,
 		Inputs:    map[string]string{"dataset": dataID},

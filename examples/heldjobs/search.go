@@ -118,13 +118,13 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// The keys of a trial's parameters in the sweep spec.
+// The keys of a trial's parameters in the sweep spec: the pipeline's.
 const (
-	keyShape  = "shape"
-	keyHidden = "hidden"
-	keyLayers = "layers"
-	keyLR     = "lr"
-	keyBatch  = "batch"
+	keyShape  = heldjobs.ParamShape
+	keyHidden = heldjobs.ParamHidden
+	keyLayers = heldjobs.ParamLayers
+	keyLR     = heldjobs.ParamLR
+	keyBatch  = heldjobs.ParamBatch
 )
 
 // modelFile is the trained model each trial leaves in its attempt
