@@ -237,3 +237,37 @@ func TestCondorStaticBinary(t *testing.T) {
 		t.Error("the cleanup node drew no curves.png")
 	}
 }
+
+// TestSlurmStaticBinary runs specs/small.yaml, unchanged, with the built
+// binary on the Slurm cluster (-backend slurm: its workers are the same
+// binary's "node train" in Slurm job arrays) and in this process: the same
+// best run and the same scores. It needs CROSSCLUSTER_SLURM=1.
+func TestSlurmStaticBinary(t *testing.T) {
+	if os.Getenv("CROSSCLUSTER_SLURM") != "1" {
+		t.Skip("Slurm tests need CROSSCLUSTER_SLURM=1 and a cluster (.ci/slurm-up.sh starts one)")
+	}
+	out := t.TempDir()
+	if msg, err := runBinary(t, "-spec", smallSpec, "-backend", "slurm", "-workers", "2", "-out", out); err != nil {
+		t.Fatalf("%v: %s", err, msg)
+	}
+	got, err := heldjobs.ReadBest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := t.TempDir()
+	var buf bytes.Buffer
+	if err := runSpec(context.Background(), options{spec: smallSpec, out: local, backend: "local", workers: 2}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	want, err := heldjobs.ReadBest(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.RunID != want.RunID || got.Value != want.Value || got.Test["f1"] != want.Test["f1"] || got.Completed != 4 {
+		t.Errorf("Slurm chose %s (%v, test F1 %v, %d completed), this process %s (%v, test F1 %v)",
+			got.Slug, got.Value, got.Test["f1"], got.Completed, want.Slug, want.Value, want.Test["f1"])
+	}
+	if ents, _ := filepath.Glob(filepath.Join(out, "slurm", "*.sh")); len(ents) == 0 {
+		t.Error("no sbatch script under -out/slurm: the runs did not go through Slurm")
+	}
+}
