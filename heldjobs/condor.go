@@ -27,11 +27,14 @@ import (
 //	                      Search writes (ledger.db, work/, bestmodel/, bestmodel.info and
 //	                      .json, tracking/), plus the nodes' logs under logs/
 //
-// Every node has its own job event log, a RETRY count (Spec.Retries) with
-// UNLESS-EXIT 3 (the exit value of a run whose loss diverged, or of data
-// with too few labelled jobs: running it again cannot help), and the
-// training nodes a POST script (Executable node check) that fails the node
-// unless it left a readable result and model. Submit with
+// Every node has its own job event log and a RETRY count (Spec.Retries).
+// The parse, select and cleanup nodes stop retrying on exit 3 (UNLESS-EXIT
+// 3: data with too few labelled jobs, no run to choose from; running them
+// again cannot help). A training node's POST script (Executable node
+// check) fails the node, so that it is retried, unless the run left a
+// readable result and a model that loads; a run that exits 3 (its loss
+// diverged, which the same seed repeats) is let through without a result,
+// and the search goes on without it, as it does on the other engines. Submit with
 // condor_submit_dag heldjobs.dag; after a failure DAGMan's rescue DAG
 // reruns only what did not finish. sweep.RunCondorDAG runs the same
 // directory on this machine.
@@ -194,9 +197,8 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		f.Runs = append(f.Runs, rdir)
 		dag.Nodes = append(dag.Nodes, sweep.CondorNode{
 			Name: name, Submit: filepath.Join(dir, "train.sub"),
-			Vars:       [][2]string{{"dir", rdir}, {"run_id", p.ID}, {"shape_file", pt.Shape.String() + ".npz"}},
-			Retry:      spec.Retries,
-			UnlessExit: exitNoRetry,
+			Vars:  [][2]string{{"dir", rdir}, {"run_id", p.ID}, {"shape_file", pt.Shape.String() + ".npz"}},
+			Retry: spec.Retries,
 			Post: []string{exe, "node", "check", "-return", "$RETURN", "-id", p.ID,
 				"-run", filepath.Join(rdir, "run_"+p.ID), "-model", filepath.Join(rdir, "model_"+p.ID)},
 			Parents: []string{"parse"},

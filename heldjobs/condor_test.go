@@ -82,8 +82,10 @@ var dagChecks = []*regexp.Regexp{
 	// script's ("the exit value of whatever component of the node was run
 	// last determines the success or failure of the node").
 	regexp.MustCompile(`^SCRIPT POST train_[0-9a-f]{16} /work/condor/heldjobs node check -return \$RETURN -id [0-9a-f]{16} -run \S+ -model \S+$`),
-	// RETRY NodeName NumberOfRetries [UNLESS-EXIT value]
-	regexp.MustCompile(`^RETRY (parse|select|cleanup|train_[0-9a-f]{16}) 2 UNLESS-EXIT 3$`),
+	// RETRY NodeName NumberOfRetries [UNLESS-EXIT value]: a training node
+	// is retried whenever its POST script fails; the others stop on 3.
+	regexp.MustCompile(`^RETRY (parse|select|cleanup) 2 UNLESS-EXIT 3$`),
+	regexp.MustCompile(`^RETRY train_[0-9a-f]{16} 2$`),
 	// PARENT ParentNodeName ... CHILD ChildNodeName ...
 	regexp.MustCompile(`^PARENT [\w ]+ CHILD \w+$`),
 }
@@ -220,6 +222,32 @@ func TestCondorGolden(t *testing.T) {
 		}
 		if text != string(want) {
 			t.Errorf("%s differs from %s:\n got:\n%s\nwant:\n%s", name, golden, text, want)
+		}
+	}
+}
+
+// TestNodeCheck is the training nodes' POST script: it passes a failed job
+// on (so that DAGMan retries the node) except a run that failed for good
+// (exit 3), and checks what a job that exited 0 left.
+func TestNodeCheck(t *testing.T) {
+	oc := localSmall(t)
+	r := oc.Runs[0]
+	var out, errs strings.Builder
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"-return", "0", "-id", r.ID, "-run", r.Dir, "-model", r.ModelDir}, 0},
+		{[]string{"-return", "1", "-id", r.ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
+		{[]string{"-return", "-1004", "-id", r.ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
+		{[]string{"-return", "3", "-id", r.ID, "-run", t.TempDir(), "-model", t.TempDir()}, 0},
+		{[]string{"-return", "0", "-id", r.ID, "-run", t.TempDir(), "-model", r.ModelDir}, 1},
+		{[]string{"-return", "0", "-id", oc.Runs[1].ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
+		{[]string{"-return", "0", "-id", r.ID, "-run", r.Dir, "-model", t.TempDir()}, 1},
+		{[]string{"-return", "0", "extra"}, 2},
+	} {
+		if got := RunNode(context.Background(), append([]string{"check"}, tc.args...), &out, &errs); got != tc.want {
+			t.Errorf("node check %v: exit %d, want %d (%s)", tc.args, got, tc.want, errs.String())
 		}
 	}
 }

@@ -81,12 +81,16 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "train":
 		err = nodeTrain(ctx, data, model, stdout)
 	case "check":
-		if ret != 0 {
+		switch {
+		case ret == ExitNoRetry:
+			// The run failed for good (its loss diverged): the node is
+			// done, the run has no result, and the search goes on without
+			// it, as on the other engines.
+			fmt.Fprintf(stderr, "node check: run %s failed for good (exit %d); the search goes on without it\n", id, ret)
+			return 0
+		case ret != 0:
 			fmt.Fprintf(stderr, "node check: run %s: the job exited %d\n", id, ret)
-			if ret < 0 || ret > 255 {
-				return 1
-			}
-			return ret
+			return 1
 		}
 		err = CheckRun(id, run, model)
 	case "select":
