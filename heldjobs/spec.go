@@ -143,7 +143,9 @@ type Spec struct {
 	Resources sweep.Resources
 	// Retries is the number of extra attempts of a run that fails for a
 	// reason other than its data (killed, lost, out of memory, timed out):
-	// the sweep's retry budget, and the DAG's RETRY count.
+	// the sweep's retry budget, and the DAG's RETRY count. LoadSpec sets
+	// DefaultRetries when the spec has no retries key; in a Spec built in
+	// Go, 0 means no retry.
 	Retries int
 }
 
