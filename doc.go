@@ -11,7 +11,9 @@
 //     [github.com/crosscluster/crosscluster/matcher/experiment] reproduces its simulation experiments.
 //   - Held-job decisions from HTCondor event logs: [github.com/crosscluster/crosscluster/eventlog]
 //     reads user and global event logs and builds held-job tensors;
-//     [github.com/crosscluster/crosscluster/lstm] trains the release-or-remove classifier.
+//     [github.com/crosscluster/crosscluster/lstm] trains the release-or-remove classifier;
+//     [github.com/crosscluster/crosscluster/heldjobs] runs a search spec of it on any sweep
+//     backend or as an HTCondor DAG, chooses the best model and decides new logs.
 //   - Bounded cross-machine divergence: [github.com/crosscluster/crosscluster/divergence]
 //     reads NumPy archives from every host and reports pairwise maximum divergence per key.
 //   - Parameter sweeps: [github.com/crosscluster/crosscluster/sweep] expands specs,

@@ -2,10 +2,12 @@ package plot
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // EpochPoint is one epoch of a training run for Training.
@@ -71,4 +73,92 @@ func Training(path, title string, epochs []EpochPoint, best int, monitor string)
 	}
 	p.Legend.Top = true
 	return Save(p, Width, Height, path)
+}
+
+// RunCurve is one run's validation curve for ValidationCurves.
+type RunCurve struct {
+	Name         string    // run name (slug)
+	Epoch, Value []float64 // the metric after each epoch
+	Kept         int       // the epoch whose weights the run kept; 0 if none
+}
+
+// ValidationCurves writes a comparison of a search's validation curves to
+// path (PNG or SVG, SweepWidth × Height): every run a thin translucent
+// line in its own colour, the best run (index best into curves) thick and
+// black with its name in the legend, and each run's kept epoch a dot on its
+// curve. Non-finite values are left out. Nothing to draw is an error
+// wrapping ErrNoData; best outside curves is a caller mistake and panics.
+func ValidationCurves(path, title, ylabel string, curves []RunCurve, best int) error {
+	if best < 0 || best >= len(curves) {
+		panic("plot: ValidationCurves best run out of range")
+	}
+	p := New(title, "epoch", ylabel)
+	p.X.Tick.Marker = IntTicks{}
+	shown := 0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	line := func(c RunCurve, col color.Color, width vg.Length, name string) error {
+		if len(c.Epoch) != len(c.Value) {
+			panic("plot: RunCurve with epochs and values of different lengths")
+		}
+		var pts, kept plotter.XYs
+		for k := range c.Epoch {
+			if v := c.Value[k]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+				pts = append(pts, plotter.XY{X: c.Epoch[k], Y: v})
+				lo, hi = min(lo, v), max(hi, v)
+				if int(c.Epoch[k]) == c.Kept {
+					kept = append(kept, plotter.XY{X: c.Epoch[k], Y: v})
+				}
+			}
+		}
+		if len(pts) == 0 {
+			return nil
+		}
+		shown++
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return fmt.Errorf("plot: ValidationCurves: %w", err)
+		}
+		l.Color, l.Width = col, width
+		p.Add(l)
+		if len(kept) > 0 {
+			s, err := plotter.NewScatter(kept)
+			if err != nil {
+				return fmt.Errorf("plot: ValidationCurves: %w", err)
+			}
+			s.GlyphStyle.Color, s.GlyphStyle.Radius, s.GlyphStyle.Shape = col, width+vg.Points(1), draw.CircleGlyph{}
+			p.Add(s)
+		}
+		if name != "" {
+			p.Legend.Add(name, l)
+		}
+		return nil
+	}
+	for i, c := range curves {
+		if i == best {
+			continue
+		}
+		if err := line(c, withAlpha(Color(i), 110), vg.Points(0.8), ""); err != nil {
+			return err
+		}
+	}
+	others := shown
+	if err := line(curves[best], Color(7), vg.Points(2.4), "best: "+curves[best].Name); err != nil {
+		return err
+	}
+	if shown == 0 {
+		return fmt.Errorf("plot: ValidationCurves: %w (no finite value)", ErrNoData)
+	}
+	if others > 0 {
+		// A legend entry only: the line is never added to the plot.
+		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}})
+		if err == nil {
+			l.Color, l.Width = withAlpha(Color(0), 110), vg.Points(0.8)
+			p.Legend.Add(fmt.Sprintf("%d other runs (dot: kept epoch)", others), l)
+		}
+	}
+	// Room above the curves for the legend, so that it covers none.
+	span := max(hi-lo, 1e-3*max(math.Abs(hi), 1))
+	p.Y.Min, p.Y.Max = lo-0.05*span, hi+0.45*span
+	p.Legend.Top = true
+	return Save(p, SweepWidth, Height, path)
 }

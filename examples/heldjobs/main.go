@@ -19,6 +19,16 @@
 // resumes instead of repeating trials. The example then continues with the
 // model of the trial with the highest validation F1 (search.go).
 //
+// -spec FILE runs the held-job pipeline of package heldjobs instead: the
+// search of a YAML spec on -backend local (this process), process (worker
+// processes), slurm (job arrays) or condor (an HTCondor DAG written into
+// -out/condor; condor-local also runs it here), leaving in -out the
+// dataset, the ledger, bestmodel.info and bestmodel.json, the best model
+// directory, the tracking tables and curves.png (pipeline.go). -model DIR
+// with -logs decides every job on hold in the logs with a saved model and
+// writes -out/decisions.csv. "heldjobs node ..." is the command line of the
+// DAG's jobs and of the process and Slurm workers.
+//
 // Outputs in -out: model.json (lstm.Save), model_torch.npz (PyTorch
 // state_dict), decisions.csv, history.csv, loss.png, metrics.json, for
 // synthetic runs the generated global.log, and with -search search.csv and
@@ -43,6 +53,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/heldjobs"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/lstm/gorgonia"
@@ -72,9 +83,17 @@ type options struct {
 	forward                                                         bool
 	published                                                       bool
 	engine                                                          string
+	// The pipeline (pipeline.go).
+	spec, backend, model string
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "node" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := nodeMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	var o options
 	flag.StringVar(&o.out, "out", "out/heldjobs", "directory for the outputs (e.g. -out /tmp/hj)")
 	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event log files (default: a synthetic global log) (e.g. -logs EventLog.1,EventLog)")
@@ -103,7 +122,28 @@ func main() {
 	flag.IntVar(&o.workers, "workers", runtime.NumCPU(), "search trials in flight (e.g. -workers 4)")
 	flag.BoolVar(&o.published, "published", false, "use the published sizes: j=10 m=10 e=46 H=64 layers=2 batch=256 lr=1e-3 (e.g. -published)")
 	flag.StringVar(&o.engine, "engine", "native", "gradient engine: native (float64, PyTorch-exact), native32 (float32, about twice as fast) or gorgonia (the graph, slow) (e.g. -engine native32)")
+	flag.StringVar(&o.spec, "spec", "", "run the search of a YAML search spec (package heldjobs) on -backend into -out: dataset, ledger, best model, bestmodel.info, tracking tables, curves.png (e.g. -spec search.yaml)")
+	flag.StringVar(&o.backend, "backend", "local", "with -spec: local (in this process), process (worker processes), slurm, condor (write an HTCondor DAG into -out/condor; build with CGO_ENABLED=0) or condor-local (write it and run it here) (e.g. -backend slurm)")
+	flag.StringVar(&o.model, "model", "", "decide every job on hold in -logs with the model directory of a search (its bestmodel/) and write -out/decisions.csv (e.g. -model out/search/bestmodel -logs EventLog)")
 	flag.Parse()
+	if o.model != "" || o.spec != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		var err error
+		switch {
+		case o.model != "" && o.logs == "":
+			err = fmt.Errorf("-model needs -logs, the event logs whose held jobs to decide")
+		case o.model != "":
+			err = runDecide(o, os.Stdout)
+		default:
+			err = runSpec(ctx, o, os.Stdout)
+		}
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "heldjobs:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if o.published {
 		o.j, o.m, o.e, o.hidden, o.layers, o.batch, o.lr = 10, 10, 46, 64, 2, 256, 1e-3
 	}
@@ -119,8 +159,8 @@ func main() {
 // defaultShapes is the -j -m -frame shape and the same time window cut
 // into half as many frames twice as long.
 func defaultShapes(o options) string {
-	a := shape{j: o.j, m: o.m, frame: o.frame}
-	b := shape{j: o.j, m: (o.m + 1) / 2, frame: 2 * o.frame}
+	a := shape{J: o.j, M: o.m, Frame: o.frame}
+	b := shape{J: o.j, M: (o.m + 1) / 2, Frame: 2 * o.frame}
 	if b == a {
 		return a.String()
 	}
@@ -186,7 +226,7 @@ func run(ctx context.Context, o options) error {
 		fmt.Printf("continuing with the best trial's model (trained in %s)\n", trainTime.Round(time.Millisecond))
 	} else {
 		var err error
-		if data, err = ds.prepare(shape{j: o.j, m: o.m, frame: o.frame}); err != nil {
+		if data, err = ds.prepare(shape{J: o.j, M: o.m, Frame: o.frame}); err != nil {
 			return err
 		}
 		arch := lstm.Architecture{Inputs: o.j * o.e, Hidden: o.hidden, Layers: o.layers, NewestFirst: !o.forward}
@@ -230,7 +270,7 @@ func run(ctx context.Context, o options) error {
 		"source": source, "events": len(events), "jobs": len(jobs), "held": data.held,
 		"labelled": data.labelled, "on_hold": len(onHold),
 		"split":  map[string]int{"train": data.train.Len(), "validation": data.valid.Len(), "test": test.Len()},
-		"tensor": map[string]any{"j": sh.j, "m": sh.m, "e": o.e, "frame_seconds": sh.frame.Seconds()},
+		"tensor": map[string]any{"j": sh.J, "m": sh.M, "e": o.e, "frame_seconds": sh.Frame.Seconds()},
 		"model":  map[string]int{"inputs": arch.Inputs, "hidden": arch.Hidden, "layers": arch.Layers},
 		"training": map[string]any{"epochs": len(hist.Epochs), "best_epoch": hist.BestEpoch, "early_stopped": hist.Stopped,
 			"seconds": trainTime.Seconds(), "batch": cfg.BatchSize, "learning_rate": cfg.LearningRate},
@@ -285,18 +325,9 @@ func readEvents(o options) ([]eventlog.Event, string, error) {
 	if err != nil || len(events) == 0 || o.snapshot >= 1 {
 		return events, "synthetic", err
 	}
-	// A snapshot of the schedd: the log as it stood at a time before its
-	// end, when some held jobs had not yet been released or removed.
-	cut := events[int(o.snapshot*float64(len(events)-1))].Time
-	n := 0
-	for _, ev := range events {
-		if !ev.Time.After(cut) {
-			events[n] = ev
-			n++
-		}
-	}
-	fmt.Printf("snapshot at %s: %d of %d events\n", cut.Format(time.RFC3339), n, len(events))
-	return events[:n], "synthetic", nil
+	cut := heldjobs.Snapshot(events, o.snapshot)
+	fmt.Printf("snapshot at %s: %d of %d events\n", cut[len(cut)-1].Time.Format(time.RFC3339), len(cut), len(events))
+	return cut, "synthetic", nil
 }
 
 // stillHeld reports whether the job's last state event is a hold.

@@ -20,40 +20,14 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/heldjobs"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
 // shape is one way of building the tensors: j jobs per sample, m frames of
-// the given length.
-type shape struct {
-	j, m  int
-	frame time.Duration
-}
-
-// String is the shape's literal in the sweep spec and in -search-shapes:
-// "4x10x60s" (j × m × frame).
-func (s shape) String() string {
-	f := s.frame.String()
-	if s.frame%time.Second == 0 {
-		f = strconv.FormatInt(int64(s.frame/time.Second), 10) + "s"
-	}
-	return fmt.Sprintf("%dx%dx%s", s.j, s.m, f)
-}
-
-func parseShape(lit string) (shape, error) {
-	parts := strings.Split(lit, "x")
-	if len(parts) != 3 {
-		return shape{}, fmt.Errorf("tensor shape %q: want JxMxFRAME, as 4x10x60s", lit)
-	}
-	j, err1 := strconv.Atoi(parts[0])
-	m, err2 := strconv.Atoi(parts[1])
-	f, err3 := time.ParseDuration(parts[2])
-	if err := errors.Join(err1, err2, err3); err != nil || j < 1 || m < 1 || f <= 0 {
-		return shape{}, fmt.Errorf("tensor shape %q: want positive j and m and a frame length, as 4x10x60s", lit)
-	}
-	return shape{j: j, m: m, frame: f}, nil
-}
+// the given length ("4x10x60s" in the sweep spec and in -search-shapes).
+type shape = heldjobs.Shape
 
 // prepared is the data of one tensor shape: the labelled held jobs split
 // 60/20/20 and the jobs still on hold.
@@ -101,7 +75,7 @@ func (d *dataset) build(s shape) (*prepared, error) {
 	o := d.o
 	// The window that ends at the first hold holds only what was known when
 	// the hold decision had to be made; rows come newest first.
-	b := eventlog.Builder{E: o.e, M: s.m, Frame: s.frame, J: s.j, Seed: o.seed, Pad: true, Unlabeled: true, SeedCompat: !o.forward, Forward: o.forward}
+	b := eventlog.Builder{E: o.e, M: s.M, Frame: s.Frame, J: s.J, Seed: o.seed, Pad: true, Unlabeled: true, SeedCompat: !o.forward, Forward: o.forward}
 	samples, err := b.Build(d.jobs)
 	if err != nil {
 		return nil, fmt.Errorf("building %s tensors: %w", s, err)
@@ -128,7 +102,7 @@ func (d *dataset) build(s shape) (*prepared, error) {
 	p.train, p.valid, p.test = toData(labelled, tr), toData(labelled, va), toData(labelled, te)
 	fmt.Fprintf(d.w, "%d held jobs: %d labelled (release/remove), %d still on hold; tensors %d frames × %d jobs × %d events (frame %s)\n"+
 		"split: %d train, %d validation, %d test\n",
-		p.held, p.labelled, len(p.onHold), s.m, s.j, o.e, s.frame, p.train.Len(), p.valid.Len(), p.test.Len())
+		p.held, p.labelled, len(p.onHold), s.M, s.J, o.e, s.Frame, p.train.Len(), p.valid.Len(), p.test.Len())
 	return p, nil
 }
 
@@ -144,13 +118,13 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// The keys of a trial's parameters in the sweep spec.
+// The keys of a trial's parameters in the sweep spec: the pipeline's.
 const (
-	keyShape  = "shape"
-	keyHidden = "hidden"
-	keyLayers = "layers"
-	keyLR     = "lr"
-	keyBatch  = "batch"
+	keyShape  = heldjobs.ParamShape
+	keyHidden = heldjobs.ParamHidden
+	keyLayers = heldjobs.ParamLayers
+	keyLR     = heldjobs.ParamLR
+	keyBatch  = heldjobs.ParamBatch
 )
 
 // modelFile is the trained model each trial leaves in its attempt
@@ -171,7 +145,7 @@ func searchSpec(o options) (*sweep.Spec, error) {
 		key, short, flag, text string
 		check                  func(sweep.Value) bool
 	}{
-		{keyShape, "s", "-search-shapes", o.searchShapes, func(v sweep.Value) bool { _, err := parseShape(v.Lit); return err == nil }},
+		{keyShape, "s", "-search-shapes", o.searchShapes, func(v sweep.Value) bool { _, err := heldjobs.ParseShape(v.Lit); return err == nil }},
 		{keyHidden, "h", "-search-hidden", o.searchHidden, func(v sweep.Value) bool { return v.Kind == sweep.Int && v.Int() > 0 }},
 		{keyLayers, "l", "-search-layers", o.searchLayers, func(v sweep.Value) bool { return v.Kind == sweep.Int && v.Int() > 0 }},
 		{keyLR, "lr", "-search-lr", o.searchLR, func(v sweep.Value) bool {
@@ -230,7 +204,7 @@ type trialParams struct {
 }
 
 func paramsOf(p map[string]sweep.Value) (trialParams, error) {
-	s, err := parseShape(p[keyShape].Lit)
+	s, err := heldjobs.ParseShape(p[keyShape].Lit)
 	if err != nil {
 		return trialParams{}, err
 	}
@@ -264,7 +238,7 @@ func (s *searcher) trial(ctx context.Context, t sweep.Task) (*sweep.Result, erro
 	s.ran.Add(1)
 	cfg := s.cfg
 	cfg.LearningRate, cfg.BatchSize = tp.lr, tp.batch
-	arch := lstm.Architecture{Inputs: tp.shape.j * s.o.e, Hidden: tp.hidden, Layers: tp.layers, NewestFirst: !s.o.forward}
+	arch := lstm.Architecture{Inputs: tp.shape.J * s.o.e, Hidden: tp.hidden, Layers: tp.layers, NewestFirst: !s.o.forward}
 	// The same seeds as a run without -search, so the best trial is the
 	// model that run would train with the trial's flags.
 	m := lstm.New(arch, rand.New(rand.NewPCG(s.o.seed, 2)))
@@ -546,7 +520,7 @@ func writeTrials(path string, rows []*trialRow, best int) error {
 		for k, r := range rows {
 			p := r.params
 			w.Write([]string{r.point.ID, r.point.Slug, string(r.run.State), strconv.Itoa(r.run.Attempt), p.shape.String(),
-				strconv.Itoa(p.shape.j), strconv.Itoa(p.shape.m), strconv.FormatFloat(p.shape.frame.Seconds(), 'g', -1, 64),
+				strconv.Itoa(p.shape.J), strconv.Itoa(p.shape.M), strconv.FormatFloat(p.shape.Frame.Seconds(), 'g', -1, 64),
 				strconv.Itoa(p.hidden), strconv.Itoa(p.layers), strconv.FormatFloat(p.lr, 'g', -1, 64), strconv.Itoa(p.batch),
 				i(r.metric("epochs")), i(r.metric("best_epoch")), f(r.metric("valid_f1")), f(r.metric("valid_loss")),
 				f(r.metric("valid_accuracy")), f(r.metric("valid_precision")), f(r.metric("valid_recall")), f(r.metric("seconds")),

@@ -1,0 +1,259 @@
+package heldjobs
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/crosscluster/crosscluster/sweep"
+)
+
+// Condor writes a search as an HTCondor DAG for a pool without a shared
+// file system (the OSPool, most campus pools). Everything the pool needs is
+// under Dir:
+//
+//	heldjobs.dag          the DAG: parse, train_<run id> (one per point), select, cleanup
+//	heldjobs              the executable (a copy of Executable), shipped with every job
+//	spec.json             the validated spec, log paths reduced to their base names
+//	parse.sub             builds the dataset: the logs come in with transfer_input_files,
+//	                      parse/dataset/ (index.json and one .npz per shape) goes out
+//	train.sub             one run: config.json, its shape's .npz and index.json come in;
+//	                      run_<id>/ (result.json, metrics.jsonl) and model_<id>/ go out
+//	select.sub            reads every run's result and writes select/best/bestmodel.info
+//	                      and bestmodel.json
+//	cleanup.sub           gathers everything into cleanup/results/: the tree a local
+//	                      Search writes (ledger.db, work/, bestmodel/, bestmodel.info and
+//	                      .json, tracking/), plus the nodes' logs under logs/
+//
+// Every node has its own job event log and a RETRY count (Spec.Retries).
+// The parse, select and cleanup nodes stop retrying on exit 3 (UNLESS-EXIT
+// 3: data with too few labelled jobs, no run to choose from; running them
+// again cannot help). A training node's POST script (Executable node
+// check) fails the node, so that it is retried, unless the run left a
+// readable result and a model that loads; a run that exits 3 (its loss
+// diverged, which the same seed repeats) is let through without a result,
+// and the search goes on without it, as it does on the other engines. Submit with
+// condor_submit_dag heldjobs.dag; after a failure DAGMan's rescue DAG
+// reruns only what did not finish. sweep.RunCondorDAG runs the same
+// directory on this machine.
+type Condor struct {
+	Spec *Spec
+	Dir  string
+	// Executable is this program built for the execute points: a static
+	// Linux binary (CGO_ENABLED=0), checked with sweep.CheckStatic unless
+	// AllowDynamic (for a pool whose execute points are known to have its
+	// libraries, or for a local run).
+	Executable   string
+	AllowDynamic bool
+	// Train, Parse, Select and Cleanup are the nodes' resources; zero
+	// Train means Spec.Resources, the others 1 CPU, 2 GiB of memory and
+	// 4 GiB of disk.
+	Parse, Select, Cleanup sweep.Resources
+}
+
+// CondorFiles are the paths Condor.Write produced.
+type CondorFiles struct {
+	DAG, Executable, Spec string
+	Results               string // where the cleanup node leaves the tree
+	Runs                  []string
+}
+
+// DAG exit value of a node that must not be retried (divergence, data).
+const exitNoRetry = 3
+
+// ExitNoRetry is the exit value of a node command that failed in a way a
+// retry cannot mend: the DAG's RETRY ... UNLESS-EXIT value.
+const ExitNoRetry = exitNoRetry
+
+// Write writes the DAG directory; see Condor. Dir must be new or empty:
+// a DAG directory is not rewritten under a running or finished DAG.
+func (c *Condor) Write() (*CondorFiles, error) {
+	if c.Spec == nil || c.Dir == "" || c.Executable == "" {
+		panic("heldjobs: Condor needs Spec, Dir and Executable")
+	}
+	spec := *c.Spec
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
+	if !c.AllowDynamic {
+		if err := sweep.CheckStatic(c.Executable); err != nil {
+			return nil, fmt.Errorf("heldjobs: %w", err)
+		}
+	}
+	// The logs travel with the parse job and arrive under their base
+	// names: two with the same base name would overwrite each other.
+	var logs []string
+	seen := map[string]string{}
+	for _, l := range spec.Data.Logs {
+		abs, err := filepath.Abs(l)
+		if err != nil {
+			return nil, fmt.Errorf("heldjobs: %w", err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("heldjobs: %w: data.logs: %s is not a readable file", ErrSpec, l)
+		}
+		b := filepath.Base(abs)
+		if other, dup := seen[b]; dup {
+			return nil, fmt.Errorf("heldjobs: %w: data.logs: %s and %s have the same base name, and HTCondor transfers files by base name", ErrSpec, other, l)
+		}
+		seen[b] = l
+		logs = append(logs, abs)
+	}
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return nil, fmt.Errorf("heldjobs: %s is not empty; write a DAG into a new directory", dir)
+	}
+	// The points and their run ids do not depend on the data.
+	_, pts, err := spec.Sweep("")
+	if err != nil {
+		return nil, err
+	}
+	nodeSpec := spec
+	nodeSpec.Data.Logs = nil
+	for _, l := range logs {
+		nodeSpec.Data.Logs = append(nodeSpec.Data.Logs, filepath.Base(l))
+	}
+	f := &CondorFiles{DAG: filepath.Join(dir, "heldjobs.dag"), Executable: filepath.Join(dir, "heldjobs"),
+		Spec: filepath.Join(dir, "spec.json"), Results: filepath.Join(dir, "cleanup", "results")}
+	mk := func(p ...string) error {
+		if err := os.MkdirAll(filepath.Join(p...), 0o755); err != nil {
+			return fmt.Errorf("heldjobs: %w", err)
+		}
+		return nil
+	}
+	for _, d := range [][]string{{dir, "parse", "dataset"}, {dir, "select", "best"}, {dir, "cleanup", "results"}} {
+		if err := mk(d...); err != nil {
+			return nil, err
+		}
+	}
+	if err := copyFileExec(c.Executable, f.Executable); err != nil {
+		return nil, err
+	}
+	js, err := json.MarshalIndent(&nodeSpec, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
+	if err := writeAtomic(f.Spec, append(js, '\n')); err != nil {
+		return nil, err
+	}
+
+	def := func(r sweep.Resources) sweep.Resources {
+		if r == (sweep.Resources{}) {
+			return sweep.Resources{CPUs: 1, MemoryMB: 2048, DiskMB: 4096}
+		}
+		return r
+	}
+	exe := f.Executable
+	parseDir, selectDir, cleanupDir := filepath.Join(dir, "parse"), filepath.Join(dir, "select"), filepath.Join(dir, "cleanup")
+	dataset := filepath.Join(parseDir, "dataset")
+	subs := map[string]*sweep.CondorSubmit{
+		filepath.Join(dir, "parse.sub"): {
+			Comment:    "held-job search: build the tensors of every shape from the event logs",
+			Executable: exe, Arguments: []string{"node", "parse", "-spec", "spec.json", "-out", "dataset"},
+			InitialDir: parseDir, Inputs: append([]string{f.Spec, "dataset"}, logs...), Outputs: []string{"dataset"},
+			Log: "parse.log", Output: "parse.out", Error: "parse.err", Resources: def(c.Parse),
+		},
+		filepath.Join(dir, "train.sub"): {
+			Comment:    "held-job search: train one point; the macros come from the node's VARS",
+			Executable: exe, Arguments: []string{"node", "train", "-data", ".", "-model", "model_$(run_id)"},
+			InitialDir: "$(dir)",
+			Inputs: []string{"config.json", "run_$(run_id)", "model_$(run_id)", filepath.Join(dataset, IndexFile),
+				filepath.Join(dataset, "$(shape_file)")},
+			Outputs: []string{"run_$(run_id)", "model_$(run_id)"},
+			Environment: []string{sweep.EnvRunID + "=$(run_id)", sweep.EnvAttempt + "=1", sweep.EnvRunDir + "=run_$(run_id)",
+				sweep.EnvConfig + "=config.json", sweep.EnvHeartbeat + "=run_$(run_id)/heartbeat"},
+			Log: "train_$(run_id).log", Output: "train_$(run_id).out", Error: "train_$(run_id).err", Resources: spec.Resources,
+		},
+	}
+	dag := &sweep.CondorDAG{Submits: subs}
+	dag.Nodes = append(dag.Nodes, sweep.CondorNode{Name: "parse", Submit: filepath.Join(dir, "parse.sub"),
+		Retry: spec.Retries, UnlessExit: exitNoRetry})
+	selInputs := []string{f.Spec, filepath.Join(dataset, IndexFile), "best"}
+	cleanInputs := []string{f.Spec, filepath.Join(dataset, IndexFile), filepath.Join(selectDir, "best"), "results",
+		filepath.Join(parseDir, "parse.log"), filepath.Join(parseDir, "parse.out"), filepath.Join(parseDir, "parse.err"),
+		filepath.Join(selectDir, "select.log"), filepath.Join(selectDir, "select.out"), filepath.Join(selectDir, "select.err")}
+	var trainNodes []string
+	for _, p := range pts {
+		pt, err := PointOf(p.Params)
+		if err != nil {
+			return nil, err
+		}
+		rdir := filepath.Join(dir, "train", p.ID)
+		for _, d := range []string{"run_" + p.ID, "model_" + p.ID} {
+			if err := mk(rdir, d); err != nil {
+				return nil, err
+			}
+		}
+		if err := sweep.PrepareTask(sweep.Task{RunID: p.ID, Slug: p.Slug, Attempt: 1, Params: p.Params, Dir: rdir}); err != nil {
+			return nil, fmt.Errorf("heldjobs: %w", err)
+		}
+		name := "train_" + p.ID
+		trainNodes = append(trainNodes, name)
+		f.Runs = append(f.Runs, rdir)
+		dag.Nodes = append(dag.Nodes, sweep.CondorNode{
+			Name: name, Submit: filepath.Join(dir, "train.sub"),
+			Vars:  [][2]string{{"dir", rdir}, {"run_id", p.ID}, {"shape_file", pt.Shape.String() + ".npz"}},
+			Retry: spec.Retries,
+			Post: []string{exe, "node", "check", "-return", "$RETURN", "-id", p.ID,
+				"-run", filepath.Join(rdir, "run_"+p.ID), "-model", filepath.Join(rdir, "model_"+p.ID)},
+			Parents: []string{"parse"},
+		})
+		runDir, modelDir := filepath.Join(rdir, "run_"+p.ID), filepath.Join(rdir, "model_"+p.ID)
+		selInputs = append(selInputs, runDir)
+		cleanInputs = append(cleanInputs, runDir, modelDir, filepath.Join(rdir, "train_"+p.ID+".log"),
+			filepath.Join(rdir, "train_"+p.ID+".out"), filepath.Join(rdir, "train_"+p.ID+".err"))
+	}
+	subs[filepath.Join(dir, "select.sub")] = &sweep.CondorSubmit{
+		Comment:    "held-job search: choose the best run by the spec's metric",
+		Executable: exe, Arguments: []string{"node", "select", "-spec", "spec.json", "-index", IndexFile, "-runs", ".", "-out", "best"},
+		InitialDir: selectDir, Inputs: selInputs, Outputs: []string{"best"},
+		Log: "select.log", Output: "select.out", Error: "select.err", Resources: def(c.Select),
+	}
+	subs[filepath.Join(dir, "cleanup.sub")] = &sweep.CondorSubmit{
+		Comment:    "held-job search: gather every output into results/",
+		Executable: exe, Arguments: []string{"node", "cleanup", "-spec", "spec.json", "-index", IndexFile, "-runs", ".", "-best", "best", "-out", "results"},
+		InitialDir: cleanupDir, Inputs: cleanInputs, Outputs: []string{"results"},
+		Log: "cleanup.log", Output: "cleanup.out", Error: "cleanup.err", Resources: def(c.Cleanup),
+	}
+	dag.Nodes = append(dag.Nodes,
+		sweep.CondorNode{Name: "select", Submit: filepath.Join(dir, "select.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: slices.Clone(trainNodes)},
+		sweep.CondorNode{Name: "cleanup", Submit: filepath.Join(dir, "cleanup.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: []string{"select"}},
+	)
+	if err := dag.Write(f.DAG); err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
+	return f, nil
+}
+
+// copyFileExec copies an executable.
+func copyFileExec(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	return nil
+}
+
+// readNodeSpec reads the spec.json Condor.Write wrote.
+func readNodeSpec(path string) (*Spec, error) {
+	b, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Spec
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("heldjobs: %w: %s: %v", ErrSpec, path, err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}

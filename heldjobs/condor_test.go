@@ -1,0 +1,448 @@
+package heldjobs
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/sweep"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/condor")
+
+// submitChecks are the submit commands the pipeline's files may hold, each
+// with the section of the HTCondor manual that defines it (condor_submit(1),
+// "Submit Description File Commands", HTCondor 23/24) and what its value
+// must look like here. Every line of every generated submit file must be a
+// comment, one of these, or the final "queue".
+var submitChecks = map[string]*regexp.Regexp{
+	// BASIC COMMANDS, universe: "vanilla" runs a program on any execute
+	// point, the universe for plain executables.
+	"universe": regexp.MustCompile(`^vanilla$`),
+	// BASIC COMMANDS, executable: the program; with file transfer on it is
+	// copied to the execute point (FILE TRANSFER COMMANDS,
+	// transfer_executable, default True), so it is the static binary
+	// copied into the DAG directory.
+	"executable":          regexp.MustCompile(`^/work/condor/heldjobs$`),
+	"transfer_executable": regexp.MustCompile(`^true$`),
+	// BASIC COMMANDS, arguments, "New Syntax": the whole list in double
+	// quotes, each argument in single quotes, '' for a quote inside.
+	"arguments": regexp.MustCompile(`^"'node'( '([^']|'')*')+"$`),
+	// initialdir: the access-point directory of the job's relative input,
+	// output, error and log paths (one per node).
+	"initialdir": regexp.MustCompile(`^(/work/condor/(parse|select|cleanup)|\$\(dir\))$`),
+	// FILE TRANSFER COMMANDS, should_transfer_files = YES: always transfer,
+	// for pools without a shared file system; when_to_transfer_output =
+	// ON_EXIT: outputs come back when the job exits.
+	"should_transfer_files":   regexp.MustCompile(`^YES$`),
+	"when_to_transfer_output": regexp.MustCompile(`^ON_EXIT$`),
+	// FILE TRANSFER COMMANDS, transfer_input_files: a comma-separated list
+	// of files and directories, relative to initialdir or absolute; a
+	// directory named without a trailing slash arrives as that directory.
+	"transfer_input_files": regexp.MustCompile(`^[^\s,"']+(, [^\s,"']+)*$`),
+	// FILE TRANSFER COMMANDS, transfer_output_files: names in the scratch
+	// directory; "When this comma separated list is defined, and any of the
+	// files or directories do not exist as the job exits, HTCondor
+	// considers this an error, and places the job on hold." Every listed
+	// name is a directory that came with the input, so it always exists.
+	"transfer_output_files": regexp.MustCompile(`^(dataset|best|results|run_\$\(run_id\), model_\$\(run_id\))$`),
+	// BASIC COMMANDS, output, error: the job's standard streams; log: the
+	// job event log. One of each per node, relative to initialdir.
+	"output": regexp.MustCompile(`^(parse|select|cleanup|train_\$\(run_id\))\.out$`),
+	"error":  regexp.MustCompile(`^(parse|select|cleanup|train_\$\(run_id\))\.err$`),
+	"log":    regexp.MustCompile(`^(parse|select|cleanup|train_\$\(run_id\))\.log$`),
+	// BASIC COMMANDS, environment, new syntax: double-quoted NAME=value
+	// pairs separated by spaces.
+	"environment": regexp.MustCompile(`^"(\w+=\S+)( \w+=\S+)*"$`),
+	// COMMANDS FOR MATCHMAKING: request_cpus (cores), request_memory (MiB
+	// without a unit), request_disk (KiB without a unit).
+	"request_cpus":   regexp.MustCompile(`^[1-9][0-9]*$`),
+	"request_memory": regexp.MustCompile(`^[1-9][0-9]*$`),
+	"request_disk":   regexp.MustCompile(`^[1-9][0-9]*$`),
+}
+
+// dagChecks are the DAG file's lines, each with the DAGMan reference
+// ("DAGMan Workflows", DAG commands) that defines it.
+var dagChecks = []*regexp.Regexp{
+	// JOB NodeName SubmitDescription
+	regexp.MustCompile(`^JOB (parse|select|cleanup|train_[0-9a-f]{16}) /work/condor/(parse|train|select|cleanup)\.sub$`),
+	// VARS NodeName macroname="string" ...: the training node's macros.
+	regexp.MustCompile(`^VARS train_[0-9a-f]{16} dir="/work/condor/train/[0-9a-f]{16}" run_id="[0-9a-f]{16}" shape_file="\d+x\d+x\d+s\.npz"$`),
+	// SCRIPT POST NodeName ExecutableName [arguments], with the script
+	// macro $RETURN (the job's exit code): the node's success is the POST
+	// script's ("the exit value of whatever component of the node was run
+	// last determines the success or failure of the node").
+	regexp.MustCompile(`^SCRIPT POST train_[0-9a-f]{16} /work/condor/heldjobs node check -return \$RETURN -id [0-9a-f]{16} -run \S+ -model \S+$`),
+	// RETRY NodeName NumberOfRetries [UNLESS-EXIT value]: a training node
+	// is retried whenever its POST script fails; the others stop on 3.
+	regexp.MustCompile(`^RETRY (parse|select|cleanup) 2 UNLESS-EXIT 3$`),
+	regexp.MustCompile(`^RETRY train_[0-9a-f]{16} 2$`),
+	// PARENT ParentNodeName ... CHILD ChildNodeName ...
+	regexp.MustCompile(`^PARENT [\w ]+ CHILD \w+$`),
+}
+
+// goldenLogs writes the two rotated logs the golden spec names.
+func goldenLogs(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	paths, _, err := synth.CondorRotated(dir, "EventLog", synth.CondorLogConfig{Seed: 4, Jobs: 800, HoldRate: 0.4}, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, paths
+}
+
+// TestCondorGolden writes the DAG of a two-point search over real-format
+// rotated logs and compares every file with testdata/condor (regenerate
+// with go test -run TestCondorGolden -update ./heldjobs/), after checking
+// every line against the manual sections above and the DAG's structure.
+func TestCondorGolden(t *testing.T) {
+	logDir, logs := goldenLogs(t)
+	spec := loadSpec(t, "name: golden\ndata:\n  logs: ["+strings.Join(logs, ", ")+"]\n  seed: 1\n"+
+		"space: {shape: [3x6x60s, 2x4x120s], hidden: [8], layers: [1], lr: [0.003], batch: [32]}\n"+
+		"epochs: 3\nresources: {cpus: 2, memory: 3G, disk: 2G}\n")
+	dir := filepath.Join(t.TempDir(), "condor")
+	c := &Condor{Spec: spec, Dir: dir, Executable: os.Args[0], AllowDynamic: true}
+	f, err := c.Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repl := strings.NewReplacer(dir, "/work/condor", logDir, "/work/logs")
+	files := map[string]string{}
+	for _, name := range []string{"heldjobs.dag", "parse.sub", "train.sub", "select.sub", "cleanup.sub", "spec.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = repl.Replace(string(b))
+	}
+	// Every submit line is a checked command, every command appears once,
+	// the file ends with queue, and every macro is one the DAG defines.
+	for _, name := range []string{"parse.sub", "train.sub", "select.sub", "cleanup.sub"} {
+		lines := strings.Split(strings.TrimSpace(files[name]), "\n")
+		seen := map[string]bool{}
+		for _, ln := range lines[:len(lines)-1] {
+			if strings.HasPrefix(ln, "# ") {
+				continue
+			}
+			k, v, ok := strings.Cut(ln, " = ")
+			re := submitChecks[k]
+			if !ok || re == nil || !re.MatchString(v) || seen[k] {
+				t.Errorf("%s: line %q is not a checked submit command (or repeats one)", name, ln)
+			}
+			seen[k] = true
+		}
+		for k := range submitChecks {
+			if !seen[k] && !(k == "environment" && name != "train.sub") {
+				t.Errorf("%s lacks %s", name, k)
+			}
+		}
+		if lines[len(lines)-1] != "queue" {
+			t.Errorf("%s ends with %q, want queue (BASIC COMMANDS, queue: one job)", name, lines[len(lines)-1])
+		}
+		for _, m := range regexp.MustCompile(`\$\((\w+)\)`).FindAllStringSubmatch(files[name], -1) {
+			if name != "train.sub" || !slices.Contains([]string{"dir", "run_id", "shape_file"}, m[1]) {
+				t.Errorf("%s: macro %s is not defined by the node's VARS", name, m[0])
+			}
+		}
+	}
+	if want := "transfer_input_files = /work/condor/spec.json, dataset, /work/logs/EventLog.old, /work/logs/EventLog\n"; !strings.Contains(files["parse.sub"], want) {
+		t.Errorf("parse.sub does not transfer the logs in:\n%s", files["parse.sub"])
+	}
+	if !strings.Contains(files["train.sub"], "request_cpus = 2\nrequest_memory = 3072\nrequest_disk = 2097152\n") {
+		t.Errorf("train.sub does not ask for the spec's resources:\n%s", files["train.sub"])
+	}
+	// The DAG: every line checked; parse before every training node, every
+	// training node before select, select before cleanup; RETRY on every
+	// node; a POST script on every training node.
+	parents := map[string][]string{}
+	retry, post := map[string]bool{}, map[string]bool{}
+	var nodes []string
+	for _, ln := range strings.Split(strings.TrimSpace(files["heldjobs.dag"]), "\n") {
+		ok := false
+		for _, re := range dagChecks {
+			ok = ok || re.MatchString(ln)
+		}
+		if !ok {
+			t.Errorf("heldjobs.dag: line %q is not a checked DAG command", ln)
+		}
+		fs := strings.Fields(ln)
+		switch fs[0] {
+		case "JOB":
+			nodes = append(nodes, fs[1])
+		case "RETRY":
+			retry[fs[1]] = true
+		case "SCRIPT":
+			post[fs[2]] = true
+		case "PARENT":
+			c := slices.Index(fs, "CHILD")
+			parents[fs[c+1]] = append(parents[fs[c+1]], fs[1:c]...)
+		}
+	}
+	var train []string
+	for _, n := range nodes {
+		if !retry[n] {
+			t.Errorf("node %s has no RETRY", n)
+		}
+		if strings.HasPrefix(n, "train_") {
+			train = append(train, n)
+			if !post[n] || !slices.Equal(parents[n], []string{"parse"}) {
+				t.Errorf("node %s: POST %v, parents %v", n, post[n], parents[n])
+			}
+		}
+	}
+	if len(train) != 2 || !slices.Equal(parents["select"], train) || !slices.Equal(parents["cleanup"], []string{"select"}) || len(parents["parse"]) > 0 {
+		t.Errorf("DAG structure: nodes %v, parents %v", nodes, parents)
+	}
+	if len(f.Runs) != 2 {
+		t.Errorf("%d run directories", len(f.Runs))
+	}
+	for name, text := range files {
+		golden := filepath.Join("testdata", "condor", name)
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (go test -run TestCondorGolden -update ./heldjobs/ writes it)", err)
+		}
+		if text != string(want) {
+			t.Errorf("%s differs from %s:\n got:\n%s\nwant:\n%s", name, golden, text, want)
+		}
+	}
+}
+
+// TestNodeCheck is the training nodes' POST script: it passes a failed job
+// on (so that DAGMan retries the node) except a run that failed for good
+// (exit 3), and checks what a job that exited 0 left.
+func TestNodeCheck(t *testing.T) {
+	oc := localSmall(t)
+	r := oc.Runs[0]
+	var out, errs strings.Builder
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"-return", "0", "-id", r.ID, "-run", r.Dir, "-model", r.ModelDir}, 0},
+		{[]string{"-return", "1", "-id", r.ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
+		{[]string{"-return", "-1004", "-id", r.ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
+		{[]string{"-return", "3", "-id", r.ID, "-run", t.TempDir(), "-model", t.TempDir()}, 0},
+		{[]string{"-return", "0", "-id", r.ID, "-run", t.TempDir(), "-model", r.ModelDir}, 1},
+		{[]string{"-return", "0", "-id", oc.Runs[1].ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
+		{[]string{"-return", "0", "-id", r.ID, "-run", r.Dir, "-model", t.TempDir()}, 1},
+		{[]string{"-return", "0", "extra"}, 2},
+	} {
+		if got := RunNode(context.Background(), append([]string{"check"}, tc.args...), &out, &errs); got != tc.want {
+			t.Errorf("node check %v: exit %d, want %d (%s)", tc.args, got, tc.want, errs.String())
+		}
+	}
+}
+
+func TestCondorRefuses(t *testing.T) {
+	spec := loadSpec(t, smallSpec)
+	for _, tc := range []struct {
+		name string
+		c    Condor
+		msg  string
+	}{
+		{"dynamic executable", Condor{Spec: spec, Executable: "/bin/sh"}, "CGO_ENABLED=0"},
+		{"missing log", Condor{Spec: loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: [/nonexistent/EventLog]", 1)),
+			Executable: os.Args[0], AllowDynamic: true}, "not a readable file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.c.Dir = filepath.Join(t.TempDir(), "dag")
+			_, err := tc.c.Write()
+			if err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %v, want %q", err, tc.msg)
+			}
+			if ents, _ := os.ReadDir(tc.c.Dir); len(ents) > 0 {
+				t.Errorf("a refused DAG left %d files", len(ents))
+			}
+		})
+	}
+	// Two logs with one base name would overwrite each other in the job's
+	// scratch directory.
+	_, logs := goldenLogs(t)
+	other := filepath.Join(t.TempDir(), "EventLog")
+	b, _ := os.ReadFile(logs[1])
+	os.WriteFile(other, b, 0o644)
+	s := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ["+logs[1]+", "+other+"]", 1))
+	if _, err := (&Condor{Spec: s, Dir: t.TempDir(), Executable: os.Args[0], AllowDynamic: true}).Write(); err == nil || !strings.Contains(err.Error(), "same base name") {
+		t.Errorf("two logs named EventLog: %v", err)
+	}
+}
+
+// localRuns caches the in-process search of smallSpec that the DAG tests
+// compare against.
+var localRuns = struct {
+	once sync.Once
+	oc   *Outcome
+	err  error
+}{}
+
+func localSmall(t *testing.T) *Outcome {
+	t.Helper()
+	localRuns.once.Do(func() {
+		out, err := os.MkdirTemp("", "heldjobs-local-*")
+		if err != nil {
+			localRuns.err = err
+			return
+		}
+		s := &Search{Spec: loadSpec(t, smallSpec), Out: out, Backend: &sweep.Local{Func: Worker(filepath.Join(out, DatasetDir), nil)}, Parallel: 2}
+		localRuns.oc, localRuns.err = s.Run(context.Background())
+	})
+	if localRuns.err != nil {
+		t.Fatal(localRuns.err)
+	}
+	return localRuns.oc
+}
+
+// sameRuns checks that two engines trained the same models: every run's
+// validation and test metrics are identical (timing aside).
+func sameRuns(t *testing.T, engine string, got []RunRecord, want *Outcome) {
+	t.Helper()
+	if len(got) != len(want.Runs) {
+		t.Fatalf("%s: %d runs, in-process %d", engine, len(got), len(want.Runs))
+	}
+	for i, w := range want.Runs {
+		g := got[i]
+		if g.ID != w.ID || g.Result == nil {
+			t.Fatalf("%s: run %d is %s (result %v), in-process %s", engine, i, g.Slug, g.Result != nil, w.Slug)
+		}
+		for k, v := range w.Result.Metrics {
+			if k == "seconds" || k == "model_bytes" {
+				continue
+			}
+			if gv := g.Result.Metrics[k]; gv != v && !(gv != gv && v != v) {
+				t.Errorf("%s: run %s: %s = %v, in-process %v", engine, w.Slug, k, gv, v)
+			}
+		}
+	}
+}
+
+// TestCondorDAGLocal writes the small search as a DAG and runs it with
+// sweep.RunCondorDAG: every node command of the DAG (parse, the training
+// runs and their POST checks, select, cleanup) runs in DAG order, each job
+// in a scratch directory holding only what its submit file transfers. The
+// gathered tree must hold the same runs, with the same metrics, as the
+// in-process search, the same best run, a ledger, the tracking tables and
+// every node's job event log. A DAG interrupted after its first training
+// run resumes from its rescue file without running finished nodes again.
+func TestCondorDAGLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a seven-node DAG of processes")
+	}
+	want := localSmall(t)
+	dir := filepath.Join(t.TempDir(), "dag")
+	c := &Condor{Spec: loadSpec(t, smallSpec), Dir: dir, Executable: os.Args[0], AllowDynamic: true}
+	f, err := c.Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt the DAG once its first training node has succeeded.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pw := &watchWriter{match: "node train_", then: cancel}
+	sum, err := sweep.RunCondorDAG(ctx, f.DAG, sweep.CondorRun{Parallel: 1, Progress: pw})
+	if err == nil || sum.Rescue == "" {
+		t.Fatalf("interrupted DAG: %v, summary %+v", err, sum)
+	}
+	if !slices.Contains(sum.Done, "parse") || len(sum.Done) < 2 {
+		t.Fatalf("interrupted DAG finished %v; want parse and a training node", sum.Done)
+	}
+	first := sum.Done
+	sum, err = sweep.RunCondorDAG(context.Background(), f.DAG, sweep.CondorRun{Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(first)
+	slices.Sort(sum.Skipped)
+	if !slices.Equal(first, sum.Skipped) || len(sum.Done)+len(sum.Skipped) != 7 {
+		t.Errorf("rerun skipped %v and ran %v; the first run finished %v", sum.Skipped, sum.Done, first)
+	}
+	// The gathered tree.
+	res := f.Results
+	b, err := ReadBest(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.RunID != want.Runs[want.Best].ID || b.Value != want.Model.Value {
+		t.Errorf("the DAG chose %s (%v), the in-process search %s (%v)", b.Slug, b.Value, want.Model.Slug, want.Model.Value)
+	}
+	sel, err := ReadBest(filepath.Join(dir, "select", "best"))
+	if err != nil || sel.RunID != b.RunID {
+		t.Errorf("select node: %+v, %v", sel, err)
+	}
+	l, err := sweep.OpenLedgerReadOnly(filepath.Join(res, LedgerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, pts, _ := loadSpec(t, smallSpec).Sweep("")
+	got, err := ledgerRecords(context.Background(), l, filepath.Join(res, WorkDir), pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRuns(t, "DAG", got, want)
+	for _, r := range got {
+		ss, err := l.Series(context.Background(), r.ID)
+		if err != nil || len(ss["valid_loss"].Step) != int(r.metric("epochs")) {
+			t.Errorf("run %s: ledger series %v, %v", r.Slug, ss["valid_loss"], err)
+		}
+	}
+	if _, _, err := LoadModel(filepath.Join(res, BestDir)); err != nil {
+		t.Error(err)
+	}
+	if _, rows := readCSV(t, filepath.Join(res, TrackingDir, RunsTable+".csv")); len(rows) != 4 {
+		t.Errorf("runs.csv has %d rows", len(rows))
+	}
+	// Every node's job event log, as eventlog reads it: the training
+	// nodes' jobs terminated normally with return value 0.
+	for _, r := range got {
+		raw, err := os.ReadFile(filepath.Join(res, "logs", "train_"+r.ID+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := eventlog.NewReader(bytes.NewReader(raw)).ReadAll()
+		if err != nil || len(evs) < 3 || evs[len(evs)-1].Code != eventlog.Terminated {
+			t.Errorf("train_%s.log: %d events, %v", r.ID, len(evs), err)
+			continue
+		}
+		if ti, err := evs[len(evs)-1].TerminateInfo(); err != nil || !ti.Normal || ti.ReturnValue != 0 {
+			t.Errorf("train_%s.log termination %+v, %v", r.ID, ti, err)
+		}
+	}
+}
+
+// watchWriter calls then once a written line contains match and
+// "succeeded".
+type watchWriter struct {
+	mu    sync.Mutex
+	match string
+	then  func()
+	done  bool
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done && bytes.Contains(p, []byte(w.match)) && bytes.Contains(p, []byte("succeeded")) {
+		w.done = true
+		w.then()
+	}
+	return len(p), nil
+}

@@ -1,0 +1,312 @@
+package heldjobs
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/crosscluster/crosscluster/sweep"
+)
+
+// TestMain makes the test binary a node command (the process, Slurm and
+// DAG tests start it as their worker) when its first argument is "node".
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "node" {
+		os.Exit(RunNode(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// smallSpec is a four-point search on a small synthetic log: two shapes ×
+// two hidden sizes, three epochs; every run takes well under a second.
+const smallSpec = `
+name: small
+data:
+  synthetic: {jobs: 1500, seed: 3}
+  seed: 3
+space:
+  shape: [3x6x60s, 2x4x120s]
+  hidden: [4, 8]
+  layers: [1]
+  lr: [3e-3]
+  batch: [32]
+epochs: 3
+patience: 2
+metric: f1
+`
+
+func loadSpec(t *testing.T, text string) *Spec {
+	t.Helper()
+	s, err := LoadSpec(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestLoadSpec(t *testing.T) {
+	s := loadSpec(t, smallSpec+"random: 3\nresources: {cpus: 2, memory: 3G, disk: 5G}\nretries: 4\nthreshold: 0.6\nengine: native32\n")
+	if s.Space.Size() != 4 || s.Random != 3 || s.Epochs != 3 || s.Patience != 2 || s.Metric != F1 || s.Retries != 4 ||
+		s.Resources.CPUs != 2 || s.Resources.MemoryMB != 3072 || s.Resources.DiskMB != 5120 || s.Threshold != 0.6 || s.Engine != "native32" {
+		t.Errorf("spec %+v", s)
+	}
+	if sh := s.Space.Shape[1]; sh != (Shape{J: 2, M: 4, Frame: 120e9}) || sh.String() != "2x4x120s" {
+		t.Errorf("shape %+v %s", sh, sh)
+	}
+	// Defaults.
+	d := loadSpec(t, "space: {shape: [4x10x60s], hidden: [8], layers: [1], lr: [0.001], batch: [64]}\n")
+	if d.Epochs != DefaultEpochs || d.Patience != DefaultPatience || d.Metric != F1 || d.Retries != DefaultRetries ||
+		d.Data.E != 46 || d.Data.Train != 0.6 || d.Data.Valid != 0.2 || d.Data.Synthetic.Jobs != defaultJobs || d.Engine != "native" {
+		t.Errorf("defaults %+v", d)
+	}
+	// Random draws: distinct grid points, the same for the same seed.
+	_, pts, err := s.Sweep("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, again, _ := s.Sweep("x")
+	if len(pts) != 3 || fmt.Sprint(pts) != fmt.Sprint(again) {
+		t.Errorf("draws %v, again %v", pts, again)
+	}
+	seen := map[string]bool{}
+	for _, p := range pts {
+		if seen[p.ID] {
+			t.Errorf("point %s drawn twice", p.Slug)
+		}
+		seen[p.ID] = true
+	}
+}
+
+func TestLoadSpecErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, key, msg string
+	}{
+		{"empty document", "", "(document)", "empty"},
+		{"unknown key", smallSpec + "epoch: 4\n", "epoch", "unknown key"},
+		{"unknown nested key", strings.Replace(smallSpec, "hidden:", "hiden:", 1), "space.hiden", "unknown key"},
+		{"unknown data key", strings.Replace(smallSpec, "seed: 3\nspace", "sed: 3\nspace", 1), "data.sed", "unknown key"},
+		{"no space", "epochs: 3\n", "space", "empty"},
+		{"empty axis", strings.Replace(smallSpec, "hidden: [4, 8]", "hidden: []", 1), "space.hidden", "empty"},
+		{"missing axis", strings.Replace(smallSpec, "  hidden: [4, 8]\n", "", 1), "space.hidden", "empty"},
+		{"metric", smallSpec + "metric: auc\n", "metric", "duplicate"},
+		{"no such metric", strings.Replace(smallSpec, "metric: f1", "metric: auc", 1), "metric", `"auc" does not exist`},
+		{"bad shape", strings.Replace(smallSpec, "3x6x60s", "3x6", 1), "space.shape[0]", "JxMxFRAME"},
+		{"repeated value", strings.Replace(smallSpec, "hidden: [4, 8]", "hidden: [4, 4]", 1), "space.hidden[1]", "repeats"},
+		{"too many draws", smallSpec + "random: 5\n", "random", "only 4 points"},
+		{"bad number", strings.Replace(smallSpec, "lr: [3e-3]", "lr: [fast]", 1), "space.lr[0]", "not a finite number"},
+		{"bad split", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  split: [0.8, 0.2]\nspace", 1), "data.split", "test set"},
+		{"bad engine", smallSpec + "engine: gpu\n", "engine", "native"},
+		{"logs and synthetic", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  logs: [a.log]\nspace", 1), "data", "choose one"},
+		{"bad resources", smallSpec + "resources: {memory: lots}\n", "resources.memory", ""},
+		{"not yaml", "space: [", "(document)", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadSpec(strings.NewReader(tc.text))
+			var se *SpecError
+			if !errors.As(err, &se) || !errors.Is(err, ErrSpec) {
+				t.Fatalf("error %v, want a *SpecError wrapping ErrSpec", err)
+			}
+			if se.Key != tc.key || !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "heldjobs: spec key ") {
+				t.Errorf("error %q (key %q), want key %q and %q", err, se.Key, tc.key, tc.msg)
+			}
+		})
+	}
+}
+
+// searchIn runs the small search in-process into out.
+func searchIn(t *testing.T, spec *Spec, out string, backend sweep.Backend) *Outcome {
+	t.Helper()
+	if backend == nil {
+		backend = &sweep.Local{Func: Worker(filepath.Join(out, DatasetDir), nil)}
+	}
+	s := &Search{Spec: spec, Out: out, Backend: backend, Parallel: 2, PollInterval: 20e6}
+	oc, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oc
+}
+
+func readCSV(t *testing.T, path string) (map[string]int, [][]string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, c := range rows[0] {
+		col[c] = i
+	}
+	return col, rows[1:]
+}
+
+// TestSearchLocal runs the small search in this process and checks the
+// choice against the runs' own results, the best-model files, the tracking
+// tables, and that a rerun trains nothing.
+func TestSearchLocal(t *testing.T) {
+	out := t.TempDir()
+	spec := loadSpec(t, smallSpec)
+	oc := searchIn(t, spec, out, nil)
+	if oc.Sweep.Completed != 4 || len(oc.Runs) != 4 {
+		t.Fatalf("summary %+v, %d runs", oc.Sweep, len(oc.Runs))
+	}
+	// The best run has the highest validation F1 of the result files.
+	bestID, bestF1 := "", -1.0
+	for _, r := range oc.Runs {
+		res, err := sweep.ReadResult(r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := res.Metrics["valid_f1"]; f > bestF1 {
+			bestID, bestF1 = r.ID, f
+		}
+	}
+	b, err := ReadBest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.RunID != oc.Runs[oc.Best].ID || b.Value != bestF1 {
+		t.Errorf("bestmodel.json names %s (%v); the highest validation F1 is %v (run %s)", b.RunID, b.Value, bestF1, bestID)
+	}
+	info, err := os.ReadFile(filepath.Join(out, BestInfoFile))
+	if err != nil || !strings.Contains(string(info), "run_id: "+b.RunID+"\n") || !strings.Contains(string(info), "model: bestmodel\n") {
+		t.Errorf("bestmodel.info:\n%s (%v)", info, err)
+	}
+	if b.Params["hidden"] == nil || b.Params["shape"] == nil || b.Params["epochs"] == nil || b.Epoch < 1 || b.Test["f1"] == 0 {
+		t.Errorf("bestmodel.json lacks parameters or scores: %+v", b)
+	}
+	m, mi, err := LoadModel(filepath.Join(out, BestDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mi.RunID != b.RunID || m.Architecture().Hidden != int(b.Params["hidden"].(float64)) {
+		t.Errorf("best model %+v, architecture %+v", mi, m.Architecture())
+	}
+	// Tracking: one row per run, one per run and epoch.
+	col, rows := readCSV(t, filepath.Join(out, TrackingDir, RunsTable+".csv"))
+	if len(rows) != 4 {
+		t.Fatalf("runs.csv has %d rows", len(rows))
+	}
+	epochs := 0
+	for _, r := range rows {
+		n, _ := strconv.Atoi(r[col["epochs"]])
+		epochs += n
+		if (r[col["best"]] == "true") != (r[col["run_id"]] == b.RunID) {
+			t.Errorf("runs.csv marks %s best=%s", r[col["slug"]], r[col["best"]])
+		}
+	}
+	ecol, erows := readCSV(t, filepath.Join(out, TrackingDir, EpochsTable+".csv"))
+	if len(erows) != epochs {
+		t.Errorf("epochs.csv has %d rows, the runs trained %d epochs", len(erows), epochs)
+	}
+	for _, r := range erows {
+		if r[ecol["valid_loss"]] == "" || r[ecol["train_loss"]] == "" || r[ecol["epoch_seconds"]] == "" {
+			t.Errorf("epochs.csv row %v lacks a metric", r)
+		}
+	}
+	// A rerun resumes: nothing is trained again.
+	again := searchIn(t, spec, out, nil)
+	if again.Sweep.Completed != 0 || again.Runs[again.Best].ID != b.RunID {
+		t.Errorf("rerun: %+v, best %s", again.Sweep, again.Runs[again.Best].Slug)
+	}
+	// A widened axis trains only its new points.
+	wide := loadSpec(t, strings.Replace(smallSpec, "hidden: [4, 8]", "hidden: [4, 8, 12]", 1))
+	if w := searchIn(t, wide, out, nil); w.Sweep.Completed != 2 || len(w.Runs) != 6 {
+		t.Errorf("widened search: %+v, %d runs", w.Sweep, len(w.Runs))
+	}
+	// Other data in the same directory is refused before anything runs.
+	other := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "synthetic: {jobs: 1500, seed: 4}", 1))
+	_, err = (&Search{Spec: other, Out: out, Backend: &sweep.Local{Func: Worker(filepath.Join(out, DatasetDir), nil)}}).Run(context.Background())
+	if !errors.Is(err, ErrDataset) || !strings.Contains(err.Error(), "other data") {
+		t.Errorf("a search of other data in the same directory: %v", err)
+	}
+}
+
+// TestTrackingPandas reads the tracking tables of a search with pandas
+// (testdata/read_tracking.py), when /usr/bin/python3 has it: both forms,
+// CSV with the metadata's dtypes and JSON Lines, hold the same table, and
+// pandas finds the best run and its kept epoch's validation loss as the
+// ledger has them.
+func TestTrackingPandas(t *testing.T) {
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import pandas").Run(); err != nil {
+		t.Skipf("%s with pandas is needed (%v)", py, err)
+	}
+	oc := localSmall(t)
+	out := filepath.Dir(filepath.Dir(oc.Runs[0].Dir))
+	out = filepath.Dir(filepath.Dir(out)) // <out>/work/runs/<id>/a1 -> <out>
+	b, err := exec.Command(py, filepath.Join("testdata", "read_tracking.py"), filepath.Join(out, TrackingDir)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	var got struct {
+		Runs, Epochs  int
+		BestEpoch     int `json:"best_epoch"`
+		EpochsSum     int `json:"epochs_sum"`
+		Best          string
+		KeptValidLoss float64 `json:"kept_valid_loss"`
+		Dtypes        map[string]string
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	best := oc.Runs[oc.Best]
+	if got.Runs != 4 || got.Epochs != got.EpochsSum || got.Best != best.ID || got.BestEpoch != int(best.metric("best_epoch")) || got.KeptValidLoss != best.metric("valid_loss") {
+		t.Errorf("pandas read %+v; the best run is %s with validation loss %v", got, best.ID, best.metric("valid_loss"))
+	}
+	if want := map[string]string{"attempt": "int64", "best": "bool", "lr": "float64", "valid_f1": "float64", "shape": "object"}; fmt.Sprint(got.Dtypes) != fmt.Sprint(want) {
+		t.Errorf("pandas dtypes %v, want %v", got.Dtypes, want)
+	}
+}
+
+// TestSearchMetrics runs the small search with the metric set to ROC AUC
+// and to the validation loss: each run keeps the first epoch with the best
+// value of that metric in its own per-epoch series, and the search chooses
+// the run with the best kept value.
+func TestSearchMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two small searches")
+	}
+	for _, m := range []Metric{ROCAUC, ValidLoss} {
+		t.Run(string(m), func(t *testing.T) {
+			spec := loadSpec(t, strings.NewReplacer("metric: f1", "metric: "+string(m), "epochs: 3", "epochs: 8", "patience: 2", "patience: 3").Replace(smallSpec))
+			oc := searchIn(t, spec, t.TempDir(), nil)
+			bestV := math.NaN()
+			for _, r := range oc.Runs {
+				s := r.Result.Series[m.Key()]
+				kept := 0
+				for i, v := range s.Value {
+					if kept == 0 || better(m, v, s.Value[kept-1]) {
+						kept = i + 1
+					}
+				}
+				if got := int(r.metric("best_epoch")); got != kept {
+					t.Errorf("run %s kept epoch %d; its %s series %v is best first at epoch %d", r.Slug, got, m.Key(), s.Value, kept)
+				}
+				if v := r.metric(m.Key()); v != s.Value[kept-1] {
+					t.Errorf("run %s: %s %v, its series at epoch %d has %v", r.Slug, m.Key(), v, kept, s.Value[kept-1])
+				}
+				if v := r.metric(m.Key()); math.IsNaN(bestV) || better(m, v, bestV) {
+					bestV = v
+				}
+			}
+			if oc.Model.Value != bestV || oc.Model.Metric != m {
+				t.Errorf("bestmodel.json: %s %v, the best run's %v", oc.Model.Metric, oc.Model.Value, bestV)
+			}
+		})
+	}
+}

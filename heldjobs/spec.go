@@ -1,0 +1,739 @@
+package heldjobs
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/sweep"
+	"go.yaml.in/yaml/v3"
+)
+
+// Metric is what chooses the best run of a search, and the best epoch of
+// each run (early stopping watches it on the validation set).
+type Metric string
+
+// The metrics a spec may name.
+const (
+	F1        Metric = "f1"
+	Precision Metric = "precision"
+	Recall    Metric = "recall"
+	Accuracy  Metric = "accuracy"
+	ROCAUC    Metric = "roc_auc"
+	ValidLoss Metric = "valid_loss"
+)
+
+// Metrics lists the metrics in the order the documentation gives them.
+func Metrics() []Metric { return []Metric{F1, Precision, Recall, Accuracy, ROCAUC, ValidLoss} }
+
+// Lower reports whether smaller values of m are better (validation loss).
+func (m Metric) Lower() bool { return m == ValidLoss }
+
+// Key is the name of the run metric (in result.json and the ledger) that
+// holds m on the validation set: "valid_f1", ..., "valid_loss".
+func (m Metric) Key() string {
+	if m == ValidLoss {
+		return "valid_loss"
+	}
+	return "valid_" + string(m)
+}
+
+func (m Metric) valid() bool { return slices.Contains(Metrics(), m) }
+
+// Shape is one way of building the tensors: J jobs per sample (the held
+// job and J-1 co-existing ones), M frames of length Frame.
+type Shape struct {
+	J, M  int
+	Frame time.Duration
+}
+
+// String is the shape's literal in specs and file names, "10x10x60s".
+func (s Shape) String() string {
+	f := s.Frame.String()
+	if s.Frame%time.Second == 0 {
+		f = strconv.FormatInt(int64(s.Frame/time.Second), 10) + "s"
+	}
+	return fmt.Sprintf("%dx%dx%s", s.J, s.M, f)
+}
+
+// ParseShape reads a shape literal "JxMxFRAME" (FRAME a Go duration).
+func ParseShape(lit string) (Shape, error) {
+	parts := strings.Split(lit, "x")
+	if len(parts) != 3 {
+		return Shape{}, fmt.Errorf("%w: shape %q: want JxMxFRAME, as 10x10x60s", ErrSpec, lit)
+	}
+	j, err1 := strconv.Atoi(parts[0])
+	m, err2 := strconv.Atoi(parts[1])
+	f, err3 := time.ParseDuration(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil || j < 1 || m < 1 || f < time.Second || j > maxShapeDim || m > maxShapeDim {
+		return Shape{}, fmt.Errorf("%w: shape %q: want J and M from 1 to %d and a frame of at least 1s, as 10x10x60s", ErrSpec, lit, maxShapeDim)
+	}
+	return Shape{J: j, M: m, Frame: f}, nil
+}
+
+// maxShapeDim bounds J and M: a tensor of J×M×E floats per sample must fit.
+const maxShapeDim = 1000
+
+// Space is the search space: every combination of the values is a point.
+type Space struct {
+	Shape        []Shape
+	Hidden       []int
+	Layers       []int
+	LearningRate []float64
+	Batch        []int
+}
+
+// Size is the number of points of the grid.
+func (s Space) Size() int {
+	return len(s.Shape) * len(s.Hidden) * len(s.Layers) * len(s.LearningRate) * len(s.Batch)
+}
+
+// Synthetic asks for a generated schedd-wide event log instead of real
+// logs (internal/synth), cut at the time of its Snapshot quantile event.
+type Synthetic struct {
+	Jobs     int
+	Seed     uint64
+	Snapshot float64
+}
+
+// Data says where the tensors come from and how they are split.
+type Data struct {
+	// Logs are HTCondor event log files (rotations of one log, or the
+	// logs of several schedds); empty means Synthetic.
+	Logs      []string
+	Synthetic Synthetic
+	// E is the number of event types (one-hot width per job).
+	E int
+	// Forward frames forward from each job's first event (eventlog's
+	// Forward mode, which leaks the label) instead of the window ending at
+	// the first hold.
+	Forward bool
+	// Train and Valid are the fractions of the labelled jobs in the
+	// training and validation sets; the rest is the test set.
+	Train, Valid float64
+	// Seed seeds the split, the choice of context jobs, the weights and
+	// the mini-batches.
+	Seed uint64
+}
+
+// Spec is a held-job hyperparameter search: the data, the space, the
+// training budget and the metric that chooses the best run. It runs
+// unchanged on every engine (Run with a sweep backend, WriteCondor).
+type Spec struct {
+	Name   string
+	Data   Data
+	Space  Space
+	Random int // draws without replacement from the grid; 0 means the whole grid
+	// Epochs and Patience bound each run's training (early stopping on
+	// Metric, measured on the validation set after every epoch).
+	Epochs, Patience int
+	Metric           Metric
+	Threshold        float64 // P(release) at or above which a job is released
+	Engine           string  // "native" (float64) or "native32"
+	// Resources of each training run (Slurm, HTCondor).
+	Resources sweep.Resources
+	// Retries is the number of extra attempts of a run that fails for a
+	// reason other than its data (killed, lost, out of memory, timed out):
+	// the sweep's retry budget, and the DAG's RETRY count. LoadSpec sets
+	// DefaultRetries when the spec has no retries key; in a Spec built in
+	// Go, 0 means no retry.
+	Retries int
+}
+
+// Defaults of a spec.
+const (
+	DefaultEpochs    = 40
+	DefaultPatience  = 8
+	DefaultThreshold = 0.5
+	DefaultRetries   = 2
+	defaultJobs      = 20000
+	defaultSnapshot  = 0.9
+)
+
+// ErrSpec is wrapped by every error about a search spec.
+var ErrSpec = errors.New("bad search spec")
+
+// SpecError is a malformed spec; Key names the key ("space.hidden[1]").
+type SpecError struct {
+	Key string
+	Err error
+}
+
+func (e *SpecError) Error() string { return "spec key " + e.Key + ": " + e.Err.Error() }
+func (e *SpecError) Unwrap() error { return e.Err }
+
+func specErr(key, format string, a ...any) error {
+	return &SpecError{Key: key, Err: fmt.Errorf("%w: "+format, append([]any{ErrSpec}, a...)...)}
+}
+
+// LoadSpec reads a YAML search spec:
+//
+//	name: published                 # optional
+//	data:
+//	  logs: [EventLog.old, EventLog] # HTCondor event logs, or
+//	  synthetic: {jobs: 20000, seed: 1, snapshot: 0.9}
+//	  e: 46                          # event types (default 46)
+//	  forward: false                 # default: frames end at the first hold
+//	  split: [0.6, 0.2]              # train, validation (rest: test)
+//	  seed: 1
+//	space:
+//	  shape: [10x10x60s, 10x5x120s]  # J x M x FRAME
+//	  hidden: [32, 64]
+//	  layers: [1, 2]
+//	  lr: [1e-3, 3e-3]
+//	  batch: [64, 256]
+//	random: 16                       # draws from the grid (0: all of it)
+//	epochs: 40
+//	patience: 8
+//	metric: f1                       # f1 precision recall accuracy roc_auc valid_loss
+//	threshold: 0.5
+//	engine: native                   # or native32
+//	resources: {cpus: 1, memory: 2G, disk: 4G, time: 2h}
+//	retries: 2
+//
+// Every key is checked: an unknown key, an empty axis, a metric that does
+// not exist or a draw count larger than the grid is a *SpecError naming the
+// key and wrapping ErrSpec. Relative log paths stay as written; Run and
+// WriteCondor resolve them against the working directory.
+func LoadSpec(r io.Reader) (*Spec, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("heldjobs: reading spec: %w", err)
+	}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
+		}
+		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "%v", err))
+	}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
+	}
+	s := &Spec{}
+	seen := map[string]bool{}
+	err = fields(doc.Content[0], "", []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "resources", "retries"}, func(key, k string, v *yaml.Node) error {
+		seen[k] = true
+		switch k {
+		case "name":
+			return scalar(v, key, &s.Name)
+		case "data":
+			return s.loadData(v, key)
+		case "space":
+			return s.loadSpace(v, key)
+		case "random":
+			return intTo(v, key, &s.Random)
+		case "epochs":
+			return intTo(v, key, &s.Epochs)
+		case "patience":
+			return intTo(v, key, &s.Patience)
+		case "metric":
+			var m string
+			if err := scalar(v, key, &m); err != nil {
+				return err
+			}
+			s.Metric = Metric(m)
+			return nil
+		case "threshold":
+			return floatTo(v, key, &s.Threshold)
+		case "engine":
+			return scalar(v, key, &s.Engine)
+		case "resources":
+			// The resources block is sweep's; borrow its parser through a
+			// one-key sweep spec so that units and errors are the same.
+			var buf bytes.Buffer
+			enc := yaml.NewEncoder(&buf)
+			if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+				{Kind: yaml.ScalarNode, Value: "name"}, {Kind: yaml.ScalarNode, Value: "resources"},
+				{Kind: yaml.ScalarNode, Value: "resources"}, v,
+				{Kind: yaml.ScalarNode, Value: "base"}, {Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "x"}, {Kind: yaml.ScalarNode, Value: "1"}}},
+			}}); err != nil {
+				return specErr(key, "%v", err)
+			}
+			ss, err := sweep.LoadSpec(&buf)
+			if err != nil {
+				var se *sweep.SpecError
+				if errors.As(err, &se) {
+					return specErr(se.Key, "%v", se.Err)
+				}
+				return specErr(key, "%v", err)
+			}
+			s.Resources = ss.Resources
+			return nil
+		case "retries":
+			return intTo(v, key, &s.Retries)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
+	if !seen["space"] {
+		return nil, fmt.Errorf("heldjobs: %w", specErr("space", "missing: the search space is empty"))
+	}
+	if !seen["retries"] {
+		s.Retries = -1 // the default, set by withDefaults
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Spec) loadData(n *yaml.Node, prefix string) error {
+	return fields(n, prefix, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
+		switch k {
+		case "logs":
+			if v.Kind != yaml.SequenceNode {
+				return specErr(key, "must be a list of files (line %d)", v.Line)
+			}
+			for i, c := range v.Content {
+				var p string
+				if err := scalar(c, fmt.Sprintf("%s[%d]", key, i), &p); err != nil {
+					return err
+				}
+				s.Data.Logs = append(s.Data.Logs, p)
+			}
+			if len(s.Data.Logs) == 0 {
+				return specErr(key, "empty list")
+			}
+			return nil
+		case "synthetic":
+			return fields(v, key, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
+				switch k {
+				case "jobs":
+					return intTo(v, key, &s.Data.Synthetic.Jobs)
+				case "seed":
+					return uintTo(v, key, &s.Data.Synthetic.Seed)
+				}
+				return floatTo(v, key, &s.Data.Synthetic.Snapshot)
+			})
+		case "e":
+			return intTo(v, key, &s.Data.E)
+		case "forward":
+			var lit string
+			if err := scalar(v, key, &lit); err != nil {
+				return err
+			}
+			b, err := strconv.ParseBool(lit)
+			if err != nil {
+				return specErr(key, "%q is not true or false", lit)
+			}
+			s.Data.Forward = b
+			return nil
+		case "split":
+			if v.Kind != yaml.SequenceNode || len(v.Content) != 2 {
+				return specErr(key, "must be [train, validation] fractions (line %d)", v.Line)
+			}
+			if err := floatTo(v.Content[0], key+"[0]", &s.Data.Train); err != nil {
+				return err
+			}
+			return floatTo(v.Content[1], key+"[1]", &s.Data.Valid)
+		}
+		return uintTo(v, key, &s.Data.Seed)
+	})
+}
+
+func (s *Spec) loadSpace(n *yaml.Node, prefix string) error {
+	return fields(n, prefix, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
+		if v.Kind != yaml.SequenceNode {
+			return specErr(key, "must be a list of values (line %d)", v.Line)
+		}
+		if len(v.Content) == 0 {
+			return specErr(key, "empty list: the search space is empty")
+		}
+		for i, c := range v.Content {
+			ik := fmt.Sprintf("%s[%d]", key, i)
+			var err error
+			switch k {
+			case "shape":
+				var lit string
+				if err = scalar(c, ik, &lit); err == nil {
+					var sh Shape
+					if sh, err = ParseShape(lit); err != nil {
+						err = &SpecError{Key: ik, Err: err}
+					}
+					s.Space.Shape = append(s.Space.Shape, sh)
+				}
+			case "hidden":
+				var x int
+				err = intTo(c, ik, &x)
+				s.Space.Hidden = append(s.Space.Hidden, x)
+			case "layers":
+				var x int
+				err = intTo(c, ik, &x)
+				s.Space.Layers = append(s.Space.Layers, x)
+			case "lr":
+				var x float64
+				err = floatTo(c, ik, &x)
+				s.Space.LearningRate = append(s.Space.LearningRate, x)
+			default: // batch
+				var x int
+				err = intTo(c, ik, &x)
+				s.Space.Batch = append(s.Space.Batch, x)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// fields calls f for each key of the mapping n, in document order, after
+// refusing a key that is not in known (the error lists them) and a key
+// given twice; prefix is the mapping's own key path ("" for the document).
+func fields(n *yaml.Node, prefix string, known []string, f func(key, k string, v *yaml.Node) error) error {
+	path := func(k string) string {
+		if prefix == "" {
+			return k
+		}
+		return prefix + "." + k
+	}
+	if n.Kind != yaml.MappingNode {
+		return specErr(cmp.Or(prefix, "(document)"), "must be a mapping (line %d)", n.Line)
+	}
+	given := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, line := n.Content[i].Value, n.Content[i].Line
+		switch {
+		case !slices.Contains(known, k):
+			return specErr(path(k), "unknown key (known: %s)", strings.Join(known, ", "))
+		case given[k] > 0:
+			return specErr(path(k), "duplicate key (lines %d and %d)", given[k], line)
+		}
+		given[k] = line
+		if err := f(path(k), k, n.Content[i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func scalar(n *yaml.Node, key string, dst *string) error {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return specErr(key, "must be a value (line %d)", n.Line)
+	}
+	*dst = n.Value
+	return nil
+}
+
+// number parses a scalar with parse into dst; want says what it must be.
+func number[T any](n *yaml.Node, key string, dst *T, want string, parse func(string) (T, error)) error {
+	var lit string
+	if err := scalar(n, key, &lit); err != nil {
+		return err
+	}
+	x, err := parse(lit)
+	if err != nil {
+		return specErr(key, "%q is not %s", lit, want)
+	}
+	*dst = x
+	return nil
+}
+
+func intTo(n *yaml.Node, key string, dst *int) error {
+	return number(n, key, dst, "an integer", strconv.Atoi)
+}
+
+func uintTo(n *yaml.Node, key string, dst *uint64) error {
+	return number(n, key, dst, "a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) })
+}
+
+func floatTo(n *yaml.Node, key string, dst *float64) error {
+	return number(n, key, dst, "a finite number", func(s string) (float64, error) {
+		x, err := strconv.ParseFloat(s, 64)
+		if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			err = errors.New("not finite")
+		}
+		return x, err
+	})
+}
+
+// withDefaults fills the zero fields.
+func (s Spec) withDefaults() Spec {
+	if s.Name == "" {
+		s.Name = "heldjobs"
+	}
+	if s.Data.E == 0 {
+		s.Data.E = eventlog.DefaultE
+	}
+	if s.Data.Train == 0 && s.Data.Valid == 0 {
+		s.Data.Train, s.Data.Valid = 0.6, 0.2
+	}
+	if len(s.Data.Logs) == 0 {
+		if s.Data.Synthetic.Jobs == 0 {
+			s.Data.Synthetic.Jobs = defaultJobs
+		}
+		if s.Data.Synthetic.Snapshot == 0 {
+			s.Data.Synthetic.Snapshot = defaultSnapshot
+		}
+	}
+	if s.Epochs == 0 {
+		s.Epochs = DefaultEpochs
+	}
+	if s.Patience == 0 {
+		s.Patience = DefaultPatience
+	}
+	if s.Metric == "" {
+		s.Metric = F1
+	}
+	if s.Threshold == 0 {
+		s.Threshold = DefaultThreshold
+	}
+	if s.Engine == "" {
+		s.Engine = "native"
+	}
+	if s.Retries < 0 {
+		s.Retries = DefaultRetries
+	}
+	return s
+}
+
+// maxPoints bounds a search: each point trains a model.
+const maxPoints = 100000
+
+// Validate fills the defaults and checks the spec; an error is a
+// *SpecError wrapping ErrSpec.
+func (s *Spec) Validate() error {
+	d := s.withDefaults()
+	*s = d
+	err := func() error {
+		sp := s.Space
+		for _, ax := range []struct {
+			key string
+			n   int
+		}{{"space.shape", len(sp.Shape)}, {"space.hidden", len(sp.Hidden)}, {"space.layers", len(sp.Layers)}, {"space.lr", len(sp.LearningRate)}, {"space.batch", len(sp.Batch)}} {
+			if ax.n == 0 {
+				return specErr(ax.key, "no value: the search space is empty")
+			}
+		}
+		for i, h := range sp.Hidden {
+			if h < 1 || h > 4096 {
+				return specErr(fmt.Sprintf("space.hidden[%d]", i), "%d: want 1 to 4096", h)
+			}
+		}
+		for i, l := range sp.Layers {
+			if l < 1 || l > 16 {
+				return specErr(fmt.Sprintf("space.layers[%d]", i), "%d: want 1 to 16", l)
+			}
+		}
+		for i, lr := range sp.LearningRate {
+			if !(lr > 0) || lr > 10 {
+				return specErr(fmt.Sprintf("space.lr[%d]", i), "%v: want a positive rate up to 10", lr)
+			}
+		}
+		for i, b := range sp.Batch {
+			if b < 1 {
+				return specErr(fmt.Sprintf("space.batch[%d]", i), "%d: want at least 1", b)
+			}
+		}
+		for _, ax := range []struct {
+			key  string
+			lits []string
+		}{
+			{"space.shape", mapS(sp.Shape, Shape.String)},
+			{"space.hidden", mapS(sp.Hidden, strconv.Itoa)},
+			{"space.layers", mapS(sp.Layers, strconv.Itoa)},
+			{"space.lr", mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })},
+			{"space.batch", mapS(sp.Batch, strconv.Itoa)},
+		} {
+			seen := map[string]int{}
+			for i, l := range ax.lits {
+				if j, ok := seen[l]; ok {
+					return specErr(fmt.Sprintf("%s[%d]", ax.key, i), "%s repeats %s[%d]", l, ax.key, j)
+				}
+				seen[l] = i
+			}
+		}
+		n := sp.Size()
+		if n > maxPoints {
+			return specErr("space", "%d points; at most %d", n, maxPoints)
+		}
+		if s.Random < 0 {
+			return specErr("random", "%d: want 0 (the whole grid) or a number of draws", s.Random)
+		}
+		if s.Random > n {
+			return specErr("random", "%d draws, but the space has only %d points (random: 0 runs them all)", s.Random, n)
+		}
+		if !s.Metric.valid() {
+			return specErr("metric", "%q does not exist (one of %s)", s.Metric, strings.Join(mapS(Metrics(), func(m Metric) string { return string(m) }), ", "))
+		}
+		if s.Epochs < 1 {
+			return specErr("epochs", "%d: want at least 1", s.Epochs)
+		}
+		if s.Patience < 0 {
+			return specErr("patience", "%d: want at least 1, or 0 for the default %d", s.Patience, DefaultPatience)
+		}
+		if !(s.Threshold > 0 && s.Threshold < 1) {
+			return specErr("threshold", "%v: want a probability strictly between 0 and 1", s.Threshold)
+		}
+		if s.Engine != "native" && s.Engine != "native32" {
+			return specErr("engine", "%q: want native or native32", s.Engine)
+		}
+		if s.Retries > 100 {
+			return specErr("retries", "%d: at most 100", s.Retries)
+		}
+		dt := s.Data
+		if dt.E < 1 || dt.E > 1000 {
+			return specErr("data.e", "%d: want 1 to 1000", dt.E)
+		}
+		if !(dt.Train > 0) || !(dt.Valid > 0) || dt.Train+dt.Valid >= 1 {
+			return specErr("data.split", "[%v, %v]: want positive train and validation fractions that leave a test set", dt.Train, dt.Valid)
+		}
+		if len(dt.Logs) > 0 && dt.Synthetic != (Synthetic{}) {
+			return specErr("data", "both logs and synthetic: choose one")
+		}
+		if len(dt.Logs) == 0 {
+			if dt.Synthetic.Jobs < 10 || dt.Synthetic.Jobs > 10_000_000 {
+				return specErr("data.synthetic.jobs", "%d: want 10 to 10,000,000", dt.Synthetic.Jobs)
+			}
+			if !(dt.Synthetic.Snapshot > 0 && dt.Synthetic.Snapshot <= 1) {
+				return specErr("data.synthetic.snapshot", "%v: want a quantile in (0, 1]", dt.Synthetic.Snapshot)
+			}
+		}
+		for i, l := range dt.Logs {
+			if strings.TrimSpace(l) == "" {
+				return specErr(fmt.Sprintf("data.logs[%d]", i), "empty path")
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	return nil
+}
+
+func mapS[T any](xs []T, f func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// The parameter names of a search point in the sweep spec and the ledger
+// (Run.Params), beside the base parameters.
+const (
+	ParamShape  = "shape" // a Shape's literal, "10x10x60s"
+	ParamHidden = "hidden"
+	ParamLayers = "layers"
+	ParamLR     = "lr"
+	ParamBatch  = "batch"
+)
+
+// Point is one point of the search: a run.
+type Point struct {
+	Shape          Shape
+	Hidden, Layers int
+	LearningRate   float64
+	Batch          int
+}
+
+// String formats the point as key=value pairs.
+func (p Point) String() string {
+	return fmt.Sprintf("shape=%s hidden=%d layers=%d lr=%g batch=%d", p.Shape, p.Hidden, p.Layers, p.LearningRate, p.Batch)
+}
+
+// PointOf reads a point from a run's parameters.
+func PointOf(params map[string]sweep.Value) (Point, error) {
+	sv, ok := params[ParamShape]
+	if !ok {
+		return Point{}, fmt.Errorf("heldjobs: %w: run parameters have no %q", ErrSpec, ParamShape)
+	}
+	sh, err := ParseShape(sv.Lit)
+	if err != nil {
+		return Point{}, fmt.Errorf("heldjobs: %w", err)
+	}
+	p := Point{Shape: sh, Hidden: int(params[ParamHidden].Int()), Layers: int(params[ParamLayers].Int()),
+		LearningRate: params[ParamLR].Float(), Batch: int(params[ParamBatch].Int())}
+	if p.Hidden < 1 || p.Layers < 1 || !(p.LearningRate > 0) || p.Batch < 1 {
+		return Point{}, fmt.Errorf("heldjobs: %w: run parameters %v", ErrSpec, p)
+	}
+	return p, nil
+}
+
+// Sweep returns the search as a sweep spec and the points to run, in grid
+// order: every point of the grid, or, with Random, that many distinct
+// points drawn without replacement by a generator seeded with Data.Seed
+// (as scikit-learn's ParameterSampler does when every parameter is a
+// list). The base parameters are everything else that decides a run's
+// outcome (data, seed, budget, metric, engine), so they are part of every
+// run's identity; dataID is the identity of the data (Dataset.ID), recorded
+// as the sweep's input so that a ledger refuses results of other data.
+func (s *Spec) Sweep(dataID string) (*sweep.Spec, []sweep.Point, error) {
+	if err := s.Validate(); err != nil {
+		return nil, nil, err
+	}
+	sp := s.Space
+	lits := func(xs []string) []sweep.Value {
+		out := make([]sweep.Value, len(xs))
+		for i, x := range xs {
+			out[i] = sweep.ParseValue(x)
+		}
+		return out
+	}
+	shapes := make([]sweep.Value, len(sp.Shape))
+	for i, sh := range sp.Shape {
+		shapes[i] = sweep.Str(sh.String())
+	}
+	ss := &sweep.Spec{
+		Name: s.Name,
+		Base: s.baseParams(),
+		Axes: []sweep.Axis{
+			{Key: ParamShape, Short: "s", Values: shapes},
+			{Key: ParamHidden, Short: "h", Values: lits(mapS(sp.Hidden, strconv.Itoa))},
+			{Key: ParamLayers, Short: "l", Values: lits(mapS(sp.Layers, strconv.Itoa))},
+			{Key: ParamLR, Short: "lr", Values: lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }))},
+			{Key: ParamBatch, Short: "b", Values: lits(mapS(sp.Batch, strconv.Itoa))},
+		},
+		Resources: s.Resources,
+		Inputs:    map[string]string{"dataset": dataID},
+	}
+	pts, err := ss.Expand()
+	if err != nil {
+		return nil, nil, fmt.Errorf("heldjobs: %w", err)
+	}
+	if s.Random > 0 {
+		idx := make([]int, len(pts))
+		for i := range idx {
+			idx[i] = i
+		}
+		r := rand.New(rand.NewPCG(s.Data.Seed, 0x5eed))
+		for k := 0; k < s.Random; k++ {
+			j := k + r.IntN(len(idx)-k)
+			idx[k], idx[j] = idx[j], idx[k]
+		}
+		keep := idx[:s.Random]
+		slices.Sort(keep)
+		chosen := make([]sweep.Point, len(keep))
+		for i, k := range keep {
+			chosen[i] = pts[k]
+		}
+		pts = chosen
+	}
+	return ss, pts, nil
+}
+
+// baseParams are the parameters every run shares.
+func (s *Spec) baseParams() map[string]sweep.Value {
+	d := s.Data
+	p := map[string]sweep.Value{
+		"e": sweep.IntValue(int64(d.E)), "forward": sweep.BoolValue(d.Forward),
+		"split_train": sweep.FloatValue(d.Train), "split_valid": sweep.FloatValue(d.Valid),
+		"seed": sweep.IntValue(int64(d.Seed)), "epochs": sweep.IntValue(int64(s.Epochs)),
+		"patience": sweep.IntValue(int64(s.Patience)), "metric": sweep.Str(string(s.Metric)),
+		"threshold": sweep.FloatValue(s.Threshold), "engine": sweep.Str(s.Engine),
+	}
+	return p
+}

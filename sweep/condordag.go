@@ -1,0 +1,320 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// CondorSubmit is one HTCondor submit description for a pool without a
+// shared file system, as CondorDAG writes it: the vanilla universe, the
+// executable transferred with the job, file transfer on (inputs listed,
+// outputs transferred back on exit), the resources requested, and one job
+// event log. Every path is on the access point; values may use submit
+// macros, $(name), defined by the node's VARS.
+type CondorSubmit struct {
+	// Comment is written as the file's first line, after "# ".
+	Comment string
+	// Executable is the program (absolute, on the access point); HTCondor
+	// transfers it to the execute point, so it must run there on its own:
+	// a static binary (CGO_ENABLED=0 for Go, see CheckStatic).
+	Executable string
+	Arguments  []string
+	// InitialDir is the job's directory on the access point: relative
+	// inputs, outputs and logs are there.
+	InitialDir string
+	// Inputs are transfer_input_files: files and directories, relative to
+	// InitialDir or absolute. A file arrives in the job's scratch
+	// directory under its base name, a directory (no trailing slash) as a
+	// directory of that name.
+	Inputs []string
+	// Outputs are transfer_output_files: names in the scratch directory,
+	// transferred back into InitialDir when the job exits. A listed name
+	// the job did not create puts the job on hold, so list directories
+	// that come with the input and always exist.
+	Outputs []string
+	// Environment is the job's environment, NAME=value (the value without
+	// spaces or quotes).
+	Environment []string
+	// Resources: request_cpus, request_memory (MiB), request_disk (KiB
+	// from DiskMB), request_gpus when positive; zero CPUs, memory or disk
+	// mean 1, 1024 MiB and 1024 MiB.
+	Resources Resources
+	// Log is the job event log; Output and Error the standard streams
+	// (relative to InitialDir).
+	Log, Output, Error string
+}
+
+// CondorNode is one node of a DAG.
+type CondorNode struct {
+	Name   string
+	Submit string // path of its submit description file
+	// Vars define the node's submit macros (DAGMan VARS), in order.
+	Vars [][2]string
+	// Retry is the node's RETRY count; UnlessExit, when not zero, stops
+	// retrying when the node ends with that exit value (RETRY ...
+	// UNLESS-EXIT).
+	Retry, UnlessExit int
+	// Post, when set, is the node's POST script (SCRIPT POST): a command
+	// run on the access point after the job, whose exit status decides the
+	// node's success. Arguments may use DAGMan's script macros ($RETURN,
+	// $JOB, $RETRY, $MAX_RETRIES).
+	Post []string
+	// Parents are the nodes that must succeed first (PARENT ... CHILD).
+	Parents []string
+}
+
+// CondorDAG is a DAGMan input file and its submit descriptions.
+type CondorDAG struct {
+	Nodes []CondorNode
+	// Submits maps each submit file path the nodes name to its
+	// description.
+	Submits map[string]*CondorSubmit
+}
+
+// ErrCondor is wrapped by the errors of CondorDAG, RunCondorDAG and
+// CheckStatic.
+var ErrCondor = errors.New("condor")
+
+var (
+	condorName  = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
+	condorValue = regexp.MustCompile(`^[^\s"',=]+$`) // a path or word in a comma- or space-separated list
+	condorMacro = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// SubmitText returns the submit description, one command per line and a
+// final "queue".
+func (s *CondorSubmit) SubmitText() string {
+	var b strings.Builder
+	if s.Comment != "" {
+		fmt.Fprintf(&b, "# %s\n", s.Comment)
+	}
+	b.WriteString("universe = vanilla\n")
+	fmt.Fprintf(&b, "executable = %s\n", s.Executable)
+	b.WriteString("transfer_executable = true\n")
+	if len(s.Arguments) > 0 {
+		fmt.Fprintf(&b, "arguments = %s\n", condorArgs(s.Arguments))
+	}
+	fmt.Fprintf(&b, "initialdir = %s\n", s.InitialDir)
+	b.WriteString("should_transfer_files = YES\n")
+	b.WriteString("when_to_transfer_output = ON_EXIT\n")
+	if len(s.Inputs) > 0 {
+		fmt.Fprintf(&b, "transfer_input_files = %s\n", strings.Join(s.Inputs, ", "))
+	}
+	if len(s.Outputs) > 0 {
+		fmt.Fprintf(&b, "transfer_output_files = %s\n", strings.Join(s.Outputs, ", "))
+	}
+	fmt.Fprintf(&b, "output = %s\n", s.Output)
+	fmt.Fprintf(&b, "error = %s\n", s.Error)
+	fmt.Fprintf(&b, "log = %s\n", s.Log)
+	if len(s.Environment) > 0 {
+		fmt.Fprintf(&b, "environment = \"%s\"\n", strings.Join(s.Environment, " "))
+	}
+	r := Resources{CPUs: 1, MemoryMB: 1024, DiskMB: 1024}.merge(s.Resources)
+	fmt.Fprintf(&b, "request_cpus = %d\n", r.CPUs)
+	fmt.Fprintf(&b, "request_memory = %d\n", r.MemoryMB)
+	fmt.Fprintf(&b, "request_disk = %d\n", r.DiskMB*1024)
+	if r.GPUs > 0 {
+		fmt.Fprintf(&b, "request_gpus = %d\n", r.GPUs)
+	}
+	b.WriteString("queue\n")
+	return b.String()
+}
+
+// check refuses what the submit language cannot carry as written: list
+// items with spaces, commas or quotes, environment values with spaces.
+func (s *CondorSubmit) check(path string) error {
+	bad := func(what, v string) error {
+		return fmt.Errorf("sweep: %w: %s: %s %q cannot be written in a submit file", ErrCondor, path, what, v)
+	}
+	if !filepath.IsAbs(s.Executable) || !condorValue.MatchString(s.Executable) {
+		return bad("executable (absolute path without spaces)", s.Executable)
+	}
+	for _, v := range []string{s.InitialDir, s.Log, s.Output, s.Error} {
+		if !condorValue.MatchString(v) {
+			return bad("path", v)
+		}
+	}
+	for _, v := range append(append([]string(nil), s.Inputs...), s.Outputs...) {
+		if !condorValue.MatchString(v) {
+			return bad("transfer list item", v)
+		}
+	}
+	for _, v := range s.Outputs {
+		if strings.Contains(v, "/") {
+			return bad("output (a name in the scratch directory)", v)
+		}
+	}
+	for _, a := range s.Arguments {
+		if strings.ContainsAny(a, "\n\r") {
+			return bad("argument", a)
+		}
+	}
+	for _, kv := range s.Environment {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !condorMacro.MatchString(k) || !condorValue.MatchString(v) {
+			return bad("environment entry", kv)
+		}
+	}
+	return nil
+}
+
+// DAGText returns the DAGMan input file: for each node its JOB, VARS,
+// SCRIPT POST and RETRY lines, then the PARENT ... CHILD lines.
+func (d *CondorDAG) DAGText() string {
+	var b strings.Builder
+	for _, n := range d.Nodes {
+		fmt.Fprintf(&b, "JOB %s %s\n", n.Name, n.Submit)
+		if len(n.Vars) > 0 {
+			fmt.Fprintf(&b, "VARS %s", n.Name)
+			for _, kv := range n.Vars {
+				fmt.Fprintf(&b, " %s=\"%s\"", kv[0], kv[1])
+			}
+			b.WriteString("\n")
+		}
+		if len(n.Post) > 0 {
+			fmt.Fprintf(&b, "SCRIPT POST %s %s\n", n.Name, strings.Join(n.Post, " "))
+		}
+		if n.Retry > 0 {
+			fmt.Fprintf(&b, "RETRY %s %d", n.Name, n.Retry)
+			if n.UnlessExit != 0 {
+				fmt.Fprintf(&b, " UNLESS-EXIT %d", n.UnlessExit)
+			}
+			b.WriteString("\n")
+		}
+	}
+	for _, n := range d.Nodes {
+		if len(n.Parents) > 0 {
+			fmt.Fprintf(&b, "PARENT %s CHILD %s\n", strings.Join(n.Parents, " "), n.Name)
+		}
+	}
+	return b.String()
+}
+
+// check validates the DAG: unique node names that DAGMan accepts, known
+// parents and submit files, no cycle, values the files can carry.
+func (d *CondorDAG) check() error {
+	seen := map[string]bool{}
+	for _, n := range d.Nodes {
+		switch {
+		case !condorName.MatchString(n.Name):
+			return fmt.Errorf("sweep: %w: node name %q", ErrCondor, n.Name)
+		case seen[n.Name]:
+			return fmt.Errorf("sweep: %w: two nodes named %s", ErrCondor, n.Name)
+		case d.Submits[n.Submit] == nil:
+			return fmt.Errorf("sweep: %w: node %s: no submit description for %s", ErrCondor, n.Name, n.Submit)
+		case !filepath.IsAbs(n.Submit) || !condorValue.MatchString(n.Submit):
+			return fmt.Errorf("sweep: %w: node %s: submit file %q (absolute, without spaces)", ErrCondor, n.Name, n.Submit)
+		case n.Retry < 0:
+			return fmt.Errorf("sweep: %w: node %s: negative retry count", ErrCondor, n.Name)
+		}
+		for _, kv := range n.Vars {
+			if !condorMacro.MatchString(kv[0]) || strings.ContainsAny(kv[1], "\"\n\\") {
+				return fmt.Errorf("sweep: %w: node %s: VARS %s=%q", ErrCondor, n.Name, kv[0], kv[1])
+			}
+		}
+		for _, a := range n.Post {
+			if a == "" || strings.ContainsAny(a, " \t\n\"'") {
+				return fmt.Errorf("sweep: %w: node %s: POST script argument %q", ErrCondor, n.Name, a)
+			}
+		}
+		seen[n.Name] = true
+	}
+	for _, n := range d.Nodes {
+		for _, p := range n.Parents {
+			if !seen[p] {
+				return fmt.Errorf("sweep: %w: node %s: unknown parent %s", ErrCondor, n.Name, p)
+			}
+		}
+	}
+	if _, err := dagOrder(d.Nodes); err != nil {
+		return err
+	}
+	for path, s := range d.Submits {
+		if err := s.check(path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dagOrder returns the nodes' indices in an order where parents come
+// first (Kahn's algorithm, ties in file order), or an error naming a node
+// on a cycle.
+func dagOrder(nodes []CondorNode) ([]int, error) {
+	idx := map[string]int{}
+	for i, n := range nodes {
+		idx[n.Name] = i
+	}
+	indeg := make([]int, len(nodes))
+	children := make([][]int, len(nodes))
+	for i, n := range nodes {
+		for _, p := range n.Parents {
+			j, ok := idx[p]
+			if !ok {
+				return nil, fmt.Errorf("sweep: %w: node %s: unknown parent %s", ErrCondor, n.Name, p)
+			}
+			indeg[i]++
+			children[j] = append(children[j], i)
+		}
+	}
+	var order, ready []int
+	for i := range nodes {
+		if indeg[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	for len(ready) > 0 {
+		i := ready[0]
+		ready = ready[1:]
+		order = append(order, i)
+		for _, c := range children[i] {
+			if indeg[c]--; indeg[c] == 0 {
+				ready = append(ready, c)
+			}
+		}
+	}
+	if len(order) != len(nodes) {
+		for i := range nodes {
+			if indeg[i] > 0 {
+				return nil, fmt.Errorf("sweep: %w: node %s is on a dependency cycle", ErrCondor, nodes[i].Name)
+			}
+		}
+	}
+	return order, nil
+}
+
+// Write checks the DAG and writes every submit description and the DAG
+// file at path, each atomically, the DAG file last.
+func (d *CondorDAG) Write(path string) error {
+	if err := d.check(); err != nil {
+		return err
+	}
+	for p, s := range d.Submits {
+		if err := writeAtomic(p, []byte(s.SubmitText())); err != nil {
+			return err
+		}
+	}
+	return writeAtomic(path, []byte(d.DAGText()))
+}
+
+// PrepareTask creates a task's directory and its config.json, as the
+// backends do before they start a worker, for a task run by other means:
+// a DAG node whose job reads config.json (see WorkerTask).
+func PrepareTask(t Task) error { return prepare(t) }
+
+// unquoteVar reads one VARS value as the DAG file has it.
+func unquoteVar(v string) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	return v[1 : len(v)-1], true
+}
+
+func atoiOK(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}

@@ -1,0 +1,322 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// jobScript is the job of the DAG runner tests: its first argument says
+// what to do; "flaky" counts its runs in a file outside the scratch
+// directory (given as an absolute path) and fails the first time.
+const jobScript = `#!/bin/sh
+mode=$1
+case $mode in
+ok) echo done > out/done ;;
+flaky)
+  n=$(cat "$2" 2>/dev/null || echo 0)
+  echo $((n + 1)) > "$2"
+  [ "$n" -ge 1 ] || { echo "first run fails" >&2; exit 1; }
+  echo done > out/done ;;
+nooutput) exit 0 ;;
+fatal) echo "cannot go on" >&2; exit 3 ;;
+inspect) env | sort > out/env; ls -A | sort > out/ls; cat in.txt > out/in.txt ;;
+gate) [ -e "$2" ] || { echo "gate closed" >&2; exit 1; }; echo done > out/done ;;
+esac
+`
+
+// scriptDAG writes a DAG whose nodes run jobScript with the given modes.
+type scriptNode struct {
+	name, mode, arg string
+	retry, unless   int
+	parents         []string
+	post            []string
+}
+
+func writeScriptDAG(t *testing.T, dir string, nodes []scriptNode) string {
+	t.Helper()
+	script := filepath.Join(dir, "job.sh")
+	if err := os.WriteFile(script, []byte(jobScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := &CondorDAG{Submits: map[string]*CondorSubmit{}}
+	for _, n := range nodes {
+		nd := filepath.Join(dir, n.name)
+		if err := os.MkdirAll(filepath.Join(nd, "out"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(nd, "in.txt"), []byte("input of "+n.name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(dir, n.name+".sub")
+		args := []string{n.mode}
+		if n.arg != "" {
+			args = append(args, n.arg)
+		}
+		outputs := []string{"out"}
+		if n.mode == "nooutput" {
+			outputs = []string{"res"}
+		}
+		d.Submits[sub] = &CondorSubmit{Executable: script, Arguments: args, InitialDir: nd, Inputs: []string{"in.txt", "out"},
+			Outputs: outputs, Environment: []string{"NODE=$(JOB)", "TRY=$(RETRY)", "COLOUR=$(colour)"},
+			Log: n.name + ".log", Output: n.name + ".out", Error: n.name + ".err"}
+		d.Nodes = append(d.Nodes, CondorNode{Name: n.name, Submit: sub, Vars: [][2]string{{"colour", "blue"}},
+			Retry: n.retry, UnlessExit: n.unless, Parents: n.parents, Post: n.post})
+	}
+	path := filepath.Join(dir, "test.dag")
+	if err := d.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCondorDAGText(t *testing.T) {
+	dir := t.TempDir()
+	s := &CondorSubmit{Comment: "a job", Executable: "/bin/x", Arguments: []string{"-a", "it's"}, InitialDir: "$(dir)",
+		Inputs: []string{"config.json", "/data/a.npz"}, Outputs: []string{"out"}, Environment: []string{"A=$(run_id)"},
+		Resources: Resources{CPUs: 2, MemoryMB: 512, DiskMB: 3, GPUs: 1}, Log: "x.log", Output: "x.out", Error: "x.err"}
+	want := `# a job
+universe = vanilla
+executable = /bin/x
+transfer_executable = true
+arguments = "'-a' 'it''s'"
+initialdir = $(dir)
+should_transfer_files = YES
+when_to_transfer_output = ON_EXIT
+transfer_input_files = config.json, /data/a.npz
+transfer_output_files = out
+output = x.out
+error = x.err
+log = x.log
+environment = "A=$(run_id)"
+request_cpus = 2
+request_memory = 512
+request_disk = 3072
+request_gpus = 1
+queue
+`
+	if got := s.SubmitText(); got != want {
+		t.Errorf("submit text:\n%s\nwant:\n%s", got, want)
+	}
+	sub := filepath.Join(dir, "x.sub")
+	d := &CondorDAG{Submits: map[string]*CondorSubmit{sub: s}, Nodes: []CondorNode{
+		{Name: "a", Submit: sub, Retry: 2},
+		{Name: "b", Submit: sub, Vars: [][2]string{{"dir", "/w/b"}, {"run_id", "b1"}}, Retry: 1, UnlessExit: 3, Post: []string{"/bin/check", "$RETURN"}, Parents: []string{"a"}},
+		{Name: "c", Submit: sub, Parents: []string{"a", "b"}},
+	}}
+	wantDAG := "JOB a " + sub + "\nRETRY a 2\nJOB b " + sub + "\nVARS b dir=\"/w/b\" run_id=\"b1\"\nSCRIPT POST b /bin/check $RETURN\nRETRY b 1 UNLESS-EXIT 3\nJOB c " + sub + "\n" +
+		"PARENT a CHILD b\nPARENT a b CHILD c\n"
+	if got := d.DAGText(); got != wantDAG {
+		t.Errorf("DAG text:\n%s\nwant:\n%s", got, wantDAG)
+	}
+	if err := d.Write(filepath.Join(dir, "x.dag")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(d *CondorDAG)
+		msg  string
+	}{
+		{"cycle", func(d *CondorDAG) { d.Nodes[0].Parents = []string{"c"} }, "cycle"},
+		{"unknown parent", func(d *CondorDAG) { d.Nodes[2].Parents = []string{"z"} }, "unknown parent z"},
+		{"duplicate node", func(d *CondorDAG) { d.Nodes[1].Name = "a" }, "two nodes named a"},
+		{"bad node name", func(d *CondorDAG) { d.Nodes[1].Name = "a b" }, "node name"},
+		{"no submit", func(d *CondorDAG) { d.Nodes[1].Submit = "/nowhere.sub" }, "no submit description"},
+		{"space in input", func(d *CondorDAG) { d.Submits[sub].Inputs = []string{"my file"} }, "transfer list item"},
+		{"comma in output", func(d *CondorDAG) { d.Submits[sub].Outputs = []string{"a,b"} }, "transfer list item"},
+		{"path in output", func(d *CondorDAG) { d.Submits[sub].Outputs = []string{"a/b"} }, "a name in the scratch directory"},
+		{"relative executable", func(d *CondorDAG) { d.Submits[sub].Executable = "x" }, "executable"},
+		{"space in environment", func(d *CondorDAG) { d.Submits[sub].Environment = []string{"A=b c"} }, "environment entry"},
+		{"quote in VARS", func(d *CondorDAG) { d.Nodes[1].Vars = [][2]string{{"a", `x"y`}} }, "VARS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := *d
+			c.Nodes = slices.Clone(d.Nodes)
+			cs := *s
+			c.Submits = map[string]*CondorSubmit{sub: &cs}
+			tc.edit(&c)
+			err := c.Write(filepath.Join(t.TempDir(), "y.dag"))
+			if !errors.Is(err, ErrCondor) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %v, want ErrCondor with %q", err, tc.msg)
+			}
+		})
+	}
+}
+
+// TestRunCondorDAG runs a DAG of shell jobs: dependency order, file
+// transfer into a scratch directory that holds only the inputs, the submit
+// file's environment, RETRY, UNLESS-EXIT, POST scripts, a missing output
+// failing the node, the job event logs, and the rescue file that makes a
+// rerun skip what succeeded.
+func TestRunCondorDAG(t *testing.T) {
+	dir := t.TempDir()
+	counter := filepath.Join(dir, "flaky.count")
+	gate := filepath.Join(dir, "gate.open")
+	dag := writeScriptDAG(t, dir, []scriptNode{
+		{name: "first", mode: "inspect"},
+		{name: "flaky", mode: "flaky", arg: counter, retry: 2, parents: []string{"first"}},
+		{name: "fatal", mode: "fatal", retry: 5, unless: 3, parents: []string{"first"}},
+		{name: "nooutput", mode: "nooutput", retry: 1, parents: []string{"first"}},
+		// The job fails, the POST script succeeds: the node succeeds.
+		{name: "rescued", mode: "fatal", post: []string{"/bin/true"}, parents: []string{"first"}},
+		{name: "gated", mode: "gate", arg: gate, parents: []string{"flaky"}},
+		{name: "last", mode: "ok", parents: []string{"gated", "fatal"}},
+	})
+	sum, err := RunCondorDAG(context.Background(), dag, CondorRun{Parallel: 3})
+	if !errors.Is(err, ErrCondorNode) {
+		t.Fatalf("error %v, want ErrCondorNode", err)
+	}
+	slices.Sort(sum.Done)
+	slices.Sort(sum.Failed)
+	if want := []string{"first", "flaky", "rescued"}; !slices.Equal(sum.Done, want) {
+		t.Errorf("done %v, want %v", sum.Done, want)
+	}
+	if want := []string{"fatal", "gated", "nooutput"}; !slices.Equal(sum.Failed, want) {
+		t.Errorf("failed %v, want %v", sum.Failed, want)
+	}
+	// flaky ran twice, nooutput twice (RETRY 1); fatal once (UNLESS-EXIT).
+	if sum.Retried != 2 {
+		t.Errorf("%d retries, want 2", sum.Retried)
+	}
+	if b, _ := os.ReadFile(counter); strings.TrimSpace(string(b)) != "2" {
+		t.Errorf("flaky ran %q times, want 2", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "fatal", "fatal.err")); !strings.Contains(string(b), "cannot go on") {
+		t.Errorf("fatal.err: %q", b)
+	}
+	// The scratch directory held the executable and the inputs only, and
+	// the job saw only the submit file's environment.
+	ls, _ := os.ReadFile(filepath.Join(dir, "first", "out", "ls"))
+	if got := strings.Fields(string(ls)); !slices.Equal(got, []string{"in.txt", "job.sh", "out"}) {
+		t.Errorf("scratch directory held %v", got)
+	}
+	env, _ := os.ReadFile(filepath.Join(dir, "first", "out", "env"))
+	var names []string
+	for _, ln := range strings.Split(strings.TrimSpace(string(env)), "\n") {
+		k, v, _ := strings.Cut(ln, "=")
+		switch k {
+		case "NODE", "TRY", "COLOUR":
+			if want := map[string]string{"NODE": "first", "TRY": "0", "COLOUR": "blue"}[k]; v != want {
+				t.Errorf("job environment %s=%s, want %s", k, v, want)
+			}
+		case "PWD", "SHLVL", "_": // set by the shell itself
+			continue
+		}
+		names = append(names, k)
+	}
+	if !slices.Equal(names, []string{"COLOUR", "NODE", "TRY", "_CONDOR_SCRATCH_DIR"}) {
+		t.Errorf("job environment %v", names)
+	}
+	// Each node's event log: submitted, executing, terminated with its
+	// return value.
+	log, _ := os.ReadFile(filepath.Join(dir, "fatal", "fatal.log"))
+	for _, want := range []string{"000 (", "001 (", "005 (", "Normal termination (return value 3)"} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("fatal.log lacks %q:\n%s", want, log)
+		}
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "nooutput", "nooutput.log")); !strings.Contains(string(log), "012 (") {
+		t.Errorf("nooutput.log has no hold event:\n%s", log)
+	}
+	// The rescue file marks what succeeded; a rerun skips it.
+	if sum.Rescue != dag+".rescue001" {
+		t.Errorf("rescue file %q", sum.Rescue)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum2, err := RunCondorDAG(context.Background(), dag, CondorRun{Parallel: 3})
+	if !errors.Is(err, ErrCondorNode) {
+		t.Fatalf("rerun: %v", err)
+	}
+	slices.Sort(sum2.Skipped)
+	slices.Sort(sum2.Done)
+	if want := []string{"first", "flaky", "rescued"}; !slices.Equal(sum2.Skipped, want) {
+		t.Errorf("rerun skipped %v, want %v", sum2.Skipped, want)
+	}
+	if want := []string{"gated"}; !slices.Equal(sum2.Done, want) {
+		t.Errorf("rerun did %v, want %v (fatal still fails, so last does not run)", sum2.Done, want)
+	}
+	if b, _ := os.ReadFile(counter); strings.TrimSpace(string(b)) != "2" {
+		t.Errorf("the rerun ran flaky again (%q runs)", b)
+	}
+	if sum2.Rescue != dag+".rescue002" {
+		t.Errorf("second rescue file %q", sum2.Rescue)
+	}
+}
+
+func TestRunCondorDAGRefusesUnknown(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "a.sub")
+	for _, tc := range []struct{ name, dag, sub, msg string }{
+		{"dag command", "JOB a " + sub + "\nSPLICE s other.dag\n", "", "not a DAG line"},
+		{"submit command", "JOB a " + sub + "\n", "universe = vanilla\nexecutable = /bin/true\nshould_transfer_files = YES\nwhen_to_transfer_output = ON_EXIT\ninitialdir = /tmp\noutput = o\nerror = e\nlog = l\nrequirements = true\nqueue\n", "requirements"},
+		{"shared file system", "JOB a " + sub + "\n", "universe = vanilla\nexecutable = /bin/true\nshould_transfer_files = NO\nwhen_to_transfer_output = ON_EXIT\ninitialdir = /tmp\noutput = o\nerror = e\nlog = l\nqueue\n", "should_transfer_files"},
+		{"no queue", "JOB a " + sub + "\n", "universe = vanilla\n", "no queue"},
+		{"node before JOB", "VARS a x=\"1\"\n", "", "not defined by a JOB line"},
+		{"empty", "# nothing\n", "", "no JOB line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name+".dag")
+			os.WriteFile(path, []byte(tc.dag), 0o644)
+			os.WriteFile(sub, []byte(tc.sub), 0o644)
+			_, err := RunCondorDAG(context.Background(), path, CondorRun{})
+			if !errors.Is(err, ErrCondor) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %v, want ErrCondor with %q", err, tc.msg)
+			}
+		})
+	}
+}
+
+func TestCheckStatic(t *testing.T) {
+	if err := CheckStatic("/bin/sh"); !errors.Is(err, ErrCondor) || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
+		t.Errorf("/bin/sh: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "script")
+	os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755)
+	if err := CheckStatic(p); !errors.Is(err, ErrCondor) {
+		t.Errorf("a script: %v", err)
+	}
+}
+
+// FuzzCondorArgs: what condorArgs writes, parseCondorArgs reads back; and
+// parseCondorArgs never panics on anything else.
+func FuzzCondorArgs(f *testing.F) {
+	f.Add("a", "it's", `say "hi"`)
+	f.Add("", " ", "''")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		argv := []string{a, b, c}
+		got, err := parseCondorArgs(condorArgs(argv))
+		if err != nil || !slices.Equal(got, argv) {
+			t.Fatalf("%q: read back %q, %v", argv, got, err)
+		}
+		_, _ = parseCondorArgs(a)
+	})
+}
+
+// FuzzReadDAG: readDAG never panics, and its errors wrap ErrCondor.
+func FuzzReadDAG(f *testing.F) {
+	f.Add("JOB a /x.sub\nVARS a k=\"v\"\nRETRY a 2 UNLESS-EXIT 3\nSCRIPT POST a /bin/true $RETURN\nJOB b /y.sub\nPARENT a CHILD b\n")
+	f.Add("PARENT CHILD\n")
+	f.Add("RETRY a x\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		path := filepath.Join(t.TempDir(), "f.dag")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readDAG(path); err != nil && !errors.Is(err, ErrCondor) {
+			t.Fatalf("error %v does not wrap ErrCondor", err)
+		}
+		sub := filepath.Join(t.TempDir(), "f.sub")
+		os.WriteFile(sub, []byte(text), 0o644)
+		if ps, err := readSubmit(sub); err != nil && !errors.Is(err, ErrCondor) {
+			t.Fatalf("error %v does not wrap ErrCondor", err)
+		} else if err == nil {
+			_, _ = ps.expand(map[string]string{})
+		}
+	})
+}

@@ -1,0 +1,713 @@
+package sweep
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CondorRun configures RunCondorDAG.
+type CondorRun struct {
+	// Parallel bounds the jobs running at once; ≤ 0 means 1.
+	Parallel int
+	// Progress, when not nil, gets a line per node attempt.
+	Progress io.Writer
+}
+
+// CondorRunSummary is what RunCondorDAG did.
+type CondorRunSummary struct {
+	Done    []string // nodes that succeeded, in the order they finished
+	Skipped []string // nodes a rescue file marked done
+	Failed  []string // nodes that failed after their retries
+	Retried int      // node attempts run again
+	Rescue  string   // the rescue file written, if any
+}
+
+// ErrCondorNode is wrapped by RunCondorDAG's error when a node fails for
+// good.
+var ErrCondorNode = errors.New("DAG node failed")
+
+// RunCondorDAG runs a DAG that CondorDAG.Write wrote on this machine, as
+// DAGMan and an HTCondor pool without a shared file system would: nodes in
+// dependency order (at most Parallel at once), each job in a fresh scratch
+// directory holding only its transferred inputs and its executable, with
+// only the submit file's environment (and _CONDOR_SCRATCH_DIR), standard
+// output and error to the submit file's files, its listed outputs copied
+// back to its initial directory when it exits (a listed output the job did
+// not create fails the node, where a pool would hold the job), a job event
+// log of submit (000), execute (001) and termination (005) events, then
+// the node's POST script in the DAG file's directory with $JOB, $RETURN,
+// $RETRY and $MAX_RETRIES. A failed node runs again up to its RETRY count
+// unless it ended with its UNLESS-EXIT value; the nodes below a node that
+// failed for good do not run, the others do. Like DAGMan, it then writes a
+// rescue file, <dag>.rescueNNN, marking the nodes that succeeded DONE, and
+// a later call skips them: a rerun resumes.
+//
+// Only what CondorDAG writes is understood: any other DAG or submit command
+// is an error wrapping ErrCondor, before anything runs. Cancelling ctx
+// kills the running jobs and writes the rescue file.
+func RunCondorDAG(ctx context.Context, dagPath string, opt CondorRun) (CondorRunSummary, error) {
+	var sum CondorRunSummary
+	dagPath, err := filepath.Abs(dagPath)
+	if err != nil {
+		return sum, fmt.Errorf("sweep: %w", err)
+	}
+	nodes, err := readDAG(dagPath)
+	if err != nil {
+		return sum, err
+	}
+	order, err := dagOrder(nodes)
+	if err != nil {
+		return sum, err
+	}
+	subs := map[string]*parsedSubmit{}
+	for _, n := range nodes {
+		if subs[n.Submit] == nil {
+			if subs[n.Submit], err = readSubmit(n.Submit); err != nil {
+				return sum, err
+			}
+		}
+	}
+	done, last, err := readRescue(dagPath)
+	if err != nil {
+		return sum, err
+	}
+	for _, i := range order {
+		if done[nodes[i].Name] {
+			sum.Skipped = append(sum.Skipped, nodes[i].Name)
+		}
+	}
+	r := &dagRun{nodes: nodes, subs: subs, dir: filepath.Dir(dagPath), opt: opt, done: done, state: make([]nodeState, len(nodes))}
+	runErr := r.run(ctx, order, &sum)
+	if len(sum.Failed) > 0 || runErr != nil {
+		sum.Rescue = fmt.Sprintf("%s.rescue%03d", dagPath, last+1)
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Rescue DAG file, written by sweep.RunCondorDAG for %s\n", dagPath)
+		fmt.Fprintf(&b, "# Nodes failed: %s\n", strings.Join(sum.Failed, " "))
+		for _, i := range order {
+			if r.done[nodes[i].Name] {
+				fmt.Fprintf(&b, "DONE %s\n", nodes[i].Name)
+			}
+		}
+		if err := writeAtomic(sum.Rescue, []byte(b.String())); err != nil {
+			return sum, err
+		}
+	}
+	if runErr != nil {
+		return sum, runErr
+	}
+	if len(sum.Failed) > 0 {
+		return sum, fmt.Errorf("sweep: %w: %s (rescue file %s)", ErrCondorNode, strings.Join(sum.Failed, ", "), sum.Rescue)
+	}
+	return sum, nil
+}
+
+type nodeState int
+
+const (
+	nodeWaiting nodeState = iota
+	nodeRunning
+	nodeSucceeded
+	nodeFailed
+)
+
+type dagRun struct {
+	nodes []CondorNode
+	subs  map[string]*parsedSubmit
+	dir   string
+	opt   CondorRun
+
+	mu    sync.Mutex
+	done  map[string]bool
+	state []nodeState
+	jobID int
+}
+
+func (r *dagRun) say(format string, a ...any) {
+	if r.opt.Progress != nil {
+		r.mu.Lock()
+		fmt.Fprintf(r.opt.Progress, format+"\n", a...)
+		r.mu.Unlock()
+	}
+}
+
+func (r *dagRun) run(ctx context.Context, order []int, sum *CondorRunSummary) error {
+	idx := map[string]int{}
+	for i, n := range r.nodes {
+		idx[n.Name] = i
+		if r.done[n.Name] {
+			r.state[i] = nodeSucceeded
+		}
+	}
+	type result struct {
+		i       int
+		ok      bool
+		retries int
+	}
+	ended := make(chan result)
+	running := 0
+	par := max(r.opt.Parallel, 1)
+	var ctxErr error
+	for {
+		// Start every node whose parents all succeeded, in DAG order.
+		if ctxErr == nil {
+			for _, i := range order {
+				if running >= par {
+					break
+				}
+				if r.state[i] != nodeWaiting {
+					continue
+				}
+				ready := true
+				for _, p := range r.nodes[i].Parents {
+					ready = ready && r.state[idx[p]] == nodeSucceeded
+				}
+				if !ready {
+					continue
+				}
+				r.state[i] = nodeRunning
+				running++
+				go func(i int) {
+					ok, retries := r.runNode(ctx, i)
+					ended <- result{i, ok, retries}
+				}(i)
+			}
+		}
+		if running == 0 {
+			break
+		}
+		res := <-ended
+		running--
+		sum.Retried += res.retries
+		name := r.nodes[res.i].Name
+		if res.ok {
+			r.state[res.i] = nodeSucceeded
+			r.mu.Lock()
+			r.done[name] = true
+			r.mu.Unlock()
+			sum.Done = append(sum.Done, name)
+		} else {
+			r.state[res.i] = nodeFailed
+			if ctx.Err() == nil {
+				sum.Failed = append(sum.Failed, name)
+			}
+		}
+		if ctx.Err() != nil && ctxErr == nil {
+			ctxErr = fmt.Errorf("sweep: DAG %s: %w", r.dir, ctx.Err())
+		}
+	}
+	return ctxErr
+}
+
+// runNode runs a node's attempts and reports whether it succeeded and how
+// many times it was retried.
+func (r *dagRun) runNode(ctx context.Context, i int) (bool, int) {
+	n := r.nodes[i]
+	for attempt := 0; ; attempt++ {
+		if ctx.Err() != nil {
+			return false, attempt
+		}
+		code, why := r.runJob(ctx, n, attempt)
+		if ctx.Err() != nil {
+			return false, attempt
+		}
+		if len(n.Post) > 0 {
+			code, why = r.runPost(ctx, n, attempt, code, why)
+		}
+		if code == 0 {
+			r.say("node %s: succeeded (attempt %d)", n.Name, attempt+1)
+			return true, attempt
+		}
+		r.say("node %s: failed (attempt %d): %s", n.Name, attempt+1, why)
+		if attempt >= n.Retry || (n.UnlessExit != 0 && code == n.UnlessExit) {
+			return false, attempt
+		}
+	}
+}
+
+// runJob runs one attempt of the node's job and returns its exit value
+// (non-zero and a reason when it could not run or its outputs are
+// missing).
+func (r *dagRun) runJob(ctx context.Context, n CondorNode, retry int) (int, string) {
+	ps := r.subs[n.Submit]
+	macros := map[string]string{"JOB": n.Name, "RETRY": strconv.Itoa(retry)}
+	for _, kv := range n.Vars {
+		macros[kv[0]] = kv[1]
+	}
+	s, err := ps.expand(macros)
+	if err != nil {
+		return 1, err.Error()
+	}
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(s.InitialDir, p)
+	}
+	r.mu.Lock()
+	r.jobID++
+	cluster := r.jobID
+	r.mu.Unlock()
+	logf := &condorUserLog{path: abs(s.Log), cluster: cluster}
+	logf.event(0, "Job submitted from host: <127.0.0.1:0?sock=sweep>")
+	scratch, err := os.MkdirTemp("", "condor-scratch-*")
+	if err != nil {
+		return 1, err.Error()
+	}
+	defer os.RemoveAll(scratch)
+	exe := filepath.Join(scratch, filepath.Base(s.Executable))
+	if err := copyPath(s.Executable, exe); err != nil {
+		return 1, "transferring the executable: " + err.Error()
+	}
+	for _, in := range s.Inputs {
+		src := strings.TrimSuffix(abs(in), "/")
+		dst := filepath.Join(scratch, filepath.Base(src))
+		if strings.HasSuffix(in, "/") {
+			dst = scratch // a trailing slash transfers the contents
+		}
+		if err := copyPath(src, dst); err != nil {
+			return 1, "transferring input " + in + ": " + err.Error()
+		}
+	}
+	stdout, err := os.Create(abs(s.Output))
+	if err != nil {
+		return 1, err.Error()
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(abs(s.Error))
+	if err != nil {
+		return 1, err.Error()
+	}
+	defer stderr.Close()
+	cmd := exec.CommandContext(ctx, exe, s.Arguments...)
+	cmd.Dir = scratch
+	cmd.Env = append(slices.Clone(s.Environment), "_CONDOR_SCRATCH_DIR="+scratch)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	logf.event(1, "Job executing on host: <127.0.0.1:0?sock=sweep>")
+	r.say("node %s: running %s %s (attempt %d)", n.Name, filepath.Base(s.Executable), strings.Join(s.Arguments, " "), retry+1)
+	err = cmd.Run()
+	code, signaled := 0, false
+	why := ""
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return 1, err.Error()
+		}
+		code = ee.ExitCode()
+		why = "exit " + strconv.Itoa(code)
+		if code < 0 { // killed by a signal
+			why, code, signaled = ee.String(), 1, true
+		}
+	}
+	if ctx.Err() != nil {
+		return 1, ctx.Err().Error()
+	}
+	// ON_EXIT: the outputs come back whatever the exit code.
+	for _, out := range s.Outputs {
+		src := filepath.Join(scratch, out)
+		if _, err := os.Lstat(src); err != nil {
+			logf.event(12, "Job was held.\n\tTransfer output files failure: "+out+" was not created")
+			return 1, fmt.Sprintf("output %s was not created (a pool would hold the job)", out)
+		}
+		dst := abs(out)
+		if err := os.RemoveAll(dst); err != nil {
+			return 1, err.Error()
+		}
+		if err := copyPath(src, dst); err != nil {
+			return 1, "transferring output " + out + ": " + err.Error()
+		}
+	}
+	logf.terminated(code, signaled)
+	return code, why
+}
+
+// runPost runs the node's POST script and returns its exit value.
+func (r *dagRun) runPost(ctx context.Context, n CondorNode, retry, jobCode int, jobWhy string) (int, string) {
+	repl := strings.NewReplacer("$JOB", n.Name, "$RETURN", strconv.Itoa(jobCode), "$RETRY", strconv.Itoa(retry),
+		"$MAX_RETRIES", strconv.Itoa(n.Retry))
+	argv := make([]string, len(n.Post))
+	for i, a := range n.Post {
+		argv[i] = repl.Replace(a)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = r.dir
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return 0, ""
+	}
+	var ee *exec.ExitError
+	code := 1
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		code = ee.ExitCode()
+	}
+	why := "POST script exit " + strconv.Itoa(code)
+	if msg := lastLine(string(out)); msg != "" {
+		why += ": " + msg
+	} else if jobWhy != "" {
+		why += " (job: " + jobWhy + ")"
+	}
+	return code, why
+}
+
+// condorUserLog writes a job event log in HTCondor's classic text format.
+type condorUserLog struct {
+	path    string
+	cluster int
+}
+
+func (l *condorUserLog) event(code int, body string) {
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%03d (%03d.000.000) %s %s\n...\n", code, l.cluster, time.Now().Format("2006-01-02 15:04:05"), body)
+}
+
+func (l *condorUserLog) terminated(code int, signaled bool) {
+	if signaled {
+		l.event(5, "Job terminated.\n\t(0) Abnormal termination (signal 9)\n\t(0) No core file")
+		return
+	}
+	l.event(5, fmt.Sprintf("Job terminated.\n\t(1) Normal termination (return value %d)", code))
+}
+
+// parsedSubmit is a submit description as read back, macros unexpanded.
+type parsedSubmit struct {
+	path string
+	cmds map[string]string
+}
+
+// submitCommands are the commands RunCondorDAG understands: those
+// CondorSubmit writes.
+var submitCommands = map[string]bool{
+	"universe": true, "executable": true, "transfer_executable": true, "arguments": true, "initialdir": true,
+	"should_transfer_files": true, "when_to_transfer_output": true, "transfer_input_files": true,
+	"transfer_output_files": true, "output": true, "error": true, "log": true, "environment": true,
+	"request_cpus": true, "request_memory": true, "request_disk": true, "request_gpus": true,
+}
+
+func readSubmit(path string) (*parsedSubmit, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w: %w", ErrCondor, err)
+	}
+	ps := &parsedSubmit{path: path, cmds: map[string]string{}}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	queued := false
+	for i, ln := range lines {
+		ln = strings.TrimSpace(ln)
+		switch {
+		case ln == "" || strings.HasPrefix(ln, "#"):
+			continue
+		case queued:
+			return nil, fmt.Errorf("sweep: %w: %s:%d: text after queue", ErrCondor, path, i+1)
+		case ln == "queue":
+			queued = true
+			continue
+		}
+		k, v, ok := strings.Cut(ln, "=")
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		if !ok || !submitCommands[k] {
+			return nil, fmt.Errorf("sweep: %w: %s:%d: %q is not a submit command the local runner understands", ErrCondor, path, i+1, ln)
+		}
+		ps.cmds[k] = v
+	}
+	if !queued {
+		return nil, fmt.Errorf("sweep: %w: %s: no queue statement", ErrCondor, path)
+	}
+	for k, want := range map[string]string{"universe": "vanilla", "should_transfer_files": "YES", "when_to_transfer_output": "ON_EXIT"} {
+		if ps.cmds[k] != want {
+			return nil, fmt.Errorf("sweep: %w: %s: %s = %q, the local runner needs %s", ErrCondor, path, k, ps.cmds[k], want)
+		}
+	}
+	for _, k := range []string{"executable", "initialdir", "output", "error", "log"} {
+		if ps.cmds[k] == "" {
+			return nil, fmt.Errorf("sweep: %w: %s: no %s", ErrCondor, path, k)
+		}
+	}
+	return ps, nil
+}
+
+var submitMacro = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+
+// expand returns the job's description with the node's macros substituted.
+func (ps *parsedSubmit) expand(macros map[string]string) (*CondorSubmit, error) {
+	var missing []string
+	get := func(k string) string {
+		return submitMacro.ReplaceAllStringFunc(ps.cmds[k], func(m string) string {
+			name := submitMacro.FindStringSubmatch(m)[1]
+			v, ok := macros[name]
+			if !ok {
+				missing = append(missing, name)
+			}
+			return v
+		})
+	}
+	list := func(k string) []string {
+		var out []string
+		for f := range strings.SplitSeq(get(k), ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	s := &CondorSubmit{Executable: get("executable"), InitialDir: get("initialdir"), Inputs: list("transfer_input_files"),
+		Outputs: list("transfer_output_files"), Log: get("log"), Output: get("output"), Error: get("error")}
+	if a := get("arguments"); a != "" {
+		args, err := parseCondorArgs(a)
+		if err != nil {
+			return nil, fmt.Errorf("sweep: %w: %s: arguments: %w", ErrCondor, ps.path, err)
+		}
+		s.Arguments = args
+	}
+	if e := get("environment"); e != "" {
+		s.Environment = strings.Fields(strings.Trim(e, `"`))
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("sweep: %w: %s: undefined macros %v", ErrCondor, ps.path, missing)
+	}
+	return s, nil
+}
+
+// parseCondorArgs reads the "new syntax" of arguments that condorArgs
+// writes: the whole value in double quotes, arguments in single quotes
+// with ” for a quote and "" for a double quote.
+func parseCondorArgs(v string) ([]string, error) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, errors.New("not in double quotes")
+	}
+	v = strings.ReplaceAll(v[1:len(v)-1], `""`, `"`)
+	var out []string
+	for i := 0; i < len(v); {
+		switch {
+		case v[i] == ' ':
+			i++
+		case v[i] == '\'':
+			var b strings.Builder
+			j := i + 1
+			for ; j < len(v); j++ {
+				if v[j] == '\'' {
+					if j+1 < len(v) && v[j+1] == '\'' {
+						b.WriteByte('\'')
+						j++
+						continue
+					}
+					break
+				}
+				b.WriteByte(v[j])
+			}
+			if j >= len(v) {
+				return nil, errors.New("unterminated single quote")
+			}
+			out = append(out, b.String())
+			i = j + 1
+		default:
+			j := strings.IndexByte(v[i:], ' ')
+			if j < 0 {
+				j = len(v) - i
+			}
+			out = append(out, v[i:i+j])
+			i += j
+		}
+	}
+	return out, nil
+}
+
+// readDAG reads a DAG file of JOB, VARS, SCRIPT POST, RETRY and PARENT ...
+// CHILD lines.
+func readDAG(path string) ([]CondorNode, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w: %w", ErrCondor, err)
+	}
+	defer f.Close()
+	var nodes []CondorNode
+	idx := map[string]int{}
+	node := func(name string, line int) (*CondorNode, error) {
+		i, ok := idx[name]
+		if !ok {
+			return nil, fmt.Errorf("sweep: %w: %s:%d: node %s not defined by a JOB line before", ErrCondor, path, line, name)
+		}
+		return &nodes[i], nil
+	}
+	sc := bufio.NewScanner(f)
+	for ln := 1; sc.Scan(); ln++ {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		bad := fmt.Errorf("sweep: %w: %s:%d: %q is not a DAG line the local runner understands", ErrCondor, path, ln, sc.Text())
+		switch fs[0] {
+		case "JOB":
+			if len(fs) != 3 {
+				return nil, bad
+			}
+			if _, dup := idx[fs[1]]; dup {
+				return nil, fmt.Errorf("sweep: %w: %s:%d: node %s defined twice", ErrCondor, path, ln, fs[1])
+			}
+			sub := fs[2]
+			if !filepath.IsAbs(sub) {
+				sub = filepath.Join(filepath.Dir(path), sub)
+			}
+			idx[fs[1]] = len(nodes)
+			nodes = append(nodes, CondorNode{Name: fs[1], Submit: sub})
+		case "VARS":
+			if len(fs) < 3 {
+				return nil, bad
+			}
+			n, err := node(fs[1], ln)
+			if err != nil {
+				return nil, err
+			}
+			for _, kv := range fs[2:] {
+				k, v, ok := strings.Cut(kv, "=")
+				val, quoted := unquoteVar(v)
+				if !ok || !quoted || !condorMacro.MatchString(k) {
+					return nil, bad
+				}
+				n.Vars = append(n.Vars, [2]string{k, val})
+			}
+		case "RETRY":
+			if len(fs) != 3 && !(len(fs) == 5 && fs[3] == "UNLESS-EXIT") {
+				return nil, bad
+			}
+			n, err := node(fs[1], ln)
+			if err != nil {
+				return nil, err
+			}
+			var ok bool
+			if n.Retry, ok = atoiOK(fs[2]); !ok || n.Retry < 0 {
+				return nil, bad
+			}
+			if len(fs) == 5 {
+				if n.UnlessExit, ok = atoiOK(fs[4]); !ok {
+					return nil, bad
+				}
+			}
+		case "SCRIPT":
+			if len(fs) < 4 || fs[1] != "POST" {
+				return nil, bad
+			}
+			n, err := node(fs[2], ln)
+			if err != nil {
+				return nil, err
+			}
+			n.Post = fs[3:]
+		case "PARENT":
+			c := slices.Index(fs, "CHILD")
+			if c < 2 || c == len(fs)-1 {
+				return nil, bad
+			}
+			for _, child := range fs[c+1:] {
+				n, err := node(child, ln)
+				if err != nil {
+					return nil, err
+				}
+				for _, p := range fs[1:c] {
+					if _, err := node(p, ln); err != nil {
+						return nil, err
+					}
+					n.Parents = append(n.Parents, p)
+				}
+			}
+		default:
+			return nil, bad
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("sweep: %w: %s: %w", ErrCondor, path, err)
+	}
+	if len(nodes) == 0 {
+		return nil, fmt.Errorf("sweep: %w: %s has no JOB line", ErrCondor, path)
+	}
+	return nodes, nil
+}
+
+// readRescue reads the newest rescue file of a DAG: the nodes marked DONE
+// and its number (0 when there is none).
+func readRescue(dagPath string) (map[string]bool, int, error) {
+	done := map[string]bool{}
+	matches, _ := filepath.Glob(dagPath + ".rescue[0-9][0-9][0-9]")
+	if len(matches) == 0 {
+		return done, 0, nil
+	}
+	sort.Strings(matches)
+	last := matches[len(matches)-1]
+	n, _ := strconv.Atoi(last[len(last)-3:])
+	b, err := os.ReadFile(last)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sweep: %w: %w", ErrCondor, err)
+	}
+	for i, ln := range strings.Split(string(b), "\n") {
+		fs := strings.Fields(ln)
+		switch {
+		case len(fs) == 0 || strings.HasPrefix(fs[0], "#"):
+		case len(fs) == 2 && fs[0] == "DONE":
+			done[fs[1]] = true
+		default:
+			return nil, 0, fmt.Errorf("sweep: %w: %s:%d: %q is not a rescue line the local runner understands", ErrCondor, last, i+1, ln)
+		}
+	}
+	return done, n, nil
+}
+
+// copyPath copies a file (keeping its mode) or a directory tree.
+func copyPath(src, dst string) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return copyFileMode(src, dst, fi.Mode().Perm())
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		return copyFileMode(p, target, info.Mode().Perm())
+	})
+}
+
+func copyFileMode(src, dst string, mode fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
