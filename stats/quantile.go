@@ -54,24 +54,5 @@ func Quantile(x []float64, q float64) float64 {
 	}
 	s := slices.Clone(x)
 	rank.Floats(s)
-	return quantileSorted(s, q)
-}
-
-// quantileSorted is Quantile on sorted, NaN-free, non-empty data.
-func quantileSorted(s []float64, q float64) float64 {
-	n := len(s)
-	h := float64(n-1) * q
-	lo := math.Floor(h)
-	i := int(lo)
-	if i >= n-1 {
-		return s[n-1]
-	}
-	g := h - lo
-	a, b := s[i], s[i+1]
-	// NumPy's _lerp: a + (b-a)·g, evaluated from the nearer end for g ≥ 0.5.
-	d := b - a
-	if g >= 0.5 {
-		return b - d*(1-g)
-	}
-	return a + d*g
+	return rank.QuantileSorted(s, q)
 }
