@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/balance"
 	"github.com/crosscluster/crosscluster/internal/logit"
 	"github.com/crosscluster/crosscluster/internal/rank"
 	"github.com/crosscluster/crosscluster/stats"
@@ -860,15 +861,9 @@ func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) {
 		}
 	}
 	// Kish's ESS of the odds weights p/(1-p), as stats.KishESS.
-	kish := func(s, s2 float64) float64 {
-		if s2 == 0 {
-			return 0
-		}
-		return s * s / s2
-	}
-	r.ESS = kish(w[0], w2[0])
+	r.ESS = balance.Kish(w[0], w2[0])
 	if r.NSourceInBand > 0 {
-		r.ESSInBand = kish(w[1], w2[1])
+		r.ESSInBand = balance.Kish(w[1], w2[1])
 	}
 }
 

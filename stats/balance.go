@@ -1,6 +1,10 @@
 package stats
 
-import "math"
+import (
+	"math"
+
+	"github.com/crosscluster/crosscluster/internal/balance"
+)
 
 // SMD returns the standardised mean difference of x and y with the pooled
 // standard deviation, (mean(x) - mean(y)) / sqrt((var(x) + var(y))/2), the
@@ -14,11 +18,7 @@ func SMD(x, y []float64) float64 {
 	if nx < 2 || ny < 2 {
 		return math.NaN()
 	}
-	d := mx - my
-	if d == 0 {
-		return 0
-	}
-	return d / math.Sqrt((vx+vy)/2)
+	return balance.SMD(mx, vx, my, vy)
 }
 
 // VarianceRatio returns var(x)/var(y) with sample variances (n-1
@@ -72,8 +72,5 @@ func KishESS(w []float64) float64 {
 		s += v
 		s2 += v * v
 	}
-	if s2 == 0 {
-		return 0
-	}
-	return s * s / s2
+	return balance.Kish(s, s2)
 }
