@@ -142,7 +142,7 @@ func TestErrors(t *testing.T) {
 			if !errors.Is(err, tc.is) {
 				t.Errorf("errors.Is(%v, %v) is false", err, tc.is)
 			}
-			errtest.Once(t, err, "lstm: ", tc.place...)
+			errtest.Check(t, err, "lstm: ", tc.place...)
 		})
 	}
 	b := stateDict(t, func(map[string][]int, map[string][]float64) {})

@@ -64,7 +64,8 @@ func (m Metrics) String() string {
 // Evaluate scores the model on a whole data set at threshold (0.5 when
 // threshold is 0) and returns the metrics and the mean binary cross-entropy.
 // Bad data (widths, lengths, labels, NaN) is an error naming the sample.
-func Evaluate(m *Model, d Data, threshold float64) (Metrics, float64, error) {
+func Evaluate(m *Model, d Data, threshold float64) (_ Metrics, _ float64, err error) {
+	defer wrapErr(&err)
 	if threshold == 0 {
 		threshold = 0.5
 	}

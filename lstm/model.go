@@ -107,15 +107,24 @@ func (m *Model) Clone() *Model {
 // Errors returned for bad data. They are wrapped with the place of the
 // problem (sample, step, key, epoch); test with errors.Is.
 var (
-	ErrWidth       = errors.New("lstm: input width does not match the model")
-	ErrLength      = errors.New("lstm: sequences have different lengths")
-	ErrEmpty       = errors.New("lstm: empty data set")
-	ErrSingleClass = errors.New("lstm: training labels hold a single class")
-	ErrLabel       = errors.New("lstm: label is neither 0 nor 1")
-	ErrNaN         = errors.New("lstm: NaN or infinite value")
-	ErrFormat      = errors.New("lstm: malformed model file")
-	ErrStateDict   = errors.New("lstm: state_dict does not describe a supported model")
+	ErrWidth       = errors.New("input width does not match the model")
+	ErrLength      = errors.New("sequences have different lengths")
+	ErrEmpty       = errors.New("empty data set")
+	ErrSingleClass = errors.New("training labels hold a single class")
+	ErrLabel       = errors.New("label is neither 0 nor 1")
+	ErrNaN         = errors.New("NaN or infinite value")
+	ErrFormat      = errors.New("malformed model file")
+	ErrStateDict   = errors.New("state_dict does not describe a supported model")
 )
+
+// wrapErr prefixes an error leaving an exported function with the
+// package name, once: the sentinels above carry none, and the functions
+// that wrap them add only the place.
+func wrapErr(err *error) {
+	if *err != nil {
+		*err = fmt.Errorf("lstm: %w", *err)
+	}
+}
 
 // Predict returns P(release) for one sequence of steps × features.
 //
@@ -141,7 +150,8 @@ func (m *Model) Predict(seq [][]float64) float64 {
 // wrong width (ErrWidth), an empty sequence (ErrEmpty), or a NaN or infinite
 // input (ErrNaN), each naming the sample and step. X is not modified. It
 // runs on every core; the result does not depend on how many there are.
-func (m *Model) Probabilities(X [][][]float64) ([]float64, error) {
+func (m *Model) Probabilities(X [][][]float64) (_ []float64, err error) {
+	defer wrapErr(&err)
 	same := true
 	for _, seq := range X {
 		same = same && len(seq) == len(X[0])

@@ -34,7 +34,8 @@ type savedModel struct {
 // Save writes m to w as a versioned JSON document holding its architecture
 // and its weights under PyTorch's state_dict names. Floats are written with
 // the shortest representation that reads back exactly.
-func (m *Model) Save(w io.Writer) error {
+func (m *Model) Save(w io.Writer) (err error) {
+	defer wrapErr(&err)
 	s := savedModel{
 		Format: fileFormat, Version: fileVersion,
 		Inputs: m.inputs, Hidden: m.hidden, Layers: m.layers, NewestFirst: m.newestFirst,
@@ -54,7 +55,8 @@ func (m *Model) Save(w io.Writer) error {
 // Load reads a model written by Save. A file of another format, another
 // version, a truncated file or one whose weights do not fit the declared
 // architecture is an error wrapping ErrFormat.
-func Load(r io.Reader) (*Model, error) {
+func Load(r io.Reader) (_ *Model, err error) {
+	defer wrapErr(&err)
 	var s savedModel
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&s); err != nil {
@@ -211,7 +213,8 @@ const TorchNewestFirstKey = "newest_first"
 //
 // lstm/testdata/gen_export_order.py does exactly that, and every decision
 // it makes equals Model.Decide's (TestExportTorchKeepsOrder).
-func (m *Model) ExportTorch(w io.Writer, double bool) error {
+func (m *Model) ExportTorch(w io.Writer, double bool) (err error) {
+	defer wrapErr(&err)
 	z := npy.NewZipWriter(w, false)
 	if m.newestFirst {
 		if err := z.Add(TorchNewestFirstKey, []int{1}, []int8{1}); err != nil {
@@ -246,7 +249,8 @@ func (m *Model) ExportTorch(w io.Writer, double bool) error {
 // Rows are taken as oldest first (Architecture.NewestFirst false) unless
 // the archive has TorchNewestFirstKey set, as ExportTorch writes it for a
 // newest-first model.
-func ImportTorch(r io.ReaderAt, size int64) (*Model, error) {
+func ImportTorch(r io.ReaderAt, size int64) (_ *Model, err error) {
+	defer wrapErr(&err)
 	ar, err := npy.OpenArchive(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)

@@ -41,7 +41,8 @@ const predictorBatch = 256
 // an error naming the sample and step, as for Model.Probabilities. X is not
 // modified. It runs on every core; the result does not depend on how many
 // there are.
-func (p *Predictor) Probabilities(X [][][]float64) ([]float64, error) {
+func (p *Predictor) Probabilities(X [][][]float64) (_ []float64, err error) {
+	defer wrapErr(&err)
 	pk, err := pack(Data{X: X, Y: make([]int, len(X))}, p.inputs, p.newestFirst, false)
 	if err != nil {
 		return nil, err

@@ -34,7 +34,8 @@ func (m *Model) Params() []float64 { return m.params }
 // gradient with respect to Params, computed by ref, or by the native
 // float64 engine when ref is nil. The sequences are read as Train reads
 // them (newest-first when the model says so).
-func (m *Model) LossGrad(d Data, ref Reference) (float64, []float64, error) {
+func (m *Model) LossGrad(d Data, ref Reference) (_ float64, _ []float64, err error) {
+	defer wrapErr(&err)
 	pk, err := pack(d, m.inputs, m.newestFirst, false)
 	if err != nil {
 		return 0, nil, err
@@ -50,7 +51,7 @@ func (m *Model) LossGrad(d Data, ref Reference) (float64, []float64, error) {
 	}
 	loss, _, err := ref.LossGrad(m, pk.dense(batch), grad)
 	if err != nil {
-		return 0, nil, fmt.Errorf("lstm: reference engine: %w", err)
+		return 0, nil, fmt.Errorf("reference engine: %w", err)
 	}
 	return loss, grad, nil
 }

@@ -124,10 +124,10 @@ func Search(ctx context.Context, space Space, cfg Config) (*SearchResult, error)
 		c.LearningRate, c.BatchSize = tr.LearningRate, tr.BatchSize
 		out := TrialResult{Trial: tr}
 		if sh.Train.Len() == 0 || len(sh.Train.X[0]) == 0 {
-			out.Err = fmt.Errorf("shape %q: %w", tr.Shape, ErrEmpty)
+			out.Err = fmt.Errorf("lstm: shape %q: %w", tr.Shape, ErrEmpty)
 		} else if len(sh.Train.X[0][0]) == 0 {
 			// New would panic on a zero input width; this is bad data.
-			out.Err = fmt.Errorf("shape %q: sample 0 step 0 has no features: %w", tr.Shape, ErrWidth)
+			out.Err = fmt.Errorf("lstm: shape %q: sample 0 step 0 has no features: %w", tr.Shape, ErrWidth)
 		} else {
 			rnd := rand.New(rand.NewPCG(c.Seed, 1))
 			m := New(Architecture{Inputs: len(sh.Train.X[0][0]), Hidden: tr.Hidden, Layers: tr.Layers, NewestFirst: sh.NewestFirst}, rnd)

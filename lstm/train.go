@@ -124,7 +124,8 @@ type History struct {
 // Train panics if a Config field is out of range (a learning rate or clip
 // norm that is negative, NaN or infinite, a negative batch size, an unknown
 // Optimizer).
-func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (*History, error) {
+func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (_ *History, err error) {
+	defer wrapErr(&err)
 	cfg = cfg.withDefaults()
 	if !(cfg.LearningRate > 0) || math.IsInf(cfg.LearningRate, 0) || !(cfg.ClipNorm >= 0) || math.IsInf(cfg.ClipNorm, 0) {
 		panic("lstm: LearningRate or ClipNorm negative, NaN or infinite")
@@ -259,7 +260,7 @@ func (t *trainer) gradient(batch []int) (float64, []float64, error) {
 	if ref := t.cfg.Reference; ref != nil {
 		loss, p, err := ref.LossGrad(t.m, t.data.dense(batch), t.grad)
 		if err != nil {
-			return 0, nil, fmt.Errorf("lstm: reference engine: %w", err)
+			return 0, nil, fmt.Errorf("reference engine: %w", err)
 		}
 		return loss, p, nil
 	}

@@ -15,18 +15,10 @@ import (
 // want.
 func Check(t testing.TB, err error, prefix string, want ...string) {
 	t.Helper()
-	check(t, err, prefix, true, want)
+	check(t, err, prefix, want)
 }
 
-// Once is Check for a package whose sentinels carry the prefix themselves
-// and are wrapped after the place ("training set: sample 3 ...: lstm: NaN or
-// infinite value"): the prefix must appear exactly once, anywhere.
-func Once(t testing.TB, err error, prefix string, want ...string) {
-	t.Helper()
-	check(t, err, prefix, false, want)
-}
-
-func check(t testing.TB, err error, prefix string, leading bool, want []string) {
+func check(t testing.TB, err error, prefix string, want []string) {
 	t.Helper()
 	if err == nil {
 		t.Errorf("got no error, want one prefixed %q", prefix)
@@ -35,7 +27,7 @@ func check(t testing.TB, err error, prefix string, leading bool, want []string) 
 	msg := err.Error()
 	if n := strings.Count(msg, prefix); n != 1 {
 		t.Errorf("%q holds %q %d times, want once", msg, prefix, n)
-	} else if leading && !strings.HasPrefix(msg, prefix) {
+	} else if !strings.HasPrefix(msg, prefix) {
 		t.Errorf("%q does not start with %q", msg, prefix)
 	}
 	for _, w := range want {
