@@ -135,7 +135,13 @@ func Decide(m *lstm.Model, info ModelInfo, jobs []*eventlog.Job) ([]Decision, er
 		out = append(out, dec)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("heldjobs: %w (%d jobs read)", ErrNoHeldJob, len(jobs))
+		held := 0
+		for _, j := range jobs {
+			if len(j.Holds()) > 0 {
+				held++
+			}
+		}
+		return nil, fmt.Errorf("heldjobs: %w: of %d jobs read, %d were held and none is on hold at the end of the logs (a decision is made for jobs still on hold)", ErrNoHeldJob, len(jobs), held)
 	}
 	return out, nil
 }

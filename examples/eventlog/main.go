@@ -57,7 +57,12 @@ func main() {
 	flag.StringVar(&o.tz, "tz", "UTC", "time zone of dates written without one, an IANA name or Local (e.g. -tz America/Chicago)")
 	flag.Parse()
 	if err := run(o); err != nil {
-		fmt.Fprintln(os.Stderr, "eventlog:", err)
+		// The eventlog package's errors already start with its name.
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "eventlog: ") {
+			msg = "eventlog: " + msg
+		}
+		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(1)
 	}
 }

@@ -139,7 +139,7 @@ func main() {
 		}
 		stop()
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "heldjobs:", err)
+			fmt.Fprintln(os.Stderr, errorLine(err))
 			os.Exit(1)
 		}
 		return
@@ -151,9 +151,18 @@ func main() {
 	err := run(ctx, o)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "heldjobs:", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+}
+
+// errorLine is err for the terminal with the command's name once: the
+// heldjobs package's errors already start with it.
+func errorLine(err error) string {
+	if msg := err.Error(); strings.HasPrefix(msg, "heldjobs: ") {
+		return msg
+	}
+	return "heldjobs: " + err.Error()
 }
 
 // defaultShapes is the -j -m -frame shape and the same time window cut
