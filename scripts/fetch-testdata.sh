@@ -40,11 +40,15 @@ while IFS=$'\t' read -r path sum size urls; do
 	fi
 	part=$tmp/part
 	: > "$part"
-	# Several sources joined by " + " are concatenated in order.
+	# Several sources joined by " + " are concatenated in order, an empty
+	# line between them (as the licence files that join two upstream files).
 	rest=$urls
+	first=1
 	while [ -n "$rest" ]; do
 		url=${rest%% + *}
 		if [ "$url" = "$rest" ]; then rest=; else rest=${rest#* + }; fi
+		[ $first -eq 1 ] || printf '\n' >> "$part"
+		first=0
 		if ! curl -fsSL --connect-timeout 10 --retry 2 "$url" >> "$part"; then
 			echo "fetch-testdata: cannot download $url (for $path)" >&2
 			bad=$((bad + 1))
