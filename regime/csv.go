@@ -17,7 +17,10 @@ import (
 // named value_<metric> are metrics; Schema lists the others with their
 // units. Only ColJob is required. A ColCluster value, when present and
 // non-empty, overrides the cluster name given to the reader. Any other
-// column is reported in Table.Unknown and otherwise ignored.
+// column, and any column without a name, is reported in Table.Unknown and
+// otherwise ignored. A name may appear twice only in columns the reader
+// does not read (two "notes" columns, say); two jid or value_gpu columns
+// are an error.
 const (
 	ColJob       = "jid"
 	ColCluster   = "cluster"
@@ -202,28 +205,50 @@ type columns struct {
 // matchName is the name a header field is matched by: without a byte-order
 // mark and surrounding spaces, lower-cased, so that " JID " is jid.
 func matchName(h string) string {
-	return strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+	return strings.ToLower(written(h))
+}
+
+// written is a header field's name as written, without a byte-order mark
+// and surrounding spaces.
+func written(h string) string {
+	return strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 }
 
 // newColumns reads a header. keep names the metrics rows carry (nil: every
-// metric); the others are not read. On error it returns the offending
-// column, if any.
+// metric); the others are not read. A field without a name (Excel's
+// trailing empty columns, pandas' index) is never read and is reported in
+// unknown as "". A name may repeat only in columns the reader does not
+// read. On error it returns the offending column, if any.
 func newColumns(header []string, keep []string) (*columns, string, error) {
 	c := &columns{idx: make(map[string]int, len(header)), header: make([]string, len(header))}
 	for i, h := range header {
 		name := matchName(h)
-		c.header[i] = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		c.header[i] = written(h)
+		if name == "" {
+			c.unknown = append(c.unknown, "")
+			continue
+		}
+		m, isMetric := strings.CutPrefix(name, ValuePrefix)
+		isMetric = isMetric && m != ""
+		read := known[name] || isMetric && (keep == nil || slices.Contains(keep, m))
 		if j, dup := c.idx[name]; dup {
-			return nil, c.header[i], fmt.Errorf("%w: duplicate column: fields %d and %d have the same name (names are matched without case and surrounding spaces)", ErrBadValue, j+1, i+1)
+			if read {
+				return nil, c.header[i], duplicate(c.header[j], j, c.header[i], i)
+			}
+			if !isMetric {
+				c.unknown = append(c.unknown, c.header[i])
+			}
+			continue
 		}
 		c.idx[name] = i
-		if m, ok := strings.CutPrefix(name, ValuePrefix); ok && m != "" {
+		switch {
+		case isMetric:
 			c.metrics = append(c.metrics, m)
-			if keep == nil || slices.Contains(keep, m) {
+			if read {
 				c.kept = append(c.kept, m)
 				c.mcols = append(c.mcols, i)
 			}
-		} else if !known[name] {
+		case !known[name]:
 			c.unknown = append(c.unknown, c.header[i])
 		}
 	}
@@ -231,6 +256,13 @@ func newColumns(header []string, keep []string) (*columns, string, error) {
 		return nil, "", fmt.Errorf("%w %q", ErrMissingColumn, ColJob)
 	}
 	return c, "", nil
+}
+
+// duplicate is the error of two header fields (0-based j and i, names as
+// written) that match the same name.
+func duplicate(first string, j int, second string, i int) error {
+	return fmt.Errorf("%w: duplicate column: fields %d (%q) and %d (%q) have the same name (names are matched without case and surrounding spaces)",
+		ErrBadValue, j+1, first, i+1, second)
 }
 
 // used reports whether field i is read into rows.

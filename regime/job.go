@@ -92,7 +92,8 @@ type Table struct {
 	Metrics []string
 	// Unknown are the header's columns that are neither in Schema nor
 	// metrics, in header order: ignored, and worth a warning (a misspelt
-	// "ncore" or "runtime" leaves its feature missing).
+	// "ncore" or "runtime" leaves its feature missing). A column without
+	// a name (Excel's trailing empty columns, pandas' index) is "".
 	Unknown []string
 	Rows    []Row
 }

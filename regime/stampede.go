@@ -14,6 +14,20 @@ const stampedeEpochSentinel = "12/31/1969 19:00:00"
 
 var stampedeColumns = [...]string{"jobID", "queue", "walltime", "exit_status", "start", "end", "submit", "nnodes", "ncpus"}
 
+// stampedeRead reports whether ReadStampede reads the column of a matched
+// name.
+func stampedeRead(name string) bool {
+	if name == "user" || name == "account" {
+		return true
+	}
+	for _, c := range stampedeColumns {
+		if strings.ToLower(c) == name {
+			return true
+		}
+	}
+	return false
+}
+
 // ReadStampede reads a TACC Stampede job-accounting CSV (header
 // jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus)
 // into job records of cluster "stampede": walltime is minutes (TimelimitSec
@@ -33,7 +47,17 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 	}
 	idx := make(map[string]int, len(header))
 	for i, h := range header {
-		idx[matchName(h)] = i
+		name := matchName(h)
+		if name == "" {
+			continue // Excel's trailing empty columns: nothing to read
+		}
+		if j, dup := idx[name]; dup {
+			if stampedeRead(name) {
+				return nil, &ParseError{File: file, Line: 1, Column: written(h), Err: duplicate(written(header[j]), j, written(h), i)}
+			}
+			continue
+		}
+		idx[name] = i
 	}
 	for _, c := range stampedeColumns {
 		if _, ok := idx[strings.ToLower(c)]; !ok {

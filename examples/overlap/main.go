@@ -621,14 +621,36 @@ func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep 
 			return in, err
 		}
 	}
-	if len(t.Unknown) > 0 {
-		warn(fmt.Sprintf("%s: columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): %s",
-			path, strings.Join(t.Unknown, ", ")))
+	if w := unknownColumns(t.Unknown); w != "" {
+		warn(path + ": " + w)
 	}
 	sd.jobs = t.Jobs
 	fmt.Fprintf(stdout, "  %d rows, %d jobs\n", t.Rows, sd.total)
 	in.SHA256, in.Rows, in.Samples = fmt.Sprintf("%x", h.Sum(nil)), sd.total, t.Rows
 	return in, nil
+}
+
+// unknownColumns says which columns a reader ignored (regime's
+// Table.Unknown; "" for a column without a name, as Excel's trailing empty
+// columns), or "" when none.
+func unknownColumns(unknown []string) string {
+	var named []string
+	unnamed := 0
+	for _, u := range unknown {
+		if u == "" {
+			unnamed++
+		} else {
+			named = append(named, u)
+		}
+	}
+	var parts []string
+	if len(named) > 0 {
+		parts = append(parts, "columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): "+strings.Join(named, ", "))
+	}
+	if unnamed > 0 {
+		parts = append(parts, fmt.Sprintf("%d column(s) without a name ignored", unnamed))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // toTable turns synthetic rows into a table; the rows' job numbers (JobTable

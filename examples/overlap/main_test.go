@@ -288,7 +288,8 @@ func TestParseUnits(t *testing.T) {
 
 // TestRunWarnsUnknownColumns: a table with columns the reader does not
 // know runs, and the run says which were ignored, on the console and in
-// the report (issue 12).
+// the report (issue 12); columns without a name, as Excel leaves them
+// after the last, are ignored and counted (issue 13 item 12).
 func TestRunWarnsUnknownColumns(t *testing.T) {
 	in, out := t.TempDir(), t.TempDir()
 	a, b := filepath.Join(in, "a.csv"), filepath.Join(in, "b.csv")
@@ -301,9 +302,9 @@ func TestRunWarnsUnknownColumns(t *testing.T) {
 	header, rest, _ := strings.Cut(string(raw), "\n")
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(rest), "\n") {
-		lines = append(lines, l+",16")
+		lines = append(lines, l+",16,,") // and two empty columns, as Excel saves them
 	}
-	if err := os.WriteFile(a, []byte(header+",mem_gb\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(a, []byte(header+",mem_gb,,\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	o := small(out)
@@ -314,8 +315,9 @@ func TestRunWarnsUnknownColumns(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for name, text := range map[string]string{"console": stdout.String(), "report.md": string(md)} {
-		if !strings.Contains(text, "columns ignored, not in the accepted schema") || !strings.Contains(text, "mem_gb") {
-			t.Errorf("%s does not name the ignored column mem_gb:\n%s", name, text)
+		if !strings.Contains(text, "columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): mem_gb;") ||
+			!strings.Contains(text, "2 column(s) without a name ignored") {
+			t.Errorf("%s does not name the ignored column mem_gb and the two without a name:\n%s", name, text)
 		}
 	}
 }
