@@ -334,9 +334,10 @@ func scanCSV(r io.Reader, file, cluster string, keep []string, header func(*colu
 			return nil, n, csvError(file, err, rec, width)
 		}
 		n++
-		line, _ := cr.FieldPos(0)
-		if col, err := cols.fill(&row, rec, cluster); err != nil {
-			return nil, n, &ParseError{File: file, Line: line, Column: col, Err: err}
+		if i, err := cols.fill(&row, rec, cluster); err != nil {
+			// The bad field's line: a quoted field before it may span lines.
+			line, _ := cr.FieldPos(i)
+			return nil, n, &ParseError{File: file, Line: line, Column: cols.header[i], Err: err}
 		}
 		each(&row)
 	}
@@ -373,8 +374,8 @@ func (t *Table) done(cols *columns, err error) (*Table, error) {
 }
 
 // fill sets dst from a record's fields (dst.Values is reused); on error
-// it returns the header name, as written, of the first bad field.
-func (c *columns) fill(dst *Row, rec []string, cluster string) (string, error) {
+// it returns the index of the first bad field.
+func (c *columns) fill(dst *Row, rec []string, cluster string) (int, error) {
 	str := func(name string) string {
 		if i, ok := c.idx[name]; ok {
 			return strings.TrimSpace(rec[i])
@@ -388,7 +389,7 @@ func (c *columns) fill(dst *Row, rec []string, cluster string) (string, error) {
 		dst.Cluster = s
 	}
 	if dst.JobID == "" {
-		return c.name(ColJob), fmt.Errorf("%w: empty job id", ErrBadValue)
+		return c.idx[ColJob], fmt.Errorf("%w: empty job id", ErrBadValue)
 	}
 	for _, tc := range [...]struct {
 		name string
@@ -396,7 +397,7 @@ func (c *columns) fill(dst *Row, rec []string, cluster string) (string, error) {
 	}{{ColTime, &dst.Time}, {ColSubmit, &dst.Submit}, {ColStart, &dst.Start}, {ColEnd, &dst.End}} {
 		t, err := parseTime(str(tc.name))
 		if err != nil {
-			return c.name(tc.name), err
+			return c.idx[tc.name], err // an absent column reads as missing, no error
 		}
 		*tc.dst = t
 	}
@@ -406,28 +407,20 @@ func (c *columns) fill(dst *Row, rec []string, cluster string) (string, error) {
 	}{{ColTimelimit, &dst.Timelimit}, {ColNHosts, &dst.NHosts}, {ColNCores, &dst.NCores}} {
 		v, err := parseNumber(str(nc.name))
 		if err != nil {
-			return c.name(nc.name), err
+			return c.idx[nc.name], err
 		}
 		if v < 0 {
-			return c.name(nc.name), fmt.Errorf("%w: negative %s %v", ErrBadValue, nc.name, v)
+			return c.idx[nc.name], fmt.Errorf("%w: negative %s %v", ErrBadValue, nc.name, v)
 		}
 		*nc.dst = v
 	}
 	for _, i := range c.mcols {
 		v, err := parseNumber(rec[i])
 		if err != nil {
-			return c.header[i], err
+			return i, err
 		}
 		values = append(values, v)
 	}
 	dst.Values = values
-	return "", nil
-}
-
-// name returns the header name, as written, of a known column.
-func (c *columns) name(col string) string {
-	if i, ok := c.idx[col]; ok {
-		return c.header[i]
-	}
-	return col
+	return 0, nil
 }

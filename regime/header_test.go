@@ -83,3 +83,39 @@ func TestEmptyAndDuplicateHeaders(t *testing.T) {
 		}
 	})
 }
+// TestErrorLineIsTheField: a record spanning lines (a quoted field with
+// newlines) reports the line of the bad field, not the record's first
+// line (issue 13 item 13).
+func TestErrorLineIsTheField(t *testing.T) {
+	const telem = "jid,username,ncores,value_gpu\n" +
+		"j1,u,4,1\n" +
+		"j2,\"a\nb\nc\",4,oops\n"
+	for _, read := range []struct {
+		name string
+		f    func() error
+	}{
+		{"ReadCSV", func() error { _, err := ReadCSV(strings.NewReader(telem), "t.csv", "x"); return err }},
+		{"ReadJobsCSV", func() error {
+			_, err := ReadJobsCSV(strings.NewReader(telem), "t.csv", ReadConfig{Cluster: "x"})
+			return err
+		}},
+		{"ReadStampede", func() error {
+			in := "jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus\n" +
+				"j1,\"a\nb\",acc,\"x\ny\nz\",q,60,COMPLETED,03/11/2018 01:00:00,03/11/2018 03:00:00,03/11/2018 00:30:00,1,oops\n"
+			_, err := ReadStampede(strings.NewReader(in), "t.csv")
+			return err
+		}},
+	} {
+		t.Run(read.name, func(t *testing.T) {
+			err := read.f()
+			var pe *ParseError
+			if !errors.As(err, &pe) || !errors.Is(err, ErrBadValue) {
+				t.Fatalf("err %v, want a *ParseError wrapping ErrBadValue", err)
+			}
+			if pe.Line != 5 {
+				t.Errorf("%v: line %d, want 5 (the bad field's line; the record starts on line 3 or 2)", err, pe.Line)
+			}
+		})
+	}
+}
+

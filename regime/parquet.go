@@ -98,9 +98,9 @@ func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string,
 					}
 					fields[c] = valueString(v, units[c])
 				}
-				if col, err := cols.fill(&row, fields, cluster); err != nil {
+				if i, err := cols.fill(&row, fields, cluster); err != nil {
 					rows.Close()
-					return nil, n, &ParseError{File: file, RowGroup: g + 1, Line: n, Column: col, Err: err}
+					return nil, n, &ParseError{File: file, RowGroup: g + 1, Line: n, Column: cols.header[i], Err: err}
 				}
 				each(&row)
 			}

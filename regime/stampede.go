@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -45,6 +46,7 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 		}
 		return nil, csvError(file, err, header, len(header))
 	}
+	header = slices.Clone(header) // the reader reuses its record
 	idx := make(map[string]int, len(header))
 	for i, h := range header {
 		name := matchName(h)
@@ -74,7 +76,6 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 		if err != nil {
 			return nil, csvError(file, err, rec, len(header))
 		}
-		line, _ := cr.FieldPos(0)
 		get := func(c string) string { return strings.TrimSpace(rec[idx[strings.ToLower(c)]]) }
 		// The fields are slices of the record's line: the job keeps copies.
 		j := Job{ID: strings.Clone(get("jobID")), Cluster: "stampede", Partition: strs.str(get("queue")), ExitStatus: strs.str(get("exit_status"))}
@@ -85,7 +86,10 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 			j.Account = strs.str(strings.TrimSpace(rec[i]))
 		}
 		fail := func(col string, err error) error {
-			return &ParseError{File: file, Line: line, Column: col, Err: err}
+			// The bad field's line: a quoted field before it may span lines.
+			i := idx[strings.ToLower(col)]
+			line, _ := cr.FieldPos(i)
+			return &ParseError{File: file, Line: line, Column: written(header[i]), Err: err}
 		}
 		if j.ID == "" {
 			return nil, fail("jobID", fmt.Errorf("%w: empty job id", ErrBadValue))
