@@ -83,6 +83,7 @@ func TestEmptyAndDuplicateHeaders(t *testing.T) {
 		}
 	})
 }
+
 // TestErrorLineIsTheField: a record spanning lines (a quoted field with
 // newlines) reports the line of the bad field, not the record's first
 // line (issue 13 item 13).
@@ -119,3 +120,28 @@ func TestErrorLineIsTheField(t *testing.T) {
 	}
 }
 
+// TestIsStampede: the accounting header is recognised as ReadStampede
+// matches names: quoted, any case, spaces, a byte-order mark, CRLF (issue 13
+// item 10).
+func TestIsStampede(t *testing.T) {
+	for _, c := range []struct {
+		head string
+		want bool
+	}{
+		{"jobID,user,account,jobname,queue\nj1,", true},
+		{`"jobID","user","account"` + "\r\n", true},
+		{"\ufeff\"jobID\",user\r\n", true},
+		{"jobid,user\n", true},
+		{" JOBID ,user", true}, // no line end yet: the head is all there is
+		{"user,jobID,queue\n", true},
+		{"jid,ncores\n", false},
+		{"jid,jobID\n", false}, // a telemetry table with a column of that name
+		{"job,id\n", false},
+		{"", false},
+		{"\"jobID\n", false}, // unterminated quote
+	} {
+		if got := IsStampede([]byte(c.head)); got != c.want {
+			t.Errorf("IsStampede(%q) = %v, want %v", c.head, got, c.want)
+		}
+	}
+}

@@ -382,6 +382,7 @@ func FuzzReadStampede(f *testing.F) {
 	}
 	f.Add([]byte("jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus\nj,u,a,n,q,1,C,,,,1,1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		IsStampede(data) // no panic
 		_, err := ReadStampede(bytes.NewReader(data), "fuzz.csv")
 		if err != nil {
 			var pe *ParseError

@@ -1,6 +1,7 @@
 package regime
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,28 @@ func stampedeRead(name string) bool {
 		}
 	}
 	return false
+}
+
+// IsStampede reports whether head, the first bytes of a CSV file (its
+// header line at least), is the header of a Stampede accounting file: it
+// has a jobID column and no jid column, names matched as ReadStampede
+// matches them (quoted or not, without case, surrounding spaces or a
+// byte-order mark). A header that does not parse as CSV is not one.
+func IsStampede(head []byte) bool {
+	header, err := newCSV(bytes.NewReader(head)).Read()
+	if err != nil {
+		return false
+	}
+	stampede := false
+	for _, h := range header {
+		switch matchName(h) {
+		case ColJob:
+			return false
+		case "jobid":
+			stampede = true
+		}
+	}
+	return stampede
 }
 
 // ReadStampede reads a TACC Stampede job-accounting CSV (header

@@ -7,7 +7,7 @@
 // source and a Conte-like target with GPU and memory telemetry, so every
 // regime occurs. With -source and -target it reads FRESCO-style telemetry
 // tables (.csv or .parquet) or TACC Stampede accounting CSVs (recognised by
-// their jobID header):
+// a jobID column in their header, regime.IsStampede):
 //
 //	go run ./examples/overlap -out out/overlap
 //	go run ./examples/overlap -out out/stampede -regime all \
@@ -32,7 +32,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/csv"
 	"errors"
@@ -575,8 +574,8 @@ func nameOr(name, path string) string {
 // readJobs reads one cluster's job table as a stream into sd, hashing
 // the file as it goes: a Parquet or CSV telemetry table (aggregated to jobs
 // row by row, only the metrics in keep), or a Stampede accounting CSV when
-// the header starts with jobID. warn receives a line for columns the
-// reader does not know (ignored).
+// the header has a jobID column (regime.IsStampede). warn receives a line
+// for columns the reader does not know (ignored).
 func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep []string, warn func(string)) (overlap.Input, error) {
 	fmt.Fprintf(stdout, "reading %s\n", path)
 	in := overlap.Input{Name: path}
@@ -598,8 +597,8 @@ func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep 
 		}
 	} else {
 		br := bufio.NewReaderSize(io.TeeReader(f, h), 1<<16)
-		head, _ := br.Peek(len("\ufeffjobID,"))
-		if bytes.HasPrefix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte("jobID,")) {
+		head, _ := br.Peek(br.Size()) // the header line, unless it is longer
+		if regime.IsStampede(head) {
 			jobs, err := regime.ReadStampede(br, path)
 			if err != nil {
 				return in, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/png"
 	"io/fs"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
@@ -398,5 +400,65 @@ func TestRerunFromProvenance(t *testing.T) {
 	second, _ := os.ReadFile(filepath.Join(again.out, "report.json"))
 	if !bytes.Equal(first, second) {
 		t.Errorf("the recorded command gives another report:\n%s\n---\n%s", first, second)
+	}
+}
+
+// writeStampede writes a Stampede accounting CSV of n jobs with the given
+// header line (its column names in the accounting files' order).
+func writeStampede(t *testing.T, path, header, eol string, n int, seed uint64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 13))
+	var b strings.Builder
+	b.WriteString(header + eol)
+	t0 := time.Date(2018, 2, 1, 0, 0, 0, 0, time.UTC)
+	const layout = "01/02/2006 15:04:05"
+	for i := range n {
+		submit := t0.Add(time.Duration(rng.IntN(86400*20)) * time.Second)
+		start := submit.Add(time.Duration(rng.ExpFloat64()*600) * time.Second)
+		limit := []int{60, 120, 240}[rng.IntN(3)]
+		end := start.Add(time.Duration(1+rng.IntN(limit*60)) * time.Second)
+		nodes := 1 + rng.IntN(4)
+		fmt.Fprintf(&b, "jobID%d,USER%d,ACCOUNT%d,JOB%d,normal,%d,COMPLETED,%s,%s,%s,%d,%d%s", i, rng.IntN(50), rng.IntN(9), i,
+			limit, start.Format(layout), end.Format(layout), submit.Format(layout), nodes, 16*nodes, eol)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRunStampedeHeaderShapes: a Stampede accounting file is recognised
+// whatever its header's quoting, case, spaces, byte-order mark or line
+// ends, as regime.ReadStampede reads them, and gives the same report
+// (issue 13 item 10).
+func TestRunStampedeHeaderShapes(t *testing.T) {
+	const plain = "jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus"
+	in := t.TempDir()
+	tgt := filepath.Join(in, "mar.csv")
+	writeStampede(t, tgt, plain, "\n", 150, 2)
+	quoted := `"` + strings.ReplaceAll(plain, ",", `","`) + `"`
+	var first string
+	for _, c := range []struct{ name, header, eol string }{
+		{"plain", plain, "\n"},
+		{"quoted, BOM, CRLF", "\ufeff" + quoted, "\r\n"},
+		{"lower case", strings.ToLower(plain), "\n"},
+		{"spaces", " " + strings.ReplaceAll(strings.ToUpper(plain), ",", " , ") + " ", "\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "feb.csv")
+			writeStampede(t, src, c.header, c.eol, 150, 1)
+			o := small(t.TempDir())
+			o.source, o.target, o.regime = src, tgt, "all"
+			var stdout bytes.Buffer
+			if err := run(o, &stdout); err != nil {
+				t.Fatalf("%v\n%s", err, stdout.String())
+			}
+			md := readFile(t, o.out, "report.md")
+			block := md[:strings.Index(md, "\n---\n")]
+			if first == "" {
+				first = block
+			} else if block != first {
+				t.Errorf("report differs from the plain header's:\n%s\n---\n%s", block, first)
+			}
+		})
 	}
 }
