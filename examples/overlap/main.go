@@ -27,11 +27,15 @@
 // width), sweep.csv
 // (coverage over the default bands), propensity.csv (every job's propensity
 // and in-band flag, for the transfer evaluation), and appends its row to
-// experiments.jsonl, rendered as experiments.md.
+// experiments.jsonl, rendered as experiments.md. The outputs are all or
+// nothing: written into a staging directory inside -out, moved into place
+// together once all are written, and the log row appended last (staged),
+// so a run that fails leaves the previous run's outputs as they were.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/csv"
 	"errors"
@@ -313,19 +317,17 @@ func run(o options, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 
-	var written []string
-	write := func(name string, f func(io.Writer) error) error {
-		path := filepath.Join(o.out, name)
-		if err := writeFile(path, f); err != nil {
-			return err
-		}
-		written = append(written, path)
-		return nil
-	}
-	if err := write("report.md", func(w io.Writer) error { return res.WriteMarkdown(w, meta) }); err != nil {
+	// Every output goes into a staging directory first and moves into
+	// place only when all are written; the log row is appended last.
+	st, err := newStaged(o.out)
+	if err != nil {
 		return err
 	}
-	if err := write("report.json", func(w io.Writer) error { return res.WriteJSON(w, meta) }); err != nil {
+	defer st.remove()
+	if err := st.write("report.md", func(w io.Writer) error { return res.WriteMarkdown(w, meta) }); err != nil {
+		return err
+	}
+	if err := st.write("report.json", func(w io.Writer) error { return res.WriteJSON(w, meta) }); err != nil {
 		return err
 	}
 	srcPNG, tgtPNG := safeName(o.sourceName), safeName(o.targetName)
@@ -337,11 +339,9 @@ func run(o options, stdout io.Writer) error {
 		dom        int
 		name, file string
 	}{{overlap.Source, o.sourceName, srcPNG}, {overlap.Target, o.targetName, tgtPNG}} {
-		path := filepath.Join(o.out, "propensity_"+d.file+".png")
-		if err := cplot.Propensity(path, res, d.dom, d.name); err != nil {
+		if err := cplot.Propensity(st.path("propensity_"+d.file+".png"), res, d.dom, d.name); err != nil {
 			return err
 		}
-		written = append(written, path)
 	}
 	sweep, err := res.Sweep()
 	if err != nil {
@@ -355,33 +355,27 @@ func run(o options, stdout io.Writer) error {
 		{"balance.png", func(p string) error { return cplot.Balance(p, res) }},
 		{"bandwidth.png", func(p string) error { return cplot.BandWidth(p, res, sweep, o.sourceName, o.targetName) }},
 	} {
-		path := filepath.Join(o.out, fig.name)
-		if err := fig.draw(path); err != nil {
+		if err := fig.draw(st.path(fig.name)); err != nil {
 			return err
 		}
-		written = append(written, path)
 	}
-	if err := write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
+	if err := st.write("sweep.csv", func(w io.Writer) error { return writeSweep(w, sweep, features) }); err != nil {
 		return err
 	}
-	if err := write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, src.refs, tgt.refs) }); err != nil {
+	if err := st.write("propensity.csv", func(w io.Writer) error { return writePropensity(w, res, src.refs, tgt.refs) }); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
+	var row bytes.Buffer // the log's new line; log.Entries has it too
+	if err := log.Append(&row, res.Entry(meta)); err != nil {
 		return err
 	}
-	if err := log.Append(f, res.Entry(meta)); err != nil {
-		f.Close()
+	if err := st.write("experiments.md", log.WriteTable); err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
+	if err := st.commit(func() error { return appendFile(logPath, row.Bytes()) }); err != nil {
 		return err
 	}
-	written = append(written, logPath)
-	if err := write("experiments.md", log.WriteTable); err != nil {
-		return err
-	}
+	written := append(st.final(), logPath)
 	fmt.Fprintln(stdout, "experiment log:")
 	if err := log.WriteTable(stdout); err != nil {
 		return err
@@ -399,8 +393,8 @@ func run(o options, stdout io.Writer) error {
 }
 
 // writeFile writes path through f as a stream, into a temporary file
-// renamed over path when complete, so that a failed run leaves no
-// half-written output.
+// renamed over path when complete, so that a failure leaves no
+// half-written file.
 func writeFile(path string, f func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -93,29 +91,25 @@ func runMany(o options, stdout io.Writer) error {
 	var md bytes.Buffer
 	writeManyMarkdown(&md, m)
 	stdout.Write(md.Bytes())
-	var written []string
-	for _, f := range []struct {
-		name string
-		data func() ([]byte, error)
-	}{
-		{"pairwise.csv", func() ([]byte, error) { var b bytes.Buffer; err := m.WriteCSV(&b); return b.Bytes(), err }},
-		{"pairwise.md", func() ([]byte, error) { return md.Bytes(), nil }},
-	} {
-		b, err := f.data()
-		if err != nil {
-			return err
-		}
-		path := filepath.Join(o.out, f.name)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			return err
-		}
-		written = append(written, path)
-	}
-	png := filepath.Join(o.out, "pairwise.png")
-	if err := cplot.Pairwise(png, m); err != nil {
+	// All three outputs move into place together (see staged).
+	st, err := newStaged(o.out)
+	if err != nil {
 		return err
 	}
-	written = append(written, png)
+	defer st.remove()
+	if err := st.write("pairwise.csv", m.WriteCSV); err != nil {
+		return err
+	}
+	if err := st.write("pairwise.md", func(w io.Writer) error { _, err := w.Write(md.Bytes()); return err }); err != nil {
+		return err
+	}
+	if err := cplot.Pairwise(st.path("pairwise.png"), m); err != nil {
+		return err
+	}
+	if err := st.commit(nil); err != nil {
+		return err
+	}
+	written := st.final()
 	fmt.Fprintln(stdout, "\nwrote:")
 	for _, p := range written {
 		fmt.Fprintln(stdout, "  "+p)

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,4 +77,46 @@ func checkMany(t *testing.T, dir string, names []string) [][]string {
 	}
 	plottest.Check(t, filepath.Join(dir, "pairwise.png"), 1100, 500)
 	return recs
+}
+
+// TestRunManyFailureKeepsPreviousOutputs: -clusters writes its three
+// outputs together: a rerun that fails at the last one (its place taken by
+// a directory) leaves the previous run's CSV and tables as they were
+// (issue 13 item 9).
+func TestRunManyFailureKeepsPreviousOutputs(t *testing.T) {
+	dir := t.TempDir()
+	o := small(dir)
+	o.clusters, o.n = "synth", 300
+	if err := runMany(o, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(dir, "pairwise.png")
+	if err := os.Remove(png); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(png, "keep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	o.band = "0.1,0.9"
+	err := runMany(o, &bytes.Buffer{})
+	if err == nil {
+		t.Fatal("no error with a directory in pairwise.png's place")
+	}
+	sameFiles(t, "after the failed run", before, snapshot(t, dir))
+	if err := os.RemoveAll(png); err != nil {
+		t.Fatal(err)
+	}
+	if err := runMany(o, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot(t, dir)
+	for _, name := range []string{"pairwise.csv", "pairwise.md", "pairwise.png"} {
+		if after[name] == "" || after[name] == before[name] {
+			t.Errorf("%s was not rewritten by the run with another band", name)
+		}
+	}
+	if len(after) != 3 {
+		t.Errorf("output directory holds %v, want the three outputs", slices.Sorted(maps.Keys(after)))
+	}
 }
