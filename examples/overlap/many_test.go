@@ -90,13 +90,7 @@ func TestRunManyFailureKeepsPreviousOutputs(t *testing.T) {
 	if err := runMany(o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	png := filepath.Join(dir, "pairwise.png")
-	if err := os.Remove(png); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(png, "keep"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	png := obstruct(t, dir, "pairwise.png")
 	before := snapshot(t, dir)
 	o.band = "0.1,0.9"
 	err := runMany(o, &bytes.Buffer{})

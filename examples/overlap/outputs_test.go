@@ -53,6 +53,20 @@ func sameFiles(t *testing.T, what string, want, got map[string]string) {
 	}
 }
 
+// obstruct replaces the output name in dir by a non-empty directory, which
+// no run may remove, and returns its path.
+func obstruct(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p, "keep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestRunFailureKeepsPreviousOutputs: a rerun that fails once it has
 // started writing (an output's place taken by a directory) leaves every
 // output of the previous run as it was, the experiment log included, and
@@ -64,13 +78,7 @@ func TestRunFailureKeepsPreviousOutputs(t *testing.T) {
 	if err := run(o, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	density := filepath.Join(dir, "density.png")
-	if err := os.Remove(density); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(density, "keep"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	density := obstruct(t, dir, "density.png")
 	before := snapshot(t, dir)
 	again := o
 	again.band = "0.1,0.9"
