@@ -129,9 +129,11 @@ var ErrNoArchive = errors.New("no .npz written after launch")
 var ErrCommit = errors.New("host not at the expected commit")
 
 // ErrSameArchive is an Outcome error: two hosts returned the same file (the
-// same path, inode, size and modification time), as happens when their
-// runs write to one shared file system under a name that does not depend
-// on the host. Comparing the file with itself would report 0 and pass.
+// same inode, size and modification time in nanoseconds, whatever the
+// paths they found it under), as happens when their runs write to one
+// shared file system under a name that does not depend on the host: the
+// directory may be mounted at different paths on different machines.
+// Comparing the file with itself would report 0 and pass.
 var ErrSameArchive = errors.New("hosts returned the same archive file")
 
 // Replicate launches cfg.Stem on every host at once, polls each until it
@@ -209,11 +211,19 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 	for i := range out {
 		for j := range i {
 			a, b := &out[j], &out[i]
-			if a.FileID == "" || a.FileID != b.FileID || a.Remote != b.Remote {
+			// The file ID alone decides: one directory of a shared file
+			// system is often mounted at different paths on different
+			// machines (or seen through a bind mount or a symlink), so the
+			// paths need not match.
+			if a.FileID == "" || a.FileID != b.FileID {
 				continue
 			}
+			what := a.Remote
+			if b.Remote != a.Remote {
+				what = a.Remote + " and " + b.Remote + ", one file under two paths"
+			}
 			err := fmt.Errorf("divergence: %w: %s and %s both returned %s (%s); on a shared file system give each host its own output: put {host} in the output directory, or in the command's file name and the host's archive pattern",
-				ErrSameArchive, a.Host, b.Host, a.Remote, a.FileID)
+				ErrSameArchive, a.Host, b.Host, what, a.FileID)
 			for _, o := range []*Outcome{a, b} {
 				if o.Status == Finished {
 					o.Status, o.Err = Failed, err

@@ -418,57 +418,75 @@ func TestReplicateHostNamePanics(t *testing.T) {
 // file system (their output directory is the same, and the output name
 // does not depend on the host) both fail with ErrSameArchive instead of
 // comparing the file with itself and passing (issue 15: 5 of 6 runs
-// printed max=0 PASS); archives in dated run directories are found.
+// printed max=0 PASS); archives in dated run directories are found. The
+// shared directory may be seen under another path on the second host (a
+// mount at another path, a bind mount; here a hard link): the file's ID
+// decides, not its path (issue 15 item 8, review 2 item 1: compared the
+// file with itself, max=0 PASS).
 func TestReplicateSharedFile(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("setsid not installed; internal/launch needs it")
 	}
-	shared := t.TempDir()
-	tmpl := func(eps float64) func(*testing.T, string) {
-		return func(t *testing.T, dir string) { writeRun(t, filepath.Join(dir, "template.npz"), eps) }
-	}
-	// a writes the shared file once b's launch is marked (so the file is
-	// newer than both launches, whatever the load); b waits for it and
-	// writes nothing of its own.
-	root := t.TempDir()
-	bMark := filepath.Join(root, "b", ".replicate", "s1.b.r1.launched")
-	file := shared + "/2025-01-02/s1.npz"
-	boxes := []box{
-		{"a", "until [ -e " + bMark + " ]; do sleep 0.05; done; mkdir -p " + shared + "/2025-01-02; cp template.npz " + file + ".tmp; mv " + file + ".tmp " + file, tmpl(0), Failed},
-		{"b", "until [ -e " + file + " ]; do sleep 0.05; done", tmpl(1e-9), Failed},
-		{"c", "mkdir -p out/2025-01-02; cp template.npz out/2025-01-02/{stem}.npz", tmpl(1e-9), Finished},
-	}
-	var hosts []Host
-	for _, b := range boxes {
-		dir := filepath.Join(root, b.name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b.setup(t, dir)
-		hosts = append(hosts, Host{Name: b.name, Repo: dir, Command: b.command, Output: "out"})
-	}
-	for i := range hosts[:2] {
-		hosts[i].Output, hosts[i].State = shared, filepath.Join(hosts[i].Repo, ".replicate")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s1", Run: "r1", Dest: t.TempDir(), Poll: 50 * time.Millisecond, Budget: 30 * time.Second})
-	if !errors.Is(err, ErrTooFew) {
-		t.Fatalf("err = %v, want ErrTooFew (only c is left)", err)
-	}
-	for i, b := range boxes {
-		if out[i].Status != b.want {
-			t.Errorf("%s: %v (%v), want %v", b.name, out[i].Status, out[i].Err, b.want)
-		}
-	}
-	for _, o := range out[:2] {
-		if !errors.Is(o.Err, ErrSameArchive) || !strings.Contains(o.Err.Error(), "a and b both returned") {
-			t.Errorf("%s: err %v, want ErrSameArchive naming a and b", o.Host, o.Err)
-		}
-		errtest.Check(t, o.Err, "divergence: ")
-	}
-	if !strings.HasSuffix(out[2].Remote, "/out/2025-01-02/s1.npz") || out[2].FileID == "" {
-		t.Errorf("c: collected %q (id %q) from a dated directory", out[2].Remote, out[2].FileID)
+	for _, view := range []string{"same path", "other path"} {
+		t.Run(view, func(t *testing.T) {
+			shared := t.TempDir()
+			bShared, bTakes := shared, "true"
+			if view == "other path" {
+				// A symlink would be resolved (pwd -P); a bind mount needs
+				// root. A hard link is the same file under another path.
+				bShared = t.TempDir()
+				bTakes = "mkdir -p " + bShared + "/2025-01-02 && ln " + shared + "/2025-01-02/s1.npz " + bShared + "/2025-01-02/s1.npz"
+			}
+			tmpl := func(eps float64) func(*testing.T, string) {
+				return func(t *testing.T, dir string) { writeRun(t, filepath.Join(dir, "template.npz"), eps) }
+			}
+			// a writes the shared file once b's launch is marked (so the
+			// file is newer than both launches, whatever the load); b waits
+			// for it and writes nothing of its own.
+			root := t.TempDir()
+			bMark := filepath.Join(root, "b", ".replicate", "s1.b.r1.launched")
+			file := shared + "/2025-01-02/s1.npz"
+			boxes := []box{
+				{"a", "until [ -e " + bMark + " ]; do sleep 0.05; done; mkdir -p " + shared + "/2025-01-02; cp template.npz " + file + ".tmp; mv " + file + ".tmp " + file, tmpl(0), Failed},
+				{"b", "until [ -e " + file + " ]; do sleep 0.05; done; " + bTakes, tmpl(1e-9), Failed},
+				{"c", "mkdir -p out/2025-01-02; cp template.npz out/2025-01-02/{stem}.npz", tmpl(1e-9), Finished},
+			}
+			var hosts []Host
+			for _, b := range boxes {
+				dir := filepath.Join(root, b.name)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				b.setup(t, dir)
+				hosts = append(hosts, Host{Name: b.name, Repo: dir, Command: b.command, Output: "out"})
+			}
+			for i, out := range []string{shared, bShared} {
+				hosts[i].Output, hosts[i].State = out, filepath.Join(hosts[i].Repo, ".replicate")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s1", Run: "r1", Dest: t.TempDir(), Poll: 50 * time.Millisecond, Budget: 30 * time.Second})
+			if !errors.Is(err, ErrTooFew) {
+				t.Fatalf("err = %v, want ErrTooFew (only c is left)", err)
+			}
+			for i, b := range boxes {
+				if out[i].Status != b.want {
+					t.Errorf("%s: %v (%v), want %v", b.name, out[i].Status, out[i].Err, b.want)
+				}
+			}
+			for _, o := range out[:2] {
+				if !errors.Is(o.Err, ErrSameArchive) || !strings.Contains(o.Err.Error(), "a and b both returned") {
+					t.Errorf("%s: err %v, want ErrSameArchive naming a and b", o.Host, o.Err)
+				}
+				errtest.Check(t, o.Err, "divergence: ")
+			}
+			if view == "other path" && !strings.Contains(out[0].Err.Error(), "one file under two paths") {
+				t.Errorf("err %v does not name both paths", out[0].Err)
+			}
+			if !strings.HasSuffix(out[2].Remote, "/out/2025-01-02/s1.npz") || out[2].FileID == "" {
+				t.Errorf("c: collected %q (id %q) from a dated directory", out[2].Remote, out[2].FileID)
+			}
+		})
 	}
 }
 
