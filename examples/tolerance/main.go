@@ -17,13 +17,17 @@
 // Usage:
 //
 //	go run ./examples/tolerance -out DIR [-hosts FILE] [-sync REPO | -no-sync] [-allow-dirty]
-//	    [-tol 1e-4] [-rtol 1e-7] [-atol 0] [-norm L2|Linf]
+//	    [-tol 1e-4] [-rtol 1e-7] [-atol 0] [-norm L2|Linf] [-allow-failed-hosts]
 //
 // Outputs in DIR: collected/<box>.npz (each box's archive), hosts.json
 // (each host's status, launch name, commit at launch and collected file),
 // pairs.json and pairs.csv (one row per pair and key), series_z_b.csv and
 // divergence_z_b.png (the per-step L2 divergence of z_b for each pair).
-// The exit status is 1 when any pair and key fails a bound.
+// The exit status is 1 when any pair and key fails a bound, and when any
+// host did not finish (its run failed, vanished or timed out, it could not
+// be reached, was not at the synced commit, or returned another host's
+// archive) unless -allow-failed-hosts: a verdict over the hosts that
+// happened to finish is not a verdict over the hosts asked for.
 package main
 
 import (
@@ -50,11 +54,11 @@ import (
 
 // config is what the flags set.
 type config struct {
-	out, hostsFile, stem, normName, syncRepo string
-	tol, rtol, atol                          float64
-	allclose, noSync, allowDirty             bool
-	steps                                    int
-	budget, poll                             time.Duration
+	out, hostsFile, stem, normName, syncRepo  string
+	tol, rtol, atol                           float64
+	allclose, noSync, allowDirty, allowFailed bool
+	steps                                     int
+	budget, poll                              time.Duration
 }
 
 func main() {
@@ -70,6 +74,7 @@ func main() {
 	flag.StringVar(&c.syncRepo, "sync", "", "bring every host to this controller checkout's HEAD before launching; default: the current directory with -hosts, the boxes' origin without (e.g. -sync ~/src/model)")
 	flag.BoolVar(&c.noSync, "no-sync", false, "skip the pre-launch sync; each host's commit is still recorded (e.g. -no-sync)")
 	flag.BoolVar(&c.allowDirty, "allow-dirty", false, "sync hosts with uncommitted changes to tracked files (e.g. -allow-dirty)")
+	flag.BoolVar(&c.allowFailed, "allow-failed-hosts", false, "judge only the hosts that finished: a host that failed, vanished, timed out or could not be reached no longer fails the verdict (at least two must finish) (e.g. -allow-failed-hosts)")
 	flag.IntVar(&c.steps, "steps", 15000, "local boxes: RK4 steps of 1 ms (e.g. -steps 3000)")
 	flag.DurationVar(&c.budget, "budget", 10*time.Minute, "poll budget for the runs (e.g. -budget 30m)")
 	flag.DurationVar(&c.poll, "poll", 200*time.Millisecond, "poll interval (e.g. -poll 1s)")
@@ -185,6 +190,11 @@ func run(ctx context.Context, c config) error {
 			runs = append(runs, divergence.NamedRun{Name: o.Host, Path: o.Path})
 		}
 	}
+	hostsErr := unfinished(outcomes)
+	if hostsErr != nil && c.allowFailed {
+		fmt.Printf("-allow-failed-hosts: comparing the %d hosts that finished; %v\n", len(runs), hostsErr)
+		hostsErr = nil
+	}
 
 	opt := divergence.Options{Norm: norm}
 	if c.tol >= 0 {
@@ -209,7 +219,31 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	fmt.Printf("\nwrote %s/{hosts.json,pairs.json,pairs.csv,series_z_b.csv,divergence_z_b.png,collected/}\n", out)
-	return verdict(rows)
+	return errors.Join(hostsErr, verdict(rows))
+}
+
+// errHosts is the verdict when a host did not finish.
+var errHosts = errors.New("hosts did not finish")
+
+// unfinished returns nil when every host finished, else an error naming
+// each other host, its status and why.
+func unfinished(outcomes []divergence.Outcome) error {
+	var bad []string
+	for _, o := range outcomes {
+		if o.Status == divergence.Finished {
+			continue
+		}
+		s := o.Host + " " + o.Status.String()
+		if o.Err != nil {
+			s += " (" + strings.TrimPrefix(o.Err.Error(), "divergence: ") + ")"
+		}
+		bad = append(bad, s)
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d of %d: %s; only the hosts that finished were compared (-allow-failed-hosts accepts that)",
+		errHosts, len(bad), len(outcomes), strings.Join(bad, "; "))
 }
 
 // writeOutcomes writes each host's outcome as JSON: what ran where, at

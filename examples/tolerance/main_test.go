@@ -1,20 +1,24 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/crosscluster/crosscluster/divergence"
+	"github.com/crosscluster/crosscluster/internal/npy"
 )
 
 // TestMain lets the test binary be a box: localBoxes' run script calls
@@ -132,4 +136,75 @@ func TestSyncByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(head(t, origin))
+}
+
+// writeArchive writes an .npz with one float64 key.
+func writeArchive(t *testing.T, path, key string, shape []int, x []float64) {
+	t.Helper()
+	var b bytes.Buffer
+	z := npy.NewZipWriter(&b, false)
+	if err := z.Add(key, shape, x); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hostsFile writes a registry of local hosts, one per command, each in its
+// own directory under root, and returns its path.
+func hostsFile(t *testing.T, root string, commands map[string]string) string {
+	t.Helper()
+	var y strings.Builder
+	y.WriteString("hosts:\n")
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&y, "  - name: %s\n    repo: %s\n    command: %q\n    output: out\n", name, dir, commands[name])
+	}
+	p := filepath.Join(root, "hosts.yaml")
+	if err := os.WriteFile(p, []byte(y.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func needLaunch(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("launches processes")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("setsid not installed")
+	}
+}
+
+// TestFailedHostFails: a host whose run did not finish fails the verdict,
+// naming it, even when the hosts that finished agree; -allow-failed-hosts
+// judges the others (review 2 item 3: exit 0 with host c FAILED).
+func TestFailedHostFails(t *testing.T) {
+	needLaunch(t)
+	root := t.TempDir()
+	tmpl := filepath.Join(root, "template.npz")
+	writeArchive(t, tmpl, "z_b", []int{5, 2}, make([]float64, 10))
+	cp := "mkdir -p out && cp " + tmpl + " out/{host}.npz"
+	hosts := hostsFile(t, root, map[string]string{"a": cp, "b": cp, "c": "exit 3"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := config{out: t.TempDir(), hostsFile: hosts, noSync: true, stem: "t", normName: "L2", tol: 1e-9,
+		budget: 30 * time.Second, poll: 20 * time.Millisecond}
+	err := run(ctx, c)
+	if !errors.Is(err, errHosts) || errors.Is(err, errFail) || !strings.Contains(err.Error(), "1 of 3: c FAILED") ||
+		!strings.Contains(err.Error(), "exited with status 3") {
+		t.Errorf("run = %v; want errHosts naming c and its exit status, no failing row", err)
+	}
+	c.allowFailed = true
+	if err := run(ctx, c); err != nil {
+		t.Errorf("with -allow-failed-hosts: %v", err)
+	}
 }
