@@ -248,6 +248,21 @@ type member struct {
 	rd      *npy.Reader // streamed
 	whole   *npy.Array  // read whole (Fortran order)
 	warn    string      // why this run cannot be compared; "" when fine
+	failed  error       // a reopen failed: the member's pairs report it
+}
+
+// reopen makes a member streamed once streamable again (a member read
+// whole keeps its data).
+func (m *member) reopen(r *Run, key string) error {
+	if m.whole != nil || m.rd != nil {
+		return nil
+	}
+	n, err := openMember(r, key)
+	if err != nil {
+		return err
+	}
+	m.rd, m.whole = n.rd, n.whole
+	return nil
 }
 
 // openMember opens one key of r for streaming.
@@ -323,8 +338,12 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 		}
 	}()
 
-	// Group the runs that can be compared by shape and stream each group:
-	// as integers when every member holds integers, else as float64.
+	// Group the runs that can be compared by shape and stream each group.
+	// Exactness is decided per pair: a pair of integer members is compared
+	// as integers, any pair with a float member as float64 (as NumPy
+	// would), so one float run does not turn the integer pairs of its
+	// group inexact. A group with both kinds streams its integer members
+	// twice, once per pass.
 	res := map[[2]int]pairResult{}
 	grouped := make([]bool, len(runs))
 	for i := range runs {
@@ -341,21 +360,40 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 		if len(group) < 2 {
 			continue
 		}
-		exact := true
+		var ints []int
 		for _, g := range group {
-			exact = exact && ms[g].integer
+			if ms[g].integer {
+				ints = append(ints, g)
+			}
 		}
-		var gr [][]pairResult
-		if exact {
-			gr = streamMembers(ctx, ms, group, runs, chunk, norm, bound, (*member).ints, addInts)
-		} else {
-			gr = streamMembers(ctx, ms, group, runs, chunk, norm, bound, (*member).floats, addFloats)
+		if len(ints) >= 2 {
+			gr := streamMembers(ctx, ms, ints, runs, chunk, norm, bound, nil, (*member).ints, addInts)
+			for a := range ints {
+				for b := a + 1; b < len(ints); b++ {
+					pr := gr[a][b]
+					pr.exact = true
+					res[[2]int{ints[a], ints[b]}] = pr
+				}
+			}
 		}
+		if len(ints) == len(group) {
+			continue
+		}
+		mixed := func(a, b int) bool { return !ms[group[a]].integer || !ms[group[b]].integer }
+		if len(ints) >= 2 {
+			// The integer pass consumed these members' readers.
+			for _, g := range ints {
+				if err := ms[g].reopen(opened[g], key); err != nil {
+					ms[g].failed = err
+				}
+			}
+		}
+		gr := streamMembers(ctx, ms, group, runs, chunk, norm, bound, mixed, (*member).floats, addFloats)
 		for a := range group {
 			for b := a + 1; b < len(group); b++ {
-				pr := gr[a][b]
-				pr.exact = exact
-				res[[2]int{group[a], group[b]}] = pr
+				if mixed(a, b) {
+					res[[2]int{group[a], group[b]}] = gr[a][b]
+				}
 			}
 		}
 	}
@@ -383,15 +421,20 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 	return rows
 }
 
-// streamMembers starts the group's members as T and compares them.
+// streamMembers starts the group's members as T and compares the pairs
+// (indices into group) that want accepts; nil means every pair.
 func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs []NamedRun, chunk int, norm Norm, bound *Closeness,
-	start func(*member, int) (source[T], error), add func(*acc, []T, []T, int, Norm, bool)) [][]pairResult {
+	want func(a, b int) bool, start func(*member, int) (source[T], error), add func(*acc, []T, []T, int, Norm, bool)) [][]pairResult {
 	srcs := make([]source[T], len(group))
 	names := make([]string, len(group))
 	paths := make([]string, len(group))
 	for k, g := range group {
 		names[k], paths[k] = runs[g].Name, runPath(runs[g])
-		src, err := start(&ms[g], chunk)
+		var src source[T]
+		err := ms[g].failed
+		if err == nil {
+			src, err = start(&ms[g], chunk)
+		}
 		if err != nil {
 			// A whole array that does not convert (a uint64 above
 			// MaxInt64): its pairs report it.
@@ -404,7 +447,7 @@ func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs [
 			s.stop()
 		}
 	}()
-	return groupStream(ctx, srcs, names, paths, ms[group[0]].shape, norm, bound, add)
+	return groupStream(ctx, srcs, names, paths, ms[group[0]].shape, norm, bound, want, add)
 }
 
 // failedSource is a member whose data could not be decoded.

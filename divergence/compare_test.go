@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -444,7 +445,7 @@ func TestStreamGroupStops(t *testing.T) {
 				&cancelOnNext{source: &memSource[float64]{data: x, chunk: 10}, n: tc.cancel, cancel: cancel},
 				&memSource[float64]{data: y, chunk: 10},
 			}
-			res := groupStream(ctx, srcs, []string{"a", "b"}, []string{"a.npz", "b.npz"}, []int{100}, L2, nil, addFloats)
+			res := groupStream(ctx, srcs, []string{"a", "b"}, []string{"a.npz", "b.npz"}, []int{100}, L2, nil, nil, addFloats)
 			got := res[0][1]
 			if tc.cancel == 0 {
 				if got.max != 99 || got.maxStep != 99 || got.warn != "" {
@@ -578,5 +579,80 @@ func TestUint64BeyondInt64(t *testing.T) {
 	r := Compare(runs, []string{"u"}, Options{Close: map[string]Closeness{"*": {}}})[0]
 	if !math.IsNaN(r.Max) || r.Pass || !strings.Contains(r.Warning, "overflows int64") {
 		t.Errorf("row %+v", r)
+	}
+}
+
+// writeNPZ writes an archive with the given members (key → shape, data).
+func writeNPZ(t *testing.T, path string, members ...any) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := npy.NewZipWriter(f, false)
+	for i := 0; i < len(members); i += 3 {
+		if err := z.Add(members[i].(string), members[i+1].([]int), members[i+2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExactPerPair: whether a pair is compared exactly is decided per
+// pair, not for the whole group of runs of one shape: two int64 runs that
+// differ by 1 beyond 2^53 differ, whether or not a third run holds the key
+// as float64 (review 2 item 2: a vs b max=0 PASS once c was added). The
+// pairs with the float run are compared in float64, as NumPy does:
+// float64(2^60 + 1) is 2^60, so both are 0.
+func TestExactPerPair(t *testing.T) {
+	dir := t.TempDir()
+	const big = 1 << 60
+	a, b, c := filepath.Join(dir, "a.npz"), filepath.Join(dir, "b.npz"), filepath.Join(dir, "c.npz")
+	writeNPZ(t, a, "x", []int{2}, []int64{big + 1, 5})
+	writeNPZ(t, b, "x", []int{2}, []int64{big, 5})
+	writeNPZ(t, c, "x", []int{2}, []float64{big, 5})
+	runs := []NamedRun{{Name: "a", Path: a}, {Name: "b", Path: b}, {Name: "c", Path: c}}
+	type got struct {
+		A, B         string
+		Max          float64
+		Exact, Pass  bool
+		Mismatched   int
+		MaxAbsAt     []int
+		WarningEmpty bool
+	}
+	want := []got{
+		{"a", "b", 1, true, false, 1, []int{0}, true},
+		{"a", "c", 0, false, true, 0, nil, true},
+		{"b", "c", 0, false, true, 0, nil, true},
+	}
+	for _, chunk := range []int{1, 0} {
+		for _, order := range [][]int{{0, 1, 2}, {2, 0, 1}} {
+			var rs []NamedRun
+			for _, i := range order {
+				rs = append(rs, runs[i])
+			}
+			rows := Compare(rs, []string{"x"}, Options{ChunkSize: chunk, Tolerance: map[string]float64{"*": 0}, Close: map[string]Closeness{"*": {}}})
+			var gs []got
+			for _, r := range rows {
+				if r.A > r.B {
+					r.A, r.B = r.B, r.A
+				}
+				gs = append(gs, got{r.A, r.B, r.Max, r.Exact, r.Pass, r.Mismatched, r.MaxAbsAt, r.Warning == ""})
+			}
+			slices.SortFunc(gs, func(x, y got) int { return strings.Compare(x.A+x.B, y.A+y.B) })
+			if d := cmp.Diff(want, gs); d != "" {
+				t.Errorf("chunk %d, order %v (-want +got):\n%s", chunk, order, d)
+			}
+		}
+	}
+	// Without the float run, the same.
+	rows := Compare(runs[:2], []string{"x"}, Options{Tolerance: map[string]float64{"*": 0}})
+	if r := rows[0]; r.Max != 1 || !r.Exact || r.Pass {
+		t.Errorf("a vs b alone: %v", r)
 	}
 }

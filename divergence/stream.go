@@ -469,13 +469,14 @@ func (p *acc) result(nsteps, rowLen int, fast bool) pairResult {
 	return pr
 }
 
-// groupStream compares every pair of runs in group (all of one shape),
-// streaming their members in lockstep as T, and stores the results in res.
+// groupStream compares the pairs of runs in group (all of one shape) that
+// want accepts (nil: every pair), streaming their members in lockstep as
+// T, and returns the results indexed by the pair's positions in srcs.
 //
 // It checks ctx between chunks; once ctx is done every pair of the group
 // gets NaN and a warning that the comparison stopped.
 func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []string, shape []int, norm Norm,
-	bound *Closeness, add func(p *acc, a, b []T, rowLen int, norm Norm, fast bool)) [][]pairResult {
+	bound *Closeness, want func(a, b int) bool, add func(p *acc, a, b []T, rowLen int, norm Norm, fast bool)) [][]pairResult {
 	nsteps, rowLen := steps(shape)
 	total := nsteps * rowLen
 	type pairAcc struct {
@@ -485,6 +486,9 @@ func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []s
 	var pairs []*pairAcc
 	for a := range srcs {
 		for b := a + 1; b < len(srcs); b++ {
+			if want != nil && !want(a, b) {
+				continue
+			}
 			pa := &pairAcc{i: a, j: b, acc: newAcc()}
 			if bound != nil {
 				pa.elementwise, pa.bounded, pa.rtol, pa.atol = true, true, bound.RTol, bound.ATol
