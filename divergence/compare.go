@@ -41,13 +41,15 @@ type NamedRun struct {
 // the desired array of assert_allclose).
 type Row struct {
 	A, B, Key string
-	// Max is max_t ‖a_t − b_t‖; NaN when the data contain NaN (on either
-	// side, even at the same element: a step's norm is then undefined) or
-	// the comparison was impossible (then Warning says why).
+	// Max is max_t ‖a_t − b_t‖; NaN when an element is NaN on one side
+	// only or the comparison was impossible (then Warning says why).
+	// Elements NaN on both sides are equal, as numpy.testing.assert_allclose
+	// has it by default (equal_nan=True): they are left out of the norms
+	// and counted in NaNBoth.
 	Max float64
 	// MaxStep is the step (index along axis 0) where Max occurs, the first
-	// on ties, or the first step holding a NaN when Max is NaN; -1 when
-	// every step agrees exactly or nothing was compared.
+	// on ties, or the first step holding a one-sided NaN when Max is NaN;
+	// -1 when every step agrees exactly or nothing was compared.
 	MaxStep int
 	// Steps is the length of axis 0 compared (1 for a scalar).
 	Steps int
@@ -81,7 +83,8 @@ type Row struct {
 	// MaxRelAt is its index (nil when there is none).
 	MaxRel   float64
 	MaxRelAt []int
-	// NaNBoth counts the elements NaN on both sides.
+	// NaNBoth counts the elements NaN on both sides (whether or not a
+	// Closeness applies; 0 when the comparison was impossible).
 	NaNBoth int
 
 	// Bounded reports that a bound applies to this key (a Tolerance on
@@ -409,9 +412,12 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 			default:
 				pr := res[[2]int{i, j}]
 				r.Max, r.MaxStep, r.Steps, r.Warning, r.Exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.exact
-				if bound != nil && (pr.warn == "" || pr.warn == "NaN in the data") {
+				if pr.warn == "" || pr.warn == nanWarning {
+					r.NaNBoth = pr.el.nanBoth
+				}
+				if bound != nil && (pr.warn == "" || pr.warn == nanWarning) {
 					e := pr.el
-					r.Elements, r.MaxAbs, r.MaxRel, r.Mismatched, r.NaNBoth = e.n, e.maxAbs, e.maxRel, e.mismatched, e.nanBoth
+					r.Elements, r.MaxAbs, r.MaxRel, r.Mismatched = e.n, e.maxAbs, e.maxRel, e.mismatched
 					r.MaxAbsAt, r.MaxRelAt = unravel(e.absAt, ms[i].shape), unravel(e.relAt, ms[i].shape)
 				}
 			}

@@ -112,7 +112,7 @@ func TestCompareWarnings(t *testing.T) {
 		}
 	}
 	for key, want := range map[string]string{
-		"run_a/run_b/has_nan":       "NaN in the data",
+		"run_a/run_b/has_nan":       "NaN on one side only",
 		"run_a/run_c/has_nan":       "",
 		"run_a/run_b/shape_differs": "shape mismatch: run_a [200 2] vs run_b [199 2]",
 		"run_a/run_c/shape_differs": "",
@@ -526,14 +526,17 @@ func TestAllcloseGolden(t *testing.T) {
 					if !cmp.Equal(pyFloat(t, c.MaxRel), r.MaxRel, cmpopts.EquateNaNs()) || !cmp.Equal(c.MaxRelAt, r.MaxRelAt) {
 						t.Errorf("MaxRel %v at %v, want %s at %v", r.MaxRel, r.MaxRelAt, c.MaxRel, c.MaxRelAt)
 					}
-					if want := c.Mismatched == 0 && r.Warning == "" || c.Mismatched == 0 && c.NaNBoth > 0; r.Pass != want || !r.Bounded {
+					// NaN on both sides is equal (equal_nan=True): the
+					// row passes and warns only for a one-sided NaN.
+					if want := c.Mismatched == 0; r.Pass != want || !r.Bounded || (r.Warning == "") != (pyFloat(t, c.MaxL2) == pyFloat(t, c.MaxL2)) {
 						t.Errorf("Pass %v Bounded %v, want Pass %v (warning %q)", r.Pass, r.Bounded, want, r.Warning)
 					}
 					// Without a Closeness the norm is the same, through the
 					// paths that skip the element-wise statistics.
 					plain := Compare(runs, []string{name}, Options{Norm: norm, ChunkSize: chunk})[0]
-					if !cmp.Equal(r.Max, plain.Max, cmpopts.EquateNaNs()) || r.MaxStep != plain.MaxStep || plain.Elements != 0 || plain.Bounded {
-						t.Errorf("without Closeness: Max %v at %d (elements %d), with: %v at %d", plain.Max, plain.MaxStep, plain.Elements, r.Max, r.MaxStep)
+					if !cmp.Equal(r.Max, plain.Max, cmpopts.EquateNaNs()) || r.MaxStep != plain.MaxStep || plain.Elements != 0 || plain.Bounded ||
+						plain.NaNBoth != c.NaNBoth {
+						t.Errorf("without Closeness: Max %v at %d (elements %d, NaN both %d), with: %v at %d", plain.Max, plain.MaxStep, plain.Elements, plain.NaNBoth, r.Max, r.MaxStep)
 					}
 				})
 			}
@@ -654,5 +657,31 @@ func TestExactPerPair(t *testing.T) {
 	rows := Compare(runs[:2], []string{"x"}, Options{Tolerance: map[string]float64{"*": 0}})
 	if r := rows[0]; r.Max != 1 || !r.Exact || r.Pass {
 		t.Errorf("a vs b alone: %v", r)
+	}
+}
+
+// TestSeriesNaNBothSides: Series treats NaN on both sides as equal, as
+// Compare does (equal_nan=True), and a NaN on one side makes its step NaN
+// (review 2 item 7). The cases are gen_allclose.py's.
+func TestSeriesNaNBothSides(t *testing.T) {
+	a, err := Open("testdata/allclose_a.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open("testdata/allclose_b.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, norm := range []Norm{L2, LInf} {
+		s, err := Series(a, b, "nan_same_places_only", norm)
+		if err != nil || len(s) != 5 || slices.ContainsFunc(s, func(v float64) bool { return v != 0 }) {
+			t.Errorf("%v: NaN at the same places: %v, %v; want 5 zeros", norm, s, err)
+		}
+		s, err = Series(a, b, "nan_one_side", norm)
+		if err != nil || len(s) != 8 || !math.IsNaN(s[5]) || slices.ContainsFunc(slices.Delete(s, 5, 6), math.IsNaN) {
+			t.Errorf("%v: NaN on one side at 5: %v, %v", norm, s, err)
+		}
 	}
 }

@@ -13,7 +13,8 @@ var ErrShape = errors.New("shape mismatch")
 // Series returns the per-step divergence of key between runs a and b:
 // element t is ‖a_t − b_t‖ over the axes after the first (L2 or L∞), or
 // |a_t − b_t| for one-dimensional arrays; a scalar gives one element. A step
-// holding a NaN is NaN. Integers on both sides are compared exactly, as in
+// holding a NaN on one side only is NaN; elements NaN on both sides are
+// equal (left out), as in [Compare]. Integers on both sides are compared exactly, as in
 // [Compare]. Unlike Compare, problems are errors: ErrKey, ErrShape or
 // ErrFormat, naming the file and key.
 func Series(a, b *Run, key string, norm Norm) ([]float64, error) {

@@ -144,7 +144,7 @@ type elementStats struct {
 type acc struct {
 	max     float64 // over completed steps
 	maxStep int     // step of max; -1 while every step is 0
-	nan     bool    // the current step (or, in the fast path, the data) holds NaN
+	nan     bool    // the current step holds a NaN on one side
 	nanStep int     // first step holding NaN; -1 if none
 	inf     bool    // the current step holds an infinite difference
 	ssq     float64 // scaled sum of squares of the current step (L2)
@@ -166,7 +166,7 @@ type acc struct {
 	relCut         float64 // a little below maxRel; see newRel
 	nzb            bool    // some b ≠ 0 (the relative difference is defined)
 	nanBoth        int     // elements NaN on both sides
-	firstNaN       int     // first element with a NaN on either side; -1: none
+	firstNaN       int     // first element with a NaN on one side only; -1: none
 	bounded        bool    // count mismatches against atol + rtol·|b|
 	rtol, atol     float64
 	mismatched     int
@@ -223,15 +223,14 @@ func (p *acc) newRel(d, ay float64, i int) {
 	}
 }
 
-// bothNaN records an element that is NaN on both sides: equal for the
-// element-wise check (equal_nan=True), but the step's norm is NaN.
-func (p *acc) bothNaN(i int) {
-	p.nanBoth++
-	p.nan = true
-	if p.firstNaN < 0 {
-		p.firstNaN = i
-	}
-}
+// bothNaN records an element that is NaN on both sides: equal, as
+// numpy.testing.assert_allclose's default equal_nan=True has it, so it is
+// left out of the differences and the step's norm, and counted.
+func (p *acc) bothNaN() { p.nanBoth++ }
+
+// nanWarning is the warning of a row whose data hold a NaN on one side
+// only.
+const nanWarning = "NaN on one side only"
 
 // addFast is the path when each step's norm is the largest absolute
 // difference (L∞, or one element per step) and no series is wanted: the
@@ -247,10 +246,14 @@ func (p *acc) addFast(a, b []float64) {
 		d := math.Abs(a[i] - b[i])
 		if d > m {
 			m, at = d, p.idx+i
-		} else if d != d && a[i] != b[i] && p.firstNaN < 0 {
+		} else if d != d && a[i] != b[i] {
 			// A NaN on either side (equal infinities give ∞ − ∞ = NaN
-			// but agree).
-			p.firstNaN = p.idx + i
+			// but agree); on both sides the values agree too.
+			if a[i] != a[i] && b[i] != b[i] {
+				p.bothNaN()
+			} else if p.firstNaN < 0 {
+				p.firstNaN = p.idx + i
+			}
 		}
 	}
 	p.maxAbs, p.absAt = m, at
@@ -270,7 +273,7 @@ func (p *acc) addFastElementwise(a, b []float64) {
 			continue
 		}
 		if x != x && y != y {
-			p.bothNaN(p.idx + i)
+			p.bothNaN()
 			continue
 		}
 		d, ay := math.Abs(x-y), math.Abs(y)
@@ -338,7 +341,16 @@ func (p *acc) add(a, b []float64, rowLen int, norm Norm) {
 		}
 		for i := range n {
 			if x, y := a[i], b[i]; x != y {
-				p.norm(math.Abs(x-y), norm)
+				d := math.Abs(x - y)
+				if d != d && x != x && y != y {
+					// NaN on both sides: equal (counted above when
+					// elementwise).
+					if !p.elementwise {
+						p.bothNaN()
+					}
+					continue
+				}
+				p.norm(d, norm)
 			}
 		}
 		p.endStep(n, rowLen, norm)
@@ -449,7 +461,7 @@ func (p *acc) result(nsteps, rowLen int, fast bool) pairResult {
 			pr.maxStep = p.absAt / rowLen
 		}
 		if p.firstNaN >= 0 {
-			// A NaN on either side, even on both, makes the norm NaN.
+			// A NaN on one side makes the norm NaN.
 			pr.max, pr.maxStep = math.NaN(), p.firstNaN/rowLen
 		}
 	} else if p.nanStep >= 0 {
@@ -565,7 +577,7 @@ func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []s
 			pr.max, pr.maxStep = math.NaN(), -1
 			pr.warn = fmt.Sprintf("no elements (shape %v)", shape)
 		case math.IsNaN(pr.max):
-			pr.warn = "NaN in the data"
+			pr.warn = nanWarning
 		}
 		res[p.i][p.j] = pr
 	}

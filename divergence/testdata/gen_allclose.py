@@ -18,7 +18,9 @@ both sides) and allclose.json with, per case:
   indices are np.argmax's (first maximum; a NaN is the maximum), unravelled
   in C order;
 - max_l2, max_linf, step_l2, step_linf: the per-step norm over the axes
-  after the first, its maximum and the step of it (np.argmax).
+  after the first, its maximum and the step of it (np.argmax); elements NaN
+  on both sides are equal there too (assert_allclose's default
+  equal_nan=True), a NaN on one side makes its step NaN.
 
 Floats are repr() strings so that NaN and inf survive JSON and every digit
 is kept.
@@ -111,7 +113,7 @@ def norms(a, b, exact):
         with np.errstate(all="ignore"):
             x = a.astype(np.float64).ravel()
             y = b.astype(np.float64).ravel()
-            d = np.where(x == y, 0.0, np.abs(x - y))
+            d = np.where((x == y) | (np.isnan(x) & np.isnan(y)), 0.0, np.abs(x - y))
     shape = a.shape if a.shape else (1,)
     d = d.reshape(shape[0], -1)
     out = {}
@@ -154,6 +156,12 @@ def main():
         arr[4, 0] = np.inf
         arr[5, 1] = -np.inf
     cases["nan_inf_same_places"] = (x, y, 1e-6, 0.0)
+
+    x = rng.standard_normal((5, 4))
+    y = x.copy()
+    x[[1, 3], [2, 0]] = np.nan
+    y[[1, 3], [2, 0]] = np.nan  # NaN at the same places, equal elsewhere: assert_allclose passes
+    cases["nan_same_places_only"] = (x, y, 1e-7, 0.0)
 
     x = np.array([1.0, 2.0, 3.0, 4.0])
     y = np.array([1.5, 2.0, 3.5, 4.0])  # |a - b| ties at 0 and 2; relative largest at 0

@@ -300,7 +300,7 @@ func verdict(rows []divergence.Row) error {
 		case r.Warning != "":
 			why = append(why, r.Warning)
 		case math.IsNaN(r.Max):
-			why = append(why, "NaN in the data")
+			why = append(why, "NaN on one side only")
 		case r.HasTolerance && r.Max > r.Tolerance:
 			why = append(why, fmt.Sprintf("max %.6e at step %d > tol %.6e", r.Max, r.MaxStep, r.Tolerance))
 		}
