@@ -55,6 +55,10 @@ type Row struct {
 	Steps int
 	// Warning is empty when the comparison went through cleanly.
 	Warning string
+	// Note remarks on a comparison that went through: "no elements" when
+	// the arrays have equal shapes with no elements (Max is then 0 and the
+	// row passes, as numpy.testing.assert_allclose does).
+	Note string
 	// Exact reports that both runs hold integers (or bools) for this key,
 	// compared as integers: int64 values beyond 2^53, which float64 cannot
 	// hold, differ when they differ. Otherwise values are compared as
@@ -232,8 +236,10 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 				}
 				r.Close = bound
 				r.Bounded = r.HasTolerance || bound != nil
-				r.Pass = r.Bounded && (!r.HasTolerance || r.Max <= r.Tolerance) &&
-					(bound == nil || r.Elements > 0 && r.Mismatched == 0)
+				// Max is NaN when the pair could not be compared, or
+				// holds a NaN on one side: never a pass.
+				r.Pass = r.Bounded && !math.IsNaN(r.Max) && (!r.HasTolerance || r.Max <= r.Tolerance) &&
+					(bound == nil || r.Mismatched == 0)
 				rows[p*len(keys)+k] = r
 				p++
 			}
@@ -411,7 +417,7 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 				r.Warning = fmt.Sprintf("shape mismatch: %s %v vs %s %v", runs[i].Name, ms[i].shape, runs[j].Name, ms[j].shape)
 			default:
 				pr := res[[2]int{i, j}]
-				r.Max, r.MaxStep, r.Steps, r.Warning, r.Exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.exact
+				r.Max, r.MaxStep, r.Steps, r.Warning, r.Note, r.Exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.note, pr.exact
 				if pr.warn == "" || pr.warn == nanWarning {
 					r.NaNBoth = pr.el.nanBoth
 				}

@@ -328,10 +328,10 @@ func TestOutputs(t *testing.T) {
 	if err := WriteCSV(&csv, rows); err != nil {
 		t.Fatal(err)
 	}
-	wantCSV := "a,b,key,max,steps,tolerance,verdict,warning,max_step,exact,elements,max_abs,max_abs_at,max_rel,max_rel_at,nan_both,rtol,atol,mismatched\n" +
-		"x,y,z_b,1.5000000000000001e-12,10,1.0000000000000001e-09,PASS,,7,false,20,9.9999999999999998e-13,7 1,2e-12,3 0,0,,,\n" +
-		"x,y,omega_b,NaN,0,,,\"y: key \"\"omega_b\"\" missing in y.npz\",,false,0,NaN,,NaN,,0,,,\n" +
-		"x,y,n,1,3,,FAIL,,0,true,3,1,0,1.1102230246251565e-16,0,0,9.9999999999999995e-08,0,1\n"
+	wantCSV := "a,b,key,max,steps,tolerance,verdict,warning,max_step,exact,elements,max_abs,max_abs_at,max_rel,max_rel_at,nan_both,rtol,atol,mismatched,note\n" +
+		"x,y,z_b,1.5000000000000001e-12,10,1.0000000000000001e-09,PASS,,7,false,20,9.9999999999999998e-13,7 1,2e-12,3 0,0,,,,\n" +
+		"x,y,omega_b,NaN,0,,,\"y: key \"\"omega_b\"\" missing in y.npz\",,false,0,NaN,,NaN,,0,,,,\n" +
+		"x,y,n,1,3,,FAIL,,0,true,3,1,0,1.1102230246251565e-16,0,0,9.9999999999999995e-08,0,1,\n"
 	if diff := cmp.Diff(wantCSV, csv.String()); diff != "" {
 		t.Errorf("csv (-want +got):\n%s", diff)
 	}
@@ -682,6 +682,51 @@ func TestSeriesNaNBothSides(t *testing.T) {
 		s, err = Series(a, b, "nan_one_side", norm)
 		if err != nil || len(s) != 8 || !math.IsNaN(s[5]) || slices.ContainsFunc(slices.Delete(s, 5, 6), math.IsNaN) {
 			t.Errorf("%v: NaN on one side at 5: %v, %v", norm, s, err)
+		}
+	}
+}
+
+// TestEmptyArrays: equal shapes with no elements agree, as
+// numpy.testing.assert_allclose(np.zeros((0, 3)), np.zeros((0, 3))) passes:
+// Max 0, Pass under every bound, and a note that nothing was compared
+// (review 2 item 6: FAIL with NaN).
+func TestEmptyArrays(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 2 {
+		writeNPZ(t, filepath.Join(dir, fmt.Sprint(i, ".npz")),
+			"rows0", []int{0, 3}, []float64{}, "cols0", []int{3, 0}, []float64{}, "flat", []int{0}, []float64{}, "ints", []int{0, 2}, []int64{})
+	}
+	runs := []NamedRun{{Name: "a", Path: filepath.Join(dir, "0.npz")}, {Name: "b", Path: filepath.Join(dir, "1.npz")}}
+	wantSteps := map[string]int{"rows0": 0, "cols0": 3, "flat": 0, "ints": 0}
+	for _, norm := range []Norm{L2, LInf} {
+		rows := Compare(runs, nil, Options{Norm: norm, Tolerance: map[string]float64{"*": 0}, Close: map[string]Closeness{"*": {}}})
+		if len(rows) != 4 {
+			t.Fatalf("%d rows", len(rows))
+		}
+		for _, r := range rows {
+			if r.Max != 0 || r.MaxStep != -1 || !r.Pass || r.Warning != "" || !strings.Contains(r.Note, "no elements") ||
+				r.Steps != wantSteps[r.Key] || r.Elements != 0 || r.MaxAbsAt != nil {
+				t.Errorf("%v: %+v", norm, r)
+			}
+			if !strings.Contains(r.String(), "note: no elements") {
+				t.Errorf("%q does not show the note", r.String())
+			}
+		}
+	}
+	a, err := Open(runs[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(runs[1].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for key, n := range wantSteps {
+		s, err := Series(a, b, key, L2)
+		if err != nil || len(s) != n || slices.ContainsFunc(s, func(v float64) bool { return v != 0 }) {
+			t.Errorf("Series %s: %v, %v; want %d zeros", key, s, err, n)
 		}
 	}
 }

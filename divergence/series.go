@@ -44,6 +44,10 @@ func Series(a, b *Run, key string, norm Norm) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rowLen == 0 {
+		// Steps without elements (shape (n, 0)) agree.
+		out = make([]float64, nsteps)
+	}
 	if len(out) != nsteps {
 		return nil, fmt.Errorf("divergence: %w: key %q: %d of %d steps read", ErrFormat, key, len(out), nsteps)
 	}

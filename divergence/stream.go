@@ -125,6 +125,7 @@ type pairResult struct {
 	maxStep int
 	steps   int
 	warn    string
+	note    string
 	exact   bool
 	el      elementStats
 }
@@ -574,8 +575,10 @@ func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []s
 		case failed[p.i] != "" || failed[p.j] != "":
 			pr = pairResult{max: math.NaN(), maxStep: -1, steps: nsteps, warn: joinWarn(failed[p.i], failed[p.j])}
 		case total == 0:
-			pr.max, pr.maxStep = math.NaN(), -1
-			pr.warn = fmt.Sprintf("no elements (shape %v)", shape)
+			// Equal shapes without elements agree, as assert_allclose
+			// has it; the note says nothing was compared.
+			pr.max, pr.maxStep = 0, -1
+			pr.note = fmt.Sprintf("no elements (shape %v): nothing to compare", shape)
 		case math.IsNaN(pr.max):
 			pr.warn = nanWarning
 		}
