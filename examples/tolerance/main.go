@@ -215,10 +215,11 @@ func run(ctx context.Context, c config) error {
 	if err := writeFile(filepath.Join(out, "pairs.csv"), func(b *bytes.Buffer) error { return divergence.WriteCSV(b, rows) }); err != nil {
 		return err
 	}
-	if err := seriesOutputs(out, runs, c.tol); err != nil {
+	wrote, err := seriesOutputs(out, runs, c.tol)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("\nwrote %s/{hosts.json,pairs.json,pairs.csv,series_z_b.csv,divergence_z_b.png,collected/}\n", out)
+	fmt.Printf("\nwrote %s/{%s}\n", out, strings.Join(append(append([]string{"hosts.json", "pairs.json", "pairs.csv"}, wrote...), "collected/"), ","))
 	return errors.Join(hostsErr, verdict(rows))
 }
 
@@ -411,21 +412,24 @@ func writeNPZ(path string, data map[string][]float64, shapes [][]int) error {
 	return os.Rename(tmp, path)
 }
 
-// seriesOutputs writes the per-step L2 divergence of z_b for every pair as
-// CSV and as a log-scale plot.
-func seriesOutputs(out string, runs []divergence.NamedRun, tol float64) error {
+// seriesOutputs writes the per-step L2 divergence of z_b for every pair
+// as CSV and as a log-scale plot, and returns the names of the files it
+// wrote. Pairs whose z_b have different shapes have no series; pairs of
+// different lengths (hosts that ran different step counts) each get their
+// own length, the CSV's cells past a pair's end left empty.
+func seriesOutputs(out string, runs []divergence.NamedRun, tol float64) ([]string, error) {
 	opened := make([]*divergence.Run, len(runs))
 	for i, r := range runs {
 		o, err := divergence.Open(r.Path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer o.Close()
 		opened[i] = o
 	}
-	var csv strings.Builder
 	var curves []cplot.Curve
 	header := []string{"step"}
+	steps := 0
 	for i := range opened {
 		for j := i + 1; j < len(opened); j++ {
 			s, err := divergence.Series(opened[i], opened[j], "z_b", divergence.L2)
@@ -435,27 +439,42 @@ func seriesOutputs(out string, runs []divergence.NamedRun, tol float64) error {
 			}
 			header = append(header, runs[i].Name+" vs "+runs[j].Name)
 			curves = append(curves, cplot.Curve{Name: header[len(header)-1], Y: s})
+			steps = max(steps, len(s))
+		}
+	}
+	// A figure or table from an earlier run must not pass for this one's.
+	for _, f := range []string{"series_z_b.csv", "divergence_z_b.png"} {
+		if err := os.Remove(filepath.Join(out, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
 		}
 	}
 	if len(curves) == 0 {
-		return nil
+		return nil, nil
 	}
+	var csv strings.Builder
 	csv.WriteString(strings.Join(header, ",") + "\n")
-	for k := range curves[0].Y {
+	for k := range steps {
 		csv.WriteString(strconv.Itoa(k))
 		for _, c := range curves {
-			csv.WriteString("," + strconv.FormatFloat(c.Y[k], 'g', 17, 64))
+			csv.WriteString(",")
+			if k < len(c.Y) {
+				csv.WriteString(strconv.FormatFloat(c.Y[k], 'g', 17, 64))
+			}
 		}
 		csv.WriteString("\n")
 	}
 	if err := os.WriteFile(filepath.Join(out, "series_z_b.csv"), []byte(csv.String()), 0o644); err != nil {
-		return err
+		return nil, err
 	}
+	wrote := []string{"series_z_b.csv"}
 	err := cplot.Divergence(filepath.Join(out, "divergence_z_b.png"), "z_b: per-step L2 divergence between boxes",
 		"recorded step (10 ms)", "‖z_a(t) − z_b(t)‖", curves, tol)
-	if errors.Is(err, cplot.ErrNoData) {
+	switch {
+	case errors.Is(err, cplot.ErrNoData):
 		fmt.Println("every pair agrees exactly on z_b: divergence_z_b.png not written")
-		return nil
+		return wrote, nil
+	case err != nil:
+		return nil, err
 	}
-	return err
+	return append(wrote, "divergence_z_b.png"), nil
 }

@@ -208,3 +208,60 @@ func TestFailedHostFails(t *testing.T) {
 		t.Errorf("with -allow-failed-hosts: %v", err)
 	}
 }
+
+// TestSeriesOutputs: pairs whose z_b series have different lengths (hosts
+// that ran different step counts) each get their own length in the CSV
+// and the plot (review 2 item 4: index out of range); a PNG that is not
+// written is not listed, and no stale one is left (review 2 item 15).
+func TestSeriesOutputs(t *testing.T) {
+	dir := t.TempDir()
+	ramp := func(n int, eps float64) []float64 {
+		x := make([]float64, 2*n)
+		for i := range x {
+			x[i] = 1 + eps*float64(i)
+		}
+		return x
+	}
+	var runs []divergence.NamedRun
+	for _, r := range []struct {
+		name  string
+		steps int
+		eps   float64
+	}{{"a", 5, 0}, {"b", 5, 1e-9}, {"c", 3, 0}, {"d", 3, 2e-9}} {
+		p := filepath.Join(dir, r.name+".npz")
+		writeArchive(t, p, "z_b", []int{r.steps, 2}, ramp(r.steps, r.eps))
+		runs = append(runs, divergence.NamedRun{Name: r.name, Path: p})
+	}
+	out := t.TempDir()
+	wrote, err := seriesOutputs(out, runs, 1e-6)
+	if err != nil || !slices.Equal(wrote, []string{"series_z_b.csv", "divergence_z_b.png"}) {
+		t.Fatalf("seriesOutputs: %v, %v", wrote, err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "series_z_b.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 6 || lines[0] != "step,a vs b,c vs d" {
+		t.Fatalf("csv:\n%s", b)
+	}
+	for k, line := range lines[1:] {
+		f := strings.Split(line, ",")
+		if len(f) != 3 || f[0] != fmt.Sprint(k) || f[1] == "" || (f[2] == "") != (k >= 3) {
+			t.Errorf("csv line %d: %q", k+1, line)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(out, "divergence_z_b.png")); err != nil || st.Size() == 0 {
+		t.Errorf("png: %v", err)
+	}
+	// Equal runs: the table, no figure, and the old figure is gone.
+	a2 := filepath.Join(dir, "a2.npz")
+	writeArchive(t, a2, "z_b", []int{5, 2}, ramp(5, 0))
+	wrote, err = seriesOutputs(out, []divergence.NamedRun{runs[0], {Name: "a2", Path: a2}}, 1e-6)
+	if err != nil || !slices.Equal(wrote, []string{"series_z_b.csv"}) {
+		t.Errorf("equal runs: %v, %v", wrote, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "divergence_z_b.png")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale png left: %v", err)
+	}
+}
