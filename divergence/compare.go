@@ -414,7 +414,8 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 			case ms[i].warn != "" || ms[j].warn != "":
 				r.Warning = joinWarn(ms[i].warn, ms[j].warn)
 			case !slices.Equal(ms[i].shape, ms[j].shape):
-				r.Warning = fmt.Sprintf("shape mismatch: %s %v vs %s %v", runs[i].Name, ms[i].shape, runs[j].Name, ms[j].shape)
+				r.Warning = fmt.Sprintf("key %q: shape mismatch: %s %v in %s vs %s %v in %s", key,
+					runs[i].Name, ms[i].shape, runPath(runs[i]), runs[j].Name, ms[j].shape, runPath(runs[j]))
 			default:
 				pr := res[[2]int{i, j}]
 				r.Max, r.MaxStep, r.Steps, r.Warning, r.Note, r.Exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.note, pr.exact

@@ -114,7 +114,7 @@ func TestCompareWarnings(t *testing.T) {
 	for key, want := range map[string]string{
 		"run_a/run_b/has_nan":       "NaN on one side only",
 		"run_a/run_c/has_nan":       "",
-		"run_a/run_b/shape_differs": "shape mismatch: run_a [200 2] vs run_b [199 2]",
+		"run_a/run_b/shape_differs": `key "shape_differs": shape mismatch: run_a [200 2] in testdata/run_a.npz vs run_b [199 2] in testdata/run_b.npz`,
 		"run_a/run_c/shape_differs": "",
 		"run_a/run_c/only_some":     `run_c: key "only_some" missing in testdata/run_c.npz`,
 		"run_a/run_b/z_b":           "",
