@@ -165,7 +165,7 @@ type acc struct {
 	maxAbs, maxRel float64
 	absAt, relAt   int     // -1: none yet
 	relCut         float64 // a little below maxRel; see newRel
-	nzb            bool    // some b ≠ 0 (the relative difference is defined)
+	nzb            bool    // some finite b ≠ 0 (the relative difference is defined)
 	nanBoth        int     // elements NaN on both sides
 	firstNaN       int     // first element with a NaN on one side only; -1: none
 	bounded        bool    // count mismatches against atol + rtol·|b|
@@ -270,7 +270,11 @@ func (p *acc) addFastElementwise(a, b []float64) {
 	for i := range a {
 		x, y := a[i], b[i]
 		if x == y {
-			nzb = nzb || y != 0
+			// Equal infinities are left out, as NumPy does before
+			// its relative difference: they do not make it defined.
+			if !nzb && y != 0 && !math.IsInf(y, 0) {
+				nzb = true
+			}
 			continue
 		}
 		if x != x && y != y {

@@ -163,6 +163,10 @@ def main():
     y[[1, 3], [2, 0]] = np.nan  # NaN at the same places, equal elsewhere: assert_allclose passes
     cases["nan_same_places_only"] = (x, y, 1e-7, 0.0)
 
+    # Equal infinities are left out before the relative difference: every
+    # other b is 0, so NumPy reports max rel inf.
+    cases["inf_equal_b_zero"] = (np.array([np.inf, 1.0, -np.inf]), np.array([np.inf, 0.0, -np.inf]), 1e-7, 0.0)
+
     x = np.array([1.0, 2.0, 3.0, 4.0])
     y = np.array([1.5, 2.0, 3.5, 4.0])  # |a - b| ties at 0 and 2; relative largest at 0
     cases["ties"] = (x, y, 0.0, 0.1)
