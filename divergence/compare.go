@@ -60,9 +60,11 @@ type Row struct {
 	// row passes, as numpy.testing.assert_allclose does).
 	Note string
 	// Exact reports that both runs hold integers (or bools) for this key,
-	// compared as integers: int64 values beyond 2^53, which float64 cannot
-	// hold, differ when they differ. Otherwise values are compared as
-	// float64, as NumPy does.
+	// compared as integers: values beyond 2^53, which float64 cannot hold,
+	// differ when they differ, uint64 values above 2^63 − 1 included, and
+	// a signed value against an unsigned one by sign and magnitude; each
+	// difference is computed exactly and rounded once to float64. Pairs
+	// with a float member are compared as float64, as NumPy does.
 	Exact bool
 
 	// Element by element, as numpy.testing.assert_allclose(a, b) computes
@@ -252,12 +254,13 @@ func stoppedWarning(err error) string { return "comparison stopped: " + err.Erro
 
 // member is one run's view of one key.
 type member struct {
-	shape   []int
-	integer bool
-	rd      *npy.Reader // streamed
-	whole   *npy.Array  // read whole (Fortran order)
-	warn    string      // why this run cannot be compared; "" when fine
-	failed  error       // a reopen failed: the member's pairs report it
+	shape    []int
+	integer  bool
+	unsigned bool        // an unsigned dtype: ints yields each value's uint64 bits
+	rd       *npy.Reader // streamed
+	whole    *npy.Array  // read whole (Fortran order)
+	warn     string      // why this run cannot be compared; "" when fine
+	failed   error       // a reopen failed: the member's pairs report it
 }
 
 // reopen makes a member streamed once streamable again (a member read
@@ -287,9 +290,9 @@ func openMember(r *Run, key string) (member, error) {
 		if err != nil {
 			return member{}, r.wrap(key, err)
 		}
-		return member{shape: a.Shape, integer: a.Integer(), whole: a}, nil
+		return member{shape: a.Shape, integer: a.Integer(), unsigned: a.Unsigned(), whole: a}, nil
 	}
-	return member{shape: rd.Shape, integer: rd.Integer(), rd: rd}, nil
+	return member{shape: rd.Shape, integer: rd.Integer(), unsigned: rd.Unsigned(), rd: rd}, nil
 }
 
 // close releases a member that was opened but never streamed.
@@ -306,8 +309,41 @@ func (m *member) floats(chunk int) (source[float64], error) {
 	return startMember(m, chunk, (*npy.Array).Float64, readFloats)
 }
 
+// ints yields an unsigned member's values as uint64 bits (see
+// acc.equal), so that those above MaxInt64 are exact too.
 func (m *member) ints(chunk int) (source[int64], error) {
+	if m.unsigned {
+		return startMember(m, chunk, uintBits, uintReader())
+	}
 	return startMember(m, chunk, (*npy.Array).Int64, readInts)
+}
+
+func uintBits(a *npy.Array) ([]int64, error) {
+	u, err := a.Uint64()
+	if err != nil {
+		return nil, err
+	}
+	x := make([]int64, len(u))
+	for i, v := range u {
+		x[i] = int64(v)
+	}
+	return x, nil
+}
+
+// uintReader returns a read function for one stream (its buffer is the
+// stream's own) that decodes uint64s into int64 bits.
+func uintReader() func(*npy.Reader, []int64) (int, error) {
+	var buf []uint64
+	return func(r *npy.Reader, dst []int64) (int, error) {
+		if cap(buf) < len(dst) {
+			buf = make([]uint64, len(dst))
+		}
+		n, err := r.ReadUint64(buf[:len(dst)])
+		for i, v := range buf[:n] {
+			dst[i] = int64(v)
+		}
+		return n, err
+	}
 }
 
 func startMember[T elem](m *member, chunk int, whole func(*npy.Array) ([]T, error), read func(*npy.Reader, []T) (int, error)) (source[T], error) {
@@ -376,7 +412,11 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 			}
 		}
 		if len(ints) >= 2 {
-			gr := streamMembers(ctx, ms, ints, runs, chunk, norm, bound, nil, (*member).ints, addInts)
+			unsigned := make([]bool, len(ints))
+			for k, g := range ints {
+				unsigned[k] = ms[g].unsigned
+			}
+			gr := streamMembers(ctx, ms, ints, runs, chunk, norm, bound, nil, unsigned, (*member).ints, addInts)
 			for a := range ints {
 				for b := a + 1; b < len(ints); b++ {
 					pr := gr[a][b]
@@ -397,7 +437,7 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 				}
 			}
 		}
-		gr := streamMembers(ctx, ms, group, runs, chunk, norm, bound, mixed, (*member).floats, addFloats)
+		gr := streamMembers(ctx, ms, group, runs, chunk, norm, bound, mixed, nil, (*member).floats, addFloats)
 		for a := range group {
 			for b := a + 1; b < len(group); b++ {
 				if mixed(a, b) {
@@ -437,7 +477,7 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 // streamMembers starts the group's members as T and compares the pairs
 // (indices into group) that want accepts; nil means every pair.
 func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs []NamedRun, chunk int, norm Norm, bound *Closeness,
-	want func(a, b int) bool, start func(*member, int) (source[T], error), add func(*acc, []T, []T, int, Norm, bool)) [][]pairResult {
+	want func(a, b int) bool, unsigned []bool, start func(*member, int) (source[T], error), add func(*acc, []T, []T, int, Norm, bool)) [][]pairResult {
 	srcs := make([]source[T], len(group))
 	names := make([]string, len(group))
 	paths := make([]string, len(group))
@@ -449,8 +489,8 @@ func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs [
 			src, err = start(&ms[g], chunk)
 		}
 		if err != nil {
-			// A whole array that does not convert (a uint64 above
-			// MaxInt64): its pairs report it.
+			// A member that could not be reopened or converted: its
+			// pairs report it.
 			src = &failedSource[T]{err: err}
 		}
 		srcs[k] = src
@@ -460,7 +500,7 @@ func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs [
 			s.stop()
 		}
 	}()
-	return groupStream(ctx, srcs, names, paths, ms[group[0]].shape, norm, bound, want, add)
+	return groupStream(ctx, srcs, names, paths, ms[group[0]].shape, norm, bound, want, unsigned, add)
 }
 
 // failedSource is a member whose data could not be decoded.

@@ -19,8 +19,9 @@
 // [CompareContext] does so until a context is done. With a [Closeness] for
 // a key, every element is also checked as numpy.testing.assert_allclose
 // does, and the row says how many elements differ and where the largest
-// absolute and relative differences are. Integers on both sides are
-// compared exactly, as int64 (NumPy compares them as float64). Problems
+// absolute and relative differences are. Integers on both sides of a pair
+// are compared exactly, as int64 or uint64 (NumPy compares them as
+// float64). Problems
 // with the data (a missing key, different shapes, an unreadable file) never
 // stop a comparison: the row's Max is NaN and its Warning says why. A NaN on
 // one side only propagates to Max; elements NaN on both sides are equal,

@@ -37,6 +37,7 @@ func Series(a, b *Run, key string, norm Norm) ([]float64, error) {
 	p := newAcc()
 	p.series = &out
 	if ma.integer && mb.integer {
+		p.ua, p.ub = ma.unsigned, mb.unsigned
 		err = seriesOf(&p, &ma, &mb, a, b, key, rowLen, norm, chunk, (*member).ints, (*acc).addInt)
 	} else {
 		err = seriesOf(&p, &ma, &mb, a, b, key, rowLen, norm, chunk, (*member).floats, (*acc).add)

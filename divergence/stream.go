@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 
 	"github.com/crosscluster/crosscluster/internal/npy"
 )
@@ -169,6 +170,7 @@ type acc struct {
 	nanBoth        int     // elements NaN on both sides
 	firstNaN       int     // first element with a NaN on one side only; -1: none
 	bounded        bool    // count mismatches against atol + rtol·|b|
+	ua, ub         bool    // integer elements of a (b) are uint64 bits
 	rtol, atol     float64
 	mismatched     int
 }
@@ -309,15 +311,15 @@ func (p *acc) addFastInt(a, b []int64) {
 	b = b[:len(a)]
 	for i := range a {
 		x, y := a[i], b[i]
-		if x == y {
+		if p.equal(x, y) {
 			if y != 0 {
 				p.nzb = true
 			}
 			continue
 		}
-		d := intDiff(x, y)
+		d := p.diff(x, y)
 		if p.elementwise {
-			p.differ(d, math.Abs(float64(y)), p.idx+i)
+			p.differ(d, p.absB(y), p.idx+i)
 		} else if d > p.maxAbs {
 			p.maxAbs, p.absAt = d, p.idx+i
 		}
@@ -330,6 +332,57 @@ func intDiff(x, y int64) float64 {
 		return float64(uint64(x) - uint64(y))
 	}
 	return float64(uint64(y) - uint64(x))
+}
+
+// Integer elements are int64 bits; a member of uint64 dtype (ua for a, ub
+// for b) holds each value's uint64 bits instead, so that values above
+// MaxInt64 are compared exactly too.
+
+// equal reports whether the elements x (of a) and y (of b) hold equal
+// values: equal bits do, unless one side is unsigned and the bits are a
+// negative int64 on the other.
+func (p *acc) equal(x, y int64) bool { return x == y && (p.ua == p.ub || x >= 0) }
+
+// diff returns |x − y|, computed exactly and rounded once to float64.
+func (p *acc) diff(x, y int64) float64 {
+	if !p.ua && !p.ub {
+		return intDiff(x, y)
+	}
+	return unsignedDiff(x, y, p.ua, p.ub)
+}
+
+// absB returns |y| for an element of b.
+func (p *acc) absB(y int64) float64 {
+	if p.ub {
+		return float64(uint64(y))
+	}
+	return math.Abs(float64(y))
+}
+
+// unsignedDiff is |x − y| when x (ux) or y (uy) holds uint64 bits: sign
+// and magnitude apart. Values of one sign differ by at most 2^64 − 1, as
+// uint64 (two's complement keeps negative int64s in order); of opposite
+// signs by |x| + |y|, up to 2^64 + 2^63 − 1, added with a carry.
+func unsignedDiff(x, y int64, ux, uy bool) float64 {
+	xneg, yneg := !ux && x < 0, !uy && y < 0
+	if xneg == yneg {
+		a, b := uint64(x), uint64(y)
+		if a > b {
+			return float64(a - b)
+		}
+		return float64(b - a)
+	}
+	pos, neg := uint64(x), y
+	if xneg {
+		pos, neg = uint64(y), x
+	}
+	s, carry := bits.Add64(pos, uint64(-neg), 0) // -MinInt64 wraps to 2^63, its magnitude
+	if carry == 0 {
+		return float64(s)
+	}
+	// 2^64 + s, rounded once: halved, the bit shifted out kept as a
+	// sticky bit far below float64's precision.
+	return float64(1<<63|s>>1|s&1) * 2
 }
 
 // add accumulates a chunk whose first element is at step position p.pos:
@@ -374,8 +427,8 @@ func (p *acc) addInt(a, b []int64, rowLen int, norm Norm) {
 			p.idx += n
 		}
 		for i := range n {
-			if x, y := a[i], b[i]; x != y {
-				p.norm(intDiff(x, y), norm)
+			if x, y := a[i], b[i]; !p.equal(x, y) {
+				p.norm(p.diff(x, y), norm)
 			}
 		}
 		p.endStep(n, rowLen, norm)
@@ -492,8 +545,11 @@ func (p *acc) result(nsteps, rowLen int, fast bool) pairResult {
 //
 // It checks ctx between chunks; once ctx is done every pair of the group
 // gets NaN and a warning that the comparison stopped.
+//
+// unsigned, when non-nil, says which members' integer elements are uint64
+// bits.
 func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []string, shape []int, norm Norm,
-	bound *Closeness, want func(a, b int) bool, add func(p *acc, a, b []T, rowLen int, norm Norm, fast bool)) [][]pairResult {
+	bound *Closeness, want func(a, b int) bool, unsigned []bool, add func(p *acc, a, b []T, rowLen int, norm Norm, fast bool)) [][]pairResult {
 	nsteps, rowLen := steps(shape)
 	total := nsteps * rowLen
 	type pairAcc struct {
@@ -507,6 +563,9 @@ func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []s
 				continue
 			}
 			pa := &pairAcc{i: a, j: b, acc: newAcc()}
+			if unsigned != nil {
+				pa.ua, pa.ub = unsigned[a], unsigned[b]
+			}
 			if bound != nil {
 				pa.elementwise, pa.bounded, pa.rtol, pa.atol = true, true, bound.RTol, bound.ATol
 			}

@@ -212,6 +212,19 @@ def main():
     y = x.astype(np.float64)  # one side float: compared as float64, as NumPy does
     cases["int_vs_float"] = (x, y, 0.0, 0.0)
 
+    # uint64 above MaxInt64, which int64 cannot hold: equal, and 2048 apart
+    # (float64 has an ulp of 4096 there).
+    x = np.array([2**64 - 1, 3, 2**63], dtype=np.uint64)
+    cases["uint64_equal_above_int64"] = (x, x.copy(), 0.0, 0.0)
+    y = np.array([2**64 - 2049, 3, 2**63], dtype=np.uint64)
+    cases["uint64_above_int64"] = (x, y, 0.0, 0.0)
+    # Signed against unsigned: equal bits are not equal values, and opposite
+    # signs differ by |a| + |b|, up to 2^64 + 2^63 - 1.
+    x = np.array([-1, -3, np.iinfo(np.int64).max, 0, np.iinfo(np.int64).min, 7], dtype=np.int64)
+    y = np.array([2**64 - 1, 2, np.iinfo(np.int64).max, 2**63, 2**64 - 1, 7], dtype=np.uint64)
+    cases["int64_vs_uint64"] = (x, y, 0.0, 0.0)
+    cases["uint8_vs_int8"] = (np.array([255, 0, 128], dtype=np.uint8), np.array([-1, 0, -128], dtype=np.int8), 0.0, 0.0)
+
     a = {k: v[0] for k, v in cases.items()}
     b = {k: v[1] for k, v in cases.items()}
     np.savez(os.path.join(HERE, "allclose_a.npz"), **a)
