@@ -551,3 +551,66 @@ func TestReplicateSharedHome(t *testing.T) {
 		t.Errorf("host b was launched: %v", err)
 	}
 }
+
+// TestSyncSharedCheckout: hosts that share one checkout (a home directory
+// mounted on every machine) are synced one after another: git runs in the
+// checkout never overlap, which would fail on its index.lock (review 2
+// item 8: 2 of 5 runs failed). A git wrapper first on PATH records an
+// overlap of two fetches, holding each open long enough for the hosts'
+// fetches to meet if they ran at once.
+func TestSyncSharedCheckout(t *testing.T) {
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	origin := filepath.Join(root, "origin.git")
+	git(t, root, "init", "-q", "--bare", origin)
+	home := filepath.Join(root, "home")
+	git(t, root, "clone", "-q", origin, home)
+	os.WriteFile(filepath.Join(home, "model.txt"), []byte("v1\n"), 0o644)
+	git(t, home, "add", "model.txt")
+	git(t, home, "commit", "-q", "-m", "v1")
+	git(t, home, "push", "-q", "origin", "HEAD:main")
+	ctl := filepath.Join(root, "controller")
+	git(t, root, "clone", "-q", origin, ctl)
+	os.WriteFile(filepath.Join(ctl, "model.txt"), []byte("v2\n"), 0o644)
+	git(t, ctl, "commit", "-q", "-am", "v2")
+	git(t, ctl, "push", "-q", "origin", "HEAD:main")
+	head := git(t, ctl, "rev-parse", "HEAD")
+
+	bin := filepath.Join(root, "bin")
+	os.Mkdir(bin, 0o755)
+	overlaps := filepath.Join(root, "overlaps")
+	wrapper := fmt.Sprintf(`#!/bin/sh
+if [ "$1" = fetch ]; then
+	if mkdir %[1]s/fetching 2>/dev/null; then
+		sleep 0.3
+		rmdir %[1]s/fetching
+	else
+		echo overlap >> %[2]s
+	fi
+fi
+exec %[3]s "$@"
+`, root, overlaps, realGit)
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var hosts []Host
+	for _, n := range []string{"a", "b", "c"} {
+		hosts = append(hosts, Host{Name: n, Repo: home, Command: "true"})
+	}
+	got, err := Sync(context.Background(), hosts, head, SyncOptions{})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("Sync: %v, %+v", err, got)
+	}
+	for _, s := range got {
+		if s.Commit != head {
+			t.Errorf("%s at %s, want %s", s.Host, s.Commit, head)
+		}
+	}
+	if b, err := os.ReadFile(overlaps); err == nil {
+		t.Errorf("git fetches overlapped in the shared checkout: %q", b)
+	}
+}
