@@ -614,3 +614,76 @@ exec %[3]s "$@"
 		t.Errorf("git fetches overlapped in the shared checkout: %q", b)
 	}
 }
+
+// TestNewestArchiveManyFiles: with more files than find hands ls -t in one
+// batch (about 128 KiB of names), the newest of all is found, not the
+// newest of the first batch (review 2 suspected item d). The files' times
+// are set so that the newest is the one find lists last.
+func TestNewestArchiveManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	mark := filepath.Join(t.TempDir(), "launched")
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 180)
+	for i := range 1500 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d_%s.npz", i, long)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("find", ".", "-type", "f", "-name", "*.npz")
+	cmd.Dir = dir
+	listed, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := strings.Fields(string(listed))
+	t0 := time.Now().Add(time.Minute)
+	for i, f := range files {
+		at := t0.Add(time.Duration(i) * time.Second)
+		if err := os.Chtimes(filepath.Join(dir, f), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := newestArchive(context.Background(), &Host{Name: "h"}, dir, "", mark)
+	if want := dir + "/" + strings.TrimPrefix(files[len(files)-1], "./"); err != nil || got != want {
+		t.Errorf("newest = %q, %v; want %q (the last of %d)", got, err, want, len(files))
+	}
+}
+
+// TestCollectChanged: the file's identity is taken in the copy's own
+// remote step, before and after the copy, so a file rewritten while it is
+// copied is an error, and the identity returned is the copied file's
+// (review 2 suspected item a: stat and copy were separate steps). A cat
+// first on PATH touches the file after copying it.
+func TestCollectChanged(t *testing.T) {
+	realCat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "run.npz")
+	writeRun(t, src, 0)
+	h := &Host{Name: "h"}
+	id, err := collect(context.Background(), h, src, filepath.Join(dir, "copy.npz"))
+	st, serr := os.Stat(src)
+	if f := strings.Fields(id); err != nil || serr != nil || len(f) != 3 || f[1] != fmt.Sprint(st.Size()) {
+		t.Fatalf("collect: id %q (inode, size, mtime), %v", id, err)
+	}
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	wrapper := fmt.Sprintf("#!/bin/sh\n%s \"$@\"\ntouch -d '2030-01-02 03:04:05' %s\n", realCat, src)
+	if err := os.WriteFile(filepath.Join(bin, "cat"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	local := filepath.Join(dir, "copy2.npz")
+	_, err = collect(context.Background(), h, src, local)
+	var he *HostError
+	if !errors.As(err, &he) || !strings.Contains(he.Stderr, "changed while it was copied") {
+		t.Errorf("collect of a file rewritten meanwhile: %v", err)
+	}
+	if _, err := os.Stat(local); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a copy was kept: %v", err)
+	}
+}
