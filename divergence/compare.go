@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 
 	"github.com/crosscluster/crosscluster/internal/npy"
@@ -151,8 +152,10 @@ func Pairwise(runs []NamedRun, keys []string) []Row {
 // Compare is [Pairwise] with options. Rows come pair by pair, keys in order
 // within a pair. A run that cannot be opened, a key a run lacks, a shape
 // mismatch or a member that fails to read gives its rows NaN and a Warning
-// naming the run, file and key; other rows are unaffected. Compare panics if
-// two runs share a name.
+// naming the run, file and key; other rows are unaffected. Two runs that
+// are one file (os.SameFile) are not compared: their rows get NaN and a
+// warning, since a file always agrees with itself. Compare panics if two
+// runs share a name.
 func Compare(runs []NamedRun, keys []string, opt Options) []Row {
 	rows, _ := CompareContext(context.Background(), runs, keys, opt)
 	return rows
@@ -191,6 +194,16 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 			defer opened[i].Close()
 		}
 	}
+	// Two runs that are one file (the same path, a link, one file of a
+	// shared file system under two paths) would agree exactly: their rows
+	// say so instead of passing.
+	info := make([]os.FileInfo, len(runs))
+	for i, r := range opened {
+		if r != nil {
+			info[i], _ = r.f.Stat()
+		}
+	}
+	sameFile := func(i, j int) bool { return info[i] != nil && info[j] != nil && os.SameFile(info[i], info[j]) }
 	if keys == nil {
 		for _, r := range opened {
 			if r == nil {
@@ -230,6 +243,10 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 		for i := range runs {
 			for j := i + 1; j < len(runs); j++ {
 				r := res[p]
+				if sameFile(i, j) && r.Warning == "" {
+					r = Row{Max: math.NaN(), MaxStep: -1, Steps: r.Steps,
+						Warning: fmt.Sprintf("%s and %s are one file (%s, %s): not compared", runs[i].Name, runs[j].Name, runPath(runs[i]), runPath(runs[j]))}
+				}
 				r.A, r.B, r.Key = runs[i].Name, runs[j].Name, key
 				if tol, ok := opt.Tolerance[key]; ok {
 					r.HasTolerance, r.Tolerance = true, tol

@@ -757,3 +757,26 @@ func TestEmptyArrays(t *testing.T) {
 		}
 	}
 }
+
+// TestSameFile: two runs that are one file, by the same path or another
+// (a hard link here), are not compared: their rows warn and fail instead of
+// passing with 0 (review 2 suspected item c).
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.npz")
+	writeNPZ(t, a, "x", []int{2}, []float64{1, 2})
+	link := filepath.Join(dir, "link.npz")
+	if err := os.Link(a, link); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	other := filepath.Join(dir, "other.npz")
+	writeNPZ(t, other, "x", []int{2}, []float64{1, 2})
+	rows := Compare([]NamedRun{{Name: "a", Path: a}, {Name: "same", Path: a}, {Name: "link", Path: link}, {Name: "other", Path: other}},
+		nil, Options{Tolerance: map[string]float64{"*": 0}})
+	for _, r := range rows {
+		one := r.B != "other"
+		if one != (math.IsNaN(r.Max) && !r.Pass && strings.Contains(r.Warning, "are one file")) || !one && !(r.Max == 0 && r.Pass) {
+			t.Errorf("%v (one file: %v)", r, one)
+		}
+	}
+}
