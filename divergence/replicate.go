@@ -174,15 +174,16 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 		panic("divergence: empty ReplicateConfig.Dest")
 	}
 	// Host names become file names in Dest (<host>.npz): one that is not a
-	// valid registry name (say "../x") or appears twice would write
-	// outside Dest or overwrite another host's archive. LoadHosts rejects
-	// both; hosts built in code must follow the same rule.
+	// valid registry name (say "../x") or appears twice (ignoring case, for
+	// case-insensitive file systems) would write outside Dest or overwrite
+	// another host's archive. LoadHosts rejects both; hosts built in code
+	// must follow the same rule.
 	for i := range hosts {
 		if !hostNameRE.MatchString(hosts[i].Name) {
 			panic("divergence: invalid host name")
 		}
 		for j := range i {
-			if hosts[i].Name == hosts[j].Name {
+			if strings.EqualFold(hosts[i].Name, hosts[j].Name) {
 				panic("divergence: duplicate host name")
 			}
 		}

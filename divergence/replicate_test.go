@@ -398,6 +398,7 @@ func TestReplicateHostNamePanics(t *testing.T) {
 		{"escapes dest", []Host{{Name: "../evil", Repo: ".", Command: "true"}, {Name: "b", Repo: ".", Command: "true"}}, "divergence: invalid host name"},
 		{"empty", []Host{{Name: "", Repo: ".", Command: "true"}}, "divergence: invalid host name"},
 		{"duplicate", []Host{{Name: "a", Repo: ".", Command: "true"}, {Name: "a", Repo: ".", Command: "true"}}, "divergence: duplicate host name"},
+		{"duplicate but for case", []Host{{Name: "box", Repo: ".", Command: "true"}, {Name: "BOX", Repo: ".", Command: "true"}}, "divergence: duplicate host name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dest := t.TempDir()
