@@ -594,22 +594,24 @@ func TestUint64BeyondInt64(t *testing.T) {
 			}
 		}
 	}
-	a, err := Open(p("u0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := openRun(t, p("u0"))
 	for _, o := range []string{"u1", "i"} {
-		b, err := Open(p(o))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		s, err := Series(a, b, "v", LInf)
+		s, err := Series(a, openRun(t, p(o)), "v", LInf)
 		if w := wants["u0/"+o+"/v"]; err != nil || len(s) != 2 || s[0] != w.max || s[1] != 0 {
 			t.Errorf("Series u0 vs %s: %v, %v; want [%v 0]", o, s, err, w.max)
 		}
 	}
+}
+
+// openRun opens an archive for the test's duration.
+func openRun(t *testing.T, path string) *Run {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 // writeNPZ writes an archive with the given members (key → shape, data).
@@ -691,16 +693,7 @@ func TestExactPerPair(t *testing.T) {
 // Compare does (equal_nan=True), and a NaN on one side makes its step NaN
 // (review 2 item 7). The cases are gen_allclose.py's.
 func TestSeriesNaNBothSides(t *testing.T) {
-	a, err := Open("testdata/allclose_a.npz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open("testdata/allclose_b.npz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := openRun(t, "testdata/allclose_a.npz"), openRun(t, "testdata/allclose_b.npz")
 	for _, norm := range []Norm{L2, LInf} {
 		s, err := Series(a, b, "nan_same_places_only", norm)
 		if err != nil || len(s) != 5 || slices.ContainsFunc(s, func(v float64) bool { return v != 0 }) {
@@ -740,16 +733,7 @@ func TestEmptyArrays(t *testing.T) {
 			}
 		}
 	}
-	a, err := Open(runs[0].Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open(runs[1].Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := openRun(t, runs[0].Path), openRun(t, runs[1].Path)
 	for key, n := range wantSteps {
 		s, err := Series(a, b, key, L2)
 		if err != nil || len(s) != n || slices.ContainsFunc(s, func(v float64) bool { return v != 0 }) {
