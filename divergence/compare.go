@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 
 	"github.com/crosscluster/crosscluster/internal/npy"
@@ -41,22 +42,30 @@ type NamedRun struct {
 // the desired array of assert_allclose).
 type Row struct {
 	A, B, Key string
-	// Max is max_t ‖a_t − b_t‖; NaN when the data contain NaN (on either
-	// side, even at the same element: a step's norm is then undefined) or
-	// the comparison was impossible (then Warning says why).
+	// Max is max_t ‖a_t − b_t‖; NaN when an element is NaN on one side
+	// only or the comparison was impossible (then Warning says why).
+	// Elements NaN on both sides are equal, as numpy.testing.assert_allclose
+	// has it by default (equal_nan=True): they are left out of the norms
+	// and counted in NaNBoth.
 	Max float64
 	// MaxStep is the step (index along axis 0) where Max occurs, the first
-	// on ties, or the first step holding a NaN when Max is NaN; -1 when
-	// every step agrees exactly or nothing was compared.
+	// on ties, or the first step holding a one-sided NaN when Max is NaN;
+	// -1 when every step agrees exactly or nothing was compared.
 	MaxStep int
 	// Steps is the length of axis 0 compared (1 for a scalar).
 	Steps int
 	// Warning is empty when the comparison went through cleanly.
 	Warning string
+	// Note remarks on a comparison that went through: "no elements" when
+	// the arrays have equal shapes with no elements (Max is then 0 and the
+	// row passes, as numpy.testing.assert_allclose does).
+	Note string
 	// Exact reports that both runs hold integers (or bools) for this key,
-	// compared as integers: int64 values beyond 2^53, which float64 cannot
-	// hold, differ when they differ. Otherwise values are compared as
-	// float64, as NumPy does.
+	// compared as integers: values beyond 2^53, which float64 cannot hold,
+	// differ when they differ, uint64 values above 2^63 − 1 included, and
+	// a signed value against an unsigned one by sign and magnitude; each
+	// difference is computed exactly and rounded once to float64. Pairs
+	// with a float member are compared as float64, as NumPy does.
 	Exact bool
 
 	// Element by element, as numpy.testing.assert_allclose(a, b) computes
@@ -81,7 +90,8 @@ type Row struct {
 	// MaxRelAt is its index (nil when there is none).
 	MaxRel   float64
 	MaxRelAt []int
-	// NaNBoth counts the elements NaN on both sides.
+	// NaNBoth counts the elements NaN on both sides (whether or not a
+	// Closeness applies; 0 when the comparison was impossible).
 	NaNBoth int
 
 	// Bounded reports that a bound applies to this key (a Tolerance on
@@ -142,8 +152,10 @@ func Pairwise(runs []NamedRun, keys []string) []Row {
 // Compare is [Pairwise] with options. Rows come pair by pair, keys in order
 // within a pair. A run that cannot be opened, a key a run lacks, a shape
 // mismatch or a member that fails to read gives its rows NaN and a Warning
-// naming the run, file and key; other rows are unaffected. Compare panics if
-// two runs share a name.
+// naming the run, file and key; other rows are unaffected. Two runs that
+// are one file (os.SameFile) are not compared: their rows get NaN and a
+// warning, since a file always agrees with itself. Compare panics if two
+// runs share a name.
 func Compare(runs []NamedRun, keys []string, opt Options) []Row {
 	rows, _ := CompareContext(context.Background(), runs, keys, opt)
 	return rows
@@ -182,6 +194,16 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 			defer opened[i].Close()
 		}
 	}
+	// Two runs that are one file (the same path, a link, one file of a
+	// shared file system under two paths) would agree exactly: their rows
+	// say so instead of passing.
+	info := make([]os.FileInfo, len(runs))
+	for i, r := range opened {
+		if r != nil {
+			info[i], _ = r.f.Stat()
+		}
+	}
+	sameFile := func(i, j int) bool { return info[i] != nil && info[j] != nil && os.SameFile(info[i], info[j]) }
 	if keys == nil {
 		for _, r := range opened {
 			if r == nil {
@@ -221,6 +243,10 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 		for i := range runs {
 			for j := i + 1; j < len(runs); j++ {
 				r := res[p]
+				if sameFile(i, j) && r.Warning == "" {
+					r = Row{Max: math.NaN(), MaxStep: -1, Steps: r.Steps,
+						Warning: fmt.Sprintf("%s and %s are one file (%s, %s): not compared", runs[i].Name, runs[j].Name, runPath(runs[i]), runPath(runs[j]))}
+				}
 				r.A, r.B, r.Key = runs[i].Name, runs[j].Name, key
 				if tol, ok := opt.Tolerance[key]; ok {
 					r.HasTolerance, r.Tolerance = true, tol
@@ -229,8 +255,10 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 				}
 				r.Close = bound
 				r.Bounded = r.HasTolerance || bound != nil
-				r.Pass = r.Bounded && (!r.HasTolerance || r.Max <= r.Tolerance) &&
-					(bound == nil || r.Elements > 0 && r.Mismatched == 0)
+				// Max is NaN when the pair could not be compared, or
+				// holds a NaN on one side: never a pass.
+				r.Pass = r.Bounded && !math.IsNaN(r.Max) && (!r.HasTolerance || r.Max <= r.Tolerance) &&
+					(bound == nil || r.Mismatched == 0)
 				rows[p*len(keys)+k] = r
 				p++
 			}
@@ -243,11 +271,27 @@ func stoppedWarning(err error) string { return "comparison stopped: " + err.Erro
 
 // member is one run's view of one key.
 type member struct {
-	shape   []int
-	integer bool
-	rd      *npy.Reader // streamed
-	whole   *npy.Array  // read whole (Fortran order)
-	warn    string      // why this run cannot be compared; "" when fine
+	shape    []int
+	integer  bool
+	unsigned bool        // an unsigned dtype: ints yields each value's uint64 bits
+	rd       *npy.Reader // streamed
+	whole    *npy.Array  // read whole (Fortran order)
+	warn     string      // why this run cannot be compared; "" when fine
+	failed   error       // a reopen failed: the member's pairs report it
+}
+
+// reopen makes a member streamed once streamable again (a member read
+// whole keeps its data).
+func (m *member) reopen(r *Run, key string) error {
+	if m.whole != nil || m.rd != nil {
+		return nil
+	}
+	n, err := openMember(r, key)
+	if err != nil {
+		return err
+	}
+	m.rd, m.whole = n.rd, n.whole
+	return nil
 }
 
 // openMember opens one key of r for streaming.
@@ -263,9 +307,9 @@ func openMember(r *Run, key string) (member, error) {
 		if err != nil {
 			return member{}, r.wrap(key, err)
 		}
-		return member{shape: a.Shape, integer: a.Integer(), whole: a}, nil
+		return member{shape: a.Shape, integer: a.Integer(), unsigned: a.Unsigned(), whole: a}, nil
 	}
-	return member{shape: rd.Shape, integer: rd.Integer(), rd: rd}, nil
+	return member{shape: rd.Shape, integer: rd.Integer(), unsigned: rd.Unsigned(), rd: rd}, nil
 }
 
 // close releases a member that was opened but never streamed.
@@ -282,8 +326,41 @@ func (m *member) floats(chunk int) (source[float64], error) {
 	return startMember(m, chunk, (*npy.Array).Float64, readFloats)
 }
 
+// ints yields an unsigned member's values as uint64 bits (see
+// acc.equal), so that those above MaxInt64 are exact too.
 func (m *member) ints(chunk int) (source[int64], error) {
+	if m.unsigned {
+		return startMember(m, chunk, uintBits, uintReader())
+	}
 	return startMember(m, chunk, (*npy.Array).Int64, readInts)
+}
+
+func uintBits(a *npy.Array) ([]int64, error) {
+	u, err := a.Uint64()
+	if err != nil {
+		return nil, err
+	}
+	x := make([]int64, len(u))
+	for i, v := range u {
+		x[i] = int64(v)
+	}
+	return x, nil
+}
+
+// uintReader returns a read function for one stream (its buffer is the
+// stream's own) that decodes uint64s into int64 bits.
+func uintReader() func(*npy.Reader, []int64) (int, error) {
+	var buf []uint64
+	return func(r *npy.Reader, dst []int64) (int, error) {
+		if cap(buf) < len(dst) {
+			buf = make([]uint64, len(dst))
+		}
+		n, err := r.ReadUint64(buf[:len(dst)])
+		for i, v := range buf[:n] {
+			dst[i] = int64(v)
+		}
+		return n, err
+	}
 }
 
 func startMember[T elem](m *member, chunk int, whole func(*npy.Array) ([]T, error), read func(*npy.Reader, []T) (int, error)) (source[T], error) {
@@ -323,8 +400,12 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 		}
 	}()
 
-	// Group the runs that can be compared by shape and stream each group:
-	// as integers when every member holds integers, else as float64.
+	// Group the runs that can be compared by shape and stream each group.
+	// Exactness is decided per pair: a pair of integer members is compared
+	// as integers, any pair with a float member as float64 (as NumPy
+	// would), so one float run does not turn the integer pairs of its
+	// group inexact. A group with both kinds streams its integer members
+	// twice, once per pass.
 	res := map[[2]int]pairResult{}
 	grouped := make([]bool, len(runs))
 	for i := range runs {
@@ -341,21 +422,44 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 		if len(group) < 2 {
 			continue
 		}
-		exact := true
+		var ints []int
 		for _, g := range group {
-			exact = exact && ms[g].integer
+			if ms[g].integer {
+				ints = append(ints, g)
+			}
 		}
-		var gr [][]pairResult
-		if exact {
-			gr = streamMembers(ctx, ms, group, runs, chunk, norm, bound, (*member).ints, addInts)
-		} else {
-			gr = streamMembers(ctx, ms, group, runs, chunk, norm, bound, (*member).floats, addFloats)
+		if len(ints) >= 2 {
+			unsigned := make([]bool, len(ints))
+			for k, g := range ints {
+				unsigned[k] = ms[g].unsigned
+			}
+			gr := streamMembers(ctx, ms, ints, runs, chunk, norm, bound, nil, unsigned, (*member).ints, addInts)
+			for a := range ints {
+				for b := a + 1; b < len(ints); b++ {
+					pr := gr[a][b]
+					pr.exact = true
+					res[[2]int{ints[a], ints[b]}] = pr
+				}
+			}
 		}
+		if len(ints) == len(group) {
+			continue
+		}
+		mixed := func(a, b int) bool { return !ms[group[a]].integer || !ms[group[b]].integer }
+		if len(ints) >= 2 {
+			// The integer pass consumed these members' readers.
+			for _, g := range ints {
+				if err := ms[g].reopen(opened[g], key); err != nil {
+					ms[g].failed = err
+				}
+			}
+		}
+		gr := streamMembers(ctx, ms, group, runs, chunk, norm, bound, mixed, nil, (*member).floats, addFloats)
 		for a := range group {
 			for b := a + 1; b < len(group); b++ {
-				pr := gr[a][b]
-				pr.exact = exact
-				res[[2]int{group[a], group[b]}] = pr
+				if mixed(a, b) {
+					res[[2]int{group[a], group[b]}] = gr[a][b]
+				}
 			}
 		}
 	}
@@ -367,13 +471,17 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 			case ms[i].warn != "" || ms[j].warn != "":
 				r.Warning = joinWarn(ms[i].warn, ms[j].warn)
 			case !slices.Equal(ms[i].shape, ms[j].shape):
-				r.Warning = fmt.Sprintf("shape mismatch: %s %v vs %s %v", runs[i].Name, ms[i].shape, runs[j].Name, ms[j].shape)
+				r.Warning = fmt.Sprintf("key %q: shape mismatch: %s %v in %s vs %s %v in %s", key,
+					runs[i].Name, ms[i].shape, runPath(runs[i]), runs[j].Name, ms[j].shape, runPath(runs[j]))
 			default:
 				pr := res[[2]int{i, j}]
-				r.Max, r.MaxStep, r.Steps, r.Warning, r.Exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.exact
-				if bound != nil && (pr.warn == "" || pr.warn == "NaN in the data") {
+				r.Max, r.MaxStep, r.Steps, r.Warning, r.Note, r.Exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.note, pr.exact
+				if pr.warn == "" || pr.warn == nanWarning {
+					r.NaNBoth = pr.el.nanBoth
+				}
+				if bound != nil && (pr.warn == "" || pr.warn == nanWarning) {
 					e := pr.el
-					r.Elements, r.MaxAbs, r.MaxRel, r.Mismatched, r.NaNBoth = e.n, e.maxAbs, e.maxRel, e.mismatched, e.nanBoth
+					r.Elements, r.MaxAbs, r.MaxRel, r.Mismatched = e.n, e.maxAbs, e.maxRel, e.mismatched
 					r.MaxAbsAt, r.MaxRelAt = unravel(e.absAt, ms[i].shape), unravel(e.relAt, ms[i].shape)
 				}
 			}
@@ -383,18 +491,23 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 	return rows
 }
 
-// streamMembers starts the group's members as T and compares them.
+// streamMembers starts the group's members as T and compares the pairs
+// (indices into group) that want accepts; nil means every pair.
 func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs []NamedRun, chunk int, norm Norm, bound *Closeness,
-	start func(*member, int) (source[T], error), add func(*acc, []T, []T, int, Norm, bool)) [][]pairResult {
+	want func(a, b int) bool, unsigned []bool, start func(*member, int) (source[T], error), add func(*acc, []T, []T, int, Norm, bool)) [][]pairResult {
 	srcs := make([]source[T], len(group))
 	names := make([]string, len(group))
 	paths := make([]string, len(group))
 	for k, g := range group {
 		names[k], paths[k] = runs[g].Name, runPath(runs[g])
-		src, err := start(&ms[g], chunk)
+		var src source[T]
+		err := ms[g].failed
+		if err == nil {
+			src, err = start(&ms[g], chunk)
+		}
 		if err != nil {
-			// A whole array that does not convert (a uint64 above
-			// MaxInt64): its pairs report it.
+			// A member that could not be reopened or converted: its
+			// pairs report it.
 			src = &failedSource[T]{err: err}
 		}
 		srcs[k] = src
@@ -404,7 +517,7 @@ func streamMembers[T elem](ctx context.Context, ms []member, group []int, runs [
 			s.stop()
 		}
 	}()
-	return groupStream(ctx, srcs, names, paths, ms[group[0]].shape, norm, bound, add)
+	return groupStream(ctx, srcs, names, paths, ms[group[0]].shape, norm, bound, want, unsigned, add)
 }
 
 // failedSource is a member whose data could not be decoded.

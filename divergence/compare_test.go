@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,9 +112,9 @@ func TestCompareWarnings(t *testing.T) {
 		}
 	}
 	for key, want := range map[string]string{
-		"run_a/run_b/has_nan":       "NaN in the data",
+		"run_a/run_b/has_nan":       "NaN on one side only",
 		"run_a/run_c/has_nan":       "",
-		"run_a/run_b/shape_differs": "shape mismatch: run_a [200 2] vs run_b [199 2]",
+		"run_a/run_b/shape_differs": `key "shape_differs": shape mismatch: run_a [200 2] in testdata/run_a.npz vs run_b [199 2] in testdata/run_b.npz`,
 		"run_a/run_c/shape_differs": "",
 		"run_a/run_c/only_some":     `run_c: key "only_some" missing in testdata/run_c.npz`,
 		"run_a/run_b/z_b":           "",
@@ -327,10 +328,10 @@ func TestOutputs(t *testing.T) {
 	if err := WriteCSV(&csv, rows); err != nil {
 		t.Fatal(err)
 	}
-	wantCSV := "a,b,key,max,steps,tolerance,verdict,warning,max_step,exact,elements,max_abs,max_abs_at,max_rel,max_rel_at,nan_both,rtol,atol,mismatched\n" +
-		"x,y,z_b,1.5000000000000001e-12,10,1.0000000000000001e-09,PASS,,7,false,20,9.9999999999999998e-13,7 1,2e-12,3 0,0,,,\n" +
-		"x,y,omega_b,NaN,0,,,\"y: key \"\"omega_b\"\" missing in y.npz\",,false,0,NaN,,NaN,,0,,,\n" +
-		"x,y,n,1,3,,FAIL,,0,true,3,1,0,1.1102230246251565e-16,0,0,9.9999999999999995e-08,0,1\n"
+	wantCSV := "a,b,key,max,steps,tolerance,verdict,warning,max_step,exact,elements,max_abs,max_abs_at,max_rel,max_rel_at,nan_both,rtol,atol,mismatched,note\n" +
+		"x,y,z_b,1.5000000000000001e-12,10,1.0000000000000001e-09,PASS,,7,false,20,9.9999999999999998e-13,7 1,2e-12,3 0,0,,,,\n" +
+		"x,y,omega_b,NaN,0,,,\"y: key \"\"omega_b\"\" missing in y.npz\",,false,0,NaN,,NaN,,0,,,,\n" +
+		"x,y,n,1,3,,FAIL,,0,true,3,1,0,1.1102230246251565e-16,0,0,9.9999999999999995e-08,0,1,\n"
 	if diff := cmp.Diff(wantCSV, csv.String()); diff != "" {
 		t.Errorf("csv (-want +got):\n%s", diff)
 	}
@@ -444,7 +445,7 @@ func TestStreamGroupStops(t *testing.T) {
 				&cancelOnNext{source: &memSource[float64]{data: x, chunk: 10}, n: tc.cancel, cancel: cancel},
 				&memSource[float64]{data: y, chunk: 10},
 			}
-			res := groupStream(ctx, srcs, []string{"a", "b"}, []string{"a.npz", "b.npz"}, []int{100}, L2, nil, addFloats)
+			res := groupStream(ctx, srcs, []string{"a", "b"}, []string{"a.npz", "b.npz"}, []int{100}, L2, nil, nil, nil, addFloats)
 			got := res[0][1]
 			if tc.cancel == 0 {
 				if got.max != 99 || got.maxStep != 99 || got.warn != "" {
@@ -525,14 +526,17 @@ func TestAllcloseGolden(t *testing.T) {
 					if !cmp.Equal(pyFloat(t, c.MaxRel), r.MaxRel, cmpopts.EquateNaNs()) || !cmp.Equal(c.MaxRelAt, r.MaxRelAt) {
 						t.Errorf("MaxRel %v at %v, want %s at %v", r.MaxRel, r.MaxRelAt, c.MaxRel, c.MaxRelAt)
 					}
-					if want := c.Mismatched == 0 && r.Warning == "" || c.Mismatched == 0 && c.NaNBoth > 0; r.Pass != want || !r.Bounded {
+					// NaN on both sides is equal (equal_nan=True): the
+					// row passes and warns only for a one-sided NaN.
+					if want := c.Mismatched == 0; r.Pass != want || !r.Bounded || (r.Warning == "") != (pyFloat(t, c.MaxL2) == pyFloat(t, c.MaxL2)) {
 						t.Errorf("Pass %v Bounded %v, want Pass %v (warning %q)", r.Pass, r.Bounded, want, r.Warning)
 					}
 					// Without a Closeness the norm is the same, through the
 					// paths that skip the element-wise statistics.
 					plain := Compare(runs, []string{name}, Options{Norm: norm, ChunkSize: chunk})[0]
-					if !cmp.Equal(r.Max, plain.Max, cmpopts.EquateNaNs()) || r.MaxStep != plain.MaxStep || plain.Elements != 0 || plain.Bounded {
-						t.Errorf("without Closeness: Max %v at %d (elements %d), with: %v at %d", plain.Max, plain.MaxStep, plain.Elements, r.Max, r.MaxStep)
+					if !cmp.Equal(r.Max, plain.Max, cmpopts.EquateNaNs()) || r.MaxStep != plain.MaxStep || plain.Elements != 0 || plain.Bounded ||
+						plain.NaNBoth != c.NaNBoth {
+						t.Errorf("without Closeness: Max %v at %d (elements %d, NaN both %d), with: %v at %d", plain.Max, plain.MaxStep, plain.Elements, plain.NaNBoth, r.Max, r.MaxStep)
 					}
 				})
 			}
@@ -556,27 +560,207 @@ func TestAllcloseGolden(t *testing.T) {
 	}
 }
 
-// TestUint64BeyondInt64: integers that int64 cannot hold make the row not
-// comparable, with a warning, rather than rounded through float64.
+// TestUint64BeyondInt64: integers that int64 cannot hold are compared
+// exactly as unsigned, streamed and read whole, in Compare and Series, and
+// a key that is uint64 in one run and int64 in another is compared with
+// sign and magnitude apart; valid data never give NaN (review 2 item 5:
+// identical uint64 arrays FAILed with NaN). TestAllcloseGolden checks the
+// same against Python's integers.
 func TestUint64BeyondInt64(t *testing.T) {
 	dir := t.TempDir()
-	var runs []NamedRun
-	for i, last := range []uint64{math.MaxUint64, math.MaxUint64 - 1} {
-		p := filepath.Join(dir, fmt.Sprintf("r%d.npz", i))
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		z := npy.NewZipWriter(f, false)
-		z.Add("u", []int{3}, []uint64{1, 2, last})
-		if err := z.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		runs = append(runs, NamedRun{Name: fmt.Sprint("r", i), Path: p})
+	p := func(n string) string { return filepath.Join(dir, n+".npz") }
+	writeNPZ(t, p("u0"), "u", []int{3}, []uint64{1, 2, math.MaxUint64}, "v", []int{2}, []uint64{math.MaxUint64, 0})
+	writeNPZ(t, p("u1"), "u", []int{3}, []uint64{1, 2, math.MaxUint64}, "v", []int{2}, []uint64{math.MaxUint64 - 2048, 0})
+	writeNPZ(t, p("i"), "u", []int{3}, []int64{1, 2, -1}, "v", []int{2}, []int64{math.MinInt64, 0})
+	runs := []NamedRun{{Name: "u0", Path: p("u0")}, {Name: "u1", Path: p("u1")}, {Name: "i", Path: p("i")}}
+	type want struct {
+		max  float64
+		at   []int
+		pass bool
 	}
-	r := Compare(runs, []string{"u"}, Options{Close: map[string]Closeness{"*": {}}})[0]
-	if !math.IsNaN(r.Max) || r.Pass || !strings.Contains(r.Warning, "overflows int64") {
-		t.Errorf("row %+v", r)
+	wants := map[string]want{
+		"u0/u1/u": {0, nil, true},
+		"u0/u1/v": {2048, []int{0}, false},
+		"u0/i/u":  {1 << 64, []int{2}, false},       // MaxUint64 - (-1)
+		"u0/i/v":  {1<<64 + 1<<63, []int{0}, false}, // MaxUint64 + 2^63, rounded once
+		"u1/i/u":  {1 << 64, []int{2}, false},
+		"u1/i/v":  {1<<64 + 1<<63 - 4096, []int{0}, false}, // MaxUint64 - 2048 + 2^63, rounded once
+	}
+	for _, chunk := range []int{1, 0} {
+		for _, r := range Compare(runs, nil, Options{ChunkSize: chunk, Close: map[string]Closeness{"*": {}}}) {
+			w := wants[r.A+"/"+r.B+"/"+r.Key]
+			if r.Max != w.max || !r.Exact || r.Pass != w.pass || r.Warning != "" || !cmp.Equal(r.MaxAbsAt, w.at) || r.MaxAbs != w.max {
+				t.Errorf("chunk %d: %v, want max %v at %v, pass %v", chunk, r, w.max, w.at, w.pass)
+			}
+		}
+	}
+	a := openRun(t, p("u0"))
+	for _, o := range []string{"u1", "i"} {
+		s, err := Series(a, openRun(t, p(o)), "v", LInf)
+		if w := wants["u0/"+o+"/v"]; err != nil || len(s) != 2 || s[0] != w.max || s[1] != 0 {
+			t.Errorf("Series u0 vs %s: %v, %v; want [%v 0]", o, s, err, w.max)
+		}
+	}
+}
+
+// openRun opens an archive for the test's duration.
+func openRun(t *testing.T, path string) *Run {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// writeNPZ writes an archive with the given members (key → shape, data).
+func writeNPZ(t *testing.T, path string, members ...any) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := npy.NewZipWriter(f, false)
+	for i := 0; i < len(members); i += 3 {
+		if err := z.Add(members[i].(string), members[i+1].([]int), members[i+2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExactPerPair: whether a pair is compared exactly is decided per
+// pair, not for the whole group of runs of one shape: two int64 runs that
+// differ by 1 beyond 2^53 differ, whether or not a third run holds the key
+// as float64 (review 2 item 2: a vs b max=0 PASS once c was added). The
+// pairs with the float run are compared in float64, as NumPy does:
+// float64(2^60 + 1) is 2^60, so both are 0.
+func TestExactPerPair(t *testing.T) {
+	dir := t.TempDir()
+	const big = 1 << 60
+	a, b, c := filepath.Join(dir, "a.npz"), filepath.Join(dir, "b.npz"), filepath.Join(dir, "c.npz")
+	writeNPZ(t, a, "x", []int{2}, []int64{big + 1, 5})
+	writeNPZ(t, b, "x", []int{2}, []int64{big, 5})
+	writeNPZ(t, c, "x", []int{2}, []float64{big, 5})
+	runs := []NamedRun{{Name: "a", Path: a}, {Name: "b", Path: b}, {Name: "c", Path: c}}
+	type got struct {
+		A, B         string
+		Max          float64
+		Exact, Pass  bool
+		Mismatched   int
+		MaxAbsAt     []int
+		WarningEmpty bool
+	}
+	want := []got{
+		{"a", "b", 1, true, false, 1, []int{0}, true},
+		{"a", "c", 0, false, true, 0, nil, true},
+		{"b", "c", 0, false, true, 0, nil, true},
+	}
+	for _, chunk := range []int{1, 0} {
+		for _, order := range [][]int{{0, 1, 2}, {2, 0, 1}} {
+			var rs []NamedRun
+			for _, i := range order {
+				rs = append(rs, runs[i])
+			}
+			rows := Compare(rs, []string{"x"}, Options{ChunkSize: chunk, Tolerance: map[string]float64{"*": 0}, Close: map[string]Closeness{"*": {}}})
+			var gs []got
+			for _, r := range rows {
+				if r.A > r.B {
+					r.A, r.B = r.B, r.A
+				}
+				gs = append(gs, got{r.A, r.B, r.Max, r.Exact, r.Pass, r.Mismatched, r.MaxAbsAt, r.Warning == ""})
+			}
+			slices.SortFunc(gs, func(x, y got) int { return strings.Compare(x.A+x.B, y.A+y.B) })
+			if d := cmp.Diff(want, gs); d != "" {
+				t.Errorf("chunk %d, order %v (-want +got):\n%s", chunk, order, d)
+			}
+		}
+	}
+	// Without the float run, the same.
+	rows := Compare(runs[:2], []string{"x"}, Options{Tolerance: map[string]float64{"*": 0}})
+	if r := rows[0]; r.Max != 1 || !r.Exact || r.Pass {
+		t.Errorf("a vs b alone: %v", r)
+	}
+}
+
+// TestSeriesNaNBothSides: Series treats NaN on both sides as equal, as
+// Compare does (equal_nan=True), and a NaN on one side makes its step NaN
+// (review 2 item 7). The cases are gen_allclose.py's.
+func TestSeriesNaNBothSides(t *testing.T) {
+	a, b := openRun(t, "testdata/allclose_a.npz"), openRun(t, "testdata/allclose_b.npz")
+	for _, norm := range []Norm{L2, LInf} {
+		s, err := Series(a, b, "nan_same_places_only", norm)
+		if err != nil || len(s) != 5 || slices.ContainsFunc(s, func(v float64) bool { return v != 0 }) {
+			t.Errorf("%v: NaN at the same places: %v, %v; want 5 zeros", norm, s, err)
+		}
+		s, err = Series(a, b, "nan_one_side", norm)
+		if err != nil || len(s) != 8 || !math.IsNaN(s[5]) || slices.ContainsFunc(slices.Delete(s, 5, 6), math.IsNaN) {
+			t.Errorf("%v: NaN on one side at 5: %v, %v", norm, s, err)
+		}
+	}
+}
+
+// TestEmptyArrays: equal shapes with no elements agree, as
+// numpy.testing.assert_allclose(np.zeros((0, 3)), np.zeros((0, 3))) passes:
+// Max 0, Pass under every bound, and a note that nothing was compared
+// (review 2 item 6: FAIL with NaN).
+func TestEmptyArrays(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 2 {
+		writeNPZ(t, filepath.Join(dir, fmt.Sprint(i, ".npz")),
+			"rows0", []int{0, 3}, []float64{}, "cols0", []int{3, 0}, []float64{}, "flat", []int{0}, []float64{}, "ints", []int{0, 2}, []int64{})
+	}
+	runs := []NamedRun{{Name: "a", Path: filepath.Join(dir, "0.npz")}, {Name: "b", Path: filepath.Join(dir, "1.npz")}}
+	wantSteps := map[string]int{"rows0": 0, "cols0": 3, "flat": 0, "ints": 0}
+	for _, norm := range []Norm{L2, LInf} {
+		rows := Compare(runs, nil, Options{Norm: norm, Tolerance: map[string]float64{"*": 0}, Close: map[string]Closeness{"*": {}}})
+		if len(rows) != 4 {
+			t.Fatalf("%d rows", len(rows))
+		}
+		for _, r := range rows {
+			if r.Max != 0 || r.MaxStep != -1 || !r.Pass || r.Warning != "" || !strings.Contains(r.Note, "no elements") ||
+				r.Steps != wantSteps[r.Key] || r.Elements != 0 || r.MaxAbsAt != nil {
+				t.Errorf("%v: %+v", norm, r)
+			}
+			if !strings.Contains(r.String(), "note: no elements") {
+				t.Errorf("%q does not show the note", r.String())
+			}
+		}
+	}
+	a, b := openRun(t, runs[0].Path), openRun(t, runs[1].Path)
+	for key, n := range wantSteps {
+		s, err := Series(a, b, key, L2)
+		if err != nil || len(s) != n || slices.ContainsFunc(s, func(v float64) bool { return v != 0 }) {
+			t.Errorf("Series %s: %v, %v; want %d zeros", key, s, err, n)
+		}
+	}
+}
+
+// TestSameFile: two runs that are one file, by the same path or another
+// (a hard link here), are not compared: their rows warn and fail instead of
+// passing with 0 (review 2 suspected item c).
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.npz")
+	writeNPZ(t, a, "x", []int{2}, []float64{1, 2})
+	link := filepath.Join(dir, "link.npz")
+	if err := os.Link(a, link); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	other := filepath.Join(dir, "other.npz")
+	writeNPZ(t, other, "x", []int{2}, []float64{1, 2})
+	rows := Compare([]NamedRun{{Name: "a", Path: a}, {Name: "same", Path: a}, {Name: "link", Path: link}, {Name: "other", Path: other}},
+		nil, Options{Tolerance: map[string]float64{"*": 0}})
+	for _, r := range rows {
+		one := r.B != "other"
+		if one != (math.IsNaN(r.Max) && !r.Pass && strings.Contains(r.Warning, "are one file")) || !one && !(r.Max == 0 && r.Pass) {
+			t.Errorf("%v (one file: %v)", r, one)
+		}
 	}
 }

@@ -19,11 +19,14 @@
 // [CompareContext] does so until a context is done. With a [Closeness] for
 // a key, every element is also checked as numpy.testing.assert_allclose
 // does, and the row says how many elements differ and where the largest
-// absolute and relative differences are. Integers on both sides are
-// compared exactly, as int64 (NumPy compares them as float64). Problems
+// absolute and relative differences are. Integers on both sides of a pair
+// are compared exactly, as int64 or uint64 (NumPy compares them as
+// float64). Problems
 // with the data (a missing key, different shapes, an unreadable file) never
-// stop a comparison: the row's Max is NaN and its Warning says why. NaN
-// inside the data propagates to Max. Compare streams the members of one key
+// stop a comparison: the row's Max is NaN and its Warning says why. A NaN on
+// one side only propagates to Max; elements NaN on both sides are equal,
+// as numpy.testing.assert_allclose has it by default (equal_nan=True), and
+// are counted. Compare streams the members of one key
 // from all runs in chunks, so memory stays bounded by a few chunks per run
 // whatever the array sizes (Fortran-order members, rare in practice, are
 // read whole). [WriteText], [WriteJSON] and [WriteCSV] print the rows.

@@ -115,5 +115,5 @@ func ExamplePairwise() {
 	// a-b z_b           max 4.800461e-12 over 200 steps
 	// a-b omega_b       max 5.018430e-12 over 200 steps
 	// a-b scalar        max 7.733814e-13 over 1 steps
-	// a-b shape_differs max NaN over 0 steps; shape mismatch: a [200 2] vs b [199 2]
+	// a-b shape_differs max NaN over 0 steps; key "shape_differs": shape mismatch: a [200 2] in testdata/run_a.npz vs b [199 2] in testdata/run_b.npz
 }

@@ -80,8 +80,10 @@ func LoadHosts(r io.Reader) ([]Host, error) {
 		switch {
 		case !hostNameRE.MatchString(h.Name):
 			return nil, fmt.Errorf("divergence: %w: %s: name must match %s", ErrHosts, where, hostNameRE)
-		case seen[h.Name]:
-			return nil, fmt.Errorf("divergence: %w: %s: duplicate name", ErrHosts, where)
+		case seen[strings.ToLower(h.Name)]:
+			// Names become file names (<Dest>/<name>.npz): on a
+			// case-insensitive file system A and a would share one.
+			return nil, fmt.Errorf("divergence: %w: %s: duplicate name (names are compared ignoring case)", ErrHosts, where)
 		case h.Repo == "":
 			return nil, fmt.Errorf("divergence: %w: %s: repo is empty", ErrHosts, where)
 		case h.Command == "":
@@ -91,7 +93,7 @@ func LoadHosts(r io.Reader) ([]Host, error) {
 		case strings.HasPrefix(h.Archive, "/") || slices.Contains(strings.Split(h.Archive, "/"), ".."):
 			return nil, fmt.Errorf("divergence: %w: %s: archive %q must be a pattern under the output directory (no leading / or ..)", ErrHosts, where, h.Archive)
 		}
-		seen[h.Name] = true
+		seen[strings.ToLower(h.Name)] = true
 	}
 	return doc.Hosts, nil
 }

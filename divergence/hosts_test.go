@@ -41,6 +41,7 @@ func TestLoadHostsErrors(t *testing.T) {
 		{"unknown field", "hosts:\n  - name: a\n    repo: r\n    command: c\n    comand: x\n", "field comand not found"},
 		{"bad name", "hosts:\n  - name: a/b\n    repo: r\n    command: c\n", `host 1 ("a/b"): name must match`},
 		{"duplicate", "hosts:\n  - {name: a, repo: r, command: c}\n  - {name: a, repo: r, command: c}\n", `host 2 ("a"): duplicate name`},
+		{"duplicate but for case", "hosts:\n  - {name: box, repo: r, command: c}\n  - {name: Box, repo: r, command: c}\n", `host 2 ("Box"): duplicate name`},
 		{"no repo", "hosts:\n  - {name: a, command: c}\n", "repo is empty"},
 		{"no command", "hosts:\n  - {name: a, repo: r}\n", "command is empty"},
 		{"option as destination", "hosts:\n  - {name: a, repo: r, command: c, ssh: -oProxyCommand=x}\n", "starts with '-'"},

@@ -79,6 +79,9 @@ func (r Row) String() string {
 	if r.Warning != "" {
 		s += "  warning: " + r.Warning
 	}
+	if r.Note != "" {
+		s += "  note: " + r.Note
+	}
 	return s
 }
 
@@ -115,6 +118,7 @@ type jsonRow struct {
 	Mismatched *int     `json:"mismatched,omitempty"`
 	Verdict    string   `json:"verdict,omitempty"`
 	Warning    string   `json:"warning,omitempty"`
+	Note       string   `json:"note,omitempty"`
 }
 
 // finite returns &v, or nil for NaN and ±Inf, which JSON cannot hold.
@@ -131,11 +135,12 @@ func finite(v float64) *float64 {
 // "+Inf"), max_step (null when every step agrees), steps, exact, elements,
 // max_abs and max_rel (with their _text and _at: the index, null when
 // there is none), nan_both, tolerance, rtol, atol and mismatched (when
-// bounded), verdict ("PASS"/"FAIL", when bounded) and warning (when set).
+// bounded), verdict ("PASS"/"FAIL", when bounded), warning and note (when
+// set).
 func WriteJSON(w io.Writer, rows []Row) error {
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
-		j := jsonRow{A: r.A, B: r.B, Key: r.Key, Steps: r.Steps, Warning: r.Warning, Verdict: r.verdict(),
+		j := jsonRow{A: r.A, B: r.B, Key: r.Key, Steps: r.Steps, Warning: r.Warning, Note: r.Note, Verdict: r.verdict(),
 			Max: finite(r.Max), MaxText: full(r.Max), Exact: r.Exact, Elements: r.Elements,
 			MaxAbs: finite(r.MaxAbs), MaxAbsText: full(r.MaxAbs), MaxAbsAt: r.MaxAbsAt,
 			MaxRel: finite(r.MaxRel), MaxRelText: full(r.MaxRel), MaxRelAt: r.MaxRelAt, NaNBoth: r.NaNBoth}
@@ -163,11 +168,11 @@ func WriteJSON(w io.Writer, rows []Row) error {
 // no tolerance applies), verdict, warning, then max_step (empty when every
 // step agrees), exact, elements, max_abs, max_abs_at and max_rel,
 // max_rel_at (the index as "4 1"), nan_both, and rtol, atol, mismatched
-// (empty without a Closeness).
+// (empty without a Closeness), and note.
 func WriteCSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"a", "b", "key", "max", "steps", "tolerance", "verdict", "warning",
-		"max_step", "exact", "elements", "max_abs", "max_abs_at", "max_rel", "max_rel_at", "nan_both", "rtol", "atol", "mismatched"})
+		"max_step", "exact", "elements", "max_abs", "max_abs_at", "max_rel", "max_rel_at", "nan_both", "rtol", "atol", "mismatched", "note"})
 	at := func(idx []int) string {
 		s := make([]string, len(idx))
 		for i, v := range idx {
@@ -188,7 +193,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 		}
 		cw.Write([]string{r.A, r.B, r.Key, full(r.Max), strconv.Itoa(r.Steps), tol, r.verdict(), r.Warning,
 			step, strconv.FormatBool(r.Exact), strconv.Itoa(r.Elements), full(r.MaxAbs), at(r.MaxAbsAt),
-			full(r.MaxRel), at(r.MaxRelAt), strconv.Itoa(r.NaNBoth), rtol, atol, mism})
+			full(r.MaxRel), at(r.MaxRelAt), strconv.Itoa(r.NaNBoth), rtol, atol, mism, r.Note})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -129,9 +129,11 @@ var ErrNoArchive = errors.New("no .npz written after launch")
 var ErrCommit = errors.New("host not at the expected commit")
 
 // ErrSameArchive is an Outcome error: two hosts returned the same file (the
-// same path, inode, size and modification time), as happens when their
-// runs write to one shared file system under a name that does not depend
-// on the host. Comparing the file with itself would report 0 and pass.
+// same inode, size and modification time in nanoseconds, whatever the
+// paths they found it under), as happens when their runs write to one
+// shared file system under a name that does not depend on the host: the
+// directory may be mounted at different paths on different machines.
+// Comparing the file with itself would report 0 and pass.
 var ErrSameArchive = errors.New("hosts returned the same archive file")
 
 // Replicate launches cfg.Stem on every host at once, polls each until it
@@ -172,15 +174,16 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 		panic("divergence: empty ReplicateConfig.Dest")
 	}
 	// Host names become file names in Dest (<host>.npz): one that is not a
-	// valid registry name (say "../x") or appears twice would write
-	// outside Dest or overwrite another host's archive. LoadHosts rejects
-	// both; hosts built in code must follow the same rule.
+	// valid registry name (say "../x") or appears twice (ignoring case, for
+	// case-insensitive file systems) would write outside Dest or overwrite
+	// another host's archive. LoadHosts rejects both; hosts built in code
+	// must follow the same rule.
 	for i := range hosts {
 		if !hostNameRE.MatchString(hosts[i].Name) {
 			panic("divergence: invalid host name")
 		}
 		for j := range i {
-			if hosts[i].Name == hosts[j].Name {
+			if strings.EqualFold(hosts[i].Name, hosts[j].Name) {
 				panic("divergence: duplicate host name")
 			}
 		}
@@ -209,11 +212,19 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 	for i := range out {
 		for j := range i {
 			a, b := &out[j], &out[i]
-			if a.FileID == "" || a.FileID != b.FileID || a.Remote != b.Remote {
+			// The file ID alone decides: one directory of a shared file
+			// system is often mounted at different paths on different
+			// machines (or seen through a bind mount or a symlink), so the
+			// paths need not match.
+			if a.FileID == "" || a.FileID != b.FileID {
 				continue
 			}
+			what := a.Remote
+			if b.Remote != a.Remote {
+				what = a.Remote + " and " + b.Remote + ", one file under two paths"
+			}
 			err := fmt.Errorf("divergence: %w: %s and %s both returned %s (%s); on a shared file system give each host its own output: put {host} in the output directory, or in the command's file name and the host's archive pattern",
-				ErrSameArchive, a.Host, b.Host, a.Remote, a.FileID)
+				ErrSameArchive, a.Host, b.Host, what, a.FileID)
 			for _, o := range []*Outcome{a, b} {
 				if o.Status == Finished {
 					o.Status, o.Err = Failed, err
@@ -412,85 +423,116 @@ poll:
 		case <-time.After(max(min(cfg.Poll, time.Until(deadline)), time.Millisecond)):
 		}
 	}
-	remote, id, err := newestArchive(ctx, h, p.output, subst.Replace(h.Archive), mark)
+	remote, err := newestArchive(ctx, h, p.output, subst.Replace(h.Archive), mark)
 	if err != nil {
 		return fail(Failed, err)
 	}
-	o.FileID = id
 	local := filepath.Join(cfg.Dest, h.Name+".npz")
-	if err := collect(ctx, h, remote, local); err != nil {
+	id, err := collect(ctx, h, remote, local)
+	if err != nil {
 		return fail(Failed, err)
 	}
-	o.Status, o.Remote, o.Path = Finished, remote, local
+	o.Status, o.Remote, o.Path, o.FileID = Finished, remote, local, id
 	pr.printf("%s: FINISHED; collected %s -> %s", h.Name, remote, local)
 	return o
 }
 
 // newestArchive returns the newest .npz under dir (in dir or up to three
 // directories below it, as runs that archive into dated run directories
-// do) modified after mark, and its identity (inode, size and modification
-// time in nanoseconds). A non-empty pattern restricts the search to paths
-// (relative to dir) it matches, as find -path does ('*' matches '/' too).
-func newestArchive(ctx context.Context, h *Host, dir, pattern, mark string) (path, id string, err error) {
+// do) modified after mark. A non-empty pattern restricts the search to
+// paths (relative to dir) it matches, as find -path does ('*' matches '/'
+// too).
+//
+// find -exec ... {} + hands ls the files in batches (about 128 KiB of
+// names each), so each batch's newest is taken first and the newest of
+// those after: with thousands of files ls -t of the whole list would sort
+// each batch on its own.
+func newestArchive(ctx context.Context, h *Host, dir, pattern, mark string) (string, error) {
 	match := "-name '*.npz'"
 	if pattern != "" {
 		match = "-path " + sh.Quote("./"+strings.TrimPrefix(pattern, "./"))
 	}
 	script := fmt.Sprintf(`set -e
 cd -- %s
-f=$(find . -maxdepth 4 -type f %s -newer %s -exec ls -t -- {} + | head -n 1)
-if [ -n "$f" ]; then
-	printf '%%s\n' "$f"
-	stat -c '%%i %%s %%.9Y' -- "$f" 2>/dev/null || stat -f '%%i %%z %%m' -- "$f"
+w=$(find . -maxdepth 4 -type f %s -newer %s -exec sh -c 'ls -t -- "$@" | head -n 1' sh {} +)
+if [ -n "$w" ]; then
+	printf '%%s\n' "$w" | tr '\n' '\0' | xargs -0 ls -t -- | head -n 1
 fi
 `, sh.Quote(dir), match, sh.Quote(mark))
-	out, err := h.shOut(ctx, "find archive", script)
+	f, err := h.shOut(ctx, "find archive", script)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
-	f, id, _ := strings.Cut(out, "\n")
 	if f == "" {
 		where := dir
 		if pattern != "" {
 			where += " matching " + pattern
 		}
-		return "", "", &HostError{Host: h.Name, Op: "find archive in " + where, Err: ErrNoArchive}
+		return "", &HostError{Host: h.Name, Op: "find archive in " + where, Err: ErrNoArchive}
 	}
-	return dir + "/" + strings.TrimPrefix(f, "./"), strings.TrimSpace(id), nil
+	return dir + "/" + strings.TrimPrefix(f, "./"), nil
 }
+
+// fileIDScript defines fid FILE, which prints the file's identity: inode,
+// size and modification time (in nanoseconds with GNU stat, seconds with
+// BSD stat).
+const fileIDScript = `fid() { stat -c '%i %s %.9Y' -- "$1" 2>/dev/null || stat -f '%i %z %m' -- "$1"; }`
+
+// exitChanged is the copy script's exit status for a file that changed
+// while it was copied.
+const exitChanged = 4
 
 // collect copies remote to local through a temporary file in local's
 // directory and renames it into place only once it opens as an archive and
-// has the size the host reports.
-func collect(ctx context.Context, h *Host, remote, local string) error {
+// has the size the host reports. It returns the file's identity (see
+// Outcome.FileID), taken in the same remote step as the copy, before and
+// after it: a file rewritten meanwhile is an error, so the identity is
+// the copied content's.
+func collect(ctx context.Context, h *Host, remote, local string) (string, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(local), "."+filepath.Base(local)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("divergence: %w", err)
+		return "", fmt.Errorf("divergence: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	// The first line is the size, so a copy cut short is noticed.
-	script := fmt.Sprintf("set -e\nwc -c < %[1]s | tr -d ' '\ncat -- %[1]s\n", sh.Quote(remote))
+	// The first line is the identity, whose second field is the size, so
+	// a copy cut short is noticed.
+	script := fmt.Sprintf(`set -e
+%s
+before=$(fid %[2]s)
+printf '%%s\n' "$before"
+cat -- %[2]s
+after=$(fid %[2]s)
+if [ "$before" != "$after" ]; then
+	echo "changed while it was copied (file ID $before, then $after)" >&2
+	exit %[3]d
+fi
+`, fileIDScript, sh.Quote(remote), exitChanged)
 	hw := &sizeFirst{w: tmp}
 	err = h.sh(ctx, "copy "+remote, script, hw)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
-	want, perr := strconv.ParseInt(string(hw.line), 10, 64)
-	if perr != nil || hw.n != want {
-		return &HostError{Host: h.Name, Op: "copy " + remote, Err: fmt.Errorf("%w: copy incomplete: %d bytes received, host reports %q", ErrHost, hw.n, hw.line)}
+	id := string(hw.line)
+	f := strings.Fields(id)
+	var want int64 = -1
+	if len(f) == 3 {
+		want, _ = strconv.ParseInt(f[1], 10, 64)
+	}
+	if hw.n != want {
+		return "", &HostError{Host: h.Name, Op: "copy " + remote, Err: fmt.Errorf("%w: copy incomplete: %d bytes received, host reports %q (inode, size, mtime)", ErrHost, hw.n, id)}
 	}
 	r, err := Open(tmp.Name())
 	if err != nil {
-		return &HostError{Host: h.Name, Op: "check " + remote, Err: err}
+		return "", &HostError{Host: h.Name, Op: "check " + remote, Err: err}
 	}
 	r.Close()
 	if err := os.Rename(tmp.Name(), local); err != nil {
-		return fmt.Errorf("divergence: %w", err)
+		return "", fmt.Errorf("divergence: %w", err)
 	}
-	return nil
+	return id, nil
 }
 
 // sizeFirst splits off the first line of a stream and counts the rest.
@@ -506,7 +548,7 @@ func (s *sizeFirst) Write(p []byte) (int, error) {
 	if !s.gotLine {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			if len(s.line)+len(p) > 32 {
+			if len(s.line)+len(p) > 128 {
 				return 0, errors.New("size line too long")
 			}
 			s.line = append(s.line, p...)

@@ -398,6 +398,7 @@ func TestReplicateHostNamePanics(t *testing.T) {
 		{"escapes dest", []Host{{Name: "../evil", Repo: ".", Command: "true"}, {Name: "b", Repo: ".", Command: "true"}}, "divergence: invalid host name"},
 		{"empty", []Host{{Name: "", Repo: ".", Command: "true"}}, "divergence: invalid host name"},
 		{"duplicate", []Host{{Name: "a", Repo: ".", Command: "true"}, {Name: "a", Repo: ".", Command: "true"}}, "divergence: duplicate host name"},
+		{"duplicate but for case", []Host{{Name: "box", Repo: ".", Command: "true"}, {Name: "BOX", Repo: ".", Command: "true"}}, "divergence: duplicate host name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dest := t.TempDir()
@@ -418,57 +419,75 @@ func TestReplicateHostNamePanics(t *testing.T) {
 // file system (their output directory is the same, and the output name
 // does not depend on the host) both fail with ErrSameArchive instead of
 // comparing the file with itself and passing (issue 15: 5 of 6 runs
-// printed max=0 PASS); archives in dated run directories are found.
+// printed max=0 PASS); archives in dated run directories are found. The
+// shared directory may be seen under another path on the second host (a
+// mount at another path, a bind mount; here a hard link): the file's ID
+// decides, not its path (issue 15 item 8, review 2 item 1: compared the
+// file with itself, max=0 PASS).
 func TestReplicateSharedFile(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("setsid not installed; internal/launch needs it")
 	}
-	shared := t.TempDir()
-	tmpl := func(eps float64) func(*testing.T, string) {
-		return func(t *testing.T, dir string) { writeRun(t, filepath.Join(dir, "template.npz"), eps) }
-	}
-	// a writes the shared file once b's launch is marked (so the file is
-	// newer than both launches, whatever the load); b waits for it and
-	// writes nothing of its own.
-	root := t.TempDir()
-	bMark := filepath.Join(root, "b", ".replicate", "s1.b.r1.launched")
-	file := shared + "/2025-01-02/s1.npz"
-	boxes := []box{
-		{"a", "until [ -e " + bMark + " ]; do sleep 0.05; done; mkdir -p " + shared + "/2025-01-02; cp template.npz " + file + ".tmp; mv " + file + ".tmp " + file, tmpl(0), Failed},
-		{"b", "until [ -e " + file + " ]; do sleep 0.05; done", tmpl(1e-9), Failed},
-		{"c", "mkdir -p out/2025-01-02; cp template.npz out/2025-01-02/{stem}.npz", tmpl(1e-9), Finished},
-	}
-	var hosts []Host
-	for _, b := range boxes {
-		dir := filepath.Join(root, b.name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b.setup(t, dir)
-		hosts = append(hosts, Host{Name: b.name, Repo: dir, Command: b.command, Output: "out"})
-	}
-	for i := range hosts[:2] {
-		hosts[i].Output, hosts[i].State = shared, filepath.Join(hosts[i].Repo, ".replicate")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s1", Run: "r1", Dest: t.TempDir(), Poll: 50 * time.Millisecond, Budget: 30 * time.Second})
-	if !errors.Is(err, ErrTooFew) {
-		t.Fatalf("err = %v, want ErrTooFew (only c is left)", err)
-	}
-	for i, b := range boxes {
-		if out[i].Status != b.want {
-			t.Errorf("%s: %v (%v), want %v", b.name, out[i].Status, out[i].Err, b.want)
-		}
-	}
-	for _, o := range out[:2] {
-		if !errors.Is(o.Err, ErrSameArchive) || !strings.Contains(o.Err.Error(), "a and b both returned") {
-			t.Errorf("%s: err %v, want ErrSameArchive naming a and b", o.Host, o.Err)
-		}
-		errtest.Check(t, o.Err, "divergence: ")
-	}
-	if !strings.HasSuffix(out[2].Remote, "/out/2025-01-02/s1.npz") || out[2].FileID == "" {
-		t.Errorf("c: collected %q (id %q) from a dated directory", out[2].Remote, out[2].FileID)
+	for _, view := range []string{"same path", "other path"} {
+		t.Run(view, func(t *testing.T) {
+			shared := t.TempDir()
+			bShared, bTakes := shared, "true"
+			if view == "other path" {
+				// A symlink would be resolved (pwd -P); a bind mount needs
+				// root. A hard link is the same file under another path.
+				bShared = t.TempDir()
+				bTakes = "mkdir -p " + bShared + "/2025-01-02 && ln " + shared + "/2025-01-02/s1.npz " + bShared + "/2025-01-02/s1.npz"
+			}
+			tmpl := func(eps float64) func(*testing.T, string) {
+				return func(t *testing.T, dir string) { writeRun(t, filepath.Join(dir, "template.npz"), eps) }
+			}
+			// a writes the shared file once b's launch is marked (so the
+			// file is newer than both launches, whatever the load); b waits
+			// for it and writes nothing of its own.
+			root := t.TempDir()
+			bMark := filepath.Join(root, "b", ".replicate", "s1.b.r1.launched")
+			file := shared + "/2025-01-02/s1.npz"
+			boxes := []box{
+				{"a", "until [ -e " + bMark + " ]; do sleep 0.05; done; mkdir -p " + shared + "/2025-01-02; cp template.npz " + file + ".tmp; mv " + file + ".tmp " + file, tmpl(0), Failed},
+				{"b", "until [ -e " + file + " ]; do sleep 0.05; done; " + bTakes, tmpl(1e-9), Failed},
+				{"c", "mkdir -p out/2025-01-02; cp template.npz out/2025-01-02/{stem}.npz", tmpl(1e-9), Finished},
+			}
+			var hosts []Host
+			for _, b := range boxes {
+				dir := filepath.Join(root, b.name)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				b.setup(t, dir)
+				hosts = append(hosts, Host{Name: b.name, Repo: dir, Command: b.command, Output: "out"})
+			}
+			for i, out := range []string{shared, bShared} {
+				hosts[i].Output, hosts[i].State = out, filepath.Join(hosts[i].Repo, ".replicate")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s1", Run: "r1", Dest: t.TempDir(), Poll: 50 * time.Millisecond, Budget: 30 * time.Second})
+			if !errors.Is(err, ErrTooFew) {
+				t.Fatalf("err = %v, want ErrTooFew (only c is left)", err)
+			}
+			for i, b := range boxes {
+				if out[i].Status != b.want {
+					t.Errorf("%s: %v (%v), want %v", b.name, out[i].Status, out[i].Err, b.want)
+				}
+			}
+			for _, o := range out[:2] {
+				if !errors.Is(o.Err, ErrSameArchive) || !strings.Contains(o.Err.Error(), "a and b both returned") {
+					t.Errorf("%s: err %v, want ErrSameArchive naming a and b", o.Host, o.Err)
+				}
+				errtest.Check(t, o.Err, "divergence: ")
+			}
+			if view == "other path" && !strings.Contains(out[0].Err.Error(), "one file under two paths") {
+				t.Errorf("err %v does not name both paths", out[0].Err)
+			}
+			if !strings.HasSuffix(out[2].Remote, "/out/2025-01-02/s1.npz") || out[2].FileID == "" {
+				t.Errorf("c: collected %q (id %q) from a dated directory", out[2].Remote, out[2].FileID)
+			}
+		})
 	}
 }
 
@@ -531,5 +550,141 @@ func TestReplicateSharedHome(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(other, "out", ".replicate", "s.b.r3.log")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("host b was launched: %v", err)
+	}
+}
+
+// TestSyncSharedCheckout: hosts that share one checkout (a home directory
+// mounted on every machine) are synced one after another: git runs in the
+// checkout never overlap, which would fail on its index.lock (review 2
+// item 8: 2 of 5 runs failed). A git wrapper first on PATH records an
+// overlap of two fetches, holding each open long enough for the hosts'
+// fetches to meet if they ran at once.
+func TestSyncSharedCheckout(t *testing.T) {
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	origin := filepath.Join(root, "origin.git")
+	git(t, root, "init", "-q", "--bare", origin)
+	home := filepath.Join(root, "home")
+	git(t, root, "clone", "-q", origin, home)
+	os.WriteFile(filepath.Join(home, "model.txt"), []byte("v1\n"), 0o644)
+	git(t, home, "add", "model.txt")
+	git(t, home, "commit", "-q", "-m", "v1")
+	git(t, home, "push", "-q", "origin", "HEAD:main")
+	ctl := filepath.Join(root, "controller")
+	git(t, root, "clone", "-q", origin, ctl)
+	os.WriteFile(filepath.Join(ctl, "model.txt"), []byte("v2\n"), 0o644)
+	git(t, ctl, "commit", "-q", "-am", "v2")
+	git(t, ctl, "push", "-q", "origin", "HEAD:main")
+	head := git(t, ctl, "rev-parse", "HEAD")
+
+	bin := filepath.Join(root, "bin")
+	os.Mkdir(bin, 0o755)
+	overlaps := filepath.Join(root, "overlaps")
+	wrapper := fmt.Sprintf(`#!/bin/sh
+if [ "$1" = fetch ]; then
+	if mkdir %[1]s/fetching 2>/dev/null; then
+		sleep 0.3
+		rmdir %[1]s/fetching
+	else
+		echo overlap >> %[2]s
+	fi
+fi
+exec %[3]s "$@"
+`, root, overlaps, realGit)
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var hosts []Host
+	for _, n := range []string{"a", "b", "c"} {
+		hosts = append(hosts, Host{Name: n, Repo: home, Command: "true"})
+	}
+	got, err := Sync(context.Background(), hosts, head, SyncOptions{})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("Sync: %v, %+v", err, got)
+	}
+	for _, s := range got {
+		if s.Commit != head {
+			t.Errorf("%s at %s, want %s", s.Host, s.Commit, head)
+		}
+	}
+	if b, err := os.ReadFile(overlaps); err == nil {
+		t.Errorf("git fetches overlapped in the shared checkout: %q", b)
+	}
+}
+
+// TestNewestArchiveManyFiles: with more files than find hands ls -t in one
+// batch (about 128 KiB of names), the newest of all is found, not the
+// newest of the first batch (review 2 suspected item d). The files' times
+// are set so that the newest is the one find lists last.
+func TestNewestArchiveManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	mark := filepath.Join(t.TempDir(), "launched")
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 180)
+	for i := range 1500 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d_%s.npz", i, long)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("find", ".", "-type", "f", "-name", "*.npz")
+	cmd.Dir = dir
+	listed, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := strings.Fields(string(listed))
+	t0 := time.Now().Add(time.Minute)
+	for i, f := range files {
+		at := t0.Add(time.Duration(i) * time.Second)
+		if err := os.Chtimes(filepath.Join(dir, f), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := newestArchive(context.Background(), &Host{Name: "h"}, dir, "", mark)
+	if want := dir + "/" + strings.TrimPrefix(files[len(files)-1], "./"); err != nil || got != want {
+		t.Errorf("newest = %q, %v; want %q (the last of %d)", got, err, want, len(files))
+	}
+}
+
+// TestCollectChanged: the file's identity is taken in the copy's own
+// remote step, before and after the copy, so a file rewritten while it is
+// copied is an error, and the identity returned is the copied file's
+// (review 2 suspected item a: stat and copy were separate steps). A cat
+// first on PATH touches the file after copying it.
+func TestCollectChanged(t *testing.T) {
+	realCat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "run.npz")
+	writeRun(t, src, 0)
+	h := &Host{Name: "h"}
+	id, err := collect(context.Background(), h, src, filepath.Join(dir, "copy.npz"))
+	st, serr := os.Stat(src)
+	if f := strings.Fields(id); err != nil || serr != nil || len(f) != 3 || f[1] != fmt.Sprint(st.Size()) {
+		t.Fatalf("collect: id %q (inode, size, mtime), %v", id, err)
+	}
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	wrapper := fmt.Sprintf("#!/bin/sh\n%s \"$@\"\ntouch -d '2030-01-02 03:04:05' %s\n", realCat, src)
+	if err := os.WriteFile(filepath.Join(bin, "cat"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	local := filepath.Join(dir, "copy2.npz")
+	_, err = collect(context.Background(), h, src, local)
+	var he *HostError
+	if !errors.As(err, &he) || !strings.Contains(he.Stderr, "changed while it was copied") {
+		t.Errorf("collect of a file rewritten meanwhile: %v", err)
+	}
+	if _, err := os.Stat(local); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a copy was kept: %v", err)
 	}
 }

@@ -13,7 +13,8 @@ var ErrShape = errors.New("shape mismatch")
 // Series returns the per-step divergence of key between runs a and b:
 // element t is ‖a_t − b_t‖ over the axes after the first (L2 or L∞), or
 // |a_t − b_t| for one-dimensional arrays; a scalar gives one element. A step
-// holding a NaN is NaN. Integers on both sides are compared exactly, as in
+// holding a NaN on one side only is NaN; elements NaN on both sides are
+// equal (left out), as in [Compare]. Integers on both sides are compared exactly, as in
 // [Compare]. Unlike Compare, problems are errors: ErrKey, ErrShape or
 // ErrFormat, naming the file and key.
 func Series(a, b *Run, key string, norm Norm) ([]float64, error) {
@@ -36,12 +37,17 @@ func Series(a, b *Run, key string, norm Norm) ([]float64, error) {
 	p := newAcc()
 	p.series = &out
 	if ma.integer && mb.integer {
+		p.ua, p.ub = ma.unsigned, mb.unsigned
 		err = seriesOf(&p, &ma, &mb, a, b, key, rowLen, norm, chunk, (*member).ints, (*acc).addInt)
 	} else {
 		err = seriesOf(&p, &ma, &mb, a, b, key, rowLen, norm, chunk, (*member).floats, (*acc).add)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if rowLen == 0 {
+		// Steps without elements (shape (n, 0)) agree.
+		out = make([]float64, nsteps)
 	}
 	if len(out) != nsteps {
 		return nil, fmt.Errorf("divergence: %w: key %q: %d of %d steps read", ErrFormat, key, len(out), nsteps)

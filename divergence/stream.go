@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 
 	"github.com/crosscluster/crosscluster/internal/npy"
 )
@@ -125,6 +126,7 @@ type pairResult struct {
 	maxStep int
 	steps   int
 	warn    string
+	note    string
 	exact   bool
 	el      elementStats
 }
@@ -144,7 +146,7 @@ type elementStats struct {
 type acc struct {
 	max     float64 // over completed steps
 	maxStep int     // step of max; -1 while every step is 0
-	nan     bool    // the current step (or, in the fast path, the data) holds NaN
+	nan     bool    // the current step holds a NaN on one side
 	nanStep int     // first step holding NaN; -1 if none
 	inf     bool    // the current step holds an infinite difference
 	ssq     float64 // scaled sum of squares of the current step (L2)
@@ -164,10 +166,11 @@ type acc struct {
 	maxAbs, maxRel float64
 	absAt, relAt   int     // -1: none yet
 	relCut         float64 // a little below maxRel; see newRel
-	nzb            bool    // some b ≠ 0 (the relative difference is defined)
+	nzb            bool    // some finite b ≠ 0 (the relative difference is defined)
 	nanBoth        int     // elements NaN on both sides
-	firstNaN       int     // first element with a NaN on either side; -1: none
+	firstNaN       int     // first element with a NaN on one side only; -1: none
 	bounded        bool    // count mismatches against atol + rtol·|b|
+	ua, ub         bool    // integer elements of a (b) are uint64 bits
 	rtol, atol     float64
 	mismatched     int
 }
@@ -223,15 +226,14 @@ func (p *acc) newRel(d, ay float64, i int) {
 	}
 }
 
-// bothNaN records an element that is NaN on both sides: equal for the
-// element-wise check (equal_nan=True), but the step's norm is NaN.
-func (p *acc) bothNaN(i int) {
-	p.nanBoth++
-	p.nan = true
-	if p.firstNaN < 0 {
-		p.firstNaN = i
-	}
-}
+// bothNaN records an element that is NaN on both sides: equal, as
+// numpy.testing.assert_allclose's default equal_nan=True has it, so it is
+// left out of the differences and the step's norm, and counted.
+func (p *acc) bothNaN() { p.nanBoth++ }
+
+// nanWarning is the warning of a row whose data hold a NaN on one side
+// only.
+const nanWarning = "NaN on one side only"
 
 // addFast is the path when each step's norm is the largest absolute
 // difference (L∞, or one element per step) and no series is wanted: the
@@ -247,10 +249,14 @@ func (p *acc) addFast(a, b []float64) {
 		d := math.Abs(a[i] - b[i])
 		if d > m {
 			m, at = d, p.idx+i
-		} else if d != d && a[i] != b[i] && p.firstNaN < 0 {
+		} else if d != d && a[i] != b[i] {
 			// A NaN on either side (equal infinities give ∞ − ∞ = NaN
-			// but agree).
-			p.firstNaN = p.idx + i
+			// but agree); on both sides the values agree too.
+			if a[i] != a[i] && b[i] != b[i] {
+				p.bothNaN()
+			} else if p.firstNaN < 0 {
+				p.firstNaN = p.idx + i
+			}
 		}
 	}
 	p.maxAbs, p.absAt = m, at
@@ -266,11 +272,15 @@ func (p *acc) addFastElementwise(a, b []float64) {
 	for i := range a {
 		x, y := a[i], b[i]
 		if x == y {
-			nzb = nzb || y != 0
+			// Equal infinities are left out, as NumPy does before
+			// its relative difference: they do not make it defined.
+			if !nzb && y != 0 && !math.IsInf(y, 0) {
+				nzb = true
+			}
 			continue
 		}
 		if x != x && y != y {
-			p.bothNaN(p.idx + i)
+			p.bothNaN()
 			continue
 		}
 		d, ay := math.Abs(x-y), math.Abs(y)
@@ -301,15 +311,15 @@ func (p *acc) addFastInt(a, b []int64) {
 	b = b[:len(a)]
 	for i := range a {
 		x, y := a[i], b[i]
-		if x == y {
+		if p.equal(x, y) {
 			if y != 0 {
 				p.nzb = true
 			}
 			continue
 		}
-		d := intDiff(x, y)
+		d := p.diff(x, y)
 		if p.elementwise {
-			p.differ(d, math.Abs(float64(y)), p.idx+i)
+			p.differ(d, p.absB(y), p.idx+i)
 		} else if d > p.maxAbs {
 			p.maxAbs, p.absAt = d, p.idx+i
 		}
@@ -322,6 +332,57 @@ func intDiff(x, y int64) float64 {
 		return float64(uint64(x) - uint64(y))
 	}
 	return float64(uint64(y) - uint64(x))
+}
+
+// Integer elements are int64 bits; a member of uint64 dtype (ua for a, ub
+// for b) holds each value's uint64 bits instead, so that values above
+// MaxInt64 are compared exactly too.
+
+// equal reports whether the elements x (of a) and y (of b) hold equal
+// values: equal bits do, unless one side is unsigned and the bits are a
+// negative int64 on the other.
+func (p *acc) equal(x, y int64) bool { return x == y && (p.ua == p.ub || x >= 0) }
+
+// diff returns |x − y|, computed exactly and rounded once to float64.
+func (p *acc) diff(x, y int64) float64 {
+	if !p.ua && !p.ub {
+		return intDiff(x, y)
+	}
+	return unsignedDiff(x, y, p.ua, p.ub)
+}
+
+// absB returns |y| for an element of b.
+func (p *acc) absB(y int64) float64 {
+	if p.ub {
+		return float64(uint64(y))
+	}
+	return math.Abs(float64(y))
+}
+
+// unsignedDiff is |x − y| when x (ux) or y (uy) holds uint64 bits: sign
+// and magnitude apart. Values of one sign differ by at most 2^64 − 1, as
+// uint64 (two's complement keeps negative int64s in order); of opposite
+// signs by |x| + |y|, up to 2^64 + 2^63 − 1, added with a carry.
+func unsignedDiff(x, y int64, ux, uy bool) float64 {
+	xneg, yneg := !ux && x < 0, !uy && y < 0
+	if xneg == yneg {
+		a, b := uint64(x), uint64(y)
+		if a > b {
+			return float64(a - b)
+		}
+		return float64(b - a)
+	}
+	pos, neg := uint64(x), y
+	if xneg {
+		pos, neg = uint64(y), x
+	}
+	s, carry := bits.Add64(pos, uint64(-neg), 0) // -MinInt64 wraps to 2^63, its magnitude
+	if carry == 0 {
+		return float64(s)
+	}
+	// 2^64 + s, rounded once: halved, the bit shifted out kept as a
+	// sticky bit far below float64's precision.
+	return float64(1<<63|s>>1|s&1) * 2
 }
 
 // add accumulates a chunk whose first element is at step position p.pos:
@@ -338,7 +399,16 @@ func (p *acc) add(a, b []float64, rowLen int, norm Norm) {
 		}
 		for i := range n {
 			if x, y := a[i], b[i]; x != y {
-				p.norm(math.Abs(x-y), norm)
+				d := math.Abs(x - y)
+				if d != d && x != x && y != y {
+					// NaN on both sides: equal (counted above when
+					// elementwise).
+					if !p.elementwise {
+						p.bothNaN()
+					}
+					continue
+				}
+				p.norm(d, norm)
 			}
 		}
 		p.endStep(n, rowLen, norm)
@@ -357,8 +427,8 @@ func (p *acc) addInt(a, b []int64, rowLen int, norm Norm) {
 			p.idx += n
 		}
 		for i := range n {
-			if x, y := a[i], b[i]; x != y {
-				p.norm(intDiff(x, y), norm)
+			if x, y := a[i], b[i]; !p.equal(x, y) {
+				p.norm(p.diff(x, y), norm)
 			}
 		}
 		p.endStep(n, rowLen, norm)
@@ -449,7 +519,7 @@ func (p *acc) result(nsteps, rowLen int, fast bool) pairResult {
 			pr.maxStep = p.absAt / rowLen
 		}
 		if p.firstNaN >= 0 {
-			// A NaN on either side, even on both, makes the norm NaN.
+			// A NaN on one side makes the norm NaN.
 			pr.max, pr.maxStep = math.NaN(), p.firstNaN/rowLen
 		}
 	} else if p.nanStep >= 0 {
@@ -469,13 +539,17 @@ func (p *acc) result(nsteps, rowLen int, fast bool) pairResult {
 	return pr
 }
 
-// groupStream compares every pair of runs in group (all of one shape),
-// streaming their members in lockstep as T, and stores the results in res.
+// groupStream compares the pairs of runs in group (all of one shape) that
+// want accepts (nil: every pair), streaming their members in lockstep as
+// T, and returns the results indexed by the pair's positions in srcs.
 //
 // It checks ctx between chunks; once ctx is done every pair of the group
 // gets NaN and a warning that the comparison stopped.
+//
+// unsigned, when non-nil, says which members' integer elements are uint64
+// bits.
 func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []string, shape []int, norm Norm,
-	bound *Closeness, add func(p *acc, a, b []T, rowLen int, norm Norm, fast bool)) [][]pairResult {
+	bound *Closeness, want func(a, b int) bool, unsigned []bool, add func(p *acc, a, b []T, rowLen int, norm Norm, fast bool)) [][]pairResult {
 	nsteps, rowLen := steps(shape)
 	total := nsteps * rowLen
 	type pairAcc struct {
@@ -485,7 +559,13 @@ func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []s
 	var pairs []*pairAcc
 	for a := range srcs {
 		for b := a + 1; b < len(srcs); b++ {
+			if want != nil && !want(a, b) {
+				continue
+			}
 			pa := &pairAcc{i: a, j: b, acc: newAcc()}
+			if unsigned != nil {
+				pa.ua, pa.ub = unsigned[a], unsigned[b]
+			}
 			if bound != nil {
 				pa.elementwise, pa.bounded, pa.rtol, pa.atol = true, true, bound.RTol, bound.ATol
 			}
@@ -558,10 +638,12 @@ func groupStream[T elem](ctx context.Context, srcs []source[T], names, paths []s
 		case failed[p.i] != "" || failed[p.j] != "":
 			pr = pairResult{max: math.NaN(), maxStep: -1, steps: nsteps, warn: joinWarn(failed[p.i], failed[p.j])}
 		case total == 0:
-			pr.max, pr.maxStep = math.NaN(), -1
-			pr.warn = fmt.Sprintf("no elements (shape %v)", shape)
+			// Equal shapes without elements agree, as assert_allclose
+			// has it; the note says nothing was compared.
+			pr.max, pr.maxStep = 0, -1
+			pr.note = fmt.Sprintf("no elements (shape %v): nothing to compare", shape)
 		case math.IsNaN(pr.max):
-			pr.warn = "NaN in the data"
+			pr.warn = nanWarning
 		}
 		res[p.i][p.j] = pr
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 
 	"github.com/crosscluster/crosscluster/internal/sh"
 )
@@ -42,11 +41,16 @@ type Synced struct {
 	Dirty bool
 }
 
-// Sync brings every host's checkout to commit, all hosts at once: git fetch
-// from the host's remote, then a detached checkout. A host with
-// uncommitted changes to tracked files is refused with [ErrDirty] unless
-// opt.AllowDirty. The result has one entry per host that synced, in hosts
-// order; the error joins a [*HostError] for each host that did not.
+// Sync brings every host's checkout to commit, one host after another: git
+// fetch from the host's remote, then a detached checkout. Hosts are not
+// synced at once because several may share one checkout (a home directory
+// mounted on every machine), and concurrent git commands in one checkout
+// fail on its index.lock; a host whose checkout an earlier host already
+// brought to commit only finds it there. A host with uncommitted changes
+// to tracked files is refused with [ErrDirty] unless opt.AllowDirty. The
+// result has one entry per host that synced, in hosts order; the error
+// joins a [*HostError] for each host that did not. Once ctx is done the
+// remaining hosts are not tried.
 //
 // Pass a commit hash, such as [Head] returns: a branch or tag name would be
 // resolved by each host's own git and could name different commits.
@@ -56,11 +60,12 @@ func Sync(ctx context.Context, hosts []Host, commit string, opt SyncOptions) ([]
 	}
 	res := make([]*Synced, len(hosts))
 	errs := make([]error, len(hosts))
-	var wg sync.WaitGroup
 	for i := range hosts {
-		wg.Go(func() { res[i], errs[i] = syncHost(ctx, &hosts[i], commit, opt) })
+		if ctx.Err() != nil {
+			break
+		}
+		res[i], errs[i] = syncHost(ctx, &hosts[i], commit, opt)
 	}
-	wg.Wait()
 	var out []Synced
 	for _, r := range res {
 		if r != nil {

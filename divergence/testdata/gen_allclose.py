@@ -18,7 +18,9 @@ both sides) and allclose.json with, per case:
   indices are np.argmax's (first maximum; a NaN is the maximum), unravelled
   in C order;
 - max_l2, max_linf, step_l2, step_linf: the per-step norm over the axes
-  after the first, its maximum and the step of it (np.argmax).
+  after the first, its maximum and the step of it (np.argmax); elements NaN
+  on both sides are equal there too (assert_allclose's default
+  equal_nan=True), a NaN on one side makes its step NaN.
 
 Floats are repr() strings so that NaN and inf survive JSON and every digit
 is kept.
@@ -111,7 +113,7 @@ def norms(a, b, exact):
         with np.errstate(all="ignore"):
             x = a.astype(np.float64).ravel()
             y = b.astype(np.float64).ravel()
-            d = np.where(x == y, 0.0, np.abs(x - y))
+            d = np.where((x == y) | (np.isnan(x) & np.isnan(y)), 0.0, np.abs(x - y))
     shape = a.shape if a.shape else (1,)
     d = d.reshape(shape[0], -1)
     out = {}
@@ -154,6 +156,16 @@ def main():
         arr[4, 0] = np.inf
         arr[5, 1] = -np.inf
     cases["nan_inf_same_places"] = (x, y, 1e-6, 0.0)
+
+    x = rng.standard_normal((5, 4))
+    y = x.copy()
+    x[[1, 3], [2, 0]] = np.nan
+    y[[1, 3], [2, 0]] = np.nan  # NaN at the same places, equal elsewhere: assert_allclose passes
+    cases["nan_same_places_only"] = (x, y, 1e-7, 0.0)
+
+    # Equal infinities are left out before the relative difference: every
+    # other b is 0, so NumPy reports max rel inf.
+    cases["inf_equal_b_zero"] = (np.array([np.inf, 1.0, -np.inf]), np.array([np.inf, 0.0, -np.inf]), 1e-7, 0.0)
 
     x = np.array([1.0, 2.0, 3.0, 4.0])
     y = np.array([1.5, 2.0, 3.5, 4.0])  # |a - b| ties at 0 and 2; relative largest at 0
@@ -199,6 +211,19 @@ def main():
     x = base + np.arange(4, dtype=np.int64)
     y = x.astype(np.float64)  # one side float: compared as float64, as NumPy does
     cases["int_vs_float"] = (x, y, 0.0, 0.0)
+
+    # uint64 above MaxInt64, which int64 cannot hold: equal, and 2048 apart
+    # (float64 has an ulp of 4096 there).
+    x = np.array([2**64 - 1, 3, 2**63], dtype=np.uint64)
+    cases["uint64_equal_above_int64"] = (x, x.copy(), 0.0, 0.0)
+    y = np.array([2**64 - 2049, 3, 2**63], dtype=np.uint64)
+    cases["uint64_above_int64"] = (x, y, 0.0, 0.0)
+    # Signed against unsigned: equal bits are not equal values, and opposite
+    # signs differ by |a| + |b|, up to 2^64 + 2^63 - 1.
+    x = np.array([-1, -3, np.iinfo(np.int64).max, 0, np.iinfo(np.int64).min, 7], dtype=np.int64)
+    y = np.array([2**64 - 1, 2, np.iinfo(np.int64).max, 2**63, 2**64 - 1, 7], dtype=np.uint64)
+    cases["int64_vs_uint64"] = (x, y, 0.0, 0.0)
+    cases["uint8_vs_int8"] = (np.array([255, 0, 128], dtype=np.uint8), np.array([-1, 0, -128], dtype=np.int8), 0.0, 0.0)
 
     a = {k: v[0] for k, v in cases.items()}
     b = {k: v[1] for k, v in cases.items()}

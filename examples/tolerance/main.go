@@ -17,13 +17,17 @@
 // Usage:
 //
 //	go run ./examples/tolerance -out DIR [-hosts FILE] [-sync REPO | -no-sync] [-allow-dirty]
-//	    [-tol 1e-4] [-rtol 1e-7] [-atol 0] [-norm L2|Linf]
+//	    [-tol 1e-4] [-rtol 1e-7] [-atol 0] [-norm L2|Linf] [-allow-failed-hosts]
 //
 // Outputs in DIR: collected/<box>.npz (each box's archive), hosts.json
 // (each host's status, launch name, commit at launch and collected file),
 // pairs.json and pairs.csv (one row per pair and key), series_z_b.csv and
 // divergence_z_b.png (the per-step L2 divergence of z_b for each pair).
-// The exit status is 1 when any pair and key fails a bound.
+// The exit status is 1 when any pair and key fails a bound, and when any
+// host did not finish (its run failed, vanished or timed out, it could not
+// be reached, was not at the synced commit, or returned another host's
+// archive) unless -allow-failed-hosts: a verdict over the hosts that
+// happened to finish is not a verdict over the hosts asked for.
 package main
 
 import (
@@ -50,11 +54,11 @@ import (
 
 // config is what the flags set.
 type config struct {
-	out, hostsFile, stem, normName, syncRepo string
-	tol, rtol, atol                          float64
-	allclose, noSync, allowDirty             bool
-	steps                                    int
-	budget, poll                             time.Duration
+	out, hostsFile, stem, normName, syncRepo  string
+	tol, rtol, atol                           float64
+	allclose, noSync, allowDirty, allowFailed bool
+	steps                                     int
+	budget, poll                              time.Duration
 }
 
 func main() {
@@ -70,6 +74,7 @@ func main() {
 	flag.StringVar(&c.syncRepo, "sync", "", "bring every host to this controller checkout's HEAD before launching; default: the current directory with -hosts, the boxes' origin without (e.g. -sync ~/src/model)")
 	flag.BoolVar(&c.noSync, "no-sync", false, "skip the pre-launch sync; each host's commit is still recorded (e.g. -no-sync)")
 	flag.BoolVar(&c.allowDirty, "allow-dirty", false, "sync hosts with uncommitted changes to tracked files (e.g. -allow-dirty)")
+	flag.BoolVar(&c.allowFailed, "allow-failed-hosts", false, "judge only the hosts that finished: a host that failed, vanished, timed out or could not be reached no longer fails the verdict (at least two must finish) (e.g. -allow-failed-hosts)")
 	flag.IntVar(&c.steps, "steps", 15000, "local boxes: RK4 steps of 1 ms (e.g. -steps 3000)")
 	flag.DurationVar(&c.budget, "budget", 10*time.Minute, "poll budget for the runs (e.g. -budget 30m)")
 	flag.DurationVar(&c.poll, "poll", 200*time.Millisecond, "poll interval (e.g. -poll 1s)")
@@ -185,6 +190,11 @@ func run(ctx context.Context, c config) error {
 			runs = append(runs, divergence.NamedRun{Name: o.Host, Path: o.Path})
 		}
 	}
+	hostsErr := unfinished(outcomes)
+	if hostsErr != nil && c.allowFailed {
+		fmt.Printf("-allow-failed-hosts: comparing the %d hosts that finished; %v\n", len(runs), hostsErr)
+		hostsErr = nil
+	}
 
 	opt := divergence.Options{Norm: norm}
 	if c.tol >= 0 {
@@ -205,11 +215,36 @@ func run(ctx context.Context, c config) error {
 	if err := writeFile(filepath.Join(out, "pairs.csv"), func(b *bytes.Buffer) error { return divergence.WriteCSV(b, rows) }); err != nil {
 		return err
 	}
-	if err := seriesOutputs(out, runs, c.tol); err != nil {
+	wrote, err := seriesOutputs(out, runs, c.tol)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("\nwrote %s/{hosts.json,pairs.json,pairs.csv,series_z_b.csv,divergence_z_b.png,collected/}\n", out)
-	return verdict(rows)
+	fmt.Printf("\nwrote %s/{%s}\n", out, strings.Join(append(append([]string{"hosts.json", "pairs.json", "pairs.csv"}, wrote...), "collected/"), ","))
+	return errors.Join(hostsErr, verdict(rows))
+}
+
+// errHosts is the verdict when a host did not finish.
+var errHosts = errors.New("hosts did not finish")
+
+// unfinished returns nil when every host finished, else an error naming
+// each other host, its status and why.
+func unfinished(outcomes []divergence.Outcome) error {
+	var bad []string
+	for _, o := range outcomes {
+		if o.Status == divergence.Finished {
+			continue
+		}
+		s := o.Host + " " + o.Status.String()
+		if o.Err != nil {
+			s += " (" + strings.TrimPrefix(o.Err.Error(), "divergence: ") + ")"
+		}
+		bad = append(bad, s)
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d of %d: %s; only the hosts that finished were compared (-allow-failed-hosts accepts that)",
+		errHosts, len(bad), len(outcomes), strings.Join(bad, "; "))
 }
 
 // writeOutcomes writes each host's outcome as JSON: what ran where, at
@@ -266,7 +301,7 @@ func verdict(rows []divergence.Row) error {
 		case r.Warning != "":
 			why = append(why, r.Warning)
 		case math.IsNaN(r.Max):
-			why = append(why, "NaN in the data")
+			why = append(why, "NaN on one side only")
 		case r.HasTolerance && r.Max > r.Tolerance:
 			why = append(why, fmt.Sprintf("max %.6e at step %d > tol %.6e", r.Max, r.MaxStep, r.Tolerance))
 		}
@@ -377,21 +412,24 @@ func writeNPZ(path string, data map[string][]float64, shapes [][]int) error {
 	return os.Rename(tmp, path)
 }
 
-// seriesOutputs writes the per-step L2 divergence of z_b for every pair as
-// CSV and as a log-scale plot.
-func seriesOutputs(out string, runs []divergence.NamedRun, tol float64) error {
+// seriesOutputs writes the per-step L2 divergence of z_b for every pair
+// as CSV and as a log-scale plot, and returns the names of the files it
+// wrote. Pairs whose z_b have different shapes have no series; pairs of
+// different lengths (hosts that ran different step counts) each get their
+// own length, the CSV's cells past a pair's end left empty.
+func seriesOutputs(out string, runs []divergence.NamedRun, tol float64) ([]string, error) {
 	opened := make([]*divergence.Run, len(runs))
 	for i, r := range runs {
 		o, err := divergence.Open(r.Path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer o.Close()
 		opened[i] = o
 	}
-	var csv strings.Builder
 	var curves []cplot.Curve
 	header := []string{"step"}
+	steps := 0
 	for i := range opened {
 		for j := i + 1; j < len(opened); j++ {
 			s, err := divergence.Series(opened[i], opened[j], "z_b", divergence.L2)
@@ -401,27 +439,42 @@ func seriesOutputs(out string, runs []divergence.NamedRun, tol float64) error {
 			}
 			header = append(header, runs[i].Name+" vs "+runs[j].Name)
 			curves = append(curves, cplot.Curve{Name: header[len(header)-1], Y: s})
+			steps = max(steps, len(s))
+		}
+	}
+	// A figure or table from an earlier run must not pass for this one's.
+	for _, f := range []string{"series_z_b.csv", "divergence_z_b.png"} {
+		if err := os.Remove(filepath.Join(out, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
 		}
 	}
 	if len(curves) == 0 {
-		return nil
+		return nil, nil
 	}
+	var csv strings.Builder
 	csv.WriteString(strings.Join(header, ",") + "\n")
-	for k := range curves[0].Y {
+	for k := range steps {
 		csv.WriteString(strconv.Itoa(k))
 		for _, c := range curves {
-			csv.WriteString("," + strconv.FormatFloat(c.Y[k], 'g', 17, 64))
+			csv.WriteString(",")
+			if k < len(c.Y) {
+				csv.WriteString(strconv.FormatFloat(c.Y[k], 'g', 17, 64))
+			}
 		}
 		csv.WriteString("\n")
 	}
 	if err := os.WriteFile(filepath.Join(out, "series_z_b.csv"), []byte(csv.String()), 0o644); err != nil {
-		return err
+		return nil, err
 	}
+	wrote := []string{"series_z_b.csv"}
 	err := cplot.Divergence(filepath.Join(out, "divergence_z_b.png"), "z_b: per-step L2 divergence between boxes",
 		"recorded step (10 ms)", "‖z_a(t) − z_b(t)‖", curves, tol)
-	if errors.Is(err, cplot.ErrNoData) {
+	switch {
+	case errors.Is(err, cplot.ErrNoData):
 		fmt.Println("every pair agrees exactly on z_b: divergence_z_b.png not written")
-		return nil
+		return wrote, nil
+	case err != nil:
+		return nil, err
 	}
-	return err
+	return append(wrote, "divergence_z_b.png"), nil
 }

@@ -1,20 +1,24 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/crosscluster/crosscluster/divergence"
+	"github.com/crosscluster/crosscluster/internal/npy"
 )
 
 // TestMain lets the test binary be a box: localBoxes' run script calls
@@ -132,4 +136,132 @@ func TestSyncByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(head(t, origin))
+}
+
+// writeArchive writes an .npz with one float64 key.
+func writeArchive(t *testing.T, path, key string, shape []int, x []float64) {
+	t.Helper()
+	var b bytes.Buffer
+	z := npy.NewZipWriter(&b, false)
+	if err := z.Add(key, shape, x); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hostsFile writes a registry of local hosts, one per command, each in its
+// own directory under root, and returns its path.
+func hostsFile(t *testing.T, root string, commands map[string]string) string {
+	t.Helper()
+	var y strings.Builder
+	y.WriteString("hosts:\n")
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&y, "  - name: %s\n    repo: %s\n    command: %q\n    output: out\n", name, dir, commands[name])
+	}
+	p := filepath.Join(root, "hosts.yaml")
+	if err := os.WriteFile(p, []byte(y.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func needLaunch(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("launches processes")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("setsid not installed")
+	}
+}
+
+// TestFailedHostFails: a host whose run did not finish fails the verdict,
+// naming it, even when the hosts that finished agree; -allow-failed-hosts
+// judges the others (review 2 item 3: exit 0 with host c FAILED).
+func TestFailedHostFails(t *testing.T) {
+	needLaunch(t)
+	root := t.TempDir()
+	tmpl := filepath.Join(root, "template.npz")
+	writeArchive(t, tmpl, "z_b", []int{5, 2}, make([]float64, 10))
+	cp := "mkdir -p out && cp " + tmpl + " out/{host}.npz"
+	hosts := hostsFile(t, root, map[string]string{"a": cp, "b": cp, "c": "exit 3"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := config{out: t.TempDir(), hostsFile: hosts, noSync: true, stem: "t", normName: "L2", tol: 1e-9,
+		budget: 30 * time.Second, poll: 20 * time.Millisecond}
+	err := run(ctx, c)
+	if !errors.Is(err, errHosts) || errors.Is(err, errFail) || !strings.Contains(err.Error(), "1 of 3: c FAILED") ||
+		!strings.Contains(err.Error(), "exited with status 3") {
+		t.Errorf("run = %v; want errHosts naming c and its exit status, no failing row", err)
+	}
+	c.allowFailed = true
+	if err := run(ctx, c); err != nil {
+		t.Errorf("with -allow-failed-hosts: %v", err)
+	}
+}
+
+// TestSeriesOutputs: pairs whose z_b series have different lengths (hosts
+// that ran different step counts) each get their own length in the CSV
+// and the plot (review 2 item 4: index out of range); a PNG that is not
+// written is not listed, and no stale one is left (review 2 item 15).
+func TestSeriesOutputs(t *testing.T) {
+	dir := t.TempDir()
+	ramp := func(n int, eps float64) []float64 {
+		x := make([]float64, 2*n)
+		for i := range x {
+			x[i] = 1 + eps*float64(i)
+		}
+		return x
+	}
+	var runs []divergence.NamedRun
+	for _, r := range []struct {
+		name  string
+		steps int
+		eps   float64
+	}{{"a", 5, 0}, {"b", 5, 1e-9}, {"c", 3, 0}, {"d", 3, 2e-9}} {
+		p := filepath.Join(dir, r.name+".npz")
+		writeArchive(t, p, "z_b", []int{r.steps, 2}, ramp(r.steps, r.eps))
+		runs = append(runs, divergence.NamedRun{Name: r.name, Path: p})
+	}
+	out := t.TempDir()
+	wrote, err := seriesOutputs(out, runs, 1e-6)
+	if err != nil || !slices.Equal(wrote, []string{"series_z_b.csv", "divergence_z_b.png"}) {
+		t.Fatalf("seriesOutputs: %v, %v", wrote, err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "series_z_b.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 6 || lines[0] != "step,a vs b,c vs d" {
+		t.Fatalf("csv:\n%s", b)
+	}
+	for k, line := range lines[1:] {
+		f := strings.Split(line, ",")
+		if len(f) != 3 || f[0] != fmt.Sprint(k) || f[1] == "" || (f[2] == "") != (k >= 3) {
+			t.Errorf("csv line %d: %q", k+1, line)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(out, "divergence_z_b.png")); err != nil || st.Size() == 0 {
+		t.Errorf("png: %v", err)
+	}
+	// Equal runs: the table, no figure, and the old figure is gone.
+	a2 := filepath.Join(dir, "a2.npz")
+	writeArchive(t, a2, "z_b", []int{5, 2}, ramp(5, 0))
+	wrote, err = seriesOutputs(out, []divergence.NamedRun{runs[0], {Name: "a2", Path: a2}}, 1e-6)
+	if err != nil || !slices.Equal(wrote, []string{"series_z_b.csv"}) {
+		t.Errorf("equal runs: %v, %v", wrote, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "divergence_z_b.png")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale png left: %v", err)
+	}
 }

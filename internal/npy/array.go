@@ -107,6 +107,21 @@ func (a *Array) Int64() ([]int64, error) {
 	return corder(out, a.Shape, a.Fortran), nil
 }
 
+// Uint64 returns the elements converted to uint64 in C order, exactly.
+// Only integer and bool dtypes convert; floats and negative signed values
+// return an error wrapping [ErrDType]. With [Array.Unsigned] it reads
+// uint64 arrays, whose values above MaxInt64 Int64 refuses.
+func (a *Array) Uint64() ([]uint64, error) {
+	if a.dt.kind == 'f' {
+		return nil, fmt.Errorf("%w: Uint64 of float array %s", ErrDType, a.DType)
+	}
+	out := make([]uint64, a.Len())
+	if err := convert(out, a.data, a.dt); err != nil {
+		return nil, err
+	}
+	return corder(out, a.Shape, a.Fortran), nil
+}
+
 func (a *Array) corder(x []float64) []float64 { return corder(x, a.Shape, a.Fortran) }
 
 // corder turns Fortran-order data into C order.
@@ -147,7 +162,7 @@ func corder[T any](src []T, shape []int, fortran bool) []T {
 }
 
 type number interface {
-	~float32 | ~float64 | ~int64
+	~float32 | ~float64 | ~int64 | ~uint64
 }
 
 // convert decodes len(dst) elements of type dt from src.
@@ -163,6 +178,9 @@ func convert[T number](dst []T, src []byte, dt dtype) error {
 			}
 		}
 	case 'i':
+		if u, ok := any(dst).([]uint64); ok {
+			return signedToUint64(u, src, dt)
+		}
 		switch dt.size {
 		case 1:
 			for i := range dst {
@@ -225,6 +243,21 @@ func convert[T number](dst []T, src []byte, dt dtype) error {
 				dst[i] = T(math.Float64frombits(o.Uint64(src[8*i:])))
 			}
 		}
+	}
+	return nil
+}
+
+// signedToUint64 decodes signed integers into dst, refusing negative ones.
+func signedToUint64(dst []uint64, src []byte, dt dtype) error {
+	tmp := make([]int64, len(dst))
+	if err := convert(tmp, src, dt); err != nil {
+		return err
+	}
+	for i, v := range tmp {
+		if v < 0 {
+			return fmt.Errorf("%w: negative %s value %d at element %d is no uint64", ErrDType, dt, v, i)
+		}
+		dst[i] = uint64(v)
 	}
 	return nil
 }
@@ -312,9 +345,28 @@ func (r *Reader) ReadInt64(dst []int64) (int, error) {
 	return readNext(r, dst)
 }
 
+// ReadUint64 is [Reader.ReadInt64] decoding each element exactly as a
+// uint64: for uint64 arrays, whose values above MaxInt64 ReadInt64
+// refuses. A float array, and a negative signed value, give an error
+// wrapping [ErrDType].
+func (r *Reader) ReadUint64(dst []uint64) (int, error) {
+	if r.dt.kind == 'f' {
+		return 0, r.keyed(fmt.Errorf("%w: ReadUint64 of float array %s", ErrDType, r.DType))
+	}
+	return readNext(r, dst)
+}
+
 // Integer reports whether the array's dtype is an integer or bool type,
 // whose elements ReadInt64 decodes exactly.
 func (r *Reader) Integer() bool { return r.dt.kind != 'f' }
+
+// Unsigned reports whether the array's dtype is an unsigned integer type,
+// whose elements ReadUint64 decodes exactly.
+func (r *Reader) Unsigned() bool { return r.dt.kind == 'u' }
+
+// Unsigned reports whether the array's dtype is an unsigned integer type,
+// whose elements Uint64 decodes exactly.
+func (a *Array) Unsigned() bool { return a.dt.kind == 'u' }
 
 // Integer reports whether the array's dtype is an integer or bool type,
 // whose elements Int64 decodes exactly.

@@ -69,6 +69,7 @@ func TestErrors(t *testing.T) {
 		}
 	}
 	int64Of := func(a *Array) error { _, err := a.Int64(); return err }
+	uint64Of := func(a *Array) error { _, err := a.Uint64(); return err }
 	tests := []struct {
 		name  string
 		err   func(*testing.T) error
@@ -95,6 +96,8 @@ func TestErrors(t *testing.T) {
 		{"streamed member shorter than its shape", stream("bad_members", "lies"), ErrTruncated, "lies", []string{`key "lies"`}},
 		{"Int64 of floats", convert([]int{2}, []float64{1, 2}, int64Of), ErrDType, "", []string{"<f8"}},
 		{"Int64 of a large uint64", convert([]int{2}, []uint64{1, math.MaxUint64}, int64Of), ErrDType, "", []string{"element 1"}},
+		{"Uint64 of floats", convert([]int{2}, []float64{1, 2}, uint64Of), ErrDType, "", []string{"<f8"}},
+		{"Uint64 of a negative int", convert([]int{2}, []int16{1, -3}, uint64Of), ErrDType, "", []string{"element 1", "-3"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

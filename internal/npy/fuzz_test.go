@@ -44,6 +44,7 @@ func FuzzRead(f *testing.F) {
 			func() error { _, err := a.Float64(); return err },
 			func() error { _, err := a.Float32(); return err },
 			func() error { _, err := a.Int64(); return err },
+			func() error { _, err := a.Uint64(); return err },
 		} {
 			if err := conv(); err != nil && !typed(err) {
 				t.Fatalf("untyped conversion error %v", err)
@@ -72,6 +73,17 @@ func FuzzRead(f *testing.F) {
 		}
 		if _, ierr := a.Int64(); (ierr == nil) != (err == io.EOF) {
 			t.Fatalf("Int64 says %v, ReadInt64 %v", ierr, err)
+		}
+		r, _ = NewReader(bytes.NewReader(b))
+		ubuf := make([]uint64, 3)
+		for err = nil; err == nil; {
+			_, err = r.ReadUint64(ubuf)
+		}
+		if err != io.EOF && !typed(err) {
+			t.Fatalf("uint stream: %v", err)
+		}
+		if _, uerr := a.Uint64(); (uerr == nil) != (err == io.EOF) {
+			t.Fatalf("Uint64 says %v, ReadUint64 %v", uerr, err)
 		}
 	})
 }

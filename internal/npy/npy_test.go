@@ -700,3 +700,82 @@ func TestReadInt64Exact(t *testing.T) {
 		t.Errorf("uint64 above MaxInt64: %v", err)
 	}
 }
+
+// TestReadUint64Exact: uint64 values above MaxInt64 come back exactly
+// through ReadUint64 and Array.Uint64 (C order from Fortran order too);
+// other integer dtypes convert when non-negative, a negative value or a
+// float array is an ErrDType naming the key.
+func TestReadUint64Exact(t *testing.T) {
+	u := []uint64{math.MaxUint64, math.MaxInt64 + 1, 1<<53 + 1, 0, math.MaxUint64 - 2048, 7}
+	var buf bytes.Buffer
+	z := NewZipWriter(&buf, true)
+	for _, m := range []struct {
+		key   string
+		shape []int
+		data  any
+	}{
+		{"u", []int{len(u)}, u}, {"i", []int{3}, []int64{0, math.MaxInt64, 5}}, {"neg", []int{2}, []int32{1, -1}},
+		{"f", []int{1}, []float64{1}}, {"b", []int{2}, []bool{true, false}}, {"u1", []int{2}, []uint8{255, 0}},
+	} {
+		if err := z.Add(m.key, m.shape, m.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenArchive(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string][]uint64{"u": u, "i": {0, math.MaxInt64, 5}, "b": {1, 0}, "u1": {255, 0}} {
+		r, err := a.Reader(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]uint64, 8)
+		n, err := r.ReadUint64(got)
+		if err != nil || !cmp.Equal(want, got[:n]) || r.Unsigned() != (key[0] == 'u') {
+			t.Errorf("%s: ReadUint64 = %v, %v (unsigned %v); want %v", key, got[:n], err, r.Unsigned(), want)
+		}
+		if n, err := r.ReadUint64(got); n != 0 || err != io.EOF {
+			t.Errorf("%s: after the end: %d, %v", key, n, err)
+		}
+		arr, err := a.Array(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, err := arr.Uint64(); err != nil || !cmp.Equal(want, w) || arr.Unsigned() != (key[0] == 'u') {
+			t.Errorf("%s: Uint64 = %v, %v", key, w, err)
+		}
+	}
+	for _, key := range []string{"neg", "f"} {
+		r, _ := a.Reader(key)
+		_, err := r.ReadUint64(make([]uint64, 4))
+		var ke *KeyError
+		if !errors.Is(err, ErrDType) || !errors.As(err, &ke) || ke.Key != key {
+			t.Errorf("%s: %v, want ErrDType for the key", key, err)
+		}
+		arr, _ := a.Array(key)
+		if _, err := arr.Uint64(); !errors.Is(err, ErrDType) {
+			t.Errorf("%s: Uint64: %v, want ErrDType", key, err)
+		}
+	}
+	// Fortran order comes back in C order.
+	var nb bytes.Buffer
+	hdr := "{'descr': '<u8', 'fortran_order': True, 'shape': (2, 3), }"
+	hdr += strings.Repeat(" ", 64-(10+len(hdr)+1)%64) + "\n"
+	nb.WriteString("\x93NUMPY\x01\x00")
+	nb.Write([]byte{byte(len(hdr)), byte(len(hdr) >> 8)})
+	nb.WriteString(hdr)
+	for _, v := range []uint64{0, 3, 1, math.MaxUint64, 2, 5} { // column-major [[0 1 2] [3 MaxUint64 5]]
+		binary.Write(&nb, binary.LittleEndian, v)
+	}
+	arr, err := Read(&nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err := arr.Uint64(); err != nil || !cmp.Equal([]uint64{0, 1, 2, 3, math.MaxUint64, 5}, w) {
+		t.Errorf("Fortran Uint64 = %v, %v", w, err)
+	}
+}
