@@ -199,7 +199,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 			Name: name, Submit: filepath.Join(dir, "train.sub"),
 			Vars:  [][2]string{{"dir", rdir}, {"run_id", p.ID}, {"shape_file", pt.Shape.String() + ".npz"}},
 			Retry: spec.Retries,
-			Post: []string{exe, "node", "check", "-return", "$RETURN", "-id", p.ID,
+			Post: []string{exe, "node", "check", "-return", "$RETURN", "-retry", "$RETRY", "-max-retries", "$MAX_RETRIES", "-id", p.ID,
 				"-run", filepath.Join(rdir, "run_"+p.ID), "-model", filepath.Join(rdir, "model_"+p.ID)},
 			Parents: []string{"parse"},
 		})

@@ -78,10 +78,12 @@ var dagChecks = []*regexp.Regexp{
 	// VARS NodeName macroname="string" ...: the training node's macros.
 	regexp.MustCompile(`^VARS train_[0-9a-f]{16} dir="/work/condor/train/[0-9a-f]{16}" run_id="[0-9a-f]{16}" shape_file="\d+x\d+x\d+s\.npz"$`),
 	// SCRIPT POST NodeName ExecutableName [arguments], with the script
-	// macro $RETURN (the job's exit code): the node's success is the POST
-	// script's ("the exit value of whatever component of the node was run
-	// last determines the success or failure of the node").
-	regexp.MustCompile(`^SCRIPT POST train_[0-9a-f]{16} /work/condor/heldjobs node check -return \$RETURN -id [0-9a-f]{16} -run \S+ -model \S+$`),
+	// macros $RETURN (the job's exit code), $RETRY (the retry number, 0 on
+	// the first attempt) and $MAX_RETRIES (the node's RETRY count) ("Special
+	// Script Argument Macros"): the node's success is the POST script's
+	// ("the exit value of whatever component of the node was run last
+	// determines the success or failure of the node").
+	regexp.MustCompile(`^SCRIPT POST train_[0-9a-f]{16} /work/condor/heldjobs node check -return \$RETURN -retry \$RETRY -max-retries \$MAX_RETRIES -id [0-9a-f]{16} -run \S+ -model \S+$`),
 	// RETRY NodeName NumberOfRetries [UNLESS-EXIT value]: a training node
 	// is retried whenever its POST script fails; the others stop on 3.
 	regexp.MustCompile(`^RETRY (parse|select|cleanup) 2 UNLESS-EXIT 3$`),
@@ -245,10 +247,79 @@ func TestNodeCheck(t *testing.T) {
 		{[]string{"-return", "0", "-id", oc.Runs[1].ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
 		{[]string{"-return", "0", "-id", r.ID, "-run", r.Dir, "-model", t.TempDir()}, 1},
 		{[]string{"-return", "0", "extra"}, 2},
+		// Not yet the last retry: fail the node so that DAGMan retries it.
+		{[]string{"-return", "1", "-retry", "1", "-max-retries", "2", "-id", r.ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
+		{[]string{"-return", "0", "-retry", "0", "-max-retries", "2", "-id", r.ID, "-run", t.TempDir(), "-model", r.ModelDir}, 1},
 	} {
 		if got := RunNode(context.Background(), append([]string{"check"}, tc.args...), &out, &errs); got != tc.want {
 			t.Errorf("node check %v: exit %d, want %d (%s)", tc.args, got, tc.want, errs.String())
 		}
+	}
+}
+
+// TestNodeCheckLastRetry: on a node's last attempt a failure is recorded
+// in the run directory (FailedFile) and the node succeeds, so that select
+// and cleanup go on without the run.
+func TestNodeCheckLastRetry(t *testing.T) {
+	for _, args := range [][]string{
+		{"-return", "1", "-retry", "2", "-max-retries", "2"},
+		{"-return", "0", "-retry", "2", "-max-retries", "2"}, // exited 0 but left no result
+		{"-return", "3"},
+	} {
+		run := filepath.Join(t.TempDir(), "run_x")
+		var out, errs strings.Builder
+		if got := RunNode(context.Background(), append(append([]string{"check"}, args...), "-id", "x", "-run", run, "-model", t.TempDir()), &out, &errs); got != 0 {
+			t.Errorf("node check %v: exit %d, want 0 (%s)", args, got, errs.String())
+		}
+		if _, err := os.Stat(filepath.Join(run, FailedFile)); err != nil {
+			t.Errorf("node check %v: no %s: %v", args, FailedFile, err)
+		}
+	}
+}
+
+// TestCondorDAGFailedNode runs the small search's DAG with one training
+// node that fails on every attempt (its config.json is damaged): the DAG
+// still succeeds, select and cleanup choose among the other runs, the
+// failed run is recorded as failed, and a best model is written. (Before,
+// the failed node stopped select and cleanup and no best model was
+// written.)
+func TestCondorDAGFailedNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a DAG of processes")
+	}
+	want := localSmall(t)
+	dir := filepath.Join(t.TempDir(), "dag")
+	spec := loadSpec(t, smallSpec+"retries: 1\n")
+	f, err := (&Condor{Spec: spec, Dir: dir, Executable: os.Args[0], AllowDynamic: true}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := want.Runs[want.Best].ID // fail the run the search would choose
+	if err := os.WriteFile(filepath.Join(dir, "train", bad, "config.json"), []byte("{damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := sweep.RunCondorDAG(context.Background(), f.DAG, sweep.CondorRun{Parallel: 2})
+	if err != nil {
+		t.Fatalf("DAG with one failing node: %v (summary %+v)", err, sum)
+	}
+	b, err := ReadBest(f.Results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var others []RunRecord
+	for _, r := range want.Runs {
+		if r.ID != bad {
+			others = append(others, r)
+		}
+	}
+	if w := others[Select(others, spec.Metric)]; b.RunID != w.ID || b.Runs != 4 || b.Completed != 3 {
+		t.Errorf("best %s of %d runs, %d completed; want %s of 4, 3 completed", b.Slug, b.Runs, b.Completed, w.Slug)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "train", bad, "run_"+bad, FailedFile)); err != nil {
+		t.Errorf("the failed run is not recorded: %v", err)
+	}
+	if _, _, err := LoadModel(filepath.Join(f.Results, BestDir)); err != nil {
+		t.Error(err)
 	}
 }
 
