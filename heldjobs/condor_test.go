@@ -345,11 +345,39 @@ func TestCondorRefuses(t *testing.T) {
 			}
 		})
 	}
+	// A log whose path has a space cannot be listed in
+	// transfer_input_files: the DAG is refused before anything is
+	// created, so the same directory takes the corrected spec. A $ in the
+	// DAG directory would be read as a macro.
+	_, logs := goldenLogs(t)
+	spaced := filepath.Join(t.TempDir(), "my logs", "EventLog")
+	os.MkdirAll(filepath.Dir(spaced), 0o755)
+	b, _ := os.ReadFile(logs[1])
+	os.WriteFile(spaced, b, 0o644)
+	parent := t.TempDir()
+	for _, tc := range []struct{ name, dir, log, msg string }{
+		{"space in a log path", filepath.Join(parent, "dag"), spaced, "transfer list item"},
+		{"$ in the DAG directory", filepath.Join(parent, "da$g"), logs[1], "holds a $"},
+	} {
+		s := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ['"+tc.log+"']", 1))
+		_, err := (&Condor{Spec: s, Dir: tc.dir, Executable: os.Args[0], AllowDynamic: true}).Write()
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.msg)
+		}
+		if ents, _ := os.ReadDir(parent); len(ents) > 0 {
+			t.Errorf("%s: a refused DAG left %v", tc.name, ents)
+		}
+	}
+	good := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ["+logs[1]+"]", 1))
+	if _, err := (&Condor{Spec: good, Dir: filepath.Join(parent, "dag"), Executable: os.Args[0], AllowDynamic: true}).Write(); err != nil {
+		t.Errorf("the same directory after a refused DAG: %v", err)
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+		t.Errorf("after writing the DAG the parent holds %v, want only dag", ents)
+	}
 	// Two logs with one base name would overwrite each other in the job's
 	// scratch directory.
-	_, logs := goldenLogs(t)
 	other := filepath.Join(t.TempDir(), "EventLog")
-	b, _ := os.ReadFile(logs[1])
 	os.WriteFile(other, b, 0o644)
 	s := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ["+logs[1]+", "+other+"]", 1))
 	if _, err := (&Condor{Spec: s, Dir: t.TempDir(), Executable: os.Args[0], AllowDynamic: true}).Write(); err == nil || !strings.Contains(err.Error(), "same base name") {

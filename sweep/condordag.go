@@ -355,6 +355,11 @@ func dagOrder(nodes []CondorNode) ([]int, error) {
 	return order, nil
 }
 
+// Check checks the DAG as Write does, without writing anything: node
+// names, parents, cycles, and every value the files must carry (spaces,
+// quotes, a $ that HTCondor would expand).
+func (d *CondorDAG) Check() error { return d.check() }
+
 // Write checks the DAG and writes every submit description and the DAG
 // file at path, each atomically, the DAG file last.
 func (d *CondorDAG) Write(path string) error {
