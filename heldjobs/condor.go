@@ -150,12 +150,12 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		},
 		filepath.Join(dir, "train.sub"): {
 			Comment:    "held-job search: train one point; the macros come from the node's VARS",
-			Executable: exe, Arguments: []string{"node", "train", "-data", ".", "-model", "model_$(run_id)"},
+			Executable: exe, Arguments: []string{"node", "train", "-data", ".", "-model", "model_$(run_id)", "-retry", "$(retry)"},
 			InitialDir: "$(dir)",
 			Inputs: []string{"config.json", "run_$(run_id)", "model_$(run_id)", filepath.Join(dataset, IndexFile),
 				filepath.Join(dataset, "$(shape_file)")},
 			Outputs: []string{"run_$(run_id)", "model_$(run_id)"},
-			Environment: []string{sweep.EnvRunID + "=$(run_id)", sweep.EnvAttempt + "=1", sweep.EnvRunDir + "=run_$(run_id)",
+			Environment: []string{sweep.EnvRunID + "=$(run_id)", sweep.EnvRunDir + "=run_$(run_id)",
 				sweep.EnvConfig + "=config.json", sweep.EnvHeartbeat + "=run_$(run_id)/heartbeat"},
 			Log: "train_$(run_id).log", Output: "train_$(run_id).out", Error: "train_$(run_id).err", Resources: spec.Resources,
 		},
@@ -182,7 +182,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		f.Runs = append(f.Runs, rdir)
 		dag.Nodes = append(dag.Nodes, sweep.CondorNode{
 			Name: name, Submit: filepath.Join(dir, "train.sub"),
-			Vars:  [][2]string{{"dir", rdir}, {"run_id", p.ID}, {"shape_file", pt.Shape.String() + ".npz"}},
+			Vars:  [][2]string{{"dir", rdir}, {"run_id", p.ID}, {"shape_file", pt.Shape.String() + ".npz"}, {"retry", "$(RETRY)"}},
 			Retry: spec.Retries,
 			Post: []string{exe, "node", "check", "-return", "$RETURN", "-retry", "$RETRY", "-max-retries", "$MAX_RETRIES", "-id", p.ID,
 				"-run", filepath.Join(rdir, "run_"+p.ID), "-model", filepath.Join(rdir, "model_"+p.ID)},

@@ -75,8 +75,11 @@ var submitChecks = map[string]*regexp.Regexp{
 var dagChecks = []*regexp.Regexp{
 	// JOB NodeName SubmitDescription
 	regexp.MustCompile(`^JOB (parse|select|cleanup|train_[0-9a-f]{16}) /work/condor/(parse|train|select|cleanup)\.sub$`),
-	// VARS NodeName macroname="string" ...: the training node's macros.
-	regexp.MustCompile(`^VARS train_[0-9a-f]{16} dir="/work/condor/train/[0-9a-f]{16}" run_id="[0-9a-f]{16}" shape_file="\d+x\d+x\d+s\.npz"$`),
+	// VARS NodeName macroname="string" ...: the training node's macros;
+	// DAGMan expands $(RETRY) in a VARS value to the node's retry number
+	// ("Special node macros": $(JOB), $(RETRY)), which the job gets as its
+	// attempt.
+	regexp.MustCompile(`^VARS train_[0-9a-f]{16} dir="/work/condor/train/[0-9a-f]{16}" run_id="[0-9a-f]{16}" shape_file="\d+x\d+x\d+s\.npz" retry="\$\(RETRY\)"$`),
 	// SCRIPT POST NodeName ExecutableName [arguments], with the script
 	// macros $RETURN (the job's exit code), $RETRY (the retry number, 0 on
 	// the first attempt) and $MAX_RETRIES (the node's RETRY count) ("Special
@@ -152,7 +155,7 @@ func TestCondorGolden(t *testing.T) {
 			t.Errorf("%s ends with %q, want queue (BASIC COMMANDS, queue: one job)", name, lines[len(lines)-1])
 		}
 		for _, m := range regexp.MustCompile(`\$\((\w+)\)`).FindAllStringSubmatch(files[name], -1) {
-			if name != "train.sub" || !slices.Contains([]string{"dir", "run_id", "shape_file"}, m[1]) {
+			if name != "train.sub" || !slices.Contains([]string{"dir", "run_id", "shape_file", "retry"}, m[1]) {
 				t.Errorf("%s: macro %s is not defined by the node's VARS", name, m[0])
 			}
 		}
@@ -544,4 +547,45 @@ func (w *watchWriter) Write(p []byte) (int, error) {
 		w.then()
 	}
 	return len(p), nil
+}
+
+// TestNodeTrainRetry: a DAG training node on its second attempt ($(RETRY)
+// = 1 through VARS) records attempt 2 and starts a fresh metric log: the
+// run directory comes back with what the failed attempt left, whose epochs
+// must not be mixed with this attempt's. (Before, every DAG attempt was
+// attempt 1 and the metric log was appended to.)
+func TestNodeTrainRetry(t *testing.T) {
+	oc := localSmall(t)
+	r := oc.Runs[0]
+	dataDir := filepath.Join(filepath.Dir(oc.Ledger), DatasetDir)
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run_"+r.ID)
+	if err := sweep.PrepareTask(sweep.Task{RunID: r.ID, Slug: r.Slug, Attempt: 1, Params: r.Params, Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(run, 0o755)
+	stale := `{"series":"valid_loss","step":1,"value":99}` + "\n"
+	os.WriteFile(filepath.Join(run, sweep.MetricFile), []byte(strings.Repeat(stale, 7)), 0o644)
+	t.Setenv(sweep.EnvRunID, r.ID)
+	t.Setenv(sweep.EnvRunDir, run)
+	t.Setenv(sweep.EnvConfig, filepath.Join(dir, "config.json"))
+	t.Setenv(sweep.EnvAttempt, "")
+	var out, errs strings.Builder
+	if code := RunNode(context.Background(), []string{"train", "-data", dataDir, "-model", filepath.Join(dir, "model"), "-retry", "1"}, &out, &errs); code != 0 {
+		t.Fatalf("node train: exit %d: %s", code, errs.String())
+	}
+	res, err := sweep.ReadResult(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempt != 2 {
+		t.Errorf("attempt %d, want 2 (retry 1)", res.Attempt)
+	}
+	b, _ := os.ReadFile(filepath.Join(run, sweep.MetricFile))
+	if strings.Contains(string(b), `"value":99`) {
+		t.Error("the metric log keeps the failed attempt's epochs")
+	}
+	if n := strings.Count(string(b), `"valid_loss"`); n != int(res.Metrics["epochs"]) {
+		t.Errorf("metric log has %d valid_loss points, the run trained %v epochs", n, res.Metrics["epochs"])
+	}
 }

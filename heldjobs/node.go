@@ -49,6 +49,7 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "train":
 		fs.StringVar(&data, "data", ".", "dataset directory (index.json and the shape's .npz)")
 		fs.StringVar(&model, "model", "", "model directory to write (default: the run directory's model/)")
+		fs.IntVar(&retry, "retry", -1, "on a DAG, the node's retry number (DAGMan's $(RETRY) through VARS): the run is attempt retry+1, and a failed attempt's metric log and result in the run directory are discarded first")
 	case "check":
 		fs.IntVar(&ret, "return", 0, "the job's exit value (DAGMan's $RETURN)")
 		fs.IntVar(&retry, "retry", -1, "the node's retry number, 0 on its first attempt (DAGMan's $RETRY); with -max-retries, the last attempt records a failed run instead of failing the node")
@@ -83,7 +84,7 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			_, err = Parse(s, out, stdout)
 		}
 	case "train":
-		err = nodeTrain(ctx, data, model, stdout)
+		err = nodeTrain(ctx, data, model, retry, stdout)
 	case "check":
 		// A failed job or what it left fails the node, so that DAGMan
 		// retries it, except on the node's last attempt and for a run that
@@ -133,14 +134,27 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// nodeTrain trains the sweep task of the process's environment.
-func nodeTrain(ctx context.Context, data, model string, progress io.Writer) error {
+// nodeTrain trains the sweep task of the process's environment. retry ≥ 0
+// is a DAG node's retry number: the run directory comes back with every
+// attempt (it is the node's input and output), so the attempt is retry+1
+// and what a failed attempt left there (its metric log, its result) is
+// removed before training, so that the metric log holds this attempt's
+// epochs only.
+func nodeTrain(ctx context.Context, data, model string, retry int, progress io.Writer) error {
 	t, ok, err := sweep.WorkerTask()
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return fmt.Errorf("heldjobs: not started as a sweep worker (%s is not set)", sweep.EnvRunID)
+	}
+	if retry >= 0 {
+		t.Attempt = retry + 1
+		for _, f := range []string{sweep.MetricFile, sweep.ResultFile} {
+			if err := os.Remove(filepath.Join(t.Dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("heldjobs: %w", err)
+			}
+		}
 	}
 	res, err := TrainRun(ctx, t, data, model, progress)
 	if err != nil {
