@@ -306,12 +306,10 @@ func TestBootstrapF1(t *testing.T) {
 	}
 }
 
-// TestDecideAsTrained: a job held once is decided on the tensor it would
-// have as a training sample (the same context jobs, drawn by the same rule
-// and seed), so the decision's P(release) is the model's prediction on
-// Build's sample of the job, to the bit. (Before the rule was shared,
-// Decide and Build drew different context jobs for most jobs.)
-func TestDecideAsTrained(t *testing.T) {
+// snapshotDecisions decides the jobs on hold in a snapshot of a synthetic
+// log with an untrained model.
+func snapshotDecisions(t *testing.T) ([]eventlog.Event, []*eventlog.Job, ModelInfo, *lstm.Model, []Decision) {
+	t.Helper()
 	all := testLog(t, 5, 1200)
 	evs := upTo(all, all[len(all)*85/100].Time)
 	jobs := eventlog.Group("pool", evs)
@@ -321,6 +319,16 @@ func TestDecideAsTrained(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return evs, jobs, info, m, ds
+}
+
+// TestDecideAsTrained: a job held once is decided on the tensor it would
+// have as a training sample (the same context jobs, drawn by the same rule
+// and seed), so the decision's P(release) is the model's prediction on
+// Build's sample of the job, to the bit. (Before the rule was shared,
+// Decide and Build drew different context jobs for most jobs.)
+func TestDecideAsTrained(t *testing.T) {
+	_, jobs, info, m, ds := snapshotDecisions(t)
 	b := builder(Data{E: info.E, Seed: info.Seed}, info.shape())
 	b.Unlabeled = true
 	samples, err := b.Build(jobs)
@@ -394,15 +402,7 @@ func TestDecideRenamedLog(t *testing.T) {
 // decided at the hold it is in now, with that hold's time and code, on
 // its history up to then (the same decision as on the log cut there).
 func TestDecideCurrentHold(t *testing.T) {
-	all := testLog(t, 5, 1200)
-	evs := upTo(all, all[len(all)*85/100].Time)
-	jobs := eventlog.Group("pool", evs)
-	info := ModelInfo{J: 4, M: 10, FrameSeconds: 60, E: 46, Threshold: 0.5, Seed: 9}
-	m := testModel(info)
-	ds, err := Decide(m, info, jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs, jobs, info, m, ds := snapshotDecisions(t)
 	byKey := map[eventlog.Key]*eventlog.Job{}
 	for _, j := range jobs {
 		byKey[j.Key] = j
