@@ -33,9 +33,10 @@ import (
 // 3: data with too few labelled jobs, no run to choose from; running them
 // again cannot help). A training node's POST script (Executable node
 // check) fails the node, so that it is retried, unless the run left a
-// readable result and a model that loads; a run that exits 3 (its loss
-// diverged, which the same seed repeats) is let through without a result,
-// and the search goes on without it, as it does on the other engines. Submit with
+// readable result and a model that loads; on the node's last attempt, and
+// for a run that exits 3 (its loss diverged, which the same seed repeats),
+// it records the run as failed (FailedFile) and lets the node succeed, and
+// the search goes on without it, as it does on the other engines. Submit with
 // condor_submit_dag heldjobs.dag; after a failure DAGMan's rescue DAG
 // reruns only what did not finish. sweep.RunCondorDAG runs the same
 // directory on this machine.
