@@ -1,8 +1,11 @@
 package eventlog
 
 import (
+	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -14,8 +17,8 @@ import (
 // Each sample has J jobs × M frames × E event types, laid out (j, m, e):
 // X[(j*M+m)*E+e]. Job 0 is the held (primary) job; jobs 1..J-1 are context
 // jobs that co-exist with it in the sample's window, drawn without
-// replacement by a generator seeded from Seed and the sample's index, so the
-// same Seed gives the same samples. A job's state is the code of its latest
+// replacement by a generator seeded from Seed and the primary's
+// cluster.proc.subproc, so the same Seed gives the same samples. A job's state is the code of its latest
 // event with code < E; 028 job-ad-information events never change it.
 //
 // Default mode, decision time: a hold decision may use only what was
@@ -39,10 +42,14 @@ import (
 // and 118 of 120 with M = 60; TestDecisionTimeNoLeak). Use it only to
 // reproduce earlier results.
 //
-// A context job co-exists with the primary when its first event is before
-// the window's end and its last event not before the window's start. With
-// fewer than J-1 such jobs, Build fails with ErrTooFewJobs, or pads the
-// sample with zero jobs when Pad is set; it never loops looking for more.
+// At decision time (default and SeedCompat) a context job co-exists with
+// the primary when it has an event of the tensor (code < E, not 028) in
+// the window, which ends at the decision: a rule that reads nothing
+// written later, and that Build and BuildOnHold share (see build). In
+// Forward mode it co-exists when its first event is before the window's
+// end and its last event not before the window's start. With fewer than
+// J-1 such jobs, Build fails with ErrTooFewJobs, or pads the sample with
+// zero jobs when Pad is set; it never loops looking for more.
 type Builder struct {
 	E     int           // event types; zero means DefaultE
 	M     int           // frames per sample; zero means DefaultM
@@ -204,20 +211,11 @@ func makeTimeline(j *Job, e int) timeline {
 
 // Build makes one sample per held job of jobs (a job with at least one 012
 // event and, unless Unlabeled is set, a Release or Remove label), in the
-// order of jobs. Context jobs are drawn from all of jobs. jobs is not
+// order of jobs, framed at the job's first hold (or, in Forward mode, from
+// its first event). Context jobs are drawn from all of jobs. jobs is not
 // modified.
 func (b Builder) Build(jobs []*Job) ([]Sample, error) {
 	b = b.withDefaults()
-	tls := make([]timeline, len(jobs))
-	for i, j := range jobs {
-		tls[i] = makeTimeline(j, b.E)
-	}
-	idx := newCoexist(tls)
-	type prim struct {
-		i     int
-		label Label
-		hold  int64
-	}
 	var prims []prim
 	for i, j := range jobs {
 		hold := int64(0)
@@ -228,7 +226,7 @@ func (b Builder) Build(jobs []*Job) ([]Sample, error) {
 				break
 			}
 		}
-		if !found || len(tls[i].t) == 0 {
+		if !found {
 			continue
 		}
 		l := j.Label()
@@ -237,52 +235,157 @@ func (b Builder) Build(jobs []*Job) ([]Sample, error) {
 		}
 		prims = append(prims, prim{i, l, hold})
 	}
+	return b.build(jobs, prims)
+}
 
+// BuildOnHold makes one sample per job of jobs whose last state is a hold,
+// in the order of jobs, framed at that hold (the one the job is in now,
+// not its first): the tensor a release-or-remove decision reads now. Its
+// label is the job's (usually Unlabeled). Context jobs are drawn from all
+// of jobs by the rule and seed Build uses, so a job held once gets the
+// same sample from BuildOnHold on the log as it stood at its hold as from
+// Build on any later log. Forward framing reads events after the hold, so
+// it is a caller mistake here and panics.
+func (b Builder) BuildOnHold(jobs []*Job) ([]Sample, error) {
+	b = b.withDefaults()
+	if b.Forward && !b.SeedCompat {
+		panic("eventlog: BuildOnHold with Forward framing")
+	}
+	var prims []prim
+	for i, j := range jobs {
+		if ev, ok := j.LastState(); ok && ev.Code == Held {
+			prims = append(prims, prim{i, j.Label(), ev.Time.UnixNano()})
+		}
+	}
+	return b.build(jobs, prims)
+}
+
+// prim is a primary job of a sample: its index, label and decision time.
+type prim struct {
+	i     int
+	label Label
+	at    int64
+}
+
+// build makes the samples of prims; b has its defaults.
+//
+// The context rule at decision time (default and SeedCompat framing): a
+// context candidate is a job other than the primary with at least one
+// event of the tensor (a code < E, not 028) inside the window [lo, at]
+// that the primary's rows cover. It reads no event after at, so the set
+// is the same on the log as it stood at the decision and on any later log
+// (TestContextAtDecisionTime), and every candidate has a non-zero row in
+// the window. The candidates are ordered by job id (cluster, proc,
+// subproc, then source) and drawn without replacement by a PCG seeded
+// with Seed and the primary's cluster.proc.subproc, never its source (a
+// file name) or its place in jobs, so the draw does not depend on how the
+// log is named, ordered or cut. Forward mode keeps its documented rule
+// (first event before the window's end, last event, after the hold
+// included, not before its start; seeded by the sample's index).
+func (b Builder) build(jobs []*Job, prims []prim) ([]Sample, error) {
+	tls := make([]timeline, len(jobs))
+	for i, j := range jobs {
+		tls[i] = makeTimeline(j, b.E)
+	}
+	idx := newCoexist(tls)
+	forward := b.Forward && !b.SeedCompat
+	var rank []int // rank[i]: job i's place in job-id order
+	if !forward && b.J > 1 {
+		order := make([]int, len(jobs))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(x, y int) int { return compareID(tls[x].key, tls[y].key) })
+		rank = make([]int, len(jobs))
+		for r, i := range order {
+			rank[i] = r
+		}
+	}
 	size := b.J * b.M * b.E
-	backing := make([]float32, len(prims)*size)
-	samples := make([]Sample, 0, len(prims))
+	kept := prims[:0:0]
+	for _, p := range prims {
+		if len(tls[p.i].t) > 0 {
+			kept = append(kept, p)
+		}
+	}
+	backing := make([]float32, len(kept)*size)
+	samples := make([]Sample, 0, len(kept))
 	frame := int64(b.Frame)
 	var cand []int
-	for n, p := range prims {
+	for n, p := range kept {
 		s := Sample{X: backing[n*size : (n+1)*size : (n+1)*size], J: b.J, M: b.M, E: b.E, Label: p.label, Job: tls[p.i].key}
 		var lo, hi int64 // window, inclusive
 		switch {
 		case b.SeedCompat:
-			hi = p.hold
-			lo = p.hold - int64(b.M)*frame + 1
+			hi = p.at
+			lo = p.at - int64(b.M)*frame + 1
 		case b.Forward:
 			lo = tls[p.i].first
 			hi = lo + int64(b.M-1)*frame
 		default:
-			hi = p.hold
-			lo = p.hold - int64(b.M-1)*frame
+			hi = p.at
+			lo = p.at - int64(b.M-1)*frame
 		}
 		s.Start = time.Unix(0, func() int64 {
 			if b.SeedCompat {
-				return p.hold
+				return p.at
 			}
 			return lo
 		}())
-		cand = idx.candidates(cand[:0], tls, lo, hi, p.i)
 		need := b.J - 1
+		var rng *rand.Rand
+		if need > 0 {
+			cand = idx.candidates(cand[:0], tls, lo, hi, p.i)
+			if forward {
+				rng = rand.New(rand.NewPCG(b.Seed, uint64(n)))
+			} else {
+				cand = slices.DeleteFunc(cand, func(i int) bool { return !tls[i].eventIn(lo, hi) })
+				slices.SortFunc(cand, func(x, y int) int { return rank[x] - rank[y] })
+				rng = rand.New(rand.NewPCG(b.Seed, jobSeed(tls[p.i].key.JobID)))
+			}
+		} else {
+			cand = cand[:0]
+		}
 		if len(cand) < need && !b.Pad {
 			return samples, fmt.Errorf("eventlog: job %v: %w: %d of %d", tls[p.i].key, ErrTooFewJobs, len(cand), need)
 		}
-		rng := rand.New(rand.NewPCG(b.Seed, uint64(n)))
 		picked := min(need, len(cand))
 		for k := 0; k < picked; k++ {
 			r := k + rng.IntN(len(cand)-k)
 			cand[k], cand[r] = cand[r], cand[k]
 		}
 		s.Context = make([]Key, need)
-		b.fill(&s, 0, &tls[p.i], p.hold, lo)
+		b.fill(&s, 0, &tls[p.i], p.at, lo)
 		for k := 0; k < picked; k++ {
 			s.Context[k] = tls[cand[k]].key
-			b.fill(&s, k+1, &tls[cand[k]], p.hold, lo)
+			b.fill(&s, k+1, &tls[cand[k]], p.at, lo)
 		}
 		samples = append(samples, s)
 	}
 	return samples, nil
+}
+
+// eventIn reports whether the timeline has an event in [lo, hi].
+func (tl *timeline) eventIn(lo, hi int64) bool {
+	k, _ := slices.BinarySearch(tl.t, lo)
+	return k < len(tl.t) && tl.t[k] <= hi
+}
+
+// compareID orders keys by job id, then source.
+func compareID(a, b Key) int {
+	return cmp.Or(cmp.Compare(a.Cluster, b.Cluster), cmp.Compare(a.Proc, b.Proc), cmp.Compare(a.Subproc, b.Subproc), cmp.Compare(a.Source, b.Source))
+}
+
+// jobSeed is the second word of a primary's context draw: its
+// cluster.proc.subproc, hashed (FNV-1a, 64 bits).
+func jobSeed(id JobID) uint64 {
+	var buf [24]byte
+	binary.LittleEndian.PutUint64(buf[0:], uint64(id.Cluster))
+	binary.LittleEndian.PutUint64(buf[8:], uint64(id.Proc))
+	binary.LittleEndian.PutUint64(buf[16:], uint64(id.Subproc))
+	h := fnv.New64a()
+	h.Write(buf[:])
+	return h.Sum64()
 }
 
 // Sample builds the tensor of one job with the given context jobs, in that

@@ -240,17 +240,28 @@ func TestBuild(t *testing.T) {
 			}
 		}
 	}
-	// With room for every job, the context is exactly the alive set.
+	// With room for every job, the context at decision time is exactly
+	// the set of jobs with an event of the tensor (code < E, not 028) in
+	// the window, which ends at the hold. (Before issue 19 item 1 the rule
+	// was Forward's, first event before the window's end and last event,
+	// after the hold included, not before its start.)
 	all, err := eventlog.Builder{M: 10, J: len(jobs), Pad: true}.Build(jobs)
 	if err != nil {
 		t.Fatal(err)
+	}
+	eventIn := func(j *eventlog.Job, lo, hi time.Time) bool {
+		for _, e := range j.Events {
+			if e.Code != eventlog.JobAdInformation && int(e.Code) < eventlog.DefaultE && !e.Time.Before(lo) && !e.Time.After(hi) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, s := range all[:min(len(all), 20)] {
 		end := s.Start.Add(time.Duration(s.M-1) * time.Minute)
 		want := 0
 		for _, j := range jobs {
-			first, last := life(j)
-			if j.Key != s.Job && !first.After(end) && !last.Before(s.Start) {
+			if j.Key != s.Job && eventIn(j, s.Start, end) {
 				want++
 			}
 		}

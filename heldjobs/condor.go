@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/crosscluster/crosscluster/sweep"
 )
@@ -32,9 +33,10 @@ import (
 // 3: data with too few labelled jobs, no run to choose from; running them
 // again cannot help). A training node's POST script (Executable node
 // check) fails the node, so that it is retried, unless the run left a
-// readable result and a model that loads; a run that exits 3 (its loss
-// diverged, which the same seed repeats) is let through without a result,
-// and the search goes on without it, as it does on the other engines. Submit with
+// readable result and a model that loads; on the node's last attempt, and
+// for a run that exits 3 (its loss diverged, which the same seed repeats),
+// it records the run as failed (FailedFile) and lets the node succeed, and
+// the search goes on without it, as it does on the other engines. Submit with
 // condor_submit_dag heldjobs.dag; after a failure DAGMan's rescue DAG
 // reruns only what did not finish. sweep.RunCondorDAG runs the same
 // directory on this machine.
@@ -68,7 +70,10 @@ const exitNoRetry = 3
 const ExitNoRetry = exitNoRetry
 
 // Write writes the DAG directory; see Condor. Dir must be new or empty:
-// a DAG directory is not rewritten under a running or finished DAG.
+// a DAG directory is not rewritten under a running or finished DAG. The
+// whole DAG is checked before anything is created (a refused DAG leaves
+// nothing, and the same Dir takes a corrected spec), then written into a
+// temporary sibling of Dir that is renamed to Dir at the end.
 func (c *Condor) Write() (*CondorFiles, error) {
 	if c.Spec == nil || c.Dir == "" || c.Executable == "" {
 		panic("heldjobs: Condor needs Spec, Dir and Executable")
@@ -120,28 +125,13 @@ func (c *Condor) Write() (*CondorFiles, error) {
 	}
 	f := &CondorFiles{DAG: filepath.Join(dir, "heldjobs.dag"), Executable: filepath.Join(dir, "heldjobs"),
 		Spec: filepath.Join(dir, "spec.json"), Results: filepath.Join(dir, "cleanup", "results")}
-	mk := func(p ...string) error {
-		if err := os.MkdirAll(filepath.Join(p...), 0o755); err != nil {
-			return fmt.Errorf("heldjobs: %w", err)
-		}
-		return nil
-	}
-	for _, d := range [][]string{{dir, "parse", "dataset"}, {dir, "select", "best"}, {dir, "cleanup", "results"}} {
-		if err := mk(d...); err != nil {
-			return nil, err
-		}
-	}
-	if err := copyFileExec(c.Executable, f.Executable); err != nil {
-		return nil, err
-	}
 	js, err := json.MarshalIndent(&nodeSpec, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("heldjobs: %w", err)
 	}
-	if err := writeAtomic(f.Spec, append(js, '\n')); err != nil {
-		return nil, err
-	}
 
+	// The whole DAG is built and checked before anything is created, so a
+	// refused DAG leaves nothing behind.
 	def := func(r sweep.Resources) sweep.Resources {
 		if r == (sweep.Resources{}) {
 			return sweep.Resources{CPUs: 1, MemoryMB: 2048, DiskMB: 4096}
@@ -151,6 +141,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 	exe := f.Executable
 	parseDir, selectDir, cleanupDir := filepath.Join(dir, "parse"), filepath.Join(dir, "select"), filepath.Join(dir, "cleanup")
 	dataset := filepath.Join(parseDir, "dataset")
+	dirs := []string{dataset, filepath.Join(selectDir, "best"), filepath.Join(cleanupDir, "results")}
 	subs := map[string]*sweep.CondorSubmit{
 		filepath.Join(dir, "parse.sub"): {
 			Comment:    "held-job search: build the tensors of every shape from the event logs",
@@ -160,12 +151,12 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		},
 		filepath.Join(dir, "train.sub"): {
 			Comment:    "held-job search: train one point; the macros come from the node's VARS",
-			Executable: exe, Arguments: []string{"node", "train", "-data", ".", "-model", "model_$(run_id)"},
+			Executable: exe, Arguments: []string{"node", "train", "-data", ".", "-model", "model_$(run_id)", "-retry", "$(retry)"},
 			InitialDir: "$(dir)",
 			Inputs: []string{"config.json", "run_$(run_id)", "model_$(run_id)", filepath.Join(dataset, IndexFile),
 				filepath.Join(dataset, "$(shape_file)")},
 			Outputs: []string{"run_$(run_id)", "model_$(run_id)"},
-			Environment: []string{sweep.EnvRunID + "=$(run_id)", sweep.EnvAttempt + "=1", sweep.EnvRunDir + "=run_$(run_id)",
+			Environment: []string{sweep.EnvRunID + "=$(run_id)", sweep.EnvRunDir + "=run_$(run_id)",
 				sweep.EnvConfig + "=config.json", sweep.EnvHeartbeat + "=run_$(run_id)/heartbeat"},
 			Log: "train_$(run_id).log", Output: "train_$(run_id).out", Error: "train_$(run_id).err", Resources: spec.Resources,
 		},
@@ -178,28 +169,23 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		filepath.Join(parseDir, "parse.log"), filepath.Join(parseDir, "parse.out"), filepath.Join(parseDir, "parse.err"),
 		filepath.Join(selectDir, "select.log"), filepath.Join(selectDir, "select.out"), filepath.Join(selectDir, "select.err")}
 	var trainNodes []string
+	var tasks []sweep.Task
 	for _, p := range pts {
 		pt, err := PointOf(p.Params)
 		if err != nil {
 			return nil, err
 		}
 		rdir := filepath.Join(dir, "train", p.ID)
-		for _, d := range []string{"run_" + p.ID, "model_" + p.ID} {
-			if err := mk(rdir, d); err != nil {
-				return nil, err
-			}
-		}
-		if err := sweep.PrepareTask(sweep.Task{RunID: p.ID, Slug: p.Slug, Attempt: 1, Params: p.Params, Dir: rdir}); err != nil {
-			return nil, fmt.Errorf("heldjobs: %w", err)
-		}
+		dirs = append(dirs, filepath.Join(rdir, "run_"+p.ID), filepath.Join(rdir, "model_"+p.ID))
+		tasks = append(tasks, sweep.Task{RunID: p.ID, Slug: p.Slug, Attempt: 1, Params: p.Params, Dir: rdir})
 		name := "train_" + p.ID
 		trainNodes = append(trainNodes, name)
 		f.Runs = append(f.Runs, rdir)
 		dag.Nodes = append(dag.Nodes, sweep.CondorNode{
 			Name: name, Submit: filepath.Join(dir, "train.sub"),
-			Vars:  [][2]string{{"dir", rdir}, {"run_id", p.ID}, {"shape_file", pt.Shape.String() + ".npz"}},
+			Vars:  [][2]string{{"dir", rdir}, {"run_id", p.ID}, {"shape_file", pt.Shape.String() + ".npz"}, {"retry", "$(RETRY)"}},
 			Retry: spec.Retries,
-			Post: []string{exe, "node", "check", "-return", "$RETURN", "-id", p.ID,
+			Post: []string{exe, "node", "check", "-return", "$RETURN", "-retry", "$RETRY", "-max-retries", "$MAX_RETRIES", "-id", p.ID,
 				"-run", filepath.Join(rdir, "run_"+p.ID), "-model", filepath.Join(rdir, "model_"+p.ID)},
 			Parents: []string{"parse"},
 		})
@@ -224,9 +210,62 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		sweep.CondorNode{Name: "select", Submit: filepath.Join(dir, "select.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: slices.Clone(trainNodes)},
 		sweep.CondorNode{Name: "cleanup", Submit: filepath.Join(dir, "cleanup.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: []string{"select"}},
 	)
-	if err := dag.Write(f.DAG); err != nil {
+	if err := dag.Check(); err != nil {
 		return nil, fmt.Errorf("heldjobs: %w", err)
 	}
+
+	// Everything goes into a temporary sibling of dir, renamed to dir at
+	// the end: an interrupted Write leaves no half-written DAG directory.
+	// The files name their final paths; at maps one to where it is
+	// written now.
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	at := func(p string) string { return filepath.Join(tmp, strings.TrimPrefix(p, dir)) }
+	for _, d := range dirs {
+		if err := os.MkdirAll(at(d), 0o755); err != nil {
+			return nil, fmt.Errorf("heldjobs: %w", err)
+		}
+	}
+	if err := copyFileExec(c.Executable, at(f.Executable)); err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(at(f.Spec), append(js, '\n')); err != nil {
+		return nil, err
+	}
+	for _, t := range tasks {
+		t.Dir = at(t.Dir)
+		if err := sweep.PrepareTask(t); err != nil {
+			return nil, fmt.Errorf("heldjobs: %w", err)
+		}
+	}
+	for p, sub := range subs {
+		if err := writeAtomic(at(p), []byte(sub.SubmitText())); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeAtomic(at(f.DAG), []byte(dag.DAGText())); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
+	// rename(2) replaces an empty directory.
+	if err := os.Rename(tmp, dir); err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
+	ok = true
 	return f, nil
 }
 

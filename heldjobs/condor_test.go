@@ -75,13 +75,18 @@ var submitChecks = map[string]*regexp.Regexp{
 var dagChecks = []*regexp.Regexp{
 	// JOB NodeName SubmitDescription
 	regexp.MustCompile(`^JOB (parse|select|cleanup|train_[0-9a-f]{16}) /work/condor/(parse|train|select|cleanup)\.sub$`),
-	// VARS NodeName macroname="string" ...: the training node's macros.
-	regexp.MustCompile(`^VARS train_[0-9a-f]{16} dir="/work/condor/train/[0-9a-f]{16}" run_id="[0-9a-f]{16}" shape_file="\d+x\d+x\d+s\.npz"$`),
+	// VARS NodeName macroname="string" ...: the training node's macros;
+	// DAGMan expands $(RETRY) in a VARS value to the node's retry number
+	// ("Special node macros": $(JOB), $(RETRY)), which the job gets as its
+	// attempt.
+	regexp.MustCompile(`^VARS train_[0-9a-f]{16} dir="/work/condor/train/[0-9a-f]{16}" run_id="[0-9a-f]{16}" shape_file="\d+x\d+x\d+s\.npz" retry="\$\(RETRY\)"$`),
 	// SCRIPT POST NodeName ExecutableName [arguments], with the script
-	// macro $RETURN (the job's exit code): the node's success is the POST
-	// script's ("the exit value of whatever component of the node was run
-	// last determines the success or failure of the node").
-	regexp.MustCompile(`^SCRIPT POST train_[0-9a-f]{16} /work/condor/heldjobs node check -return \$RETURN -id [0-9a-f]{16} -run \S+ -model \S+$`),
+	// macros $RETURN (the job's exit code), $RETRY (the retry number, 0 on
+	// the first attempt) and $MAX_RETRIES (the node's RETRY count) ("Special
+	// Script Argument Macros"): the node's success is the POST script's
+	// ("the exit value of whatever component of the node was run last
+	// determines the success or failure of the node").
+	regexp.MustCompile(`^SCRIPT POST train_[0-9a-f]{16} /work/condor/heldjobs node check -return \$RETURN -retry \$RETRY -max-retries \$MAX_RETRIES -id [0-9a-f]{16} -run \S+ -model \S+$`),
 	// RETRY NodeName NumberOfRetries [UNLESS-EXIT value]: a training node
 	// is retried whenever its POST script fails; the others stop on 3.
 	regexp.MustCompile(`^RETRY (parse|select|cleanup) 2 UNLESS-EXIT 3$`),
@@ -150,7 +155,7 @@ func TestCondorGolden(t *testing.T) {
 			t.Errorf("%s ends with %q, want queue (BASIC COMMANDS, queue: one job)", name, lines[len(lines)-1])
 		}
 		for _, m := range regexp.MustCompile(`\$\((\w+)\)`).FindAllStringSubmatch(files[name], -1) {
-			if name != "train.sub" || !slices.Contains([]string{"dir", "run_id", "shape_file"}, m[1]) {
+			if name != "train.sub" || !slices.Contains([]string{"dir", "run_id", "shape_file", "retry"}, m[1]) {
 				t.Errorf("%s: macro %s is not defined by the node's VARS", name, m[0])
 			}
 		}
@@ -245,10 +250,79 @@ func TestNodeCheck(t *testing.T) {
 		{[]string{"-return", "0", "-id", oc.Runs[1].ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
 		{[]string{"-return", "0", "-id", r.ID, "-run", r.Dir, "-model", t.TempDir()}, 1},
 		{[]string{"-return", "0", "extra"}, 2},
+		// Not yet the last retry: fail the node so that DAGMan retries it.
+		{[]string{"-return", "1", "-retry", "1", "-max-retries", "2", "-id", r.ID, "-run", r.Dir, "-model", r.ModelDir}, 1},
+		{[]string{"-return", "0", "-retry", "0", "-max-retries", "2", "-id", r.ID, "-run", t.TempDir(), "-model", r.ModelDir}, 1},
 	} {
 		if got := RunNode(context.Background(), append([]string{"check"}, tc.args...), &out, &errs); got != tc.want {
 			t.Errorf("node check %v: exit %d, want %d (%s)", tc.args, got, tc.want, errs.String())
 		}
+	}
+}
+
+// TestNodeCheckLastRetry: on a node's last attempt a failure is recorded
+// in the run directory (FailedFile) and the node succeeds, so that select
+// and cleanup go on without the run.
+func TestNodeCheckLastRetry(t *testing.T) {
+	for _, args := range [][]string{
+		{"-return", "1", "-retry", "2", "-max-retries", "2"},
+		{"-return", "0", "-retry", "2", "-max-retries", "2"}, // exited 0 but left no result
+		{"-return", "3"},
+	} {
+		run := filepath.Join(t.TempDir(), "run_x")
+		var out, errs strings.Builder
+		if got := RunNode(context.Background(), append(append([]string{"check"}, args...), "-id", "x", "-run", run, "-model", t.TempDir()), &out, &errs); got != 0 {
+			t.Errorf("node check %v: exit %d, want 0 (%s)", args, got, errs.String())
+		}
+		if _, err := os.Stat(filepath.Join(run, FailedFile)); err != nil {
+			t.Errorf("node check %v: no %s: %v", args, FailedFile, err)
+		}
+	}
+}
+
+// TestCondorDAGFailedNode runs the small search's DAG with one training
+// node that fails on every attempt (its config.json is damaged): the DAG
+// still succeeds, select and cleanup choose among the other runs, the
+// failed run is recorded as failed, and a best model is written. (Before,
+// the failed node stopped select and cleanup and no best model was
+// written.)
+func TestCondorDAGFailedNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a DAG of processes")
+	}
+	want := localSmall(t)
+	dir := filepath.Join(t.TempDir(), "dag")
+	spec := loadSpec(t, smallSpec+"retries: 1\n")
+	f, err := (&Condor{Spec: spec, Dir: dir, Executable: os.Args[0], AllowDynamic: true}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := want.Runs[want.Best].ID // fail the run the search would choose
+	if err := os.WriteFile(filepath.Join(dir, "train", bad, "config.json"), []byte("{damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := sweep.RunCondorDAG(context.Background(), f.DAG, sweep.CondorRun{Parallel: 2})
+	if err != nil {
+		t.Fatalf("DAG with one failing node: %v (summary %+v)", err, sum)
+	}
+	b, err := ReadBest(f.Results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var others []RunRecord
+	for _, r := range want.Runs {
+		if r.ID != bad {
+			others = append(others, r)
+		}
+	}
+	if w := others[Select(others, spec.Metric)]; b.RunID != w.ID || b.Runs != 4 || b.Completed != 3 {
+		t.Errorf("best %s of %d runs, %d completed; want %s of 4, 3 completed", b.Slug, b.Runs, b.Completed, w.Slug)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "train", bad, "run_"+bad, FailedFile)); err != nil {
+		t.Errorf("the failed run is not recorded: %v", err)
+	}
+	if _, _, err := LoadModel(filepath.Join(f.Results, BestDir)); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -274,11 +348,39 @@ func TestCondorRefuses(t *testing.T) {
 			}
 		})
 	}
+	// A log whose path has a space cannot be listed in
+	// transfer_input_files: the DAG is refused before anything is
+	// created, so the same directory takes the corrected spec. A $ in the
+	// DAG directory would be read as a macro.
+	_, logs := goldenLogs(t)
+	spaced := filepath.Join(t.TempDir(), "my logs", "EventLog")
+	os.MkdirAll(filepath.Dir(spaced), 0o755)
+	b, _ := os.ReadFile(logs[1])
+	os.WriteFile(spaced, b, 0o644)
+	parent := t.TempDir()
+	for _, tc := range []struct{ name, dir, log, msg string }{
+		{"space in a log path", filepath.Join(parent, "dag"), spaced, "transfer list item"},
+		{"$ in the DAG directory", filepath.Join(parent, "da$g"), logs[1], "holds a $"},
+	} {
+		s := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ['"+tc.log+"']", 1))
+		_, err := (&Condor{Spec: s, Dir: tc.dir, Executable: os.Args[0], AllowDynamic: true}).Write()
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.msg)
+		}
+		if ents, _ := os.ReadDir(parent); len(ents) > 0 {
+			t.Errorf("%s: a refused DAG left %v", tc.name, ents)
+		}
+	}
+	good := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ["+logs[1]+"]", 1))
+	if _, err := (&Condor{Spec: good, Dir: filepath.Join(parent, "dag"), Executable: os.Args[0], AllowDynamic: true}).Write(); err != nil {
+		t.Errorf("the same directory after a refused DAG: %v", err)
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+		t.Errorf("after writing the DAG the parent holds %v, want only dag", ents)
+	}
 	// Two logs with one base name would overwrite each other in the job's
 	// scratch directory.
-	_, logs := goldenLogs(t)
 	other := filepath.Join(t.TempDir(), "EventLog")
-	b, _ := os.ReadFile(logs[1])
 	os.WriteFile(other, b, 0o644)
 	s := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ["+logs[1]+", "+other+"]", 1))
 	if _, err := (&Condor{Spec: s, Dir: t.TempDir(), Executable: os.Args[0], AllowDynamic: true}).Write(); err == nil || !strings.Contains(err.Error(), "same base name") {
@@ -445,4 +547,45 @@ func (w *watchWriter) Write(p []byte) (int, error) {
 		w.then()
 	}
 	return len(p), nil
+}
+
+// TestNodeTrainRetry: a DAG training node on its second attempt ($(RETRY)
+// = 1 through VARS) records attempt 2 and starts a fresh metric log: the
+// run directory comes back with what the failed attempt left, whose epochs
+// must not be mixed with this attempt's. (Before, every DAG attempt was
+// attempt 1 and the metric log was appended to.)
+func TestNodeTrainRetry(t *testing.T) {
+	oc := localSmall(t)
+	r := oc.Runs[0]
+	dataDir := filepath.Join(filepath.Dir(oc.Ledger), DatasetDir)
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run_"+r.ID)
+	if err := sweep.PrepareTask(sweep.Task{RunID: r.ID, Slug: r.Slug, Attempt: 1, Params: r.Params, Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(run, 0o755)
+	stale := `{"series":"valid_loss","step":1,"value":99}` + "\n"
+	os.WriteFile(filepath.Join(run, sweep.MetricFile), []byte(strings.Repeat(stale, 7)), 0o644)
+	t.Setenv(sweep.EnvRunID, r.ID)
+	t.Setenv(sweep.EnvRunDir, run)
+	t.Setenv(sweep.EnvConfig, filepath.Join(dir, "config.json"))
+	t.Setenv(sweep.EnvAttempt, "")
+	var out, errs strings.Builder
+	if code := RunNode(context.Background(), []string{"train", "-data", dataDir, "-model", filepath.Join(dir, "model"), "-retry", "1"}, &out, &errs); code != 0 {
+		t.Fatalf("node train: exit %d: %s", code, errs.String())
+	}
+	res, err := sweep.ReadResult(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempt != 2 {
+		t.Errorf("attempt %d, want 2 (retry 1)", res.Attempt)
+	}
+	b, _ := os.ReadFile(filepath.Join(run, sweep.MetricFile))
+	if strings.Contains(string(b), `"value":99`) {
+		t.Error("the metric log keeps the failed attempt's epochs")
+	}
+	if n := strings.Count(string(b), `"valid_loss"`); n != int(res.Metrics["epochs"]) {
+		t.Errorf("metric log has %d valid_loss points, the run trained %v epochs", n, res.Metrics["epochs"])
+	}
 }

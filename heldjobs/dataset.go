@@ -21,9 +21,11 @@ import (
 // The dataset directory a parse step writes: one .npz of labelled samples
 // per tensor shape (eventlog.WriteDataset) and index.json describing them.
 const (
-	IndexFile      = "index.json"
-	datasetFormat  = "crosscluster-heldjobs-dataset"
-	datasetVersion = 1
+	IndexFile     = "index.json"
+	datasetFormat = "crosscluster-heldjobs-dataset"
+	// Version 2: context jobs drawn by the causal rule of eventlog.Builder
+	// (issue 19 item 1); version 1 tensors were built otherwise.
+	datasetVersion = 2
 )
 
 // ErrDataset is wrapped by the errors about a dataset directory that is

@@ -163,7 +163,7 @@ func TestModelDir(t *testing.T) {
 		msg  string
 	}{
 		{"not a model directory", func(t *testing.T) string { return t.TempDir() }, "not a held-job model directory"},
-		{"another version", func(t *testing.T) string { return edit(t, func(r map[string]any) { r["version"] = 2 }) }, "version 2; this program reads version 1"},
+		{"another version", func(t *testing.T) string { return edit(t, func(r map[string]any) { r["version"] = 3 }) }, "version 3; this program reads version 2"},
 		{"another format", func(t *testing.T) string { return edit(t, func(r map[string]any) { r["format"] = "x" }) }, "format"},
 		{"shape that does not fit", func(t *testing.T) string { return edit(t, func(r map[string]any) { r["j"] = 4 }) }, "inputs"},
 		{"bad threshold", func(t *testing.T) string { return edit(t, func(r map[string]any) { r["threshold"] = 1.5 }) }, "out of range"},
@@ -304,4 +304,138 @@ func TestBootstrapF1(t *testing.T) {
 	if lo, hi := BootstrapF1(nil, nil, 0.5, 10, 0.95, 1); !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("empty: [%v, %v]", lo, hi)
 	}
+}
+
+// snapshotDecisions decides the jobs on hold in a snapshot of a synthetic
+// log with an untrained model.
+func snapshotDecisions(t *testing.T) ([]eventlog.Event, []*eventlog.Job, ModelInfo, *lstm.Model, []Decision) {
+	t.Helper()
+	all := testLog(t, 5, 1200)
+	evs := upTo(all, all[len(all)*85/100].Time)
+	jobs := eventlog.Group("pool", evs)
+	info := ModelInfo{J: 4, M: 10, FrameSeconds: 60, E: 46, Threshold: 0.5, Seed: 9}
+	m := testModel(info)
+	ds, err := Decide(m, info, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, jobs, info, m, ds
+}
+
+// TestDecideAsTrained: a job held once is decided on the tensor it would
+// have as a training sample (the same context jobs, drawn by the same rule
+// and seed), so the decision's P(release) is the model's prediction on
+// Build's sample of the job, to the bit. (Before the rule was shared,
+// Decide and Build drew different context jobs for most jobs.)
+func TestDecideAsTrained(t *testing.T) {
+	_, jobs, info, m, ds := snapshotDecisions(t)
+	b := builder(Data{E: info.E, Seed: info.Seed}, info.shape())
+	b.Unlabeled = true
+	samples, err := b.Build(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[eventlog.Key]*eventlog.Sample{}
+	for i := range samples {
+		byKey[samples[i].Job] = &samples[i]
+	}
+	nHolds := map[eventlog.Key]int{}
+	for _, j := range jobs {
+		nHolds[j.Key] = len(j.Holds())
+	}
+	checked := 0
+	for _, d := range ds {
+		if nHolds[d.Job] != 1 {
+			continue
+		}
+		checked++
+		if p := m.Predict(byKey[d.Job].Seq()); p != d.PRelease {
+			t.Errorf("job %v: Decide P(release) %v, the training sample's %v", d.Job, d.PRelease, p)
+		}
+	}
+	if checked < 5 {
+		t.Errorf("only %d jobs held once checked", checked)
+	}
+}
+
+// TestDecideRenamedLog: the same log under another file name, or read
+// with another rotation, gives the same decisions (the context draw is
+// seeded by the job id, not the log's name).
+func TestDecideRenamedLog(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: 5, Jobs: 800, HoldRate: 0.4, Header: true}); err != nil {
+		t.Fatal(err)
+	}
+	// A snapshot: the log up to the event end nearest 85% of its bytes.
+	raw := buf.Bytes()[:bytes.LastIndex(buf.Bytes()[:buf.Len()*85/100], []byte("...\n"))+4]
+	dir := t.TempDir()
+	var got [][]Decision
+	info := ModelInfo{J: 4, M: 10, FrameSeconds: 60, E: 46, Threshold: 0.5, Seed: 9}
+	m := testModel(info)
+	for _, name := range []string{"EventLog", "schedd-b.log"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		jobs, err := ReadLogs([]string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Decide(m, info, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d)
+	}
+	if len(got[0]) != len(got[1]) || len(got[0]) == 0 {
+		t.Fatalf("%d and %d decisions", len(got[0]), len(got[1]))
+	}
+	for i := range got[0] {
+		a, b := got[0][i], got[1][i]
+		if a.Job.JobID != b.Job.JobID || a.PRelease != b.PRelease || !a.HeldAt.Equal(b.HeldAt) {
+			t.Errorf("decision %d: %v P(release) %v as EventLog, %v %v as schedd-b.log", i, a.Job, a.PRelease, b.Job, b.PRelease)
+		}
+	}
+}
+
+// TestDecideCurrentHold: a job released, run again and held again is
+// decided at the hold it is in now, with that hold's time and code, on
+// its history up to then (the same decision as on the log cut there).
+func TestDecideCurrentHold(t *testing.T) {
+	evs, jobs, info, m, ds := snapshotDecisions(t)
+	byKey := map[eventlog.Key]*eventlog.Job{}
+	for _, j := range jobs {
+		byKey[j.Key] = j
+	}
+	multi := 0
+	for _, d := range ds {
+		holds := byKey[d.Job].Holds()
+		if len(holds) < 2 {
+			continue
+		}
+		multi++
+		var last eventlog.Event
+		for _, ev := range byKey[d.Job].Events {
+			if ev.Code == eventlog.Held {
+				last = ev
+			}
+		}
+		hi, _ := last.HoldInfo()
+		if !d.HeldAt.Equal(last.Time) || d.HoldCode != hi.Code {
+			t.Errorf("job %v: decided at %v code %d, its current hold is at %v code %d", d.Job, d.HeldAt, d.HoldCode, last.Time, hi.Code)
+		}
+		at, err := Decide(m, info, eventlog.Group("pool", upTo(evs, last.Time)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range at {
+			if a.Job == d.Job && a.PRelease != d.PRelease {
+				t.Errorf("job %v: P(release) %v, %v on the log cut at its current hold", d.Job, d.PRelease, a.PRelease)
+			}
+		}
+	}
+	if multi == 0 {
+		t.Fatal("no job on hold was held before: the test proves nothing")
+	}
+	t.Logf("%d of %d jobs on hold were held before", multi, len(ds))
 }

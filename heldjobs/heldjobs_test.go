@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crosscluster/crosscluster/sweep"
 )
@@ -83,6 +84,38 @@ func TestLoadSpec(t *testing.T) {
 			t.Errorf("point %s drawn twice", p.Slug)
 		}
 		seen[p.ID] = true
+	}
+}
+
+// TestSpaceSizeOverflow: a space of 2^64 points is refused by the point
+// limit; before, Space.Size wrapped around to 0, the spec passed, and
+// Sweep tried to expand it.
+func TestSpaceSizeOverflow(t *testing.T) {
+	const k = 1 << 16
+	var sp Space
+	for i := range 4096 {
+		sp.Hidden = append(sp.Hidden, i+1)
+	}
+	for i := range 16 {
+		sp.Layers = append(sp.Layers, i+1)
+	}
+	for i := range k {
+		sp.Shape = append(sp.Shape, Shape{J: 1, M: 1, Frame: time.Duration(i+1) * time.Second})
+		sp.LearningRate = append(sp.LearningRate, float64(i+1)*1e-5)
+		sp.Batch = append(sp.Batch, i+1)
+	}
+	if n := sp.Size(); n != math.MaxInt {
+		t.Errorf("Size of a 2^64-point space = %d, want math.MaxInt", n)
+	}
+	s := Spec{Space: sp, Epochs: 1}
+	err := s.Validate()
+	var se *SpecError
+	if !errors.As(err, &se) || se.Key != "space" {
+		t.Errorf("2^64 points: %v, want a spec error at key space", err)
+	}
+	small := Space{Shape: make([]Shape, 3), Hidden: make([]int, 2), Layers: make([]int, 1), LearningRate: make([]float64, 5), Batch: make([]int, 7)}
+	if n := small.Size(); n != 210 {
+		t.Errorf("Size = %d, want 210", n)
 	}
 }
 

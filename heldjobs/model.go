@@ -20,7 +20,10 @@ const (
 	ModelFile      = "model.json"      // lstm.Save
 	TorchModelFile = "model_torch.npz" // lstm.ExportTorch, for PyTorch users
 	modelFormat    = "crosscluster-heldjobs-model"
-	modelVersion   = 1
+	// Version 2: samples and decisions draw their context jobs by one
+	// causal rule and seed (issue 19 item 1); a version 1 model was trained
+	// on context drawn otherwise.
+	modelVersion = 2
 )
 
 // ErrModelDir is wrapped by the errors about a model directory that is

@@ -2,6 +2,7 @@ package heldjobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,7 +21,8 @@ import (
 //
 //	parse   -spec spec.json -out DIR              build the dataset (Parse)
 //	train   -data DIR [-model DIR]                train the sweep task of the environment (TrainRun)
-//	check   -return N -id RUN -run DIR -model DIR a training node's POST script
+//	check   -return N [-retry N -max-retries N] -id RUN -run DIR -model DIR
+//	                                              a training node's POST script (on the last retry a failed run is recorded, FailedFile)
 //	select  -spec spec.json -index index.json -runs DIR -out DIR
 //	cleanup -spec spec.json -index index.json -runs DIR -best DIR -out DIR
 //
@@ -38,7 +40,7 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		spec, out, data, model, index, runs, best, id, run string
-		ret                                                int
+		ret, retry, maxRetries                             int
 	)
 	switch args[0] {
 	case "parse":
@@ -47,8 +49,11 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "train":
 		fs.StringVar(&data, "data", ".", "dataset directory (index.json and the shape's .npz)")
 		fs.StringVar(&model, "model", "", "model directory to write (default: the run directory's model/)")
+		fs.IntVar(&retry, "retry", -1, "on a DAG, the node's retry number (DAGMan's $(RETRY) through VARS): the run is attempt retry+1, and a failed attempt's metric log and result in the run directory are discarded first")
 	case "check":
 		fs.IntVar(&ret, "return", 0, "the job's exit value (DAGMan's $RETURN)")
+		fs.IntVar(&retry, "retry", -1, "the node's retry number, 0 on its first attempt (DAGMan's $RETRY); with -max-retries, the last attempt records a failed run instead of failing the node")
+		fs.IntVar(&maxRetries, "max-retries", -1, "the node's RETRY count (DAGMan's $MAX_RETRIES)")
 		fs.StringVar(&id, "id", "", "run id")
 		fs.StringVar(&run, "run", "", "the run's result directory")
 		fs.StringVar(&model, "model", "", "the run's model directory")
@@ -79,20 +84,38 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			_, err = Parse(s, out, stdout)
 		}
 	case "train":
-		err = nodeTrain(ctx, data, model, stdout)
+		err = nodeTrain(ctx, data, model, retry, stdout)
 	case "check":
+		// A failed job or what it left fails the node, so that DAGMan
+		// retries it, except on the node's last attempt and for a run that
+		// failed for good (its loss diverged): then the run is recorded as
+		// failed and the node succeeds, so that select and cleanup run and
+		// the search goes on without it, as on the other engines.
+		var why string
 		switch {
 		case ret == ExitNoRetry:
-			// The run failed for good (its loss diverged): the node is
-			// done, the run has no result, and the search goes on without
-			// it, as on the other engines.
-			fmt.Fprintf(stderr, "node check: run %s failed for good (exit %d); the search goes on without it\n", id, ret)
-			return 0
+			why = fmt.Sprintf("failed for good (exit %d)", ret)
 		case ret != 0:
-			fmt.Fprintf(stderr, "node check: run %s: the job exited %d\n", id, ret)
+			why = fmt.Sprintf("the job exited %d", ret)
+		default:
+			if err := CheckRun(id, run, model); err != nil {
+				why = err.Error()
+			}
+		}
+		if why == "" {
+			return 0
+		}
+		last := retry >= 0 && maxRetries >= 0 && retry >= maxRetries
+		if ret != ExitNoRetry && !last {
+			fmt.Fprintf(stderr, "node check: run %s: %s\n", id, why)
 			return 1
 		}
-		err = CheckRun(id, run, model)
+		if err := RecordFailed(run, id, why); err != nil {
+			fmt.Fprintf(stderr, "node check: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "node check: run %s: %s; recorded as failed (%s), the search goes on without it\n", id, why, FailedFile)
+		return 0
 	case "select":
 		var b *BestModel
 		if b, err = SelectDirs(spec, index, runs, out); err == nil {
@@ -111,14 +134,27 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// nodeTrain trains the sweep task of the process's environment.
-func nodeTrain(ctx context.Context, data, model string, progress io.Writer) error {
+// nodeTrain trains the sweep task of the process's environment. retry ≥ 0
+// is a DAG node's retry number: the run directory comes back with every
+// attempt (it is the node's input and output), so the attempt is retry+1
+// and what a failed attempt left there (its metric log, its result) is
+// removed before training, so that the metric log holds this attempt's
+// epochs only.
+func nodeTrain(ctx context.Context, data, model string, retry int, progress io.Writer) error {
 	t, ok, err := sweep.WorkerTask()
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return fmt.Errorf("heldjobs: not started as a sweep worker (%s is not set)", sweep.EnvRunID)
+	}
+	if retry >= 0 {
+		t.Attempt = retry + 1
+		for _, f := range []string{sweep.MetricFile, sweep.ResultFile} {
+			if err := os.Remove(filepath.Join(t.Dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("heldjobs: %w", err)
+			}
+		}
 	}
 	res, err := TrainRun(ctx, t, data, model, progress)
 	if err != nil {
@@ -133,6 +169,26 @@ func nodeTrain(ctx context.Context, data, model string, progress io.Writer) erro
 		res.Metrics["peak_rss_bytes"] = float64(rss)
 	}
 	return sweep.WriteResult(t.Dir, res)
+}
+
+// FailedFile, in a run's result directory, records that the run failed for
+// good on a DAG (its reason, as JSON): select and cleanup count the run as
+// failed whatever else the directory holds.
+const FailedFile = "failed.json"
+
+// RecordFailed writes runDir/FailedFile for run id with the reason why.
+func RecordFailed(runDir, id, why string) error {
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	b, err := json.Marshal(struct {
+		RunID string `json:"run_id"`
+		Error string `json:"error"`
+	}{id, why})
+	if err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	return writeAtomic(filepath.Join(runDir, FailedFile), append(b, '\n'))
 }
 
 // CheckRun checks what a training node left: a result of run id in
@@ -177,7 +233,15 @@ func dirRecords(specPath, indexPath, root string) (*Spec, *Dataset, []sweep.Poin
 		}
 		r := RunRecord{ID: p.ID, Slug: p.Slug, State: sweep.Failed, Attempt: 1, Point: pt, Params: p.Params,
 			Dir: filepath.Join(root, "run_"+p.ID), ModelDir: filepath.Join(root, "model_"+p.ID)}
-		if res, err := sweep.ReadResult(r.Dir); err == nil && res.RunID == p.ID {
+		if b, err := os.ReadFile(filepath.Join(r.Dir, FailedFile)); err == nil {
+			var f struct {
+				Error string `json:"error"`
+			}
+			if json.Unmarshal(b, &f) != nil {
+				f.Error = "(unreadable " + FailedFile + ")"
+			}
+			r.Error = fmt.Sprintf("node train_%s failed: %s", p.ID, f.Error)
+		} else if res, err := sweep.ReadResult(r.Dir); err == nil && res.RunID == p.ID {
 			r.State, r.Result = sweep.Completed, res
 		} else {
 			r.Error = fmt.Sprintf("no result from node train_%s", p.ID)

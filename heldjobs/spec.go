@@ -92,9 +92,21 @@ type Space struct {
 	Batch        []int
 }
 
-// Size is the number of points of the grid.
+// Size is the number of points of the grid, or math.MaxInt when that
+// number does not fit in an int (the product is checked before each
+// multiplication, so it never wraps around).
 func (s Space) Size() int {
-	return len(s.Shape) * len(s.Hidden) * len(s.Layers) * len(s.LearningRate) * len(s.Batch)
+	n := 1
+	for _, k := range []int{len(s.Shape), len(s.Hidden), len(s.Layers), len(s.LearningRate), len(s.Batch)} {
+		if k == 0 {
+			return 0
+		}
+		if n > math.MaxInt/k {
+			return math.MaxInt
+		}
+		n *= k
+	}
+	return n
 }
 
 // Synthetic asks for a generated schedd-wide event log instead of real
@@ -557,6 +569,9 @@ func (s *Spec) Validate() error {
 		}
 		n := sp.Size()
 		if n > maxPoints {
+			if n == math.MaxInt {
+				return specErr("space", "more points than an int holds; at most %d", maxPoints)
+			}
 			return specErr("space", "%d points; at most %d", n, maxPoints)
 		}
 		if s.Random < 0 {

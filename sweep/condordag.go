@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -85,6 +86,49 @@ var (
 	condorMacro = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
+// dollarsOK reports whether every $ in v starts a macro reference that
+// HTCondor expands as intended: $(name) with known(name) in submit files
+// and VARS values (paren true), $NAME with known(NAME) followed by a
+// character that cannot continue the name in POST arguments. Any other $,
+// in a path for example, would be read as a macro and the path changed.
+func dollarsOK(v string, paren bool, known func(string) bool) bool {
+	for {
+		i := strings.IndexByte(v, '$')
+		if i < 0 {
+			return true
+		}
+		v = v[i+1:]
+		if paren {
+			end := strings.IndexByte(v, ')')
+			if !strings.HasPrefix(v, "(") || end < 0 || !known(v[1:end]) {
+				return false
+			}
+			v = v[end+1:]
+			continue
+		}
+		n := 0
+		for n < len(v) && (v[n] == '_' || 'A' <= v[n] && v[n] <= 'Z' || 'a' <= v[n] && v[n] <= 'z' || '0' <= v[n] && v[n] <= '9') {
+			n++
+		}
+		if !known(v[:n]) {
+			return false
+		}
+		v = v[n:]
+	}
+}
+
+// postMacros are the DAGMan script macros RunCondorDAG expands too.
+func postMacro(name string) bool {
+	switch name {
+	case "JOB", "RETURN", "RETRY", "MAX_RETRIES":
+		return true
+	}
+	return false
+}
+
+// varsMacro: DAGMan expands $(JOB) and $(RETRY) in VARS values.
+func varsMacro(name string) bool { return name == "JOB" || name == "RETRY" }
+
 // SubmitText returns the submit description, one command per line and a
 // final "queue".
 func (s *CondorSubmit) SubmitText() string {
@@ -125,10 +169,19 @@ func (s *CondorSubmit) SubmitText() string {
 }
 
 // check refuses what the submit language cannot carry as written: list
-// items with spaces, commas or quotes, environment values with spaces.
-func (s *CondorSubmit) check(path string) error {
+// items with spaces, commas or quotes, environment values with spaces, and
+// a $ anywhere but in $(name) for a macro in vars (the VARS of the nodes
+// that use the file) or DAGMan's $(JOB) and $(RETRY), which RunCondorDAG
+// also expands: HTCondor would expand any other.
+func (s *CondorSubmit) check(path string, vars map[string]bool) error {
 	bad := func(what, v string) error {
 		return fmt.Errorf("sweep: %w: %s: %s %q cannot be written in a submit file", ErrCondor, path, what, v)
+	}
+	known := func(name string) bool { return vars[name] || varsMacro(name) }
+	for _, v := range slices.Concat([]string{s.Executable, s.InitialDir, s.Log, s.Output, s.Error}, s.Inputs, s.Outputs, s.Arguments, s.Environment) {
+		if !dollarsOK(v, true, known) {
+			return fmt.Errorf("sweep: %w: %s: %q holds a $ that is not a node macro $(name); HTCondor would expand it (rename the path without $)", ErrCondor, path, v)
+		}
 	}
 	if !filepath.IsAbs(s.Executable) || !condorValue.MatchString(s.Executable) {
 		return bad("executable (absolute path without spaces)", s.Executable)
@@ -215,10 +268,16 @@ func (d *CondorDAG) check() error {
 			if !condorMacro.MatchString(kv[0]) || strings.ContainsAny(kv[1], "\"\n\\") {
 				return fmt.Errorf("sweep: %w: node %s: VARS %s=%q", ErrCondor, n.Name, kv[0], kv[1])
 			}
+			if !dollarsOK(kv[1], true, varsMacro) {
+				return fmt.Errorf("sweep: %w: node %s: VARS %s=%q holds a $ other than $(JOB) or $(RETRY); HTCondor would expand it (rename the path without $)", ErrCondor, n.Name, kv[0], kv[1])
+			}
 		}
 		for _, a := range n.Post {
 			if a == "" || strings.ContainsAny(a, " \t\n\"'") {
 				return fmt.Errorf("sweep: %w: node %s: POST script argument %q", ErrCondor, n.Name, a)
+			}
+			if !dollarsOK(a, false, postMacro) {
+				return fmt.Errorf("sweep: %w: node %s: POST script argument %q holds a $ other than $JOB, $RETURN, $RETRY or $MAX_RETRIES; DAGMan would expand it (rename the path without $)", ErrCondor, n.Name, a)
 			}
 		}
 		seen[n.Name] = true
@@ -233,8 +292,17 @@ func (d *CondorDAG) check() error {
 	if _, err := dagOrder(d.Nodes); err != nil {
 		return err
 	}
+	vars := map[string]map[string]bool{}
+	for _, n := range d.Nodes {
+		if vars[n.Submit] == nil {
+			vars[n.Submit] = map[string]bool{}
+		}
+		for _, kv := range n.Vars {
+			vars[n.Submit][kv[0]] = true
+		}
+	}
 	for path, s := range d.Submits {
-		if err := s.check(path); err != nil {
+		if err := s.check(path, vars[path]); err != nil {
 			return err
 		}
 	}
@@ -286,6 +354,11 @@ func dagOrder(nodes []CondorNode) ([]int, error) {
 	}
 	return order, nil
 }
+
+// Check checks the DAG as Write does, without writing anything: node
+// names, parents, cycles, and every value the files must carry (spaces,
+// quotes, a $ that HTCondor would expand).
+func (d *CondorDAG) Check() error { return d.check() }
 
 // Write checks the DAG and writes every submit description and the DAG
 // file at path, each atomically, the DAG file last.

@@ -132,6 +132,17 @@ queue
 		{"relative executable", func(d *CondorDAG) { d.Submits[sub].Executable = "x" }, "executable"},
 		{"space in environment", func(d *CondorDAG) { d.Submits[sub].Environment = []string{"A=b c"} }, "environment entry"},
 		{"quote in VARS", func(d *CondorDAG) { d.Nodes[1].Vars = [][2]string{{"a", `x"y`}} }, "VARS"},
+		// A $ would be read as a macro by HTCondor and the path changed
+		// (condor_submit(1), "Submit Description File Commands": $(name)
+		// macros; DAGMan VARS values expand $(JOB) and $(RETRY), SCRIPT
+		// arguments $JOB, $RETURN, $RETRY, $MAX_RETRIES).
+		{"$ in initialdir", func(d *CondorDAG) { d.Submits[sub].InitialDir = "/w/$HOME" }, "holds a $"},
+		{"$ in input", func(d *CondorDAG) { d.Submits[sub].Inputs = []string{"/data/a$(b)"} }, "holds a $"},
+		{"$ in log", func(d *CondorDAG) { d.Submits[sub].Log = "price$.log" }, "holds a $"},
+		{"$ in argument", func(d *CondorDAG) { d.Submits[sub].Arguments = []string{"-x", "$$(dir)"} }, "holds a $"},
+		{"$ in VARS", func(d *CondorDAG) { d.Nodes[1].Vars = [][2]string{{"dir", "/w/$(x)"}} }, "holds a $ other than"},
+		{"$ in POST", func(d *CondorDAG) { d.Nodes[1].Post = []string{"/bin/check", "/w/a$b"} }, "holds a $ other than"},
+		{"POST macro run on", func(d *CondorDAG) { d.Nodes[1].Post = []string{"/bin/check", "$RETURNS"} }, "holds a $ other than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := *d

@@ -244,8 +244,10 @@ func (r *dagRun) runNode(ctx context.Context, i int) (bool, int) {
 func (r *dagRun) runJob(ctx context.Context, n CondorNode, retry int) (int, string) {
 	ps := r.subs[n.Submit]
 	macros := map[string]string{"JOB": n.Name, "RETRY": strconv.Itoa(retry)}
+	// DAGMan expands $(JOB) and $(RETRY) in VARS values.
+	vr := strings.NewReplacer("$(JOB)", n.Name, "$(RETRY)", strconv.Itoa(retry))
 	for _, kv := range n.Vars {
-		macros[kv[0]] = kv[1]
+		macros[kv[0]] = vr.Replace(kv[1])
 	}
 	s, err := ps.expand(macros)
 	if err != nil {

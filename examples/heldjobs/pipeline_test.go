@@ -145,7 +145,7 @@ func TestDecisionsInNewProcess(t *testing.T) {
 	os.WriteFile(noHold, []byte(strings.Join(quiet, "...\n")), 0o644)
 	other := t.TempDir()
 	heldjobs.SaveModel(other, mustModel(t, model), heldjobs.ModelInfo{J: 3, M: 6, FrameSeconds: 60, E: 46, Threshold: 0.5})
-	info := bytes.Replace(mustRead(t, filepath.Join(other, heldjobs.ModelInfoFile)), []byte(`"version": 1`), []byte(`"version": 7`), 1)
+	info := bytes.Replace(mustRead(t, filepath.Join(other, heldjobs.ModelInfoFile)), []byte(`"version": 2`), []byte(`"version": 7`), 1)
 	os.WriteFile(filepath.Join(other, heldjobs.ModelInfoFile), info, 0o644)
 	badSpec := writeSpec(t, specText(t)+"epoch: 3\n")
 	emptySpec := writeSpec(t, strings.Replace(specText(t), "hidden: [4, 8]", "hidden: []", 1))
@@ -156,7 +156,7 @@ func TestDecisionsInNewProcess(t *testing.T) {
 		msg  string
 	}{
 		{"logs with no held job", []string{"-model", model, "-logs", noHold}, "no job on hold"},
-		{"model of another version", []string{"-model", other, "-logs", logs}, "version 7; this program reads version 1"},
+		{"model of another version", []string{"-model", other, "-logs", logs}, "version 7; this program reads version 2"},
 		{"not a model directory", []string{"-model", t.TempDir(), "-logs", logs}, "not a held-job model directory"},
 		{"unknown spec key", []string{"-spec", badSpec}, "spec key epoch: bad search spec: unknown key"},
 		{"empty space", []string{"-spec", emptySpec}, "spec key space.hidden: bad search spec: empty list"},

@@ -90,8 +90,15 @@ func (d *dataset) build(s shape) (*prepared, error) {
 		switch {
 		case smp.Label != eventlog.Unlabeled:
 			labelled = append(labelled, smp)
-		case stillHeld(byKey[smp.Job]):
+		case o.forward && stillHeld(byKey[smp.Job]):
 			p.onHold = append(p.onHold, smp)
+		}
+	}
+	if !o.forward {
+		// Jobs on hold are decided at the hold they are in now, as
+		// heldjobs.Decide does (training samples are framed at the first).
+		if p.onHold, err = b.BuildOnHold(d.jobs); err != nil {
+			return nil, fmt.Errorf("building %s tensors: %w", s, err)
 		}
 	}
 	p.labelled = len(labelled)
