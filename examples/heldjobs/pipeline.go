@@ -62,6 +62,19 @@ func drawCurves(ctx context.Context, dir string) error {
 	return cplot.ValidationCurves(filepath.Join(dir, curvesFile), fmt.Sprintf("validation %s of every run", m), "validation "+string(m), rc, best)
 }
 
+// specError names the spec file after the package's own prefix
+// ("heldjobs: search.yaml: spec key ..."), not before it.
+type specError struct {
+	file string
+	err  error
+}
+
+func (e specError) Error() string {
+	return "heldjobs: " + e.file + ": " + strings.TrimPrefix(e.err.Error(), "heldjobs: ")
+}
+
+func (e specError) Unwrap() error { return e.err }
+
 // runSpec runs the search of -spec on -backend.
 func runSpec(ctx context.Context, o options, stdout io.Writer) error {
 	f, err := os.Open(o.spec)
@@ -71,7 +84,7 @@ func runSpec(ctx context.Context, o options, stdout io.Writer) error {
 	spec, err := heldjobs.LoadSpec(f)
 	f.Close()
 	if err != nil {
-		return fmt.Errorf("%s: %w", o.spec, err)
+		return specError{o.spec, err}
 	}
 	exe, err := os.Executable()
 	if err != nil {
