@@ -113,6 +113,15 @@ func TestSpaceSizeOverflow(t *testing.T) {
 	if !errors.As(err, &se) || se.Key != "space" {
 		t.Errorf("2^64 points: %v, want a spec error at key space", err)
 	}
+	// In Go, Retries -1 is the default and other negative values are refused.
+	ok := Spec{Space: Space{Shape: []Shape{{J: 1, M: 1, Frame: time.Second}}, Hidden: []int{1}, Layers: []int{1}, LearningRate: []float64{1}, Batch: []int{1}}, Retries: -1}
+	if err := ok.Validate(); err != nil || ok.Retries != DefaultRetries {
+		t.Errorf("Retries -1: %v, retries %d, want the default %d", err, ok.Retries, DefaultRetries)
+	}
+	ok.Retries = -5
+	if err := ok.Validate(); !errors.As(err, &se) || se.Key != "retries" {
+		t.Errorf("Retries -5: %v, want a spec error at key retries", err)
+	}
 	small := Space{Shape: make([]Shape, 3), Hidden: make([]int, 2), Layers: make([]int, 1), LearningRate: make([]float64, 5), Batch: make([]int, 7)}
 	if n := small.Size(); n != 210 {
 		t.Errorf("Size = %d, want 210", n)
@@ -141,6 +150,25 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"logs and synthetic", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  logs: [a.log]\nspace", 1), "data", "choose one"},
 		{"bad resources", smallSpec + "resources: {memory: lots}\n", "resources.memory", ""},
 		{"not yaml", "space: [", "(document)", ""},
+		// A key given with the value that stands for the default in Go is
+		// refused, not silently replaced by the default (issue 19 item 1).
+		{"negative retries", smallSpec + "retries: -5\n", "retries", "-5: want 0 to 100"},
+		{"retries -1", smallSpec + "retries: -1\n", "retries", "want 0 to 100"},
+		{"zero threshold", smallSpec + "threshold: 0\n", "threshold", "strictly between 0 and 1"},
+		{"threshold one", smallSpec + "threshold: 1\n", "threshold", "strictly between 0 and 1"},
+		{"zero epochs", strings.Replace(smallSpec, "epochs: 3", "epochs: 0", 1), "epochs", "0: want at least 1"},
+		{"zero patience", strings.Replace(smallSpec, "patience: 2", "patience: 0", 1), "patience", "0: want at least 1"},
+		{"negative patience", strings.Replace(smallSpec, "patience: 2", "patience: -3", 1), "patience", "want at least 1"},
+		{"zero e", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  e: 0\nspace", 1), "data.e", "0: want 1 to 1000"},
+		{"zero split", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  split: [0, 0]\nspace", 1), "data.split", "[0, 0]"},
+		{"zero jobs", strings.Replace(smallSpec, "jobs: 1500", "jobs: 0", 1), "data.synthetic.jobs", "0: want 10"},
+		{"zero snapshot", strings.Replace(smallSpec, "seed: 3}", "seed: 3, snapshot: 0}", 1), "data.synthetic.snapshot", "0: want a quantile"},
+		{"empty metric", strings.Replace(smallSpec, "metric: f1", "metric: ''", 1), "metric", "empty"},
+		{"empty engine", smallSpec + "engine: ''\n", "engine", "empty"},
+		{"empty name", strings.Replace(smallSpec, "name: small", "name: ''", 1), "name", "empty"},
+		{"logs and zero synthetic", "data: {logs: [a.log], synthetic: {jobs: 0}}\nspace: {shape: [1x1x1s], hidden: [1], layers: [1], lr: [1], batch: [1]}\n", "data", "choose one"},
+		{"logs and empty synthetic", "data: {logs: [a.log], synthetic: {}}\nspace: {shape: [1x1x1s], hidden: [1], layers: [1], lr: [1], batch: [1]}\n", "data", "choose one"},
+		{"second document", smallSpec + "---\nepochs: 5\n", "(document)", "second YAML document at line 16"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadSpec(strings.NewReader(tc.text))

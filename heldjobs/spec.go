@@ -155,9 +155,10 @@ type Spec struct {
 	Resources sweep.Resources
 	// Retries is the number of extra attempts of a run that fails for a
 	// reason other than its data (killed, lost, out of memory, timed out):
-	// the sweep's retry budget, and the DAG's RETRY count. LoadSpec sets
-	// DefaultRetries when the spec has no retries key; in a Spec built in
-	// Go, 0 means no retry.
+	// the sweep's retry budget, and the DAG's RETRY count, 0 to 100. -1
+	// means DefaultRetries (LoadSpec sets it when the spec has no retries
+	// key); in a Spec built in Go, 0 means no retry, and any other
+	// negative value is refused.
 	Retries int
 }
 
@@ -214,7 +215,11 @@ func specErr(key, format string, a ...any) error {
 //
 // Every key is checked: an unknown key, an empty axis, a metric that does
 // not exist or a draw count larger than the grid is a *SpecError naming the
-// key and wrapping ErrSpec. Relative log paths stay as written; Run and
+// key and wrapping ErrSpec. A key that is absent takes its default; a key
+// that is given must hold a valid value, never one that would stand for the
+// default (epochs: 0, patience: 0, threshold: 0, retries: -1, e: 0, ...),
+// and data may give logs or synthetic, not both. The file holds one YAML
+// document. Relative log paths stay as written; Run and
 // WriteCondor resolve them against the working directory.
 func LoadSpec(r io.Reader) (*Spec, error) {
 	b, err := io.ReadAll(r)
@@ -222,7 +227,8 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 		return nil, fmt.Errorf("heldjobs: reading spec: %w", err)
 	}
 	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
 		}
@@ -231,17 +237,27 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
 	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		line := next.Line
+		if len(next.Content) > 0 {
+			line = next.Content[0].Line
+		}
+		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "a second YAML document at line %d: a spec file holds one", line))
+	case !errors.Is(err, io.EOF):
+		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "after the first document: %v", err))
+	}
 	s := &Spec{}
-	seen := map[string]bool{}
-	err = fields(doc.Content[0], "", []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "resources", "retries"}, func(key, k string, v *yaml.Node) error {
-		seen[k] = true
+	seen := map[string]bool{} // every key path given, "epochs", "data.synthetic.jobs"
+	err = fields(doc.Content[0], "", seen, []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "resources", "retries"}, func(key, k string, v *yaml.Node) error {
 		switch k {
 		case "name":
 			return scalar(v, key, &s.Name)
 		case "data":
-			return s.loadData(v, key)
+			return s.loadData(v, key, seen)
 		case "space":
-			return s.loadSpace(v, key)
+			return s.loadSpace(v, key, seen)
 		case "random":
 			return intTo(v, key, &s.Random)
 		case "epochs":
@@ -292,6 +308,9 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	if !seen["space"] {
 		return nil, fmt.Errorf("heldjobs: %w", specErr("space", "missing: the search space is empty"))
 	}
+	if err := explicit(s, seen); err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
 	if !seen["retries"] {
 		s.Retries = -1 // the default, set by withDefaults
 	}
@@ -301,8 +320,39 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	return s, nil
 }
 
-func (s *Spec) loadData(n *yaml.Node, prefix string) error {
-	return fields(n, prefix, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
+// explicit refuses a key given in the file with the value that, in a Spec
+// built in Go, stands for "use the default": withDefaults cannot tell the
+// two apart, so without this "epochs: 0" would silently train 40 epochs.
+func explicit(s *Spec, given map[string]bool) error {
+	if given["data.logs"] && given["data.synthetic"] {
+		return specErr("data", "both logs and synthetic: choose one")
+	}
+	for _, c := range []struct {
+		key  string
+		zero bool
+		want string
+	}{
+		{"name", s.Name == "", "empty: want a name, or no key for the default heldjobs"},
+		{"epochs", s.Epochs == 0, fmt.Sprintf("0: want at least 1, or no key for the default %d", DefaultEpochs)},
+		{"patience", s.Patience == 0, fmt.Sprintf("0: want at least 1, or no key for the default %d", DefaultPatience)},
+		{"threshold", s.Threshold == 0, fmt.Sprintf("0: want a probability strictly between 0 and 1, or no key for the default %v", DefaultThreshold)},
+		{"retries", s.Retries < 0, fmt.Sprintf("%d: want 0 to 100, or no key for the default %d", s.Retries, DefaultRetries)},
+		{"metric", s.Metric == "", "empty: want one of " + strings.Join(mapS(Metrics(), func(m Metric) string { return string(m) }), ", ") + ", or no key for the default f1"},
+		{"engine", s.Engine == "", "empty: want native or native32, or no key for the default native"},
+		{"data.e", s.Data.E == 0, fmt.Sprintf("0: want 1 to 1000, or no key for the default %d", eventlog.DefaultE)},
+		{"data.split", s.Data.Train == 0 && s.Data.Valid == 0, "[0, 0]: want positive train and validation fractions, or no key for the default [0.6, 0.2]"},
+		{"data.synthetic.jobs", s.Data.Synthetic.Jobs == 0, fmt.Sprintf("0: want 10 to 10,000,000, or no key for the default %d", defaultJobs)},
+		{"data.synthetic.snapshot", s.Data.Synthetic.Snapshot == 0, fmt.Sprintf("0: want a quantile in (0, 1], or no key for the default %v", defaultSnapshot)},
+	} {
+		if given[c.key] && c.zero {
+			return specErr(c.key, "%s", c.want)
+		}
+	}
+	return nil
+}
+
+func (s *Spec) loadData(n *yaml.Node, prefix string, given map[string]bool) error {
+	return fields(n, prefix, given, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
 		switch k {
 		case "logs":
 			if v.Kind != yaml.SequenceNode {
@@ -320,7 +370,7 @@ func (s *Spec) loadData(n *yaml.Node, prefix string) error {
 			}
 			return nil
 		case "synthetic":
-			return fields(v, key, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
+			return fields(v, key, given, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
 				switch k {
 				case "jobs":
 					return intTo(v, key, &s.Data.Synthetic.Jobs)
@@ -355,8 +405,8 @@ func (s *Spec) loadData(n *yaml.Node, prefix string) error {
 	})
 }
 
-func (s *Spec) loadSpace(n *yaml.Node, prefix string) error {
-	return fields(n, prefix, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
+func (s *Spec) loadSpace(n *yaml.Node, prefix string, given map[string]bool) error {
+	return fields(n, prefix, given, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
 		if v.Kind != yaml.SequenceNode {
 			return specErr(key, "must be a list of values (line %d)", v.Line)
 		}
@@ -404,7 +454,9 @@ func (s *Spec) loadSpace(n *yaml.Node, prefix string) error {
 // fields calls f for each key of the mapping n, in document order, after
 // refusing a key that is not in known (the error lists them) and a key
 // given twice; prefix is the mapping's own key path ("" for the document).
-func fields(n *yaml.Node, prefix string, known []string, f func(key, k string, v *yaml.Node) error) error {
+// Each key's path is recorded in given, so that a caller can tell a key
+// that is absent from one given with a zero value.
+func fields(n *yaml.Node, prefix string, given map[string]bool, known []string, f func(key, k string, v *yaml.Node) error) error {
 	path := func(k string) string {
 		if prefix == "" {
 			return k
@@ -414,16 +466,17 @@ func fields(n *yaml.Node, prefix string, known []string, f func(key, k string, v
 	if n.Kind != yaml.MappingNode {
 		return specErr(cmp.Or(prefix, "(document)"), "must be a mapping (line %d)", n.Line)
 	}
-	given := map[string]int{}
+	lines := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, line := n.Content[i].Value, n.Content[i].Line
 		switch {
 		case !slices.Contains(known, k):
 			return specErr(path(k), "unknown key (known: %s)", strings.Join(known, ", "))
-		case given[k] > 0:
-			return specErr(path(k), "duplicate key (lines %d and %d)", given[k], line)
+		case lines[k] > 0:
+			return specErr(path(k), "duplicate key (lines %d and %d)", lines[k], line)
 		}
-		given[k] = line
+		lines[k] = line
+		given[path(k)] = true
 		if err := f(path(k), k, n.Content[i+1]); err != nil {
 			return err
 		}
@@ -505,7 +558,7 @@ func (s Spec) withDefaults() Spec {
 	if s.Engine == "" {
 		s.Engine = "native"
 	}
-	if s.Retries < 0 {
+	if s.Retries == -1 {
 		s.Retries = DefaultRetries
 	}
 	return s
@@ -587,7 +640,7 @@ func (s *Spec) Validate() error {
 			return specErr("epochs", "%d: want at least 1", s.Epochs)
 		}
 		if s.Patience < 0 {
-			return specErr("patience", "%d: want at least 1, or 0 for the default %d", s.Patience, DefaultPatience)
+			return specErr("patience", "%d: want at least 1 (in a Spec built in Go, 0 means the default %d)", s.Patience, DefaultPatience)
 		}
 		if !(s.Threshold > 0 && s.Threshold < 1) {
 			return specErr("threshold", "%v: want a probability strictly between 0 and 1", s.Threshold)
@@ -595,8 +648,8 @@ func (s *Spec) Validate() error {
 		if s.Engine != "native" && s.Engine != "native32" {
 			return specErr("engine", "%q: want native or native32", s.Engine)
 		}
-		if s.Retries > 100 {
-			return specErr("retries", "%d: at most 100", s.Retries)
+		if s.Retries < 0 || s.Retries > 100 {
+			return specErr("retries", "%d: want 0 to 100 (in a Spec built in Go, -1 means the default %d)", s.Retries, DefaultRetries)
 		}
 		dt := s.Data
 		if dt.E < 1 || dt.E > 1000 {
