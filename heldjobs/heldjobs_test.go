@@ -1,6 +1,7 @@
 package heldjobs
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
@@ -369,5 +371,38 @@ func TestSearchMetrics(t *testing.T) {
 				t.Errorf("bestmodel.json: %s %v, the best run's %v", oc.Model.Metric, oc.Model.Value, bestV)
 			}
 		})
+	}
+}
+
+// TestParseNoHeldJob: logs without a held job are refused before anything
+// is written; before, Parse created DIR/dataset first and left it empty.
+func TestParseNoHeldJob(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: 2, Jobs: 300, HoldRate: -1, Header: true}); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "EventLog")
+	if err := os.WriteFile(log, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ["+strconv.Quote(log)+"]", 1))
+	out := filepath.Join(dir, "out")
+	_, err := Parse(spec, filepath.Join(out, DatasetDir), nil)
+	if !errors.Is(err, ErrDataset) || !strings.Contains(err.Error(), "only 0 labelled held jobs") {
+		t.Errorf("Parse of logs with no held job: %v, want ErrDataset", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed Parse left %s (%v)", out, err)
+	}
+	// Nor inside an output directory that exists already.
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(spec, filepath.Join(out, DatasetDir), nil); !errors.Is(err, ErrDataset) {
+		t.Errorf("Parse of logs with no held job: %v, want ErrDataset", err)
+	}
+	if ents, err := os.ReadDir(out); err != nil || len(ents) != 0 {
+		t.Errorf("a failed Parse left %v in %s (%v)", ents, out, err)
 	}
 }
