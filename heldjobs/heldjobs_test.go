@@ -406,3 +406,94 @@ func TestParseNoHeldJob(t *testing.T) {
 		t.Errorf("a failed Parse left %v in %s (%v)", ents, out, err)
 	}
 }
+
+// tree reads the regular files under dir, by relative path ("d/" for a
+// directory).
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if strings.HasSuffix(name, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestReplaceDir: bestmodel/ holds the files of one run, never a mix of
+// two (issue 19 item 3). Before, the best model was copied file by file,
+// in name order, over the old one: a failure or a kill between two files
+// left the new run's first files beside the old run's others, and a file
+// only the old run had stayed for good. Here the old copy has a directory
+// where the new one has a file, which stopped the file-by-file copy
+// half-way.
+func TestReplaceDir(t *testing.T) {
+	root := t.TempDir()
+	src, dst := filepath.Join(root, "model_new"), filepath.Join(root, "bestmodel")
+	newFiles := map[string]string{"a.json": "new a", "b.json": "new b", "sub/c": "new c", "sub/": ""}
+	oldFiles := map[string]string{"a.json": "old a", "b.json/": "", "b.json/x": "old x", "only_old": "old"}
+	writeTree(t, src, newFiles)
+	writeTree(t, dst, oldFiles)
+	// Siblings a killed replace left behind are removed.
+	writeTree(t, root, map[string]string{".bestmodel.new-1/a.json": "partial", ".bestmodel.old-2/a.json": "older"})
+	err := replaceDir(src, dst)
+	got := tree(t, dst)
+	if fmt.Sprint(got) != fmt.Sprint(newFiles) && fmt.Sprint(got) != fmt.Sprint(oldFiles) {
+		t.Fatalf("replaceDir (error %v) left a mix of two copies: %v", err, got)
+	}
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(newFiles) {
+		t.Fatalf("replaceDir: %v, dst %v, want %v", err, got, newFiles)
+	}
+	ents, _ := os.ReadDir(root)
+	if len(ents) != 2 {
+		t.Errorf("left beside bestmodel: %v", ents)
+	}
+	if fmt.Sprint(tree(t, src)) != fmt.Sprint(newFiles) {
+		t.Errorf("source changed: %v", tree(t, src))
+	}
+	// A source that cannot be read leaves dst as it was.
+	if err := replaceDir(filepath.Join(root, "missing"), dst); err == nil {
+		t.Errorf("replaceDir of a missing source: no error")
+	}
+	if got := tree(t, dst); fmt.Sprint(got) != fmt.Sprint(newFiles) {
+		t.Errorf("a failed replaceDir changed dst: %v", got)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 2 {
+		t.Errorf("a failed replaceDir left %v", ents)
+	}
+	// Into a directory that does not exist yet.
+	fresh := filepath.Join(root, "out", "bestmodel")
+	if err := replaceDir(src, fresh); err != nil || fmt.Sprint(tree(t, fresh)) != fmt.Sprint(newFiles) {
+		t.Errorf("replaceDir into a new directory: %v, %v", err, tree(t, fresh))
+	}
+}
