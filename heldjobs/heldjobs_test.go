@@ -497,3 +497,45 @@ func TestReplaceDir(t *testing.T) {
 		t.Errorf("replaceDir into a new directory: %v, %v", err, tree(t, fresh))
 	}
 }
+
+// TestParseShapeWindow: a shape whose window M×FRAME is longer than ten
+// years is refused, in a spec file and in a Spec built in Go (issue 19
+// item 4). Before, 2x1000x2000000h was accepted and its window, 2×10^9
+// hours, overflowed the int64 nanoseconds of eventlog.Builder and Decide.
+func TestParseShapeWindow(t *testing.T) {
+	for _, tc := range []struct {
+		lit string
+		ok  bool
+	}{
+		{"10x10x60s", true},
+		{"1x1x87600h", true},  // exactly ten years
+		{"1x10x8760h", true},  // ten frames of a year
+		{"1x10x8761h", false}, // one hour per frame too many
+		{"1x1x87601h", false}, // one frame of more than ten years
+		{"2x1000x2000000h", false},
+		{"1x1000x2562047h", false}, // the longest Go duration: M×FRAME wraps int64
+	} {
+		t.Run(tc.lit, func(t *testing.T) {
+			sh, err := ParseShape(tc.lit)
+			if tc.ok {
+				if err != nil || sh.String() == "" {
+					t.Errorf("ParseShape(%q): %v", tc.lit, err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), strconv.Quote(tc.lit)) || !strings.Contains(err.Error(), "ten years") {
+				t.Errorf("ParseShape(%q): %v, want an ErrSpec naming the shape and the ten-year limit", tc.lit, err)
+			}
+		})
+	}
+	// A spec file and a Spec built in Go.
+	_, err := LoadSpec(strings.NewReader(strings.Replace(smallSpec, "2x4x120s", "2x1000x2000000h", 1)))
+	var se *SpecError
+	if !errors.As(err, &se) || se.Key != "space.shape[1]" {
+		t.Errorf("spec with 2x1000x2000000h: %v, want a spec error at space.shape[1]", err)
+	}
+	s := Spec{Space: Space{Shape: []Shape{{J: 2, M: 1000, Frame: 2e6 * time.Hour}}, Hidden: []int{1}, Layers: []int{1}, LearningRate: []float64{1}, Batch: []int{1}}}
+	if err := s.Validate(); !errors.As(err, &se) || se.Key != "space.shape[0]" || !strings.Contains(err.Error(), "ten years") {
+		t.Errorf("Spec with a window of 2e9 hours: %v, want a spec error at space.shape[0]", err)
+	}
+}

@@ -65,7 +65,9 @@ func (s Shape) String() string {
 	return fmt.Sprintf("%dx%dx%s", s.J, s.M, f)
 }
 
-// ParseShape reads a shape literal "JxMxFRAME" (FRAME a Go duration).
+// ParseShape reads a shape literal "JxMxFRAME" (FRAME a Go duration). J
+// and M are 1 to 1000, the frame at least 1s, and the window M×FRAME at
+// most ten years (87600h).
 func ParseShape(lit string) (Shape, error) {
 	parts := strings.Split(lit, "x")
 	if len(parts) != 3 {
@@ -74,14 +76,35 @@ func ParseShape(lit string) (Shape, error) {
 	j, err1 := strconv.Atoi(parts[0])
 	m, err2 := strconv.Atoi(parts[1])
 	f, err3 := time.ParseDuration(parts[2])
-	if err1 != nil || err2 != nil || err3 != nil || j < 1 || m < 1 || f < time.Second || j > maxShapeDim || m > maxShapeDim {
-		return Shape{}, fmt.Errorf("%w: shape %q: want J and M from 1 to %d and a frame of at least 1s, as 10x10x60s", ErrSpec, lit, maxShapeDim)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return Shape{}, fmt.Errorf("%w: shape %q: want JxMxFRAME, as 10x10x60s", ErrSpec, lit)
 	}
-	return Shape{J: j, M: m, Frame: f}, nil
+	sh := Shape{J: j, M: m, Frame: f}
+	if err := sh.check(); err != nil {
+		return Shape{}, fmt.Errorf("%w: shape %q: %s", ErrSpec, lit, err)
+	}
+	return sh, nil
+}
+
+// check says what is wrong with a shape, or nil.
+func (s Shape) check() error {
+	switch {
+	case s.J < 1 || s.M < 1 || s.J > maxShapeDim || s.M > maxShapeDim || s.Frame < time.Second:
+		return fmt.Errorf("want J and M from 1 to %d and a frame of at least 1s, as 10x10x60s", maxShapeDim)
+	case s.Frame > maxWindow/time.Duration(s.M):
+		return fmt.Errorf("%d frames of %s span more than %s (ten years), the longest window", s.M, s.Frame, maxWindow)
+	}
+	return nil
 }
 
 // maxShapeDim bounds J and M: a tensor of J×M×E floats per sample must fit.
 const maxShapeDim = 1000
+
+// maxWindow bounds a shape's window M×Frame: ten years of 365 days, longer
+// than any pool keeps its logs, and far below the 292 years an int64 of
+// nanoseconds holds, so that eventlog.Builder and Decide, which compute the
+// window's start as a time.Duration, cannot overflow.
+const maxWindow = 10 * 365 * 24 * time.Hour
 
 // Space is the search space: every combination of the values is a point.
 type Space struct {
@@ -580,6 +603,11 @@ func (s *Spec) Validate() error {
 		}{{"space.shape", len(sp.Shape)}, {"space.hidden", len(sp.Hidden)}, {"space.layers", len(sp.Layers)}, {"space.lr", len(sp.LearningRate)}, {"space.batch", len(sp.Batch)}} {
 			if ax.n == 0 {
 				return specErr(ax.key, "no value: the search space is empty")
+			}
+		}
+		for i, sh := range sp.Shape {
+			if err := sh.check(); err != nil {
+				return specErr(fmt.Sprintf("space.shape[%d]", i), "%s: %s", sh, err)
 			}
 		}
 		for i, h := range sp.Hidden {
