@@ -174,7 +174,11 @@ type Spec struct {
 	Metric           Metric
 	Threshold        float64 // P(release) at or above which a job is released
 	Engine           string  // "native" (float64) or "native32"
-	// Resources of each training run (Slurm, HTCondor).
+	// Resources of each training run: on Slurm --cpus-per-task, --mem,
+	// --time, --partition, --account; on HTCondor request_cpus,
+	// request_memory, request_disk, request_gpus, allowed_job_duration
+	// (Time) and accounting_group (Account, on every node); Partition is
+	// Slurm's only.
 	Resources sweep.Resources
 	// Retries is the number of extra attempts of a run that fails for a
 	// reason other than its data (killed, lost, out of memory, timed out):
