@@ -535,8 +535,16 @@ func TestCondorDAGLocal(t *testing.T) {
 			t.Errorf("run %s: ledger series %v, %v", r.Slug, ss["valid_loss"], err)
 		}
 	}
-	if _, _, err := LoadModel(filepath.Join(res, BestDir)); err != nil {
-		t.Error(err)
+	// Every model names its run and its slug, as a model trained in
+	// process does (issue 19 item 6: the DAG's had no slug, and the
+	// decisions' summary printed "run ,").
+	if _, info, err := LoadModel(filepath.Join(res, BestDir)); err != nil || info.RunID != b.RunID || info.Slug != b.Slug || info.Slug == "" {
+		t.Errorf("bestmodel names run %q slug %q (%v), want %s %s", info.RunID, info.Slug, err, b.RunID, b.Slug)
+	}
+	for _, r := range got {
+		if _, info, err := LoadModel(r.ModelDir); err != nil || info.RunID != r.ID || info.Slug != r.Slug {
+			t.Errorf("model of run %s names run %q slug %q (%v)", r.Slug, info.RunID, info.Slug, err)
+		}
 	}
 	if _, rows := readCSV(t, filepath.Join(res, TrackingDir, RunsTable+".csv")); len(rows) != 4 {
 		t.Errorf("runs.csv has %d rows", len(rows))

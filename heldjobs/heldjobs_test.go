@@ -80,6 +80,15 @@ func TestLoadSpec(t *testing.T) {
 	if len(pts) != 3 || fmt.Sprint(pts) != fmt.Sprint(again) {
 		t.Errorf("draws %v, again %v", pts, again)
 	}
+	// A worker process recovers each run's slug from its parameters.
+	for _, p := range pts {
+		if got := slugOf(p.Params); got != p.Slug {
+			t.Errorf("slugOf(params of %s) = %q", p.Slug, got)
+		}
+	}
+	if got := slugOf(map[string]sweep.Value{"x": sweep.Str("1")}); got != "" {
+		t.Errorf("slugOf of a run of another sweep = %q, want \"\"", got)
+	}
 	seen := map[string]bool{}
 	for _, p := range pts {
 		if seen[p.ID] {

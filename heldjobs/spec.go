@@ -790,13 +790,8 @@ func (s *Spec) Sweep(dataID string) (*sweep.Spec, []sweep.Point, error) {
 	ss := &sweep.Spec{
 		Name: s.Name,
 		Base: s.baseParams(),
-		Axes: []sweep.Axis{
-			{Key: ParamShape, Short: "s", Values: shapes},
-			{Key: ParamHidden, Short: "h", Values: lits(mapS(sp.Hidden, strconv.Itoa))},
-			{Key: ParamLayers, Short: "l", Values: lits(mapS(sp.Layers, strconv.Itoa))},
-			{Key: ParamLR, Short: "lr", Values: lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }))},
-			{Key: ParamBatch, Short: "b", Values: lits(mapS(sp.Batch, strconv.Itoa))},
-		},
+		Axes: pointAxes(shapes, lits(mapS(sp.Hidden, strconv.Itoa)), lits(mapS(sp.Layers, strconv.Itoa)),
+			lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })), lits(mapS(sp.Batch, strconv.Itoa))),
 		Resources: s.Resources,
 		Inputs:    map[string]string{"dataset": dataID},
 	}
@@ -823,6 +818,35 @@ func (s *Spec) Sweep(dataID string) (*sweep.Spec, []sweep.Point, error) {
 		pts = chosen
 	}
 	return ss, pts, nil
+}
+
+// pointAxes are the axes of a search's sweep spec, which name its runs'
+// slugs ("base-s10x10x60s-h64-l2-lr0.01-b256").
+func pointAxes(shape, hidden, layers, lr, batch []sweep.Value) []sweep.Axis {
+	return []sweep.Axis{
+		{Key: ParamShape, Short: "s", Values: shape},
+		{Key: ParamHidden, Short: "h", Values: hidden},
+		{Key: ParamLayers, Short: "l", Values: layers},
+		{Key: ParamLR, Short: "lr", Values: lr},
+		{Key: ParamBatch, Short: "b", Values: batch},
+	}
+}
+
+// slugOf is the slug Sweep gives the run of params: a worker started as a
+// process (the DAG's training nodes, Slurm, worker processes) is told its
+// run id and parameters, not its slug. It is "" when params are not those
+// of a search point.
+func slugOf(params map[string]sweep.Value) string {
+	if _, err := PointOf(params); err != nil {
+		return ""
+	}
+	one := func(k string) []sweep.Value { return []sweep.Value{params[k]} }
+	ss := &sweep.Spec{Name: "slug", Axes: pointAxes(one(ParamShape), one(ParamHidden), one(ParamLayers), one(ParamLR), one(ParamBatch))}
+	pts, err := ss.Expand()
+	if err != nil || len(pts) != 1 {
+		return ""
+	}
+	return pts[0].Slug
 }
 
 // baseParams are the parameters every run shares.
