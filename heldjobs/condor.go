@@ -1,12 +1,14 @@
 package heldjobs
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/crosscluster/crosscluster/sweep"
 )
@@ -49,11 +51,23 @@ type Condor struct {
 	// libraries, or for a local run).
 	Executable   string
 	AllowDynamic bool
-	// Train, Parse, Select and Cleanup are the nodes' resources; zero
-	// Train means Spec.Resources, the others 1 CPU, 2 GiB of memory and
-	// 4 GiB of disk.
+	// Parse, Select and Cleanup are the nodes' resources; zero means 1
+	// CPU, 2 GiB of memory and 4 GiB of disk. The training nodes ask for
+	// Spec.Resources. A node's Time is its allowed_job_duration; the
+	// spec's Account is every node's accounting_group (unless the node's
+	// own resources name one).
 	Parse, Select, Cleanup sweep.Resources
+	// HoldLimit is how long a node job may stay on hold before it is
+	// removed (periodic_remove), which fails the node so that DAGMan
+	// retries it within Spec.Retries; zero means DefaultHoldLimit.
+	HoldLimit time.Duration
 }
+
+// DefaultHoldLimit is how long a node job may stay on hold (over its
+// memory request, over its time, an input that did not transfer) before
+// it is removed and its node retried: long enough for a user who watches
+// the DAG to condor_release a job held for a reason they can mend.
+const DefaultHoldLimit = 30 * time.Minute
 
 // CondorFiles are the paths Condor.Write produced.
 type CondorFiles struct {
@@ -210,6 +224,13 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		sweep.CondorNode{Name: "select", Submit: filepath.Join(dir, "select.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: slices.Clone(trainNodes)},
 		sweep.CondorNode{Name: "cleanup", Submit: filepath.Join(dir, "cleanup.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: []string{"select"}},
 	)
+	// Each node's time limit, the accounting group and the hold limit.
+	hold := cmp.Or(c.HoldLimit, DefaultHoldLimit)
+	for _, sub := range subs {
+		sub.AllowedJobDuration = sub.Resources.Time
+		sub.AccountingGroup = cmp.Or(sub.Resources.Account, spec.Resources.Account)
+		sub.RemoveHeldAfter = hold
+	}
 	if err := dag.Check(); err != nil {
 		return nil, fmt.Errorf("heldjobs: %w", err)
 	}

@@ -21,7 +21,10 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // submitChecks are the submit commands the pipeline's files may hold, each
 // with the section of the HTCondor manual that defines it (condor_submit(1),
-// "Submit Description File Commands", HTCondor 23/24) and what its value
+// "Submit Description File Commands", HTCondor 23/24; the policy and
+// accounting commands as htcondor-jdl(1) of the HTCondor repository's
+// docs/man-pages/htcondor-jdl.rst, commit 7491a145 of 2026-08-21, words
+// them) and what its value
 // must look like here. Every line of every generated submit file must be a
 // comment, one of these, or the final "queue".
 var submitChecks = map[string]*regexp.Regexp{
@@ -68,6 +71,32 @@ var submitChecks = map[string]*regexp.Regexp{
 	"request_cpus":   regexp.MustCompile(`^[1-9][0-9]*$`),
 	"request_memory": regexp.MustCompile(`^[1-9][0-9]*$`),
 	"request_disk":   regexp.MustCompile(`^[1-9][0-9]*$`),
+	// POLICY COMMANDS, allowed_job_duration = <integer>: "The longest
+	// time for which a job may continuously be in the running state, in
+	// seconds. Jobs which exceed this duration will go on hold, with hold
+	// code 46." (new in HTCondor 9.3.1, version history 9.x feature
+	// releases). The spec's resources.time, on the training nodes only
+	// (2h here).
+	"allowed_job_duration": regexp.MustCompile(`^7200$`),
+	// ADVANCED COMMANDS, accounting_group = <accounting-group-name>:
+	// "Causes jobs to negotiate under the given accounting group. This
+	// value is advertised in the job ClassAd as AcctGroup." The spec's
+	// resources.account, on every node.
+	"accounting_group": regexp.MustCompile(`^group_physics\.alice$`),
+	// POLICY COMMANDS, periodic_remove = <ClassAd Boolean Expression>:
+	// "This expression is checked periodically. If it becomes True, the
+	// job is removed from the queue." Job ClassAd attributes: JobStatus
+	// 5 is Held (Job Status Codes); "if the job is on hold, the ClassAd
+	// expression time() - EnteredCurrentStatus will equal the number of
+	// seconds that the job has been on hold" (EnteredCurrentStatus);
+	// time() is a ClassAd builtin function. DAGMan: a job "externally
+	// removed from the batch system queue (by something other than
+	// condor_dagman) is reported as -1002" to the POST script ($RETURN,
+	// "Special Script Argument Macros"), and a node whose job failed and
+	// that has no POST script fails ("Node Success/Failure" table,
+	// "DAGMan Completion"), so RETRY applies ("Retrying Failed Nodes").
+	// DefaultHoldLimit, 30 minutes, on every node.
+	"periodic_remove": regexp.MustCompile(`^JobStatus == 5 && time\(\) - EnteredCurrentStatus > 1800$`),
 }
 
 // dagChecks are the DAG file's lines, each with the DAGMan reference
@@ -114,7 +143,7 @@ func TestCondorGolden(t *testing.T) {
 	logDir, logs := goldenLogs(t)
 	spec := loadSpec(t, "name: golden\ndata:\n  logs: ["+strings.Join(logs, ", ")+"]\n  seed: 1\n"+
 		"space: {shape: [3x6x60s, 2x4x120s], hidden: [8], layers: [1], lr: [0.003], batch: [32]}\n"+
-		"epochs: 3\nresources: {cpus: 2, memory: 3G, disk: 2G}\n")
+		"epochs: 3\nresources: {cpus: 2, memory: 3G, disk: 2G, time: 2h, account: group_physics.alice}\n")
 	dir := filepath.Join(t.TempDir(), "condor")
 	c := &Condor{Spec: spec, Dir: dir, Executable: os.Args[0], AllowDynamic: true}
 	f, err := c.Write()
@@ -147,7 +176,7 @@ func TestCondorGolden(t *testing.T) {
 			seen[k] = true
 		}
 		for k := range submitChecks {
-			if !seen[k] && !(k == "environment" && name != "train.sub") {
+			if !seen[k] && !((k == "environment" || k == "allowed_job_duration") && name != "train.sub") {
 				t.Errorf("%s lacks %s", name, k)
 			}
 		}
@@ -163,7 +192,7 @@ func TestCondorGolden(t *testing.T) {
 	if want := "transfer_input_files = /work/condor/spec.json, dataset, /work/logs/EventLog.old, /work/logs/EventLog\n"; !strings.Contains(files["parse.sub"], want) {
 		t.Errorf("parse.sub does not transfer the logs in:\n%s", files["parse.sub"])
 	}
-	if !strings.Contains(files["train.sub"], "request_cpus = 2\nrequest_memory = 3072\nrequest_disk = 2097152\n") {
+	if !strings.Contains(files["train.sub"], "request_cpus = 2\nrequest_memory = 3072\nrequest_disk = 2097152\nallowed_job_duration = 7200\naccounting_group = group_physics.alice\n") {
 		t.Errorf("train.sub does not ask for the spec's resources:\n%s", files["train.sub"])
 	}
 	// The DAG: every line checked; parse before every training node, every
@@ -506,8 +535,16 @@ func TestCondorDAGLocal(t *testing.T) {
 			t.Errorf("run %s: ledger series %v, %v", r.Slug, ss["valid_loss"], err)
 		}
 	}
-	if _, _, err := LoadModel(filepath.Join(res, BestDir)); err != nil {
-		t.Error(err)
+	// Every model names its run and its slug, as a model trained in
+	// process does (issue 19 item 6: the DAG's had no slug, and the
+	// decisions' summary printed "run ,").
+	if _, info, err := LoadModel(filepath.Join(res, BestDir)); err != nil || info.RunID != b.RunID || info.Slug != b.Slug || info.Slug == "" {
+		t.Errorf("bestmodel names run %q slug %q (%v), want %s %s", info.RunID, info.Slug, err, b.RunID, b.Slug)
+	}
+	for _, r := range got {
+		if _, info, err := LoadModel(r.ModelDir); err != nil || info.RunID != r.ID || info.Slug != r.Slug {
+			t.Errorf("model of run %s names run %q slug %q (%v)", r.Slug, info.RunID, info.Slug, err)
+		}
 	}
 	if _, rows := readCSV(t, filepath.Join(res, TrackingDir, RunsTable+".csv")); len(rows) != 4 {
 		t.Errorf("runs.csv has %d rows", len(rows))

@@ -238,7 +238,10 @@ const minLabelled = 10
 // is kept and only its missing shapes are built; one with another ID is an
 // error (use another directory). Files are written whole or not at all,
 // index.json last, so an interrupted Parse leaves no dataset that looks
-// complete. Progress, if not nil, gets one line per step.
+// complete. Each shape's tensors are built in memory before anything is
+// written, so logs with no labelled held job create nothing; when a later
+// shape fails, the files this call wrote and the directories it created
+// are removed. Progress, if not nil, gets one line per step.
 func Parse(spec *Spec, dir string, progress io.Writer) (*Dataset, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -283,9 +286,7 @@ func Parse(spec *Spec, dir string, progress io.Writer) (*Dataset, error) {
 		return nil, err
 	}
 	say("%d events, %d jobs (%d on hold at the end) from %s", ev.n, len(ev.jobs), d.OnHold, sourceName(spec))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("heldjobs: %w", err)
-	}
+	w := &undoWriter{dir: dir}
 	for _, sh := range spec.Space.Shape {
 		if sd := d.shape(sh); sd != nil {
 			if _, err := os.Stat(filepath.Join(dir, sd.File)); err == nil {
@@ -293,8 +294,12 @@ func Parse(spec *Spec, dir string, progress io.Writer) (*Dataset, error) {
 			}
 			d.Shapes = slices.DeleteFunc(d.Shapes, func(x ShapeData) bool { return x.Shape == sh.String() })
 		}
-		sd, err := writeShape(dir, spec.Data, sh, ev.jobs)
+		sd, npz, err := buildShape(spec.Data, sh, ev.jobs)
+		if err == nil {
+			err = w.write(sd.File, npz)
+		}
 		if err != nil {
+			w.undo()
 			return nil, err
 		}
 		say("shape %s: %d held jobs, %d labelled (%d release), split %d/%d/%d -> %s",
@@ -302,13 +307,56 @@ func Parse(spec *Spec, dir string, progress io.Writer) (*Dataset, error) {
 		d.Shapes = append(d.Shapes, sd)
 	}
 	b, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = w.write(IndexFile, append(b, '\n'))
 	}
-	if err := writeAtomic(filepath.Join(dir, IndexFile), append(b, '\n')); err != nil {
+	if err != nil {
+		w.undo()
 		return nil, err
 	}
 	return d, nil
+}
+
+// undoWriter writes files into dir, creating dir (and its missing parents)
+// on the first write, and can take back what it did: the files it wrote
+// and the directories it created, so that a failed Parse leaves the file
+// system as it found it.
+type undoWriter struct {
+	dir     string
+	created []string // directories made, deepest first
+	files   []string
+}
+
+func (w *undoWriter) write(name string, b []byte) error {
+	if w.files == nil {
+		for p := filepath.Clean(w.dir); ; p = filepath.Dir(p) {
+			if _, err := os.Lstat(p); err == nil || filepath.Dir(p) == p {
+				break
+			}
+			w.created = append(w.created, p)
+		}
+		if err := os.MkdirAll(w.dir, 0o755); err != nil {
+			return fmt.Errorf("heldjobs: %w", err)
+		}
+		w.files = []string{}
+	}
+	path := filepath.Join(w.dir, name)
+	if err := writeAtomic(path, b); err != nil {
+		return err
+	}
+	w.files = append(w.files, path)
+	return nil
+}
+
+// undo removes the files written and the directories created, deepest
+// first; a directory something else has written into meanwhile is left.
+func (w *undoWriter) undo() {
+	for _, f := range w.files {
+		os.Remove(f)
+	}
+	for _, d := range w.created {
+		os.Remove(d)
+	}
 }
 
 func sourceName(s *Spec) string {
@@ -318,12 +366,14 @@ func sourceName(s *Spec) string {
 	return fmt.Sprintf("a synthetic log of %d jobs (seed %d)", s.Data.Synthetic.Jobs, s.Data.Synthetic.Seed)
 }
 
-func writeShape(dir string, d Data, sh Shape, jobs []*eventlog.Job) (ShapeData, error) {
+// buildShape builds the labelled held jobs' tensors of shape sh as the
+// bytes of an .npz file, and their entry in the index.
+func buildShape(d Data, sh Shape, jobs []*eventlog.Job) (ShapeData, []byte, error) {
 	b := builder(d, sh)
 	b.Unlabeled = true
 	samples, err := b.Build(jobs)
 	if err != nil {
-		return ShapeData{}, fmt.Errorf("heldjobs: shape %s: %w", sh, err)
+		return ShapeData{}, nil, fmt.Errorf("heldjobs: shape %s: %w", sh, err)
 	}
 	sd := ShapeData{Shape: sh.String(), File: sh.String() + ".npz", Held: len(samples)}
 	var lab []eventlog.Sample
@@ -337,7 +387,7 @@ func writeShape(dir string, d Data, sh Shape, jobs []*eventlog.Job) (ShapeData, 
 	}
 	sd.Labelled = len(lab)
 	if len(lab) < minLabelled {
-		return ShapeData{}, fmt.Errorf("heldjobs: %w: shape %s: only %d labelled held jobs (released or removed); at least %d are needed",
+		return ShapeData{}, nil, fmt.Errorf("heldjobs: %w: shape %s: only %d labelled held jobs (released or removed); at least %d are needed",
 			ErrDataset, sh, len(lab), minLabelled)
 	}
 	tr, va, te := eventlog.Split(len(lab), d.Seed, d.Train, d.Valid)
@@ -345,14 +395,11 @@ func writeShape(dir string, d Data, sh Shape, jobs []*eventlog.Job) (ShapeData, 
 	var buf bytes.Buffer
 	b.Unlabeled = false
 	if err := eventlog.WriteDataset(&buf, b, lab); err != nil {
-		return ShapeData{}, fmt.Errorf("heldjobs: shape %s: %w", sh, err)
+		return ShapeData{}, nil, fmt.Errorf("heldjobs: shape %s: %w", sh, err)
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	sd.SHA256 = hex.EncodeToString(sum[:])
-	if err := writeAtomic(filepath.Join(dir, sd.File), buf.Bytes()); err != nil {
-		return ShapeData{}, err
-	}
-	return sd, nil
+	return sd, buf.Bytes(), nil
 }
 
 // Splits are the training, validation and test sets of one shape.

@@ -167,6 +167,10 @@ func TestModelDir(t *testing.T) {
 		{"another format", func(t *testing.T) string { return edit(t, func(r map[string]any) { r["format"] = "x" }) }, "format"},
 		{"shape that does not fit", func(t *testing.T) string { return edit(t, func(r map[string]any) { r["j"] = 4 }) }, "inputs"},
 		{"bad threshold", func(t *testing.T) string { return edit(t, func(r map[string]any) { r["threshold"] = 1.5 }) }, "out of range"},
+		// M×frame of 1000×1e9 s overflowed a time.Duration (issue 19 item 4).
+		{"window over ten years", func(t *testing.T) string {
+			return edit(t, func(r map[string]any) { r["m"] = 1000; r["frame_seconds"] = 1e9 })
+		}, "out of range"},
 		{"damaged model", func(t *testing.T) string {
 			d := edit(t, func(map[string]any) {})
 			os.WriteFile(filepath.Join(d, ModelFile), []byte(`{"format":"crosscluster-lstm","version":1,"inputs":`), 0o644)

@@ -10,7 +10,7 @@ import (
 // wrapping ErrSpec; an accepted spec expands to its grid.
 func FuzzLoadSpec(f *testing.F) {
 	for _, s := range []string{smallSpec, smallSpec + "random: 2\n", "space: {shape: [1x1x1s], hidden: [1], layers: [1], lr: [1], batch: [1]}\n",
-		"data: {logs: [a]}\nspace: {}\n", "", "[", "space: {shape: [10x10x60s, 4x5x2m]}\n"} {
+		"data: {logs: [a]}\nspace: {}\n", "", "[", "space: {shape: [10x10x60s, 4x5x2m]}\n", "space: {shape: [2x1000x2000000h], hidden: [1], layers: [1], lr: [1], batch: [1]}\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -1,6 +1,7 @@
 package heldjobs
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
@@ -78,6 +80,15 @@ func TestLoadSpec(t *testing.T) {
 	if len(pts) != 3 || fmt.Sprint(pts) != fmt.Sprint(again) {
 		t.Errorf("draws %v, again %v", pts, again)
 	}
+	// A worker process recovers each run's slug from its parameters.
+	for _, p := range pts {
+		if got := slugOf(p.Params); got != p.Slug {
+			t.Errorf("slugOf(params of %s) = %q", p.Slug, got)
+		}
+	}
+	if got := slugOf(map[string]sweep.Value{"x": sweep.Str("1")}); got != "" {
+		t.Errorf("slugOf of a run of another sweep = %q, want \"\"", got)
+	}
 	seen := map[string]bool{}
 	for _, p := range pts {
 		if seen[p.ID] {
@@ -113,6 +124,15 @@ func TestSpaceSizeOverflow(t *testing.T) {
 	if !errors.As(err, &se) || se.Key != "space" {
 		t.Errorf("2^64 points: %v, want a spec error at key space", err)
 	}
+	// In Go, Retries -1 is the default and other negative values are refused.
+	ok := Spec{Space: Space{Shape: []Shape{{J: 1, M: 1, Frame: time.Second}}, Hidden: []int{1}, Layers: []int{1}, LearningRate: []float64{1}, Batch: []int{1}}, Retries: -1}
+	if err := ok.Validate(); err != nil || ok.Retries != DefaultRetries {
+		t.Errorf("Retries -1: %v, retries %d, want the default %d", err, ok.Retries, DefaultRetries)
+	}
+	ok.Retries = -5
+	if err := ok.Validate(); !errors.As(err, &se) || se.Key != "retries" {
+		t.Errorf("Retries -5: %v, want a spec error at key retries", err)
+	}
 	small := Space{Shape: make([]Shape, 3), Hidden: make([]int, 2), Layers: make([]int, 1), LearningRate: make([]float64, 5), Batch: make([]int, 7)}
 	if n := small.Size(); n != 210 {
 		t.Errorf("Size = %d, want 210", n)
@@ -141,6 +161,25 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"logs and synthetic", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  logs: [a.log]\nspace", 1), "data", "choose one"},
 		{"bad resources", smallSpec + "resources: {memory: lots}\n", "resources.memory", ""},
 		{"not yaml", "space: [", "(document)", ""},
+		// A key given with the value that stands for the default in Go is
+		// refused, not silently replaced by the default (issue 19 item 1).
+		{"negative retries", smallSpec + "retries: -5\n", "retries", "-5: want 0 to 100"},
+		{"retries -1", smallSpec + "retries: -1\n", "retries", "want 0 to 100"},
+		{"zero threshold", smallSpec + "threshold: 0\n", "threshold", "strictly between 0 and 1"},
+		{"threshold one", smallSpec + "threshold: 1\n", "threshold", "strictly between 0 and 1"},
+		{"zero epochs", strings.Replace(smallSpec, "epochs: 3", "epochs: 0", 1), "epochs", "0: want at least 1"},
+		{"zero patience", strings.Replace(smallSpec, "patience: 2", "patience: 0", 1), "patience", "0: want at least 1"},
+		{"negative patience", strings.Replace(smallSpec, "patience: 2", "patience: -3", 1), "patience", "want at least 1"},
+		{"zero e", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  e: 0\nspace", 1), "data.e", "0: want 1 to 1000"},
+		{"zero split", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  split: [0, 0]\nspace", 1), "data.split", "[0, 0]"},
+		{"zero jobs", strings.Replace(smallSpec, "jobs: 1500", "jobs: 0", 1), "data.synthetic.jobs", "0: want 10"},
+		{"zero snapshot", strings.Replace(smallSpec, "seed: 3}", "seed: 3, snapshot: 0}", 1), "data.synthetic.snapshot", "0: want a quantile"},
+		{"empty metric", strings.Replace(smallSpec, "metric: f1", "metric: ''", 1), "metric", "empty"},
+		{"empty engine", smallSpec + "engine: ''\n", "engine", "empty"},
+		{"empty name", strings.Replace(smallSpec, "name: small", "name: ''", 1), "name", "empty"},
+		{"logs and zero synthetic", "data: {logs: [a.log], synthetic: {jobs: 0}}\nspace: {shape: [1x1x1s], hidden: [1], layers: [1], lr: [1], batch: [1]}\n", "data", "choose one"},
+		{"logs and empty synthetic", "data: {logs: [a.log], synthetic: {}}\nspace: {shape: [1x1x1s], hidden: [1], layers: [1], lr: [1], batch: [1]}\n", "data", "choose one"},
+		{"second document", smallSpec + "---\nepochs: 5\n", "(document)", "second YAML document at line 16"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadSpec(strings.NewReader(tc.text))
@@ -341,5 +380,171 @@ func TestSearchMetrics(t *testing.T) {
 				t.Errorf("bestmodel.json: %s %v, the best run's %v", oc.Model.Metric, oc.Model.Value, bestV)
 			}
 		})
+	}
+}
+
+// TestParseNoHeldJob: logs without a held job are refused before anything
+// is written; before, Parse created DIR/dataset first and left it empty.
+func TestParseNoHeldJob(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: 2, Jobs: 300, HoldRate: -1, Header: true}); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "EventLog")
+	if err := os.WriteFile(log, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ["+strconv.Quote(log)+"]", 1))
+	out := filepath.Join(dir, "out")
+	_, err := Parse(spec, filepath.Join(out, DatasetDir), nil)
+	if !errors.Is(err, ErrDataset) || !strings.Contains(err.Error(), "only 0 labelled held jobs") {
+		t.Errorf("Parse of logs with no held job: %v, want ErrDataset", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed Parse left %s (%v)", out, err)
+	}
+	// Nor inside an output directory that exists already.
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(spec, filepath.Join(out, DatasetDir), nil); !errors.Is(err, ErrDataset) {
+		t.Errorf("Parse of logs with no held job: %v, want ErrDataset", err)
+	}
+	if ents, err := os.ReadDir(out); err != nil || len(ents) != 0 {
+		t.Errorf("a failed Parse left %v in %s (%v)", ents, out, err)
+	}
+}
+
+// tree reads the regular files under dir, by relative path ("d/" for a
+// directory).
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if strings.HasSuffix(name, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestReplaceDir: bestmodel/ holds the files of one run, never a mix of
+// two (issue 19 item 3). Before, the best model was copied file by file,
+// in name order, over the old one: a failure or a kill between two files
+// left the new run's first files beside the old run's others, and a file
+// only the old run had stayed for good. Here the old copy has a directory
+// where the new one has a file, which stopped the file-by-file copy
+// half-way.
+func TestReplaceDir(t *testing.T) {
+	root := t.TempDir()
+	src, dst := filepath.Join(root, "model_new"), filepath.Join(root, "bestmodel")
+	newFiles := map[string]string{"a.json": "new a", "b.json": "new b", "sub/c": "new c", "sub/": ""}
+	oldFiles := map[string]string{"a.json": "old a", "b.json/": "", "b.json/x": "old x", "only_old": "old"}
+	writeTree(t, src, newFiles)
+	writeTree(t, dst, oldFiles)
+	// Siblings a killed replace left behind are removed.
+	writeTree(t, root, map[string]string{".bestmodel.new-1/a.json": "partial", ".bestmodel.old-2/a.json": "older"})
+	err := replaceDir(src, dst)
+	got := tree(t, dst)
+	if fmt.Sprint(got) != fmt.Sprint(newFiles) && fmt.Sprint(got) != fmt.Sprint(oldFiles) {
+		t.Fatalf("replaceDir (error %v) left a mix of two copies: %v", err, got)
+	}
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(newFiles) {
+		t.Fatalf("replaceDir: %v, dst %v, want %v", err, got, newFiles)
+	}
+	ents, _ := os.ReadDir(root)
+	if len(ents) != 2 {
+		t.Errorf("left beside bestmodel: %v", ents)
+	}
+	if fmt.Sprint(tree(t, src)) != fmt.Sprint(newFiles) {
+		t.Errorf("source changed: %v", tree(t, src))
+	}
+	// A source that cannot be read leaves dst as it was.
+	if err := replaceDir(filepath.Join(root, "missing"), dst); err == nil {
+		t.Errorf("replaceDir of a missing source: no error")
+	}
+	if got := tree(t, dst); fmt.Sprint(got) != fmt.Sprint(newFiles) {
+		t.Errorf("a failed replaceDir changed dst: %v", got)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 2 {
+		t.Errorf("a failed replaceDir left %v", ents)
+	}
+	// Into a directory that does not exist yet.
+	fresh := filepath.Join(root, "out", "bestmodel")
+	if err := replaceDir(src, fresh); err != nil || fmt.Sprint(tree(t, fresh)) != fmt.Sprint(newFiles) {
+		t.Errorf("replaceDir into a new directory: %v, %v", err, tree(t, fresh))
+	}
+}
+
+// TestParseShapeWindow: a shape whose window M×FRAME is longer than ten
+// years is refused, in a spec file and in a Spec built in Go (issue 19
+// item 4). Before, 2x1000x2000000h was accepted and its window, 2×10^9
+// hours, overflowed the int64 nanoseconds of eventlog.Builder and Decide.
+func TestParseShapeWindow(t *testing.T) {
+	for _, tc := range []struct {
+		lit string
+		ok  bool
+	}{
+		{"10x10x60s", true},
+		{"1x1x87600h", true},  // exactly ten years
+		{"1x10x8760h", true},  // ten frames of a year
+		{"1x10x8761h", false}, // one hour per frame too many
+		{"1x1x87601h", false}, // one frame of more than ten years
+		{"2x1000x2000000h", false},
+		{"1x1000x2562047h", false}, // the longest Go duration: M×FRAME wraps int64
+	} {
+		t.Run(tc.lit, func(t *testing.T) {
+			sh, err := ParseShape(tc.lit)
+			if tc.ok {
+				if err != nil || sh.String() == "" {
+					t.Errorf("ParseShape(%q): %v", tc.lit, err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), strconv.Quote(tc.lit)) || !strings.Contains(err.Error(), "ten years") {
+				t.Errorf("ParseShape(%q): %v, want an ErrSpec naming the shape and the ten-year limit", tc.lit, err)
+			}
+		})
+	}
+	// A spec file and a Spec built in Go.
+	_, err := LoadSpec(strings.NewReader(strings.Replace(smallSpec, "2x4x120s", "2x1000x2000000h", 1)))
+	var se *SpecError
+	if !errors.As(err, &se) || se.Key != "space.shape[1]" {
+		t.Errorf("spec with 2x1000x2000000h: %v, want a spec error at space.shape[1]", err)
+	}
+	s := Spec{Space: Space{Shape: []Shape{{J: 2, M: 1000, Frame: 2e6 * time.Hour}}, Hidden: []int{1}, Layers: []int{1}, LearningRate: []float64{1}, Batch: []int{1}}}
+	if err := s.Validate(); !errors.As(err, &se) || se.Key != "space.shape[0]" || !strings.Contains(err.Error(), "ten years") {
+		t.Errorf("Spec with a window of 2e9 hours: %v, want a spec error at space.shape[0]", err)
 	}
 }

@@ -116,7 +116,7 @@ func LoadModel(dir string) (*lstm.Model, ModelInfo, error) {
 			ErrModelDir, dir, info.Version, modelVersion)
 	}
 	if info.J < 1 || info.M < 1 || info.E < 1 || info.J > maxShapeDim || info.M > maxShapeDim || info.E > 1000 ||
-		!(info.FrameSeconds >= 1) || info.FrameSeconds > 1e9 || !(info.Threshold > 0 && info.Threshold < 1) {
+		!(info.FrameSeconds >= 1) || float64(info.M)*info.FrameSeconds > maxWindow.Seconds() || !(info.Threshold > 0 && info.Threshold < 1) {
 		return nil, info, fmt.Errorf("heldjobs: %w: %s: shape %dx%dx%vs, e=%d, threshold %v out of range", ErrModelDir,
 			filepath.Join(dir, ModelInfoFile), info.J, info.M, info.FrameSeconds, info.E, info.Threshold)
 	}

@@ -351,7 +351,7 @@ func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string,
 	if runs[best].ID != chosen.RunID {
 		return fmt.Errorf("heldjobs: the ledger's best run is %s, the select node chose %s", runs[best].Slug, chosen.Slug)
 	}
-	if err := copyDir(runs[best].ModelDir, filepath.Join(out, BestDir)); err != nil {
+	if err := replaceDir(runs[best].ModelDir, filepath.Join(out, BestDir)); err != nil {
 		return err
 	}
 	if err := WriteBest(out, Best(s.Name, runs, best, s.Metric, BestDir)); err != nil {

@@ -120,7 +120,7 @@ func (s *Search) Run(ctx context.Context) (*Outcome, error) {
 		return oc, fmt.Errorf("heldjobs: %w: no run of the search completed (see %s)", ErrNoRun, l.Path())
 	}
 	b := &runs[oc.Best]
-	if err := copyDir(b.ModelDir, filepath.Join(out, BestDir)); err != nil {
+	if err := replaceDir(b.ModelDir, filepath.Join(out, BestDir)); err != nil {
 		return oc, err
 	}
 	oc.Model = Best(s.Spec.Name, runs, oc.Best, s.Spec.Metric, BestDir)
@@ -195,6 +195,72 @@ func copyDir(src, dst string) error {
 		}
 		return writeAtomic(target, b)
 	})
+}
+
+// replaceDir makes dst a copy of src (its regular files and directories)
+// in a way that a reader of dst never sees files of two copies mixed: the
+// copy is made in a temporary sibling ".NAME.new-*", the old dst is renamed
+// aside to ".NAME.old-*", the copy is renamed to dst, and the old one is
+// removed. A process killed
+//   - during the copy leaves dst as it was and a partial .NAME.new-*;
+//   - between the two renames leaves no dst, the old copy whole in
+//     .NAME.old-* and the new one whole in .NAME.new-*;
+//   - after the second rename leaves the new dst and, until it is removed,
+//     the old copy in .NAME.old-*.
+//
+// Each replaceDir of dst first removes the siblings an earlier one left.
+// On an error dst is as it was (or, if the second rename failed, back from
+// .NAME.old-*).
+func replaceDir(src, dst string) error {
+	parent, base := filepath.Split(filepath.Clean(dst))
+	parent = filepath.Clean(parent)
+	for _, pat := range []string{"." + base + ".new-*", "." + base + ".old-*"} {
+		left, _ := filepath.Glob(filepath.Join(parent, pat))
+		for _, l := range left {
+			if err := os.RemoveAll(l); err != nil {
+				return fmt.Errorf("heldjobs: %w", err)
+			}
+		}
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".new-")
+	if err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	if err := copyDir(src, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	old := ""
+	if _, err := os.Lstat(dst); err == nil {
+		// The name is made unique by MkdirTemp, then freed for the rename.
+		if old, err = os.MkdirTemp(parent, "."+base+".old-"); err == nil {
+			if err = os.Remove(old); err == nil {
+				err = os.Rename(dst, old)
+			}
+		}
+		if err != nil {
+			os.RemoveAll(tmp)
+			return fmt.Errorf("heldjobs: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		if old != "" {
+			os.Rename(old, dst)
+		}
+		os.RemoveAll(tmp)
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	if old != "" {
+		os.RemoveAll(old) // a leftover is removed by the next replaceDir
+	}
+	return nil
 }
 
 func readFile(path string) ([]byte, error) {

@@ -65,7 +65,9 @@ func (s Shape) String() string {
 	return fmt.Sprintf("%dx%dx%s", s.J, s.M, f)
 }
 
-// ParseShape reads a shape literal "JxMxFRAME" (FRAME a Go duration).
+// ParseShape reads a shape literal "JxMxFRAME" (FRAME a Go duration). J
+// and M are 1 to 1000, the frame at least 1s, and the window M×FRAME at
+// most ten years (87600h).
 func ParseShape(lit string) (Shape, error) {
 	parts := strings.Split(lit, "x")
 	if len(parts) != 3 {
@@ -74,14 +76,35 @@ func ParseShape(lit string) (Shape, error) {
 	j, err1 := strconv.Atoi(parts[0])
 	m, err2 := strconv.Atoi(parts[1])
 	f, err3 := time.ParseDuration(parts[2])
-	if err1 != nil || err2 != nil || err3 != nil || j < 1 || m < 1 || f < time.Second || j > maxShapeDim || m > maxShapeDim {
-		return Shape{}, fmt.Errorf("%w: shape %q: want J and M from 1 to %d and a frame of at least 1s, as 10x10x60s", ErrSpec, lit, maxShapeDim)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return Shape{}, fmt.Errorf("%w: shape %q: want JxMxFRAME, as 10x10x60s", ErrSpec, lit)
 	}
-	return Shape{J: j, M: m, Frame: f}, nil
+	sh := Shape{J: j, M: m, Frame: f}
+	if err := sh.check(); err != nil {
+		return Shape{}, fmt.Errorf("%w: shape %q: %s", ErrSpec, lit, err)
+	}
+	return sh, nil
+}
+
+// check says what is wrong with a shape, or nil.
+func (s Shape) check() error {
+	switch {
+	case s.J < 1 || s.M < 1 || s.J > maxShapeDim || s.M > maxShapeDim || s.Frame < time.Second:
+		return fmt.Errorf("want J and M from 1 to %d and a frame of at least 1s, as 10x10x60s", maxShapeDim)
+	case s.Frame > maxWindow/time.Duration(s.M):
+		return fmt.Errorf("%d frames of %s span more than %s (ten years), the longest window", s.M, s.Frame, maxWindow)
+	}
+	return nil
 }
 
 // maxShapeDim bounds J and M: a tensor of J×M×E floats per sample must fit.
 const maxShapeDim = 1000
+
+// maxWindow bounds a shape's window M×Frame: ten years of 365 days, longer
+// than any pool keeps its logs, and far below the 292 years an int64 of
+// nanoseconds holds, so that eventlog.Builder and Decide, which compute the
+// window's start as a time.Duration, cannot overflow.
+const maxWindow = 10 * 365 * 24 * time.Hour
 
 // Space is the search space: every combination of the values is a point.
 type Space struct {
@@ -151,13 +174,18 @@ type Spec struct {
 	Metric           Metric
 	Threshold        float64 // P(release) at or above which a job is released
 	Engine           string  // "native" (float64) or "native32"
-	// Resources of each training run (Slurm, HTCondor).
+	// Resources of each training run: on Slurm --cpus-per-task, --mem,
+	// --time, --partition, --account; on HTCondor request_cpus,
+	// request_memory, request_disk, request_gpus, allowed_job_duration
+	// (Time) and accounting_group (Account, on every node); Partition is
+	// Slurm's only.
 	Resources sweep.Resources
 	// Retries is the number of extra attempts of a run that fails for a
 	// reason other than its data (killed, lost, out of memory, timed out):
-	// the sweep's retry budget, and the DAG's RETRY count. LoadSpec sets
-	// DefaultRetries when the spec has no retries key; in a Spec built in
-	// Go, 0 means no retry.
+	// the sweep's retry budget, and the DAG's RETRY count, 0 to 100. -1
+	// means DefaultRetries (LoadSpec sets it when the spec has no retries
+	// key); in a Spec built in Go, 0 means no retry, and any other
+	// negative value is refused.
 	Retries int
 }
 
@@ -214,7 +242,11 @@ func specErr(key, format string, a ...any) error {
 //
 // Every key is checked: an unknown key, an empty axis, a metric that does
 // not exist or a draw count larger than the grid is a *SpecError naming the
-// key and wrapping ErrSpec. Relative log paths stay as written; Run and
+// key and wrapping ErrSpec. A key that is absent takes its default; a key
+// that is given must hold a valid value, never one that would stand for the
+// default (epochs: 0, patience: 0, threshold: 0, retries: -1, e: 0, ...),
+// and data may give logs or synthetic, not both. The file holds one YAML
+// document. Relative log paths stay as written; Run and
 // WriteCondor resolve them against the working directory.
 func LoadSpec(r io.Reader) (*Spec, error) {
 	b, err := io.ReadAll(r)
@@ -222,7 +254,8 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 		return nil, fmt.Errorf("heldjobs: reading spec: %w", err)
 	}
 	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
 		}
@@ -231,17 +264,27 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
 	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		line := next.Line
+		if len(next.Content) > 0 {
+			line = next.Content[0].Line
+		}
+		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "a second YAML document at line %d: a spec file holds one", line))
+	case !errors.Is(err, io.EOF):
+		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "after the first document: %v", err))
+	}
 	s := &Spec{}
-	seen := map[string]bool{}
-	err = fields(doc.Content[0], "", []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "resources", "retries"}, func(key, k string, v *yaml.Node) error {
-		seen[k] = true
+	seen := map[string]bool{} // every key path given, "epochs", "data.synthetic.jobs"
+	err = fields(doc.Content[0], "", seen, []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "resources", "retries"}, func(key, k string, v *yaml.Node) error {
 		switch k {
 		case "name":
 			return scalar(v, key, &s.Name)
 		case "data":
-			return s.loadData(v, key)
+			return s.loadData(v, key, seen)
 		case "space":
-			return s.loadSpace(v, key)
+			return s.loadSpace(v, key, seen)
 		case "random":
 			return intTo(v, key, &s.Random)
 		case "epochs":
@@ -292,6 +335,9 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	if !seen["space"] {
 		return nil, fmt.Errorf("heldjobs: %w", specErr("space", "missing: the search space is empty"))
 	}
+	if err := explicit(s, seen); err != nil {
+		return nil, fmt.Errorf("heldjobs: %w", err)
+	}
 	if !seen["retries"] {
 		s.Retries = -1 // the default, set by withDefaults
 	}
@@ -301,8 +347,39 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	return s, nil
 }
 
-func (s *Spec) loadData(n *yaml.Node, prefix string) error {
-	return fields(n, prefix, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
+// explicit refuses a key given in the file with the value that, in a Spec
+// built in Go, stands for "use the default": withDefaults cannot tell the
+// two apart, so without this "epochs: 0" would silently train 40 epochs.
+func explicit(s *Spec, given map[string]bool) error {
+	if given["data.logs"] && given["data.synthetic"] {
+		return specErr("data", "both logs and synthetic: choose one")
+	}
+	for _, c := range []struct {
+		key  string
+		zero bool
+		want string
+	}{
+		{"name", s.Name == "", "empty: want a name, or no key for the default heldjobs"},
+		{"epochs", s.Epochs == 0, fmt.Sprintf("0: want at least 1, or no key for the default %d", DefaultEpochs)},
+		{"patience", s.Patience == 0, fmt.Sprintf("0: want at least 1, or no key for the default %d", DefaultPatience)},
+		{"threshold", s.Threshold == 0, fmt.Sprintf("0: want a probability strictly between 0 and 1, or no key for the default %v", DefaultThreshold)},
+		{"retries", s.Retries < 0, fmt.Sprintf("%d: want 0 to 100, or no key for the default %d", s.Retries, DefaultRetries)},
+		{"metric", s.Metric == "", "empty: want one of " + strings.Join(mapS(Metrics(), func(m Metric) string { return string(m) }), ", ") + ", or no key for the default f1"},
+		{"engine", s.Engine == "", "empty: want native or native32, or no key for the default native"},
+		{"data.e", s.Data.E == 0, fmt.Sprintf("0: want 1 to 1000, or no key for the default %d", eventlog.DefaultE)},
+		{"data.split", s.Data.Train == 0 && s.Data.Valid == 0, "[0, 0]: want positive train and validation fractions, or no key for the default [0.6, 0.2]"},
+		{"data.synthetic.jobs", s.Data.Synthetic.Jobs == 0, fmt.Sprintf("0: want 10 to 10,000,000, or no key for the default %d", defaultJobs)},
+		{"data.synthetic.snapshot", s.Data.Synthetic.Snapshot == 0, fmt.Sprintf("0: want a quantile in (0, 1], or no key for the default %v", defaultSnapshot)},
+	} {
+		if given[c.key] && c.zero {
+			return specErr(c.key, "%s", c.want)
+		}
+	}
+	return nil
+}
+
+func (s *Spec) loadData(n *yaml.Node, prefix string, given map[string]bool) error {
+	return fields(n, prefix, given, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
 		switch k {
 		case "logs":
 			if v.Kind != yaml.SequenceNode {
@@ -320,7 +397,7 @@ func (s *Spec) loadData(n *yaml.Node, prefix string) error {
 			}
 			return nil
 		case "synthetic":
-			return fields(v, key, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
+			return fields(v, key, given, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
 				switch k {
 				case "jobs":
 					return intTo(v, key, &s.Data.Synthetic.Jobs)
@@ -355,8 +432,8 @@ func (s *Spec) loadData(n *yaml.Node, prefix string) error {
 	})
 }
 
-func (s *Spec) loadSpace(n *yaml.Node, prefix string) error {
-	return fields(n, prefix, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
+func (s *Spec) loadSpace(n *yaml.Node, prefix string, given map[string]bool) error {
+	return fields(n, prefix, given, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
 		if v.Kind != yaml.SequenceNode {
 			return specErr(key, "must be a list of values (line %d)", v.Line)
 		}
@@ -404,7 +481,9 @@ func (s *Spec) loadSpace(n *yaml.Node, prefix string) error {
 // fields calls f for each key of the mapping n, in document order, after
 // refusing a key that is not in known (the error lists them) and a key
 // given twice; prefix is the mapping's own key path ("" for the document).
-func fields(n *yaml.Node, prefix string, known []string, f func(key, k string, v *yaml.Node) error) error {
+// Each key's path is recorded in given, so that a caller can tell a key
+// that is absent from one given with a zero value.
+func fields(n *yaml.Node, prefix string, given map[string]bool, known []string, f func(key, k string, v *yaml.Node) error) error {
 	path := func(k string) string {
 		if prefix == "" {
 			return k
@@ -414,16 +493,17 @@ func fields(n *yaml.Node, prefix string, known []string, f func(key, k string, v
 	if n.Kind != yaml.MappingNode {
 		return specErr(cmp.Or(prefix, "(document)"), "must be a mapping (line %d)", n.Line)
 	}
-	given := map[string]int{}
+	lines := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, line := n.Content[i].Value, n.Content[i].Line
 		switch {
 		case !slices.Contains(known, k):
 			return specErr(path(k), "unknown key (known: %s)", strings.Join(known, ", "))
-		case given[k] > 0:
-			return specErr(path(k), "duplicate key (lines %d and %d)", given[k], line)
+		case lines[k] > 0:
+			return specErr(path(k), "duplicate key (lines %d and %d)", lines[k], line)
 		}
-		given[k] = line
+		lines[k] = line
+		given[path(k)] = true
 		if err := f(path(k), k, n.Content[i+1]); err != nil {
 			return err
 		}
@@ -505,7 +585,7 @@ func (s Spec) withDefaults() Spec {
 	if s.Engine == "" {
 		s.Engine = "native"
 	}
-	if s.Retries < 0 {
+	if s.Retries == -1 {
 		s.Retries = DefaultRetries
 	}
 	return s
@@ -527,6 +607,11 @@ func (s *Spec) Validate() error {
 		}{{"space.shape", len(sp.Shape)}, {"space.hidden", len(sp.Hidden)}, {"space.layers", len(sp.Layers)}, {"space.lr", len(sp.LearningRate)}, {"space.batch", len(sp.Batch)}} {
 			if ax.n == 0 {
 				return specErr(ax.key, "no value: the search space is empty")
+			}
+		}
+		for i, sh := range sp.Shape {
+			if err := sh.check(); err != nil {
+				return specErr(fmt.Sprintf("space.shape[%d]", i), "%s: %s", sh, err)
 			}
 		}
 		for i, h := range sp.Hidden {
@@ -587,7 +672,7 @@ func (s *Spec) Validate() error {
 			return specErr("epochs", "%d: want at least 1", s.Epochs)
 		}
 		if s.Patience < 0 {
-			return specErr("patience", "%d: want at least 1, or 0 for the default %d", s.Patience, DefaultPatience)
+			return specErr("patience", "%d: want at least 1 (in a Spec built in Go, 0 means the default %d)", s.Patience, DefaultPatience)
 		}
 		if !(s.Threshold > 0 && s.Threshold < 1) {
 			return specErr("threshold", "%v: want a probability strictly between 0 and 1", s.Threshold)
@@ -595,8 +680,8 @@ func (s *Spec) Validate() error {
 		if s.Engine != "native" && s.Engine != "native32" {
 			return specErr("engine", "%q: want native or native32", s.Engine)
 		}
-		if s.Retries > 100 {
-			return specErr("retries", "%d: at most 100", s.Retries)
+		if s.Retries < 0 || s.Retries > 100 {
+			return specErr("retries", "%d: want 0 to 100 (in a Spec built in Go, -1 means the default %d)", s.Retries, DefaultRetries)
 		}
 		dt := s.Data
 		if dt.E < 1 || dt.E > 1000 {
@@ -705,13 +790,8 @@ func (s *Spec) Sweep(dataID string) (*sweep.Spec, []sweep.Point, error) {
 	ss := &sweep.Spec{
 		Name: s.Name,
 		Base: s.baseParams(),
-		Axes: []sweep.Axis{
-			{Key: ParamShape, Short: "s", Values: shapes},
-			{Key: ParamHidden, Short: "h", Values: lits(mapS(sp.Hidden, strconv.Itoa))},
-			{Key: ParamLayers, Short: "l", Values: lits(mapS(sp.Layers, strconv.Itoa))},
-			{Key: ParamLR, Short: "lr", Values: lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }))},
-			{Key: ParamBatch, Short: "b", Values: lits(mapS(sp.Batch, strconv.Itoa))},
-		},
+		Axes: pointAxes(shapes, lits(mapS(sp.Hidden, strconv.Itoa)), lits(mapS(sp.Layers, strconv.Itoa)),
+			lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })), lits(mapS(sp.Batch, strconv.Itoa))),
 		Resources: s.Resources,
 		Inputs:    map[string]string{"dataset": dataID},
 	}
@@ -738,6 +818,35 @@ func (s *Spec) Sweep(dataID string) (*sweep.Spec, []sweep.Point, error) {
 		pts = chosen
 	}
 	return ss, pts, nil
+}
+
+// pointAxes are the axes of a search's sweep spec, which name its runs'
+// slugs ("base-s10x10x60s-h64-l2-lr0.01-b256").
+func pointAxes(shape, hidden, layers, lr, batch []sweep.Value) []sweep.Axis {
+	return []sweep.Axis{
+		{Key: ParamShape, Short: "s", Values: shape},
+		{Key: ParamHidden, Short: "h", Values: hidden},
+		{Key: ParamLayers, Short: "l", Values: layers},
+		{Key: ParamLR, Short: "lr", Values: lr},
+		{Key: ParamBatch, Short: "b", Values: batch},
+	}
+}
+
+// slugOf is the slug Sweep gives the run of params: a worker started as a
+// process (the DAG's training nodes, Slurm, worker processes) is told its
+// run id and parameters, not its slug. It is "" when params are not those
+// of a search point.
+func slugOf(params map[string]sweep.Value) string {
+	if _, err := PointOf(params); err != nil {
+		return ""
+	}
+	one := func(k string) []sweep.Value { return []sweep.Value{params[k]} }
+	ss := &sweep.Spec{Name: "slug", Axes: pointAxes(one(ParamShape), one(ParamHidden), one(ParamLayers), one(ParamLR), one(ParamBatch))}
+	pts, err := ss.Expand()
+	if err != nil || len(pts) != 1 {
+		return ""
+	}
+	return pts[0].Slug
 }
 
 // baseParams are the parameters every run shares.

@@ -238,6 +238,9 @@ func TrainRun(ctx context.Context, t sweep.Task, dataDir, modelDir string, progr
 	if err != nil {
 		return nil, err
 	}
+	if t.Slug == "" {
+		t.Slug = slugOf(t.Params) // for the model's heldjobs-model.json and the progress lines
+	}
 	rc, err := runConfigOf(t.Params)
 	if err != nil {
 		return nil, err

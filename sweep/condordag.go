@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // CondorSubmit is one HTCondor submit description for a pool without a
@@ -47,7 +48,26 @@ type CondorSubmit struct {
 	// Log is the job event log; Output and Error the standard streams
 	// (relative to InitialDir).
 	Log, Output, Error string
+	// AllowedJobDuration, when positive, is allowed_job_duration (whole
+	// seconds, rounded up): the longest time the job may stay in the
+	// running state; a job that runs longer is put on hold (hold code 46).
+	// HTCondor 9.3.1 and later; the counterpart of Slurm's --time.
+	AllowedJobDuration time.Duration
+	// AccountingGroup, when set, is accounting_group: the accounting
+	// group the job negotiates under (its AcctGroup), HTCondor's
+	// counterpart of a Slurm account for fair share.
+	AccountingGroup string
+	// RemoveHeldAfter, when positive, adds a periodic_remove of the job
+	// once it has been on hold (JobStatus 5) longer than that (whole
+	// seconds, rounded up; the schedd evaluates it every 60 s by default).
+	// A job on hold, over its memory or allowed_job_duration for example,
+	// otherwise stays in the queue for good and its DAG node never ends;
+	// removed, the node fails and DAGMan's RETRY applies.
+	RemoveHeldAfter time.Duration
 }
+
+// seconds rounds d up to whole seconds.
+func seconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
 
 // CondorNode is one node of a DAG.
 type CondorNode struct {
@@ -164,6 +184,15 @@ func (s *CondorSubmit) SubmitText() string {
 	if r.GPUs > 0 {
 		fmt.Fprintf(&b, "request_gpus = %d\n", r.GPUs)
 	}
+	if s.AllowedJobDuration > 0 {
+		fmt.Fprintf(&b, "allowed_job_duration = %d\n", seconds(s.AllowedJobDuration))
+	}
+	if s.AccountingGroup != "" {
+		fmt.Fprintf(&b, "accounting_group = %s\n", s.AccountingGroup)
+	}
+	if s.RemoveHeldAfter > 0 {
+		fmt.Fprintf(&b, "periodic_remove = JobStatus == 5 && time() - EnteredCurrentStatus > %d\n", seconds(s.RemoveHeldAfter))
+	}
 	b.WriteString("queue\n")
 	return b.String()
 }
@@ -211,6 +240,12 @@ func (s *CondorSubmit) check(path string, vars map[string]bool) error {
 		if !ok || !condorMacro.MatchString(k) || !condorValue.MatchString(v) {
 			return bad("environment entry", kv)
 		}
+	}
+	if s.AccountingGroup != "" && !condorName.MatchString(s.AccountingGroup) {
+		return bad("accounting group (letters, digits, _ . + -)", s.AccountingGroup)
+	}
+	if s.AllowedJobDuration < 0 || s.RemoveHeldAfter < 0 {
+		return fmt.Errorf("sweep: %w: %s: negative allowed_job_duration or hold limit", ErrCondor, path)
 	}
 	return nil
 }

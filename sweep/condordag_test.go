@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // jobScript is the job of the DAG runner tests: its first argument says
@@ -330,4 +331,40 @@ func FuzzReadDAG(f *testing.F) {
 			_, _ = ps.expand(map[string]string{})
 		}
 	})
+}
+
+// TestCondorSubmitPolicy: the time limit, accounting group and hold limit
+// are written when set (whole seconds, rounded up), left out when zero,
+// read back by the local runner, and a group the submit language cannot
+// carry is refused.
+func TestCondorSubmitPolicy(t *testing.T) {
+	base := CondorSubmit{Executable: "/bin/x", InitialDir: "/d", Log: "l", Output: "o", Error: "e"}
+	plain := base.SubmitText()
+	s := base
+	s.AllowedJobDuration, s.AccountingGroup, s.RemoveHeldAfter = 90*time.Minute+time.Millisecond, "group_a.b", 30*time.Minute
+	text := s.SubmitText()
+	want := "allowed_job_duration = 5401\naccounting_group = group_a.b\nperiodic_remove = JobStatus == 5 && time() - EnteredCurrentStatus > 1800\nqueue\n"
+	if !strings.HasSuffix(text, want) || strings.TrimSuffix(text, want) != strings.TrimSuffix(plain, "queue\n") {
+		t.Errorf("submit text:\n%s\nwant the plain one with\n%s", text, want)
+	}
+	if strings.Contains(plain, "allowed_job_duration") || strings.Contains(plain, "accounting_group") || strings.Contains(plain, "periodic_remove") {
+		t.Errorf("zero fields written:\n%s", plain)
+	}
+	path := filepath.Join(t.TempDir(), "x.sub")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readSubmit(path); err != nil {
+		t.Errorf("the local runner refuses the policy commands: %v", err)
+	}
+	for _, bad := range []CondorSubmit{
+		func() CondorSubmit { b := base; b.AccountingGroup = "my group"; return b }(),
+		func() CondorSubmit { b := base; b.AccountingGroup = "g$(x)"; return b }(),
+		func() CondorSubmit { b := base; b.RemoveHeldAfter = -time.Second; return b }(),
+	} {
+		d := &CondorDAG{Nodes: []CondorNode{{Name: "a", Submit: "/s/a.sub"}}, Submits: map[string]*CondorSubmit{"/s/a.sub": &bad}}
+		if err := d.Check(); !errors.Is(err, ErrCondor) {
+			t.Errorf("group %q, hold %v: %v, want ErrCondor", bad.AccountingGroup, bad.RemoveHeldAfter, err)
+		}
+	}
 }

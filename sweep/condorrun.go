@@ -400,6 +400,8 @@ var submitCommands = map[string]bool{
 	"should_transfer_files": true, "when_to_transfer_output": true, "transfer_input_files": true,
 	"transfer_output_files": true, "output": true, "error": true, "log": true, "environment": true,
 	"request_cpus": true, "request_memory": true, "request_disk": true, "request_gpus": true,
+	// Policy and accounting: accepted, not enforced by the local runner.
+	"allowed_job_duration": true, "accounting_group": true, "periodic_remove": true,
 }
 
 func readSubmit(path string) (*parsedSubmit, error) {

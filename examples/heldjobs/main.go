@@ -178,6 +178,11 @@ func defaultShapes(o options) string {
 
 func run(ctx context.Context, o options) error {
 	start := time.Now()
+	// The -j -m -frame shape obeys the spec's limits (a window of at most
+	// ten years, which eventlog.Builder's nanoseconds hold).
+	if _, err := heldjobs.ParseShape(shape{J: o.j, M: o.m, Frame: o.frame}.String()); err != nil {
+		return fmt.Errorf("-j -m -frame: %w", err)
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crosscluster/crosscluster/heldjobs"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
@@ -21,6 +23,20 @@ import (
 func testOptions(out string) options {
 	return options{out: out, jobs: 1500, seed: 3, j: 3, m: 6, e: 46, frame: time.Minute, hidden: 8, layers: 1,
 		batch: 32, epochs: 4, patience: 2, lr: 3e-3, threshold: 0.5, snapshot: 0.9, engine: "native"}
+}
+
+// TestRunShapeWindow: a -m -frame window longer than ten years is refused
+// before anything is written (issue 19 item 4).
+func TestRunShapeWindow(t *testing.T) {
+	o := testOptions(filepath.Join(t.TempDir(), "out"))
+	o.m, o.frame = 1000, 2e6*time.Hour
+	err := run(context.Background(), o)
+	if !errors.Is(err, heldjobs.ErrSpec) || !strings.Contains(err.Error(), "ten years") {
+		t.Errorf("run with a window of 2e9 hours: %v, want heldjobs.ErrSpec", err)
+	}
+	if _, err := os.Stat(o.out); !os.IsNotExist(err) {
+		t.Errorf("a refused run created %s", o.out)
+	}
 }
 
 // TestRun runs the workflow on the built-in synthetic log and on rotated

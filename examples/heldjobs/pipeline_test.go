@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -150,6 +151,7 @@ func TestDecisionsInNewProcess(t *testing.T) {
 	badSpec := writeSpec(t, specText(t)+"epoch: 3\n")
 	emptySpec := writeSpec(t, strings.Replace(specText(t), "hidden: [4, 8]", "hidden: []", 1))
 	noMetric := writeSpec(t, strings.Replace(specText(t), "metric: f1", "metric: auc", 1))
+	noHoldSpec := writeSpec(t, strings.Replace(specText(t), "synthetic: {jobs: 1500, seed: 3}", "logs: ["+strconv.Quote(noHold)+"]", 1))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -161,6 +163,8 @@ func TestDecisionsInNewProcess(t *testing.T) {
 		{"unknown spec key", []string{"-spec", badSpec}, "spec key epoch: bad search spec: unknown key"},
 		{"empty space", []string{"-spec", emptySpec}, "spec key space.hidden: bad search spec: empty list"},
 		{"no such metric", []string{"-spec", noMetric}, `spec key metric: bad search spec: "auc" does not exist`},
+		// The search's dataset directory is not left behind, empty (issue 19 item 2).
+		{"search of logs with no held job", []string{"-spec", noHoldSpec}, "only 0 labelled held jobs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
