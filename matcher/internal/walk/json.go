@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // JSON builds errors for generic decoded JSON values (map[string]any,
@@ -136,7 +137,10 @@ func (w JSON) checkKeys(b []byte) error {
 			}
 			if expectKey {
 				k := b[i+1 : j]
-				if escaped {
+				// encoding/json unescapes and turns each invalid UTF-8
+				// byte into U+FFFD, so "\xca" and "\xd8" are the same
+				// key to it: compare keys as it reads them.
+				if escaped || !utf8.Valid(k) {
 					var s string
 					if err := json.Unmarshal(b[i:j+1], &s); err == nil {
 						k = []byte(s)
