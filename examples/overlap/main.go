@@ -623,6 +623,15 @@ func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep 
 	return in, nil
 }
 
+// derivedFrom names the table columns each derived job feature is computed
+// from (regime.JobFeature), for a table that carries the feature itself.
+var derivedFrom = map[string]string{
+	"timelimit_sec":    regime.ColTimelimit,
+	"runtime_sec":      regime.ColEnd + " − " + regime.ColStart,
+	"queue_time_sec":   regime.ColStart + " − " + regime.ColSubmit,
+	"runtime_fraction": "(" + regime.ColEnd + " − " + regime.ColStart + ") / " + regime.ColTimelimit,
+}
+
 // unknownColumns says which columns a reader ignored (regime's
 // Table.Unknown; "" for a column without a name, as Excel's trailing empty
 // columns), or "" when none.
@@ -630,9 +639,12 @@ func unknownColumns(unknown []string) string {
 	var named []string
 	unnamed := 0
 	for _, u := range unknown {
-		if u == "" {
+		switch from, derived := derivedFrom[u]; {
+		case u == "":
 			unnamed++
-		} else {
+		case derived:
+			named = append(named, u+" (a derived feature: computed from "+from+")")
+		default:
 			named = append(named, u)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
+	"github.com/crosscluster/crosscluster/regime"
 )
 
 // small returns the options of a quick synthetic run into dir.
@@ -460,5 +461,21 @@ func TestRunStampedeHeaderShapes(t *testing.T) {
 				t.Errorf("report differs from the plain header's:\n%s\n---\n%s", block, first)
 			}
 		})
+	}
+}
+
+// TestUnknownColumnsDerived: a table that carries a derived feature as a
+// column (runtime_sec) is told which columns the feature is computed from.
+func TestUnknownColumnsDerived(t *testing.T) {
+	got := unknownColumns([]string{"mem_gb", "runtime_sec", ""})
+	for _, want := range []string{"mem_gb, runtime_sec (a derived feature: computed from end_time − start_time)", "1 column(s) without a name"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("unknownColumns = %q, want it to contain %q", got, want)
+		}
+	}
+	for _, f := range regime.JobFeatures() {
+		if _, ok := derivedFrom[f]; !ok && f != regime.ColNCores && f != regime.ColNHosts {
+			t.Errorf("derived feature %s is not in derivedFrom", f)
+		}
 	}
 }
