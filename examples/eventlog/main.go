@@ -27,6 +27,7 @@ import (
 
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/cputime"
+	"github.com/crosscluster/crosscluster/internal/pathlist"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/plot"
 )
@@ -46,7 +47,7 @@ type options struct {
 func main() {
 	var o options
 	flag.StringVar(&o.out, "out", "out/eventlog", "output directory (e.g. -out /tmp/ev)")
-	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event logs to read instead of the synthetic one; rotated sets are ordered oldest first (e.g. -logs EventLog.1,EventLog)")
+	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event logs to read instead of the synthetic one; rotated sets are ordered oldest first; a path holding a comma is read whole when given alone (e.g. -logs EventLog.1,EventLog)")
 	flag.IntVar(&o.jobs, "jobs", 5000, "jobs in the synthetic log (e.g. -jobs 200)")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic log, the context-job choice and the split (e.g. -seed 7)")
 	flag.IntVar(&o.m, "m", 10, "frames per sample (e.g. -m 60)")
@@ -76,7 +77,7 @@ func run(o options) error {
 		return err
 	}
 	var written []string
-	paths := strings.Split(o.logs, ",")
+	paths := pathlist.Split(o.logs)
 	if o.logs == "" {
 		p := filepath.Join(o.out, "global.log")
 		f, err := os.Create(p)

@@ -54,6 +54,7 @@ import (
 
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/heldjobs"
+	"github.com/crosscluster/crosscluster/internal/pathlist"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/lstm/gorgonia"
@@ -96,7 +97,7 @@ func main() {
 	}
 	var o options
 	flag.StringVar(&o.out, "out", "out/heldjobs", "directory for the outputs (e.g. -out /tmp/hj)")
-	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event log files (default: a synthetic global log) (e.g. -logs EventLog.1,EventLog)")
+	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event log files (default: a synthetic global log); a path holding a comma is read whole when given alone (e.g. -logs EventLog.1,EventLog)")
 	flag.IntVar(&o.jobs, "jobs", 20000, "jobs in the synthetic log (e.g. -jobs 5000)")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic log, the split, the weights and the batches (e.g. -seed 7)")
 	flag.IntVar(&o.j, "j", 4, "jobs per sample (the held job and j-1 co-existing ones) (e.g. -j 10)")
@@ -307,7 +308,7 @@ func run(ctx context.Context, o options) error {
 
 func readEvents(o options) ([]eventlog.Event, string, error) {
 	if o.logs != "" {
-		paths := eventlog.SortRotated(strings.Split(o.logs, ","))
+		paths := eventlog.SortRotated(pathlist.Split(o.logs))
 		fs := eventlog.NewFiles(paths, eventlog.Options{Lenient: true, Location: time.UTC})
 		defer fs.Close()
 		events, err := fs.ReadAll()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/heldjobs"
+	"github.com/crosscluster/crosscluster/internal/pathlist"
 	cplot "github.com/crosscluster/crosscluster/plot"
 	"github.com/crosscluster/crosscluster/sweep"
 )
@@ -179,7 +180,7 @@ func runDecide(o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	jobs, err := heldjobs.ReadLogs(strings.Split(o.logs, ","))
+	jobs, err := heldjobs.ReadLogs(pathlist.Split(o.logs))
 	if err != nil {
 		return err
 	}
