@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,5 +114,66 @@ func TestRunManyFailureKeepsPreviousOutputs(t *testing.T) {
 	}
 	if len(after) != 3 {
 		t.Errorf("output directory holds %v, want the three outputs", slices.Sorted(maps.Keys(after)))
+	}
+}
+
+// TestRunManyMarksAndNotes: pairwise.md states the regime definition with
+// the procedure's marks (proxy-only for tables without hardware
+// metadata, not regime-matched for -regime all) and each fit's notes, among
+// them the size-driven coverage of clusters of very unequal sizes, which
+// balanced class weights remove.
+func TestRunManyMarksAndNotes(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 5))
+	table := func(name string, n int, queueMean float64) string {
+		var b strings.Builder
+		b.WriteString("jid,ncores,nhosts,timelimit,submit_time,start_time,end_time\n")
+		for i := range n {
+			tl := []int{3600, 7200, 14400, 86400}[rng.IntN(4)]
+			sub := 1700000000 + rng.IntN(86400*30)
+			q := int(rng.ExpFloat64() * queueMean)
+			fmt.Fprintf(&b, "%d,%d,%d,%d,%d,%d,%d\n", i, 1<<rng.IntN(8), 1+rng.IntN(2), tl, sub, sub+q, sub+q+1+rng.IntN(tl))
+		}
+		p := filepath.Join(dir, name+".csv")
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return name + "=" + p
+	}
+	o := small(filepath.Join(dir, "out"))
+	o.clusters = strings.Join([]string{table("big", 3000, 600), table("mid", 400, 2600), table("tiny", 15, 600)}, ",")
+	if err := runMany(o, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	md := readFile(t, o.out, "pairwise.md")
+	for _, want := range []string{
+		"- Regime definition: cpu_standard (proxy)",
+		"- **proxy-only**: 3415 of 3415 compared jobs were labelled by the telemetry proxy rule",
+		"- big → tiny: the target is 0.5% of the jobs (15 of 3015)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("pairwise.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "not regime-matched") || strings.Contains(md, "tiny → big") {
+		t.Errorf("pairwise.md marks a regime-matched run as pooled or repeats a fit's notes from the other side:\n%s", md)
+	}
+
+	o.balanced = true
+	if err := runMany(o, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if md := readFile(t, o.out, "pairwise.md"); strings.Contains(md, "clusters' sizes") {
+		t.Errorf("balanced weights, yet a size-driven coverage note:\n%s", md)
+	}
+
+	o = small(filepath.Join(dir, "synth"))
+	o.clusters, o.n, o.regime = "synth", 300, "all"
+	if err := runMany(o, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	md = readFile(t, o.out, "pairwise.md")
+	if !strings.Contains(md, "all regimes pooled (not regime-matched; authoritative)") || !strings.Contains(md, "- **not regime-matched**") || strings.Contains(md, "proxy-only") {
+		t.Errorf("pooled synthetic clusters with hardware tables: pairwise.md should say not regime-matched, authoritative:\n%s", md)
 	}
 }
