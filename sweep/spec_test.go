@@ -146,6 +146,23 @@ func TestLoadSpecErrors(t *testing.T) {
 	}
 }
 
+// TestLoadSpecGridMapping: a grid written as a mapping (the form other
+// sweep tools take) is refused with this spec's first axis shown in the
+// list form.
+func TestLoadSpecGridMapping(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"name: x\ngrid:\n  lr: [0.1, 0.01]\n  hidden: [8]", "for example - {key: lr, values: [0.1, 0.01]}"},
+		{"name: x\ngrid:\n  lr:\n    values: [1e-3, 1e-2]", "for example - {key: lr, values: [1e-3, 1e-2]}"},
+		{"name: x\ngrid: 3", "must be a list of axes (- {key: lr, values: [0.1, 0.01]})"},
+	} {
+		_, err := LoadSpec(strings.NewReader(tc.yaml))
+		checkSpecError(t, err, "grid")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want it to contain %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
 // checkSpecError fails t unless err is a *SpecError on key wrapping ErrSpec.
 func checkSpecError(t *testing.T, err error, key string) {
 	t.Helper()

@@ -102,8 +102,22 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 			s.Resources = r
 			return err
 		case "grid":
+			if v.Kind == yaml.MappingNode && len(v.Content) >= 2 {
+				// The mapping form other sweep tools take: show this
+				// spec's first axis in the list form.
+				vals := v.Content[1]
+				if vals.Kind == yaml.MappingNode { // lr: {values: [...]}
+					for i := 0; i+1 < len(vals.Content); i += 2 {
+						if vals.Content[i].Value == "values" {
+							vals = vals.Content[i+1]
+						}
+					}
+				}
+				return specErr(key, "must be a list of axes, not a mapping; for example - {key: %s, values: %s}",
+					v.Content[0].Value, flowText(vals))
+			}
 			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list of axes")
+				return specErr(key, "must be a list of axes (- {key: lr, values: [0.1, 0.01]})")
 			}
 			for i, an := range v.Content {
 				ak := fmt.Sprintf("%s[%d]", key, i)
@@ -472,4 +486,20 @@ func valueList(n *yaml.Node, key string) ([]Value, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// flowText is node n in YAML's one-line flow style, for an error message
+// (at most 60 bytes).
+func flowText(n *yaml.Node) string {
+	c := *n
+	c.Style = yaml.FlowStyle
+	b, err := yaml.Marshal(&c)
+	t := strings.TrimSpace(string(b))
+	if err != nil || t == "" {
+		return "[...]"
+	}
+	if len(t) > 60 {
+		t = strings.ToValidUTF8(t[:57], "") + "..."
+	}
+	return t
 }
