@@ -12,8 +12,9 @@ import (
 var ErrKey = errors.New("no such key")
 
 // ErrFormat is wrapped by errors for a file or member that is not a readable
-// NumPy archive or array.
-var ErrFormat = errors.New("unreadable archive")
+// NumPy archive or array (an unsupported dtype, say: the archive's other
+// keys may still be read).
+var ErrFormat = errors.New("unreadable archive or array")
 
 // Run is one opened .npz archive. It keeps its file open; call Close.
 type Run struct {

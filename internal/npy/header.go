@@ -43,6 +43,9 @@ func parseDescr(s string) (dtype, error) {
 	if len(s) < 2 {
 		return dtype{}, fmt.Errorf("%w %q", ErrDType, s)
 	}
+	if t := strings.TrimLeft(s, "<>|="); strings.HasPrefix(t, "O") {
+		return dtype{}, fmt.Errorf("%w: object arrays (%q) need pickle and are refused", ErrDType, s)
+	}
 	var order binary.ByteOrder = binary.LittleEndian
 	switch s[0] {
 	case '<', '|':
@@ -74,8 +77,8 @@ func parseDescr(s string) (dtype, error) {
 		ok = size == 1 || size == 2 || size == 4 || size == 8
 	case 'f':
 		ok = size == 2 || size == 4 || size == 8
-	case 'O':
-		return dtype{}, fmt.Errorf("%w: object arrays (%q) need pickle and are refused", ErrDType, s)
+	case 'c':
+		return dtype{}, fmt.Errorf("%w %q: complex arrays are not read; save the real and imaginary parts as two keys (np.real, np.imag)", ErrDType, s)
 	}
 	if !ok {
 		return dtype{}, fmt.Errorf("%w %q (want bool, int8-64, uint8-64 or float16/32/64)", ErrDType, s)
