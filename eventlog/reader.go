@@ -298,8 +298,12 @@ func (r *Reader) perr(line, col int, err error) *ParseError {
 	return &ParseError{File: r.File, Line: line, Column: col, Err: err}
 }
 
-// detect looks at the first non-blank byte to tell the format.
+// detect skips a UTF-8 byte order mark (a log saved by a Windows editor)
+// and looks at the first non-blank byte to tell the format.
 func (r *Reader) detect() error {
+	if b, _ := r.br.Peek(3); string(b) == "\ufeff" {
+		r.br.Discard(3)
+	}
 	for i := 1; i <= 4096; i++ {
 		b, err := r.br.Peek(i)
 		if len(b) < i {

@@ -1,6 +1,7 @@
 package eventlog_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -393,6 +394,30 @@ func TestCRLF(t *testing.T) {
 	}
 	if d := cmp.Diff(lf[:3], evs); d != "" {
 		t.Errorf("CRLF events differ from LF ones (-lf +crlf):\n%s", d)
+	}
+}
+
+// TestByteOrderMark: a log saved with a UTF-8 byte order mark (by a
+// Windows editor, say) reads as the same log without it, classic and JSON.
+func TestByteOrderMark(t *testing.T) {
+	for _, name := range []string{"testdata/hold_release.log", "testdata/events.json"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := func(b []byte) []eventlog.Event {
+			r := eventlog.NewReader(bytes.NewReader(b))
+			r.Location = time.UTC
+			evs, err := r.ReadAll()
+			if err != nil || r.Damaged() > 0 {
+				t.Fatalf("%s: %v, %d damaged", name, err, r.Damaged())
+			}
+			return evs
+		}
+		want := read(b)
+		if d := cmp.Diff(want, read(append([]byte("\ufeff"), b...))); d != "" || len(want) == 0 {
+			t.Errorf("%s with a byte order mark reads differently (-without +with):\n%s", name, d)
+		}
 	}
 }
 
