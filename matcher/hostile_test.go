@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -334,4 +335,28 @@ func paramsOf(t *testing.T, doc string) map[string]float64 {
 		t.Fatal(err)
 	}
 	return j.Params
+}
+
+// TestByteOrderMark: a cluster graph (JSON) and a jobspec (YAML) saved with
+// a UTF-8 byte order mark read as they do without one (JSON's BOM used to
+// be a syntax error).
+func TestByteOrderMark(t *testing.T) {
+	var cl bytes.Buffer
+	if err := WriteCluster(&cl, &Cluster{Name: "c", Nodes: 2, Cores: 4}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadCluster(bytes.NewReader(cl.Bytes()), "nodes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCluster(strings.NewReader("\ufeff"+cl.String()), "nodes.json")
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("cluster with a BOM: %v, %+v; want %+v", err, got, want)
+	}
+	spec := "version: 9999\nresources:\n  - type: core\n    count: 3\ntasks:\n  - command: [\"hostname\"]\n    slot: default\n    count: {per_slot: 1}\n"
+	wantJ, errW := ReadJobspec(strings.NewReader(spec), "j.yaml")
+	gotJ, errG := ReadJobspec(strings.NewReader("\ufeff"+spec), "j.yaml")
+	if errW != nil || errG != nil || !reflect.DeepEqual(gotJ, wantJ) || wantJ.Cores != 3 {
+		t.Errorf("jobspec with a BOM: %v, %+v; without: %v, %+v", errG, gotJ, errW, wantJ)
+	}
 }

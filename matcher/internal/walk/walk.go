@@ -10,6 +10,7 @@
 package walk
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,9 @@ const minBudget = 10_000
 // path (line 0 when unknown); err wraps one of the sentinels.
 type ErrorFunc func(file, path string, line int, err error) error
 
-// ReadAll reads a whole document of at most MaxBytes.
+// ReadAll reads a whole document of at most MaxBytes, without a leading
+// UTF-8 byte order mark (which YAML allows and JSON parsers may ignore, RFC
+// 8259 section 8.1; a file saved by a Windows editor has one).
 func ReadAll(r io.Reader, file string, mk ErrorFunc) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {
@@ -50,8 +53,11 @@ func ReadAll(r io.Reader, file string, mk ErrorFunc) ([]byte, error) {
 	if len(b) > MaxBytes {
 		return nil, mk(file, "", 0, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxBytes))
 	}
-	return b, nil
+	return bytes.TrimPrefix(b, []byte(BOM)), nil
 }
+
+// BOM is the UTF-8 byte order mark ReadAll drops.
+const BOM = "\ufeff"
 
 // Idx is path[i].
 func Idx(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
