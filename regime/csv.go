@@ -253,9 +253,24 @@ func newColumns(header []string, keep []string) (*columns, string, error) {
 		}
 	}
 	if _, ok := c.idx[ColJob]; !ok {
-		return nil, "", fmt.Errorf("%w %q", ErrMissingColumn, ColJob)
+		return nil, "", fmt.Errorf("%w %q%s", ErrMissingColumn, ColJob, otherSeparator(c.header))
 	}
 	return c, "", nil
+}
+
+// otherSeparator is a hint for a header read as one field that another
+// separator would split (a spreadsheet's ';' export, a tab-separated
+// file), or "".
+func otherSeparator(header []string) string {
+	if len(header) != 1 {
+		return ""
+	}
+	for _, sep := range []string{";", "\t", "|"} {
+		if strings.Contains(header[0], sep) {
+			return fmt.Sprintf(" (the header is one field with %q in it: the file looks %q-separated, and the reader wants commas)", sep, sep)
+		}
+	}
+	return ""
 }
 
 // duplicate is the error of two header fields (0-based j and i, names as

@@ -3,6 +3,7 @@ package regime
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -488,6 +489,12 @@ func TestUnknownColumns(t *testing.T) {
 	}
 	if _, err := ReadCSV(strings.NewReader("job,ncores\n1,4\n"), "nojid.csv", "c"); !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), `"jid"`) {
 		t.Errorf("missing jid: %v", err)
+	} // A spreadsheet's ';' export and a tab-separated file are named as such.
+	for _, sep := range []string{";", "\t"} {
+		in := strings.ReplaceAll("jid,ncores\n1,4\n", ",", sep)
+		if _, err := ReadCSV(strings.NewReader(in), "semi.csv", "c"); !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), fmt.Sprintf("looks %q-separated", sep)) {
+			t.Errorf("%q-separated file: %v", sep, err)
+		}
 	}
 }
 

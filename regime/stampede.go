@@ -86,7 +86,7 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 	}
 	for _, c := range stampedeColumns {
 		if _, ok := idx[strings.ToLower(c)]; !ok {
-			return nil, &ParseError{File: file, Line: 1, Err: fmt.Errorf("%w %q", ErrMissingColumn, c)}
+			return nil, &ParseError{File: file, Line: 1, Err: fmt.Errorf("%w %q%s", ErrMissingColumn, c, otherSeparator(header))}
 		}
 	}
 	var jobs []Job
