@@ -318,6 +318,13 @@ func csvError(file string, err error, rec []string, want int) error {
 	return &ParseError{File: file, Err: err}
 }
 
+// repeatedHeader is the error of a data row that repeats the header, which
+// read as data would be a job named "jid" or a bad value.
+func repeatedHeader(file string, cr *csv.Reader) *ParseError {
+	line, _ := cr.FieldPos(0)
+	return &ParseError{File: file, Line: line, Err: fmt.Errorf("%w: the row repeats the header (files joined with cat? keep the first header only)", ErrBadValue)}
+}
+
 // scanCSV reads a telemetry CSV, calls header (when not nil) with its
 // columns and each with every row; the Row and its Values are reused
 // between calls. It returns the columns and the number of data rows.
@@ -330,6 +337,7 @@ func scanCSV(r io.Reader, file, cluster string, keep []string, header func(*colu
 		}
 		return nil, 0, csvError(file, err, names, len(names))
 	}
+	names = slices.Clone(names) // the reader reuses its record
 	cols, col, err := newColumns(names, keep)
 	if err != nil {
 		return nil, 0, &ParseError{File: file, Line: 1, Column: col, Err: err}
@@ -349,6 +357,9 @@ func scanCSV(r io.Reader, file, cluster string, keep []string, header func(*colu
 			return nil, n, csvError(file, err, rec, width)
 		}
 		n++
+		if slices.Equal(rec, names) {
+			return nil, n, repeatedHeader(file, cr)
+		}
 		if i, err := cols.fill(&row, rec, cluster); err != nil {
 			// The bad field's line: a quoted field before it may span lines.
 			line, _ := cr.FieldPos(i)

@@ -542,3 +542,25 @@ func TestOddNumbersPolicy(t *testing.T) {
 		t.Errorf("end before start: runtime %v, want missing", v)
 	}
 }
+
+// TestRepeatedHeader: a header repeated inside the data (two files joined
+// with cat) is an error naming its line, in the telemetry and the Stampede
+// reader, even where every column is text and the row would read as a job
+// named "jid".
+func TestRepeatedHeader(t *testing.T) {
+	text := "jid,queue,host\nj1,normal,c1\njid,queue,host\nj2,normal,c2\n"
+	_, err := ReadCSV(strings.NewReader(text), "joined.csv", "c")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 3 || !errors.Is(err, ErrBadValue) || !strings.Contains(err.Error(), "repeats the header") {
+		t.Errorf("telemetry CSV with a repeated header: %v", err)
+	}
+	st := "jobID,user,account,jobname,queue,walltime,exit_status,start,end,submit,nnodes,ncpus\n"
+	row := "jobID1,U,A,J,Q,240,COMPLETED,02/01/2018 00:19:08,02/01/2018 00:33:11,02/01/2018 00:19:08,1,16\n"
+	if _, err := ReadStampede(strings.NewReader(st+row), "one.csv"); err != nil {
+		t.Fatalf("one Stampede file: %v", err)
+	}
+	_, err = ReadStampede(strings.NewReader(st+row+st+row), "joined.csv")
+	if !errors.As(err, &pe) || pe.Line != 3 || !strings.Contains(err.Error(), "repeats the header") {
+		t.Errorf("Stampede CSV with a repeated header: %v", err)
+	}
+}

@@ -99,6 +99,9 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 		if err != nil {
 			return nil, csvError(file, err, rec, len(header))
 		}
+		if slices.Equal(rec, header) {
+			return nil, repeatedHeader(file, cr)
+		}
 		get := func(c string) string { return strings.TrimSpace(rec[idx[strings.ToLower(c)]]) }
 		// The fields are slices of the record's line: the job keeps copies.
 		j := Job{ID: strings.Clone(get("jobID")), Cluster: "stampede", Partition: strs.str(get("queue")), ExitStatus: strs.str(get("exit_status"))}
