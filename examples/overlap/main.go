@@ -168,11 +168,9 @@ func run(o options, stdout io.Writer) error {
 		hw = nil
 	}
 	rules := regime.Rules{Hardware: hw, Strict: o.strict}
-	var want regime.Label // "" compares every regime
-	if o.regime != "all" {
-		if want = regime.Label(o.regime); !want.Valid() {
-			return fmt.Errorf("-regime %q is not a regime", o.regime)
-		}
+	want, err := regimeFlag(o.regime) // "" compares every regime
+	if err != nil {
+		return err
 	}
 	var features []string
 	if o.features != "" {
@@ -630,6 +628,21 @@ var derivedFrom = map[string]string{
 	"runtime_sec":      regime.ColEnd + " − " + regime.ColStart,
 	"queue_time_sec":   regime.ColStart + " − " + regime.ColSubmit,
 	"runtime_fraction": "(" + regime.ColEnd + " − " + regime.ColStart + ") / " + regime.ColTimelimit,
+}
+
+// regimeFlag reads -regime: a regime's label, or "" for all.
+func regimeFlag(s string) (regime.Label, error) {
+	if s == "all" {
+		return "", nil
+	}
+	if l := regime.Label(s); l.Valid() {
+		return l, nil
+	}
+	var names []string
+	for _, l := range regime.Labels() {
+		names = append(names, string(l))
+	}
+	return "", fmt.Errorf("-regime %q is not a regime: want one of %s, or all", s, strings.Join(names, ", "))
 }
 
 // unknownColumns says which columns a reader ignored (regime's

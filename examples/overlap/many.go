@@ -35,6 +35,10 @@ func runMany(o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	want, err := regimeFlag(o.regime) // checked before any table is read
+	if err != nil {
+		return err
+	}
 	clusters, hw, err := loadMany(o, units, stdout)
 	if err != nil {
 		return err
@@ -50,12 +54,8 @@ func runMany(o options, stdout io.Writer) error {
 	names := make([]string, len(clusters))
 	for i, c := range clusters {
 		rules.LabelAll(c.jobs)
-		if o.regime != "all" {
-			l := regime.Label(o.regime)
-			if !l.Valid() {
-				return fmt.Errorf("-regime %q is not a regime", o.regime)
-			}
-			c.jobs = regime.Filter(c.jobs, l)
+		if want != "" {
+			c.jobs = regime.Filter(c.jobs, want)
 		}
 		jobs[i], names[i] = c.jobs, c.name
 		fmt.Fprintf(stdout, "  %-12s %7d jobs in regime %s\n", c.name, len(c.jobs), o.regime)

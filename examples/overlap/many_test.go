@@ -177,3 +177,18 @@ func TestRunManyMarksAndNotes(t *testing.T) {
 		t.Errorf("pooled synthetic clusters with hardware tables: pairwise.md should say not regime-matched, authoritative:\n%s", md)
 	}
 }
+
+// TestRegimeTypo: a misspelt -regime is refused before any table is read,
+// with the regimes to choose from, in both modes.
+func TestRegimeTypo(t *testing.T) {
+	o := small(t.TempDir())
+	o.regime, o.source, o.target = "gpu_standrd", "/nonexistent/a.csv", "/nonexistent/b.csv"
+	for name, err := range map[string]error{"run": run(o, &bytes.Buffer{}), "runMany": func() error {
+		o.clusters = "a=/nonexistent/a.csv,b=/nonexistent/b.csv"
+		return runMany(o, &bytes.Buffer{})
+	}()} {
+		if err == nil || !strings.Contains(err.Error(), `-regime "gpu_standrd" is not a regime: want one of cpu_standard,`) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
