@@ -103,7 +103,10 @@ func (d *dataset) build(s shape) (*prepared, error) {
 	}
 	p.labelled = len(labelled)
 	if len(labelled) < 10 {
-		return nil, fmt.Errorf("only %d labelled held jobs; use more -jobs or other -logs", len(labelled))
+		if o.logs != "" {
+			return nil, fmt.Errorf("the logs hold only %d labelled held jobs (held, then released or removed); at least 10 are needed: give more or longer -logs", len(labelled))
+		}
+		return nil, fmt.Errorf("the synthetic log holds only %d labelled held jobs; at least 10 are needed: use more -jobs", len(labelled))
 	}
 	tr, va, te := eventlog.Split(len(labelled), o.seed, 0.6, 0.2)
 	p.train, p.valid, p.test = toData(labelled, tr), toData(labelled, va), toData(labelled, te)
