@@ -134,7 +134,10 @@ func (s *Slurm) sbatchArgs(jobName string, n int, res Resources, script string) 
 	if s.MaxParallel > 0 {
 		arr += "%" + strconv.Itoa(s.MaxParallel)
 	}
-	args := []string{"--parsable", "--array=" + arr, "--job-name=" + jobName, "--output=" + filepath.Join(s.Dir, jobName+"_%a.out")}
+	// In --output a '%' starts one of Slurm's filename patterns: the
+	// directory's own are written "%%".
+	out := strings.ReplaceAll(filepath.Join(s.Dir, jobName), "%", "%%") + "_%a.out"
+	args := []string{"--parsable", "--array=" + arr, "--job-name=" + jobName, "--output=" + out}
 	if p := cmpOr(res.Partition, s.Partition); p != "" {
 		args = append(args, "--partition="+p)
 	}
@@ -199,6 +202,11 @@ func (s *Slurm) submitBatch(ctx context.Context, tasks []Task) ([]string, error)
 	s.batch++
 	name := fmt.Sprintf("%s-%d-%d", cmpOr(s.Name, "sweep"), time.Now().UnixNano(), s.batch)
 	s.mu.Unlock()
+	if strings.ContainsRune(s.Dir, '\\') {
+		// sbatch reads a backslash in --output as an escape: the tasks
+		// could not open their output file and would fail (Slurm 22.05).
+		return nil, fmt.Errorf("sweep: Slurm directory %q holds a backslash, which sbatch's --output reads as an escape: choose one without", s.Dir)
+	}
 	var list strings.Builder
 	for i, t := range tasks {
 		if strings.ContainsAny(t.Dir, "\t\n") {

@@ -328,3 +328,43 @@ func TestKillLoopSlurmPrune(t *testing.T) {
 	t.Parallel()
 	killLoopPrune(t, "slurm", true, 8, killIters(), 2*time.Second, 10*time.Minute)
 }
+
+// TestSlurmOddDir: a Slurm directory whose name holds '%' (with one of
+// sbatch's filename patterns after it) and a space still gets each task's
+// Slurm output where the attempt's slurm.out link points; one holding a
+// backslash, which sbatch's --output reads as an escape, is refused before
+// anything is submitted.
+func TestSlurmOddDir(t *testing.T) {
+	needSlurm(t)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), slurmTimeout)
+	defer cancel()
+	l, _ := openTemp(t)
+	mustEnqueue(t, l, gridSpec("sod", 2, map[string]Value{"mode": Str("ok")}))
+	s := &Slurm{Command: workerCommand(t), Name: "t-odd"}
+	c, work := slurmController(t, l, s)
+	s.Dir = filepath.Join(work, "100%a done", "slurm")
+	sum, err := c.Run(ctx)
+	if err != nil || sum.Completed != 2 {
+		t.Fatalf("summary %+v, err %v; want 2 completed", sum, err)
+	}
+	rs, _ := l.Runs(ctx)
+	for _, r := range rs {
+		link := filepath.Join(AttemptDir(work, r.ID, r.Attempt), "slurm.out")
+		target, _ := os.Readlink(link)
+		if _, err := os.Stat(link); err != nil || !strings.HasPrefix(target, s.Dir+string(filepath.Separator)) {
+			t.Errorf("run %s: Slurm's output %s -> %s: %v", r.ID, link, target, err)
+		}
+	}
+
+	l2, _ := openTemp(t)
+	mustEnqueue(t, l2, gridSpec("sob", 1, map[string]Value{"mode": Str("ok")}))
+	s2 := &Slurm{Command: workerCommand(t), Name: "t-odd"}
+	c2, work2 := slurmController(t, l2, s2)
+	s2.Dir = filepath.Join(work2, `back\slash`)
+	c2.Retry = RetryPolicy{}
+	if _, err := c2.Run(ctx); err == nil || !strings.Contains(err.Error(), "backslash") {
+		rs, _ := l2.Runs(ctx)
+		t.Errorf("backslash in the Slurm directory: err %v, runs %+v", err, rs)
+	}
+}
