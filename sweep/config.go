@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 )
 
 // encodeConfig returns params as a JSON object with sorted keys, numbers and
-// booleans written with their literal text and strings quoted. decodeConfig
-// reverses it.
+// booleans written with their literal text and keys and strings quoted as
+// encoding/json quotes them. decodeConfig reverses it.
 func encodeConfig(params map[string]Value) []byte {
 	keys := make([]string, 0, len(params))
 	for k := range params {
@@ -23,7 +22,10 @@ func encodeConfig(params map[string]Value) []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.Quote(k))
+		// JSON's quoting, as for string values: strconv.Quote's \x7f
+		// or \a is not JSON, and the worker could not read its config.
+		qk, _ := json.Marshal(k)
+		b.Write(qk)
 		b.WriteByte(':')
 		v := params[k]
 		if v.Kind == String {

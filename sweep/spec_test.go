@@ -250,6 +250,7 @@ func FuzzLoadSpec(f *testing.F) {
 func FuzzDecodeConfig(f *testing.F) {
 	f.Add([]byte(`{"lr":1e-4,"name":"x","ok":true,"n":3}`))
 	f.Add([]byte(`{"a":{"b":1}}`))
+	f.Add([]byte("{\"\x7f\":0}")) // a key strconv.Quote writes as \x7f (found by fuzzing)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodeConfig(b)
 		if err != nil {
