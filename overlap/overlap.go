@@ -308,8 +308,12 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		return res, fmt.Errorf("%w: %s has no rows", ErrEmptyDomain, which)
 	}
 	if m := min(res.NSource, res.NTarget); cfg.folds > m {
-		return nil, fmt.Errorf("%w: %d folds, but the source has %d rows and the target %d; use at most %d folds (or none)",
-			ErrFolds, cfg.folds, res.NSource, res.NTarget, m)
+		use := fmt.Sprintf("use at most %d folds (or none)", m)
+		if m < 2 { // cross-fitting needs two folds
+			use = "cross-fitting needs at least 2 rows of each; use none"
+		}
+		return nil, fmt.Errorf("%w: %d folds, but the source has %d rows and the target %d; %s",
+			ErrFolds, cfg.folds, res.NSource, res.NTarget, use)
 	}
 
 	// 2. The features, column by column, checked and optionally imputed.

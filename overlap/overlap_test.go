@@ -469,6 +469,11 @@ func TestCrossFitFolds(t *testing.T) {
 		if !errors.Is(err, ErrFolds) || res != nil {
 			t.Errorf("%d rows, %d folds: res %v, err %v; want ErrFolds", len(y), c.folds, res != nil, err)
 		}
+		// One target row: no number of folds works, and the error says so
+		// rather than "use at most 1 folds".
+		if want := "cross-fitting needs at least 2 rows of each; use none"; c.rows == 40 && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("one target row: err %v, want it to say %q", err, want)
+		}
 	}
 	// As many folds as the smaller domain has rows: stratified folds each
 	// hold one row of it, and every fold can be fitted.

@@ -268,6 +268,9 @@ func run(o options, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "fitting the domain classifier on %d jobs × %d features, band %v\n", len(y), len(features), band)
 	res, err := overlap.Fit(x, y, band, opts...)
+	if errors.Is(err, overlap.ErrFolds) {
+		return fmt.Errorf("%w (-crossfit sets the folds, -crossfit 0 none)", err)
+	}
 	if err != nil {
 		// No classifier, so no report and no log row.
 		return err

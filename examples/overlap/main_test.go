@@ -271,8 +271,8 @@ func TestRunReportContract(t *testing.T) {
 		o := small(t.TempDir())
 		o.n, o.crossfit = 5, 6
 		var stdout bytes.Buffer
-		if err := run(o, &stdout); !errors.Is(err, overlap.ErrFolds) {
-			t.Fatalf("-crossfit 6 on 5 jobs: err %v, want ErrFolds", err)
+		if err := run(o, &stdout); !errors.Is(err, overlap.ErrFolds) || !strings.Contains(err.Error(), "-crossfit 0 none") {
+			t.Fatalf("-crossfit 6 on 5 jobs: err %v, want ErrFolds saying how to turn cross-fitting off", err)
 		}
 	})
 }
