@@ -1,6 +1,8 @@
 package eventlog_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +44,13 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("012 (-1.-1.-1) 2024-02-30 00:00:00.5Z Job was held.\n\tCode x Subcode\n"))
 	f.Add([]byte("<xml/>"))
 	f.Add([]byte("{\"EventTypeNumber\": 5, \"EventTime\": \"bad\"}"))
+	if b, err := os.ReadFile("testdata/hold_release.log"); err == nil {
+		var z bytes.Buffer // a gzip-compressed rotation
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		f.Add(z.Bytes())
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The reader takes a fast path when a whole event is buffered and
 		// goes line by line otherwise; fed one byte at a time it always

@@ -82,13 +82,14 @@ func ParseGlobalHeader(ev Event) (GlobalHeader, bool) {
 // as HTCondor's rotation names them (doRotation in write_user_log.cpp): for
 // each base name, base.N, ..., base.2, base.1 (or base.old), then base
 // itself. Files with different base names are kept apart, sorted by base.
-// paths is not modified.
+// A compressed rotation (base.N.gz) sorts as base.N. paths is not modified.
 func SortRotated(paths []string) []string {
 	type key struct {
 		base string
 		rank int // larger is older
 	}
 	keyOf := func(p string) key {
+		p = strings.TrimSuffix(p, ".gz") // EventLog.1.gz is EventLog.1
 		ext := filepath.Ext(p)
 		if ext == ".old" {
 			return key{strings.TrimSuffix(p, ext), 0}
@@ -195,10 +196,11 @@ type Files struct {
 }
 
 // SourceOf names the log a file belongs to: the file's base name without a
-// rotation suffix (".1", ".2", ..., ".old"), so that the rotations of one
-// schedd's log share a source and the logs of two schedds do not.
+// rotation suffix (".1", ".2", ..., ".old", each also with ".gz"), so that
+// the rotations of one schedd's log share a source and the logs of two
+// schedds do not.
 func SourceOf(file string) string {
-	base := filepath.Base(file)
+	base := strings.TrimSuffix(filepath.Base(file), ".gz")
 	ext := filepath.Ext(base)
 	if ext == ".old" {
 		return strings.TrimSuffix(base, ext)

@@ -110,7 +110,7 @@ func mustOpen(t *testing.T, p string) *os.File {
 }
 
 func TestSortRotated(t *testing.T) {
-	want := []string{"d/EventLog.10", "d/EventLog.3", "d/EventLog.2", "d/EventLog.1", "d/EventLog", "d/Other.old", "d/Other"}
+	want := []string{"d/EventLog.10", "d/EventLog.3.gz", "d/EventLog.2.gz", "d/EventLog.1", "d/EventLog", "d/Other.old", "d/Other"}
 	in := append([]string(nil), want...)
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
 	orig := append([]string(nil), in...)
@@ -119,6 +119,11 @@ func TestSortRotated(t *testing.T) {
 	}
 	if d := cmp.Diff(orig, in); d != "" {
 		t.Errorf("input modified:\n%s", d)
+	}
+	for _, p := range want[:5] {
+		if s := eventlog.SourceOf(p); s != "EventLog" {
+			t.Errorf("SourceOf(%s) = %s, want EventLog", p, s)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package eventlog
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -64,6 +66,7 @@ var (
 	ErrXML               = errors.New("XML event logs are not supported; write the log in the classic or JSON format")
 	ErrJSON              = errors.New("malformed JSON event")
 	ErrBody              = errors.New("malformed event body")
+	ErrCompressed        = errors.New("compressed event log other than gzip; decompress it first")
 )
 
 // ParseError reports bad input: where (File if known, Line, Column when
@@ -147,7 +150,9 @@ type Options struct {
 // Reader reads events from an HTCondor event log in the classic text format
 // (the default, "NNN (c.p.s) date time ..." events terminated by "...") or
 // the JSON format, detected from the first non-blank byte. XML logs are
-// refused with ErrXML.
+// refused with ErrXML. A gzip-compressed log (a rotated EventLog.1.gz) is
+// decompressed as it is read; other compressed formats (bzip2, xz, zstd)
+// are refused with ErrCompressed.
 //
 // Set the options before the first call to Read.
 type Reader struct {
@@ -298,9 +303,35 @@ func (r *Reader) perr(line, col int, err error) *ParseError {
 	return &ParseError{File: r.File, Line: line, Column: col, Err: err}
 }
 
+// gzipReader names the file in the errors of a damaged gzip stream (a
+// truncated copy, a bad checksum).
+type gzipReader struct {
+	zr   *gzip.Reader
+	file string
+}
+
+func (g gzipReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: gzip-compressed log: %w", cmp.Or(g.file, "input"), err)
+	}
+	return n, err
+}
+
 // detect skips a UTF-8 byte order mark (a log saved by a Windows editor)
 // and looks at the first non-blank byte to tell the format.
 func (r *Reader) detect() error {
+	b, _ := r.br.Peek(6)
+	switch {
+	case bytes.HasPrefix(b, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(r.br)
+		if err != nil {
+			return r.perr(1, 1, fmt.Errorf("%w: gzip: %v", ErrCompressed, err))
+		}
+		r.br = bufio.NewReaderSize(gzipReader{zr, r.File}, 64<<10)
+	case bytes.HasPrefix(b, []byte("BZh")), bytes.HasPrefix(b, []byte("\xfd7zXZ\x00")), bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return r.perr(1, 1, ErrCompressed)
+	}
 	if b, _ := r.br.Peek(3); string(b) == "\ufeff" {
 		r.br.Discard(3)
 	}

@@ -2,6 +2,7 @@ package eventlog_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -417,6 +418,49 @@ func TestByteOrderMark(t *testing.T) {
 		want := read(b)
 		if d := cmp.Diff(want, read(append([]byte("\ufeff"), b...))); d != "" || len(want) == 0 {
 			t.Errorf("%s with a byte order mark reads differently (-without +with):\n%s", name, d)
+		}
+	}
+}
+
+// TestCompressed: a gzip-compressed log (a rotated EventLog.1.gz) reads
+// as the log itself, classic and JSON; a truncated one is an error naming
+// the file after the events before the cut; bzip2, xz and zstd are refused
+// with ErrCompressed rather than read as one damaged event.
+func TestCompressed(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"testdata/hold_release.log", "testdata/events.json"} {
+		plain, _ := readFile(t, name, nil)
+		b, _ := os.ReadFile(name)
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		gz := filepath.Join(dir, filepath.Base(name)+".gz")
+		if err := os.WriteFile(gz, z.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := readFile(t, gz, nil)
+		if d := cmp.Diff(plain, got); d != "" || len(plain) == 0 {
+			t.Errorf("%s gzip-compressed reads differently (-plain +gz):\n%s", name, d)
+		}
+		cut := filepath.Join(dir, "cut.gz")
+		if err := os.WriteFile(cut, z.Bytes()[:z.Len()*2/3], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, _ := os.Open(cut)
+		r := eventlog.NewReader(f)
+		r.File, r.Location, r.Year = cut, time.UTC, 2024
+		_, err := r.ReadAll()
+		f.Close()
+		if err == nil || !strings.Contains(err.Error(), cut+": gzip-compressed log: unexpected EOF") {
+			t.Errorf("truncated gzip copy of %s: %v", name, err)
+		}
+	}
+	for name, magic := range map[string]string{"bzip2": "BZh91AY&SY", "xz": "\xfd7zXZ\x00\x00", "zstd": "\x28\xb5\x2f\xfd\x00"} {
+		r := eventlog.NewReader(strings.NewReader(magic + strings.Repeat("x", 100)))
+		r.Lenient = true
+		if _, err := r.ReadAll(); !errors.Is(err, eventlog.ErrCompressed) {
+			t.Errorf("%s: %v, want ErrCompressed", name, err)
 		}
 	}
 }
