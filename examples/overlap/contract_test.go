@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -394,5 +396,48 @@ func TestRunSyntheticChunks(t *testing.T) {
 	}
 	if len(seen) != 2*4100 || seen["anvil-4101"] {
 		t.Errorf("%d jobs, want %d numbered 1 to 4100 per cluster", len(seen), 2*4100)
+	}
+}
+
+// TestRunGzipTable: a gzip-compressed table (.csv.gz, as FRESCO exports
+// are often shipped) gives the report of the table itself, its name
+// without .csv.gz, and the provenance hash of the compressed file; a
+// truncated copy is an error naming the file.
+func TestRunGzipTable(t *testing.T) {
+	cores := []float64{1, 2, 4, 8}
+	o, _ := runFiles(t, jobDraw{"alpha", 300, cores, 1}, jobDraw{"beta", 300, cores, 2}, nil)
+	plain := readFile(t, o.out, "report.md")
+	raw, err := os.ReadFile(o.source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	gz := o.source + ".gz"
+	if err := os.WriteFile(gz, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.source, o.sourceName, o.out = gz, "", t.TempDir()
+	if err := run(o, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile(t, o.out, "report.md")
+	strip := func(s string) string { // the provenance footer names the files
+		s, _, _ = strings.Cut(s, "<small>Provenance")
+		return s
+	}
+	if strip(got) != strip(plain) {
+		t.Errorf("report of the .csv.gz differs from the .csv's:\n%s\n---\n%s", got, plain)
+	}
+	if want := fmt.Sprintf("%x", sha256.Sum256(z.Bytes())); !strings.Contains(got, want) || !strings.Contains(got, "### Overlap: alpha → beta") {
+		t.Errorf("report does not name alpha or the compressed file's hash %s:\n%s", want, got)
+	}
+	if err := os.WriteFile(gz, z.Bytes()[:z.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(o, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), gz+": gzip-compressed table: unexpected EOF") {
+		t.Errorf("truncated .csv.gz: %v", err)
 	}
 }

@@ -36,6 +36,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/csv"
 	"errors"
@@ -73,7 +74,7 @@ type options struct {
 func newFlags(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("overlap", flag.ExitOnError)
 	fs.StringVar(&o.out, "out", "out/overlap", "output directory (e.g. -out /tmp/ov)")
-	fs.StringVar(&o.source, "source", "", "source job table (.csv, .parquet, or Stampede accounting .csv); default synthetic Anvil-like (e.g. -source anvil.parquet)")
+	fs.StringVar(&o.source, "source", "", "source job table (.csv, .csv.gz, .parquet, or Stampede accounting .csv); default synthetic Anvil-like (e.g. -source anvil.parquet)")
 	fs.StringVar(&o.target, "target", "", "target job table; default synthetic Conte-like (e.g. -target conte.csv)")
 	fs.StringVar(&o.sourceName, "source-name", "", "source cluster name (default from the file or profile) (e.g. -source-name anvil)")
 	fs.StringVar(&o.targetName, "target-name", "", "target cluster name (e.g. -target-name conte)")
@@ -563,7 +564,22 @@ func nameOr(name, path string) string {
 	if name != "" {
 		return name
 	}
-	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	base := strings.TrimSuffix(filepath.Base(path), ".gz")
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// gzipErrs names the file in the errors of a damaged gzip stream.
+type gzipErrs struct {
+	r    io.Reader
+	path string
+}
+
+func (g gzipErrs) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: gzip-compressed table: %w", g.path, err)
+	}
+	return n, err
 }
 
 // readJobs reads one cluster's job table as a stream into sd, hashing
@@ -592,6 +608,15 @@ func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep 
 		}
 	} else {
 		br := bufio.NewReaderSize(io.TeeReader(f, h), 1<<16)
+		if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+			// A gzip-compressed table (.csv.gz): read through; the hash
+			// stays the file's own.
+			zr, err := gzip.NewReader(br)
+			if err != nil {
+				return in, fmt.Errorf("%s: gzip: %w", path, err)
+			}
+			br = bufio.NewReaderSize(gzipErrs{zr, path}, 1<<16)
+		}
 		head, _ := br.Peek(br.Size()) // the header line, unless it is longer
 		if regime.IsStampede(head) {
 			jobs, err := regime.ReadStampede(br, path)
