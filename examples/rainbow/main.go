@@ -74,6 +74,16 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 	default:
 		return fmt.Errorf("unknown -experiment %q", which)
 	}
+	// A -data directory without an experiment's directory is refused
+	// before any work, naming what it should hold.
+	for _, e := range exps {
+		if data == "" {
+			break
+		}
+		if st, err := os.Stat(filepath.Join(data, e)); err != nil || !st.IsDir() {
+			return fmt.Errorf("-data %s has no %s/ directory: give the directory laid out like shared/testdata/rainbow (scripts/fetch-testdata.sh fetches it), or -experiment the other one", data, e)
+		}
+	}
 	ctx := context.Background()
 	for _, e := range exps {
 		dir := out

@@ -81,3 +81,17 @@ func TestPublishedFigures(t *testing.T) {
 		})
 	}
 }
+
+// TestDataWithoutExperiment: a -data directory that does not hold the
+// experiment's directory is refused before anything is written, saying
+// what it should hold.
+func TestDataWithoutExperiment(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	err := run(out, t.TempDir(), "reliabuild", "inclusive", "corrected", "knn", 1)
+	if err == nil || !strings.Contains(err.Error(), "has no reliabuild/ directory") {
+		t.Errorf("err %v", err)
+	}
+	if _, serr := os.Stat(out); serr == nil {
+		t.Errorf("%s was created", out)
+	}
+}
