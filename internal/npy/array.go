@@ -96,26 +96,21 @@ func (a *Array) Float32() ([]float32, error) {
 // Int64 returns the elements converted to int64 in C order. Only integer
 // and bool dtypes convert; floats and uint64 values above MaxInt64 return
 // an error wrapping [ErrDType].
-func (a *Array) Int64() ([]int64, error) {
-	if a.dt.kind == 'f' {
-		return nil, fmt.Errorf("%w: Int64 of float array %s", ErrDType, a.DType)
-	}
-	out := make([]int64, a.Len())
-	if err := convert(out, a.data, a.dt); err != nil {
-		return nil, err
-	}
-	return corder(out, a.Shape, a.Fortran), nil
-}
+func (a *Array) Int64() ([]int64, error) { return integers[int64](a, "Int64") }
 
 // Uint64 returns the elements converted to uint64 in C order, exactly.
 // Only integer and bool dtypes convert; floats and negative signed values
 // return an error wrapping [ErrDType]. With [Array.Unsigned] it reads
 // uint64 arrays, whose values above MaxInt64 Int64 refuses.
-func (a *Array) Uint64() ([]uint64, error) {
+func (a *Array) Uint64() ([]uint64, error) { return integers[uint64](a, "Uint64") }
+
+// integers decodes an integer or bool array exactly as T, in C order; op
+// names the method in the error for a float array.
+func integers[T int64 | uint64](a *Array, op string) ([]T, error) {
 	if a.dt.kind == 'f' {
-		return nil, fmt.Errorf("%w: Uint64 of float array %s", ErrDType, a.DType)
+		return nil, fmt.Errorf("%w: %s of float array %s", ErrDType, op, a.DType)
 	}
-	out := make([]uint64, a.Len())
+	out := make([]T, a.Len())
 	if err := convert(out, a.data, a.dt); err != nil {
 		return nil, err
 	}
@@ -338,20 +333,19 @@ func (r *Reader) ReadFloat64(dst []float64) (int, error) { return readNext(r, ds
 // ReadInt64 is [Reader.ReadFloat64] for integer and bool arrays, decoding
 // each element exactly as an int64. A float array, and a uint64 value above
 // MaxInt64, give an error wrapping [ErrDType].
-func (r *Reader) ReadInt64(dst []int64) (int, error) {
-	if r.dt.kind == 'f' {
-		return 0, r.keyed(fmt.Errorf("%w: ReadInt64 of float array %s", ErrDType, r.DType))
-	}
-	return readNext(r, dst)
-}
+func (r *Reader) ReadInt64(dst []int64) (int, error) { return readIntegers(r, dst, "ReadInt64") }
 
 // ReadUint64 is [Reader.ReadInt64] decoding each element exactly as a
 // uint64: for uint64 arrays, whose values above MaxInt64 ReadInt64
 // refuses. A float array, and a negative signed value, give an error
 // wrapping [ErrDType].
-func (r *Reader) ReadUint64(dst []uint64) (int, error) {
+func (r *Reader) ReadUint64(dst []uint64) (int, error) { return readIntegers(r, dst, "ReadUint64") }
+
+// readIntegers is readNext for the exact integer decoders; op names the
+// method in the error for a float array.
+func readIntegers[T int64 | uint64](r *Reader, dst []T, op string) (int, error) {
 	if r.dt.kind == 'f' {
-		return 0, r.keyed(fmt.Errorf("%w: ReadUint64 of float array %s", ErrDType, r.DType))
+		return 0, r.keyed(fmt.Errorf("%w: %s of float array %s", ErrDType, op, r.DType))
 	}
 	return readNext(r, dst)
 }
