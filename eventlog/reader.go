@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/decompress"
 )
 
 // JobID identifies a job within one schedd: cluster.proc.subproc. Events that
@@ -66,7 +67,7 @@ var (
 	ErrXML               = errors.New("XML event logs are not supported; write the log in the classic or JSON format")
 	ErrJSON              = errors.New("malformed JSON event")
 	ErrBody              = errors.New("malformed event body")
-	ErrCompressed        = errors.New("compressed event log other than gzip; decompress it first")
+	ErrCompressed        = errors.New("compressed event log that cannot be read (bzip2, xz, zstd, or a damaged gzip header); decompress it first")
 )
 
 // ParseError reports bad input: where (File if known, Line, Column when
@@ -303,35 +304,16 @@ func (r *Reader) perr(line, col int, err error) *ParseError {
 	return &ParseError{File: r.File, Line: line, Column: col, Err: err}
 }
 
-// gzipReader names the file in the errors of a damaged gzip stream (a
-// truncated copy, a bad checksum).
-type gzipReader struct {
-	zr   *gzip.Reader
-	file string
-}
-
-func (g gzipReader) Read(p []byte) (int, error) {
-	n, err := g.zr.Read(p)
-	if err != nil && err != io.EOF {
-		err = fmt.Errorf("%s: gzip-compressed log: %w", cmp.Or(g.file, "input"), err)
-	}
-	return n, err
-}
-
-// detect skips a UTF-8 byte order mark (a log saved by a Windows editor)
+// detect reads a gzip-compressed log through (refusing other compressed
+// formats), skips a UTF-8 byte order mark (a log saved by a Windows editor)
 // and looks at the first non-blank byte to tell the format.
 func (r *Reader) detect() error {
-	b, _ := r.br.Peek(6)
-	switch {
-	case bytes.HasPrefix(b, []byte{0x1f, 0x8b}):
-		zr, err := gzip.NewReader(r.br)
-		if err != nil {
-			return r.perr(1, 1, fmt.Errorf("%w: gzip: %v", ErrCompressed, err))
-		}
-		r.br = bufio.NewReaderSize(gzipReader{zr, r.File}, 64<<10)
-	case bytes.HasPrefix(b, []byte("BZh")), bytes.HasPrefix(b, []byte("\xfd7zXZ\x00")), bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		return r.perr(1, 1, ErrCompressed)
+	br, err := decompress.Gzip(r.br, cmp.Or(r.File, "input"), "log")
+	if err != nil {
+		// decompress's sentence, under this package's sentinel.
+		return r.perr(1, 1, fmt.Errorf("%w%s", ErrCompressed, strings.TrimPrefix(err.Error(), decompress.ErrUnsupported.Error())))
 	}
+	r.br = br
 	if b, _ := r.br.Peek(3); string(b) == "\ufeff" {
 		r.br.Discard(3)
 	}

@@ -36,7 +36,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/csv"
 	"errors"
@@ -53,6 +52,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/cputime"
+	"github.com/crosscluster/crosscluster/internal/decompress"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
 	cplot "github.com/crosscluster/crosscluster/plot"
@@ -568,20 +568,6 @@ func nameOr(name, path string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-// gzipErrs names the file in the errors of a damaged gzip stream.
-type gzipErrs struct {
-	r    io.Reader
-	path string
-}
-
-func (g gzipErrs) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = fmt.Errorf("%s: gzip-compressed table: %w", g.path, err)
-	}
-	return n, err
-}
-
 // readJobs reads one cluster's job table as a stream into sd, hashing
 // the file as it goes: a Parquet or CSV telemetry table (aggregated to jobs
 // row by row, only the metrics in keep), or a Stampede accounting CSV when
@@ -608,14 +594,10 @@ func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep 
 		}
 	} else {
 		br := bufio.NewReaderSize(io.TeeReader(f, h), 1<<16)
-		if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-			// A gzip-compressed table (.csv.gz): read through; the hash
-			// stays the file's own.
-			zr, err := gzip.NewReader(br)
-			if err != nil {
-				return in, fmt.Errorf("%s: gzip: %w", path, err)
-			}
-			br = bufio.NewReaderSize(gzipErrs{zr, path}, 1<<16)
+		// A gzip-compressed table (.csv.gz) is read through; the hash
+		// stays the file's own.
+		if br, err = decompress.Gzip(br, path, "table"); err != nil {
+			return in, fmt.Errorf("%s: %w", path, err)
 		}
 		head, _ := br.Peek(br.Size()) // the header line, unless it is longer
 		if regime.IsStampede(head) {
