@@ -100,10 +100,9 @@ func Pairwise(clusters []Cluster, band Band, opts ...Option) (*PairMatrix, error
 		m.Names = append(m.Names, c.Name)
 		m.Pairs[i] = make([]*Pair, k)
 	}
-	symmetric := band.Lo+band.Hi == 1
 	for i := range k {
 		for j := range k {
-			if i == j || (symmetric && j < i) {
+			if !fitted(band, i, j) {
 				continue
 			}
 			p, err := comparePair(clusters[i], clusters[j], band, opts)
@@ -112,12 +111,34 @@ func Pairwise(clusters []Cluster, band Band, opts ...Option) (*PairMatrix, error
 			}
 			m.Fits++
 			m.Pairs[i][j] = p
-			if symmetric {
+			if !fitted(band, j, i) { // one fit serves both cells
 				m.Pairs[j][i] = p.swapped()
 			}
 		}
 	}
 	return m, nil
+}
+
+// fitted reports whether Pairwise fits cluster i against cluster j: every
+// ordered pair, or for a band symmetric about ½ (one classifier serves both
+// orders) only i < j.
+func fitted(band Band, i, j int) bool {
+	return i != j && (band.Lo+band.Hi != 1 || i < j)
+}
+
+// FittedPairs returns the pairs Pairwise fitted, each once, in the order
+// fitted and in the direction fitted (its Notes are that fit's): for a band
+// symmetric about ½ the cells above the diagonal, otherwise every cell.
+func (m *PairMatrix) FittedPairs() []*Pair {
+	var out []*Pair
+	for i, row := range m.Pairs {
+		for j, p := range row {
+			if p != nil && fitted(m.Band, i, j) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // comparePair fits a (source) against b (target).

@@ -70,6 +70,19 @@ func TestPairwise(t *testing.T) {
 		if want := map[bool]int{true: 3, false: 6}[symmetric]; m.Fits != want {
 			t.Errorf("%v: %d fits, want %d", band, m.Fits, want)
 		}
+		// FittedPairs: each fit once, in its fitted direction (source
+		// before target in cluster order for a symmetric band).
+		fp := m.FittedPairs()
+		seen := map[[2]string]bool{}
+		for _, p := range fp {
+			seen[[2]string{p.Source, p.Target}] = true
+			if symmetric && p.Source > p.Target { // clusters are named in order
+				t.Errorf("%v: fitted pair %s → %s is the swapped view", band, p.Source, p.Target)
+			}
+		}
+		if len(fp) != m.Fits || len(seen) != m.Fits {
+			t.Errorf("%v: FittedPairs gave %d pairs (%d distinct), want %d", band, len(fp), len(seen), m.Fits)
+		}
 		for i, ci := range clusters {
 			if m.Pairs[i][i] != nil {
 				t.Errorf("diagonal %d is not nil", i)

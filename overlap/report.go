@@ -98,6 +98,20 @@ func (m Meta) RegimeDefinition() string {
 	return m.Regime + " (" + basis + ")"
 }
 
+// WriteRegime writes the report's regime lines as Markdown list items: the
+// regime definition, then the procedure's "proxy-only" and "not
+// regime-matched" marks where they apply.
+func (m Meta) WriteRegime(w io.Writer) {
+	fmt.Fprintf(w, "- Regime definition: %s\n", m.RegimeDefinition())
+	if m.ProxyOnly() {
+		fmt.Fprintf(w, "- **proxy-only**: %d of %d compared jobs were labelled by the telemetry proxy rule, not from hardware tables\n",
+			m.LabelsProxy, m.LabelsProxy+m.LabelsAuthoritative)
+	}
+	if m.Regime == "all" {
+		fmt.Fprintf(w, "- **not regime-matched**: jobs of every regime are pooled; differences may be differences of workload mix\n")
+	}
+}
+
 // marks returns the labels a log row carries: "proxy-only" and
 // "not regime-matched" where they apply.
 func (m Meta) marks() []string {
@@ -146,14 +160,7 @@ func pval(v float64) string {
 func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "### Overlap: %s → %s\n\n", m.Source, m.Target)
-	fmt.Fprintf(bw, "- Regime definition: %s\n", m.RegimeDefinition())
-	if m.ProxyOnly() {
-		fmt.Fprintf(bw, "- **proxy-only**: %d of %d compared jobs were labelled by the telemetry proxy rule, not from hardware tables\n",
-			m.LabelsProxy, m.LabelsProxy+m.LabelsAuthoritative)
-	}
-	if m.Regime == "all" {
-		fmt.Fprintf(bw, "- **not regime-matched**: jobs of every regime are pooled; differences may be differences of workload mix\n")
-	}
+	m.WriteRegime(bw)
 	fs := m.FeatureSet
 	if fs == "" {
 		fs = "features"

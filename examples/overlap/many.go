@@ -191,14 +191,7 @@ func splitHalves(clusters []manyCluster) []manyCluster {
 // source cluster and columns the target, and each fit's notes.
 func writeManyMarkdown(w io.Writer, m *overlap.PairMatrix, meta overlap.Meta, features []string) {
 	fmt.Fprintf(w, "\n### Pairwise overlap of %d clusters, band %v\n\n", len(m.Names), m.Band)
-	fmt.Fprintf(w, "- Regime definition: %s\n", meta.RegimeDefinition())
-	if meta.ProxyOnly() {
-		fmt.Fprintf(w, "- **proxy-only**: %d of %d compared jobs were labelled by the telemetry proxy rule, not from hardware tables\n",
-			meta.LabelsProxy, meta.LabelsProxy+meta.LabelsAuthoritative)
-	}
-	if !meta.RegimeMatched() {
-		fmt.Fprintf(w, "- **not regime-matched**: jobs of every regime are pooled; differences may be differences of workload mix\n")
-	}
+	meta.WriteRegime(w)
 	fmt.Fprintf(w, "- Features: %s\n", strings.Join(features, ", "))
 	table := func(caption string, cell func(p *overlap.Pair) string) {
 		fmt.Fprintf(w, "\n%s\n\n| source \\ target | %s |\n|---%s|\n", caption, strings.Join(m.Names, " | "), strings.Repeat("|---", len(m.Names)))
@@ -220,23 +213,15 @@ func writeManyMarkdown(w io.Writer, m *overlap.PairMatrix, meta overlap.Meta, fe
 	table("Share of the target's jobs in the band (n = in band of all):", func(p *overlap.Pair) string {
 		return fmt.Sprintf("%.4f (n=%d of %d)", p.Coverage, p.NTargetInBand, p.NTarget)
 	})
-	// Each fit's notes once, in the orientation it was fitted (source →
-	// target): for a band symmetric about ½ the cell below the diagonal is
-	// the same fit seen from the other side.
-	symmetric := m.Band.Lo+m.Band.Hi == 1
+	// Each fit's notes once, in the direction it was fitted.
 	first := true
-	for i, row := range m.Pairs {
-		for j, p := range row {
-			if i == j || p == nil || (symmetric && j < i) {
-				continue
+	for _, p := range m.FittedPairs() {
+		for _, n := range p.Notes {
+			if first {
+				fmt.Fprintln(w, "\nNotes (per fit, source → target):")
+				first = false
 			}
-			for _, n := range p.Notes {
-				if first {
-					fmt.Fprintln(w, "\nNotes (per fit, source → target):")
-					first = false
-				}
-				fmt.Fprintf(w, "\n- %s → %s: %s\n", p.Source, p.Target, n)
-			}
+			fmt.Fprintf(w, "\n- %s → %s: %s\n", p.Source, p.Target, n)
 		}
 	}
 }
