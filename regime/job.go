@@ -192,6 +192,24 @@ var jobFeatures = [...]string{"ncores", "nhosts", "timelimit_sec", "runtime_sec"
 // timelimit_sec, runtime_sec, queue_time_sec, runtime_fraction.
 func JobFeatures() []string { return append([]string(nil), jobFeatures[:]...) }
 
+// FeatureColumns names the table columns (ColTimelimit, ColStart, ...) a
+// derived job feature is computed from, as Feature computes it, e.g.
+// "end_time − start_time" for runtime_sec; ok is false for ncores, nhosts
+// (read as they are) and names that are not job features.
+func FeatureColumns(feature string) (columns string, ok bool) {
+	switch feature {
+	case "timelimit_sec":
+		return ColTimelimit, true
+	case "runtime_sec":
+		return ColEnd + " − " + ColStart, true
+	case "queue_time_sec":
+		return ColStart + " − " + ColSubmit, true
+	case "runtime_fraction":
+		return "(" + ColEnd + " − " + ColStart + ") / " + ColTimelimit, true
+	}
+	return "", false
+}
+
 // Feature returns a job's feature by name, NaN when it is missing:
 //
 //	ncores, nhosts, timelimit_sec

@@ -631,15 +631,6 @@ func readJobs(stdout io.Writer, path string, sd *side, units regime.Units, keep 
 	return in, nil
 }
 
-// derivedFrom names the table columns each derived job feature is computed
-// from (regime.JobFeature), for a table that carries the feature itself.
-var derivedFrom = map[string]string{
-	"timelimit_sec":    regime.ColTimelimit,
-	"runtime_sec":      regime.ColEnd + " − " + regime.ColStart,
-	"queue_time_sec":   regime.ColStart + " − " + regime.ColSubmit,
-	"runtime_fraction": "(" + regime.ColEnd + " − " + regime.ColStart + ") / " + regime.ColTimelimit,
-}
-
 // regimeFlag reads -regime: a regime's label, or "" for all.
 func regimeFlag(s string) (regime.Label, error) {
 	if s == "all" {
@@ -662,7 +653,7 @@ func unknownColumns(unknown []string) string {
 	var named []string
 	unnamed := 0
 	for _, u := range unknown {
-		switch from, derived := derivedFrom[u]; {
+		switch from, derived := regime.FeatureColumns(u); {
 		case u == "":
 			unnamed++
 		case derived:
