@@ -324,11 +324,10 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 
 	// 3. The domain classifier on the standardised features; its last
 	// pass leaves the propensities in res.Propensity.
-	zs, err := res.standardise(cm)
-	if err != nil {
+	if err := res.standardise(cm); err != nil {
 		return nil, err
 	}
-	if err := res.classify(zs, y); err != nil {
+	if err := res.classify(cm, y); err != nil {
 		return nil, err
 	}
 
@@ -336,10 +335,8 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 	group, counts := res.bandPass()
 
 	// 5. The propensity summaries with the AUC, and every feature compared
-	// between the domains, on all and on in-band jobs. The standardised
-	// features are no longer needed: their memory becomes the
-	// comparisons' scratch.
-	if err := res.summarise(zs.RawMatrix().Data, group, counts); err != nil {
+	// between the domains, on all and on in-band jobs.
+	if err := res.summarise(group, counts); err != nil {
 		return nil, err
 	}
 	res.warn(cfg)
@@ -404,14 +401,13 @@ func (r *Result) setColumns(X mat.Matrix) (*mat.Dense, error) {
 }
 
 // standardise fits the standardiser (mean and scale, kept in r) and
-// returns the standardised columns, checked for overflow in the same pass
-// (finite values far apart can standardise to ±Inf), so that the solver
-// need not scan them again.
-func (r *Result) standardise(cm *mat.Dense) (*mat.Dense, error) {
-	d, n := cm.Dims()
+// checks that the standardised columns, which the solver computes as it
+// reads them, are finite (finite values far apart can standardise to
+// ±Inf), so that the solver need not scan them.
+func (r *Result) standardise(cm *mat.Dense) error {
 	std, err := stats.FitStandardizer(cm.T())
 	if err != nil {
-		return nil, fmt.Errorf("overlap: standardising: %w", err)
+		return fmt.Errorf("overlap: standardising: %w", err)
 	}
 	// A constant column has scale 1 (no variance): only such columns
 	// need the pass that checks.
@@ -421,35 +417,33 @@ func (r *Result) standardise(cm *mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	r.Mean, r.Scale = std.Mean, std.Scale
-	zs := mat.NewDense(d, n, make([]float64, d*n))
-	zFinite := make([]bool, d)
-	parallel(d, func(j int) {
-		z := zs.RawMatrix().Data[j*n : (j+1)*n]
-		m, sc := std.Mean[j], std.Scale[j]
-		var nonFinite uint64
-		col := r.cols[j]
-		z = z[:len(col)]
-		for i, v := range col {
-			zi := (v - m) / sc
-			z[i] = zi
-			nonFinite |= math.Float64bits(zi)&expMask + 1<<52
+	for j, sc := range std.Scale {
+		m := std.Mean[j]
+		// With a finite scale other than 1 the squared deviations were
+		// finite, so every |x − mean| / scale is (at most √n). Scale 1
+		// (a constant column, or deviations whose squares overflowed) and
+		// non-finite moments are checked value by value.
+		if sc != 1 && !math.IsInf(sc, 0) && !math.IsNaN(sc) && !math.IsInf(m, 0) && !math.IsNaN(m) {
+			continue
 		}
-		zFinite[j] = nonFinite>>63 == 0
-	})
-	for j, ok := range zFinite {
-		if !ok {
-			return nil, fmt.Errorf("%w: feature %q standardises to ±Inf (its values span more than float64 holds)", ErrNonFinite, r.cfg.names[j])
+		var nonFinite uint64
+		for _, v := range r.cols[j] {
+			nonFinite |= math.Float64bits((v-m)/sc)&expMask + 1<<52
+		}
+		if nonFinite>>63 != 0 {
+			return fmt.Errorf("%w: feature %q standardises to ±Inf (its values span more than float64 holds)", ErrNonFinite, r.cfg.names[j])
 		}
 	}
-	return zs, nil
+	return nil
 }
 
-// classify fits the L2 logistic domain classifier on the standardised
-// columns zs; the solver's last pass leaves the propensities in
-// r.Propensity.
-func (r *Result) classify(zs *mat.Dense, y []int) error {
+// classify fits the L2 logistic domain classifier on the columns cm,
+// standardised by the solver as it reads them; its last pass leaves the
+// propensities in r.Propensity.
+func (r *Result) classify(cm *mat.Dense, y []int) error {
 	r.Propensity = make([]float64, len(y))
-	lr, err := logit.Fit(zs.T(), y, logit.Config{C: r.cfg.c, Balanced: r.cfg.cw == stats.ClassWeightBalanced, Finite: true}, r.Propensity)
+	lr, err := logit.Fit(cm.T(), y, logit.Config{C: r.cfg.c, Balanced: r.cfg.cw == stats.ClassWeightBalanced, Finite: true,
+		Center: r.Mean, Scale: r.Scale}, r.Propensity)
 	if err != nil {
 		return fmt.Errorf("overlap: domain classifier: %w", err)
 	}
@@ -683,15 +677,10 @@ type blockCounts struct {
 // end: each domain's propensities are sorted by one task, and whichever of
 // the two finishes second computes the summaries; each feature is one
 // task (see compareFeature), which needs no sorting.
-//
-// The propensities and the sorts' scratch need 2n floats, taken from mem
-// while it lasts: memory already touched costs no page faults, fresh
-// memory does.
-func (r *Result) summarise(mem []float64, group []uint8, counts []blockCounts) error {
+func (r *Result) summarise(group []uint8, counts []blockCounts) error {
 	d, n := len(r.cols), len(r.y)
-	if len(mem) < 2*n {
-		mem = make([]float64, 2*n)
-	}
+	// Each domain's propensities, and the sorts' scratch.
+	mem := make([]float64, 2*n)
 	props, scratch := mem[:n], mem[n:2*n]
 	// Each domain's propensities in row order, gathered in blocks on all
 	// cores from where each block's rows of the domain begin.

@@ -43,6 +43,12 @@ func TestFitBadInput(t *testing.T) {
 	withNaN.Set(7, 2, math.NaN())
 	withInf := mat.DenseCopyOf(x)
 	withInf.Set(60, 1, math.Inf(-1))
+	// Finite values whose sum overflows: the column's mean is +Inf, so its
+	// standardised values are not finite.
+	huge := mat.DenseCopyOf(x)
+	for i := range 3 {
+		huge.Set(i, 0, []float64{math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64}[i])
+	}
 	badY := slices.Clone(y)
 	badY[9] = 2
 	oneDomain := make([]int, len(y))
@@ -58,6 +64,7 @@ func TestFitBadInput(t *testing.T) {
 	}{
 		{"NaN feature", withNaN, y, Band{0.2, 0.8}, ErrNonFinite, `row 7 feature "c"`, false},
 		{"Inf feature", withInf, y, Band{0.2, 0.8}, ErrNonFinite, `row 60 feature "b"`, false},
+		{"overflowing feature", huge, y, Band{0.2, 0.8}, ErrNonFinite, `feature "a" standardises to ±Inf`, false},
 		{"label 2", x, badY, Band{0.2, 0.8}, ErrLabel, "row 9", false},
 		{"single domain", x, oneDomain, Band{0.2, 0.8}, ErrEmptyDomain, "target", true},
 		{"lo >= hi", x, y, Band{0.8, 0.2}, ErrBand, "[0.8,0.2]", false},

@@ -24,11 +24,21 @@ import (
 // ClassWeightBalanced as Balanced, and Finite: the caller has checked that
 // every value of X is finite, so Fit does not scan X for NaN and ±Inf
 // (a pass over the data).
+//
+// Center and Scale, when not nil (one per column, Scale positive), make Fit
+// solve the problem on the standardised columns (x_j − Center[j]) /
+// Scale[j] of a column-major X, computed block by block as the passes
+// read them (the same bits as a standardised copy would hold), so that the
+// caller need not keep that copy: on a million rows it is as much memory
+// as X, whose first touch costs more than the divisions. Finite then says
+// that the standardised values are finite too. Coefficients and
+// probabilities are those of the standardised problem.
 type Config struct {
 	C, Tol                        float64
 	SampleWeight                  []float64
 	Balanced, NoIntercept, Finite bool
 	MaxIter                       int
+	Center, Scale                 []float64
 }
 
 // Result is stats.LogisticResult (fields documented there), which
@@ -102,7 +112,11 @@ func Fit(X mat.Matrix, y []int, cfg Config, proba []float64) (*Result, error) {
 	f.proba = proba
 	res, probaAt := f.solve(start, maxIter, tol)
 	if proba != nil && !probaAt {
-		res.PredictProba(proba, X)
+		if f.center != nil {
+			res.probaStd(proba, f)
+		} else {
+			res.PredictProba(proba, X)
+		}
 	}
 	return res, nil
 }
@@ -116,6 +130,14 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 	}
 	if cfg.SampleWeight != nil && len(cfg.SampleWeight) != r {
 		panic("logit: len(SampleWeight) differs from rows of X")
+	}
+	if (cfg.Center == nil) != (cfg.Scale == nil) || cfg.Center != nil && (len(cfg.Center) != p || len(cfg.Scale) != p) {
+		panic("logit: Center and Scale need one value per column")
+	}
+	if cfg.Center != nil {
+		if _, _, ok := ColMajor(X); !ok {
+			panic("logit: Center and Scale need column-major X")
+		}
 	}
 	if cfg.C < 0 || math.IsNaN(cfg.C) || math.IsInf(cfg.C, 1) {
 		panic("logit: C negative, NaN or infinite")
@@ -177,7 +199,7 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 		if f.wClass[0] == 0 || f.wClass[1] == 0 {
 			return nil, fmt.Errorf("a class has zero total weight: %w", staterr.ErrOneClass)
 		}
-		return f.setX(X, r, p, cfg.Finite)
+		return f.setX(X, r, p, cfg.Finite, cfg.Center, cfg.Scale)
 	}
 	w := make([]float64, r)
 	f.w = w
@@ -210,14 +232,15 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 	if wc[0] == 0 || wc[1] == 0 {
 		return nil, fmt.Errorf("a class has zero total weight: %w", staterr.ErrOneClass)
 	}
-	return f.setX(X, r, p, cfg.Finite)
+	return f.setX(X, r, p, cfg.Finite, cfg.Center, cfg.Scale)
 }
 
 // setX points f at X's data (r rows, p columns) and checks that every
 // value is finite, unless finite says the caller has.
-func (f *logisticProblem) setX(X mat.Matrix, r, p int, finite bool) (*logisticProblem, error) {
+func (f *logisticProblem) setX(X mat.Matrix, r, p int, finite bool, center, scale []float64) (*logisticProblem, error) {
 	if data, stride, ok := ColMajor(X); ok {
 		f.cx, f.cstride = data, stride
+		f.center, f.scale = center, scale
 		if finite {
 			return f, nil
 		}
@@ -298,7 +321,10 @@ type logisticProblem struct {
 	stride, p int
 	cx        []float64
 	cstride   int
-	y         []int
+	// center and scale, when not nil, standardise cx's columns as the
+	// blocks are read (Config.Center).
+	center, scale []float64
+	y             []int
 	lab       []uint8 // y as bytes, which the passes read
 	// w holds per-row weights, or is nil when the weight depends on the
 	// class only: wClass[label].
@@ -502,16 +528,23 @@ func (f *logisticProblem) blockCols(sc *logisticScratch, lo, hi int) [][]float64
 	p, m := f.p, hi-lo
 	if sc.cols == nil {
 		sc.cols = make([][]float64, p)
-		if f.cx == nil {
+		if f.cx == nil || f.center != nil {
 			buf := make([]float64, p*logisticBlock)
 			for j := range sc.cols {
 				sc.cols[j] = buf[j*logisticBlock : (j+1)*logisticBlock]
 			}
 		}
 	}
-	if f.cx != nil {
+	if f.cx != nil && f.center == nil {
 		for j := range sc.cols {
 			sc.cols[j] = f.cx[j*f.cstride+lo : j*f.cstride+hi]
+		}
+		return sc.cols
+	}
+	if f.cx != nil {
+		for j := range sc.cols {
+			sc.cols[j] = sc.cols[j][:m]
+			vmath.Standardize(sc.cols[j], f.cx[j*f.cstride+lo:j*f.cstride+hi], f.center[j], f.scale[j])
 		}
 		return sc.cols
 	}
@@ -593,25 +626,8 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 		}
 		copy(mu, eta)
 		vmath.Sigmoid(mu)
-		for i, et := range eta {
-			li := lab[i] & 1
-			wi := wClass[li]
-			if w != nil {
-				wi = w[i]
-			}
-			yi := float64(li)
-			// Two conditional moves, not a short-circuit branch.
-			wrong := 0
-			if (2*yi-1)*et <= 0 {
-				wrong = 1
-			}
-			if wi == 0 {
-				wrong = 0
-			}
-			wrongSide |= wrong
-			m := mu[i]
-			g[i] = wi * (m - yi)
-			h[i] = wi * m * (1 - m)
+		if rowTerms(g, h, eta, mu, lab, w, wClass) {
+			wrongSide = 1
 		}
 	}
 	out[0] += obj
@@ -779,6 +795,9 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 			for r, i := 0, 0; i < n; r, i = r+1, i+k {
 				dst[r] = col[i]
 			}
+			if f.center != nil {
+				vmath.Standardize(dst, dst, f.center[j], f.scale[j])
+			}
 		})
 	} else {
 		sub.x, sub.stride = make([]float64, 0, (m+spare)*f.p), f.p
@@ -871,7 +890,19 @@ func (f *logisticProblem) withOutliers(sub *logisticProblem, k int) *logisticPro
 		for j := range p {
 			mj, rj := mid[j], rad[j]
 			if f.cx != nil {
-				for i, v := range f.cx[j*f.cstride+a : j*f.cstride+b] {
+				col := f.cx[j*f.cstride+a : j*f.cstride+b]
+				if f.center != nil {
+					// The scan compares standardised values, as the
+					// subsample holds them.
+					cj, sj := f.center[j], f.scale[j]
+					for i, v := range col {
+						if math.Abs((v-cj)/sj-mj) > rj {
+							out[i] = true
+						}
+					}
+					continue
+				}
+				for i, v := range col {
 					if math.Abs(v-mj) > rj {
 						out[i] = true
 					}
@@ -919,6 +950,9 @@ func (f *logisticProblem) withOutliers(sub *logisticProblem, k int) *logisticPro
 		dst := sub.cx[j*sub.cstride+m : j*sub.cstride+m2]
 		for r, i := range extra {
 			dst[r] = f.cx[j*f.cstride+i]
+		}
+		if f.center != nil {
+			vmath.Standardize(dst, dst, f.center[j], f.scale[j])
 		}
 	}
 	return sub
@@ -1144,6 +1178,28 @@ func (r *Result) probaCols(dst, data []float64, stride int) {
 		}()
 	}
 	wg.Wait()
+}
+
+// probaStd is probaCols for f's columns standardised on the fly (f.center
+// and f.scale), block by block as the solver's passes standardise them, so
+// the probabilities are the ones a standardised copy would give.
+func (r *Result) probaStd(dst []float64, f *logisticProblem) {
+	n := len(dst)
+	nBlocks := (n + logisticBlock - 1) / logisticBlock
+	par.For(nBlocks, 0, func(_, b int) {
+		lo, hi := b*logisticBlock, min((b+1)*logisticBlock, n)
+		var z [logisticBlock]float64
+		eta := dst[lo:hi]
+		for i := range eta {
+			eta[i] = r.Intercept
+		}
+		for j, c := range r.Coef {
+			zj := z[:hi-lo]
+			vmath.Standardize(zj, f.cx[j*f.cstride+lo:j*f.cstride+hi], f.center[j], f.scale[j])
+			vmath.Axpy(c, zj, eta)
+		}
+		vmath.Sigmoid(eta)
+	})
 }
 
 // eta returns row·Coef + Intercept, accumulated as probaCols and the
