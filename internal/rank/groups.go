@@ -156,13 +156,17 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 	if uint64(len(v)) >= ksMixed {
 		panic("rank: Groups.Compare: 2³¹ values or more")
 	}
-	var gmax uint8
+	// Which labels occur, a bit each; the labels' union of bits is 8 or
+	// more exactly when a label is.
+	var present, union uint8
 	for _, g := range group {
-		gmax = max(gmax, g)
+		present |= 1 << (g & 7)
+		union |= g
 	}
-	if gmax >= 8 {
+	if union >= 8 {
 		panic("rank: Groups.Compare: group label 8 or more")
 	}
+	gmax := uint8(max(0, bits.Len8(present)-1))
 	if b.cell == nil {
 		b.cell = make([]uint32, 1<<ksCellBits)
 	} else {
@@ -179,7 +183,7 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 			sampleN[g]++
 		}
 	}
-	b.shifts(v, group, sampleSum, sampleN)
+	b.shifts(v, group, present, sampleSum, sampleN)
 	b.nb, b.gshift = 0, uint(bits.Len8(gmax))
 	gap := false // the previous cell is unsampled and has its bucket
 	for c, cnt := range cell {
@@ -237,14 +241,16 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 // relative to (the shifted-data algorithm: the variance loses no digits to
 // cancellation when the shift is near the mean): the mean of the group's
 // sampled values, or its first value when none was sampled, or 0 when
-// that is not finite.
-func (b *ksBuckets) shifts(v []float64, group []uint8, sum [8]float64, n [8]int) {
+// that is not finite. Labels not in present (a bit per label) hold no
+// values and get 0: looking for their first value would scan the whole
+// column.
+func (b *ksBuckets) shifts(v []float64, group []uint8, present uint8, sum [8]float64, n [8]int) {
 	var missing uint8
 	for g := range b.shift {
 		b.shift[g] = 0
 		if n[g] > 0 {
 			b.shift[g] = sum[g] / float64(n[g])
-		} else {
+		} else if present>>g&1 != 0 {
 			missing |= 1 << g
 		}
 	}
@@ -447,16 +453,30 @@ func (b *ksBuckets) gather(v []float64, group []uint8, keys []uint64, labels []i
 		return keys, labels
 	}
 	keys, labels = slices.Grow(keys, m), slices.Grow(labels, m)
+	// Most values lie in no mixed bucket. A bit per cell (8 KiB, in the
+	// first-level cache) says whether the cell holds one, so that only
+	// those values look their bucket up in the cell table.
+	var cells [1 << ksCellBits / 64]uint64
+	for c, e := range b.cell {
+		first, sub := e>>6, uint32(1)<<(ksCellShift-e&63)
+		for u := range sub {
+			if b.mixed[first+u] {
+				cells[c>>6] |= 1 << (c & 63)
+				break
+			}
+		}
+	}
 	mixed := b.mixed
 	for i, x := range v {
 		if x != x {
 			continue
 		}
 		k := Key(x + 0)
-		if mixed[b.bucket(k)] {
-			keys = append(keys, k)
-			labels = append(labels, int32(group[i]))
+		if c := k >> ksCellShift; cells[c>>6]>>(c&63)&1 == 0 || !mixed[b.bucket(k)] {
+			continue
 		}
+		keys = append(keys, k)
+		labels = append(labels, int32(group[i]))
 	}
 	return KeysPayload(keys, labels)
 }
