@@ -75,6 +75,16 @@ type Sorter struct {
 func (s *Sorter) SetScratch(buf []float64) { s.tmp = buf[:len(buf):len(buf)] }
 
 // Sort sorts x in increasing order.
+//
+// The radix passes sort by the top digits first: keys are ordered by their
+// bits from radixTopShift up (sign, exponent and the leading mantissa
+// bits: a relative resolution of about 2⁻¹⁹), which on spread-out data
+// leaves only short runs of keys that agree there; each such run is then
+// put in order by its full keys, small runs by insertion and long ones by
+// the low digits' passes. Data whose values agree in their leading bits
+// (all within a relative 2⁻¹⁹ of each other) end as one long run and take
+// the low passes, so no input costs more than the plain least-significant-
+// digit sort's passes plus one scan.
 func (s *Sorter) Sort(x []float64) {
 	n := len(x)
 	if n < radixMin || uint64(n) > math.MaxUint32 {
@@ -97,13 +107,48 @@ func (s *Sorter) Sort(x []float64) {
 	for i, v := range x {
 		k := Key(v)
 		keys[i] = k
-		for p := range radixPasses {
+		for p := radixTopPass; p < radixPasses; p++ {
 			counts[p][(k>>(p*radixBits))&(radixBuckets-1)]++
 		}
 	}
+	src := radixPassesCounted(keys, tmpKeys, &counts, radixTopPass, radixPasses)
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
+	// Runs of keys equal in the top digits, put in order by the others.
+	lowScratch := tmpKeys
+	for a := 0; a < n; {
+		top := keys[a] >> radixTopShift
+		b := a + 1
+		for b < n && keys[b]>>radixTopShift == top {
+			b++
+		}
+		if b-a > 1 {
+			sortLow(keys[a:b], lowScratch[:b-a])
+		}
+		a = b
+	}
+	for i, k := range keys {
+		x[i] = KeyFloat(k)
+	}
+}
+
+// radixTopPass is the first digit of the top digits Sort orders by first,
+// and radixTopShift the lowest bit they hold.
+const (
+	radixTopPass  = 2
+	radixTopShift = radixTopPass * radixBits
+)
+
+// radixPassesCounted runs the least-significant-digit passes for digits
+// [from, to) of keys, whose digit counts are in counts, between keys and
+// tmp, skipping digits that every key shares, and returns the one that
+// holds the result.
+func radixPassesCounted(keys, tmp []uint64, counts *[radixPasses][radixBuckets]uint32, from, to int) []uint64 {
+	n := len(keys)
 	k0 := keys[0]
-	src, dst := keys, tmpKeys
-	for p := range radixPasses {
+	src, dst := keys, tmp
+	for p := from; p < to; p++ {
 		c := &counts[p]
 		shift := uint(p * radixBits)
 		if int(c[(k0>>shift)&(radixBuckets-1)]) == n {
@@ -120,8 +165,42 @@ func (s *Sorter) Sort(x []float64) {
 		}
 		src, dst = dst, src
 	}
-	for i, k := range src {
-		x[i] = KeyFloat(k)
+	return src
+}
+
+// sortLow sorts keys that agree in their top digits (from radixTopShift
+// up) by their low digits, using tmp (as long) as scratch: insertion for
+// short runs, a check for runs already in order (such as ties), the low
+// digits' radix passes for long ones.
+func sortLow(keys, tmp []uint64) {
+	n := len(keys)
+	if n <= 16 {
+		for i := 1; i < n; i++ {
+			k := keys[i]
+			j := i
+			for ; j > 0 && keys[j-1] > k; j-- {
+				keys[j] = keys[j-1]
+			}
+			keys[j] = k
+		}
+		return
+	}
+	if slices.IsSorted(keys) {
+		return
+	}
+	if n < radixMin {
+		slices.Sort(keys)
+		return
+	}
+	var counts [radixPasses][radixBuckets]uint32
+	for _, k := range keys {
+		for p := range radixTopPass {
+			counts[p][(k>>(p*radixBits))&(radixBuckets-1)]++
+		}
+	}
+	src := radixPassesCounted(keys, tmp, &counts, 0, radixTopPass)
+	if &src[0] != &keys[0] {
+		copy(keys, src)
 	}
 }
 

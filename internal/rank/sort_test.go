@@ -41,6 +41,41 @@ func TestSorter(t *testing.T) {
 	}
 }
 
+// TestSorterRuns: inputs that leave runs of keys agreeing in the top
+// digits Sort orders first, which it then orders by the low digits: values
+// within a relative 1e-9 of each other (one long run, the low passes),
+// clusters of such values (runs of every length, by insertion and by
+// slices.Sort), propensity-like values in (0, 1), and ties within runs.
+func TestSorterRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var s Sorter
+	for _, n := range []int{radixMin, 50000, 300000} {
+		for _, kind := range []string{"narrow", "clusters", "propensities", "tied runs"} {
+			x := make([]float64, n)
+			centres := []float64{-3, 0.25, 1, 7e5}
+			for i := range x {
+				switch kind {
+				case "narrow":
+					x[i] = 1 + 1e-9*rng.Float64()
+				case "clusters":
+					c := centres[rng.IntN(len(centres))]
+					x[i] = c * (1 + math.Pow(2, -float64(20+rng.IntN(20)))*rng.Float64())
+				case "propensities":
+					x[i] = 1 / (1 + math.Exp(-2*rng.NormFloat64()))
+				case "tied runs":
+					x[i] = 2 + math.Pow(2, -40)*float64(rng.IntN(100))
+				}
+			}
+			want := slices.Clone(x)
+			slices.Sort(want)
+			s.Sort(x)
+			if !slices.Equal(want, x) {
+				t.Errorf("n=%d %s: Sorter differs from slices.Sort", n, kind)
+			}
+		}
+	}
+}
+
 // TestFloatKey checks the order-preserving key map and its inverse on the
 // float64 landmarks: keys must order as the floats do (with -0 just before
 // +0) and map back to the same bits.
