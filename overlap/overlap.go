@@ -569,11 +569,18 @@ func fillColumns(cols [][]float64, X mat.Matrix) bool {
 	nBlocks := (n + block - 1) / block
 	var bad atomic.Bool
 	parallel(nBlocks, func(b int) {
+		// Column by column within the block: the block's rows stay in
+		// the second-level cache while each column is gathered from
+		// them, and every store goes to one sequential stream.
+		lo, hi := b*block, min((b+1)*block, n)
 		var nonFinite uint64
-		for i := b * block; i < min((b+1)*block, n); i++ {
-			for j, v := range m.Data[i*m.Stride : i*m.Stride+d] {
+		for j := range d {
+			dst := cols[j][lo:hi]
+			src := m.Data[lo*m.Stride+j : (hi-1)*m.Stride+j+1]
+			for i := range dst {
+				v := src[i*m.Stride]
 				nonFinite |= math.Float64bits(v)&expMask + 1<<52
-				cols[j][i] = v
+				dst[i] = v
 			}
 		}
 		if nonFinite>>63 != 0 {

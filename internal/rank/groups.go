@@ -21,7 +21,7 @@ func (p GroupPair) members(g uint8) (inX, inY bool) {
 // ksCellBits is the number of leading key bits (sign, exponent and the
 // first four mantissa bits: sixteenths of an octave) of its coarse cells.
 const (
-	ksBucketTarget = 64
+	ksBucketTarget = 128
 	ksCellBits     = 16
 	ksCellShift    = 64 - ksCellBits
 	ksMaxSubBits   = 16
