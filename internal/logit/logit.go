@@ -325,7 +325,7 @@ type logisticProblem struct {
 	// blocks are read (Config.Center).
 	center, scale []float64
 	y             []int
-	lab       []uint8 // y as bytes, which the passes read
+	lab           []uint8 // y as bytes, which the passes read
 	// w holds per-row weights, or is nil when the weight depends on the
 	// class only: wClass[label].
 	w         []float64
