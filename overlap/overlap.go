@@ -248,7 +248,10 @@ type Result struct {
 
 	y    []uint8     // domain labels, one byte each: a quarter of the memory of []int
 	cols [][]float64 // features column-major, after imputation
-	cfg  config
+	// sample: the solver's warm-start rows, taken during the copy
+	// (logit.Config.Sample); dropped once the classifier is fitted.
+	sample []float64
+	cfg    config
 }
 
 // Fit trains the domain classifier on X (rows are jobs, columns features)
@@ -388,7 +391,16 @@ func (r *Result) setColumns(X mat.Matrix) (*mat.Dense, error) {
 		r.cols[j] = cm.RawMatrix().Data[j*n : (j+1)*n]
 	}
 	r.KS = make([]FeatureKS, d)
-	finite := fillColumns(r.cols, X)
+	// The rows the solver's warm start would gather from the columns,
+	// taken while the copy has them in cache.
+	var sample []float64
+	if k := logit.SampleStride(n); k > 0 {
+		sample = make([]float64, d*((n+k-1)/k))
+	}
+	finite := fillColumns(r.cols, X, sample)
+	if finite {
+		r.sample = sample // imputed values would make it stale
+	}
 	for j := range r.cols {
 		r.KS[j].Name = r.cfg.names[j]
 		if !finite {
@@ -443,7 +455,8 @@ func (r *Result) standardise(cm *mat.Dense) error {
 func (r *Result) classify(cm *mat.Dense, y []int) error {
 	r.Propensity = make([]float64, len(y))
 	lr, err := logit.Fit(cm.T(), y, logit.Config{C: r.cfg.c, Balanced: r.cfg.cw == stats.ClassWeightBalanced, Finite: true,
-		Center: r.Mean, Scale: r.Scale}, r.Propensity)
+		Center: r.Mean, Scale: r.Scale, Sample: r.sample}, r.Propensity)
+	r.sample = nil
 	if err != nil {
 		return fmt.Errorf("overlap: domain classifier: %w", err)
 	}
@@ -549,11 +562,13 @@ func (r *Result) warn(cfg config) {
 // fillColumns copies X into cols (one slice per column) and reports
 // whether every value is finite. A raw matrix's rows are shared out among
 // goroutines; any other mat.Matrix is read through At on one goroutine,
-// since its At need not be safe for concurrent use.
-func fillColumns(cols [][]float64, X mat.Matrix) bool {
+// since its At need not be safe for concurrent use. sample, when not nil,
+// receives rows 0, k, 2k, … column by column (k = logit.SampleStride(n)).
+func fillColumns(cols [][]float64, X mat.Matrix, sample []float64) bool {
 	n, d := X.Dims()
 	raw, isRaw := X.(mat.RawMatrixer)
 	if !isRaw {
+		defer fillSample(sample, cols, 0, n)
 		finite := true
 		for i := range n {
 			for j := range d {
@@ -583,11 +598,31 @@ func fillColumns(cols [][]float64, X mat.Matrix) bool {
 				dst[i] = v
 			}
 		}
+		fillSample(sample, cols, lo, hi)
 		if nonFinite>>63 != 0 {
 			bad.Store(true)
 		}
 	})
 	return !bad.Load()
+}
+
+// fillSample copies rows lo ≤ i < hi with i a multiple of k =
+// logit.SampleStride(len(cols[0])) from cols into sample, where row i of
+// column j goes to sample[j·m + i/k], m = ⌈n/k⌉. A nil sample is left
+// alone.
+func fillSample(sample []float64, cols [][]float64, lo, hi int) {
+	if sample == nil {
+		return
+	}
+	n := len(cols[0])
+	k := logit.SampleStride(n)
+	m := (n + k - 1) / k
+	for j, col := range cols {
+		dst := sample[j*m : (j+1)*m]
+		for i := (lo + k - 1) / k * k; i < hi; i += k {
+			dst[i/k] = col[i]
+		}
+	}
 }
 
 // impute replaces the non-finite values of feature j by the median of its

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/logit"
 	"github.com/crosscluster/crosscluster/stats"
 )
 
@@ -103,6 +104,33 @@ func TestFitBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFitImputeLarge: on enough rows that the solver's warm-start rows are
+// taken during the column copy, an imputed value (here in one of those
+// rows, row 0) reaches the classifier as the median, exactly as if X had
+// held the median: the same coefficients and propensities.
+func TestFitImputeLarge(t *testing.T) {
+	x, y := benchData(400_000)
+	if logit.SampleStride(400_000) == 0 {
+		t.Fatal("400,000 rows take no warm-start sample; the test needs more rows")
+	}
+	withNaN := mat.DenseCopyOf(x)
+	withNaN.Set(0, 3, math.NaN())
+	got, err := Fit(withNaN, y, Band{0.2, 0.8}, WithImpute())
+	if err != nil {
+		t.Fatal(err)
+	}
+	filled := mat.DenseCopyOf(x)
+	filled.Set(0, 3, got.cols[3][0]) // the median Fit imputed
+	want, err := Fit(filled, y, Band{0.2, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Solver.Coef, want.Solver.Coef) || got.Solver.Intercept != want.Solver.Intercept ||
+		!slices.Equal(got.Propensity, want.Propensity) {
+		t.Errorf("imputed fit %v %v, fit of the filled matrix %v %v", got.Solver.Coef, got.Solver.Intercept, want.Solver.Coef, want.Solver.Intercept)
 	}
 }
 

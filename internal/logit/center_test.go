@@ -11,7 +11,8 @@ import (
 // TestCenterScale: Fit with Center and Scale on raw columns gives the
 // coefficients and probabilities of Fit on the standardised copy, bit for
 // bit: on few rows (no warm start), on a dense warm-start grid (which takes
-// the tail rows), on a sparse one, with weights, with one iteration (whose
+// the tail rows), on a sparse one (also with the warm-start rows handed
+// over in Config.Sample), with weights, with one iteration (whose
 // probabilities come from a separate pass), and with offsets and scales
 // far from 0 and 1.
 func TestCenterScale(t *testing.T) {
@@ -20,12 +21,14 @@ func TestCenterScale(t *testing.T) {
 		n      int
 		offset float64
 		cfg    Config
+		sample bool
 	}{
-		{"few rows", 900, 0, Config{}},
-		{"dense grid", 3*logisticWarmRows + 777, 3, Config{}},
-		{"sparse grid", 40*logisticWarmRows + 5, -2, Config{}},
-		{"balanced", 5000, 1e6, Config{Balanced: true, C: 0.1}},
-		{"one iteration", 70000, 0, Config{MaxIter: 1}},
+		{"few rows", 900, 0, Config{}, false},
+		{"dense grid", 3*logisticWarmRows + 777, 3, Config{}, false},
+		{"sparse grid", 40*logisticWarmRows + 5, -2, Config{}, false},
+		{"sparse grid, sample given", 40*logisticWarmRows + 5, -2, Config{}, true},
+		{"balanced", 5000, 1e6, Config{Balanced: true, C: 0.1}, false},
+		{"one iteration", 70000, 0, Config{MaxIter: 1}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			X, y := heavyTailData(c.n, 4, 21)
@@ -55,9 +58,29 @@ func TestCenterScale(t *testing.T) {
 			}
 			cfg := c.cfg
 			cfg.Center, cfg.Scale = center, scale
+			if c.sample {
+				k := SampleStride(n)
+				m := (n + k - 1) / k
+				cfg.Sample = make([]float64, p*m)
+				for j := range p {
+					for i := 0; i < n; i += k {
+						cfg.Sample[j*m+i/k] = raw.At(j, i)
+					}
+				}
+			}
 			got, err := Fit(raw.T(), y, cfg, pr)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.sample {
+				// Taken, not gathered again: standardised in place.
+				k := SampleStride(n)
+				m := (n + k - 1) / k
+				for j := range p {
+					if w := (raw.At(j, k) - center[j]) / scale[j]; cfg.Sample[j*m+1] != w {
+						t.Fatalf("Sample column %d row 1 is %v, want it standardised to %v", j, cfg.Sample[j*m+1], w)
+					}
+				}
 			}
 			for j := range want.Coef {
 				if got.Coef[j] != want.Coef[j] {
@@ -86,6 +109,9 @@ func TestCenterScalePanics(t *testing.T) {
 		"center alone": func() { Fit(cm.T(), y, Config{Center: []float64{0, 0}}, nil) },
 		"short":        func() { Fit(cm.T(), y, Config{Center: []float64{0}, Scale: []float64{1}}, nil) },
 		"row-major":    func() { Fit(X, y, Config{Center: []float64{0, 0}, Scale: []float64{1, 1}}, nil) },
+		"sample, few rows": func() {
+			Fit(cm.T(), y, Config{Center: []float64{0, 0}, Scale: []float64{1, 1}, Sample: make([]float64, 2)}, nil)
+		},
 	} {
 		func() {
 			defer func() {

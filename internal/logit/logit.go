@@ -33,12 +33,30 @@ import (
 // as X, whose first touch costs more than the divisions. Finite then says
 // that the standardised values are finite too. Coefficients and
 // probabilities are those of the standardised problem.
+//
+// Sample, when not nil, holds the raw values of the rows 0, k, 2k, … (k =
+// SampleStride(rows of X), column-major: p columns of ⌈rows/k⌉ values)
+// that the warm start would otherwise gather from X with strided reads,
+// from a caller that met those rows anyway (overlap copies X block by
+// block). Fit takes it only with Center and Scale, and standardises it in
+// place. The result is the same as without it.
 type Config struct {
 	C, Tol                        float64
 	SampleWeight                  []float64
 	Balanced, NoIntercept, Finite bool
 	MaxIter                       int
 	Center, Scale                 []float64
+	Sample                        []float64
+}
+
+// SampleStride returns the stride k of the rows Config.Sample holds for a
+// problem of n rows, or 0 when Fit takes no Sample for n rows (the warm
+// start then needs no subsample, or adds tail rows to it).
+func SampleStride(n int) int {
+	if k := n / logisticWarmRows; k > logisticWarmOutlierMaxK {
+		return k
+	}
+	return 0
 }
 
 // Result is stats.LogisticResult (fields documented there), which
@@ -139,6 +157,12 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 			panic("logit: Center and Scale need column-major X")
 		}
 	}
+	if cfg.Sample != nil {
+		k := SampleStride(r)
+		if k == 0 || cfg.Center == nil || len(cfg.Sample) != p*((r+k-1)/k) {
+			panic("logit: Sample needs Center and Scale and p·⌈rows/SampleStride⌉ values")
+		}
+	}
 	if cfg.C < 0 || math.IsNaN(cfg.C) || math.IsInf(cfg.C, 1) {
 		panic("logit: C negative, NaN or infinite")
 	}
@@ -199,7 +223,7 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 		if f.wClass[0] == 0 || f.wClass[1] == 0 {
 			return nil, fmt.Errorf("a class has zero total weight: %w", staterr.ErrOneClass)
 		}
-		return f.setX(X, r, p, cfg.Finite, cfg.Center, cfg.Scale)
+		return f.setX(X, r, p, cfg.Finite, cfg.Center, cfg.Scale, cfg.Sample)
 	}
 	w := make([]float64, r)
 	f.w = w
@@ -232,15 +256,15 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 	if wc[0] == 0 || wc[1] == 0 {
 		return nil, fmt.Errorf("a class has zero total weight: %w", staterr.ErrOneClass)
 	}
-	return f.setX(X, r, p, cfg.Finite, cfg.Center, cfg.Scale)
+	return f.setX(X, r, p, cfg.Finite, cfg.Center, cfg.Scale, cfg.Sample)
 }
 
 // setX points f at X's data (r rows, p columns) and checks that every
 // value is finite, unless finite says the caller has.
-func (f *logisticProblem) setX(X mat.Matrix, r, p int, finite bool, center, scale []float64) (*logisticProblem, error) {
+func (f *logisticProblem) setX(X mat.Matrix, r, p int, finite bool, center, scale, sample []float64) (*logisticProblem, error) {
 	if data, stride, ok := ColMajor(X); ok {
 		f.cx, f.cstride = data, stride
-		f.center, f.scale = center, scale
+		f.center, f.scale, f.sample = center, scale, sample
 		if finite {
 			return f, nil
 		}
@@ -322,8 +346,8 @@ type logisticProblem struct {
 	cx        []float64
 	cstride   int
 	// center and scale, when not nil, standardise cx's columns as the
-	// blocks are read (Config.Center).
-	center, scale []float64
+	// blocks are read (Config.Center); sample is Config.Sample.
+	center, scale, sample []float64
 	y             []int
 	lab           []uint8 // y as bytes, which the passes read
 	// w holds per-row weights, or is nil when the weight depends on the
@@ -780,7 +804,12 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 		// Column-major like f, each column (and the labels and weights)
 		// gathered on its own goroutine: the strided reads miss the cache
 		// at every row, and several streams hide the latency.
-		sub.cx, sub.cstride = make([]float64, f.p*(m+spare)), m+spare
+		// The top level's rows may have been handed over (Config.Sample).
+		given := f.sample != nil && rows == logisticWarmRows && spare == 0
+		sub.cx, sub.cstride = f.sample, m
+		if !given {
+			sub.cx, sub.cstride = make([]float64, f.p*(m+spare)), m+spare
+		}
 		par.For(f.p+1, 0, func(_, j int) {
 			if j == f.p {
 				for r, i := 0, 0; i < n; r, i = r+1, i+k {
@@ -792,8 +821,10 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 				return
 			}
 			dst, col := sub.cx[j*sub.cstride:j*sub.cstride+m], f.cx[j*f.cstride:j*f.cstride+n]
-			for r, i := 0, 0; i < n; r, i = r+1, i+k {
-				dst[r] = col[i]
+			if !given {
+				for r, i := 0, 0; i < n; r, i = r+1, i+k {
+					dst[r] = col[i]
+				}
 			}
 			if f.center != nil {
 				vmath.Standardize(dst, dst, f.center[j], f.scale[j])
