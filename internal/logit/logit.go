@@ -427,7 +427,7 @@ func (f *logisticProblem) evaluateModeG0(beta []float64, mode int, withG0 bool) 
 	}
 	partial := f.parallelChunks(width+extra, func() func(acc []float64, lo, hi int) {
 		var sc logisticScratch
-		var g0 func(acc []float64, lo, hi int)
+		var g0 func(acc []float64, lo, hi int, cols [][]float64)
 		if withG0 {
 			g0 = f.gradAtZeroChunk()
 		}
@@ -436,7 +436,7 @@ func (f *logisticProblem) evaluateModeG0(beta []float64, mode int, withG0 bool) 
 				e := min(b+logisticBlock, hi)
 				f.block(acc[:width], &sc, beta, b, e, mode)
 				if withG0 {
-					g0(acc[width:], b, e)
+					g0(acc[width:], b, e, sc.cols)
 				}
 			}
 		}
@@ -990,18 +990,20 @@ func (f *logisticProblem) withOutliers(sub *logisticProblem, k int) *logisticPro
 }
 
 // gradAtZeroChunk returns a function adding the gradient at β = 0 of rows
-// [lo, hi) (at most logisticBlock) into acc, with its own scratch memory.
+// [lo, hi) (at most logisticBlock) into acc, with its own buffer.
 // Where every σ is ½ the gradient costs no exponentials; it scales the
 // relative gradient tolerance.
-func (f *logisticProblem) gradAtZeroChunk() func(acc []float64, lo, hi int) {
-	var sc logisticScratch
+//
+// cols are the block's columns as f.block just read them (blockCols),
+// which are not read or standardised a second time.
+func (f *logisticProblem) gradAtZeroChunk() func(acc []float64, lo, hi int, cols [][]float64) {
 	r := make([]float64, logisticBlock)
-	return func(acc []float64, b, e int) {
+	return func(acc []float64, b, e int, cols [][]float64) {
 		rb := r[:e-b]
 		for i := range rb {
 			rb[i] = f.weight(b+i) * (0.5 - float64(f.lab[b+i]))
 		}
-		for j, c := range f.blockCols(&sc, b, e) {
+		for j, c := range cols {
 			acc[j] += vmath.Dot(rb, c)
 		}
 		if f.intercept {
