@@ -182,8 +182,9 @@ func smirnovPeakSum(n int, nxHi, nxLo float64, vmax int) (sum float64, ok bool) 
 		}
 	}
 	// Downwards: v0-1, v0-2, …, 0.
+	// Each step multiplies by s = 1/R(v) = t(v)/t(v+1), one division.
 	t = 1.0
-	r := ratios.at(v0 - 1) // t(v0)/t(v0-1)
+	s := 1 / ratios.at(v0-1) // t(v0-1)/t(v0)
 	for v := v0 - 1; v >= 0; v-- {
 		if v < smPeakMinV {
 			return 0, false
@@ -191,15 +192,15 @@ func smirnovPeakSum(n int, nxHi, nxLo float64, vmax int) (sum float64, ok bool) 
 		if (v0-v)%smPeakAnchor == 0 {
 			t = math.Exp(smirnovLogTerm(n, nxHi, nxLo, v) - logScale)
 		} else {
-			t /= r
+			t *= s
 		}
 		if t > smPeakRescale {
 			return 0, false
 		}
 		down.add(t)
 		// Below v the ratios t(w-1)/t(w) = 1/R(w-1) only shrink.
-		r = ratios.at(v - 1)
-		if s := 1 / r; s < 1 && t*s <= smPeakTailTol*(1-s)*(up.value()+down.value()) {
+		s = 1 / ratios.at(v-1)
+		if s < 1 && t*s <= smPeakTailTol*(1-s)*(up.value()+down.value()) {
 			break
 		}
 	}
