@@ -25,6 +25,8 @@ const (
 	ksCellBits     = 16
 	ksCellShift    = 64 - ksCellBits
 	ksMaxSubBits   = 16
+	// ksPartShift: gather's parts of a cell are its keys' next six bits.
+	ksPartShift = ksCellShift - 6
 )
 
 // Groups runs the two-sample KS test (stats.KS2Samp) for pairs of samples
@@ -116,6 +118,13 @@ type ksBuckets struct {
 	slots []ksSlot
 	flags []uint8 // per bucket, bit p: pair p must look inside
 	mixed []bool  // per flagged bucket: it holds more than one value
+	// pivot: per mixed bucket, 1 + the index in pivots of its most
+	// frequent value, or 0 (see gather).
+	pivot  []int32
+	pivots []ksPivot
+	// fine: per cell, a bit for each 64th of its key range that a mixed
+	// bucket overlaps (see gather).
+	fine []uint64
 
 	// Per group: its values' shift (see count) and count, and in four
 	// lanes (rows i mod 4) the sums of their differences from the shift
@@ -135,6 +144,21 @@ type ksSlot struct {
 
 // ksMixed marks a count whose values differ.
 const ksMixed = 1 << 31
+
+// ksPivot is a mixed bucket's most frequent value (as far as the counting
+// pass could tell: the last value of its largest group) with its count in
+// each group. gather counts its copies instead of collecting them: a
+// bucket with a spike (runtimes equal to their limit, a fraction of
+// exactly 1, a queue time of 0) and a few other values would otherwise
+// sort every copy of the spike.
+type ksPivot struct {
+	key uint64
+	n   [8]int64
+}
+
+// ksPivotMin: a bucket's largest group must count at least this many
+// values for its value to become the pivot.
+const ksPivotMin = 256
 
 // ksSample: the cells are sized from every ksSample-th value.
 const ksSample = 8
@@ -203,6 +227,8 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 	b.slots = reuse(b.slots, b.nb<<b.gshift)
 	b.flags = reuse(b.flags, b.nb)
 	b.mixed = reuse(b.mixed, b.nb)
+	b.pivot = reuse(b.pivot, b.nb)
+	b.pivots = b.pivots[:0]
 	slots, gshift, shift := b.slots, b.gshift, b.shift
 	// The groups' counts come from the buckets' afterwards: counting them
 	// here too would add a third dependent update per value.
@@ -434,6 +460,7 @@ func (b *ksBuckets) gather(v []float64, group []uint8, keys []uint64, labels []i
 			continue
 		}
 		key, mixed, n := uint64(0), false, 0
+		var big ksSlot
 		for _, sl := range b.slots[k*gs : (k+1)*gs] {
 			if sl.n == 0 {
 				continue
@@ -443,36 +470,59 @@ func (b *ksBuckets) gather(v []float64, group []uint8, keys []uint64, labels []i
 			}
 			key = sl.last
 			n += int(sl.n &^ ksMixed)
+			if sl.n&^ksMixed > big.n&^ksMixed {
+				big = sl
+			}
 		}
 		if mixed {
 			b.mixed[k] = true
 			m += n
+			if big.n&^ksMixed >= ksPivotMin {
+				b.pivots = append(b.pivots, ksPivot{key: big.last})
+				b.pivot[k] = int32(len(b.pivots))
+				m -= int(big.n &^ ksMixed) // about that many copies are only counted
+			}
 		}
 	}
 	if m == 0 {
 		return keys, labels
 	}
 	keys, labels = slices.Grow(keys, m), slices.Grow(labels, m)
-	// Most values lie in no mixed bucket. A bit per cell (8 KiB, in the
-	// first-level cache) says whether the cell holds one, so that only
-	// those values look their bucket up in the cell table.
-	var cells [1 << ksCellBits / 64]uint64
+	// Most values lie in no mixed bucket. Each cell's key range is cut
+	// into 64 parts and a bit per part says whether a mixed bucket
+	// overlaps it (a word per cell, zero for cells without one; the
+	// words of the cells the data fill stay in the first-level cache),
+	// so that only values in such parts look their bucket up in the cell
+	// table: where data crowd into a few cells, a whole cell is too coarse
+	// a filter.
+	fine := reuse(b.fine, 1<<ksCellBits)
+	b.fine = fine
 	for c, e := range b.cell {
-		first, sub := e>>6, uint32(1)<<(ksCellShift-e&63)
-		for u := range sub {
-			if b.mixed[first+u] {
-				cells[c>>6] |= 1 << (c & 63)
-				break
+		first, shift := e>>6, e&63
+		for u := range uint32(1) << (ksCellShift - shift) {
+			if !b.mixed[first+u] {
+				continue
 			}
+			lo := uint64(u) << shift >> ksPartShift
+			hi := ((uint64(u)+1)<<shift - 1) >> ksPartShift
+			fine[c] |= (^uint64(0) >> (63 - hi)) &^ (1<<lo - 1) // bits lo..hi
 		}
 	}
-	mixed := b.mixed
+	mixed, pivot, pivots := b.mixed, b.pivot, b.pivots
 	for i, x := range v {
 		if x != x {
 			continue
 		}
 		k := Key(x + 0)
-		if c := k >> ksCellShift; cells[c>>6]>>(c&63)&1 == 0 || !mixed[b.bucket(k)] {
+		if fine[k>>ksCellShift]>>(k>>ksPartShift&63)&1 == 0 {
+			continue
+		}
+		bk := b.bucket(k)
+		if !mixed[bk] {
+			continue
+		}
+		if p := pivot[bk]; p != 0 && pivots[p-1].key == k {
+			pivots[p-1].n[group[i]&7]++
 			continue
 		}
 		keys = append(keys, k)
@@ -507,8 +557,36 @@ func (b *ksBuckets) walk(t *ksPairTrack, keys []uint64, labels []int32) ksExt {
 		for a < len(keys) && b.bucket(keys[a]) < uint64(c.bucket) {
 			a++
 		}
+		// The bucket's pivot, whose copies were counted, not gathered,
+		// takes its place among the gathered keys.
+		var pv *ksPivot
+		if p := b.pivot[c.bucket]; p != 0 {
+			pv = &b.pivots[p-1]
+		}
+		visitPivot := func() {
+			var nx, ny int64
+			for g, cnt := range pv.n {
+				inX, inY := t.pair.members(uint8(g))
+				if inX {
+					nx += cnt
+				}
+				if inY {
+					ny += cnt
+				}
+			}
+			pv = nil
+			if nx+ny == 0 {
+				return
+			}
+			i += nx
+			j += ny
+			tr.visit(b.pivots[b.pivot[c.bucket]-1].key, int(i), int(j), nx > 0, ny > 0)
+		}
 		for a < len(keys) && b.bucket(keys[a]) == uint64(c.bucket) {
 			k := keys[a]
+			if pv != nil && pv.key < k {
+				visitPivot()
+			}
 			var nx, ny int64
 			for ; a < len(keys) && keys[a] == k; a++ {
 				inX, inY := t.pair.members(uint8(labels[a]))
@@ -525,6 +603,9 @@ func (b *ksBuckets) walk(t *ksPairTrack, keys []uint64, labels []int32) ksExt {
 			i += nx
 			j += ny
 			tr.visit(k, int(i), int(j), nx > 0, ny > 0)
+		}
+		if pv != nil {
+			visitPivot()
 		}
 	}
 	return tr.extremes(KeyFloat)

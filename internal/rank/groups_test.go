@@ -77,6 +77,11 @@ func groupColumn(rng *rand.Rand, kind, n, ng int) ([]float64, []uint8) {
 			case r == 9:
 				v[i] = rng.NormFloat64()
 			}
+		case 6: // a spike among continuous neighbours (a fraction of exactly 1)
+			v[i] = 1 - 0.02*rng.ExpFloat64()*(1+shift)
+			if rng.IntN(3) == 0 {
+				v[i] = 1
+			}
 		}
 	}
 	return v, g
@@ -84,9 +89,10 @@ func groupColumn(rng *rand.Rand, kind, n, ng int) ([]float64, []uint8) {
 
 // TestGroups: every pair's result equals KS2Samp on the explicitly
 // split samples, on continuous, discrete, heavy-tailed, non-finite,
-// identically distributed data and heavy buckets of two adjacent values,
-// large enough for the bucket search to matter and small enough to hit
-// its edges.
+// identically distributed data, heavy buckets of two adjacent values and a
+// spike among continuous neighbours (whose copies the gathering counts
+// instead of collecting), large enough for the bucket search to matter and
+// small enough to hit its edges.
 func TestGroups(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 17))
 	pairs := []rank.GroupPair{{X: 0b0011, Y: 0b1100}, {X: 0b0010, Y: 0b1000}, {X: 0b0001, Y: 0b0110}, {X: 0b1111, Y: 0b0001}}
@@ -94,7 +100,7 @@ func TestGroups(t *testing.T) {
 	// or differently shaped column must not leak into the next.
 	var reused rank.Groups
 	for _, n := range []int{1, 2, 5, 40, 300, 5000, 60000, 7, 20000} {
-		for kind := range 6 {
+		for kind := range 7 {
 			for _, alt := range []rank.Alternative{rank.TwoSided, rank.Less, rank.Greater} {
 				v, g := groupColumn(rng, kind, n, 4)
 				got, err := reused.Compare(v, g, pairs, alt, rank.Auto)
