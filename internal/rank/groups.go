@@ -229,7 +229,10 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 	b.mixed = reuse(b.mixed, b.nb)
 	b.pivot = reuse(b.pivot, b.nb)
 	b.pivots = b.pivots[:0]
-	slots, gshift, shift := b.slots, b.gshift, b.shift
+	slots, gshift, shift := b.slots, b.gshift&63, b.shift
+	// The cell table as an array, indexed by a key's top bits without a
+	// bounds check.
+	cells := (*[1 << ksCellBits]uint32)(b.cell)
 	// The groups' counts come from the buckets' afterwards: counting them
 	// here too would add a third dependent update per value.
 	var s1, s2 [4][8]float64
@@ -242,7 +245,8 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 		s1[lane][g] += dev
 		s2[lane][g] += dev * dev
 		k := Key(x + 0)
-		sl := &slots[b.bucket(k)<<gshift|uint64(group[i])]
+		ce := uint64(cells[k>>ksCellShift])
+		sl := &slots[(ce>>6+(k&(1<<ksCellShift-1))>>(ce&63))<<gshift|uint64(g)]
 		// Without branches, which continuous data would mispredict.
 		c := sl.n
 		var d uint32
