@@ -3,6 +3,7 @@ package lstm
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/crosscluster/crosscluster/internal/par"
 )
@@ -80,6 +81,11 @@ func pack(d Data, inputs int, newestFirst, needBoth bool) (*packed, error) {
 // packChunk is the number of samples one task of pack validates and packs.
 const packChunk = 64
 
+// packGuess is the number of non-zeros a row is expected to hold at most,
+// for the first allocation of a chunk's slices (the published inputs hold
+// five on average).
+const packGuess = 8
+
 // packedChunk is a run of samples packed on its own: off holds the end of
 // every row relative to the chunk's first non-zero.
 type packedChunk struct {
@@ -95,6 +101,10 @@ type packedChunk struct {
 func (ch *packedChunk) pack(d Data, lo, hi, T, inputs int, newestFirst bool) {
 	ch.off = make([]int, 0, (hi-lo)*T)
 	ch.y = make([]float64, hi-lo)
+	// Room for packGuess non-zeros a row up front: growing the slices row
+	// by row cost more than the scan itself on sparse one-hot rows.
+	ch.idx = make([]int32, 0, (hi-lo)*T*packGuess)
+	ch.val = make([]float64, 0, (hi-lo)*T*packGuess)
 	for i := lo; i < hi; i++ {
 		seq := d.X[i]
 		if len(seq) != T {
@@ -132,10 +142,26 @@ func (ch *packedChunk) pack(d Data, lo, hi, T, inputs int, newestFirst bool) {
 
 // appendNonZero appends the index and value of every non-zero of row to idx
 // and val. With check it stops at the first NaN or infinite value and
-// returns its index as bad; bad is -1 otherwise. Runs of four zeros are
-// skipped with one test of their bits.
+// returns its index as bad; bad is -1 otherwise. Where the CPU has AVX2 an
+// assembly scan (nonZero16) lists the non-zeros of the first len(row) &^ 15
+// values, skipping sixteen zeros at a time; elsewhere, and for the rest,
+// runs of four zeros are skipped with one test of their bits.
 func appendNonZero(idx []int32, val, row []float64, check bool) (_ []int32, _ []float64, bad int) {
 	k := 0
+	if useFMA && len(row) >= 16 {
+		k = len(row) &^ 15
+		n0 := len(idx)
+		idx = slices.Grow(idx, k)
+		n := nonZero16(row[:k], idx[n0:n0+k])
+		idx = idx[:n0+n]
+		for j, i := range idx[n0:] {
+			v := row[i]
+			if check && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				return idx[:n0+j], val, int(i)
+			}
+			val = append(val, v)
+		}
+	}
 	for ; k+4 <= len(row); k += 4 {
 		r := row[k : k+4 : k+4]
 		if math.Float64bits(r[0])|math.Float64bits(r[1])|math.Float64bits(r[2])|math.Float64bits(r[3]) == 0 {

@@ -25,3 +25,6 @@ func vsigmoid32(x []float32)
 
 //go:noescape
 func vtanh32(x []float32)
+
+//go:noescape
+func nonZero16(x []float64, idx []int32) int

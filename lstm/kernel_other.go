@@ -24,3 +24,5 @@ func axpy32FMA(a float32, x []float32, y []float32) {
 func vsigmoid32(x []float32) { panic("lstm: no assembly kernel on this platform") }
 
 func vtanh32(x []float32) { panic("lstm: no assembly kernel on this platform") }
+
+func nonZero16(x []float64, idx []int32) int { panic("lstm: no assembly kernel on this platform") }

@@ -117,3 +117,58 @@ func TestAxpy(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendNonZero checks the scan for non-zeros (assembly where available)
+// against a plain loop: rows of every width up to 70, sparse and dense, with
+// -0 (skipped, as it equals zero), NaN and ±Inf at every position (listed
+// with check false, the first one reported with check true), appended after
+// earlier entries.
+func TestAppendNonZero(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 7))
+	specials := []float64{math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1)}
+	for width := range 71 {
+		for trial := range 20 {
+			row := make([]float64, width)
+			for i := range row {
+				switch r := rnd.IntN(10); {
+				case r < trial%3:
+					row[i] = rnd.NormFloat64()
+				case r == 9 && trial > 10:
+					row[i] = specials[rnd.IntN(len(specials))]
+				}
+			}
+			var wantIdx []int32
+			var wantVal []float64
+			wantBad := -1
+			for i, v := range row {
+				if v != 0 {
+					if wantBad < 0 && (math.IsNaN(v) || math.IsInf(v, 0)) {
+						wantBad = i
+					}
+					wantIdx = append(wantIdx, int32(i))
+					wantVal = append(wantVal, v)
+				}
+			}
+			for _, check := range []bool{false, true} {
+				idx, val, bad := appendNonZero([]int32{-1}, []float64{-1}, row, check)
+				wi, wv, wb := wantIdx, wantVal, -1
+				if check && wantBad >= 0 {
+					n := 0
+					for wantIdx[n] != int32(wantBad) {
+						n++
+					}
+					wi, wv, wb = wantIdx[:n], wantVal[:n], wantBad
+				}
+				if bad != wb || len(idx) != len(wi)+1 || len(val) != len(wv)+1 || idx[0] != -1 || val[0] != -1 {
+					t.Fatalf("width %d trial %d check %v: bad %d, %d indices, %d values; want bad %d, %d of each after the first",
+						width, trial, check, bad, len(idx), len(val), wb, len(wi))
+				}
+				for i := range wi {
+					if idx[i+1] != wi[i] || math.Float64bits(val[i+1]) != math.Float64bits(wv[i]) {
+						t.Fatalf("width %d trial %d check %v: entry %d is (%d, %v), want (%d, %v)", width, trial, check, i, idx[i+1], val[i+1], wi[i], wv[i])
+					}
+				}
+			}
+		}
+	}
+}
