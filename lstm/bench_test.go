@@ -3,6 +3,7 @@ package lstm
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -160,6 +161,30 @@ func BenchmarkKernels(b *testing.B) {
 	b.Run("sigmoid32", func(b *testing.B) {
 		run(b, float64(len(x32)), "elem/cpu-ns", func() { copy(x32, src32); k32.sigmoid(x32) })
 	})
+	// The cell of a 32-sample shard: five activations per hidden unit.
+	g64, cp64 := randSlice(rnd, R*4*benchH), randSlice(rnd, R*benchH)
+	c64, tc64, h64 := make([]float64, R*benchH), make([]float64, R*benchH), make([]float64, R*benchH)
+	g32, cp32 := to32(g64), to32(cp64)
+	c32, tc32, h32 := make([]float32, R*benchH), make([]float32, R*benchH), make([]float32, R*benchH)
+	gw64, gw32 := slices.Clone(g64), slices.Clone(g32)
+	unfused64, unfused32 := *k64, *k32
+	unfused64.cell, unfused32.cell = nil, nil
+	for _, k := range []struct {
+		name string
+		k    *kernels[float64]
+	}{{"cell64", k64}, {"cell64-unfused", &unfused64}} {
+		b.Run(k.name, func(b *testing.B) {
+			run(b, 5*R*benchH, "act/cpu-ns", func() { copy(gw64, g64); cells(k.k, benchH, R, gw64, cp64, c64, tc64, h64) })
+		})
+	}
+	for _, k := range []struct {
+		name string
+		k    *kernels[float32]
+	}{{"cell32", k32}, {"cell32-unfused", &unfused32}} {
+		b.Run(k.name, func(b *testing.B) {
+			run(b, 5*R*benchH, "act/cpu-ns", func() { copy(gw32, g32); cells(k.k, benchH, R, gw32, cp32, c32, tc32, h32) })
+		})
+	}
 	b.Run("pack", func(b *testing.B) {
 		d := benchData(rnd, benchBatch)
 		run(b, benchBatch*benchM*benchJ*benchE, "values/cpu-ns", func() {

@@ -35,6 +35,10 @@ type kernels[T float] struct {
 	// row adds one row of c times columns [0, 32) of w into d; nil where
 	// there is none.
 	row func(n int, c *T, cStep int, w *T, wStride int, d *T)
+	// cell is cellForward on rows rows at once (see cells), for H a
+	// multiple of cellLanes; nil where there is no assembly.
+	cell      func(hid, rows int, gate, cp, c, tc, h *T)
+	cellLanes int
 }
 
 // kernelsFor returns the kernels of precision T on this machine.
@@ -45,12 +49,14 @@ func kernelsFor[T float]() *kernels[T] {
 		k64 := &kernels[float64]{axpy: vmath.Axpy, sigmoid: vmath.Sigmoid, tanh: vmath.Tanh}
 		if useFMA {
 			k64.block, k64.width, k64.row = kern4x8, 8, kern1x32
+			k64.cell, k64.cellLanes = cell64, 4
 		}
 		k = k64
 	case float32:
 		k32 := &kernels[float32]{axpy: axpy32, sigmoid: sigmoid32, tanh: tanh32}
 		if useFMA {
 			k32.block, k32.width = kern4x16s, 16
+			k32.cell, k32.cellLanes = cell32, 8
 		}
 		k = k32
 	}

@@ -28,3 +28,9 @@ func vtanh32(x []float32)
 
 //go:noescape
 func nonZero16(x []float64, idx []int32) int
+
+//go:noescape
+func cell64(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float64, h *float64)
+
+//go:noescape
+func cell32(hid int, rows int, gate *float32, cp *float32, c *float32, tc *float32, h *float32)

@@ -26,3 +26,11 @@ func vsigmoid32(x []float32) { panic("lstm: no assembly kernel on this platform"
 func vtanh32(x []float32) { panic("lstm: no assembly kernel on this platform") }
 
 func nonZero16(x []float64, idx []int32) int { panic("lstm: no assembly kernel on this platform") }
+
+func cell64(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float64, h *float64) {
+	panic("lstm: no assembly kernel on this platform")
+}
+
+func cell32(hid int, rows int, gate *float32, cp *float32, c *float32, tc *float32, h *float32) {
+	panic("lstm: no assembly kernel on this platform")
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -166,6 +167,83 @@ func TestAppendNonZero(t *testing.T) {
 				for i := range wi {
 					if idx[i+1] != wi[i] || math.Float64bits(val[i+1]) != math.Float64bits(wv[i]) {
 						t.Fatalf("width %d trial %d check %v: entry %d is (%d, %v), want (%d, %v)", width, trial, check, i, idx[i+1], val[i+1], wi[i], wv[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCellsSameBits checks that the fused cell kernels give the bits of
+// cellForward run row by row: pre-activations from small to past the
+// exponential's clamp, NaN and ±Inf, with and without a previous cell
+// state, and with the previous state in the same memory as the new one, as
+// inference runs it.
+func TestCellsSameBits(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(8, 8))
+	value := func() float64 {
+		switch rnd.IntN(20) {
+		case 0:
+			return math.NaN()
+		case 1:
+			return math.Inf(1 - 2*rnd.IntN(2))
+		case 2:
+			return 800 * (2*rnd.Float64() - 1)
+		case 3:
+			return 0
+		}
+		return 6 * rnd.NormFloat64()
+	}
+	t.Run("float64", func(t *testing.T) { checkCells(t, kernelsFor[float64](), value) })
+	t.Run("float32", func(t *testing.T) { checkCells(t, kernelsFor[float32](), value) })
+}
+
+func checkCells[T float](t *testing.T, k *kernels[T], value func() float64) {
+	if k.cell == nil {
+		t.Skip("no fused cell kernel on this machine")
+	}
+	bits := func(x []T) []uint64 {
+		out := make([]uint64, len(x))
+		for i, v := range x {
+			out[i] = math.Float64bits(float64(v))
+		}
+		return out
+	}
+	fill := func(n int) []T {
+		x := make([]T, n)
+		for i := range x {
+			x[i] = T(value())
+		}
+		return x
+	}
+	for _, H := range []int{k.cellLanes, 2 * k.cellLanes, 64, 5 * k.cellLanes} {
+		for _, rows := range []int{1, 3, 32} {
+			for _, prev := range []string{"none", "separate", "in-place"} {
+				G := fill(rows * 4 * H)
+				var cp []T
+				if prev != "none" {
+					cp = fill(rows * H)
+				}
+				wantG, wantC, wantTC, wantH := slices.Clone(G), make([]T, rows*H), make([]T, rows*H), make([]T, rows*H)
+				for b := range rows {
+					var cpb []T
+					if cp != nil {
+						cpb = cp[b*H : (b+1)*H]
+					}
+					cellForward(k, wantG[b*4*H:(b+1)*4*H], cpb, wantC[b*H:(b+1)*H], wantTC[b*H:(b+1)*H], wantH[b*H:(b+1)*H])
+				}
+				c, tc, h := make([]T, rows*H), make([]T, rows*H), make([]T, rows*H)
+				if prev == "in-place" {
+					copy(c, cp)
+					cp = c
+				}
+				cells(k, H, rows, G, cp, c, tc, h)
+				for _, x := range []struct {
+					name      string
+					got, want []T
+				}{{"gates", G, wantG}, {"c", c, wantC}, {"tanh(c)", tc, wantTC}, {"h", h, wantH}} {
+					if !slices.Equal(bits(x.got), bits(x.want)) {
+						t.Errorf("H=%d rows=%d previous %s: %s differ from cellForward's", H, rows, prev, x.name)
 					}
 				}
 			}

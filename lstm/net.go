@@ -171,19 +171,40 @@ func (n *net[T]) forward(a *acts[T], r0 int, d *packed, samples []int, out []flo
 				gemm(n.k, B, H4, H, at(a.h, l, t-1, H), H, 1, lp.whh, H4, G, H4)
 				cp = at(a.c, l, t-1, H)
 			}
-			c, tc, h := at(a.c, l, t, H), at(a.tc, l, t, H), at(a.h, l, t, H)
-			for b := range B {
-				var cpb []T
-				if cp != nil {
-					cpb = cp[b*H : (b+1)*H]
-				}
-				cellForward(n.k, G[b*H4:(b+1)*H4], cpb, c[b*H:(b+1)*H], tc[b*H:(b+1)*H], h[b*H:(b+1)*H])
-			}
+			cells(n.k, H, B, G, cp, at(a.c, l, t, H), at(a.tc, l, t, H), at(a.h, l, t, H))
 		}
 	}
 	last := at(a.h, L-1, d.T-1, H)
 	for b := range B {
 		out[b] = n.head(last[b*H : (b+1)*H])
+	}
+}
+
+// cells runs cellForward on rows rows of G (4H a row) and of cp (nil for
+// zero), c, tc and h (H a row), in one assembly call where the kernels have
+// a fused cell for this H, which computes the same bits.
+func cells[T float](k *kernels[T], H, rows int, G, cp, c, tc, h []T) {
+	if rows == 0 {
+		return
+	}
+	if k.cell != nil && H%k.cellLanes == 0 {
+		if len(G) < rows*4*H || len(c) < rows*H || len(tc) < rows*H || len(h) < rows*H || cp != nil && len(cp) < rows*H {
+			panic("lstm: kernel operand out of range")
+		}
+		var cpp *T
+		if cp != nil {
+			cpp = &cp[0]
+		}
+		k.cell(H, rows, &G[0], cpp, &c[0], &tc[0], &h[0])
+		return
+	}
+	H4 := 4 * H
+	for b := range rows {
+		var cpb []T
+		if cp != nil {
+			cpb = cp[b*H : (b+1)*H]
+		}
+		cellForward(k, G[b*H4:(b+1)*H4], cpb, c[b*H:(b+1)*H], tc[b*H:(b+1)*H], h[b*H:(b+1)*H])
 	}
 }
 
