@@ -149,12 +149,37 @@ func BenchmarkKernels(b *testing.B) {
 			b.ReportMetric(perOp*float64(b.N)/float64((cpu1-cpu0).Nanoseconds()), unit)
 		}
 	}
-	b.Run("gemm64", func(b *testing.B) {
-		run(b, R*K*C, "FMA/cpu-ns", func() { gemm(k64, R, C, K, a64, K, 1, w64, C, d64, C) })
-	})
-	b.Run("gemm32", func(b *testing.B) {
-		run(b, R*K*C, "FMA/cpu-ns", func() { gemm(k32, R, C, K, a32, K, 1, w32, C, d32, C) })
-	})
+	// The three shapes of the passes: the forward product of a shard
+	// (h·W), the backward one (dA·Wᵀ) and the weight gradient (hᵀ·dA, a
+	// task of gradCols columns over a whole batch, c read by columns).
+	B := benchBatch
+	g64 := randSlice(rnd, B*C)
+	hb64 := randSlice(rnd, B*K)
+	g32, hb32 := to32(g64), to32(hb64)
+	dx64, dx32 := make([]float64, R*K), make([]float32, R*K)
+	dw64, dw32 := make([]float64, K*C), make([]float32, K*C)
+	for _, v := range gemmVariants(k64) {
+		b.Run("gemm64"+v.name, func(b *testing.B) {
+			run(b, R*K*C, "FMA/cpu-ns", func() { gemm(v.k, R, C, K, a64, K, 1, w64, C, d64, C) })
+		})
+		b.Run("gemm64-dx"+v.name, func(b *testing.B) {
+			run(b, R*K*C, "FMA/cpu-ns", func() { gemm(v.k, R, K, C, g64, C, 1, w64, K, dx64, K) })
+		})
+		b.Run("gemm64-dw"+v.name, func(b *testing.B) {
+			run(b, float64(K*gradCols*B), "FMA/cpu-ns", func() { gemm(v.k, K, gradCols, B, hb64, 1, K, g64, C, dw64, C) })
+		})
+	}
+	for _, v := range gemmVariants(k32) {
+		b.Run("gemm32"+v.name, func(b *testing.B) {
+			run(b, R*K*C, "FMA/cpu-ns", func() { gemm(v.k, R, C, K, a32, K, 1, w32, C, d32, C) })
+		})
+		b.Run("gemm32-dx"+v.name, func(b *testing.B) {
+			run(b, R*K*C, "FMA/cpu-ns", func() { gemm(v.k, R, K, C, g32, C, 1, w32, K, dx32, K) })
+		})
+		b.Run("gemm32-dw"+v.name, func(b *testing.B) {
+			run(b, float64(K*gradCols*B), "FMA/cpu-ns", func() { gemm(v.k, K, gradCols, B, hb32, 1, K, g32, C, dw32, C) })
+		})
+	}
 	b.Run("sigmoid64", func(b *testing.B) {
 		run(b, float64(len(x64)), "elem/cpu-ns", func() { copy(x64, src); k64.sigmoid(x64) })
 	})
@@ -193,4 +218,21 @@ func BenchmarkKernels(b *testing.B) {
 			}
 		})
 	})
+}
+
+type gemmVariant[T float] struct {
+	name string
+	k    *kernels[T]
+}
+
+// gemmVariants returns k and, where it has AVX-512 blocks, k with only
+// the AVX2 ones ("-avx2").
+func gemmVariants[T float](k *kernels[T]) []gemmVariant[T] {
+	out := []gemmVariant[T]{{"", k}}
+	if k.wide != nil {
+		k2 := *k
+		k2.wide = nil
+		out = append(out, gemmVariant[T]{"-avx2", &k2})
+	}
+	return out
 }

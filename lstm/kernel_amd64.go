@@ -8,6 +8,11 @@ import "golang.org/x/sys/cpu"
 // start-up from the CPU's features and never changes.
 var useFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// useAVX512 reports whether the AVX-512 kernels may run as well. They
+// compute the same bits as the AVX2 ones. Fixed at start-up like useFMA;
+// GODEBUG=cpu.avx512f=off turns them off.
+var useAVX512 = useFMA && cpu.X86.HasAVX512F
+
 //go:noescape
 func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d *float64, dStride int)
 
@@ -34,3 +39,9 @@ func cell64(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float
 
 //go:noescape
 func cell32(hid int, rows int, gate *float32, cp *float32, c *float32, tc *float32, h *float32)
+
+//go:noescape
+func kern8x16(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d *float64, dStride int)
+
+//go:noescape
+func kern8x32s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int)

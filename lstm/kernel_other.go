@@ -5,6 +5,9 @@ package lstm
 // useFMA is false where no assembly kernels exist; the pure-Go loops run.
 const useFMA = false
 
+// useAVX512 is false for the same reason.
+const useAVX512 = false
+
 func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d *float64, dStride int) {
 	panic("lstm: no assembly kernel on this platform")
 }
@@ -32,5 +35,13 @@ func cell64(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float
 }
 
 func cell32(hid int, rows int, gate *float32, cp *float32, c *float32, tc *float32, h *float32) {
+	panic("lstm: no assembly kernel on this platform")
+}
+
+func kern8x16(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d *float64, dStride int) {
+	panic("lstm: no assembly kernel on this platform")
+}
+
+func kern8x32s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int) {
 	panic("lstm: no assembly kernel on this platform")
 }

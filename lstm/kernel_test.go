@@ -250,3 +250,48 @@ func checkCells[T float](t *testing.T, k *kernels[T], value func() float64) {
 		}
 	}
 }
+
+// TestGemmSameBits checks that the AVX-512 blocks give the bits of the AVX2
+// blocks and Go loops they replace, in both precisions, for products with
+// rows and columns left over at every level of the blocking.
+func TestGemmSameBits(t *testing.T) {
+	t.Run("float64", func(t *testing.T) { checkGemmSameBits(t, kernelsFor[float64]()) })
+	t.Run("float32", func(t *testing.T) { checkGemmSameBits(t, kernelsFor[float32]()) })
+}
+
+func checkGemmSameBits[T float](t *testing.T, k *kernels[T]) {
+	if k.wide == nil {
+		t.Skip("no AVX-512 blocks on this machine")
+	}
+	narrow := *k
+	narrow.wide = nil
+	rnd := rand.New(rand.NewPCG(9, 9))
+	for _, sz := range [][3]int{{8, 16, 5}, {8, 64, 64}, {32, 256, 64}, {13, 70, 9}, {20, 45, 33}, {64, 32, 256}, {7, 40, 3}} {
+		R, C, n := sz[0], sz[1], sz[2]
+		for _, layout := range []string{"rows", "cols"} {
+			cRow, cStep := n, 1
+			if layout == "cols" {
+				cRow, cStep = 1, R
+			}
+			c := to[T](randSlice(rnd, R*n))
+			w := to[T](randSlice(rnd, n*C))
+			d0 := to[T](randSlice(rnd, R*C))
+			want, got := slices.Clone(d0), slices.Clone(d0)
+			gemm(&narrow, R, C, n, c, cRow, cStep, w, C, want, C)
+			gemm(k, R, C, n, c, cRow, cStep, w, C, got, C)
+			for i := range want {
+				if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+					t.Fatalf("R=%d C=%d n=%d %s: element %d is %v, the AVX2 blocks give %v", R, C, n, layout, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func to[T float](x []float64) []T {
+	out := make([]T, len(x))
+	for i, v := range x {
+		out[i] = T(v)
+	}
+	return out
+}
