@@ -45,6 +45,9 @@ type kernels[T float] struct {
 	// multiple of cellLanes; nil where there is no assembly.
 	cell      func(hid, rows int, gate, cp, c, tc, h *T)
 	cellLanes int
+	// bwd is the Go loop of cellBackward on rows rows at once, for H a
+	// multiple of cellLanes; nil where there is no assembly.
+	bwd func(hid, rows int, gate, tc, u, dh, dc, cp *T, cpStride int)
 }
 
 // kernelsFor returns the kernels of precision T on this machine.
@@ -55,7 +58,7 @@ func kernelsFor[T float]() *kernels[T] {
 		k64 := &kernels[float64]{axpy: vmath.Axpy, sigmoid: vmath.Sigmoid, tanh: vmath.Tanh}
 		if useFMA {
 			k64.block, k64.width, k64.row = kern4x8, 8, kern1x32
-			k64.cell, k64.cellLanes = cell64, 4
+			k64.cell, k64.cellLanes, k64.bwd = cell64, 4, bwd64
 		}
 		if useAVX512 {
 			k64.wide, k64.wideRows, k64.wideWidth = kern8x16, 8, 16
@@ -65,7 +68,7 @@ func kernelsFor[T float]() *kernels[T] {
 		k32 := &kernels[float32]{axpy: axpy32, sigmoid: sigmoid32, tanh: tanh32}
 		if useFMA {
 			k32.block, k32.width = kern4x16s, 16
-			k32.cell, k32.cellLanes = cell32, 8
+			k32.cell, k32.cellLanes, k32.bwd = cell32, 8, bwd32
 		}
 		if useAVX512 {
 			k32.wide, k32.wideRows, k32.wideWidth = kern8x32s, 8, 32

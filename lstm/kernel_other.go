@@ -45,3 +45,11 @@ func kern8x16(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d
 func kern8x32s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int) {
 	panic("lstm: no assembly kernel on this platform")
 }
+
+func bwd64(hid int, rows int, gate *float64, tc *float64, u *float64, dh *float64, dc *float64, cp *float64, cpStride int) {
+	panic("lstm: no assembly kernel on this platform")
+}
+
+func bwd32(hid int, rows int, gate *float32, tc *float32, u *float32, dh *float32, dc *float32, cp *float32, cpStride int) {
+	panic("lstm: no assembly kernel on this platform")
+}

@@ -232,27 +232,7 @@ func (e *engine[T]) backward(d *packed, lo, hi int) {
 			if t > 0 {
 				cp = rows(a.c[l][t-1], H)
 			}
-			for b := range B {
-				gb := G[b*H4 : (b+1)*H4]
-				gi, gf, gg, gO := gb[:H], gb[H:2*H], gb[2*H:3*H], gb[3*H:4*H]
-				r := b * H
-				tcb, ub, dhb, dcb := tc[r:r+H], u[r:r+H], dhNext[r:r+H], dcNext[r:r+H]
-				cpb := zero[:H]
-				if cp != nil {
-					cpb = cp[r : r+H]
-				}
-				for j := range gi {
-					i, f, g, o := gi[j], gf[j], gg[j], gO[j]
-					tcv := tcb[j]
-					dh := ub[j] + dhb[j]
-					dc := dcb[j] + dh*o*(1-tcv*tcv)
-					gi[j] = dc * g * i * (1 - i)
-					gf[j] = dc * cpb[j] * f * (1 - f)
-					gg[j] = dc * i * (1 - g*g)
-					gO[j] = dh * tcv * o * (1 - o)
-					dcb[j] = dc * f
-				}
-			}
+			cellBackward(k, H, B, G, tc, u, dhNext, dcNext, cp, zero)
 			if l > 0 {
 				dn := rows(down[t], H)
 				clear(dn)
@@ -265,6 +245,51 @@ func (e *engine[T]) backward(d *packed, lo, hi int) {
 			}
 		}
 		up, down = down, up
+	}
+}
+
+// cellBackward turns the activated gates G of rows rows (4H a row) into
+// the gradients of their pre-activations, from tanh(c) tc, the gradient u
+// from above and dh, dc from the next step (H a row; dc is updated to the
+// gradient sent to the previous step) and the previous cell state cp (nil
+// at the first step: zero, a row of H zeros). The assembly kernels, where
+// H is a multiple of their vector width, compute the bits of the Go loop.
+func cellBackward[T float](k *kernels[T], H, rows int, G, tc, u, dh, dc, cp, zero []T) {
+	if rows == 0 {
+		return
+	}
+	H4 := 4 * H
+	if k.bwd != nil && H%k.cellLanes == 0 {
+		cpStride := H
+		if cp == nil {
+			cp, cpStride = zero, 0
+		}
+		if len(G) < rows*H4 || len(tc) < rows*H || len(u) < rows*H || len(dh) < rows*H || len(dc) < rows*H || len(cp) < (rows-1)*cpStride+H {
+			panic("lstm: kernel operand out of range")
+		}
+		k.bwd(H, rows, &G[0], &tc[0], &u[0], &dh[0], &dc[0], &cp[0], cpStride)
+		return
+	}
+	for b := range rows {
+		gb := G[b*H4 : (b+1)*H4]
+		gi, gf, gg, gO := gb[:H], gb[H:2*H], gb[2*H:3*H], gb[3*H:4*H]
+		r := b * H
+		tcb, ub, dhb, dcb := tc[r:r+H], u[r:r+H], dh[r:r+H], dc[r:r+H]
+		cpb := zero[:H]
+		if cp != nil {
+			cpb = cp[r : r+H]
+		}
+		for j := range gi {
+			i, f, g, o := gi[j], gf[j], gg[j], gO[j]
+			tcv := tcb[j]
+			dh := ub[j] + dhb[j]
+			dc := dcb[j] + dh*o*(1-tcv*tcv)
+			gi[j] = dc * g * i * (1 - i)
+			gf[j] = dc * cpb[j] * f * (1 - f)
+			gg[j] = dc * i * (1 - g*g)
+			gO[j] = dh * tcv * o * (1 - o)
+			dcb[j] = dc * f
+		}
 	}
 }
 
