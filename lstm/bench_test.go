@@ -210,6 +210,12 @@ func BenchmarkKernels(b *testing.B) {
 			run(b, 5*R*benchH, "act/cpu-ns", func() { copy(gw32, g32); cells(k.k, benchH, R, gw32, cp32, c32, tc32, h32) })
 		})
 	}
+	b.Run("adam", func(b *testing.B) {
+		// One Adam step over the published model's parameters.
+		n := Architecture{Inputs: benchJ * benchE, Hidden: benchH, Layers: benchL}.numParams()
+		w, g, mom, vel := randSlice(rnd, n), randSlice(rnd, n), randSlice(rnd, n), make([]float64, n)
+		run(b, float64(n), "params/cpu-ns", func() { adamUpdate(w, g, mom, vel, 1e-3, 0.5) })
+	})
 	b.Run("pack", func(b *testing.B) {
 		d := benchData(rnd, benchBatch)
 		run(b, benchBatch*benchM*benchJ*benchE, "values/cpu-ns", func() {

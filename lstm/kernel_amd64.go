@@ -51,3 +51,6 @@ func bwd64(hid int, rows int, gate *float64, tc *float64, u *float64, dh *float6
 
 //go:noescape
 func bwd32(hid int, rows int, gate *float32, tc *float32, u *float32, dh *float32, dc *float32, cp *float32, cpStride int)
+
+//go:noescape
+func adamAVX(w []float64, g []float64, mom []float64, vel []float64, k *[7]float64)

@@ -53,3 +53,7 @@ func bwd64(hid int, rows int, gate *float64, tc *float64, u *float64, dh *float6
 func bwd32(hid int, rows int, gate *float32, tc *float32, u *float32, dh *float32, dc *float32, cp *float32, cpStride int) {
 	panic("lstm: no assembly kernel on this platform")
 }
+
+func adamAVX(w []float64, g []float64, mom []float64, vel []float64, k *[7]float64) {
+	panic("lstm: no assembly kernel on this platform")
+}
