@@ -54,3 +54,9 @@ func bwd32(hid int, rows int, gate *float32, tc *float32, u *float32, dh *float3
 
 //go:noescape
 func adamAVX(w []float64, g []float64, mom []float64, vel []float64, k *[7]float64)
+
+//go:noescape
+func gather64(cols int, bias *float64, w *float64, wStride int, idx []int32, val []float64, d *float64)
+
+//go:noescape
+func gather32(cols int, bias *float32, w *float32, wStride int, idx []int32, val []float64, d *float32)

@@ -152,18 +152,12 @@ func (n *net[T]) forward(a *acts[T], r0 int, d *packed, samples []int, out []flo
 		for l := range n.lay {
 			lp := &n.lay[l]
 			G := at(a.gates, l, t, H4)
-			for b := range B {
-				copy(G[b*H4:(b+1)*H4], n.bias[l])
-			}
 			if l == 0 {
-				for b, s := range samples {
-					idx, val := d.row(s, t)
-					gb := G[b*H4 : (b+1)*H4]
-					for i, k := range idx {
-						n.k.axpy(T(val[i]), lp.wih[int(k)*H4:(int(k)+1)*H4], gb)
-					}
-				}
+				n.input(d, samples, t, lp, G)
 			} else {
+				for b := range B {
+					copy(G[b*H4:(b+1)*H4], n.bias[l])
+				}
 				gemm(n.k, B, H4, H, at(a.h, l-1, t, H), H, 1, lp.wih, H4, G, H4)
 			}
 			var cp []T
@@ -177,6 +171,34 @@ func (n *net[T]) forward(a *acts[T], r0 int, d *packed, samples []int, out []flo
 	last := at(a.h, L-1, d.T-1, H)
 	for b := range B {
 		out[b] = n.head(last[b*H : (b+1)*H])
+	}
+}
+
+// input sets the rows of G to the first layer's bias plus its input
+// product at step t of the samples: the weight rows of the non-zero inputs
+// gathered, one axpy each, in order. k.gather does the same in one
+// assembly call per row where 4H is a multiple of k.gatherCols.
+func (n *net[T]) input(d *packed, samples []int, t int, lp *layerOf[T], G []T) {
+	H4 := 4 * n.H
+	if k := n.k; k.gather != nil && H4%k.gatherCols == 0 {
+		// pack keeps every index below d.I; the kernel reads weight rows
+		// without bounds checks.
+		if d.I != lp.in || len(lp.wih) < d.I*H4 || len(G) < len(samples)*H4 {
+			panic("lstm: kernel operand out of range")
+		}
+		for b, s := range samples {
+			idx, val := d.row(s, t)
+			k.gather(H4, &n.bias[0][0], &lp.wih[0], H4, idx, val, &G[b*H4])
+		}
+		return
+	}
+	for b, s := range samples {
+		gb := G[b*H4 : (b+1)*H4]
+		copy(gb, n.bias[0])
+		idx, val := d.row(s, t)
+		for i, k := range idx {
+			n.k.axpy(T(val[i]), lp.wih[int(k)*H4:(int(k)+1)*H4], gb)
+		}
 	}
 }
 
