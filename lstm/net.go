@@ -1,6 +1,7 @@
 package lstm
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/crosscluster/crosscluster/internal/par"
@@ -274,6 +275,57 @@ func shards(n, bs int) [][2]int {
 		}
 	}
 	return out
+}
+
+// predict writes P(release) of every sequence of X (samples × steps ×
+// inputs, all of the same length) to out, in batches of bs samples cut in
+// shards as probabilities cuts them, on every core. Each shard is validated
+// and packed by the worker that then runs it forward: reading the dense
+// input is bound by memory bandwidth, which one core's scan nearly
+// saturates, so the scans are spread over the pass instead of running on
+// both cores at once before it. The error is the one of the first bad
+// sample, as pack reports it; out is then incomplete.
+func (n *net[T]) predict(X [][][]float64, inputs int, newestFirst bool, bs int, out []float64) error {
+	if len(X) == 0 {
+		return ErrEmpty
+	}
+	steps := len(X[0])
+	if steps == 0 {
+		return fmt.Errorf("sample 0 has no steps: %w", ErrEmpty)
+	}
+	sh := shards(len(X), bs)
+	nw := par.Workers(len(sh), 0)
+	type scratch struct {
+		ch      packedChunk
+		a       *acts[T]
+		samples []int
+	}
+	ws := make([]scratch, nw)
+	errs := make([]error, len(sh))
+	par.For(len(sh), nw, func(w, k int) {
+		s := &ws[w]
+		lo, hi := sh[k][0], sh[k][1]
+		if s.ch.pack(Data{X: X}, lo, hi, steps, inputs, newestFirst); s.ch.err != nil {
+			errs[k] = s.ch.err
+			return
+		}
+		if s.a == nil {
+			rows := min(shardRows, len(X))
+			s.a = newActs[T](len(n.lay), n.H, rows, 1, false)
+			s.samples = make([]int, rows)
+		}
+		samples := s.samples[:hi-lo]
+		for i := range samples {
+			samples[i] = i
+		}
+		n.forward(s.a, 0, &s.ch.view, samples, out[lo:hi])
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // probabilities writes P(release) of every sample of d to out, running
