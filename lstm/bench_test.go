@@ -127,7 +127,7 @@ func cpuTime() (time.Duration, bool) { return cputime.Self() }
 
 // BenchmarkKernels measures the building blocks of the passes on one core
 // in multiply-adds (gemm) or elements (activations) per CPU-nanosecond: the
-// recurrent product of a 32-sample shard at the published sizes, and the
+// recurrent product of a shard at the published sizes, and the
 // gate activations. They show how close the passes run to the FMA units'
 // peak (docs/heldjobs.md).
 func BenchmarkKernels(b *testing.B) {
@@ -186,7 +186,7 @@ func BenchmarkKernels(b *testing.B) {
 	b.Run("sigmoid32", func(b *testing.B) {
 		run(b, float64(len(x32)), "elem/cpu-ns", func() { copy(x32, src32); k32.sigmoid(x32) })
 	})
-	// The cell of a 32-sample shard: five activations per hidden unit.
+	// The cell of a shard: five activations per hidden unit.
 	g64, cp64 := randSlice(rnd, R*4*benchH), randSlice(rnd, R*benchH)
 	c64, tc64, h64 := make([]float64, R*benchH), make([]float64, R*benchH), make([]float64, R*benchH)
 	g32, cp32 := to32(g64), to32(cp64)
