@@ -192,22 +192,14 @@ func BenchmarkKernels(b *testing.B) {
 	g32, cp32 := to32(g64), to32(cp64)
 	c32, tc32, h32 := make([]float32, R*benchH), make([]float32, R*benchH), make([]float32, R*benchH)
 	gw64, gw32 := slices.Clone(g64), slices.Clone(g32)
-	unfused64, unfused32 := *k64, *k32
-	unfused64.cell, unfused32.cell = nil, nil
-	for _, k := range []struct {
-		name string
-		k    *kernels[float64]
-	}{{"cell64", k64}, {"cell64-unfused", &unfused64}} {
-		b.Run(k.name, func(b *testing.B) {
-			run(b, 5*R*benchH, "act/cpu-ns", func() { copy(gw64, g64); cells(k.k, benchH, R, gw64, cp64, c64, tc64, h64) })
+	for _, v := range cellVariants(k64) {
+		b.Run("cell64"+v.name, func(b *testing.B) {
+			run(b, 5*R*benchH, "act/cpu-ns", func() { copy(gw64, g64); cells(v.k, benchH, R, gw64, cp64, c64, tc64, h64) })
 		})
 	}
-	for _, k := range []struct {
-		name string
-		k    *kernels[float32]
-	}{{"cell32", k32}, {"cell32-unfused", &unfused32}} {
-		b.Run(k.name, func(b *testing.B) {
-			run(b, 5*R*benchH, "act/cpu-ns", func() { copy(gw32, g32); cells(k.k, benchH, R, gw32, cp32, c32, tc32, h32) })
+	for _, v := range cellVariants(k32) {
+		b.Run("cell32"+v.name, func(b *testing.B) {
+			run(b, 5*R*benchH, "act/cpu-ns", func() { copy(gw32, g32); cells(v.k, benchH, R, gw32, cp32, c32, tc32, h32) })
 		})
 	}
 	b.Run("adam", func(b *testing.B) {
@@ -239,6 +231,23 @@ func gemmVariants[T float](k *kernels[T]) []gemmVariant[T] {
 		k2 := *k
 		k2.wide = nil
 		out = append(out, gemmVariant[T]{"-avx2", &k2})
+	}
+	return out
+}
+
+// cellVariants returns k, k without its AVX-512 cell ("-avx2") and k
+// without any fused cell ("-vmath", cellForward's activations and loops).
+func cellVariants[T float](k *kernels[T]) []gemmVariant[T] {
+	out := []gemmVariant[T]{{"", k}}
+	if k.cellWide != nil {
+		k2 := *k
+		k2.cellWide = nil
+		out = append(out, gemmVariant[T]{"-avx2", &k2})
+	}
+	if k.cell != nil {
+		k3 := *k
+		k3.cell, k3.cellWide = nil, nil
+		out = append(out, gemmVariant[T]{"-vmath", &k3})
 	}
 	return out
 }

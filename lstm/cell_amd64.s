@@ -2,379 +2,414 @@
 
 #include "textflag.h"
 
-// The fused cell of the forward pass in float64 (cellForward): the four
-// gates' activations, the new cell state, its tanh and the hidden state of
-// several rows in one call. Every activation is computed exactly as
-// internal/vmath's Sigmoid and Tanh compute it on AVX2/FMA (the same
-// constants and the same operations in the same order: exp by Cody and
-// Waite's reduction and a degree-12 Taylor polynomial in Horner's form,
-// then one division), and the cell's products and sum as the Go loop
-// rounds them, so the results are bit for bit those of cellForward.
+// The fused cell of the forward pass (cellForward): the four gates'
+// activations, the new cell state, its tanh and the hidden state of several
+// rows in one call, in float64 (cell64, AVX2; cell64z, AVX-512) and float32
+// (cell32, cell32z). The AVX2 and AVX-512 kernels do the same operations in
+// the same order, so they give the same bits.
 //
-// What changes is the schedule. One exponential is a chain of about twenty
-// dependent operations; vmath's loops evaluate one vector at a time and the
-// out-of-order window holds only two or three such chains, so they wait on
-// latency. Here four vectors are evaluated side by side, their instructions
-// interleaved, which keeps the FMA pipes busy (BenchmarkKernels/cell64).
+// σ(x) = 1/(1+e^t) with t = −x and tanh(x) = (1−e^t)/(1+e^t) with t = −2x.
+// e^t = 2^k·e^r by Cody and Waite's reduction (k = round(t·log2 e),
+// r = t − k·ln2 with ln 2 in a high and a low part, |r| ≤ ln2/2), and e^r
+// by its [m/m] Padé approximant N(r)/D(r), D(r) = N(−r), m = 6 in float64
+// and 3 in float32, evaluated as N = E + r·O and D = E − r·O with E and O
+// the even and odd parts in s = r². Then
+//
+//	σ(x) = D / (D + 2^k·N),  tanh(x) = (D − 2^k·N) / (D + 2^k·N),
+//
+// one division each, as 1/(1+e^t) costs. The truncation error of the
+// approximant on |r| ≤ ln2/2 is below 2e-19 (m = 6) and 6e-9 (m = 3)
+// relative, far below an ulp; against the degree-12 (float64) and degree-7
+// (float32) Taylor polynomials of internal/vmath and vsigmoid32 it needs 7
+// and 4 multiply-adds instead of 12 and 7, and the scaling, the sum and the
+// division of the activation serve the approximant's quotient as well.
+// Arguments are clamped so that 2^k stays a normal number (|t| ≤ 708, or
+// 87 in float32); the clamps keep a NaN (MIN and MAX return their second
+// source when one is NaN). TestActivationAccuracy bounds the errors.
 
-DATA cellc<>+0(SB)/8, $0x3ff71547652b82fe
-DATA cellc<>+8(SB)/8, $0x3ff71547652b82fe
-DATA cellc<>+16(SB)/8, $0x3ff71547652b82fe
-DATA cellc<>+24(SB)/8, $0x3ff71547652b82fe
-DATA cellc<>+32(SB)/8, $0x3fe62e42fee00000
-DATA cellc<>+40(SB)/8, $0x3fe62e42fee00000
-DATA cellc<>+48(SB)/8, $0x3fe62e42fee00000
-DATA cellc<>+56(SB)/8, $0x3fe62e42fee00000
-DATA cellc<>+64(SB)/8, $0x3dea39ef35793c76
-DATA cellc<>+72(SB)/8, $0x3dea39ef35793c76
-DATA cellc<>+80(SB)/8, $0x3dea39ef35793c76
-DATA cellc<>+88(SB)/8, $0x3dea39ef35793c76
-DATA cellc<>+96(SB)/8, $0x4338000000000000
-DATA cellc<>+104(SB)/8, $0x4338000000000000
-DATA cellc<>+112(SB)/8, $0x4338000000000000
-DATA cellc<>+120(SB)/8, $0x4338000000000000
-DATA cellc<>+128(SB)/8, $0x4086200000000000
-DATA cellc<>+136(SB)/8, $0x4086200000000000
-DATA cellc<>+144(SB)/8, $0x4086200000000000
-DATA cellc<>+152(SB)/8, $0x4086200000000000
-DATA cellc<>+160(SB)/8, $0xc086200000000000
-DATA cellc<>+168(SB)/8, $0xc086200000000000
-DATA cellc<>+176(SB)/8, $0xc086200000000000
-DATA cellc<>+184(SB)/8, $0xc086200000000000
-DATA cellc<>+192(SB)/8, $0x3ff0000000000000
-DATA cellc<>+200(SB)/8, $0x3ff0000000000000
-DATA cellc<>+208(SB)/8, $0x3ff0000000000000
-DATA cellc<>+216(SB)/8, $0x3ff0000000000000
-DATA cellc<>+224(SB)/8, $0x4000000000000000
-DATA cellc<>+232(SB)/8, $0x4000000000000000
-DATA cellc<>+240(SB)/8, $0x4000000000000000
-DATA cellc<>+248(SB)/8, $0x4000000000000000
-DATA cellc<>+256(SB)/8, $0x00000000000003ff
-DATA cellc<>+264(SB)/8, $0x00000000000003ff
-DATA cellc<>+272(SB)/8, $0x00000000000003ff
-DATA cellc<>+280(SB)/8, $0x00000000000003ff
-DATA cellc<>+288(SB)/8, $0x3e21eed8eff8d898
-DATA cellc<>+296(SB)/8, $0x3e21eed8eff8d898
-DATA cellc<>+304(SB)/8, $0x3e21eed8eff8d898
-DATA cellc<>+312(SB)/8, $0x3e21eed8eff8d898
-DATA cellc<>+320(SB)/8, $0x3e5ae64567f544e4
-DATA cellc<>+328(SB)/8, $0x3e5ae64567f544e4
-DATA cellc<>+336(SB)/8, $0x3e5ae64567f544e4
-DATA cellc<>+344(SB)/8, $0x3e5ae64567f544e4
-DATA cellc<>+352(SB)/8, $0x3e927e4fb7789f5c
-DATA cellc<>+360(SB)/8, $0x3e927e4fb7789f5c
-DATA cellc<>+368(SB)/8, $0x3e927e4fb7789f5c
-DATA cellc<>+376(SB)/8, $0x3e927e4fb7789f5c
-DATA cellc<>+384(SB)/8, $0x3ec71de3a556c734
-DATA cellc<>+392(SB)/8, $0x3ec71de3a556c734
-DATA cellc<>+400(SB)/8, $0x3ec71de3a556c734
-DATA cellc<>+408(SB)/8, $0x3ec71de3a556c734
-DATA cellc<>+416(SB)/8, $0x3efa01a01a01a01a
-DATA cellc<>+424(SB)/8, $0x3efa01a01a01a01a
-DATA cellc<>+432(SB)/8, $0x3efa01a01a01a01a
-DATA cellc<>+440(SB)/8, $0x3efa01a01a01a01a
-DATA cellc<>+448(SB)/8, $0x3f2a01a01a01a01a
-DATA cellc<>+456(SB)/8, $0x3f2a01a01a01a01a
-DATA cellc<>+464(SB)/8, $0x3f2a01a01a01a01a
-DATA cellc<>+472(SB)/8, $0x3f2a01a01a01a01a
-DATA cellc<>+480(SB)/8, $0x3f56c16c16c16c17
-DATA cellc<>+488(SB)/8, $0x3f56c16c16c16c17
-DATA cellc<>+496(SB)/8, $0x3f56c16c16c16c17
-DATA cellc<>+504(SB)/8, $0x3f56c16c16c16c17
-DATA cellc<>+512(SB)/8, $0x3f81111111111111
-DATA cellc<>+520(SB)/8, $0x3f81111111111111
-DATA cellc<>+528(SB)/8, $0x3f81111111111111
-DATA cellc<>+536(SB)/8, $0x3f81111111111111
-DATA cellc<>+544(SB)/8, $0x3fa5555555555555
-DATA cellc<>+552(SB)/8, $0x3fa5555555555555
-DATA cellc<>+560(SB)/8, $0x3fa5555555555555
-DATA cellc<>+568(SB)/8, $0x3fa5555555555555
-DATA cellc<>+576(SB)/8, $0x3fc5555555555555
-DATA cellc<>+584(SB)/8, $0x3fc5555555555555
-DATA cellc<>+592(SB)/8, $0x3fc5555555555555
-DATA cellc<>+600(SB)/8, $0x3fc5555555555555
-DATA cellc<>+608(SB)/8, $0x3fe0000000000000
-DATA cellc<>+616(SB)/8, $0x3fe0000000000000
-DATA cellc<>+624(SB)/8, $0x3fe0000000000000
-DATA cellc<>+632(SB)/8, $0x3fe0000000000000
-GLOBL cellc<>(SB), RODATA|NOPTR, $640
-
-#define C_LOG2E cellc<>+0(SB)
-#define C_LN2HI cellc<>+32(SB)
-#define C_LN2LO cellc<>+64(SB)
-#define C_MAGIC cellc<>+96(SB)
-#define C_HI cellc<>+128(SB)
-#define C_LO cellc<>+160(SB)
-#define C_ONE cellc<>+192(SB)
-#define C_TWO cellc<>+224(SB)
-#define C_BIAS cellc<>+256(SB)
-#define C_C12 cellc<>+288(SB)
-#define C_C11 cellc<>+320(SB)
-#define C_C10 cellc<>+352(SB)
-#define C_C9 cellc<>+384(SB)
-#define C_C8 cellc<>+416(SB)
-#define C_C7 cellc<>+448(SB)
-#define C_C6 cellc<>+480(SB)
-#define C_C5 cellc<>+512(SB)
-#define C_C4 cellc<>+544(SB)
-#define C_C3 cellc<>+576(SB)
-#define C_C2 cellc<>+608(SB)
-
-// OPE4 sets Y2, Y5, Y8, Y11 = 1 + exp(Y0, Y3, Y6, Y9), each argument first
-// clamped to [Y13, Y14] = [−708, 708] (a NaN stays NaN: MINPD and MAXPD
-// return their second source when one is NaN); Y1, Y4, Y7 and Y10 are
-// scratch and the arguments are overwritten. The four evaluations'
-// instructions alternate.
-#define OPE4 \
-	VMINPD       Y0, Y14, Y0 \
-	VMINPD       Y3, Y14, Y3 \
-	VMINPD       Y6, Y14, Y6 \
-	VMINPD       Y9, Y14, Y9 \
-	VMAXPD       Y0, Y13, Y0 \
-	VMAXPD       Y3, Y13, Y3 \
-	VMAXPD       Y6, Y13, Y6 \
-	VMAXPD       Y9, Y13, Y9 \
-	VMULPD       C_LOG2E, Y0, Y1 \
-	VMULPD       C_LOG2E, Y3, Y4 \
-	VMULPD       C_LOG2E, Y6, Y7 \
-	VMULPD       C_LOG2E, Y9, Y10 \
-	VROUNDPD     $0, Y1, Y1 \
-	VROUNDPD     $0, Y4, Y4 \
-	VROUNDPD     $0, Y7, Y7 \
-	VROUNDPD     $0, Y10, Y10 \
-	VFNMADD231PD C_LN2HI, Y1, Y0 \
-	VFNMADD231PD C_LN2HI, Y4, Y3 \
-	VFNMADD231PD C_LN2HI, Y7, Y6 \
-	VFNMADD231PD C_LN2HI, Y10, Y9 \
-	VFNMADD231PD C_LN2LO, Y1, Y0 \
-	VFNMADD231PD C_LN2LO, Y4, Y3 \
-	VFNMADD231PD C_LN2LO, Y7, Y6 \
-	VFNMADD231PD C_LN2LO, Y10, Y9 \
-	VMOVUPD      C_C12, Y2 \
-	VMOVUPD      C_C12, Y5 \
-	VMOVUPD      C_C12, Y8 \
-	VMOVUPD      C_C12, Y11 \
-	VFMADD213PD  C_C11, Y0, Y2 \
-	VFMADD213PD  C_C11, Y3, Y5 \
-	VFMADD213PD  C_C11, Y6, Y8 \
-	VFMADD213PD  C_C11, Y9, Y11 \
-	VFMADD213PD  C_C10, Y0, Y2 \
-	VFMADD213PD  C_C10, Y3, Y5 \
-	VFMADD213PD  C_C10, Y6, Y8 \
-	VFMADD213PD  C_C10, Y9, Y11 \
-	VFMADD213PD  C_C9, Y0, Y2 \
-	VFMADD213PD  C_C9, Y3, Y5 \
-	VFMADD213PD  C_C9, Y6, Y8 \
-	VFMADD213PD  C_C9, Y9, Y11 \
-	VFMADD213PD  C_C8, Y0, Y2 \
-	VFMADD213PD  C_C8, Y3, Y5 \
-	VFMADD213PD  C_C8, Y6, Y8 \
-	VFMADD213PD  C_C8, Y9, Y11 \
-	VFMADD213PD  C_C7, Y0, Y2 \
-	VFMADD213PD  C_C7, Y3, Y5 \
-	VFMADD213PD  C_C7, Y6, Y8 \
-	VFMADD213PD  C_C7, Y9, Y11 \
-	VFMADD213PD  C_C6, Y0, Y2 \
-	VFMADD213PD  C_C6, Y3, Y5 \
-	VFMADD213PD  C_C6, Y6, Y8 \
-	VFMADD213PD  C_C6, Y9, Y11 \
-	VFMADD213PD  C_C5, Y0, Y2 \
-	VFMADD213PD  C_C5, Y3, Y5 \
-	VFMADD213PD  C_C5, Y6, Y8 \
-	VFMADD213PD  C_C5, Y9, Y11 \
-	VFMADD213PD  C_C4, Y0, Y2 \
-	VFMADD213PD  C_C4, Y3, Y5 \
-	VFMADD213PD  C_C4, Y6, Y8 \
-	VFMADD213PD  C_C4, Y9, Y11 \
-	VFMADD213PD  C_C3, Y0, Y2 \
-	VFMADD213PD  C_C3, Y3, Y5 \
-	VFMADD213PD  C_C3, Y6, Y8 \
-	VFMADD213PD  C_C3, Y9, Y11 \
-	VFMADD213PD  C_C2, Y0, Y2 \
-	VFMADD213PD  C_C2, Y3, Y5 \
-	VFMADD213PD  C_C2, Y6, Y8 \
-	VFMADD213PD  C_C2, Y9, Y11 \
-	VFMADD213PD  C_ONE, Y0, Y2 \
-	VFMADD213PD  C_ONE, Y3, Y5 \
-	VFMADD213PD  C_ONE, Y6, Y8 \
-	VFMADD213PD  C_ONE, Y9, Y11 \
-	VFMADD213PD  C_ONE, Y0, Y2 \
-	VFMADD213PD  C_ONE, Y3, Y5 \
-	VFMADD213PD  C_ONE, Y6, Y8 \
-	VFMADD213PD  C_ONE, Y9, Y11 \
-	VADDPD       C_MAGIC, Y1, Y1 \
-	VADDPD       C_MAGIC, Y4, Y4 \
-	VADDPD       C_MAGIC, Y7, Y7 \
-	VADDPD       C_MAGIC, Y10, Y10 \
-	VPADDQ       C_BIAS, Y1, Y1 \
-	VPADDQ       C_BIAS, Y4, Y4 \
-	VPADDQ       C_BIAS, Y7, Y7 \
-	VPADDQ       C_BIAS, Y10, Y10 \
-	VPSLLQ       $52, Y1, Y1 \
-	VPSLLQ       $52, Y4, Y4 \
-	VPSLLQ       $52, Y7, Y7 \
-	VPSLLQ       $52, Y10, Y10 \
-	VMULPD       Y1, Y2, Y2 \
-	VMULPD       Y4, Y5, Y5 \
-	VMULPD       Y7, Y8, Y8 \
-	VMULPD       Y10, Y11, Y11 \
-	VADDPD       C_ONE, Y2, Y2 \
-	VADDPD       C_ONE, Y5, Y5 \
-	VADDPD       C_ONE, Y8, Y8 \
-	VADDPD       C_ONE, Y11, Y11
-
-// OPE1 is OPE4 for Y0 alone: Y2 = 1 + exp(Y0).
-#define OPE1 \
-	VMINPD       Y0, Y14, Y0 \
-	VMAXPD       Y0, Y13, Y0 \
-	VMULPD       C_LOG2E, Y0, Y1 \
-	VROUNDPD     $0, Y1, Y1 \
-	VFNMADD231PD C_LN2HI, Y1, Y0 \
-	VFNMADD231PD C_LN2LO, Y1, Y0 \
-	VMOVUPD      C_C12, Y2 \
-	VFMADD213PD  C_C11, Y0, Y2 \
-	VFMADD213PD  C_C10, Y0, Y2 \
-	VFMADD213PD  C_C9, Y0, Y2 \
-	VFMADD213PD  C_C8, Y0, Y2 \
-	VFMADD213PD  C_C7, Y0, Y2 \
-	VFMADD213PD  C_C6, Y0, Y2 \
-	VFMADD213PD  C_C5, Y0, Y2 \
-	VFMADD213PD  C_C4, Y0, Y2 \
-	VFMADD213PD  C_C3, Y0, Y2 \
-	VFMADD213PD  C_C2, Y0, Y2 \
-	VFMADD213PD  C_ONE, Y0, Y2 \
-	VFMADD213PD  C_ONE, Y0, Y2 \
-	VADDPD       C_MAGIC, Y1, Y1 \
-	VPADDQ       C_BIAS, Y1, Y1 \
-	VPSLLQ       $52, Y1, Y1 \
-	VMULPD       Y1, Y2, Y2 \
-	VADDPD       C_ONE, Y2, Y2
-
-// SIGRUN sets x = σ(x) = 1/(1+exp(0−x)) over BX bytes at AX (a multiple of
-// 32), four vectors at a time and then one; it advances AX and clears BX.
-// Y15 must be zero and Y13, Y14 the clamps.
-#define SIGRUN(LFOUR, LONE, LDONE) \
-	VMOVUPD C_ONE, Y12 \
-	CMPQ    BX, $128 \
-	JB      LONE \
-LFOUR: \
-	VMOVUPD 0(AX), Y0 \
-	VMOVUPD 32(AX), Y3 \
-	VMOVUPD 64(AX), Y6 \
-	VMOVUPD 96(AX), Y9 \
-	VSUBPD  Y0, Y15, Y0 \
-	VSUBPD  Y3, Y15, Y3 \
-	VSUBPD  Y6, Y15, Y6 \
-	VSUBPD  Y9, Y15, Y9 \
-	OPE4 \
-	VDIVPD  Y2, Y12, Y2 \
-	VDIVPD  Y5, Y12, Y5 \
-	VDIVPD  Y8, Y12, Y8 \
-	VDIVPD  Y11, Y12, Y11 \
-	VMOVUPD Y2, 0(AX) \
-	VMOVUPD Y5, 32(AX) \
-	VMOVUPD Y8, 64(AX) \
-	VMOVUPD Y11, 96(AX) \
-	ADDQ    $128, AX \
-	SUBQ    $128, BX \
-	CMPQ    BX, $128 \
-	JAE     LFOUR \
-LONE: \
-	TESTQ   BX, BX \
-	JZ      LDONE \
-	VMOVUPD (AX), Y0 \
-	VSUBPD  Y0, Y15, Y0 \
-	OPE1 \
-	VDIVPD  Y2, Y12, Y2 \
-	VMOVUPD Y2, (AX) \
-	ADDQ    $32, AX \
-	SUBQ    $32, BX \
-	JMP     LONE \
-LDONE:
-
-// TANHRUN is SIGRUN for x = tanh(x) = 2/(1+exp(0−(x+x))) − 1.
-#define TANHRUN(LFOUR, LONE, LDONE) \
-	VMOVUPD C_TWO, Y12 \
-	CMPQ    BX, $128 \
-	JB      LONE \
-LFOUR: \
-	VMOVUPD 0(AX), Y0 \
-	VMOVUPD 32(AX), Y3 \
-	VMOVUPD 64(AX), Y6 \
-	VMOVUPD 96(AX), Y9 \
-	VADDPD  Y0, Y0, Y0 \
-	VSUBPD  Y0, Y15, Y0 \
-	VADDPD  Y3, Y3, Y3 \
-	VSUBPD  Y3, Y15, Y3 \
-	VADDPD  Y6, Y6, Y6 \
-	VSUBPD  Y6, Y15, Y6 \
-	VADDPD  Y9, Y9, Y9 \
-	VSUBPD  Y9, Y15, Y9 \
-	OPE4 \
-	VDIVPD  Y2, Y12, Y2 \
-	VSUBPD  C_ONE, Y2, Y2 \
-	VDIVPD  Y5, Y12, Y5 \
-	VSUBPD  C_ONE, Y5, Y5 \
-	VDIVPD  Y8, Y12, Y8 \
-	VSUBPD  C_ONE, Y8, Y8 \
-	VDIVPD  Y11, Y12, Y11 \
-	VSUBPD  C_ONE, Y11, Y11 \
-	VMOVUPD Y2, 0(AX) \
-	VMOVUPD Y5, 32(AX) \
-	VMOVUPD Y8, 64(AX) \
-	VMOVUPD Y11, 96(AX) \
-	ADDQ    $128, AX \
-	SUBQ    $128, BX \
-	CMPQ    BX, $128 \
-	JAE     LFOUR \
-LONE: \
-	TESTQ   BX, BX \
-	JZ      LDONE \
-	VMOVUPD (AX), Y0 \
-	VADDPD  Y0, Y0, Y0 \
-	VSUBPD  Y0, Y15, Y0 \
-	OPE1 \
-	VDIVPD  Y2, Y12, Y2 \
-	VSUBPD  C_ONE, Y2, Y2 \
-	VMOVUPD Y2, (AX) \
-	ADDQ    $32, AX \
-	SUBQ    $32, BX \
-	JMP     LONE \
-LDONE:
+DATA cyd<>+0(SB)/8, $0xbff71547652b82fe
+DATA cyd<>+8(SB)/8, $0xbff71547652b82fe
+DATA cyd<>+16(SB)/8, $0xbff71547652b82fe
+DATA cyd<>+24(SB)/8, $0xbff71547652b82fe
+DATA cyd<>+32(SB)/8, $0xc0071547652b82fe
+DATA cyd<>+40(SB)/8, $0xc0071547652b82fe
+DATA cyd<>+48(SB)/8, $0xc0071547652b82fe
+DATA cyd<>+56(SB)/8, $0xc0071547652b82fe
+DATA cyd<>+64(SB)/8, $0x3fe62e42fee00000
+DATA cyd<>+72(SB)/8, $0x3fe62e42fee00000
+DATA cyd<>+80(SB)/8, $0x3fe62e42fee00000
+DATA cyd<>+88(SB)/8, $0x3fe62e42fee00000
+DATA cyd<>+96(SB)/8, $0x3dea39ef35793c76
+DATA cyd<>+104(SB)/8, $0x3dea39ef35793c76
+DATA cyd<>+112(SB)/8, $0x3dea39ef35793c76
+DATA cyd<>+120(SB)/8, $0x3dea39ef35793c76
+DATA cyd<>+128(SB)/8, $0x4338000000000000
+DATA cyd<>+136(SB)/8, $0x4338000000000000
+DATA cyd<>+144(SB)/8, $0x4338000000000000
+DATA cyd<>+152(SB)/8, $0x4338000000000000
+DATA cyd<>+160(SB)/8, $0x00000000000003ff
+DATA cyd<>+168(SB)/8, $0x00000000000003ff
+DATA cyd<>+176(SB)/8, $0x00000000000003ff
+DATA cyd<>+184(SB)/8, $0x00000000000003ff
+DATA cyd<>+192(SB)/8, $0x4086200000000000
+DATA cyd<>+200(SB)/8, $0x4086200000000000
+DATA cyd<>+208(SB)/8, $0x4086200000000000
+DATA cyd<>+216(SB)/8, $0x4086200000000000
+DATA cyd<>+224(SB)/8, $0xc086200000000000
+DATA cyd<>+232(SB)/8, $0xc086200000000000
+DATA cyd<>+240(SB)/8, $0xc086200000000000
+DATA cyd<>+248(SB)/8, $0xc086200000000000
+DATA cyd<>+256(SB)/8, $0x4076200000000000
+DATA cyd<>+264(SB)/8, $0x4076200000000000
+DATA cyd<>+272(SB)/8, $0x4076200000000000
+DATA cyd<>+280(SB)/8, $0x4076200000000000
+DATA cyd<>+288(SB)/8, $0xc076200000000000
+DATA cyd<>+296(SB)/8, $0xc076200000000000
+DATA cyd<>+304(SB)/8, $0xc076200000000000
+DATA cyd<>+312(SB)/8, $0xc076200000000000
+DATA cyd<>+320(SB)/8, $0x3ff0000000000000
+DATA cyd<>+328(SB)/8, $0x3ff0000000000000
+DATA cyd<>+336(SB)/8, $0x3ff0000000000000
+DATA cyd<>+344(SB)/8, $0x3ff0000000000000
+DATA cyd<>+352(SB)/8, $0x3fbd1745d1745d17
+DATA cyd<>+360(SB)/8, $0x3fbd1745d1745d17
+DATA cyd<>+368(SB)/8, $0x3fbd1745d1745d17
+DATA cyd<>+376(SB)/8, $0x3fbd1745d1745d17
+DATA cyd<>+384(SB)/8, $0x3f54afd6a052bf5b
+DATA cyd<>+392(SB)/8, $0x3f54afd6a052bf5b
+DATA cyd<>+400(SB)/8, $0x3f54afd6a052bf5b
+DATA cyd<>+408(SB)/8, $0x3f54afd6a052bf5b
+DATA cyd<>+416(SB)/8, $0x3eb937e11175f095
+DATA cyd<>+424(SB)/8, $0x3eb937e11175f095
+DATA cyd<>+432(SB)/8, $0x3eb937e11175f095
+DATA cyd<>+440(SB)/8, $0x3eb937e11175f095
+DATA cyd<>+448(SB)/8, $0x3fe0000000000000
+DATA cyd<>+456(SB)/8, $0x3fe0000000000000
+DATA cyd<>+464(SB)/8, $0x3fe0000000000000
+DATA cyd<>+472(SB)/8, $0x3fe0000000000000
+DATA cyd<>+480(SB)/8, $0x3f8f07c1f07c1f08
+DATA cyd<>+488(SB)/8, $0x3f8f07c1f07c1f08
+DATA cyd<>+496(SB)/8, $0x3f8f07c1f07c1f08
+DATA cyd<>+504(SB)/8, $0x3f8f07c1f07c1f08
+DATA cyd<>+512(SB)/8, $0x3f108cabb37565e2
+DATA cyd<>+520(SB)/8, $0x3f108cabb37565e2
+DATA cyd<>+528(SB)/8, $0x3f108cabb37565e2
+DATA cyd<>+536(SB)/8, $0x3f108cabb37565e2
+GLOBL cyd<>(SB), RODATA|NOPTR, $544
 
 // func cell64(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float64, h *float64)
 //
 // For each of rows rows, gate holding 4H pre-activations (i, f, g, o) a
 // row, cp, c, tc and h H = hid values a row (cp nil for a zero previous
 // state; cp may be c): i, f, o = σ(·) and g = tanh(·) in place,
-// c = f·cp + i·g (each product rounded, then the sum, as the Go loop does),
-// tc = tanh(c), h = o·tc. H must be a positive multiple of four.
+// c = f·cp + i·g (each product rounded, then the sum), tc = tanh(c),
+// h = o·tc. H must be a positive multiple of 4. AVX2/FMA.
 TEXT ·cell64(SB), NOSPLIT, $0-56
-	MOVQ    hid+0(FP), R8
-	MOVQ    rows+8(FP), CX
-	MOVQ    gate+16(FP), SI
-	MOVQ    cp+24(FP), DX
-	MOVQ    c+32(FP), DI
-	MOVQ    tc+40(FP), R10
-	MOVQ    h+48(FP), R11
-	SHLQ    $3, R8
-	LEAQ    (R8)(R8*2), R9
-	VXORPD  Y15, Y15, Y15
-	VMOVUPD C_HI, Y14
-	VMOVUPD C_LO, Y13
-	TESTQ   CX, CX
-	JZ      cell64done
-
+	MOVQ hid+0(FP), R8
+	MOVQ rows+8(FP), CX
+	MOVQ gate+16(FP), SI
+	MOVQ cp+24(FP), DX
+	MOVQ c+32(FP), DI
+	MOVQ tc+40(FP), R10
+	MOVQ h+48(FP), R11
+	SHLQ $3, R8
+	LEAQ (R8)(R8*2), R9
+	TESTQ CX, CX
+	JZ   cell64ret
 cell64row:
-	// The gates: σ over i and f, tanh over g, σ over o.
+	// σ over i and f, tanh over g, σ over o.
+	VMOVUPD cyd<>+192(SB), Y14
+	VMOVUPD cyd<>+224(SB), Y13
 	MOVQ SI, AX
 	LEAQ (R8)(R8*1), BX
-	SIGRUN(cell64if4, cell64if1, cell64ifdone)
-	MOVQ R8, BX
-	TANHRUN(cell64g4, cell64g1, cell64gdone)
-	MOVQ R8, BX
-	SIGRUN(cell64o4, cell64o1, cell64odone)
+	CMPQ BX, $64
+	JB   cell64ifone
 
+cell64ifmany:
+	VMOVUPD 0(AX), Y0
+	VMOVUPD 32(AX), Y5
+	VMINPD Y0, Y14, Y0
+	VMINPD Y5, Y14, Y5
+	VMAXPD Y0, Y13, Y0
+	VMAXPD Y5, Y13, Y5
+	VMULPD cyd<>+0(SB), Y0, Y1
+	VMULPD cyd<>+0(SB), Y5, Y6
+	VROUNDPD $0, Y1, Y1
+	VROUNDPD $0, Y6, Y6
+	VFNMSUB231PD cyd<>+64(SB), Y1, Y0
+	VFNMSUB231PD cyd<>+64(SB), Y6, Y5
+	VFNMADD231PD cyd<>+96(SB), Y1, Y0
+	VFNMADD231PD cyd<>+96(SB), Y6, Y5
+	VMULPD Y0, Y0, Y2
+	VMULPD Y5, Y5, Y7
+	VMOVUPD cyd<>+416(SB), Y3
+	VMOVUPD cyd<>+416(SB), Y8
+	VFMADD213PD cyd<>+384(SB), Y2, Y3
+	VFMADD213PD cyd<>+384(SB), Y7, Y8
+	VFMADD213PD cyd<>+352(SB), Y2, Y3
+	VFMADD213PD cyd<>+352(SB), Y7, Y8
+	VFMADD213PD cyd<>+320(SB), Y2, Y3
+	VFMADD213PD cyd<>+320(SB), Y7, Y8
+	VMOVUPD cyd<>+512(SB), Y4
+	VMOVUPD cyd<>+512(SB), Y9
+	VFMADD213PD cyd<>+480(SB), Y2, Y4
+	VFMADD213PD cyd<>+480(SB), Y7, Y9
+	VFMADD213PD cyd<>+448(SB), Y2, Y4
+	VFMADD213PD cyd<>+448(SB), Y7, Y9
+	VMULPD Y4, Y0, Y4
+	VMULPD Y9, Y5, Y9
+	VADDPD Y4, Y3, Y0
+	VADDPD Y9, Y8, Y5
+	VSUBPD Y4, Y3, Y3
+	VSUBPD Y9, Y8, Y8
+	VADDPD cyd<>+128(SB), Y1, Y1
+	VADDPD cyd<>+128(SB), Y6, Y6
+	VPADDQ cyd<>+160(SB), Y1, Y1
+	VPADDQ cyd<>+160(SB), Y6, Y6
+	VPSLLQ $52, Y1, Y1
+	VPSLLQ $52, Y6, Y6
+	VMULPD Y1, Y0, Y0
+	VMULPD Y6, Y5, Y5
+	VADDPD Y0, Y3, Y2
+	VADDPD Y5, Y8, Y7
+	VDIVPD Y2, Y3, Y0
+	VDIVPD Y7, Y8, Y5
+	VMOVUPD Y0, 0(AX)
+	VMOVUPD Y5, 32(AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	CMPQ BX, $64
+	JAE  cell64ifmany
+
+cell64ifone:
+	TESTQ BX, BX
+	JZ   cell64ifdone
+	VMOVUPD (AX), Y0
+	VMINPD Y0, Y14, Y0
+	VMAXPD Y0, Y13, Y0
+	VMULPD cyd<>+0(SB), Y0, Y1
+	VROUNDPD $0, Y1, Y1
+	VFNMSUB231PD cyd<>+64(SB), Y1, Y0
+	VFNMADD231PD cyd<>+96(SB), Y1, Y0
+	VMULPD Y0, Y0, Y2
+	VMOVUPD cyd<>+416(SB), Y3
+	VFMADD213PD cyd<>+384(SB), Y2, Y3
+	VFMADD213PD cyd<>+352(SB), Y2, Y3
+	VFMADD213PD cyd<>+320(SB), Y2, Y3
+	VMOVUPD cyd<>+512(SB), Y4
+	VFMADD213PD cyd<>+480(SB), Y2, Y4
+	VFMADD213PD cyd<>+448(SB), Y2, Y4
+	VMULPD Y4, Y0, Y4
+	VADDPD Y4, Y3, Y0
+	VSUBPD Y4, Y3, Y3
+	VADDPD cyd<>+128(SB), Y1, Y1
+	VPADDQ cyd<>+160(SB), Y1, Y1
+	VPSLLQ $52, Y1, Y1
+	VMULPD Y1, Y0, Y0
+	VADDPD Y0, Y3, Y2
+	VDIVPD Y2, Y3, Y0
+	VMOVUPD Y0, (AX)
+	ADDQ $32, AX
+	SUBQ $32, BX
+	JMP  cell64ifone
+
+cell64ifdone:
+	VMOVUPD cyd<>+256(SB), Y14
+	VMOVUPD cyd<>+288(SB), Y13
+	MOVQ R8, BX
+	CMPQ BX, $64
+	JB   cell64gone
+
+cell64gmany:
+	VMOVUPD 0(AX), Y0
+	VMOVUPD 32(AX), Y5
+	VMINPD Y0, Y14, Y0
+	VMINPD Y5, Y14, Y5
+	VMAXPD Y0, Y13, Y0
+	VMAXPD Y5, Y13, Y5
+	VMULPD cyd<>+32(SB), Y0, Y1
+	VMULPD cyd<>+32(SB), Y5, Y6
+	VROUNDPD $0, Y1, Y1
+	VROUNDPD $0, Y6, Y6
+	VADDPD Y0, Y0, Y0
+	VADDPD Y5, Y5, Y5
+	VFNMSUB231PD cyd<>+64(SB), Y1, Y0
+	VFNMSUB231PD cyd<>+64(SB), Y6, Y5
+	VFNMADD231PD cyd<>+96(SB), Y1, Y0
+	VFNMADD231PD cyd<>+96(SB), Y6, Y5
+	VMULPD Y0, Y0, Y2
+	VMULPD Y5, Y5, Y7
+	VMOVUPD cyd<>+416(SB), Y3
+	VMOVUPD cyd<>+416(SB), Y8
+	VFMADD213PD cyd<>+384(SB), Y2, Y3
+	VFMADD213PD cyd<>+384(SB), Y7, Y8
+	VFMADD213PD cyd<>+352(SB), Y2, Y3
+	VFMADD213PD cyd<>+352(SB), Y7, Y8
+	VFMADD213PD cyd<>+320(SB), Y2, Y3
+	VFMADD213PD cyd<>+320(SB), Y7, Y8
+	VMOVUPD cyd<>+512(SB), Y4
+	VMOVUPD cyd<>+512(SB), Y9
+	VFMADD213PD cyd<>+480(SB), Y2, Y4
+	VFMADD213PD cyd<>+480(SB), Y7, Y9
+	VFMADD213PD cyd<>+448(SB), Y2, Y4
+	VFMADD213PD cyd<>+448(SB), Y7, Y9
+	VMULPD Y4, Y0, Y4
+	VMULPD Y9, Y5, Y9
+	VADDPD Y4, Y3, Y0
+	VADDPD Y9, Y8, Y5
+	VSUBPD Y4, Y3, Y3
+	VSUBPD Y9, Y8, Y8
+	VADDPD cyd<>+128(SB), Y1, Y1
+	VADDPD cyd<>+128(SB), Y6, Y6
+	VPADDQ cyd<>+160(SB), Y1, Y1
+	VPADDQ cyd<>+160(SB), Y6, Y6
+	VPSLLQ $52, Y1, Y1
+	VPSLLQ $52, Y6, Y6
+	VMULPD Y1, Y0, Y0
+	VMULPD Y6, Y5, Y5
+	VADDPD Y0, Y3, Y2
+	VADDPD Y5, Y8, Y7
+	VSUBPD Y0, Y3, Y3
+	VSUBPD Y5, Y8, Y8
+	VDIVPD Y2, Y3, Y0
+	VDIVPD Y7, Y8, Y5
+	VMOVUPD Y0, 0(AX)
+	VMOVUPD Y5, 32(AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	CMPQ BX, $64
+	JAE  cell64gmany
+
+cell64gone:
+	TESTQ BX, BX
+	JZ   cell64gdone
+	VMOVUPD (AX), Y0
+	VMINPD Y0, Y14, Y0
+	VMAXPD Y0, Y13, Y0
+	VMULPD cyd<>+32(SB), Y0, Y1
+	VROUNDPD $0, Y1, Y1
+	VADDPD Y0, Y0, Y0
+	VFNMSUB231PD cyd<>+64(SB), Y1, Y0
+	VFNMADD231PD cyd<>+96(SB), Y1, Y0
+	VMULPD Y0, Y0, Y2
+	VMOVUPD cyd<>+416(SB), Y3
+	VFMADD213PD cyd<>+384(SB), Y2, Y3
+	VFMADD213PD cyd<>+352(SB), Y2, Y3
+	VFMADD213PD cyd<>+320(SB), Y2, Y3
+	VMOVUPD cyd<>+512(SB), Y4
+	VFMADD213PD cyd<>+480(SB), Y2, Y4
+	VFMADD213PD cyd<>+448(SB), Y2, Y4
+	VMULPD Y4, Y0, Y4
+	VADDPD Y4, Y3, Y0
+	VSUBPD Y4, Y3, Y3
+	VADDPD cyd<>+128(SB), Y1, Y1
+	VPADDQ cyd<>+160(SB), Y1, Y1
+	VPSLLQ $52, Y1, Y1
+	VMULPD Y1, Y0, Y0
+	VADDPD Y0, Y3, Y2
+	VSUBPD Y0, Y3, Y3
+	VDIVPD Y2, Y3, Y0
+	VMOVUPD Y0, (AX)
+	ADDQ $32, AX
+	SUBQ $32, BX
+	JMP  cell64gone
+
+cell64gdone:
+	VMOVUPD cyd<>+192(SB), Y14
+	VMOVUPD cyd<>+224(SB), Y13
+	MOVQ R8, BX
+	CMPQ BX, $64
+	JB   cell64oone
+
+cell64omany:
+	VMOVUPD 0(AX), Y0
+	VMOVUPD 32(AX), Y5
+	VMINPD Y0, Y14, Y0
+	VMINPD Y5, Y14, Y5
+	VMAXPD Y0, Y13, Y0
+	VMAXPD Y5, Y13, Y5
+	VMULPD cyd<>+0(SB), Y0, Y1
+	VMULPD cyd<>+0(SB), Y5, Y6
+	VROUNDPD $0, Y1, Y1
+	VROUNDPD $0, Y6, Y6
+	VFNMSUB231PD cyd<>+64(SB), Y1, Y0
+	VFNMSUB231PD cyd<>+64(SB), Y6, Y5
+	VFNMADD231PD cyd<>+96(SB), Y1, Y0
+	VFNMADD231PD cyd<>+96(SB), Y6, Y5
+	VMULPD Y0, Y0, Y2
+	VMULPD Y5, Y5, Y7
+	VMOVUPD cyd<>+416(SB), Y3
+	VMOVUPD cyd<>+416(SB), Y8
+	VFMADD213PD cyd<>+384(SB), Y2, Y3
+	VFMADD213PD cyd<>+384(SB), Y7, Y8
+	VFMADD213PD cyd<>+352(SB), Y2, Y3
+	VFMADD213PD cyd<>+352(SB), Y7, Y8
+	VFMADD213PD cyd<>+320(SB), Y2, Y3
+	VFMADD213PD cyd<>+320(SB), Y7, Y8
+	VMOVUPD cyd<>+512(SB), Y4
+	VMOVUPD cyd<>+512(SB), Y9
+	VFMADD213PD cyd<>+480(SB), Y2, Y4
+	VFMADD213PD cyd<>+480(SB), Y7, Y9
+	VFMADD213PD cyd<>+448(SB), Y2, Y4
+	VFMADD213PD cyd<>+448(SB), Y7, Y9
+	VMULPD Y4, Y0, Y4
+	VMULPD Y9, Y5, Y9
+	VADDPD Y4, Y3, Y0
+	VADDPD Y9, Y8, Y5
+	VSUBPD Y4, Y3, Y3
+	VSUBPD Y9, Y8, Y8
+	VADDPD cyd<>+128(SB), Y1, Y1
+	VADDPD cyd<>+128(SB), Y6, Y6
+	VPADDQ cyd<>+160(SB), Y1, Y1
+	VPADDQ cyd<>+160(SB), Y6, Y6
+	VPSLLQ $52, Y1, Y1
+	VPSLLQ $52, Y6, Y6
+	VMULPD Y1, Y0, Y0
+	VMULPD Y6, Y5, Y5
+	VADDPD Y0, Y3, Y2
+	VADDPD Y5, Y8, Y7
+	VDIVPD Y2, Y3, Y0
+	VDIVPD Y7, Y8, Y5
+	VMOVUPD Y0, 0(AX)
+	VMOVUPD Y5, 32(AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	CMPQ BX, $64
+	JAE  cell64omany
+
+cell64oone:
+	TESTQ BX, BX
+	JZ   cell64odone
+	VMOVUPD (AX), Y0
+	VMINPD Y0, Y14, Y0
+	VMAXPD Y0, Y13, Y0
+	VMULPD cyd<>+0(SB), Y0, Y1
+	VROUNDPD $0, Y1, Y1
+	VFNMSUB231PD cyd<>+64(SB), Y1, Y0
+	VFNMADD231PD cyd<>+96(SB), Y1, Y0
+	VMULPD Y0, Y0, Y2
+	VMOVUPD cyd<>+416(SB), Y3
+	VFMADD213PD cyd<>+384(SB), Y2, Y3
+	VFMADD213PD cyd<>+352(SB), Y2, Y3
+	VFMADD213PD cyd<>+320(SB), Y2, Y3
+	VMOVUPD cyd<>+512(SB), Y4
+	VFMADD213PD cyd<>+480(SB), Y2, Y4
+	VFMADD213PD cyd<>+448(SB), Y2, Y4
+	VMULPD Y4, Y0, Y4
+	VADDPD Y4, Y3, Y0
+	VSUBPD Y4, Y3, Y3
+	VADDPD cyd<>+128(SB), Y1, Y1
+	VPADDQ cyd<>+160(SB), Y1, Y1
+	VPSLLQ $52, Y1, Y1
+	VMULPD Y1, Y0, Y0
+	VADDPD Y0, Y3, Y2
+	VDIVPD Y2, Y3, Y0
+	VMOVUPD Y0, (AX)
+	ADDQ $32, AX
+	SUBQ $32, BX
+	JMP  cell64oone
+
+cell64odone:
 	// c = f·cp + i·g, also into tc.
 	XORQ BX, BX
 	LEAQ (SI)(R8*2), R12
@@ -382,47 +417,1991 @@ cell64row:
 
 cell64c:
 	VMOVUPD (SI)(BX*1), Y0
-	VMULPD  (R12)(BX*1), Y0, Y0
-	TESTQ   DX, DX
-	JZ      cell64nocp
+	VMULPD (R12)(BX*1), Y0, Y0
+	TESTQ DX, DX
+	JZ   cell64nocp
 	VMOVUPD (R13)(BX*1), Y1
-	VMULPD  (DX)(BX*1), Y1, Y1
-	VADDPD  Y0, Y1, Y0
+	VMULPD (DX)(BX*1), Y1, Y1
+	VADDPD Y0, Y1, Y0
 
 cell64nocp:
 	VMOVUPD Y0, (DI)(BX*1)
 	VMOVUPD Y0, (R10)(BX*1)
-	ADDQ    $32, BX
-	CMPQ    BX, R8
-	JB      cell64c
-
+	ADDQ $32, BX
+	CMPQ BX, R8
+	JB   cell64c
 	// tc = tanh(c), then h = o·tc.
+	VMOVUPD cyd<>+256(SB), Y14
+	VMOVUPD cyd<>+288(SB), Y13
 	MOVQ R10, AX
 	MOVQ R8, BX
-	TANHRUN(cell64c4, cell64c1, cell64cdone)
+	CMPQ BX, $64
+	JB   cell64tcone
+
+cell64tcmany:
+	VMOVUPD 0(AX), Y0
+	VMOVUPD 32(AX), Y5
+	VMINPD Y0, Y14, Y0
+	VMINPD Y5, Y14, Y5
+	VMAXPD Y0, Y13, Y0
+	VMAXPD Y5, Y13, Y5
+	VMULPD cyd<>+32(SB), Y0, Y1
+	VMULPD cyd<>+32(SB), Y5, Y6
+	VROUNDPD $0, Y1, Y1
+	VROUNDPD $0, Y6, Y6
+	VADDPD Y0, Y0, Y0
+	VADDPD Y5, Y5, Y5
+	VFNMSUB231PD cyd<>+64(SB), Y1, Y0
+	VFNMSUB231PD cyd<>+64(SB), Y6, Y5
+	VFNMADD231PD cyd<>+96(SB), Y1, Y0
+	VFNMADD231PD cyd<>+96(SB), Y6, Y5
+	VMULPD Y0, Y0, Y2
+	VMULPD Y5, Y5, Y7
+	VMOVUPD cyd<>+416(SB), Y3
+	VMOVUPD cyd<>+416(SB), Y8
+	VFMADD213PD cyd<>+384(SB), Y2, Y3
+	VFMADD213PD cyd<>+384(SB), Y7, Y8
+	VFMADD213PD cyd<>+352(SB), Y2, Y3
+	VFMADD213PD cyd<>+352(SB), Y7, Y8
+	VFMADD213PD cyd<>+320(SB), Y2, Y3
+	VFMADD213PD cyd<>+320(SB), Y7, Y8
+	VMOVUPD cyd<>+512(SB), Y4
+	VMOVUPD cyd<>+512(SB), Y9
+	VFMADD213PD cyd<>+480(SB), Y2, Y4
+	VFMADD213PD cyd<>+480(SB), Y7, Y9
+	VFMADD213PD cyd<>+448(SB), Y2, Y4
+	VFMADD213PD cyd<>+448(SB), Y7, Y9
+	VMULPD Y4, Y0, Y4
+	VMULPD Y9, Y5, Y9
+	VADDPD Y4, Y3, Y0
+	VADDPD Y9, Y8, Y5
+	VSUBPD Y4, Y3, Y3
+	VSUBPD Y9, Y8, Y8
+	VADDPD cyd<>+128(SB), Y1, Y1
+	VADDPD cyd<>+128(SB), Y6, Y6
+	VPADDQ cyd<>+160(SB), Y1, Y1
+	VPADDQ cyd<>+160(SB), Y6, Y6
+	VPSLLQ $52, Y1, Y1
+	VPSLLQ $52, Y6, Y6
+	VMULPD Y1, Y0, Y0
+	VMULPD Y6, Y5, Y5
+	VADDPD Y0, Y3, Y2
+	VADDPD Y5, Y8, Y7
+	VSUBPD Y0, Y3, Y3
+	VSUBPD Y5, Y8, Y8
+	VDIVPD Y2, Y3, Y0
+	VDIVPD Y7, Y8, Y5
+	VMOVUPD Y0, 0(AX)
+	VMOVUPD Y5, 32(AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	CMPQ BX, $64
+	JAE  cell64tcmany
+
+cell64tcone:
+	TESTQ BX, BX
+	JZ   cell64tcdone
+	VMOVUPD (AX), Y0
+	VMINPD Y0, Y14, Y0
+	VMAXPD Y0, Y13, Y0
+	VMULPD cyd<>+32(SB), Y0, Y1
+	VROUNDPD $0, Y1, Y1
+	VADDPD Y0, Y0, Y0
+	VFNMSUB231PD cyd<>+64(SB), Y1, Y0
+	VFNMADD231PD cyd<>+96(SB), Y1, Y0
+	VMULPD Y0, Y0, Y2
+	VMOVUPD cyd<>+416(SB), Y3
+	VFMADD213PD cyd<>+384(SB), Y2, Y3
+	VFMADD213PD cyd<>+352(SB), Y2, Y3
+	VFMADD213PD cyd<>+320(SB), Y2, Y3
+	VMOVUPD cyd<>+512(SB), Y4
+	VFMADD213PD cyd<>+480(SB), Y2, Y4
+	VFMADD213PD cyd<>+448(SB), Y2, Y4
+	VMULPD Y4, Y0, Y4
+	VADDPD Y4, Y3, Y0
+	VSUBPD Y4, Y3, Y3
+	VADDPD cyd<>+128(SB), Y1, Y1
+	VPADDQ cyd<>+160(SB), Y1, Y1
+	VPSLLQ $52, Y1, Y1
+	VMULPD Y1, Y0, Y0
+	VADDPD Y0, Y3, Y2
+	VSUBPD Y0, Y3, Y3
+	VDIVPD Y2, Y3, Y0
+	VMOVUPD Y0, (AX)
+	ADDQ $32, AX
+	SUBQ $32, BX
+	JMP  cell64tcone
+
+cell64tcdone:
 	XORQ BX, BX
 	LEAQ (SI)(R9*1), R12
 
 cell64h:
 	VMOVUPD (R12)(BX*1), Y0
-	VMULPD  (R10)(BX*1), Y0, Y0
+	VMULPD (R10)(BX*1), Y0, Y0
 	VMOVUPD Y0, (R11)(BX*1)
-	ADDQ    $32, BX
-	CMPQ    BX, R8
-	JB      cell64h
-
-	LEAQ  (SI)(R8*4), SI
-	ADDQ  R8, DI
-	ADDQ  R8, R10
-	ADDQ  R8, R11
+	ADDQ $32, BX
+	CMPQ BX, R8
+	JB   cell64h
+	LEAQ (SI)(R8*4), SI
+	ADDQ R8, DI
+	ADDQ R8, R10
+	ADDQ R8, R11
 	TESTQ DX, DX
-	JZ    cell64next
-	ADDQ  R8, DX
+	JZ   cell64next
+	ADDQ R8, DX
 
 cell64next:
 	DECQ CX
 	JNZ  cell64row
 
-cell64done:
+cell64ret:
 	VZEROUPPER
 	RET
+
+DATA cys<>+0(SB)/4, $0xbfb8aa3b
+DATA cys<>+4(SB)/4, $0xbfb8aa3b
+DATA cys<>+8(SB)/4, $0xbfb8aa3b
+DATA cys<>+12(SB)/4, $0xbfb8aa3b
+DATA cys<>+16(SB)/4, $0xbfb8aa3b
+DATA cys<>+20(SB)/4, $0xbfb8aa3b
+DATA cys<>+24(SB)/4, $0xbfb8aa3b
+DATA cys<>+28(SB)/4, $0xbfb8aa3b
+DATA cys<>+32(SB)/4, $0xc038aa3b
+DATA cys<>+36(SB)/4, $0xc038aa3b
+DATA cys<>+40(SB)/4, $0xc038aa3b
+DATA cys<>+44(SB)/4, $0xc038aa3b
+DATA cys<>+48(SB)/4, $0xc038aa3b
+DATA cys<>+52(SB)/4, $0xc038aa3b
+DATA cys<>+56(SB)/4, $0xc038aa3b
+DATA cys<>+60(SB)/4, $0xc038aa3b
+DATA cys<>+64(SB)/4, $0x3f318000
+DATA cys<>+68(SB)/4, $0x3f318000
+DATA cys<>+72(SB)/4, $0x3f318000
+DATA cys<>+76(SB)/4, $0x3f318000
+DATA cys<>+80(SB)/4, $0x3f318000
+DATA cys<>+84(SB)/4, $0x3f318000
+DATA cys<>+88(SB)/4, $0x3f318000
+DATA cys<>+92(SB)/4, $0x3f318000
+DATA cys<>+96(SB)/4, $0xb95e8083
+DATA cys<>+100(SB)/4, $0xb95e8083
+DATA cys<>+104(SB)/4, $0xb95e8083
+DATA cys<>+108(SB)/4, $0xb95e8083
+DATA cys<>+112(SB)/4, $0xb95e8083
+DATA cys<>+116(SB)/4, $0xb95e8083
+DATA cys<>+120(SB)/4, $0xb95e8083
+DATA cys<>+124(SB)/4, $0xb95e8083
+DATA cys<>+128(SB)/4, $0x0000007f
+DATA cys<>+132(SB)/4, $0x0000007f
+DATA cys<>+136(SB)/4, $0x0000007f
+DATA cys<>+140(SB)/4, $0x0000007f
+DATA cys<>+144(SB)/4, $0x0000007f
+DATA cys<>+148(SB)/4, $0x0000007f
+DATA cys<>+152(SB)/4, $0x0000007f
+DATA cys<>+156(SB)/4, $0x0000007f
+DATA cys<>+160(SB)/4, $0x42ae0000
+DATA cys<>+164(SB)/4, $0x42ae0000
+DATA cys<>+168(SB)/4, $0x42ae0000
+DATA cys<>+172(SB)/4, $0x42ae0000
+DATA cys<>+176(SB)/4, $0x42ae0000
+DATA cys<>+180(SB)/4, $0x42ae0000
+DATA cys<>+184(SB)/4, $0x42ae0000
+DATA cys<>+188(SB)/4, $0x42ae0000
+DATA cys<>+192(SB)/4, $0xc2ae0000
+DATA cys<>+196(SB)/4, $0xc2ae0000
+DATA cys<>+200(SB)/4, $0xc2ae0000
+DATA cys<>+204(SB)/4, $0xc2ae0000
+DATA cys<>+208(SB)/4, $0xc2ae0000
+DATA cys<>+212(SB)/4, $0xc2ae0000
+DATA cys<>+216(SB)/4, $0xc2ae0000
+DATA cys<>+220(SB)/4, $0xc2ae0000
+DATA cys<>+224(SB)/4, $0x422e0000
+DATA cys<>+228(SB)/4, $0x422e0000
+DATA cys<>+232(SB)/4, $0x422e0000
+DATA cys<>+236(SB)/4, $0x422e0000
+DATA cys<>+240(SB)/4, $0x422e0000
+DATA cys<>+244(SB)/4, $0x422e0000
+DATA cys<>+248(SB)/4, $0x422e0000
+DATA cys<>+252(SB)/4, $0x422e0000
+DATA cys<>+256(SB)/4, $0xc22e0000
+DATA cys<>+260(SB)/4, $0xc22e0000
+DATA cys<>+264(SB)/4, $0xc22e0000
+DATA cys<>+268(SB)/4, $0xc22e0000
+DATA cys<>+272(SB)/4, $0xc22e0000
+DATA cys<>+276(SB)/4, $0xc22e0000
+DATA cys<>+280(SB)/4, $0xc22e0000
+DATA cys<>+284(SB)/4, $0xc22e0000
+DATA cys<>+288(SB)/4, $0x3f800000
+DATA cys<>+292(SB)/4, $0x3f800000
+DATA cys<>+296(SB)/4, $0x3f800000
+DATA cys<>+300(SB)/4, $0x3f800000
+DATA cys<>+304(SB)/4, $0x3f800000
+DATA cys<>+308(SB)/4, $0x3f800000
+DATA cys<>+312(SB)/4, $0x3f800000
+DATA cys<>+316(SB)/4, $0x3f800000
+DATA cys<>+320(SB)/4, $0x3dcccccd
+DATA cys<>+324(SB)/4, $0x3dcccccd
+DATA cys<>+328(SB)/4, $0x3dcccccd
+DATA cys<>+332(SB)/4, $0x3dcccccd
+DATA cys<>+336(SB)/4, $0x3dcccccd
+DATA cys<>+340(SB)/4, $0x3dcccccd
+DATA cys<>+344(SB)/4, $0x3dcccccd
+DATA cys<>+348(SB)/4, $0x3dcccccd
+DATA cys<>+352(SB)/4, $0x3f000000
+DATA cys<>+356(SB)/4, $0x3f000000
+DATA cys<>+360(SB)/4, $0x3f000000
+DATA cys<>+364(SB)/4, $0x3f000000
+DATA cys<>+368(SB)/4, $0x3f000000
+DATA cys<>+372(SB)/4, $0x3f000000
+DATA cys<>+376(SB)/4, $0x3f000000
+DATA cys<>+380(SB)/4, $0x3f000000
+DATA cys<>+384(SB)/4, $0x3c088889
+DATA cys<>+388(SB)/4, $0x3c088889
+DATA cys<>+392(SB)/4, $0x3c088889
+DATA cys<>+396(SB)/4, $0x3c088889
+DATA cys<>+400(SB)/4, $0x3c088889
+DATA cys<>+404(SB)/4, $0x3c088889
+DATA cys<>+408(SB)/4, $0x3c088889
+DATA cys<>+412(SB)/4, $0x3c088889
+GLOBL cys<>(SB), RODATA|NOPTR, $416
+
+// func cell32(hid int, rows int, gate *float32, cp *float32, c *float32, tc *float32, h *float32)
+//
+// For each of rows rows, gate holding 4H pre-activations (i, f, g, o) a
+// row, cp, c, tc and h H = hid values a row (cp nil for a zero previous
+// state; cp may be c): i, f, o = σ(·) and g = tanh(·) in place,
+// c = f·cp + i·g (each product rounded, then the sum), tc = tanh(c),
+// h = o·tc. H must be a positive multiple of 8. AVX2/FMA.
+TEXT ·cell32(SB), NOSPLIT, $0-56
+	MOVQ hid+0(FP), R8
+	MOVQ rows+8(FP), CX
+	MOVQ gate+16(FP), SI
+	MOVQ cp+24(FP), DX
+	MOVQ c+32(FP), DI
+	MOVQ tc+40(FP), R10
+	MOVQ h+48(FP), R11
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	TESTQ CX, CX
+	JZ   cell32ret
+cell32row:
+	// σ over i and f, tanh over g, σ over o.
+	VMOVUPS cys<>+160(SB), Y14
+	VMOVUPS cys<>+192(SB), Y13
+	MOVQ SI, AX
+	LEAQ (R8)(R8*1), BX
+	CMPQ BX, $64
+	JB   cell32ifone
+
+cell32ifmany:
+	VMOVUPS 0(AX), Y0
+	VMOVUPS 32(AX), Y5
+	VMINPS Y0, Y14, Y0
+	VMINPS Y5, Y14, Y5
+	VMAXPS Y0, Y13, Y0
+	VMAXPS Y5, Y13, Y5
+	VMULPS cys<>+0(SB), Y0, Y1
+	VMULPS cys<>+0(SB), Y5, Y6
+	VROUNDPS $0, Y1, Y1
+	VROUNDPS $0, Y6, Y6
+	VFNMSUB231PS cys<>+64(SB), Y1, Y0
+	VFNMSUB231PS cys<>+64(SB), Y6, Y5
+	VFNMADD231PS cys<>+96(SB), Y1, Y0
+	VFNMADD231PS cys<>+96(SB), Y6, Y5
+	VMULPS Y0, Y0, Y2
+	VMULPS Y5, Y5, Y7
+	VMOVUPS cys<>+320(SB), Y3
+	VMOVUPS cys<>+320(SB), Y8
+	VFMADD213PS cys<>+288(SB), Y2, Y3
+	VFMADD213PS cys<>+288(SB), Y7, Y8
+	VMOVUPS cys<>+384(SB), Y4
+	VMOVUPS cys<>+384(SB), Y9
+	VFMADD213PS cys<>+352(SB), Y2, Y4
+	VFMADD213PS cys<>+352(SB), Y7, Y9
+	VMULPS Y4, Y0, Y4
+	VMULPS Y9, Y5, Y9
+	VADDPS Y4, Y3, Y0
+	VADDPS Y9, Y8, Y5
+	VSUBPS Y4, Y3, Y3
+	VSUBPS Y9, Y8, Y8
+	VCVTPS2DQ Y1, Y1
+	VCVTPS2DQ Y6, Y6
+	VPADDD cys<>+128(SB), Y1, Y1
+	VPADDD cys<>+128(SB), Y6, Y6
+	VPSLLD $23, Y1, Y1
+	VPSLLD $23, Y6, Y6
+	VMULPS Y1, Y0, Y0
+	VMULPS Y6, Y5, Y5
+	VADDPS Y0, Y3, Y2
+	VADDPS Y5, Y8, Y7
+	VDIVPS Y2, Y3, Y0
+	VDIVPS Y7, Y8, Y5
+	VMOVUPS Y0, 0(AX)
+	VMOVUPS Y5, 32(AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	CMPQ BX, $64
+	JAE  cell32ifmany
+
+cell32ifone:
+	TESTQ BX, BX
+	JZ   cell32ifdone
+	VMOVUPS (AX), Y0
+	VMINPS Y0, Y14, Y0
+	VMAXPS Y0, Y13, Y0
+	VMULPS cys<>+0(SB), Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VFNMSUB231PS cys<>+64(SB), Y1, Y0
+	VFNMADD231PS cys<>+96(SB), Y1, Y0
+	VMULPS Y0, Y0, Y2
+	VMOVUPS cys<>+320(SB), Y3
+	VFMADD213PS cys<>+288(SB), Y2, Y3
+	VMOVUPS cys<>+384(SB), Y4
+	VFMADD213PS cys<>+352(SB), Y2, Y4
+	VMULPS Y4, Y0, Y4
+	VADDPS Y4, Y3, Y0
+	VSUBPS Y4, Y3, Y3
+	VCVTPS2DQ Y1, Y1
+	VPADDD cys<>+128(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y1, Y0, Y0
+	VADDPS Y0, Y3, Y2
+	VDIVPS Y2, Y3, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ $32, AX
+	SUBQ $32, BX
+	JMP  cell32ifone
+
+cell32ifdone:
+	VMOVUPS cys<>+224(SB), Y14
+	VMOVUPS cys<>+256(SB), Y13
+	MOVQ R8, BX
+	CMPQ BX, $64
+	JB   cell32gone
+
+cell32gmany:
+	VMOVUPS 0(AX), Y0
+	VMOVUPS 32(AX), Y5
+	VMINPS Y0, Y14, Y0
+	VMINPS Y5, Y14, Y5
+	VMAXPS Y0, Y13, Y0
+	VMAXPS Y5, Y13, Y5
+	VMULPS cys<>+32(SB), Y0, Y1
+	VMULPS cys<>+32(SB), Y5, Y6
+	VROUNDPS $0, Y1, Y1
+	VROUNDPS $0, Y6, Y6
+	VADDPS Y0, Y0, Y0
+	VADDPS Y5, Y5, Y5
+	VFNMSUB231PS cys<>+64(SB), Y1, Y0
+	VFNMSUB231PS cys<>+64(SB), Y6, Y5
+	VFNMADD231PS cys<>+96(SB), Y1, Y0
+	VFNMADD231PS cys<>+96(SB), Y6, Y5
+	VMULPS Y0, Y0, Y2
+	VMULPS Y5, Y5, Y7
+	VMOVUPS cys<>+320(SB), Y3
+	VMOVUPS cys<>+320(SB), Y8
+	VFMADD213PS cys<>+288(SB), Y2, Y3
+	VFMADD213PS cys<>+288(SB), Y7, Y8
+	VMOVUPS cys<>+384(SB), Y4
+	VMOVUPS cys<>+384(SB), Y9
+	VFMADD213PS cys<>+352(SB), Y2, Y4
+	VFMADD213PS cys<>+352(SB), Y7, Y9
+	VMULPS Y4, Y0, Y4
+	VMULPS Y9, Y5, Y9
+	VADDPS Y4, Y3, Y0
+	VADDPS Y9, Y8, Y5
+	VSUBPS Y4, Y3, Y3
+	VSUBPS Y9, Y8, Y8
+	VCVTPS2DQ Y1, Y1
+	VCVTPS2DQ Y6, Y6
+	VPADDD cys<>+128(SB), Y1, Y1
+	VPADDD cys<>+128(SB), Y6, Y6
+	VPSLLD $23, Y1, Y1
+	VPSLLD $23, Y6, Y6
+	VMULPS Y1, Y0, Y0
+	VMULPS Y6, Y5, Y5
+	VADDPS Y0, Y3, Y2
+	VADDPS Y5, Y8, Y7
+	VSUBPS Y0, Y3, Y3
+	VSUBPS Y5, Y8, Y8
+	VDIVPS Y2, Y3, Y0
+	VDIVPS Y7, Y8, Y5
+	VMOVUPS Y0, 0(AX)
+	VMOVUPS Y5, 32(AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	CMPQ BX, $64
+	JAE  cell32gmany
+
+cell32gone:
+	TESTQ BX, BX
+	JZ   cell32gdone
+	VMOVUPS (AX), Y0
+	VMINPS Y0, Y14, Y0
+	VMAXPS Y0, Y13, Y0
+	VMULPS cys<>+32(SB), Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VADDPS Y0, Y0, Y0
+	VFNMSUB231PS cys<>+64(SB), Y1, Y0
+	VFNMADD231PS cys<>+96(SB), Y1, Y0
+	VMULPS Y0, Y0, Y2
+	VMOVUPS cys<>+320(SB), Y3
+	VFMADD213PS cys<>+288(SB), Y2, Y3
+	VMOVUPS cys<>+384(SB), Y4
+	VFMADD213PS cys<>+352(SB), Y2, Y4
+	VMULPS Y4, Y0, Y4
+	VADDPS Y4, Y3, Y0
+	VSUBPS Y4, Y3, Y3
+	VCVTPS2DQ Y1, Y1
+	VPADDD cys<>+128(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y1, Y0, Y0
+	VADDPS Y0, Y3, Y2
+	VSUBPS Y0, Y3, Y3
+	VDIVPS Y2, Y3, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ $32, AX
+	SUBQ $32, BX
+	JMP  cell32gone
+
+cell32gdone:
+	VMOVUPS cys<>+160(SB), Y14
+	VMOVUPS cys<>+192(SB), Y13
+	MOVQ R8, BX
+	CMPQ BX, $64
+	JB   cell32oone
+
+cell32omany:
+	VMOVUPS 0(AX), Y0
+	VMOVUPS 32(AX), Y5
+	VMINPS Y0, Y14, Y0
+	VMINPS Y5, Y14, Y5
+	VMAXPS Y0, Y13, Y0
+	VMAXPS Y5, Y13, Y5
+	VMULPS cys<>+0(SB), Y0, Y1
+	VMULPS cys<>+0(SB), Y5, Y6
+	VROUNDPS $0, Y1, Y1
+	VROUNDPS $0, Y6, Y6
+	VFNMSUB231PS cys<>+64(SB), Y1, Y0
+	VFNMSUB231PS cys<>+64(SB), Y6, Y5
+	VFNMADD231PS cys<>+96(SB), Y1, Y0
+	VFNMADD231PS cys<>+96(SB), Y6, Y5
+	VMULPS Y0, Y0, Y2
+	VMULPS Y5, Y5, Y7
+	VMOVUPS cys<>+320(SB), Y3
+	VMOVUPS cys<>+320(SB), Y8
+	VFMADD213PS cys<>+288(SB), Y2, Y3
+	VFMADD213PS cys<>+288(SB), Y7, Y8
+	VMOVUPS cys<>+384(SB), Y4
+	VMOVUPS cys<>+384(SB), Y9
+	VFMADD213PS cys<>+352(SB), Y2, Y4
+	VFMADD213PS cys<>+352(SB), Y7, Y9
+	VMULPS Y4, Y0, Y4
+	VMULPS Y9, Y5, Y9
+	VADDPS Y4, Y3, Y0
+	VADDPS Y9, Y8, Y5
+	VSUBPS Y4, Y3, Y3
+	VSUBPS Y9, Y8, Y8
+	VCVTPS2DQ Y1, Y1
+	VCVTPS2DQ Y6, Y6
+	VPADDD cys<>+128(SB), Y1, Y1
+	VPADDD cys<>+128(SB), Y6, Y6
+	VPSLLD $23, Y1, Y1
+	VPSLLD $23, Y6, Y6
+	VMULPS Y1, Y0, Y0
+	VMULPS Y6, Y5, Y5
+	VADDPS Y0, Y3, Y2
+	VADDPS Y5, Y8, Y7
+	VDIVPS Y2, Y3, Y0
+	VDIVPS Y7, Y8, Y5
+	VMOVUPS Y0, 0(AX)
+	VMOVUPS Y5, 32(AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	CMPQ BX, $64
+	JAE  cell32omany
+
+cell32oone:
+	TESTQ BX, BX
+	JZ   cell32odone
+	VMOVUPS (AX), Y0
+	VMINPS Y0, Y14, Y0
+	VMAXPS Y0, Y13, Y0
+	VMULPS cys<>+0(SB), Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VFNMSUB231PS cys<>+64(SB), Y1, Y0
+	VFNMADD231PS cys<>+96(SB), Y1, Y0
+	VMULPS Y0, Y0, Y2
+	VMOVUPS cys<>+320(SB), Y3
+	VFMADD213PS cys<>+288(SB), Y2, Y3
+	VMOVUPS cys<>+384(SB), Y4
+	VFMADD213PS cys<>+352(SB), Y2, Y4
+	VMULPS Y4, Y0, Y4
+	VADDPS Y4, Y3, Y0
+	VSUBPS Y4, Y3, Y3
+	VCVTPS2DQ Y1, Y1
+	VPADDD cys<>+128(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y1, Y0, Y0
+	VADDPS Y0, Y3, Y2
+	VDIVPS Y2, Y3, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ $32, AX
+	SUBQ $32, BX
+	JMP  cell32oone
+
+cell32odone:
+	// c = f·cp + i·g, also into tc.
+	XORQ BX, BX
+	LEAQ (SI)(R8*2), R12
+	LEAQ (SI)(R8*1), R13
+
+cell32c:
+	VMOVUPS (SI)(BX*1), Y0
+	VMULPS (R12)(BX*1), Y0, Y0
+	TESTQ DX, DX
+	JZ   cell32nocp
+	VMOVUPS (R13)(BX*1), Y1
+	VMULPS (DX)(BX*1), Y1, Y1
+	VADDPS Y0, Y1, Y0
+
+cell32nocp:
+	VMOVUPS Y0, (DI)(BX*1)
+	VMOVUPS Y0, (R10)(BX*1)
+	ADDQ $32, BX
+	CMPQ BX, R8
+	JB   cell32c
+	// tc = tanh(c), then h = o·tc.
+	VMOVUPS cys<>+224(SB), Y14
+	VMOVUPS cys<>+256(SB), Y13
+	MOVQ R10, AX
+	MOVQ R8, BX
+	CMPQ BX, $64
+	JB   cell32tcone
+
+cell32tcmany:
+	VMOVUPS 0(AX), Y0
+	VMOVUPS 32(AX), Y5
+	VMINPS Y0, Y14, Y0
+	VMINPS Y5, Y14, Y5
+	VMAXPS Y0, Y13, Y0
+	VMAXPS Y5, Y13, Y5
+	VMULPS cys<>+32(SB), Y0, Y1
+	VMULPS cys<>+32(SB), Y5, Y6
+	VROUNDPS $0, Y1, Y1
+	VROUNDPS $0, Y6, Y6
+	VADDPS Y0, Y0, Y0
+	VADDPS Y5, Y5, Y5
+	VFNMSUB231PS cys<>+64(SB), Y1, Y0
+	VFNMSUB231PS cys<>+64(SB), Y6, Y5
+	VFNMADD231PS cys<>+96(SB), Y1, Y0
+	VFNMADD231PS cys<>+96(SB), Y6, Y5
+	VMULPS Y0, Y0, Y2
+	VMULPS Y5, Y5, Y7
+	VMOVUPS cys<>+320(SB), Y3
+	VMOVUPS cys<>+320(SB), Y8
+	VFMADD213PS cys<>+288(SB), Y2, Y3
+	VFMADD213PS cys<>+288(SB), Y7, Y8
+	VMOVUPS cys<>+384(SB), Y4
+	VMOVUPS cys<>+384(SB), Y9
+	VFMADD213PS cys<>+352(SB), Y2, Y4
+	VFMADD213PS cys<>+352(SB), Y7, Y9
+	VMULPS Y4, Y0, Y4
+	VMULPS Y9, Y5, Y9
+	VADDPS Y4, Y3, Y0
+	VADDPS Y9, Y8, Y5
+	VSUBPS Y4, Y3, Y3
+	VSUBPS Y9, Y8, Y8
+	VCVTPS2DQ Y1, Y1
+	VCVTPS2DQ Y6, Y6
+	VPADDD cys<>+128(SB), Y1, Y1
+	VPADDD cys<>+128(SB), Y6, Y6
+	VPSLLD $23, Y1, Y1
+	VPSLLD $23, Y6, Y6
+	VMULPS Y1, Y0, Y0
+	VMULPS Y6, Y5, Y5
+	VADDPS Y0, Y3, Y2
+	VADDPS Y5, Y8, Y7
+	VSUBPS Y0, Y3, Y3
+	VSUBPS Y5, Y8, Y8
+	VDIVPS Y2, Y3, Y0
+	VDIVPS Y7, Y8, Y5
+	VMOVUPS Y0, 0(AX)
+	VMOVUPS Y5, 32(AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	CMPQ BX, $64
+	JAE  cell32tcmany
+
+cell32tcone:
+	TESTQ BX, BX
+	JZ   cell32tcdone
+	VMOVUPS (AX), Y0
+	VMINPS Y0, Y14, Y0
+	VMAXPS Y0, Y13, Y0
+	VMULPS cys<>+32(SB), Y0, Y1
+	VROUNDPS $0, Y1, Y1
+	VADDPS Y0, Y0, Y0
+	VFNMSUB231PS cys<>+64(SB), Y1, Y0
+	VFNMADD231PS cys<>+96(SB), Y1, Y0
+	VMULPS Y0, Y0, Y2
+	VMOVUPS cys<>+320(SB), Y3
+	VFMADD213PS cys<>+288(SB), Y2, Y3
+	VMOVUPS cys<>+384(SB), Y4
+	VFMADD213PS cys<>+352(SB), Y2, Y4
+	VMULPS Y4, Y0, Y4
+	VADDPS Y4, Y3, Y0
+	VSUBPS Y4, Y3, Y3
+	VCVTPS2DQ Y1, Y1
+	VPADDD cys<>+128(SB), Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VMULPS Y1, Y0, Y0
+	VADDPS Y0, Y3, Y2
+	VSUBPS Y0, Y3, Y3
+	VDIVPS Y2, Y3, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ $32, AX
+	SUBQ $32, BX
+	JMP  cell32tcone
+
+cell32tcdone:
+	XORQ BX, BX
+	LEAQ (SI)(R9*1), R12
+
+cell32h:
+	VMOVUPS (R12)(BX*1), Y0
+	VMULPS (R10)(BX*1), Y0, Y0
+	VMOVUPS Y0, (R11)(BX*1)
+	ADDQ $32, BX
+	CMPQ BX, R8
+	JB   cell32h
+	LEAQ (SI)(R8*4), SI
+	ADDQ R8, DI
+	ADDQ R8, R10
+	ADDQ R8, R11
+	TESTQ DX, DX
+	JZ   cell32next
+	ADDQ R8, DX
+
+cell32next:
+	DECQ CX
+	JNZ  cell32row
+
+cell32ret:
+	VZEROUPPER
+	RET
+
+DATA czd<>+0(SB)/8, $0xbff71547652b82fe
+DATA czd<>+8(SB)/8, $0xc0071547652b82fe
+DATA czd<>+16(SB)/8, $0x3fe62e42fee00000
+DATA czd<>+24(SB)/8, $0x3dea39ef35793c76
+DATA czd<>+32(SB)/8, $0x4338000000000000
+DATA czd<>+40(SB)/8, $0x00000000000003ff
+DATA czd<>+48(SB)/8, $0x4086200000000000
+DATA czd<>+56(SB)/8, $0xc086200000000000
+DATA czd<>+64(SB)/8, $0x4076200000000000
+DATA czd<>+72(SB)/8, $0xc076200000000000
+DATA czd<>+80(SB)/8, $0x3ff0000000000000
+DATA czd<>+88(SB)/8, $0x3fbd1745d1745d17
+DATA czd<>+96(SB)/8, $0x3f54afd6a052bf5b
+DATA czd<>+104(SB)/8, $0x3eb937e11175f095
+DATA czd<>+112(SB)/8, $0x3fe0000000000000
+DATA czd<>+120(SB)/8, $0x3f8f07c1f07c1f08
+DATA czd<>+128(SB)/8, $0x3f108cabb37565e2
+GLOBL czd<>(SB), RODATA|NOPTR, $136
+
+// func cell64z(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float64, h *float64)
+//
+// For each of rows rows, gate holding 4H pre-activations (i, f, g, o) a
+// row, cp, c, tc and h H = hid values a row (cp nil for a zero previous
+// state; cp may be c): i, f, o = σ(·) and g = tanh(·) in place,
+// c = f·cp + i·g (each product rounded, then the sum), tc = tanh(c),
+// h = o·tc. H must be a positive multiple of 8. AVX-512F.
+TEXT ·cell64z(SB), NOSPLIT, $0-56
+	MOVQ hid+0(FP), R8
+	MOVQ rows+8(FP), CX
+	MOVQ gate+16(FP), SI
+	MOVQ cp+24(FP), DX
+	MOVQ c+32(FP), DI
+	MOVQ tc+40(FP), R10
+	MOVQ h+48(FP), R11
+	SHLQ $3, R8
+	LEAQ (R8)(R8*2), R9
+	TESTQ CX, CX
+	JZ   cell64zret
+cell64zrow:
+	// σ over i and f, tanh over g, σ over o.
+	VBROADCASTSD czd<>+48(SB), Z30
+	VBROADCASTSD czd<>+56(SB), Z31
+	MOVQ SI, AX
+	LEAQ (R8)(R8*1), BX
+	CMPQ BX, $256
+	JB   cell64zifone
+
+cell64zifmany:
+	VMOVUPD 0(AX), Z0
+	VMOVUPD 64(AX), Z5
+	VMOVUPD 128(AX), Z10
+	VMOVUPD 192(AX), Z15
+	VMINPD Z0, Z30, Z0
+	VMINPD Z5, Z30, Z5
+	VMINPD Z10, Z30, Z10
+	VMINPD Z15, Z30, Z15
+	VMAXPD Z0, Z31, Z0
+	VMAXPD Z5, Z31, Z5
+	VMAXPD Z10, Z31, Z10
+	VMAXPD Z15, Z31, Z15
+	VMULPD.BCST czd<>+0(SB), Z0, Z1
+	VMULPD.BCST czd<>+0(SB), Z5, Z6
+	VMULPD.BCST czd<>+0(SB), Z10, Z11
+	VMULPD.BCST czd<>+0(SB), Z15, Z16
+	VRNDSCALEPD $0, Z1, Z1
+	VRNDSCALEPD $0, Z6, Z6
+	VRNDSCALEPD $0, Z11, Z11
+	VRNDSCALEPD $0, Z16, Z16
+	VFNMSUB231PD.BCST czd<>+16(SB), Z1, Z0
+	VFNMSUB231PD.BCST czd<>+16(SB), Z6, Z5
+	VFNMSUB231PD.BCST czd<>+16(SB), Z11, Z10
+	VFNMSUB231PD.BCST czd<>+16(SB), Z16, Z15
+	VFNMADD231PD.BCST czd<>+24(SB), Z1, Z0
+	VFNMADD231PD.BCST czd<>+24(SB), Z6, Z5
+	VFNMADD231PD.BCST czd<>+24(SB), Z11, Z10
+	VFNMADD231PD.BCST czd<>+24(SB), Z16, Z15
+	VMULPD Z0, Z0, Z2
+	VMULPD Z5, Z5, Z7
+	VMULPD Z10, Z10, Z12
+	VMULPD Z15, Z15, Z17
+	VBROADCASTSD czd<>+104(SB), Z3
+	VBROADCASTSD czd<>+104(SB), Z8
+	VBROADCASTSD czd<>+104(SB), Z13
+	VBROADCASTSD czd<>+104(SB), Z18
+	VFMADD213PD.BCST czd<>+96(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+96(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+96(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+96(SB), Z17, Z18
+	VFMADD213PD.BCST czd<>+88(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+88(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+88(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+88(SB), Z17, Z18
+	VFMADD213PD.BCST czd<>+80(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+80(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+80(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+80(SB), Z17, Z18
+	VBROADCASTSD czd<>+128(SB), Z4
+	VBROADCASTSD czd<>+128(SB), Z9
+	VBROADCASTSD czd<>+128(SB), Z14
+	VBROADCASTSD czd<>+128(SB), Z19
+	VFMADD213PD.BCST czd<>+120(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+120(SB), Z7, Z9
+	VFMADD213PD.BCST czd<>+120(SB), Z12, Z14
+	VFMADD213PD.BCST czd<>+120(SB), Z17, Z19
+	VFMADD213PD.BCST czd<>+112(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+112(SB), Z7, Z9
+	VFMADD213PD.BCST czd<>+112(SB), Z12, Z14
+	VFMADD213PD.BCST czd<>+112(SB), Z17, Z19
+	VMULPD Z4, Z0, Z4
+	VMULPD Z9, Z5, Z9
+	VMULPD Z14, Z10, Z14
+	VMULPD Z19, Z15, Z19
+	VADDPD Z4, Z3, Z0
+	VADDPD Z9, Z8, Z5
+	VADDPD Z14, Z13, Z10
+	VADDPD Z19, Z18, Z15
+	VSUBPD Z4, Z3, Z3
+	VSUBPD Z9, Z8, Z8
+	VSUBPD Z14, Z13, Z13
+	VSUBPD Z19, Z18, Z18
+	VADDPD.BCST czd<>+32(SB), Z1, Z1
+	VADDPD.BCST czd<>+32(SB), Z6, Z6
+	VADDPD.BCST czd<>+32(SB), Z11, Z11
+	VADDPD.BCST czd<>+32(SB), Z16, Z16
+	VPADDQ.BCST czd<>+40(SB), Z1, Z1
+	VPADDQ.BCST czd<>+40(SB), Z6, Z6
+	VPADDQ.BCST czd<>+40(SB), Z11, Z11
+	VPADDQ.BCST czd<>+40(SB), Z16, Z16
+	VPSLLQ $52, Z1, Z1
+	VPSLLQ $52, Z6, Z6
+	VPSLLQ $52, Z11, Z11
+	VPSLLQ $52, Z16, Z16
+	VMULPD Z1, Z0, Z0
+	VMULPD Z6, Z5, Z5
+	VMULPD Z11, Z10, Z10
+	VMULPD Z16, Z15, Z15
+	VADDPD Z0, Z3, Z2
+	VADDPD Z5, Z8, Z7
+	VADDPD Z10, Z13, Z12
+	VADDPD Z15, Z18, Z17
+	VDIVPD Z2, Z3, Z0
+	VDIVPD Z7, Z8, Z5
+	VDIVPD Z12, Z13, Z10
+	VDIVPD Z17, Z18, Z15
+	VMOVUPD Z0, 0(AX)
+	VMOVUPD Z5, 64(AX)
+	VMOVUPD Z10, 128(AX)
+	VMOVUPD Z15, 192(AX)
+	ADDQ $256, AX
+	SUBQ $256, BX
+	CMPQ BX, $256
+	JAE  cell64zifmany
+
+cell64zifone:
+	TESTQ BX, BX
+	JZ   cell64zifdone
+	VMOVUPD (AX), Z0
+	VMINPD Z0, Z30, Z0
+	VMAXPD Z0, Z31, Z0
+	VMULPD.BCST czd<>+0(SB), Z0, Z1
+	VRNDSCALEPD $0, Z1, Z1
+	VFNMSUB231PD.BCST czd<>+16(SB), Z1, Z0
+	VFNMADD231PD.BCST czd<>+24(SB), Z1, Z0
+	VMULPD Z0, Z0, Z2
+	VBROADCASTSD czd<>+104(SB), Z3
+	VFMADD213PD.BCST czd<>+96(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+88(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+80(SB), Z2, Z3
+	VBROADCASTSD czd<>+128(SB), Z4
+	VFMADD213PD.BCST czd<>+120(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+112(SB), Z2, Z4
+	VMULPD Z4, Z0, Z4
+	VADDPD Z4, Z3, Z0
+	VSUBPD Z4, Z3, Z3
+	VADDPD.BCST czd<>+32(SB), Z1, Z1
+	VPADDQ.BCST czd<>+40(SB), Z1, Z1
+	VPSLLQ $52, Z1, Z1
+	VMULPD Z1, Z0, Z0
+	VADDPD Z0, Z3, Z2
+	VDIVPD Z2, Z3, Z0
+	VMOVUPD Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	JMP  cell64zifone
+
+cell64zifdone:
+	VBROADCASTSD czd<>+64(SB), Z30
+	VBROADCASTSD czd<>+72(SB), Z31
+	MOVQ R8, BX
+	CMPQ BX, $256
+	JB   cell64zgone
+
+cell64zgmany:
+	VMOVUPD 0(AX), Z0
+	VMOVUPD 64(AX), Z5
+	VMOVUPD 128(AX), Z10
+	VMOVUPD 192(AX), Z15
+	VMINPD Z0, Z30, Z0
+	VMINPD Z5, Z30, Z5
+	VMINPD Z10, Z30, Z10
+	VMINPD Z15, Z30, Z15
+	VMAXPD Z0, Z31, Z0
+	VMAXPD Z5, Z31, Z5
+	VMAXPD Z10, Z31, Z10
+	VMAXPD Z15, Z31, Z15
+	VMULPD.BCST czd<>+8(SB), Z0, Z1
+	VMULPD.BCST czd<>+8(SB), Z5, Z6
+	VMULPD.BCST czd<>+8(SB), Z10, Z11
+	VMULPD.BCST czd<>+8(SB), Z15, Z16
+	VRNDSCALEPD $0, Z1, Z1
+	VRNDSCALEPD $0, Z6, Z6
+	VRNDSCALEPD $0, Z11, Z11
+	VRNDSCALEPD $0, Z16, Z16
+	VADDPD Z0, Z0, Z0
+	VADDPD Z5, Z5, Z5
+	VADDPD Z10, Z10, Z10
+	VADDPD Z15, Z15, Z15
+	VFNMSUB231PD.BCST czd<>+16(SB), Z1, Z0
+	VFNMSUB231PD.BCST czd<>+16(SB), Z6, Z5
+	VFNMSUB231PD.BCST czd<>+16(SB), Z11, Z10
+	VFNMSUB231PD.BCST czd<>+16(SB), Z16, Z15
+	VFNMADD231PD.BCST czd<>+24(SB), Z1, Z0
+	VFNMADD231PD.BCST czd<>+24(SB), Z6, Z5
+	VFNMADD231PD.BCST czd<>+24(SB), Z11, Z10
+	VFNMADD231PD.BCST czd<>+24(SB), Z16, Z15
+	VMULPD Z0, Z0, Z2
+	VMULPD Z5, Z5, Z7
+	VMULPD Z10, Z10, Z12
+	VMULPD Z15, Z15, Z17
+	VBROADCASTSD czd<>+104(SB), Z3
+	VBROADCASTSD czd<>+104(SB), Z8
+	VBROADCASTSD czd<>+104(SB), Z13
+	VBROADCASTSD czd<>+104(SB), Z18
+	VFMADD213PD.BCST czd<>+96(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+96(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+96(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+96(SB), Z17, Z18
+	VFMADD213PD.BCST czd<>+88(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+88(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+88(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+88(SB), Z17, Z18
+	VFMADD213PD.BCST czd<>+80(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+80(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+80(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+80(SB), Z17, Z18
+	VBROADCASTSD czd<>+128(SB), Z4
+	VBROADCASTSD czd<>+128(SB), Z9
+	VBROADCASTSD czd<>+128(SB), Z14
+	VBROADCASTSD czd<>+128(SB), Z19
+	VFMADD213PD.BCST czd<>+120(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+120(SB), Z7, Z9
+	VFMADD213PD.BCST czd<>+120(SB), Z12, Z14
+	VFMADD213PD.BCST czd<>+120(SB), Z17, Z19
+	VFMADD213PD.BCST czd<>+112(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+112(SB), Z7, Z9
+	VFMADD213PD.BCST czd<>+112(SB), Z12, Z14
+	VFMADD213PD.BCST czd<>+112(SB), Z17, Z19
+	VMULPD Z4, Z0, Z4
+	VMULPD Z9, Z5, Z9
+	VMULPD Z14, Z10, Z14
+	VMULPD Z19, Z15, Z19
+	VADDPD Z4, Z3, Z0
+	VADDPD Z9, Z8, Z5
+	VADDPD Z14, Z13, Z10
+	VADDPD Z19, Z18, Z15
+	VSUBPD Z4, Z3, Z3
+	VSUBPD Z9, Z8, Z8
+	VSUBPD Z14, Z13, Z13
+	VSUBPD Z19, Z18, Z18
+	VADDPD.BCST czd<>+32(SB), Z1, Z1
+	VADDPD.BCST czd<>+32(SB), Z6, Z6
+	VADDPD.BCST czd<>+32(SB), Z11, Z11
+	VADDPD.BCST czd<>+32(SB), Z16, Z16
+	VPADDQ.BCST czd<>+40(SB), Z1, Z1
+	VPADDQ.BCST czd<>+40(SB), Z6, Z6
+	VPADDQ.BCST czd<>+40(SB), Z11, Z11
+	VPADDQ.BCST czd<>+40(SB), Z16, Z16
+	VPSLLQ $52, Z1, Z1
+	VPSLLQ $52, Z6, Z6
+	VPSLLQ $52, Z11, Z11
+	VPSLLQ $52, Z16, Z16
+	VMULPD Z1, Z0, Z0
+	VMULPD Z6, Z5, Z5
+	VMULPD Z11, Z10, Z10
+	VMULPD Z16, Z15, Z15
+	VADDPD Z0, Z3, Z2
+	VADDPD Z5, Z8, Z7
+	VADDPD Z10, Z13, Z12
+	VADDPD Z15, Z18, Z17
+	VSUBPD Z0, Z3, Z3
+	VSUBPD Z5, Z8, Z8
+	VSUBPD Z10, Z13, Z13
+	VSUBPD Z15, Z18, Z18
+	VDIVPD Z2, Z3, Z0
+	VDIVPD Z7, Z8, Z5
+	VDIVPD Z12, Z13, Z10
+	VDIVPD Z17, Z18, Z15
+	VMOVUPD Z0, 0(AX)
+	VMOVUPD Z5, 64(AX)
+	VMOVUPD Z10, 128(AX)
+	VMOVUPD Z15, 192(AX)
+	ADDQ $256, AX
+	SUBQ $256, BX
+	CMPQ BX, $256
+	JAE  cell64zgmany
+
+cell64zgone:
+	TESTQ BX, BX
+	JZ   cell64zgdone
+	VMOVUPD (AX), Z0
+	VMINPD Z0, Z30, Z0
+	VMAXPD Z0, Z31, Z0
+	VMULPD.BCST czd<>+8(SB), Z0, Z1
+	VRNDSCALEPD $0, Z1, Z1
+	VADDPD Z0, Z0, Z0
+	VFNMSUB231PD.BCST czd<>+16(SB), Z1, Z0
+	VFNMADD231PD.BCST czd<>+24(SB), Z1, Z0
+	VMULPD Z0, Z0, Z2
+	VBROADCASTSD czd<>+104(SB), Z3
+	VFMADD213PD.BCST czd<>+96(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+88(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+80(SB), Z2, Z3
+	VBROADCASTSD czd<>+128(SB), Z4
+	VFMADD213PD.BCST czd<>+120(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+112(SB), Z2, Z4
+	VMULPD Z4, Z0, Z4
+	VADDPD Z4, Z3, Z0
+	VSUBPD Z4, Z3, Z3
+	VADDPD.BCST czd<>+32(SB), Z1, Z1
+	VPADDQ.BCST czd<>+40(SB), Z1, Z1
+	VPSLLQ $52, Z1, Z1
+	VMULPD Z1, Z0, Z0
+	VADDPD Z0, Z3, Z2
+	VSUBPD Z0, Z3, Z3
+	VDIVPD Z2, Z3, Z0
+	VMOVUPD Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	JMP  cell64zgone
+
+cell64zgdone:
+	VBROADCASTSD czd<>+48(SB), Z30
+	VBROADCASTSD czd<>+56(SB), Z31
+	MOVQ R8, BX
+	CMPQ BX, $256
+	JB   cell64zoone
+
+cell64zomany:
+	VMOVUPD 0(AX), Z0
+	VMOVUPD 64(AX), Z5
+	VMOVUPD 128(AX), Z10
+	VMOVUPD 192(AX), Z15
+	VMINPD Z0, Z30, Z0
+	VMINPD Z5, Z30, Z5
+	VMINPD Z10, Z30, Z10
+	VMINPD Z15, Z30, Z15
+	VMAXPD Z0, Z31, Z0
+	VMAXPD Z5, Z31, Z5
+	VMAXPD Z10, Z31, Z10
+	VMAXPD Z15, Z31, Z15
+	VMULPD.BCST czd<>+0(SB), Z0, Z1
+	VMULPD.BCST czd<>+0(SB), Z5, Z6
+	VMULPD.BCST czd<>+0(SB), Z10, Z11
+	VMULPD.BCST czd<>+0(SB), Z15, Z16
+	VRNDSCALEPD $0, Z1, Z1
+	VRNDSCALEPD $0, Z6, Z6
+	VRNDSCALEPD $0, Z11, Z11
+	VRNDSCALEPD $0, Z16, Z16
+	VFNMSUB231PD.BCST czd<>+16(SB), Z1, Z0
+	VFNMSUB231PD.BCST czd<>+16(SB), Z6, Z5
+	VFNMSUB231PD.BCST czd<>+16(SB), Z11, Z10
+	VFNMSUB231PD.BCST czd<>+16(SB), Z16, Z15
+	VFNMADD231PD.BCST czd<>+24(SB), Z1, Z0
+	VFNMADD231PD.BCST czd<>+24(SB), Z6, Z5
+	VFNMADD231PD.BCST czd<>+24(SB), Z11, Z10
+	VFNMADD231PD.BCST czd<>+24(SB), Z16, Z15
+	VMULPD Z0, Z0, Z2
+	VMULPD Z5, Z5, Z7
+	VMULPD Z10, Z10, Z12
+	VMULPD Z15, Z15, Z17
+	VBROADCASTSD czd<>+104(SB), Z3
+	VBROADCASTSD czd<>+104(SB), Z8
+	VBROADCASTSD czd<>+104(SB), Z13
+	VBROADCASTSD czd<>+104(SB), Z18
+	VFMADD213PD.BCST czd<>+96(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+96(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+96(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+96(SB), Z17, Z18
+	VFMADD213PD.BCST czd<>+88(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+88(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+88(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+88(SB), Z17, Z18
+	VFMADD213PD.BCST czd<>+80(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+80(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+80(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+80(SB), Z17, Z18
+	VBROADCASTSD czd<>+128(SB), Z4
+	VBROADCASTSD czd<>+128(SB), Z9
+	VBROADCASTSD czd<>+128(SB), Z14
+	VBROADCASTSD czd<>+128(SB), Z19
+	VFMADD213PD.BCST czd<>+120(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+120(SB), Z7, Z9
+	VFMADD213PD.BCST czd<>+120(SB), Z12, Z14
+	VFMADD213PD.BCST czd<>+120(SB), Z17, Z19
+	VFMADD213PD.BCST czd<>+112(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+112(SB), Z7, Z9
+	VFMADD213PD.BCST czd<>+112(SB), Z12, Z14
+	VFMADD213PD.BCST czd<>+112(SB), Z17, Z19
+	VMULPD Z4, Z0, Z4
+	VMULPD Z9, Z5, Z9
+	VMULPD Z14, Z10, Z14
+	VMULPD Z19, Z15, Z19
+	VADDPD Z4, Z3, Z0
+	VADDPD Z9, Z8, Z5
+	VADDPD Z14, Z13, Z10
+	VADDPD Z19, Z18, Z15
+	VSUBPD Z4, Z3, Z3
+	VSUBPD Z9, Z8, Z8
+	VSUBPD Z14, Z13, Z13
+	VSUBPD Z19, Z18, Z18
+	VADDPD.BCST czd<>+32(SB), Z1, Z1
+	VADDPD.BCST czd<>+32(SB), Z6, Z6
+	VADDPD.BCST czd<>+32(SB), Z11, Z11
+	VADDPD.BCST czd<>+32(SB), Z16, Z16
+	VPADDQ.BCST czd<>+40(SB), Z1, Z1
+	VPADDQ.BCST czd<>+40(SB), Z6, Z6
+	VPADDQ.BCST czd<>+40(SB), Z11, Z11
+	VPADDQ.BCST czd<>+40(SB), Z16, Z16
+	VPSLLQ $52, Z1, Z1
+	VPSLLQ $52, Z6, Z6
+	VPSLLQ $52, Z11, Z11
+	VPSLLQ $52, Z16, Z16
+	VMULPD Z1, Z0, Z0
+	VMULPD Z6, Z5, Z5
+	VMULPD Z11, Z10, Z10
+	VMULPD Z16, Z15, Z15
+	VADDPD Z0, Z3, Z2
+	VADDPD Z5, Z8, Z7
+	VADDPD Z10, Z13, Z12
+	VADDPD Z15, Z18, Z17
+	VDIVPD Z2, Z3, Z0
+	VDIVPD Z7, Z8, Z5
+	VDIVPD Z12, Z13, Z10
+	VDIVPD Z17, Z18, Z15
+	VMOVUPD Z0, 0(AX)
+	VMOVUPD Z5, 64(AX)
+	VMOVUPD Z10, 128(AX)
+	VMOVUPD Z15, 192(AX)
+	ADDQ $256, AX
+	SUBQ $256, BX
+	CMPQ BX, $256
+	JAE  cell64zomany
+
+cell64zoone:
+	TESTQ BX, BX
+	JZ   cell64zodone
+	VMOVUPD (AX), Z0
+	VMINPD Z0, Z30, Z0
+	VMAXPD Z0, Z31, Z0
+	VMULPD.BCST czd<>+0(SB), Z0, Z1
+	VRNDSCALEPD $0, Z1, Z1
+	VFNMSUB231PD.BCST czd<>+16(SB), Z1, Z0
+	VFNMADD231PD.BCST czd<>+24(SB), Z1, Z0
+	VMULPD Z0, Z0, Z2
+	VBROADCASTSD czd<>+104(SB), Z3
+	VFMADD213PD.BCST czd<>+96(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+88(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+80(SB), Z2, Z3
+	VBROADCASTSD czd<>+128(SB), Z4
+	VFMADD213PD.BCST czd<>+120(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+112(SB), Z2, Z4
+	VMULPD Z4, Z0, Z4
+	VADDPD Z4, Z3, Z0
+	VSUBPD Z4, Z3, Z3
+	VADDPD.BCST czd<>+32(SB), Z1, Z1
+	VPADDQ.BCST czd<>+40(SB), Z1, Z1
+	VPSLLQ $52, Z1, Z1
+	VMULPD Z1, Z0, Z0
+	VADDPD Z0, Z3, Z2
+	VDIVPD Z2, Z3, Z0
+	VMOVUPD Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	JMP  cell64zoone
+
+cell64zodone:
+	// c = f·cp + i·g, also into tc.
+	XORQ BX, BX
+	LEAQ (SI)(R8*2), R12
+	LEAQ (SI)(R8*1), R13
+
+cell64zc:
+	VMOVUPD (SI)(BX*1), Z0
+	VMULPD (R12)(BX*1), Z0, Z0
+	TESTQ DX, DX
+	JZ   cell64znocp
+	VMOVUPD (R13)(BX*1), Z1
+	VMULPD (DX)(BX*1), Z1, Z1
+	VADDPD Z0, Z1, Z0
+
+cell64znocp:
+	VMOVUPD Z0, (DI)(BX*1)
+	VMOVUPD Z0, (R10)(BX*1)
+	ADDQ $64, BX
+	CMPQ BX, R8
+	JB   cell64zc
+	// tc = tanh(c), then h = o·tc.
+	VBROADCASTSD czd<>+64(SB), Z30
+	VBROADCASTSD czd<>+72(SB), Z31
+	MOVQ R10, AX
+	MOVQ R8, BX
+	CMPQ BX, $256
+	JB   cell64ztcone
+
+cell64ztcmany:
+	VMOVUPD 0(AX), Z0
+	VMOVUPD 64(AX), Z5
+	VMOVUPD 128(AX), Z10
+	VMOVUPD 192(AX), Z15
+	VMINPD Z0, Z30, Z0
+	VMINPD Z5, Z30, Z5
+	VMINPD Z10, Z30, Z10
+	VMINPD Z15, Z30, Z15
+	VMAXPD Z0, Z31, Z0
+	VMAXPD Z5, Z31, Z5
+	VMAXPD Z10, Z31, Z10
+	VMAXPD Z15, Z31, Z15
+	VMULPD.BCST czd<>+8(SB), Z0, Z1
+	VMULPD.BCST czd<>+8(SB), Z5, Z6
+	VMULPD.BCST czd<>+8(SB), Z10, Z11
+	VMULPD.BCST czd<>+8(SB), Z15, Z16
+	VRNDSCALEPD $0, Z1, Z1
+	VRNDSCALEPD $0, Z6, Z6
+	VRNDSCALEPD $0, Z11, Z11
+	VRNDSCALEPD $0, Z16, Z16
+	VADDPD Z0, Z0, Z0
+	VADDPD Z5, Z5, Z5
+	VADDPD Z10, Z10, Z10
+	VADDPD Z15, Z15, Z15
+	VFNMSUB231PD.BCST czd<>+16(SB), Z1, Z0
+	VFNMSUB231PD.BCST czd<>+16(SB), Z6, Z5
+	VFNMSUB231PD.BCST czd<>+16(SB), Z11, Z10
+	VFNMSUB231PD.BCST czd<>+16(SB), Z16, Z15
+	VFNMADD231PD.BCST czd<>+24(SB), Z1, Z0
+	VFNMADD231PD.BCST czd<>+24(SB), Z6, Z5
+	VFNMADD231PD.BCST czd<>+24(SB), Z11, Z10
+	VFNMADD231PD.BCST czd<>+24(SB), Z16, Z15
+	VMULPD Z0, Z0, Z2
+	VMULPD Z5, Z5, Z7
+	VMULPD Z10, Z10, Z12
+	VMULPD Z15, Z15, Z17
+	VBROADCASTSD czd<>+104(SB), Z3
+	VBROADCASTSD czd<>+104(SB), Z8
+	VBROADCASTSD czd<>+104(SB), Z13
+	VBROADCASTSD czd<>+104(SB), Z18
+	VFMADD213PD.BCST czd<>+96(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+96(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+96(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+96(SB), Z17, Z18
+	VFMADD213PD.BCST czd<>+88(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+88(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+88(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+88(SB), Z17, Z18
+	VFMADD213PD.BCST czd<>+80(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+80(SB), Z7, Z8
+	VFMADD213PD.BCST czd<>+80(SB), Z12, Z13
+	VFMADD213PD.BCST czd<>+80(SB), Z17, Z18
+	VBROADCASTSD czd<>+128(SB), Z4
+	VBROADCASTSD czd<>+128(SB), Z9
+	VBROADCASTSD czd<>+128(SB), Z14
+	VBROADCASTSD czd<>+128(SB), Z19
+	VFMADD213PD.BCST czd<>+120(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+120(SB), Z7, Z9
+	VFMADD213PD.BCST czd<>+120(SB), Z12, Z14
+	VFMADD213PD.BCST czd<>+120(SB), Z17, Z19
+	VFMADD213PD.BCST czd<>+112(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+112(SB), Z7, Z9
+	VFMADD213PD.BCST czd<>+112(SB), Z12, Z14
+	VFMADD213PD.BCST czd<>+112(SB), Z17, Z19
+	VMULPD Z4, Z0, Z4
+	VMULPD Z9, Z5, Z9
+	VMULPD Z14, Z10, Z14
+	VMULPD Z19, Z15, Z19
+	VADDPD Z4, Z3, Z0
+	VADDPD Z9, Z8, Z5
+	VADDPD Z14, Z13, Z10
+	VADDPD Z19, Z18, Z15
+	VSUBPD Z4, Z3, Z3
+	VSUBPD Z9, Z8, Z8
+	VSUBPD Z14, Z13, Z13
+	VSUBPD Z19, Z18, Z18
+	VADDPD.BCST czd<>+32(SB), Z1, Z1
+	VADDPD.BCST czd<>+32(SB), Z6, Z6
+	VADDPD.BCST czd<>+32(SB), Z11, Z11
+	VADDPD.BCST czd<>+32(SB), Z16, Z16
+	VPADDQ.BCST czd<>+40(SB), Z1, Z1
+	VPADDQ.BCST czd<>+40(SB), Z6, Z6
+	VPADDQ.BCST czd<>+40(SB), Z11, Z11
+	VPADDQ.BCST czd<>+40(SB), Z16, Z16
+	VPSLLQ $52, Z1, Z1
+	VPSLLQ $52, Z6, Z6
+	VPSLLQ $52, Z11, Z11
+	VPSLLQ $52, Z16, Z16
+	VMULPD Z1, Z0, Z0
+	VMULPD Z6, Z5, Z5
+	VMULPD Z11, Z10, Z10
+	VMULPD Z16, Z15, Z15
+	VADDPD Z0, Z3, Z2
+	VADDPD Z5, Z8, Z7
+	VADDPD Z10, Z13, Z12
+	VADDPD Z15, Z18, Z17
+	VSUBPD Z0, Z3, Z3
+	VSUBPD Z5, Z8, Z8
+	VSUBPD Z10, Z13, Z13
+	VSUBPD Z15, Z18, Z18
+	VDIVPD Z2, Z3, Z0
+	VDIVPD Z7, Z8, Z5
+	VDIVPD Z12, Z13, Z10
+	VDIVPD Z17, Z18, Z15
+	VMOVUPD Z0, 0(AX)
+	VMOVUPD Z5, 64(AX)
+	VMOVUPD Z10, 128(AX)
+	VMOVUPD Z15, 192(AX)
+	ADDQ $256, AX
+	SUBQ $256, BX
+	CMPQ BX, $256
+	JAE  cell64ztcmany
+
+cell64ztcone:
+	TESTQ BX, BX
+	JZ   cell64ztcdone
+	VMOVUPD (AX), Z0
+	VMINPD Z0, Z30, Z0
+	VMAXPD Z0, Z31, Z0
+	VMULPD.BCST czd<>+8(SB), Z0, Z1
+	VRNDSCALEPD $0, Z1, Z1
+	VADDPD Z0, Z0, Z0
+	VFNMSUB231PD.BCST czd<>+16(SB), Z1, Z0
+	VFNMADD231PD.BCST czd<>+24(SB), Z1, Z0
+	VMULPD Z0, Z0, Z2
+	VBROADCASTSD czd<>+104(SB), Z3
+	VFMADD213PD.BCST czd<>+96(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+88(SB), Z2, Z3
+	VFMADD213PD.BCST czd<>+80(SB), Z2, Z3
+	VBROADCASTSD czd<>+128(SB), Z4
+	VFMADD213PD.BCST czd<>+120(SB), Z2, Z4
+	VFMADD213PD.BCST czd<>+112(SB), Z2, Z4
+	VMULPD Z4, Z0, Z4
+	VADDPD Z4, Z3, Z0
+	VSUBPD Z4, Z3, Z3
+	VADDPD.BCST czd<>+32(SB), Z1, Z1
+	VPADDQ.BCST czd<>+40(SB), Z1, Z1
+	VPSLLQ $52, Z1, Z1
+	VMULPD Z1, Z0, Z0
+	VADDPD Z0, Z3, Z2
+	VSUBPD Z0, Z3, Z3
+	VDIVPD Z2, Z3, Z0
+	VMOVUPD Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	JMP  cell64ztcone
+
+cell64ztcdone:
+	XORQ BX, BX
+	LEAQ (SI)(R9*1), R12
+
+cell64zh:
+	VMOVUPD (R12)(BX*1), Z0
+	VMULPD (R10)(BX*1), Z0, Z0
+	VMOVUPD Z0, (R11)(BX*1)
+	ADDQ $64, BX
+	CMPQ BX, R8
+	JB   cell64zh
+	LEAQ (SI)(R8*4), SI
+	ADDQ R8, DI
+	ADDQ R8, R10
+	ADDQ R8, R11
+	TESTQ DX, DX
+	JZ   cell64znext
+	ADDQ R8, DX
+
+cell64znext:
+	DECQ CX
+	JNZ  cell64zrow
+
+cell64zret:
+	VZEROUPPER
+	RET
+
+DATA czs<>+0(SB)/4, $0xbfb8aa3b
+DATA czs<>+4(SB)/4, $0xc038aa3b
+DATA czs<>+8(SB)/4, $0x3f318000
+DATA czs<>+12(SB)/4, $0xb95e8083
+DATA czs<>+16(SB)/4, $0x0000007f
+DATA czs<>+20(SB)/4, $0x42ae0000
+DATA czs<>+24(SB)/4, $0xc2ae0000
+DATA czs<>+28(SB)/4, $0x422e0000
+DATA czs<>+32(SB)/4, $0xc22e0000
+DATA czs<>+36(SB)/4, $0x3f800000
+DATA czs<>+40(SB)/4, $0x3dcccccd
+DATA czs<>+44(SB)/4, $0x3f000000
+DATA czs<>+48(SB)/4, $0x3c088889
+GLOBL czs<>(SB), RODATA|NOPTR, $52
+
+// func cell32z(hid int, rows int, gate *float32, cp *float32, c *float32, tc *float32, h *float32)
+//
+// For each of rows rows, gate holding 4H pre-activations (i, f, g, o) a
+// row, cp, c, tc and h H = hid values a row (cp nil for a zero previous
+// state; cp may be c): i, f, o = σ(·) and g = tanh(·) in place,
+// c = f·cp + i·g (each product rounded, then the sum), tc = tanh(c),
+// h = o·tc. H must be a positive multiple of 16. AVX-512F.
+TEXT ·cell32z(SB), NOSPLIT, $0-56
+	MOVQ hid+0(FP), R8
+	MOVQ rows+8(FP), CX
+	MOVQ gate+16(FP), SI
+	MOVQ cp+24(FP), DX
+	MOVQ c+32(FP), DI
+	MOVQ tc+40(FP), R10
+	MOVQ h+48(FP), R11
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	TESTQ CX, CX
+	JZ   cell32zret
+cell32zrow:
+	// σ over i and f, tanh over g, σ over o.
+	VBROADCASTSS czs<>+20(SB), Z30
+	VBROADCASTSS czs<>+24(SB), Z31
+	MOVQ SI, AX
+	LEAQ (R8)(R8*1), BX
+	CMPQ BX, $256
+	JB   cell32zifone
+
+cell32zifmany:
+	VMOVUPS 0(AX), Z0
+	VMOVUPS 64(AX), Z5
+	VMOVUPS 128(AX), Z10
+	VMOVUPS 192(AX), Z15
+	VMINPS Z0, Z30, Z0
+	VMINPS Z5, Z30, Z5
+	VMINPS Z10, Z30, Z10
+	VMINPS Z15, Z30, Z15
+	VMAXPS Z0, Z31, Z0
+	VMAXPS Z5, Z31, Z5
+	VMAXPS Z10, Z31, Z10
+	VMAXPS Z15, Z31, Z15
+	VMULPS.BCST czs<>+0(SB), Z0, Z1
+	VMULPS.BCST czs<>+0(SB), Z5, Z6
+	VMULPS.BCST czs<>+0(SB), Z10, Z11
+	VMULPS.BCST czs<>+0(SB), Z15, Z16
+	VRNDSCALEPS $0, Z1, Z1
+	VRNDSCALEPS $0, Z6, Z6
+	VRNDSCALEPS $0, Z11, Z11
+	VRNDSCALEPS $0, Z16, Z16
+	VFNMSUB231PS.BCST czs<>+8(SB), Z1, Z0
+	VFNMSUB231PS.BCST czs<>+8(SB), Z6, Z5
+	VFNMSUB231PS.BCST czs<>+8(SB), Z11, Z10
+	VFNMSUB231PS.BCST czs<>+8(SB), Z16, Z15
+	VFNMADD231PS.BCST czs<>+12(SB), Z1, Z0
+	VFNMADD231PS.BCST czs<>+12(SB), Z6, Z5
+	VFNMADD231PS.BCST czs<>+12(SB), Z11, Z10
+	VFNMADD231PS.BCST czs<>+12(SB), Z16, Z15
+	VMULPS Z0, Z0, Z2
+	VMULPS Z5, Z5, Z7
+	VMULPS Z10, Z10, Z12
+	VMULPS Z15, Z15, Z17
+	VBROADCASTSS czs<>+40(SB), Z3
+	VBROADCASTSS czs<>+40(SB), Z8
+	VBROADCASTSS czs<>+40(SB), Z13
+	VBROADCASTSS czs<>+40(SB), Z18
+	VFMADD213PS.BCST czs<>+36(SB), Z2, Z3
+	VFMADD213PS.BCST czs<>+36(SB), Z7, Z8
+	VFMADD213PS.BCST czs<>+36(SB), Z12, Z13
+	VFMADD213PS.BCST czs<>+36(SB), Z17, Z18
+	VBROADCASTSS czs<>+48(SB), Z4
+	VBROADCASTSS czs<>+48(SB), Z9
+	VBROADCASTSS czs<>+48(SB), Z14
+	VBROADCASTSS czs<>+48(SB), Z19
+	VFMADD213PS.BCST czs<>+44(SB), Z2, Z4
+	VFMADD213PS.BCST czs<>+44(SB), Z7, Z9
+	VFMADD213PS.BCST czs<>+44(SB), Z12, Z14
+	VFMADD213PS.BCST czs<>+44(SB), Z17, Z19
+	VMULPS Z4, Z0, Z4
+	VMULPS Z9, Z5, Z9
+	VMULPS Z14, Z10, Z14
+	VMULPS Z19, Z15, Z19
+	VADDPS Z4, Z3, Z0
+	VADDPS Z9, Z8, Z5
+	VADDPS Z14, Z13, Z10
+	VADDPS Z19, Z18, Z15
+	VSUBPS Z4, Z3, Z3
+	VSUBPS Z9, Z8, Z8
+	VSUBPS Z14, Z13, Z13
+	VSUBPS Z19, Z18, Z18
+	VCVTPS2DQ Z1, Z1
+	VCVTPS2DQ Z6, Z6
+	VCVTPS2DQ Z11, Z11
+	VCVTPS2DQ Z16, Z16
+	VPADDD.BCST czs<>+16(SB), Z1, Z1
+	VPADDD.BCST czs<>+16(SB), Z6, Z6
+	VPADDD.BCST czs<>+16(SB), Z11, Z11
+	VPADDD.BCST czs<>+16(SB), Z16, Z16
+	VPSLLD $23, Z1, Z1
+	VPSLLD $23, Z6, Z6
+	VPSLLD $23, Z11, Z11
+	VPSLLD $23, Z16, Z16
+	VMULPS Z1, Z0, Z0
+	VMULPS Z6, Z5, Z5
+	VMULPS Z11, Z10, Z10
+	VMULPS Z16, Z15, Z15
+	VADDPS Z0, Z3, Z2
+	VADDPS Z5, Z8, Z7
+	VADDPS Z10, Z13, Z12
+	VADDPS Z15, Z18, Z17
+	VDIVPS Z2, Z3, Z0
+	VDIVPS Z7, Z8, Z5
+	VDIVPS Z12, Z13, Z10
+	VDIVPS Z17, Z18, Z15
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z15, 192(AX)
+	ADDQ $256, AX
+	SUBQ $256, BX
+	CMPQ BX, $256
+	JAE  cell32zifmany
+
+cell32zifone:
+	TESTQ BX, BX
+	JZ   cell32zifdone
+	VMOVUPS (AX), Z0
+	VMINPS Z0, Z30, Z0
+	VMAXPS Z0, Z31, Z0
+	VMULPS.BCST czs<>+0(SB), Z0, Z1
+	VRNDSCALEPS $0, Z1, Z1
+	VFNMSUB231PS.BCST czs<>+8(SB), Z1, Z0
+	VFNMADD231PS.BCST czs<>+12(SB), Z1, Z0
+	VMULPS Z0, Z0, Z2
+	VBROADCASTSS czs<>+40(SB), Z3
+	VFMADD213PS.BCST czs<>+36(SB), Z2, Z3
+	VBROADCASTSS czs<>+48(SB), Z4
+	VFMADD213PS.BCST czs<>+44(SB), Z2, Z4
+	VMULPS Z4, Z0, Z4
+	VADDPS Z4, Z3, Z0
+	VSUBPS Z4, Z3, Z3
+	VCVTPS2DQ Z1, Z1
+	VPADDD.BCST czs<>+16(SB), Z1, Z1
+	VPSLLD $23, Z1, Z1
+	VMULPS Z1, Z0, Z0
+	VADDPS Z0, Z3, Z2
+	VDIVPS Z2, Z3, Z0
+	VMOVUPS Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	JMP  cell32zifone
+
+cell32zifdone:
+	VBROADCASTSS czs<>+28(SB), Z30
+	VBROADCASTSS czs<>+32(SB), Z31
+	MOVQ R8, BX
+	CMPQ BX, $256
+	JB   cell32zgone
+
+cell32zgmany:
+	VMOVUPS 0(AX), Z0
+	VMOVUPS 64(AX), Z5
+	VMOVUPS 128(AX), Z10
+	VMOVUPS 192(AX), Z15
+	VMINPS Z0, Z30, Z0
+	VMINPS Z5, Z30, Z5
+	VMINPS Z10, Z30, Z10
+	VMINPS Z15, Z30, Z15
+	VMAXPS Z0, Z31, Z0
+	VMAXPS Z5, Z31, Z5
+	VMAXPS Z10, Z31, Z10
+	VMAXPS Z15, Z31, Z15
+	VMULPS.BCST czs<>+4(SB), Z0, Z1
+	VMULPS.BCST czs<>+4(SB), Z5, Z6
+	VMULPS.BCST czs<>+4(SB), Z10, Z11
+	VMULPS.BCST czs<>+4(SB), Z15, Z16
+	VRNDSCALEPS $0, Z1, Z1
+	VRNDSCALEPS $0, Z6, Z6
+	VRNDSCALEPS $0, Z11, Z11
+	VRNDSCALEPS $0, Z16, Z16
+	VADDPS Z0, Z0, Z0
+	VADDPS Z5, Z5, Z5
+	VADDPS Z10, Z10, Z10
+	VADDPS Z15, Z15, Z15
+	VFNMSUB231PS.BCST czs<>+8(SB), Z1, Z0
+	VFNMSUB231PS.BCST czs<>+8(SB), Z6, Z5
+	VFNMSUB231PS.BCST czs<>+8(SB), Z11, Z10
+	VFNMSUB231PS.BCST czs<>+8(SB), Z16, Z15
+	VFNMADD231PS.BCST czs<>+12(SB), Z1, Z0
+	VFNMADD231PS.BCST czs<>+12(SB), Z6, Z5
+	VFNMADD231PS.BCST czs<>+12(SB), Z11, Z10
+	VFNMADD231PS.BCST czs<>+12(SB), Z16, Z15
+	VMULPS Z0, Z0, Z2
+	VMULPS Z5, Z5, Z7
+	VMULPS Z10, Z10, Z12
+	VMULPS Z15, Z15, Z17
+	VBROADCASTSS czs<>+40(SB), Z3
+	VBROADCASTSS czs<>+40(SB), Z8
+	VBROADCASTSS czs<>+40(SB), Z13
+	VBROADCASTSS czs<>+40(SB), Z18
+	VFMADD213PS.BCST czs<>+36(SB), Z2, Z3
+	VFMADD213PS.BCST czs<>+36(SB), Z7, Z8
+	VFMADD213PS.BCST czs<>+36(SB), Z12, Z13
+	VFMADD213PS.BCST czs<>+36(SB), Z17, Z18
+	VBROADCASTSS czs<>+48(SB), Z4
+	VBROADCASTSS czs<>+48(SB), Z9
+	VBROADCASTSS czs<>+48(SB), Z14
+	VBROADCASTSS czs<>+48(SB), Z19
+	VFMADD213PS.BCST czs<>+44(SB), Z2, Z4
+	VFMADD213PS.BCST czs<>+44(SB), Z7, Z9
+	VFMADD213PS.BCST czs<>+44(SB), Z12, Z14
+	VFMADD213PS.BCST czs<>+44(SB), Z17, Z19
+	VMULPS Z4, Z0, Z4
+	VMULPS Z9, Z5, Z9
+	VMULPS Z14, Z10, Z14
+	VMULPS Z19, Z15, Z19
+	VADDPS Z4, Z3, Z0
+	VADDPS Z9, Z8, Z5
+	VADDPS Z14, Z13, Z10
+	VADDPS Z19, Z18, Z15
+	VSUBPS Z4, Z3, Z3
+	VSUBPS Z9, Z8, Z8
+	VSUBPS Z14, Z13, Z13
+	VSUBPS Z19, Z18, Z18
+	VCVTPS2DQ Z1, Z1
+	VCVTPS2DQ Z6, Z6
+	VCVTPS2DQ Z11, Z11
+	VCVTPS2DQ Z16, Z16
+	VPADDD.BCST czs<>+16(SB), Z1, Z1
+	VPADDD.BCST czs<>+16(SB), Z6, Z6
+	VPADDD.BCST czs<>+16(SB), Z11, Z11
+	VPADDD.BCST czs<>+16(SB), Z16, Z16
+	VPSLLD $23, Z1, Z1
+	VPSLLD $23, Z6, Z6
+	VPSLLD $23, Z11, Z11
+	VPSLLD $23, Z16, Z16
+	VMULPS Z1, Z0, Z0
+	VMULPS Z6, Z5, Z5
+	VMULPS Z11, Z10, Z10
+	VMULPS Z16, Z15, Z15
+	VADDPS Z0, Z3, Z2
+	VADDPS Z5, Z8, Z7
+	VADDPS Z10, Z13, Z12
+	VADDPS Z15, Z18, Z17
+	VSUBPS Z0, Z3, Z3
+	VSUBPS Z5, Z8, Z8
+	VSUBPS Z10, Z13, Z13
+	VSUBPS Z15, Z18, Z18
+	VDIVPS Z2, Z3, Z0
+	VDIVPS Z7, Z8, Z5
+	VDIVPS Z12, Z13, Z10
+	VDIVPS Z17, Z18, Z15
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z15, 192(AX)
+	ADDQ $256, AX
+	SUBQ $256, BX
+	CMPQ BX, $256
+	JAE  cell32zgmany
+
+cell32zgone:
+	TESTQ BX, BX
+	JZ   cell32zgdone
+	VMOVUPS (AX), Z0
+	VMINPS Z0, Z30, Z0
+	VMAXPS Z0, Z31, Z0
+	VMULPS.BCST czs<>+4(SB), Z0, Z1
+	VRNDSCALEPS $0, Z1, Z1
+	VADDPS Z0, Z0, Z0
+	VFNMSUB231PS.BCST czs<>+8(SB), Z1, Z0
+	VFNMADD231PS.BCST czs<>+12(SB), Z1, Z0
+	VMULPS Z0, Z0, Z2
+	VBROADCASTSS czs<>+40(SB), Z3
+	VFMADD213PS.BCST czs<>+36(SB), Z2, Z3
+	VBROADCASTSS czs<>+48(SB), Z4
+	VFMADD213PS.BCST czs<>+44(SB), Z2, Z4
+	VMULPS Z4, Z0, Z4
+	VADDPS Z4, Z3, Z0
+	VSUBPS Z4, Z3, Z3
+	VCVTPS2DQ Z1, Z1
+	VPADDD.BCST czs<>+16(SB), Z1, Z1
+	VPSLLD $23, Z1, Z1
+	VMULPS Z1, Z0, Z0
+	VADDPS Z0, Z3, Z2
+	VSUBPS Z0, Z3, Z3
+	VDIVPS Z2, Z3, Z0
+	VMOVUPS Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	JMP  cell32zgone
+
+cell32zgdone:
+	VBROADCASTSS czs<>+20(SB), Z30
+	VBROADCASTSS czs<>+24(SB), Z31
+	MOVQ R8, BX
+	CMPQ BX, $256
+	JB   cell32zoone
+
+cell32zomany:
+	VMOVUPS 0(AX), Z0
+	VMOVUPS 64(AX), Z5
+	VMOVUPS 128(AX), Z10
+	VMOVUPS 192(AX), Z15
+	VMINPS Z0, Z30, Z0
+	VMINPS Z5, Z30, Z5
+	VMINPS Z10, Z30, Z10
+	VMINPS Z15, Z30, Z15
+	VMAXPS Z0, Z31, Z0
+	VMAXPS Z5, Z31, Z5
+	VMAXPS Z10, Z31, Z10
+	VMAXPS Z15, Z31, Z15
+	VMULPS.BCST czs<>+0(SB), Z0, Z1
+	VMULPS.BCST czs<>+0(SB), Z5, Z6
+	VMULPS.BCST czs<>+0(SB), Z10, Z11
+	VMULPS.BCST czs<>+0(SB), Z15, Z16
+	VRNDSCALEPS $0, Z1, Z1
+	VRNDSCALEPS $0, Z6, Z6
+	VRNDSCALEPS $0, Z11, Z11
+	VRNDSCALEPS $0, Z16, Z16
+	VFNMSUB231PS.BCST czs<>+8(SB), Z1, Z0
+	VFNMSUB231PS.BCST czs<>+8(SB), Z6, Z5
+	VFNMSUB231PS.BCST czs<>+8(SB), Z11, Z10
+	VFNMSUB231PS.BCST czs<>+8(SB), Z16, Z15
+	VFNMADD231PS.BCST czs<>+12(SB), Z1, Z0
+	VFNMADD231PS.BCST czs<>+12(SB), Z6, Z5
+	VFNMADD231PS.BCST czs<>+12(SB), Z11, Z10
+	VFNMADD231PS.BCST czs<>+12(SB), Z16, Z15
+	VMULPS Z0, Z0, Z2
+	VMULPS Z5, Z5, Z7
+	VMULPS Z10, Z10, Z12
+	VMULPS Z15, Z15, Z17
+	VBROADCASTSS czs<>+40(SB), Z3
+	VBROADCASTSS czs<>+40(SB), Z8
+	VBROADCASTSS czs<>+40(SB), Z13
+	VBROADCASTSS czs<>+40(SB), Z18
+	VFMADD213PS.BCST czs<>+36(SB), Z2, Z3
+	VFMADD213PS.BCST czs<>+36(SB), Z7, Z8
+	VFMADD213PS.BCST czs<>+36(SB), Z12, Z13
+	VFMADD213PS.BCST czs<>+36(SB), Z17, Z18
+	VBROADCASTSS czs<>+48(SB), Z4
+	VBROADCASTSS czs<>+48(SB), Z9
+	VBROADCASTSS czs<>+48(SB), Z14
+	VBROADCASTSS czs<>+48(SB), Z19
+	VFMADD213PS.BCST czs<>+44(SB), Z2, Z4
+	VFMADD213PS.BCST czs<>+44(SB), Z7, Z9
+	VFMADD213PS.BCST czs<>+44(SB), Z12, Z14
+	VFMADD213PS.BCST czs<>+44(SB), Z17, Z19
+	VMULPS Z4, Z0, Z4
+	VMULPS Z9, Z5, Z9
+	VMULPS Z14, Z10, Z14
+	VMULPS Z19, Z15, Z19
+	VADDPS Z4, Z3, Z0
+	VADDPS Z9, Z8, Z5
+	VADDPS Z14, Z13, Z10
+	VADDPS Z19, Z18, Z15
+	VSUBPS Z4, Z3, Z3
+	VSUBPS Z9, Z8, Z8
+	VSUBPS Z14, Z13, Z13
+	VSUBPS Z19, Z18, Z18
+	VCVTPS2DQ Z1, Z1
+	VCVTPS2DQ Z6, Z6
+	VCVTPS2DQ Z11, Z11
+	VCVTPS2DQ Z16, Z16
+	VPADDD.BCST czs<>+16(SB), Z1, Z1
+	VPADDD.BCST czs<>+16(SB), Z6, Z6
+	VPADDD.BCST czs<>+16(SB), Z11, Z11
+	VPADDD.BCST czs<>+16(SB), Z16, Z16
+	VPSLLD $23, Z1, Z1
+	VPSLLD $23, Z6, Z6
+	VPSLLD $23, Z11, Z11
+	VPSLLD $23, Z16, Z16
+	VMULPS Z1, Z0, Z0
+	VMULPS Z6, Z5, Z5
+	VMULPS Z11, Z10, Z10
+	VMULPS Z16, Z15, Z15
+	VADDPS Z0, Z3, Z2
+	VADDPS Z5, Z8, Z7
+	VADDPS Z10, Z13, Z12
+	VADDPS Z15, Z18, Z17
+	VDIVPS Z2, Z3, Z0
+	VDIVPS Z7, Z8, Z5
+	VDIVPS Z12, Z13, Z10
+	VDIVPS Z17, Z18, Z15
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z15, 192(AX)
+	ADDQ $256, AX
+	SUBQ $256, BX
+	CMPQ BX, $256
+	JAE  cell32zomany
+
+cell32zoone:
+	TESTQ BX, BX
+	JZ   cell32zodone
+	VMOVUPS (AX), Z0
+	VMINPS Z0, Z30, Z0
+	VMAXPS Z0, Z31, Z0
+	VMULPS.BCST czs<>+0(SB), Z0, Z1
+	VRNDSCALEPS $0, Z1, Z1
+	VFNMSUB231PS.BCST czs<>+8(SB), Z1, Z0
+	VFNMADD231PS.BCST czs<>+12(SB), Z1, Z0
+	VMULPS Z0, Z0, Z2
+	VBROADCASTSS czs<>+40(SB), Z3
+	VFMADD213PS.BCST czs<>+36(SB), Z2, Z3
+	VBROADCASTSS czs<>+48(SB), Z4
+	VFMADD213PS.BCST czs<>+44(SB), Z2, Z4
+	VMULPS Z4, Z0, Z4
+	VADDPS Z4, Z3, Z0
+	VSUBPS Z4, Z3, Z3
+	VCVTPS2DQ Z1, Z1
+	VPADDD.BCST czs<>+16(SB), Z1, Z1
+	VPSLLD $23, Z1, Z1
+	VMULPS Z1, Z0, Z0
+	VADDPS Z0, Z3, Z2
+	VDIVPS Z2, Z3, Z0
+	VMOVUPS Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	JMP  cell32zoone
+
+cell32zodone:
+	// c = f·cp + i·g, also into tc.
+	XORQ BX, BX
+	LEAQ (SI)(R8*2), R12
+	LEAQ (SI)(R8*1), R13
+
+cell32zc:
+	VMOVUPS (SI)(BX*1), Z0
+	VMULPS (R12)(BX*1), Z0, Z0
+	TESTQ DX, DX
+	JZ   cell32znocp
+	VMOVUPS (R13)(BX*1), Z1
+	VMULPS (DX)(BX*1), Z1, Z1
+	VADDPS Z0, Z1, Z0
+
+cell32znocp:
+	VMOVUPS Z0, (DI)(BX*1)
+	VMOVUPS Z0, (R10)(BX*1)
+	ADDQ $64, BX
+	CMPQ BX, R8
+	JB   cell32zc
+	// tc = tanh(c), then h = o·tc.
+	VBROADCASTSS czs<>+28(SB), Z30
+	VBROADCASTSS czs<>+32(SB), Z31
+	MOVQ R10, AX
+	MOVQ R8, BX
+	CMPQ BX, $256
+	JB   cell32ztcone
+
+cell32ztcmany:
+	VMOVUPS 0(AX), Z0
+	VMOVUPS 64(AX), Z5
+	VMOVUPS 128(AX), Z10
+	VMOVUPS 192(AX), Z15
+	VMINPS Z0, Z30, Z0
+	VMINPS Z5, Z30, Z5
+	VMINPS Z10, Z30, Z10
+	VMINPS Z15, Z30, Z15
+	VMAXPS Z0, Z31, Z0
+	VMAXPS Z5, Z31, Z5
+	VMAXPS Z10, Z31, Z10
+	VMAXPS Z15, Z31, Z15
+	VMULPS.BCST czs<>+4(SB), Z0, Z1
+	VMULPS.BCST czs<>+4(SB), Z5, Z6
+	VMULPS.BCST czs<>+4(SB), Z10, Z11
+	VMULPS.BCST czs<>+4(SB), Z15, Z16
+	VRNDSCALEPS $0, Z1, Z1
+	VRNDSCALEPS $0, Z6, Z6
+	VRNDSCALEPS $0, Z11, Z11
+	VRNDSCALEPS $0, Z16, Z16
+	VADDPS Z0, Z0, Z0
+	VADDPS Z5, Z5, Z5
+	VADDPS Z10, Z10, Z10
+	VADDPS Z15, Z15, Z15
+	VFNMSUB231PS.BCST czs<>+8(SB), Z1, Z0
+	VFNMSUB231PS.BCST czs<>+8(SB), Z6, Z5
+	VFNMSUB231PS.BCST czs<>+8(SB), Z11, Z10
+	VFNMSUB231PS.BCST czs<>+8(SB), Z16, Z15
+	VFNMADD231PS.BCST czs<>+12(SB), Z1, Z0
+	VFNMADD231PS.BCST czs<>+12(SB), Z6, Z5
+	VFNMADD231PS.BCST czs<>+12(SB), Z11, Z10
+	VFNMADD231PS.BCST czs<>+12(SB), Z16, Z15
+	VMULPS Z0, Z0, Z2
+	VMULPS Z5, Z5, Z7
+	VMULPS Z10, Z10, Z12
+	VMULPS Z15, Z15, Z17
+	VBROADCASTSS czs<>+40(SB), Z3
+	VBROADCASTSS czs<>+40(SB), Z8
+	VBROADCASTSS czs<>+40(SB), Z13
+	VBROADCASTSS czs<>+40(SB), Z18
+	VFMADD213PS.BCST czs<>+36(SB), Z2, Z3
+	VFMADD213PS.BCST czs<>+36(SB), Z7, Z8
+	VFMADD213PS.BCST czs<>+36(SB), Z12, Z13
+	VFMADD213PS.BCST czs<>+36(SB), Z17, Z18
+	VBROADCASTSS czs<>+48(SB), Z4
+	VBROADCASTSS czs<>+48(SB), Z9
+	VBROADCASTSS czs<>+48(SB), Z14
+	VBROADCASTSS czs<>+48(SB), Z19
+	VFMADD213PS.BCST czs<>+44(SB), Z2, Z4
+	VFMADD213PS.BCST czs<>+44(SB), Z7, Z9
+	VFMADD213PS.BCST czs<>+44(SB), Z12, Z14
+	VFMADD213PS.BCST czs<>+44(SB), Z17, Z19
+	VMULPS Z4, Z0, Z4
+	VMULPS Z9, Z5, Z9
+	VMULPS Z14, Z10, Z14
+	VMULPS Z19, Z15, Z19
+	VADDPS Z4, Z3, Z0
+	VADDPS Z9, Z8, Z5
+	VADDPS Z14, Z13, Z10
+	VADDPS Z19, Z18, Z15
+	VSUBPS Z4, Z3, Z3
+	VSUBPS Z9, Z8, Z8
+	VSUBPS Z14, Z13, Z13
+	VSUBPS Z19, Z18, Z18
+	VCVTPS2DQ Z1, Z1
+	VCVTPS2DQ Z6, Z6
+	VCVTPS2DQ Z11, Z11
+	VCVTPS2DQ Z16, Z16
+	VPADDD.BCST czs<>+16(SB), Z1, Z1
+	VPADDD.BCST czs<>+16(SB), Z6, Z6
+	VPADDD.BCST czs<>+16(SB), Z11, Z11
+	VPADDD.BCST czs<>+16(SB), Z16, Z16
+	VPSLLD $23, Z1, Z1
+	VPSLLD $23, Z6, Z6
+	VPSLLD $23, Z11, Z11
+	VPSLLD $23, Z16, Z16
+	VMULPS Z1, Z0, Z0
+	VMULPS Z6, Z5, Z5
+	VMULPS Z11, Z10, Z10
+	VMULPS Z16, Z15, Z15
+	VADDPS Z0, Z3, Z2
+	VADDPS Z5, Z8, Z7
+	VADDPS Z10, Z13, Z12
+	VADDPS Z15, Z18, Z17
+	VSUBPS Z0, Z3, Z3
+	VSUBPS Z5, Z8, Z8
+	VSUBPS Z10, Z13, Z13
+	VSUBPS Z15, Z18, Z18
+	VDIVPS Z2, Z3, Z0
+	VDIVPS Z7, Z8, Z5
+	VDIVPS Z12, Z13, Z10
+	VDIVPS Z17, Z18, Z15
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z15, 192(AX)
+	ADDQ $256, AX
+	SUBQ $256, BX
+	CMPQ BX, $256
+	JAE  cell32ztcmany
+
+cell32ztcone:
+	TESTQ BX, BX
+	JZ   cell32ztcdone
+	VMOVUPS (AX), Z0
+	VMINPS Z0, Z30, Z0
+	VMAXPS Z0, Z31, Z0
+	VMULPS.BCST czs<>+4(SB), Z0, Z1
+	VRNDSCALEPS $0, Z1, Z1
+	VADDPS Z0, Z0, Z0
+	VFNMSUB231PS.BCST czs<>+8(SB), Z1, Z0
+	VFNMADD231PS.BCST czs<>+12(SB), Z1, Z0
+	VMULPS Z0, Z0, Z2
+	VBROADCASTSS czs<>+40(SB), Z3
+	VFMADD213PS.BCST czs<>+36(SB), Z2, Z3
+	VBROADCASTSS czs<>+48(SB), Z4
+	VFMADD213PS.BCST czs<>+44(SB), Z2, Z4
+	VMULPS Z4, Z0, Z4
+	VADDPS Z4, Z3, Z0
+	VSUBPS Z4, Z3, Z3
+	VCVTPS2DQ Z1, Z1
+	VPADDD.BCST czs<>+16(SB), Z1, Z1
+	VPSLLD $23, Z1, Z1
+	VMULPS Z1, Z0, Z0
+	VADDPS Z0, Z3, Z2
+	VSUBPS Z0, Z3, Z3
+	VDIVPS Z2, Z3, Z0
+	VMOVUPS Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $64, BX
+	JMP  cell32ztcone
+
+cell32ztcdone:
+	XORQ BX, BX
+	LEAQ (SI)(R9*1), R12
+
+cell32zh:
+	VMOVUPS (R12)(BX*1), Z0
+	VMULPS (R10)(BX*1), Z0, Z0
+	VMOVUPS Z0, (R11)(BX*1)
+	ADDQ $64, BX
+	CMPQ BX, R8
+	JB   cell32zh
+	LEAQ (SI)(R8*4), SI
+	ADDQ R8, DI
+	ADDQ R8, R10
+	ADDQ R8, R11
+	TESTQ DX, DX
+	JZ   cell32znext
+	ADDQ R8, DX
+
+cell32znext:
+	DECQ CX
+	JNZ  cell32zrow
+
+cell32zret:
+	VZEROUPPER
+	RET
+

@@ -41,10 +41,13 @@ type kernels[T float] struct {
 	// the CPU has no AVX-512.
 	wide                func(n int, c *T, cRow, cStep int, w *T, wStride int, d *T, dStride int)
 	wideRows, wideWidth int
-	// cell is cellForward on rows rows at once (see cells), for H a
-	// multiple of cellLanes; nil where there is no assembly.
-	cell      func(hid, rows int, gate, cp, c, tc, h *T)
-	cellLanes int
+	// cell is the fused cell on rows rows at once (see cells), for H a
+	// multiple of cellLanes; nil where there is no assembly. cellWide is
+	// the same in AVX-512 (same bits) for H a multiple of cellWideLanes.
+	cell          func(hid, rows int, gate, cp, c, tc, h *T)
+	cellLanes     int
+	cellWide      func(hid, rows int, gate, cp, c, tc, h *T)
+	cellWideLanes int
 	// bwd is the Go loop of cellBackward on rows rows at once, for H a
 	// multiple of cellLanes; nil where there is no assembly.
 	bwd func(hid, rows int, gate, tc, u, dh, dc, cp *T, cpStride int)
@@ -68,6 +71,7 @@ func kernelsFor[T float]() *kernels[T] {
 		if useAVX512 {
 			k64.wide, k64.wideRows, k64.wideWidth = kern8x16, 8, 16
 			k64.gather, k64.gatherCols = gather64, 64
+			k64.cellWide, k64.cellWideLanes = cell64z, 8
 		}
 		k = k64
 	case float32:
@@ -79,6 +83,7 @@ func kernelsFor[T float]() *kernels[T] {
 		if useAVX512 {
 			k32.wide, k32.wideRows, k32.wideWidth = kern8x32s, 8, 32
 			k32.gather, k32.gatherCols = gather32, 128
+			k32.cellWide, k32.cellWideLanes = cell32z, 16
 		}
 		k = k32
 	}

@@ -60,3 +60,9 @@ func gather64(cols int, bias *float64, w *float64, wStride int, idx []int32, val
 
 //go:noescape
 func gather32(cols int, bias *float32, w *float32, wStride int, idx []int32, val []float64, d *float32)
+
+//go:noescape
+func cell64z(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float64, h *float64)
+
+//go:noescape
+func cell32z(hid int, rows int, gate *float32, cp *float32, c *float32, tc *float32, h *float32)

@@ -203,14 +203,22 @@ func (n *net[T]) input(d *packed, samples []int, t int, lp *layerOf[T], G []T) {
 	}
 }
 
-// cells runs cellForward on rows rows of G (4H a row) and of cp (nil for
-// zero), c, tc and h (H a row), in one assembly call where the kernels have
-// a fused cell for this H, which computes the same bits.
+// cells runs the cell of rows rows of G (4H a row) and of cp (nil for
+// zero), c, tc and h (H a row): in one assembly call where the kernels have
+// a fused cell for this H (cell_amd64.s, whose activations are a Padé
+// approximant's, within a few ulps of package math's), else cellForward,
+// whose activations are package vmath's.
 func cells[T float](k *kernels[T], H, rows int, G, cp, c, tc, h []T) {
 	if rows == 0 {
 		return
 	}
-	if k.cell != nil && H%k.cellLanes == 0 {
+	cell := k.cell
+	if k.cellWide != nil && H%k.cellWideLanes == 0 {
+		cell = k.cellWide
+	} else if cell != nil && H%k.cellLanes != 0 {
+		cell = nil
+	}
+	if cell != nil {
 		if len(G) < rows*4*H || len(c) < rows*H || len(tc) < rows*H || len(h) < rows*H || cp != nil && len(cp) < rows*H {
 			panic("lstm: kernel operand out of range")
 		}
@@ -218,7 +226,7 @@ func cells[T float](k *kernels[T], H, rows int, G, cp, c, tc, h []T) {
 		if cp != nil {
 			cpp = &cp[0]
 		}
-		k.cell(H, rows, &G[0], cpp, &c[0], &tc[0], &h[0])
+		cell(H, rows, &G[0], cpp, &c[0], &tc[0], &h[0])
 		return
 	}
 	H4 := 4 * H
