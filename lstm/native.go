@@ -33,6 +33,7 @@ type engine[T float] struct {
 	down    [][]T // [step] B×H gradient sent to the layer below
 	dh, dc  []T   // B×H
 	dhNew   []T   // B×H
+	zero    []T   // H zeros: the cell state before the first step, read by every shard
 	wT, uT  [][]T // per layer 4H×H transposes of W_ih and W_hh, for D·Wᵀ
 }
 
@@ -79,6 +80,7 @@ func newEngine[T float](m *Model, B, steps, workers int, head func(w []T, b T, h
 	e.dh = make([]T, B*H)
 	e.dc = make([]T, B*H)
 	e.dhNew = make([]T, B*H)
+	e.zero = make([]T, H)
 	e.up = make([][]T, steps)
 	e.down = make([][]T, steps)
 	for t := range steps {
@@ -212,7 +214,6 @@ func (e *engine[T]) backward(d *packed, lo, hi int) {
 	H4 := 4 * H
 	rows := func(x []T, width int) []T { return x[lo*width : hi*width] }
 	up, down := e.up, e.down
-	zero := make([]T, H) // the cell state before the first step
 	for t := range d.T {
 		clear(rows(up[t], H))
 	}
@@ -232,7 +233,7 @@ func (e *engine[T]) backward(d *packed, lo, hi int) {
 			if t > 0 {
 				cp = rows(a.c[l][t-1], H)
 			}
-			cellBackward(k, H, B, G, tc, u, dhNext, dcNext, cp, zero)
+			cellBackward(k, H, B, G, tc, u, dhNext, dcNext, cp, e.zero)
 			if l > 0 {
 				dn := rows(down[t], H)
 				clear(dn)
