@@ -2,6 +2,8 @@
 
 package lstm
 
+//go:generate python3 cell_gen.py cell_amd64.s
+
 import "golang.org/x/sys/cpu"
 
 // useFMA reports whether the AVX2/FMA kernels may run. It is fixed at
