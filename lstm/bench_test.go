@@ -3,6 +3,7 @@ package lstm
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -126,7 +127,7 @@ func cpuTime() (time.Duration, bool) { return cputime.Self() }
 
 // BenchmarkKernels measures the building blocks of the passes on one core
 // in multiply-adds (gemm) or elements (activations) per CPU-nanosecond: the
-// recurrent product of a 32-sample shard at the published sizes, and the
+// recurrent product of a shard at the published sizes, and the
 // gate activations. They show how close the passes run to the FMA units'
 // peak (docs/heldjobs.md).
 func BenchmarkKernels(b *testing.B) {
@@ -148,17 +149,64 @@ func BenchmarkKernels(b *testing.B) {
 			b.ReportMetric(perOp*float64(b.N)/float64((cpu1-cpu0).Nanoseconds()), unit)
 		}
 	}
-	b.Run("gemm64", func(b *testing.B) {
-		run(b, R*K*C, "FMA/cpu-ns", func() { gemm(k64, R, C, K, a64, K, 1, w64, C, d64, C) })
-	})
-	b.Run("gemm32", func(b *testing.B) {
-		run(b, R*K*C, "FMA/cpu-ns", func() { gemm(k32, R, C, K, a32, K, 1, w32, C, d32, C) })
-	})
+	// The three shapes of the passes: the forward product of a shard
+	// (h·W), the backward one (dA·Wᵀ) and the weight gradient (hᵀ·dA, a
+	// task of gradCols columns over a whole batch, c read by columns).
+	B := benchBatch
+	g64 := randSlice(rnd, B*C)
+	hb64 := randSlice(rnd, B*K)
+	g32, hb32 := to32(g64), to32(hb64)
+	dx64, dx32 := make([]float64, R*K), make([]float32, R*K)
+	dw64, dw32 := make([]float64, K*C), make([]float32, K*C)
+	for _, v := range gemmVariants(k64) {
+		b.Run("gemm64"+v.name, func(b *testing.B) {
+			run(b, R*K*C, "FMA/cpu-ns", func() { gemm(v.k, R, C, K, a64, K, 1, w64, C, d64, C) })
+		})
+		b.Run("gemm64-dx"+v.name, func(b *testing.B) {
+			run(b, R*K*C, "FMA/cpu-ns", func() { gemm(v.k, R, K, C, g64, C, 1, w64, K, dx64, K) })
+		})
+		b.Run("gemm64-dw"+v.name, func(b *testing.B) {
+			run(b, float64(K*gradCols*B), "FMA/cpu-ns", func() { gemm(v.k, K, gradCols, B, hb64, 1, K, g64, C, dw64, C) })
+		})
+	}
+	for _, v := range gemmVariants(k32) {
+		b.Run("gemm32"+v.name, func(b *testing.B) {
+			run(b, R*K*C, "FMA/cpu-ns", func() { gemm(v.k, R, C, K, a32, K, 1, w32, C, d32, C) })
+		})
+		b.Run("gemm32-dx"+v.name, func(b *testing.B) {
+			run(b, R*K*C, "FMA/cpu-ns", func() { gemm(v.k, R, K, C, g32, C, 1, w32, K, dx32, K) })
+		})
+		b.Run("gemm32-dw"+v.name, func(b *testing.B) {
+			run(b, float64(K*gradCols*B), "FMA/cpu-ns", func() { gemm(v.k, K, gradCols, B, hb32, 1, K, g32, C, dw32, C) })
+		})
+	}
 	b.Run("sigmoid64", func(b *testing.B) {
 		run(b, float64(len(x64)), "elem/cpu-ns", func() { copy(x64, src); k64.sigmoid(x64) })
 	})
 	b.Run("sigmoid32", func(b *testing.B) {
 		run(b, float64(len(x32)), "elem/cpu-ns", func() { copy(x32, src32); k32.sigmoid(x32) })
+	})
+	// The cell of a shard: five activations per hidden unit.
+	g64, cp64 := randSlice(rnd, R*4*benchH), randSlice(rnd, R*benchH)
+	c64, tc64, h64 := make([]float64, R*benchH), make([]float64, R*benchH), make([]float64, R*benchH)
+	g32, cp32 := to32(g64), to32(cp64)
+	c32, tc32, h32 := make([]float32, R*benchH), make([]float32, R*benchH), make([]float32, R*benchH)
+	gw64, gw32 := slices.Clone(g64), slices.Clone(g32)
+	for _, v := range cellVariants(k64) {
+		b.Run("cell64"+v.name, func(b *testing.B) {
+			run(b, 5*R*benchH, "act/cpu-ns", func() { copy(gw64, g64); cells(v.k, benchH, R, gw64, cp64, c64, tc64, h64) })
+		})
+	}
+	for _, v := range cellVariants(k32) {
+		b.Run("cell32"+v.name, func(b *testing.B) {
+			run(b, 5*R*benchH, "act/cpu-ns", func() { copy(gw32, g32); cells(v.k, benchH, R, gw32, cp32, c32, tc32, h32) })
+		})
+	}
+	b.Run("adam", func(b *testing.B) {
+		// One Adam step over the published model's parameters.
+		n := Architecture{Inputs: benchJ * benchE, Hidden: benchH, Layers: benchL}.numParams()
+		w, g, mom, vel := randSlice(rnd, n), randSlice(rnd, n), randSlice(rnd, n), make([]float64, n)
+		run(b, float64(n), "params/cpu-ns", func() { adamUpdate(w, g, mom, vel, 1e-3, 0.5) })
 	})
 	b.Run("pack", func(b *testing.B) {
 		d := benchData(rnd, benchBatch)
@@ -168,4 +216,38 @@ func BenchmarkKernels(b *testing.B) {
 			}
 		})
 	})
+}
+
+type gemmVariant[T float] struct {
+	name string
+	k    *kernels[T]
+}
+
+// gemmVariants returns k and, where it has AVX-512 blocks, k with only
+// the AVX2 ones ("-avx2").
+func gemmVariants[T float](k *kernels[T]) []gemmVariant[T] {
+	out := []gemmVariant[T]{{"", k}}
+	if k.wide != nil {
+		k2 := *k
+		k2.wide = nil
+		out = append(out, gemmVariant[T]{"-avx2", &k2})
+	}
+	return out
+}
+
+// cellVariants returns k, k without its AVX-512 cell ("-avx2") and k
+// without any fused cell ("-vmath", cellForward's activations and loops).
+func cellVariants[T float](k *kernels[T]) []gemmVariant[T] {
+	out := []gemmVariant[T]{{"", k}}
+	if k.cellWide != nil {
+		k2 := *k
+		k2.cellWide = nil
+		out = append(out, gemmVariant[T]{"-avx2", &k2})
+	}
+	if k.cell != nil {
+		k3 := *k
+		k3.cell, k3.cellWide = nil, nil
+		out = append(out, gemmVariant[T]{"-vmath", &k3})
+	}
+	return out
 }

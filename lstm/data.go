@@ -3,6 +3,7 @@ package lstm
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/crosscluster/crosscluster/internal/par"
 )
@@ -55,7 +56,7 @@ func pack(d Data, inputs int, newestFirst, needBoth bool) (*packed, error) {
 			return nil, chunks[c].err
 		}
 		pos += chunks[c].pos
-		nnz += len(chunks[c].idx)
+		nnz += len(chunks[c].view.idx)
 	}
 	if needBoth && (pos == 0 || pos == p.n) {
 		return nil, fmt.Errorf("%d released and %d removed samples: %w", pos, p.n-pos, ErrSingleClass)
@@ -67,12 +68,12 @@ func pack(d Data, inputs int, newestFirst, needBoth bool) (*packed, error) {
 	for c := range chunks {
 		ch := &chunks[c]
 		base := len(p.idx)
-		for _, o := range ch.off {
+		for _, o := range ch.view.off[1:] {
 			p.off = append(p.off, base+o)
 		}
-		p.idx = append(p.idx, ch.idx...)
-		p.val = append(p.val, ch.val...)
-		copy(p.y[c*packChunk:], ch.y)
+		p.idx = append(p.idx, ch.view.idx...)
+		p.val = append(p.val, ch.view.val...)
+		copy(p.y[c*packChunk:], ch.view.y)
 	}
 	return p, nil
 }
@@ -80,35 +81,51 @@ func pack(d Data, inputs int, newestFirst, needBoth bool) (*packed, error) {
 // packChunk is the number of samples one task of pack validates and packs.
 const packChunk = 64
 
-// packedChunk is a run of samples packed on its own: off holds the end of
-// every row relative to the chunk's first non-zero.
+// packGuess is the number of non-zeros a row is expected to hold at most,
+// for the first allocation of a chunk's slices (the published inputs hold
+// five on average).
+const packGuess = 8
+
+// packedChunk is a run of samples packed on its own, its slices reused
+// from one run to the next. Its view is a packed set of the run alone.
 type packedChunk struct {
-	off []int
-	idx []int32
-	val []float64
-	y   []float64
-	pos int
-	err error
+	view packed
+	pos  int
+	err  error
 }
 
-// pack packs samples [lo, hi) of d, stopping at the first bad one.
+// pack packs samples [lo, hi) of d, stopping at the first bad one. A nil
+// d.Y means unlabelled samples (every y 0, no check).
 func (ch *packedChunk) pack(d Data, lo, hi, T, inputs int, newestFirst bool) {
-	ch.off = make([]int, 0, (hi-lo)*T)
-	ch.y = make([]float64, hi-lo)
+	p := &ch.view
+	p.n, p.T, p.I = hi-lo, T, inputs
+	ch.pos, ch.err = 0, nil
+	// Room for packGuess non-zeros a row up front: growing the slices row
+	// by row cost more than the scan itself on sparse one-hot rows.
+	if guess := (hi - lo) * T * packGuess; cap(p.idx) < guess {
+		p.idx = make([]int32, 0, guess)
+		p.val = make([]float64, 0, guess)
+	}
+	p.off = append(p.off[:0], 0)
+	p.idx, p.val = p.idx[:0], p.val[:0]
+	p.y = slices.Grow(p.y[:0], hi-lo)[:hi-lo]
+	clear(p.y)
 	for i := lo; i < hi; i++ {
 		seq := d.X[i]
 		if len(seq) != T {
 			ch.err = fmt.Errorf("sample %d has %d steps, sample 0 has %d: %w", i, len(seq), T, ErrLength)
 			return
 		}
-		switch d.Y[i] {
-		case 0:
-		case 1:
-			ch.pos++
-			ch.y[i-lo] = 1
-		default:
-			ch.err = fmt.Errorf("sample %d has label %d: %w", i, d.Y[i], ErrLabel)
-			return
+		if d.Y != nil {
+			switch d.Y[i] {
+			case 0:
+			case 1:
+				ch.pos++
+				p.y[i-lo] = 1
+			default:
+				ch.err = fmt.Errorf("sample %d has label %d: %w", i, d.Y[i], ErrLabel)
+				return
+			}
 		}
 		for s := range T {
 			t := s
@@ -121,21 +138,37 @@ func (ch *packedChunk) pack(d Data, lo, hi, T, inputs int, newestFirst bool) {
 				return
 			}
 			var k int
-			if ch.idx, ch.val, k = appendNonZero(ch.idx, ch.val, row, true); k >= 0 {
+			if p.idx, p.val, k = appendNonZero(p.idx, p.val, row, true); k >= 0 {
 				ch.err = fmt.Errorf("sample %d step %d feature %d is %v: %w", i, t, k, row[k], ErrNaN)
 				return
 			}
-			ch.off = append(ch.off, len(ch.idx))
+			p.off = append(p.off, len(p.idx))
 		}
 	}
 }
 
 // appendNonZero appends the index and value of every non-zero of row to idx
 // and val. With check it stops at the first NaN or infinite value and
-// returns its index as bad; bad is -1 otherwise. Runs of four zeros are
-// skipped with one test of their bits.
+// returns its index as bad; bad is -1 otherwise. Where the CPU has AVX2 an
+// assembly scan (nonZero16) lists the non-zeros of the first len(row) &^ 15
+// values, skipping sixteen zeros at a time; elsewhere, and for the rest,
+// runs of four zeros are skipped with one test of their bits.
 func appendNonZero(idx []int32, val, row []float64, check bool) (_ []int32, _ []float64, bad int) {
 	k := 0
+	if useFMA && len(row) >= 16 {
+		k = len(row) &^ 15
+		n0 := len(idx)
+		idx = slices.Grow(idx, k)
+		n := nonZero16(row[:k], idx[n0:n0+k])
+		idx = idx[:n0+n]
+		for j, i := range idx[n0:] {
+			v := row[i]
+			if check && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				return idx[:n0+j], val, int(i)
+			}
+			val = append(val, v)
+		}
+	}
 	for ; k+4 <= len(row); k += 4 {
 		r := row[k : k+4 : k+4]
 		if math.Float64bits(r[0])|math.Float64bits(r[1])|math.Float64bits(r[2])|math.Float64bits(r[3]) == 0 {

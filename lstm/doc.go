@@ -33,11 +33,15 @@
 // bit, on one core or many. Both precisions share one generic
 // implementation of the forward and backward passes.
 //
-// The dense products and the activations have AVX2/FMA assembly kernels on
-// amd64; elsewhere, or built with the purego tag, plain Go loops compute the
-// same values. Results are reproducible from the seeds on a given machine;
-// FMA and non-FMA machines differ in the last bits (fused rounding), which
-// can change a training trajectory.
+// The dense products, the LSTM cell (activations, cell state, hidden state)
+// and the element-wise backward step have AVX2/FMA assembly kernels on
+// amd64, and AVX-512 ones where the CPU has it, which compute the same bits
+// as the AVX2 ones; elsewhere, or built with the purego tag, plain Go loops
+// compute the same values to within a few ulps. The assembly cell evaluates
+// σ and tanh through a Padé approximant of exp, the Go loops through package
+// math. Results are reproducible from the seeds on a given machine; FMA and
+// non-FMA machines differ in the last bits, which can change a training
+// trajectory.
 //
 // Search runs a hyperparameter grid or seeded random search in-process; it
 // is meant to be replaced by one sweep-package run per trial once that

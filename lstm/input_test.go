@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -118,5 +119,28 @@ func TestNewestFirst(t *testing.T) {
 	q, _ := r.Probabilities(d.X)
 	if cmp.Equal(p, q) {
 		t.Errorf("reading order made no difference: %v", p)
+	}
+}
+
+// TestFirstBadSample checks that batched inference, which validates its
+// shards on several cores while it runs them, reports the first bad sample
+// in order, as a sequential scan would, whichever shard finishes first.
+func TestFirstBadSample(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(14, 14))
+	m := New(Architecture{Inputs: 20, Hidden: 4, Layers: 1}, rnd)
+	X := bitsData(rnd, 300, 3, 20).X
+	X[290][1][3] = math.Inf(1)
+	X[250][2] = X[250][2][:19]
+	X[130][0][7] = math.NaN()
+	for _, workers := range []int{1, 2, 5} {
+		prev := runtime.GOMAXPROCS(workers)
+		_, err := m.Probabilities(X)
+		_, err32 := m.Predictor().Probabilities(X)
+		runtime.GOMAXPROCS(prev)
+		for _, e := range []error{err, err32} {
+			if !errors.Is(e, ErrNaN) || !strings.Contains(e.Error(), "sample 130 step 0 feature 7") {
+				t.Errorf("GOMAXPROCS %d: err = %v, want the NaN of sample 130", workers, e)
+			}
+		}
 	}
 }

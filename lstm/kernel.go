@@ -8,9 +8,10 @@ import (
 
 // Dense kernels of the forward and backward passes, one set per precision.
 // Matrices are row-major slices. Every product reduces to gemm, which runs
-// 4-row blocks (and, in float64, 1×32 rows) in AVX2/FMA assembly where the
-// CPU has it (kernel_amd64.s, kernel32_amd64.s) and plain Go loops
-// elsewhere and at the edges. The assembly does no bounds checks, so gemm
+// 8-row blocks in AVX-512 assembly where the CPU has it (kern512_amd64.s),
+// 4-row blocks (and, in float64, 1×32 rows) in AVX2/FMA assembly
+// (kernel_amd64.s, kernel32_amd64.s) and plain Go loops elsewhere and at
+// the edges; the AVX-512 and AVX2 blocks compute the same bits. The assembly does no bounds checks, so gemm
 // checks the extent of every operand before it starts.
 //
 // Which kernel computes an element decides its rounding: the assembly fuses
@@ -35,6 +36,26 @@ type kernels[T float] struct {
 	// row adds one row of c times columns [0, 32) of w into d; nil where
 	// there is none.
 	row func(n int, c *T, cStep int, w *T, wStride int, d *T)
+	// wide is a larger block, wideRows (a multiple of four) by wideWidth
+	// (a multiple of width), with the same arguments as block; nil where
+	// the CPU has no AVX-512.
+	wide                func(n int, c *T, cRow, cStep int, w *T, wStride int, d *T, dStride int)
+	wideRows, wideWidth int
+	// cell is the fused cell on rows rows at once (see cells), for H a
+	// multiple of cellLanes; nil where there is no assembly. cellWide is
+	// the same in AVX-512 (same bits) for H a multiple of cellWideLanes.
+	cell          func(hid, rows int, gate, cp, c, tc, h *T)
+	cellLanes     int
+	cellWide      func(hid, rows int, gate, cp, c, tc, h *T)
+	cellWideLanes int
+	// bwd is the Go loop of cellBackward on rows rows at once, for H a
+	// multiple of cellLanes; nil where there is no assembly.
+	bwd func(hid, rows int, gate, tc, u, dh, dc, cp *T, cpStride int)
+	// gather is net.input's loop for one row (d = bias + the weight rows
+	// of the non-zeros, scaled), for a multiple of gatherCols columns;
+	// nil where the CPU has no AVX-512.
+	gather     func(cols int, bias, w *T, wStride int, idx []int32, val []float64, d *T)
+	gatherCols int
 }
 
 // kernelsFor returns the kernels of precision T on this machine.
@@ -45,12 +66,24 @@ func kernelsFor[T float]() *kernels[T] {
 		k64 := &kernels[float64]{axpy: vmath.Axpy, sigmoid: vmath.Sigmoid, tanh: vmath.Tanh}
 		if useFMA {
 			k64.block, k64.width, k64.row = kern4x8, 8, kern1x32
+			k64.cell, k64.cellLanes, k64.bwd = cell64, 4, bwd64
+		}
+		if useAVX512 {
+			k64.wide, k64.wideRows, k64.wideWidth = kern8x16, 8, 16
+			k64.gather, k64.gatherCols = gather64, 64
+			k64.cellWide, k64.cellWideLanes = cell64z, 8
 		}
 		k = k64
 	case float32:
 		k32 := &kernels[float32]{axpy: axpy32, sigmoid: sigmoid32, tanh: tanh32}
 		if useFMA {
 			k32.block, k32.width = kern4x16s, 16
+			k32.cell, k32.cellLanes, k32.bwd = cell32, 8, bwd32
+		}
+		if useAVX512 {
+			k32.wide, k32.wideRows, k32.wideWidth = kern8x32s, 8, 32
+			k32.gather, k32.gatherCols = gather32, 128
+			k32.cellWide, k32.cellWideLanes = cell32z, 16
 		}
 		k = k32
 	}
@@ -122,7 +155,8 @@ func dot(x, y []float64) float64 {
 //
 // each element accumulated in order of p. This covers A·W (c = A by rows),
 // Aᵀ·W (c = A by columns) and, with a transposed copy of W, D·Wᵀ. Rows run
-// in blocks of four from r = 0 through k.block, then one at a time.
+// in blocks of k.wideRows from r = 0 through k.wide, then of four through
+// k.block, then one at a time.
 func gemm[T float](k *kernels[T], R, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) {
 	if R == 0 || C == 0 || n == 0 {
 		return
@@ -131,15 +165,20 @@ func gemm[T float](k *kernels[T], R, C, n int, c []T, cRow, cStep int, w []T, wS
 		panic("lstm: kernel operand out of range")
 	}
 	r := 0
+	if k.wide != nil {
+		for ; r+k.wideRows <= R; r += k.wideRows {
+			j := 0
+			for ; j+k.wideWidth <= C; j += k.wideWidth {
+				k.wide(n, &c[r*cRow], cRow, cStep, &w[j], wStride, &d[r*dStride+j], dStride)
+			}
+			for rr := r; rr < r+k.wideRows; rr += 4 {
+				gemm4(k, rr, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
+			}
+		}
+	}
 	if k.block != nil {
 		for ; r+4 <= R; r += 4 {
-			j := 0
-			for ; j+k.width <= C; j += k.width {
-				k.block(n, &c[r*cRow], cRow, cStep, &w[j], wStride, &d[r*dStride+j], dStride)
-			}
-			for rr := r; rr < r+4; rr++ {
-				gemmGo(k, rr, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
-			}
+			gemm4(k, r, 0, C, n, c, cRow, cStep, w, wStride, d, dStride)
 		}
 	}
 	for ; r < R; r++ {
@@ -150,6 +189,18 @@ func gemm[T float](k *kernels[T], R, C, n int, c []T, cRow, cStep int, w []T, wS
 			}
 		}
 		gemmGo(k, r, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
+	}
+}
+
+// gemm4 is gemm for rows r..r+3 and columns j0 ≤ j < C: k.block on
+// whole blocks of width columns, gemmGo on the rest.
+func gemm4[T float](k *kernels[T], r, j0, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) {
+	j := j0
+	for ; j+k.width <= C; j += k.width {
+		k.block(n, &c[r*cRow], cRow, cStep, &w[j], wStride, &d[r*dStride+j], dStride)
+	}
+	for rr := r; rr < r+4; rr++ {
+		gemmGo(k, rr, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
 	}
 }
 

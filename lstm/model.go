@@ -159,14 +159,13 @@ func (m *Model) Probabilities(X [][][]float64) (_ []float64, err error) {
 	if same && len(X) > 1 {
 		// Equal lengths: the batched forward pass, which runs the
 		// matrix kernels on many samples at a time.
-		pk, err := pack(Data{X: X, Y: make([]int, len(X))}, m.inputs, m.newestFirst, false)
-		if err != nil {
+		p := make([]float64, len(X))
+		if err := m.net().predict(X, m.inputs, m.newestFirst, inferBatch, p); err != nil {
 			return nil, err
 		}
-		p, _ := predictPacked(m, pk, inferBatch, 0)
 		return p, nil
 	}
-	// pack has checked the batched path's input; check the rest here.
+	// predict has checked the batched path's input; check the rest here.
 	if err := m.checkInputs(X, false); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package lstm
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/crosscluster/crosscluster/internal/par"
@@ -152,18 +153,12 @@ func (n *net[T]) forward(a *acts[T], r0 int, d *packed, samples []int, out []flo
 		for l := range n.lay {
 			lp := &n.lay[l]
 			G := at(a.gates, l, t, H4)
-			for b := range B {
-				copy(G[b*H4:(b+1)*H4], n.bias[l])
-			}
 			if l == 0 {
-				for b, s := range samples {
-					idx, val := d.row(s, t)
-					gb := G[b*H4 : (b+1)*H4]
-					for i, k := range idx {
-						n.k.axpy(T(val[i]), lp.wih[int(k)*H4:(int(k)+1)*H4], gb)
-					}
-				}
+				n.input(d, samples, t, lp, G)
 			} else {
+				for b := range B {
+					copy(G[b*H4:(b+1)*H4], n.bias[l])
+				}
 				gemm(n.k, B, H4, H, at(a.h, l-1, t, H), H, 1, lp.wih, H4, G, H4)
 			}
 			var cp []T
@@ -171,19 +166,76 @@ func (n *net[T]) forward(a *acts[T], r0 int, d *packed, samples []int, out []flo
 				gemm(n.k, B, H4, H, at(a.h, l, t-1, H), H, 1, lp.whh, H4, G, H4)
 				cp = at(a.c, l, t-1, H)
 			}
-			c, tc, h := at(a.c, l, t, H), at(a.tc, l, t, H), at(a.h, l, t, H)
-			for b := range B {
-				var cpb []T
-				if cp != nil {
-					cpb = cp[b*H : (b+1)*H]
-				}
-				cellForward(n.k, G[b*H4:(b+1)*H4], cpb, c[b*H:(b+1)*H], tc[b*H:(b+1)*H], h[b*H:(b+1)*H])
-			}
+			cells(n.k, H, B, G, cp, at(a.c, l, t, H), at(a.tc, l, t, H), at(a.h, l, t, H))
 		}
 	}
 	last := at(a.h, L-1, d.T-1, H)
 	for b := range B {
 		out[b] = n.head(last[b*H : (b+1)*H])
+	}
+}
+
+// input sets the rows of G to the first layer's bias plus its input
+// product at step t of the samples: the weight rows of the non-zero inputs
+// gathered, one axpy each, in order. k.gather does the same in one
+// assembly call per row where 4H is a multiple of k.gatherCols.
+func (n *net[T]) input(d *packed, samples []int, t int, lp *layerOf[T], G []T) {
+	H4 := 4 * n.H
+	if k := n.k; k.gather != nil && H4%k.gatherCols == 0 {
+		// pack keeps every index below d.I; the kernel reads weight rows
+		// without bounds checks.
+		if d.I != lp.in || len(lp.wih) < d.I*H4 || len(G) < len(samples)*H4 {
+			panic("lstm: kernel operand out of range")
+		}
+		for b, s := range samples {
+			idx, val := d.row(s, t)
+			k.gather(H4, &n.bias[0][0], &lp.wih[0], H4, idx, val, &G[b*H4])
+		}
+		return
+	}
+	for b, s := range samples {
+		gb := G[b*H4 : (b+1)*H4]
+		copy(gb, n.bias[0])
+		idx, val := d.row(s, t)
+		for i, k := range idx {
+			n.k.axpy(T(val[i]), lp.wih[int(k)*H4:(int(k)+1)*H4], gb)
+		}
+	}
+}
+
+// cells runs the cell of rows rows of G (4H a row) and of cp (nil for
+// zero), c, tc and h (H a row): in one assembly call where the kernels have
+// a fused cell for this H (cell_amd64.s, whose activations are a Padé
+// approximant's, within a few ulps of package math's), else cellForward,
+// whose activations are package vmath's.
+func cells[T float](k *kernels[T], H, rows int, G, cp, c, tc, h []T) {
+	if rows == 0 {
+		return
+	}
+	cell := k.cell
+	if k.cellWide != nil && H%k.cellWideLanes == 0 {
+		cell = k.cellWide
+	} else if cell != nil && H%k.cellLanes != 0 {
+		cell = nil
+	}
+	if cell != nil {
+		if len(G) < rows*4*H || len(c) < rows*H || len(tc) < rows*H || len(h) < rows*H || cp != nil && len(cp) < rows*H {
+			panic("lstm: kernel operand out of range")
+		}
+		var cpp *T
+		if cp != nil {
+			cpp = &cp[0]
+		}
+		cell(H, rows, &G[0], cpp, &c[0], &tc[0], &h[0])
+		return
+	}
+	H4 := 4 * H
+	for b := range rows {
+		var cpb []T
+		if cp != nil {
+			cpb = cp[b*H : (b+1)*H]
+		}
+		cellForward(k, G[b*H4:(b+1)*H4], cpb, c[b*H:(b+1)*H], tc[b*H:(b+1)*H], h[b*H:(b+1)*H])
 	}
 }
 
@@ -217,8 +269,10 @@ func cellForward[T float](k *kernels[T], g, cp, c, tc, h []T) {
 // shardRows is the number of samples one task of the parallel passes runs
 // through the kernels at once. It is a multiple of four (see kernel.go), so
 // the results do not depend on how the shards are spread over cores, and
-// it is independent of GOMAXPROCS.
-const shardRows = 32
+// it is independent of GOMAXPROCS. Sixteen rather than 32: a shard's
+// float64 gates then fit in L1 (16 KB), and 16 tasks a batch of 256
+// balance two cores better than 8.
+const shardRows = 16
 
 // shards cuts [0, n) into batches of bs and every batch into pieces of at
 // most shardRows from its start; it returns the [lo, hi) ranges in order.
@@ -231,6 +285,57 @@ func shards(n, bs int) [][2]int {
 		}
 	}
 	return out
+}
+
+// predict writes P(release) of every sequence of X (samples × steps ×
+// inputs, all of the same length) to out, in batches of bs samples cut in
+// shards as probabilities cuts them, on every core. Each shard is validated
+// and packed by the worker that then runs it forward: reading the dense
+// input is bound by memory bandwidth, which one core's scan nearly
+// saturates, so the scans are spread over the pass instead of running on
+// both cores at once before it. The error is the one of the first bad
+// sample, as pack reports it; out is then incomplete.
+func (n *net[T]) predict(X [][][]float64, inputs int, newestFirst bool, bs int, out []float64) error {
+	if len(X) == 0 {
+		return ErrEmpty
+	}
+	steps := len(X[0])
+	if steps == 0 {
+		return fmt.Errorf("sample 0 has no steps: %w", ErrEmpty)
+	}
+	sh := shards(len(X), bs)
+	nw := par.Workers(len(sh), 0)
+	type scratch struct {
+		ch      packedChunk
+		a       *acts[T]
+		samples []int
+	}
+	ws := make([]scratch, nw)
+	errs := make([]error, len(sh))
+	par.For(len(sh), nw, func(w, k int) {
+		s := &ws[w]
+		lo, hi := sh[k][0], sh[k][1]
+		if s.ch.pack(Data{X: X}, lo, hi, steps, inputs, newestFirst); s.ch.err != nil {
+			errs[k] = s.ch.err
+			return
+		}
+		if s.a == nil {
+			rows := min(shardRows, len(X))
+			s.a = newActs[T](len(n.lay), n.H, rows, 1, false)
+			s.samples = make([]int, rows)
+		}
+		samples := s.samples[:hi-lo]
+		for i := range samples {
+			samples[i] = i
+		}
+		n.forward(s.a, 0, &s.ch.view, samples, out[lo:hi])
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // probabilities writes P(release) of every sample of d to out, running

@@ -43,11 +43,9 @@ const predictorBatch = 256
 // there are.
 func (p *Predictor) Probabilities(X [][][]float64) (_ []float64, err error) {
 	defer wrapErr(&err)
-	pk, err := pack(Data{X: X, Y: make([]int, len(X))}, p.inputs, p.newestFirst, false)
-	if err != nil {
+	out := make([]float64, len(X))
+	if err := p.n.predict(X, p.inputs, p.newestFirst, predictorBatch, out); err != nil {
 		return nil, err
 	}
-	out := make([]float64, pk.n)
-	p.n.probabilities(pk, predictorBatch, 0, out)
 	return out, nil
 }

@@ -316,13 +316,28 @@ func (t *trainer) step(batch []int) (float64, []float64, error) {
 		stepSize := lr / bc1
 		sq2 := math.Sqrt(bc2)
 		forBlocks(len(g), t.cfg.Workers, func(lo, hi int) {
-			mom, vel := t.mom[lo:hi], t.vel[lo:hi]
-			for i, v := range g[lo:hi] {
-				mom[i] = adamBeta1*mom[i] + (1-adamBeta1)*v
-				vel[i] = adamBeta2*vel[i] + (1-adamBeta2)*v*v
-				w[lo+i] -= stepSize * mom[i] / (math.Sqrt(vel[i])/sq2 + adamEps)
-			}
+			adamUpdate(w[lo:hi], g[lo:hi], t.mom[lo:hi], t.vel[lo:hi], stepSize, sq2)
 		})
 	}
 	return loss, p, nil
+}
+
+// adamUpdate applies one Adam step to w from the gradient g, updating the
+// moments mom and vel, all of the same length: four at a time in AVX
+// assembly where the CPU has it (adamAVX: the same operations in the same
+// order, so the same bits), the rest and everything elsewhere in Go.
+func adamUpdate(w, g, mom, vel []float64, stepSize, sq2 float64) {
+	g, mom, vel = g[:len(w)], mom[:len(w)], vel[:len(w)]
+	n := 0
+	if useFMA {
+		n = len(w) &^ 3
+		k := [7]float64{adamBeta1, 1 - adamBeta1, adamBeta2, 1 - adamBeta2, stepSize, sq2, adamEps}
+		adamAVX(w[:n], g, mom, vel, &k)
+	}
+	for i := n; i < len(w); i++ {
+		v := g[i]
+		mom[i] = adamBeta1*mom[i] + (1-adamBeta1)*v
+		vel[i] = adamBeta2*vel[i] + (1-adamBeta2)*v*v
+		w[i] -= stepSize * mom[i] / (math.Sqrt(vel[i])/sq2 + adamEps)
+	}
 }

@@ -2,14 +2,17 @@
 """Side-by-side comparison of package lstm with its PyTorch peer (peer.py).
 
 Every round runs, one after the other, `go test -bench` (BenchmarkTrainStep/
-published, BenchmarkPredict; Go uses every core) and peer.py once per torch
-thread setting (--threads, default 1 and 2), so that all of them see the same
-machine load. It then prints, per measurement, the median throughput of each
-by the wall clock and per CPU second of the process, and the Go/PyTorch
-ratios against PyTorch's fastest setting by the wall clock (the other
+published, BenchmarkPredict; Go uses every core) and peer.py once per thread
+setting, so that all of them see the same machine load. A setting is torch's
+thread count (torch.set_num_threads) and OpenBLAS's (OPENBLAS_NUM_THREADS;
+"default" leaves it unset, one thread per core): Debian's torch multiplies
+through OpenBLAS, whose threads run beside torch's, so both knobs matter.
+The script then prints, per measurement, the median throughput of each by the
+wall clock and per CPU second of the process, and the Go/PyTorch ratios
+against PyTorch's fastest setting by the median wall clock (the other
 settings are printed too), with the load average before and after each round.
 
-    cd <module root> && /usr/bin/python3 bench/lstm/compare.py [--rounds 3] [--threads 1,2]
+    cd <module root> && /usr/bin/python3 bench/lstm/compare.py [--rounds 3] [--settings 1/default,2/default,1/1,2/1]
 """
 import argparse
 import json
@@ -48,22 +51,47 @@ def run_go():
     return res
 
 
-def run_peer(threads):
+def run_peer(setting):
+    threads, blas = setting
+    env = dict(os.environ)
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    if blas != "default":
+        env["OPENBLAS_NUM_THREADS"] = blas
     out = subprocess.run([sys.executable, os.path.join(HERE, "peer.py"), "--repeats", "3", "--threads", str(threads)],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=env).stdout
     res = {}
     for line in out.splitlines():
         r = json.loads(line)
-        res[(r["bench"], r["n"])] = {"samples/s": r["samples_per_s"], "samples/cpu-s": r["samples_per_cpu_s"], "torch": r["torch"]}
+        res[(r["bench"], r["n"])] = {"samples/s": r["samples_per_s"], "samples/cpu-s": r["samples_per_cpu_s"],
+                                     "torch": r["torch"], "openblas": r.get("openblas_threads")}
     return res
+
+
+def parse_settings(text):
+    """"1/default,2/1" -> [(1, "default"), (2, "1")]: torch threads / OpenBLAS threads."""
+    out = []
+    for item in text.split(","):
+        threads, _, blas = item.partition("/")
+        out.append((int(threads), blas or "default"))
+    return out
+
+
+def label(setting, peer_rows):
+    threads, blas = setting
+    n = peer_rows[0][("train_step", 256)]["openblas"]
+    blas_text = f"OpenBLAS {n}" if n is not None else "OpenBLAS ?"
+    if blas == "default":
+        blas_text += " (default)"
+    return f"torch {threads}, {blas_text}"
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--threads", default="1,2", help="torch thread settings to try, comma-separated")
+    ap.add_argument("--settings", default="1/default,2/default,1/1,2/1",
+                    help="peer settings to try, comma-separated torch-threads/OpenBLAS-threads (default: unset)")
     args = ap.parse_args()
-    settings = [int(t) for t in args.threads.split(",")]
+    settings = parse_settings(args.settings)
     go, peer, loads = [], {t: [] for t in settings}, []
     for i in range(args.rounds):
         before = os.getloadavg()[0]
@@ -76,17 +104,18 @@ def main():
     torch_version = peer[settings[0]][0][("train_step", 256)]["torch"]
     print(f"{os.cpu_count()} cores; 1-minute load average before/after each round: "
           + ", ".join(f"{a:.1f}/{b:.1f}" for a, b in loads))
-    print(f"PyTorch {torch_version}, float32, torch.set_num_threads in {settings}; medians of {args.rounds} rounds.")
+    print(f"PyTorch {torch_version}, float32; peer settings (torch threads, OpenBLAS threads): "
+          + "; ".join(label(t, peer[t]) for t in settings) + f"; medians of {args.rounds} rounds.")
     print()
-    print("| measurement | Go samples/s | PyTorch samples/s (threads) | Go / PyTorch (wall) | Go samples/CPU-s | PyTorch samples/CPU-s | Go / PyTorch (CPU) | other PyTorch settings (samples/s, samples/CPU-s) |")
+    print("| measurement | Go samples/s | PyTorch samples/s (fastest setting) | Go / PyTorch (wall) | Go samples/CPU-s | PyTorch samples/CPU-s | Go / PyTorch (CPU) | other PyTorch settings (samples/s, samples/CPU-s) |")
     print("|---|---|---|---|---|---|---|---|")
-    for gname, pkey, label in PAIRS:
+    for gname, pkey, text in PAIRS:
         gw, gc = med(go, gname, "samples/s"), med(go, gname, "samples/cpu-s")
         best = max(settings, key=lambda t: med(peer[t], pkey, "samples/s"))
         pw, pc = med(peer[best], pkey, "samples/s"), med(peer[best], pkey, "samples/cpu-s")
-        others = "; ".join(f"{t} thread{'s' if t > 1 else ''}: {med(peer[t], pkey, 'samples/s'):.0f}, {med(peer[t], pkey, 'samples/cpu-s'):.0f}"
+        others = "; ".join(f"{label(t, peer[t])}: {med(peer[t], pkey, 'samples/s'):.0f}, {med(peer[t], pkey, 'samples/cpu-s'):.0f}"
                            for t in settings if t != best)
-        print(f"| {label} | {gw:.0f} | {pw:.0f} ({best}) | **{gw / pw:.2f}** | {gc:.0f} | {pc:.0f} | {gc / pc:.2f} | {others} |")
+        print(f"| {text} | {gw:.0f} | {pw:.0f} ({label(best, peer[best])}) | **{gw / pw:.2f}** | {gc:.0f} | {pc:.0f} | {gc / pc:.2f} | {others} |")
 
 
 if __name__ == "__main__":

@@ -6,15 +6,18 @@ m=10 frames, e=46 event types (input width j*e = 460, 10 time steps),
 H=64, 2 layers, batch 256 -- on CPU with torch.set_num_threads(--threads),
 with inputs drawn like the Go benchmark's (each job's block of a frame holds
 one event with probability 0.5). Prints one JSON line per measurement with
-samples per wall second and per CPU second. Debian's torch multiplies through
-OpenBLAS, whose own threads (one per core unless OPENBLAS_NUM_THREADS says
-otherwise) run besides torch's, so even --threads 1 can keep two cores busy.
+samples per wall second and per CPU second, and the thread counts in force:
+torch's (torch.get_num_threads) and OpenBLAS's. Debian's torch multiplies
+through OpenBLAS, whose own threads (one per core unless OPENBLAS_NUM_THREADS
+says otherwise) run besides torch's, so even --threads 1 can keep two cores
+busy; compare.py tries both knobs.
 
     /usr/bin/python3 bench/lstm/peer.py [--dtype float32|float64] [--repeats 5] [--threads 1]
 
 Each figure is the median over --repeats timed runs after a warm-up.
 """
 import argparse
+import ctypes
 import json
 import statistics
 import time
@@ -48,6 +51,14 @@ def data(gen, n, dtype):
                     x[i, t, j * E + gen.integers(E)] = 1.0
     y = gen.integers(0, 2, size=n).astype(np.float64)
     return torch.from_numpy(x).to(dtype), torch.from_numpy(y).to(dtype)
+
+
+def openblas_threads():
+    """The number of threads of the OpenBLAS torch links, or None where it is not OpenBLAS."""
+    try:
+        return ctypes.CDLL("libblas.so.3").openblas_get_num_threads()
+    except (OSError, AttributeError):
+        return None
 
 
 def timed(fn, iters, repeats):
@@ -90,6 +101,7 @@ def main():
         opt.step()
 
     common = {"torch": torch.__version__, "dtype": args.dtype, "threads": torch.get_num_threads(),
+              "openblas_threads": openblas_threads(),
               "j": J, "m": M, "e": E, "H": H, "layers": L}
     def report(bench, n, sec):
         wall, cpu = sec

@@ -1,0 +1,45 @@
+#!/bin/bash
+# A/B comparison of package lstm's benchmarks between commits.
+#
+#   bench/lstm/ab.sh [-r ROUNDS] [-c CPUS] [-b REGEX] [-t BENCHTIME] COMMIT...
+#
+# Builds the test binary of ./lstm at every COMMIT (exported with git archive
+# into a temporary directory, so the repository is only read), then runs the binaries one after the other ROUNDS
+# times (default 7), each run under flock /tmp/bench.lock so that it does
+# not overlap other measurements on a shared machine, and prints benchstat's
+# medians and A/B comparisons (the first commit is the base) of samples per
+# CPU-second and per wall second. -c is the -test.cpu list (default 1: work
+# per CPU-second, the figure least disturbed by other load), -b the
+# benchmark regex (default the figures compare.py reports), -t the
+# -test.benchtime (default 30x).
+set -euo pipefail
+rounds=7 cpus=1 regex='TrainStep/published|Predict/.*/n=256' benchtime=30x
+while getopts r:c:b:t: o; do
+	case $o in
+	r) rounds=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	b) regex=$OPTARG ;;
+	t) benchtime=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || { echo "usage: $0 [-r rounds] [-c cpus] [-b regex] [-t benchtime] commit..." >&2; exit 2; }
+root=$(git rev-parse --show-toplevel)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for c in "$@"; do
+	mkdir "$tmp/src-$c"
+	git -C "$root" archive "$c" | tar -x -C "$tmp/src-$c"
+	(cd "$tmp/src-$c" && go test -c -o "$tmp/$c.test" ./lstm)
+done
+for r in $(seq "$rounds"); do
+	for c in "$@"; do
+		(cd "$root/lstm" && flock /tmp/bench.lock "$tmp/$c.test" -test.run '^$' -test.bench "$regex" \
+			-test.benchtime "$benchtime" -test.cpu "$cpus") | grep -E '^(Benchmark|goos|goarch|pkg|cpu)' >>"$tmp/$c.txt"
+	done
+	echo "round $r/$rounds, load $(cut -d' ' -f1 /proc/loadavg)" >&2
+done
+files=()
+for c in "$@"; do files+=("$c=$tmp/$c.txt"); done
+cd "$root" && go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da "${files[@]}"
