@@ -348,8 +348,8 @@ type logisticProblem struct {
 	// center and scale, when not nil, standardise cx's columns as the
 	// blocks are read (Config.Center); sample is Config.Sample.
 	center, scale, sample []float64
-	y             []int
-	lab           []uint8 // y as bytes, which the passes read
+	y                     []int
+	lab                   []uint8 // y as bytes, which the passes read
 	// w holds per-row weights, or is nil when the weight depends on the
 	// class only: wClass[label].
 	w         []float64
