@@ -94,15 +94,9 @@ func smirnovLogTerm(n int, nxHi, nxLo float64, v int) float64 {
 	return s - math.Log(a/fn) + fv*math.Log1p(nx/fv) + fw*math.Log1p(-nx/fw)
 }
 
-// smirnovRatio returns t(v+1)/t(v) = (n-v)·a/((v+1)·b) · (1+1/a)^v · (1-1/b)^(n-v-1).
-func smirnovRatio(n int, nxHi, nxLo float64, v int) float64 {
-	var w smirnovRatios
-	w.init(n, nxHi, nxLo)
-	return w.at(v)
-}
-
-// smirnovRatios returns smirnovRatio for consecutive v, the walks of
-// smirnovPeakSum, more cheaply: the ratio's exponential factor exp(e(v)),
+// smirnovRatios returns the ratios R(v) = t(v+1)/t(v) = (n-v)·a/((v+1)·b) ·
+// (1+1/a)^v · (1-1/b)^(n-v-1) for consecutive v, the walks of
+// smirnovPeakSum, cheaply: the ratio's exponential factor exp(e(v)),
 // e(v) = v·log1p(1/a) + (n-v-1)·log1p(-1/b), is carried from the previous
 // v by exp(e(v) - e(v∓1)). Neighbouring exponents differ by about
 // n·x/(v+n·x)² (1e-6 to 1e-4 in the overlap benchmark's p-values), whose
