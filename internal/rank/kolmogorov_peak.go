@@ -104,7 +104,7 @@ func smirnovLogTerm(n int, nxHi, nxLo float64, v int) float64 {
 // is computed afresh each time, so only the carried product drifts, by
 // about an ulp per step, and it is recomputed with math.Exp every
 // smPeakAnchor steps and whenever the step is not small. One math.Exp per
-// term was most of the summation's time.
+// term was about a third of the summation's time.
 type smirnovRatios struct {
 	n          int
 	nxHi, nxLo float64
