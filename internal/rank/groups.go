@@ -38,7 +38,7 @@ const (
 // ready to use; a Groups must not be used by several goroutines at once.
 //
 // How: the values' order-preserving keys are cut into buckets, ranges of
-// keys holding about 64 values each (each sixteenth of an octave that a
+// keys holding about 128 values each (each sixteenth of an octave that a
 // sample of every 8th value reaches is split into equal key ranges in
 // proportion to its count, so the buckets follow the data). Counting each
 // group's values per bucket gives both samples' empirical CDFs exactly at
@@ -48,7 +48,8 @@ const (
 // difference seen at bucket ends (less a margin covering floating-point
 // rounding) can hold the extremes; a bucket holding one distinct value is
 // visited from its counts, the values of the others are gathered in a
-// second pass, sorted and walked as stats.KS2Samp walks the whole samples.
+// second pass (but for the copies of a bucket's most frequent value, which
+// are counted), sorted and walked as stats.KS2Samp walks the whole samples.
 // On continuous data that is a few buckets and on discrete data none, so
 // the cost is one or two passes over the column plus a small sort, instead
 // of sorting both samples.

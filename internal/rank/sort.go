@@ -51,12 +51,13 @@ func Floats(x []float64) {
 	s.Sort(x)
 }
 
-// Sorter sorts float64 slices in increasing order, in place, by a
-// least-significant-digit radix sort on the order-preserving bit patterns
-// (11-bit digits; a pass is skipped when every value shares its digit, as
-// for small integers stored as floats), which is several times faster than
-// a comparison sort for large inputs; inputs shorter than 4096 use
-// slices.Sort. It keeps its scratch memory between calls, so one sorter
+// Sorter sorts float64 slices in increasing order, in place, by a radix
+// sort on the order-preserving bit patterns (11-bit digits, least
+// significant first within the top digits and then within each run of
+// keys that share those; a pass is skipped when every value shares its
+// digit, as for small integers stored as floats), which is several times
+// faster than a comparison sort for large inputs; inputs shorter than 4096
+// use slices.Sort. It keeps its scratch memory between calls, so one sorter
 // serves many slices without allocating. The zero value is ready to use;
 // a Sorter must not be used by several goroutines at once.
 //
