@@ -131,7 +131,7 @@ func Fit(X mat.Matrix, y []int, cfg Config, proba []float64) (*Result, error) {
 	res, probaAt := f.solve(start, maxIter, tol)
 	if proba != nil && !probaAt {
 		if f.center != nil {
-			res.probaStd(proba, f)
+			res.probaCols(proba, f.cx, f.cstride, f.center, f.scale)
 		} else {
 			res.PredictProba(proba, X)
 		}
@@ -921,20 +921,14 @@ func (f *logisticProblem) withOutliers(sub *logisticProblem, k int) *logisticPro
 		for j := range p {
 			mj, rj := mid[j], rad[j]
 			if f.cx != nil {
-				col := f.cx[j*f.cstride+a : j*f.cstride+b]
+				// The scan compares standardised values, as the subsample
+				// holds them; without Center, (v-0)/1 is v exactly.
+				cj, sj := 0.0, 1.0
 				if f.center != nil {
-					// The scan compares standardised values, as the
-					// subsample holds them.
-					cj, sj := f.center[j], f.scale[j]
-					for i, v := range col {
-						if math.Abs((v-cj)/sj-mj) > rj {
-							out[i] = true
-						}
-					}
-					continue
+					cj, sj = f.center[j], f.scale[j]
 				}
-				for i, v := range col {
-					if math.Abs(v-mj) > rj {
+				for i, v := range f.cx[j*f.cstride+a : j*f.cstride+b] {
+					if math.Abs((v-cj)/sj-mj) > rj {
 						out[i] = true
 					}
 				}
@@ -1143,7 +1137,7 @@ func (r *Result) PredictProba(dst []float64, X mat.Matrix) []float64 {
 		panic("logit: PredictProba: dst length mismatch")
 	}
 	if data, stride, ok := ColMajor(X); ok {
-		r.probaCols(dst, data, stride)
+		r.probaCols(dst, data, stride, nil, nil)
 		return dst
 	}
 	raw, ok := X.(mat.RawMatrixer)
@@ -1184,39 +1178,10 @@ func (r *Result) PredictProba(dst []float64, X mat.Matrix) []float64 {
 // probaCols is PredictProba for column-major data (column j is
 // data[j*stride:][:len(dst)]), in blocks shared out among goroutines; η
 // accumulates in the same order as for rows, so the results are identical.
-func (r *Result) probaCols(dst, data []float64, stride int) {
-	n := len(dst)
-	nBlocks := (n + logisticBlock - 1) / logisticBlock
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), nBlocks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				lo := int(next.Add(1)-1) * logisticBlock
-				if lo >= n {
-					return
-				}
-				hi := min(lo+logisticBlock, n)
-				eta := dst[lo:hi]
-				for i := range eta {
-					eta[i] = r.Intercept
-				}
-				for j, c := range r.Coef {
-					vmath.Axpy(c, data[j*stride+lo:j*stride+hi], eta)
-				}
-				vmath.Sigmoid(eta)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// probaStd is probaCols for f's columns standardised on the fly (f.center
-// and f.scale), block by block as the solver's passes standardise them, so
+// With center and scale (not nil) the columns are first standardised block
+// by block, as the solver's passes standardise them (Config.Center), so
 // the probabilities are the ones a standardised copy would give.
-func (r *Result) probaStd(dst []float64, f *logisticProblem) {
+func (r *Result) probaCols(dst, data []float64, stride int, center, scale []float64) {
 	n := len(dst)
 	nBlocks := (n + logisticBlock - 1) / logisticBlock
 	par.For(nBlocks, 0, func(_, b int) {
@@ -1227,9 +1192,12 @@ func (r *Result) probaStd(dst []float64, f *logisticProblem) {
 			eta[i] = r.Intercept
 		}
 		for j, c := range r.Coef {
-			zj := z[:hi-lo]
-			vmath.Standardize(zj, f.cx[j*f.cstride+lo:j*f.cstride+hi], f.center[j], f.scale[j])
-			vmath.Axpy(c, zj, eta)
+			col := data[j*stride+lo : j*stride+hi]
+			if center != nil {
+				vmath.Standardize(z[:hi-lo], col, center[j], scale[j])
+				col = z[:hi-lo]
+			}
+			vmath.Axpy(c, col, eta)
 		}
 		vmath.Sigmoid(eta)
 	})
