@@ -569,6 +569,7 @@ func (b *ksBuckets) walk(t *ksPairTrack, keys []uint64, labels []int32) ksExt {
 			pv = &b.pivots[p-1]
 		}
 		visitPivot := func() {
+			key := pv.key
 			var nx, ny int64
 			for g, cnt := range pv.n {
 				inX, inY := t.pair.members(uint8(g))
@@ -585,7 +586,7 @@ func (b *ksBuckets) walk(t *ksPairTrack, keys []uint64, labels []int32) ksExt {
 			}
 			i += nx
 			j += ny
-			tr.visit(b.pivots[b.pivot[c.bucket]-1].key, int(i), int(j), nx > 0, ny > 0)
+			tr.visit(key, int(i), int(j), nx > 0, ny > 0)
 		}
 		for a < len(keys) && b.bucket(keys[a]) == uint64(c.bucket) {
 			k := keys[a]

@@ -112,24 +112,25 @@ func (s *Sorter) Sort(x []float64) {
 			counts[p][(k>>(p*radixBits))&(radixBuckets-1)]++
 		}
 	}
+	// The passes end in either slice; the other is the runs' scratch.
 	src := radixPassesCounted(keys, tmpKeys, &counts, radixTopPass, radixPasses)
+	scratch := tmpKeys
 	if &src[0] != &keys[0] {
-		copy(keys, src)
+		scratch = keys
 	}
 	// Runs of keys equal in the top digits, put in order by the others.
-	lowScratch := tmpKeys
 	for a := 0; a < n; {
-		top := keys[a] >> radixTopShift
+		top := src[a] >> radixTopShift
 		b := a + 1
-		for b < n && keys[b]>>radixTopShift == top {
+		for b < n && src[b]>>radixTopShift == top {
 			b++
 		}
 		if b-a > 1 {
-			sortLow(keys[a:b], lowScratch[:b-a])
+			sortLow(src[a:b], scratch[:b-a])
 		}
 		a = b
 	}
-	for i, k := range keys {
+	for i, k := range src {
 		x[i] = KeyFloat(k)
 	}
 }
@@ -207,24 +208,25 @@ func sortLow(keys, tmp []uint64) {
 
 // Keys sorts keys in increasing order, in place.
 func Keys(keys []uint64) {
-	if len(keys) < radixMin {
+	if len(keys) < radixMin || uint64(len(keys)) > math.MaxUint32 {
 		slices.Sort(keys)
 		return
 	}
-	sorted := radixSortKeys(keys, make([]uint64, len(keys)), nil, nil)
+	var counts [radixPasses][radixBuckets]uint32
+	for _, k := range keys {
+		for p := range radixPasses {
+			counts[p][(k>>(p*radixBits))&(radixBuckets-1)]++
+		}
+	}
+	sorted := radixPassesCounted(keys, make([]uint64, len(keys)), &counts, 0, radixPasses)
 	if &sorted[0] != &keys[0] {
 		copy(keys, sorted)
 	}
 }
 
-// radixSortKeys sorts keys (and idx alongside, when idx is not nil) using
-// the scratch slices tmp and tmpIdx of the same lengths, and returns the
-// slices holding the result (either the inputs or the scratch slices).
-func radixSortKeys(keys, tmp []uint64, idx, tmpIdx []int32) []uint64 {
-	sorted, _ := radixSortKeysIdx(keys, tmp, idx, tmpIdx)
-	return sorted
-}
-
+// radixSortKeysIdx sorts keys and idx alongside, stably, using the scratch
+// slices tmp and tmpIdx of the same lengths, and returns the slices holding
+// the result (either the inputs or the scratch slices).
 func radixSortKeysIdx(keys, tmp []uint64, idx, tmpIdx []int32) ([]uint64, []int32) {
 	var counts [radixPasses][radixBuckets]int
 	for _, k := range keys {
@@ -244,21 +246,13 @@ func radixSortKeysIdx(keys, tmp []uint64, idx, tmpIdx []int32) ([]uint64, []int3
 			c[b], sum = sum, sum+c[b]
 		}
 		shift := uint(p * radixBits)
-		if idx == nil {
-			for _, k := range keys {
-				d := (k >> shift) & (radixBuckets - 1)
-				tmp[c[d]] = k
-				c[d]++
-			}
-		} else {
-			for i, k := range keys {
-				d := (k >> shift) & (radixBuckets - 1)
-				tmp[c[d]] = k
-				tmpIdx[c[d]] = idx[i]
-				c[d]++
-			}
-			idx, tmpIdx = tmpIdx, idx
+		for i, k := range keys {
+			d := (k >> shift) & (radixBuckets - 1)
+			tmp[c[d]] = k
+			tmpIdx[c[d]] = idx[i]
+			c[d]++
 		}
+		idx, tmpIdx = tmpIdx, idx
 		keys, tmp = tmp, keys
 	}
 	return keys, idx
