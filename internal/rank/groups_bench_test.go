@@ -11,15 +11,16 @@ import (
 
 // BenchmarkGroupsCompare times one feature's two comparisons (all rows and
 // in-band rows, four groups) at 10^6 values of the overlap benchmark's
-// shapes: the continuous normal feature and the tied runtime_sec and
-// ncores. It also reports the process's CPU time per call (cpu-ms/op),
+// shapes: the continuous normal feature and the tied runtime_sec, ncores
+// and runtime_fraction (a spike at exactly 1 beside the timeouts above
+// it). It also reports the process's CPU time per call (cpu-ms/op),
 // steadier than wall time on a shared machine.
 func BenchmarkGroupsCompare(b *testing.B) {
 	const n = 1_000_000
 	for _, c := range []struct {
 		name, shape string
 		col         int
-	}{{"continuous", "continuous", 0}, {"tied-runtime", "tied", 3}, {"tied-ncores", "tied", 0}} {
+	}{{"continuous", "continuous", 0}, {"tied-runtime", "tied", 3}, {"tied-ncores", "tied", 0}, {"tied-fraction", "tied", 5}} {
 		b.Run(c.name, func(b *testing.B) {
 			x, y, names, err := synth.OverlapBench(c.shape, n, 20260101)
 			if err != nil {
