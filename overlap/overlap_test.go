@@ -134,6 +134,38 @@ func TestFitImputeLarge(t *testing.T) {
 	}
 }
 
+// atOnly hides a matrix's raw storage, so that Fit reads it through At.
+type atOnly struct{ mat.Matrix }
+
+// TestFitLargeInputs: on enough rows that the warm-start rows are taken
+// during the copy, a matrix read through At gives the raw matrix's fit bit
+// for bit, and a constant column is noted and gets no weight.
+func TestFitLargeInputs(t *testing.T) {
+	x, y := benchData(300_000)
+	want, err := Fit(x, y, Band{0.2, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Fit(atOnly{x}, y, Band{0.2, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Solver.Coef, want.Solver.Coef) || !slices.Equal(got.Propensity, want.Propensity) || got.AUC != want.AUC {
+		t.Errorf("through At: %v AUC %v, raw: %v AUC %v", got.Solver.Coef, got.AUC, want.Solver.Coef, want.AUC)
+	}
+	flat := mat.DenseCopyOf(x)
+	for i := range 300_000 {
+		flat.Set(i, 2, 7200)
+	}
+	res, err := Fit(flat, y, Band{0.2, 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Solver.Coef[2] != 0 || !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "is constant") }) {
+		t.Errorf("constant column: coefficient %v, notes %q", res.Solver.Coef[2], res.Notes)
+	}
+}
+
 func TestFitImpute(t *testing.T) {
 	x, y := shifted(40, 2, 1, 2)
 	x.Set(3, 1, math.NaN())
