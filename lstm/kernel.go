@@ -103,7 +103,7 @@ func axpy32(a float32, x, y []float32) {
 		axpy32FMA(a, x, y[:n])
 	}
 	for i := n; i < len(y); i++ {
-		y[i] += a * x[i]
+		y[i] += float32(a * x[i]) // rounded first: not fused on any GOAMD64 level
 	}
 }
 
@@ -132,19 +132,21 @@ func tanh32(x []float32) {
 	}
 }
 
-// dot returns x·y in four interleaved sums.
+// dot returns x·y in four interleaved sums, each product rounded before
+// it is added (float64(…)), so that no GOAMD64 level or architecture fuses
+// them and the sum has the same bits everywhere.
 func dot(x, y []float64) float64 {
 	y = y[:len(x)]
 	var s0, s1, s2, s3 float64
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
+		s0 += float64(x[i] * y[i])
+		s1 += float64(x[i+1] * y[i+1])
+		s2 += float64(x[i+2] * y[i+2])
+		s3 += float64(x[i+3] * y[i+3])
 	}
 	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
+		s0 += float64(x[i] * y[i])
 	}
 	return (s0 + s1) + (s2 + s3)
 }

@@ -260,7 +260,7 @@ func checkCells[T float](t *testing.T, k *kernels[T], value func() float64) {
 						i, f, g, o := gb[j], gb[H+j], gb[2*H+j], gb[3*H+j]
 						wantC := i * g
 						if cp != nil {
-							wantC = f*cp[b*H+j] + i*g
+							wantC = T(f*cp[b*H+j]) + T(i*g)
 						}
 						r := b*H + j
 						if got := bits(c[r], tc[r], h[r]); !slices.Equal(got, bits(wantC, G3[b*4*H+2*H+j], o*tc[r])) {
@@ -468,8 +468,8 @@ func TestAdamUpdateSameBits(t *testing.T) {
 		ww, wm, wv := slices.Clone(w), slices.Clone(mom), slices.Clone(vel)
 		const stepSize, sq2 = 1e-3 / 0.19, 0.0446
 		for i, v := range g {
-			wm[i] = adamBeta1*wm[i] + (1-adamBeta1)*v
-			wv[i] = adamBeta2*wv[i] + (1-adamBeta2)*v*v
+			wm[i] = float64(adamBeta1*wm[i]) + float64((1-adamBeta1)*v)
+			wv[i] = float64(adamBeta2*wv[i]) + float64((1-adamBeta2)*v*v)
 			ww[i] -= stepSize * wm[i] / (math.Sqrt(wv[i])/sq2 + adamEps)
 		}
 		adamUpdate(w, g, mom, vel, stepSize, sq2)

@@ -82,7 +82,9 @@ func New(a Architecture, rnd *rand.Rand) *Model {
 	m := newModel(a)
 	bound := 1 / math.Sqrt(float64(m.hidden))
 	for i := range m.params {
-		m.params[i] = bound * (2*rnd.Float64() - 1)
+		// 2u rounded first: U(-bound, bound) with the same bits on every
+		// GOAMD64 level and architecture (no fused multiply-add).
+		m.params[i] = bound * (float64(2*rnd.Float64()) - 1)
 	}
 	return m
 }

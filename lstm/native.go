@@ -284,10 +284,12 @@ func cellBackward[T float](k *kernels[T], H, rows int, G, tc, u, dh, dc, cp, zer
 			i, f, g, o := gi[j], gf[j], gg[j], gO[j]
 			tcv := tcb[j]
 			dh := ub[j] + dhb[j]
-			dc := dcb[j] + dh*o*(1-tcv*tcv)
+			// Products rounded before a sum (T(…)), so that no GOAMD64
+			// level fuses them and the kernels' bits stay the loop's.
+			dc := dcb[j] + T(dh*o*(1-T(tcv*tcv)))
 			gi[j] = dc * g * i * (1 - i)
 			gf[j] = dc * cpb[j] * f * (1 - f)
-			gg[j] = dc * i * (1 - g*g)
+			gg[j] = dc * i * (1 - T(g*g))
 			gO[j] = dh * tcv * o * (1 - o)
 			dcb[j] = dc * f
 		}

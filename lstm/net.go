@@ -97,7 +97,7 @@ func headWide(w []float32, b float32, h []float32) float64 {
 func head32(w []float32, b float32, h []float32) float64 {
 	z := b
 	for j, v := range h {
-		z += w[j] * v
+		z += float32(w[j] * v) // rounded first: not fused on any GOAMD64 level
 	}
 	return sigmoid(float64(z))
 }
@@ -256,7 +256,10 @@ func cellForward[T float](k *kernels[T], g, cp, c, tc, h []T) {
 	} else {
 		cp = cp[:H]
 		for j := range c {
-			c[j] = gf[j]*cp[j] + gi[j]*gg[j]
+			// Each product rounded (T(…)): no compiler fuses them into a
+			// multiply-add, so the Go loop and the kernels agree on every
+			// GOAMD64 level.
+			c[j] = T(gf[j]*cp[j]) + T(gi[j]*gg[j])
 		}
 	}
 	copy(tc, c)

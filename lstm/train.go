@@ -179,7 +179,7 @@ func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (_ *His
 				copy(m.params, best.params)
 				return hist, fmt.Errorf("epoch %d batch %d: loss is %v: %w", epoch, bi+1, loss, ErrNaN)
 			}
-			lossSum += loss * float64(len(batch))
+			lossSum += float64(loss * float64(len(batch))) // not fused: the same bits everywhere
 			for b, s := range batch {
 				trainP[lo+b] = p[b]
 				trainY[lo+b] = int(tr.y[s])
@@ -290,7 +290,7 @@ func (t *trainer) step(batch []int) (float64, []float64, error) {
 	if c := t.cfg.ClipNorm; c > 0 {
 		var ss float64
 		for _, v := range g {
-			ss += v * v
+			ss += float64(v * v)
 		}
 		if coef := c / (math.Sqrt(ss) + clipEps); coef < 1 {
 			for i := range g {
@@ -304,7 +304,7 @@ func (t *trainer) step(batch []int) (float64, []float64, error) {
 	case SGD:
 		forBlocks(len(g), t.cfg.Workers, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				w[i] -= lr * g[i]
+				w[i] -= float64(lr * g[i]) // rounded first, as on every GOAMD64 level
 			}
 		})
 	default:
@@ -336,8 +336,10 @@ func adamUpdate(w, g, mom, vel []float64, stepSize, sq2 float64) {
 	}
 	for i := n; i < len(w); i++ {
 		v := g[i]
-		mom[i] = adamBeta1*mom[i] + (1-adamBeta1)*v
-		vel[i] = adamBeta2*vel[i] + (1-adamBeta2)*v*v
+		// Products rounded before the sums (float64(…)): no GOAMD64
+		// level fuses them, as adamAVX does not.
+		mom[i] = float64(adamBeta1*mom[i]) + float64((1-adamBeta1)*v)
+		vel[i] = float64(adamBeta2*vel[i]) + float64((1-adamBeta2)*v*v)
 		w[i] -= stepSize * mom[i] / (math.Sqrt(vel[i])/sq2 + adamEps)
 	}
 }
