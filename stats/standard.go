@@ -70,7 +70,7 @@ func FitStandardizer(X mat.Matrix) (*Standardizer, error) {
 			}
 			d := v - s.Mean[j]
 			corr[j] += d
-			sq[j] += d * d
+			sq[j] += float64(d * d) // rounded before the sum: the same bits as the column paths wherever multiply-adds fuse
 		}
 	}
 	for j := range sq {
@@ -170,7 +170,7 @@ func fitStandardizerCol(col []float64, j int, s *Standardizer, infRow, count []i
 		}
 		d := v - mean
 		corr += d
-		sq += d * d
+		sq += float64(d * d)
 	}
 	s.Mean[j] = mean
 	s.Scale[j] = stdScale(sq, corr, n, mean)
@@ -205,9 +205,9 @@ func fitCols3(a, b, c []float64, mean, scale []float64) (ok [3]bool) {
 		ca += da
 		cb += db
 		cc += dc
-		qa += da * da
-		qb += db * db
-		qc += dc * dc
+		qa += float64(da * da)
+		qb += float64(db * db)
+		qc += float64(dc * dc)
 	}
 	ok = [3]bool{za == 0, zb == 0, zc == 0}
 	for j, v := range [3][3]float64{{ma, ca, qa}, {mb, cb, qb}, {mc, cc, qc}} {
