@@ -29,6 +29,18 @@ type packed struct {
 	y       []float64 // labels as 0 or 1
 }
 
+// sequenceSteps returns the length of X's first sequence, which every
+// sequence must share, or ErrEmpty for no samples or no steps.
+func sequenceSteps(X [][][]float64) (int, error) {
+	if len(X) == 0 {
+		return 0, ErrEmpty
+	}
+	if len(X[0]) == 0 {
+		return 0, fmt.Errorf("sample 0 has no steps: %w", ErrEmpty)
+	}
+	return len(X[0]), nil
+}
+
 // pack validates d against the model's input width and packs it. Every
 // sequence must have the same length; labels must be 0 or 1. needBoth also
 // requires both classes to be present. Chunks of samples are packed on
@@ -38,13 +50,11 @@ func pack(d Data, inputs int, newestFirst, needBoth bool) (*packed, error) {
 	if len(d.X) != len(d.Y) {
 		panic("lstm: len(X) != len(Y)")
 	}
-	if len(d.X) == 0 {
-		return nil, ErrEmpty
+	steps, err := sequenceSteps(d.X)
+	if err != nil {
+		return nil, err
 	}
-	p := &packed{n: len(d.X), T: len(d.X[0]), I: inputs}
-	if p.T == 0 {
-		return nil, fmt.Errorf("sample 0 has no steps: %w", ErrEmpty)
-	}
+	p := &packed{n: len(d.X), T: steps, I: inputs}
 	nc := (p.n + packChunk - 1) / packChunk
 	chunks := make([]packedChunk, nc)
 	par.For(nc, 0, func(_, c int) {

@@ -1,8 +1,8 @@
 package lstm
 
 import (
-	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/crosscluster/crosscluster/internal/par"
 )
@@ -299,46 +299,18 @@ func shards(n, bs int) [][2]int {
 // both cores at once before it. The error is the one of the first bad
 // sample, as pack reports it; out is then incomplete.
 func (n *net[T]) predict(X [][][]float64, inputs int, newestFirst bool, bs int, out []float64) error {
-	if len(X) == 0 {
-		return ErrEmpty
+	steps, err := sequenceSteps(X)
+	if err != nil {
+		return err
 	}
-	steps := len(X[0])
-	if steps == 0 {
-		return fmt.Errorf("sample 0 has no steps: %w", ErrEmpty)
-	}
-	sh := shards(len(X), bs)
-	nw := par.Workers(len(sh), 0)
-	type scratch struct {
-		ch      packedChunk
-		a       *acts[T]
-		samples []int
-	}
-	ws := make([]scratch, nw)
-	errs := make([]error, len(sh))
-	par.For(len(sh), nw, func(w, k int) {
-		s := &ws[w]
-		lo, hi := sh[k][0], sh[k][1]
-		if s.ch.pack(Data{X: X}, lo, hi, steps, inputs, newestFirst); s.ch.err != nil {
-			errs[k] = s.ch.err
-			return
+	chunks := make([]packedChunk, runtime.GOMAXPROCS(0)) // one per worker
+	return n.runShards(len(X), bs, 0, out, func(w, lo, hi int) (*packed, int, error) {
+		ch := &chunks[w]
+		if ch.pack(Data{X: X}, lo, hi, steps, inputs, newestFirst); ch.err != nil {
+			return nil, 0, ch.err
 		}
-		if s.a == nil {
-			rows := min(shardRows, len(X))
-			s.a = newActs[T](len(n.lay), n.H, rows, 1, false)
-			s.samples = make([]int, rows)
-		}
-		samples := s.samples[:hi-lo]
-		for i := range samples {
-			samples[i] = i
-		}
-		n.forward(s.a, 0, &s.ch.view, samples, out[lo:hi])
+		return &ch.view, 0, nil
 	})
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // probabilities writes P(release) of every sample of d to out, running
@@ -346,25 +318,46 @@ func (n *net[T]) predict(X [][][]float64, inputs int, newestFirst bool, bs int, 
 // GOMAXPROCS). Every sample's result is the same whatever the number of
 // workers.
 func (n *net[T]) probabilities(d *packed, bs, workers int, out []float64) {
-	sh := shards(d.n, bs)
+	n.runShards(d.n, bs, workers, out, func(_, lo, _ int) (*packed, int, error) { return d, lo, nil })
+}
+
+// runShards runs samples [0, count) forward into out, in batches of bs cut
+// in shards, on workers goroutines (≤ 0: GOMAXPROCS), each with its own
+// activations. source(w, lo, hi) gives worker w the packed data holding
+// shard [lo, hi) and the index of the shard's first sample in it. The
+// error returned is the first shard's in sample order.
+func (n *net[T]) runShards(count, bs, workers int, out []float64, source func(w, lo, hi int) (*packed, int, error)) error {
+	sh := shards(count, bs)
 	nw := par.Workers(len(sh), workers)
 	type scratch struct {
 		a       *acts[T]
 		samples []int
 	}
 	ws := make([]scratch, nw)
+	errs := make([]error, len(sh))
 	par.For(len(sh), nw, func(w, k int) {
+		lo, hi := sh[k][0], sh[k][1]
+		d, first, err := source(w, lo, hi)
+		if err != nil {
+			errs[k] = err
+			return
+		}
 		s := &ws[w]
 		if s.a == nil {
-			rows := min(shardRows, d.n)
+			rows := min(shardRows, count)
 			s.a = newActs[T](len(n.lay), n.H, rows, 1, false)
 			s.samples = make([]int, rows)
 		}
-		lo, hi := sh[k][0], sh[k][1]
 		samples := s.samples[:hi-lo]
 		for i := range samples {
-			samples[i] = lo + i
+			samples[i] = first + i
 		}
 		n.forward(s.a, 0, d, samples, out[lo:hi])
 	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
