@@ -38,8 +38,10 @@
 // amd64, and AVX-512 ones where the CPU has it, which compute the same bits
 // as the AVX2 ones; elsewhere, or built with the purego tag, plain Go loops
 // compute the same values to within a few ulps. The assembly cell evaluates
-// σ and tanh through a Padé approximant of exp, the Go loops through package
-// math. Results are reproducible from the seeds on a given machine; FMA and
+// σ and tanh through a Padé approximant of exp; where H is not a multiple
+// of its vector width, and on amd64 elsewhere, the cell's activations are
+// internal/vmath's (assembly there too), and package math's with purego or
+// on other architectures. Results are reproducible from the seeds on a given machine; FMA and
 // non-FMA machines differ in the last bits, which can change a training
 // trajectory.
 //

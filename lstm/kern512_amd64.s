@@ -12,8 +12,9 @@
 // (.BCST). On the passes' three shapes (BenchmarkKernels/gemm*) this tile
 // ran 26-28 float64 and 51-54 float32 multiply-adds per ns on one core,
 // against 20-25 and 44-51 for the AVX2 blocks; a 4-row tile of four
-// vectors was as fast where it fits but is too wide for the weight
-// gradients' 32-column tasks in float32.
+// vectors was as fast where it fits, measured when the weight gradients'
+// tasks were 32 columns wide (too narrow for it in float32); they are 64
+// now, and it was not tried again.
 
 // func kern8x16(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d *float64, dStride int)
 //

@@ -273,7 +273,8 @@ func cellForward[T float](k *kernels[T], g, cp, c, tc, h []T) {
 // through the kernels at once. It is a multiple of four (see kernel.go), so
 // the results do not depend on how the shards are spread over cores, and
 // it is independent of GOMAXPROCS. Sixteen rather than 32: a shard's
-// float64 gates then fit in L1 (16 KB), and 16 tasks a batch of 256
+// float64 gates then take 32 KiB (16 KiB in float32), this core's
+// first-level cache, and 16 tasks a batch of 256
 // balance two cores better than 8.
 const shardRows = 16
 
