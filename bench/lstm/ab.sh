@@ -28,18 +28,24 @@ shift $((OPTIND - 1))
 root=$(git rev-parse --show-toplevel)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Each commit's files under a name without '/' (refs such as origin/main),
+# and each binary run in its own tree's lstm directory, whose testdata it
+# was built with.
+name() { printf '%s' "$1" | tr '/' '_'; }
 for c in "$@"; do
-	mkdir "$tmp/src-$c"
-	git -C "$root" archive "$c" | tar -x -C "$tmp/src-$c"
-	(cd "$tmp/src-$c" && go test -c -o "$tmp/$c.test" ./lstm)
+	d="$tmp/src-$(name "$c")"
+	mkdir "$d"
+	git -C "$root" archive "$c" | tar -x -C "$d"
+	(cd "$d" && go test -c -o "$tmp/$(name "$c").test" ./lstm)
 done
 for r in $(seq "$rounds"); do
 	for c in "$@"; do
-		(cd "$root/lstm" && flock /tmp/bench.lock "$tmp/$c.test" -test.run '^$' -test.bench "$regex" \
-			-test.benchtime "$benchtime" -test.cpu "$cpus") | grep -E '^(Benchmark|goos|goarch|pkg|cpu)' >>"$tmp/$c.txt"
+		n=$(name "$c")
+		(cd "$tmp/src-$n/lstm" && flock /tmp/bench.lock "$tmp/$n.test" -test.run '^$' -test.bench "$regex" \
+			-test.benchtime "$benchtime" -test.cpu "$cpus") | grep -E '^(Benchmark|goos|goarch|pkg|cpu)' >>"$tmp/$n.txt"
 	done
 	echo "round $r/$rounds, load $(cut -d' ' -f1 /proc/loadavg)" >&2
 done
 files=()
-for c in "$@"; do files+=("$c=$tmp/$c.txt"); done
+for c in "$@"; do files+=("$c=$tmp/$(name "$c").txt"); done
 cd "$root" && go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da "${files[@]}"
