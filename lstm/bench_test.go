@@ -134,11 +134,11 @@ func BenchmarkKernels(b *testing.B) {
 	const R, K, C = shardRows, benchH, 4 * benchH
 	rnd := rand.New(rand.NewPCG(4, 4))
 	a64, w64, d64 := randSlice(rnd, R*K), randSlice(rnd, K*C), make([]float64, R*C)
-	a32, w32, d32 := to32(a64), to32(w64), make([]float32, R*C)
+	a32, w32, d32 := to[float32](a64), to[float32](w64), make([]float32, R*C)
 	x64 := make([]float64, 2*benchH)
 	x32 := make([]float32, 2*benchH)
 	src := randSlice(rnd, len(x64))
-	src32 := to32(src)
+	src32 := to[float32](src)
 	k64, k32 := kernelsFor[float64](), kernelsFor[float32]()
 	run := func(b *testing.B, perOp float64, unit string, f func()) {
 		cpu0, ok := cpuTime()
@@ -155,7 +155,7 @@ func BenchmarkKernels(b *testing.B) {
 	B := benchBatch
 	g64 := randSlice(rnd, B*C)
 	hb64 := randSlice(rnd, B*K)
-	g32, hb32 := to32(g64), to32(hb64)
+	g32, hb32 := to[float32](g64), to[float32](hb64)
 	dx64, dx32 := make([]float64, R*K), make([]float32, R*K)
 	dw64, dw32 := make([]float64, K*C), make([]float32, K*C)
 	for _, v := range gemmVariants(k64) {
@@ -189,7 +189,7 @@ func BenchmarkKernels(b *testing.B) {
 	// The cell of a shard: five activations per hidden unit.
 	g64, cp64 := randSlice(rnd, R*4*benchH), randSlice(rnd, R*benchH)
 	c64, tc64, h64 := make([]float64, R*benchH), make([]float64, R*benchH), make([]float64, R*benchH)
-	g32, cp32 := to32(g64), to32(cp64)
+	g32, cp32 := to[float32](g64), to[float32](cp64)
 	c32, tc32, h32 := make([]float32, R*benchH), make([]float32, R*benchH), make([]float32, R*benchH)
 	gw64, gw32 := slices.Clone(g64), slices.Clone(g32)
 	for _, v := range cellVariants(k64) {

@@ -48,14 +48,6 @@ func TestGemmAcc(t *testing.T) {
 	}
 }
 
-func to32(x []float64) []float32 {
-	out := make([]float32, len(x))
-	for i, v := range x {
-		out[i] = float32(v)
-	}
-	return out
-}
-
 func randSlice(rnd *rand.Rand, n int) []float64 {
 	s := make([]float64, n)
 	for i := range s {
@@ -73,9 +65,9 @@ func TestGemmAcc32(t *testing.T) {
 	for _, sz := range [][3]int{{1, 1, 1}, {4, 16, 3}, {5, 17, 7}, {8, 256, 64}, {7, 40, 0}, {12, 48, 9}} {
 		R, C, n := sz[0], sz[1], sz[2]
 		t.Run(fmt.Sprintf("R=%d/C=%d/n=%d", R, C, n), func(t *testing.T) {
-			c := to32(randSlice(rnd, R*max(n, 1)))
-			w := to32(randSlice(rnd, max(n, 1)*C+3))
-			d := to32(randSlice(rnd, R*C+2))
+			c := to[float32](randSlice(rnd, R*max(n, 1)))
+			w := to[float32](randSlice(rnd, max(n, 1)*C+3))
+			d := to[float32](randSlice(rnd, R*C+2))
 			want := make([]float64, len(d))
 			for i, v := range d {
 				want[i] = float64(v)
@@ -106,7 +98,7 @@ func TestAxpy(t *testing.T) {
 			want[i] += 0.75 * x[i]
 		}
 		axpy(0.75, x, y)
-		x32, y32 := to32(x), to32(want)
+		x32, y32 := to[float32](x), to[float32](want)
 		for i := range y32 {
 			y32[i] = float32(want[i] - 0.75*x[i]) // back to the start, in float32
 		}
