@@ -493,10 +493,19 @@ func checkInput[T float](t *testing.T, k *kernels[T]) {
 		bias := to[T](randSlice(rnd, 4*H))
 		d := Data{X: make([][][]float64, n), Y: make([]int, n)}
 		for i := range d.X {
-			for range steps {
+			for st := range steps {
 				row := make([]float64, I)
 				for range rnd.IntN(5) {
 					row[rnd.IntN(I)] = []float64{1, 2, -0.5, 0.3}[rnd.IntN(4)]
+				}
+				if i%3 == 0 && st == 1 {
+					// A dense row of non-integral values, not one-hot:
+					// more non-zeros than one scan of sixteen holds.
+					for j := range row {
+						if j%7 != 0 {
+							row[j] = 0.37*float64(j) - 2
+						}
+					}
 				}
 				d.X[i] = append(d.X[i], row)
 			}
