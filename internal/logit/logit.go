@@ -559,16 +559,19 @@ func (f *logisticProblem) blockCols(sc *logisticScratch, lo, hi int) [][]float64
 			}
 		}
 	}
-	if f.cx != nil && f.center == nil {
-		for j := range sc.cols {
-			sc.cols[j] = f.cx[j*f.cstride+lo : j*f.cstride+hi]
-		}
-		return sc.cols
-	}
 	if f.cx != nil {
+		// The next block's rows, asked for now so that memory delivers
+		// them while this block computes.
+		ahead := min(hi+m, len(f.y))
 		for j := range sc.cols {
+			col := f.cx[j*f.cstride : j*f.cstride+len(f.y)]
+			vmath.Prefetch(col[hi:ahead])
+			if f.center == nil {
+				sc.cols[j] = col[lo:hi]
+				continue
+			}
 			sc.cols[j] = sc.cols[j][:m]
-			vmath.Standardize(sc.cols[j], f.cx[j*f.cstride+lo:j*f.cstride+hi], f.center[j], f.scale[j])
+			vmath.Standardize(sc.cols[j], col[lo:hi], f.center[j], f.scale[j])
 		}
 		return sc.cols
 	}

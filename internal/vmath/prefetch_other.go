@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package vmath
+
+func prefetchL2(*float64, int) {}
