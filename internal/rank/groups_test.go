@@ -273,3 +273,65 @@ func TestGroupsMoments(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupsUnsampledLabels: labels whose values all escape the counting
+// pass's sample (every 8th value) are still counted and their moments
+// taken around their own values: here labels 2 and 3, the largest, occur
+// only off the sample's rows, far from zero (±1e9 with unit spread, where
+// sums around 0 would lose the variance to cancellation), and a label 8
+// off the sample still panics.
+func TestGroupsUnsampledLabels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n = 4000
+	v := make([]float64, n)
+	group := make([]uint8, n)
+	for i := range v {
+		group[i] = uint8(rng.IntN(2))
+		v[i] = rng.NormFloat64()
+		if i%8 != 0 && rng.IntN(40) == 0 {
+			group[i] = 2 + uint8(rng.IntN(2))
+			v[i] = float64(5-2*int(group[i]))*1e9 + rng.NormFloat64()
+		}
+	}
+	pairs := []rank.GroupPair{{X: 1 << 2, Y: 1 << 3}, {X: 0b0101, Y: 0b1010}}
+	var g rank.Groups
+	got, err := g.Compare(v, group, pairs, rank.TwoSided, rank.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, pr := range pairs {
+		x, y := splitGroups(v, group, pr.X), splitGroups(v, group, pr.Y)
+		want, err := stats.KS2Samp(x, y, stats.TwoSided, stats.KSAuto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameKS(got[p], want) {
+			t.Errorf("pair %d: %+v, KS2Samp %+v", p, got[p], want)
+		}
+	}
+	mx, my := g.Moments(0)
+	for side, c := range []struct {
+		m    rank.SampleMoments
+		want []float64
+	}{{mx, splitGroups(v, group, 1<<2)}, {my, splitGroups(v, group, 1<<3)}} {
+		var mean, ss float64
+		for _, x := range c.want {
+			mean += x
+		}
+		mean /= float64(len(c.want))
+		for _, x := range c.want {
+			ss += (x - mean) * (x - mean)
+		}
+		variance := ss / float64(len(c.want)-1)
+		if c.m.N != len(c.want) || math.Abs(c.m.Mean-mean) > 1e-6 || math.Abs(c.m.Var-variance) > 1e-9*variance {
+			t.Errorf("side %d: %+v, want N %d mean %v variance %v", side, c.m, len(c.want), mean, variance)
+		}
+	}
+	group[3] = 8
+	defer func() {
+		if recover() == nil {
+			t.Error("a label of 8 off the sample did not panic")
+		}
+	}()
+	g.Compare(v, group, pairs, rank.TwoSided, rank.Auto)
+}
