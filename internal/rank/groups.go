@@ -294,14 +294,16 @@ func (b *ksBuckets) countValues(v []float64, group []uint8, gshift uint) {
 // word into four independent accumulators: a label-by-label scan for the
 // labels that occur took 6% of a comparison.
 func labelBits(group []uint8) uint8 {
-	var w [4]uint64
+	var w0, w1, w2, w3 uint64
 	i := 0
 	for ; i+32 <= len(group); i += 32 {
-		for k := range w {
-			w[k] |= binary.LittleEndian.Uint64(group[i+8*k:])
-		}
+		g := group[i : i+32]
+		w0 |= binary.LittleEndian.Uint64(g[0:])
+		w1 |= binary.LittleEndian.Uint64(g[8:])
+		w2 |= binary.LittleEndian.Uint64(g[16:])
+		w3 |= binary.LittleEndian.Uint64(g[24:])
 	}
-	u := w[0] | w[1] | w[2] | w[3]
+	u := w0 | w1 | w2 | w3
 	for ; i < len(group); i++ {
 		u |= uint64(group[i])
 	}
