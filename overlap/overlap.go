@@ -716,9 +716,10 @@ type blockCounts struct {
 // is returned. group holds 2·domain + in-band per row.
 //
 // The tasks are small so that no long one is left running alone at the
-// end: each domain's propensities are sorted by one task, and whichever of
-// the two finishes second computes the summaries; each feature is one
-// task (see compareFeature), which needs no sorting.
+// end: each domain's propensities are sorted by one task, the first two;
+// each feature is one task (see compareFeature), which needs no sorting;
+// the summaries of the sorted propensities come last, the shortest task,
+// after both sorts.
 func (r *Result) summarise(group []uint8, counts []blockCounts) error {
 	d, n := len(r.cols), len(r.y)
 	// Each domain's propensities, and the sorts' scratch.
@@ -745,23 +746,28 @@ func (r *Result) summarise(group []uint8, counts []blockCounts) error {
 			k[yi]++
 		}
 	})
-	var propDone atomic.Int32
+	var sorted sync.WaitGroup
+	sorted.Add(2)
 	errs := make([]error, d)
-	ks := make([]rank.Groups, workers(d+2))
-	parallelWorkers(d+2, func(w, k int) {
-		if k >= 2 {
-			errs[k-2] = r.compareFeature(k-2, group, &ks[w])
-			return
-		}
-		part, buf := src, scratch[:ns]
-		if k == Target {
-			part, buf = tgt, scratch[ns:]
-		}
-		var sorter rank.Sorter
-		sorter.SetScratch(buf)
-		sorter.Sort(part)
-		if propDone.Add(1) == 2 {
+	ks := make([]rank.Groups, workers(d+3))
+	parallelWorkers(d+3, func(w, k int) {
+		switch {
+		case k == d+2:
+			// The sorts were the first tasks handed out, so they are
+			// running or done.
+			sorted.Wait()
 			r.propensitySummaries(src, tgt, counts)
+		case k >= 2:
+			errs[k-2] = r.compareFeature(k-2, group, &ks[w])
+		default:
+			part, buf := src, scratch[:ns]
+			if k == Target {
+				part, buf = tgt, scratch[ns:]
+			}
+			var sorter rank.Sorter
+			sorter.SetScratch(buf)
+			sorter.Sort(part)
+			sorted.Done()
 		}
 	})
 	for _, err := range errs {
