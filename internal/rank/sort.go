@@ -138,7 +138,7 @@ func (s *Sorter) Sort(x []float64) {
 // radixTopPass is the first digit of the top digits Sort orders by first,
 // and radixTopShift the lowest bit they hold.
 const (
-	radixTopPass  = 2
+	radixTopPass  = 3
 	radixTopShift = radixTopPass * radixBits
 )
 
