@@ -356,7 +356,11 @@ type logisticProblem struct {
 	wClass    [2]float64
 	intercept bool
 	// proba, when not nil, receives σ(η) of every row at each point
-	// evaluated with derivatives (only the caller's full problem has it).
+	// evaluated with the gradient only (only the caller's full problem
+	// has it): the solver's last pass is such a pass but when a Newton
+	// step with the Hessian already lands within the tolerance, and
+	// writing 8 bytes a row in the passes before would only add memory
+	// traffic.
 	proba []float64
 }
 
@@ -648,7 +652,7 @@ func (f *logisticProblem) block(out []float64, sc *logisticScratch, beta []float
 		// within a few ulps relative), into the caller's Proba if asked
 		// for: η accumulates as in probaCols, so they are PredictProba's.
 		mu := u
-		if f.proba != nil {
+		if f.proba != nil && mode == evalGrad {
 			mu = f.proba[lo:hi]
 		}
 		copy(mu, eta)
@@ -1021,15 +1025,17 @@ func (f *logisticProblem) gradAtZeroChunk() func(acc []float64, lo, hi int, cols
 // the stopping rule a gradient-only pass. A chord step that fails the line
 // search at full length is retried with a fresh Hessian.
 //
-// It also reports whether the last point evaluated is the one returned
-// (and so f.proba holds its probabilities): not when a line search gave
-// up on its last candidate.
+// It also reports whether f.proba holds the probabilities at the point
+// returned: when that point was the last evaluated, by a gradient-only
+// pass (see logisticProblem.proba); not when a line search gave up on its
+// last candidate or the last pass had the Hessian.
 func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) (*Result, bool) {
 	q := f.q()
 	// The gradient at zero scales the tolerance; it comes with the first
 	// pass over the data.
 	cur, g0 := f.evaluateModeG0(beta, evalGradHess, true)
 	atBeta := true   // the last point evaluated is beta
+	wrote := false   // the last pass wrote f.proba
 	hess := cur.hess // the Hessian steps use: at beta when fresh
 	fresh := true
 	gScale := math.Max(1, norm2(g0))
@@ -1066,7 +1072,7 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) (*Resu
 				cand[k] = beta[k] - t*d[k]
 			}
 			next = f.evaluateMode(cand, mode)
-			atBeta = false
+			atBeta, wrote = false, mode == evalGrad
 			if ng := norm2(next.grad); ng*ng <= (1-2e-4*t)*gn*gn {
 				accepted = true
 				break
@@ -1078,7 +1084,7 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) (*Resu
 		}
 		if !accepted && !fresh {
 			cur = f.evaluateMode(beta, evalGradHess)
-			hess, fresh, atBeta = cur.hess, true, true
+			hess, fresh, atBeta, wrote = cur.hess, true, true, false
 			continue
 		}
 		if accepted {
@@ -1112,7 +1118,7 @@ func (f *logisticProblem) solve(beta []float64, maxIter int, tol float64) (*Resu
 	if !res.Converged && res.Note == "" {
 		res.Note = fmt.Sprintf("stopped after MaxIter = %d Newton iterations", maxIter)
 	}
-	return res, atBeta
+	return res, atBeta && wrote
 }
 
 func joinNote(a, b string) string {
