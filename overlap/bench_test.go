@@ -1,10 +1,12 @@
 package overlap
 
 import (
+	"fmt"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/logit"
 	"github.com/crosscluster/crosscluster/internal/rank"
 	"github.com/crosscluster/crosscluster/internal/synth"
 )
@@ -79,6 +81,29 @@ func BenchmarkCompareFeature(b *testing.B) {
 			for b.Loop() {
 				if err := res.compareFeature(j, group, &ks); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkFillColumns times the copy of the 10^6-job feature matrix into
+// Fit's columns (with the non-finite check and the warm start's sample),
+// 6 and 12 features, into memory already touched (a fresh process also
+// pays the page faults of the first touch: bench/faults).
+func BenchmarkFillColumns(b *testing.B) {
+	for _, shape := range []string{"continuous", "wide"} {
+		x, _, _ := benchShape(b, shape, 1_000_000)
+		n, d := x.Dims()
+		cols := make([][]float64, d)
+		for j := range cols {
+			cols[j] = make([]float64, n)
+		}
+		sample := make([]float64, d*((n+logit.SampleStride(n)-1)/logit.SampleStride(n)))
+		b.Run(fmt.Sprintf("%s/d=%d", shape, d), func(b *testing.B) {
+			for b.Loop() {
+				if !fillColumns(cols, x, sample) {
+					b.Fatal("non-finite values")
 				}
 			}
 		})

@@ -584,12 +584,26 @@ func fillColumns(cols [][]float64, X mat.Matrix, sample []float64) bool {
 	nBlocks := (n + block - 1) / block
 	var bad atomic.Bool
 	parallel(nBlocks, func(b int) {
-		// Column by column within the block: the block's rows stay in
-		// the second-level cache while each column is gathered from
-		// them, and every store goes to one sequential stream.
+		// Four columns at a time within the block: each row gives four
+		// neighbouring values, the block's rows stay in the second-level
+		// cache until every column is gathered, and the stores go to four
+		// sequential streams; the columns left over one at a time.
 		lo, hi := b*block, min((b+1)*block, n)
 		var nonFinite uint64
-		for j := range d {
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			c0, c1, c2, c3 := cols[j][lo:hi], cols[j+1][lo:hi], cols[j+2][lo:hi], cols[j+3][lo:hi]
+			c1, c2, c3 = c1[:len(c0)], c2[:len(c0)], c3[:len(c0)]
+			for i := range c0 {
+				row := m.Data[(lo+i)*m.Stride+j:]
+				row = row[:4]
+				v0, v1, v2, v3 := row[0], row[1], row[2], row[3]
+				nonFinite |= (math.Float64bits(v0)&expMask + 1<<52) | (math.Float64bits(v1)&expMask + 1<<52) |
+					(math.Float64bits(v2)&expMask + 1<<52) | (math.Float64bits(v3)&expMask + 1<<52)
+				c0[i], c1[i], c2[i], c3[i] = v0, v1, v2, v3
+			}
+		}
+		for ; j < d; j++ {
 			dst := cols[j][lo:hi]
 			src := m.Data[lo*m.Stride+j : (hi-1)*m.Stride+j+1]
 			for i := range dst {

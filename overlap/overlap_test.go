@@ -683,3 +683,53 @@ func TestCoveragesPropensities(t *testing.T) {
 		t.Errorf("no fit: %v", err)
 	}
 }
+
+// TestFillColumns: the copy into columns gives X's values column by column
+// and the warm start's sample, for 1 to 9 columns (four at a time and the
+// rest one at a time) of a matrix and of a view with a longer row stride,
+// and reports a NaN or ±Inf in any column and row.
+func TestFillColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 300_001 // enough rows for a warm-start sample, and a last block part full
+	if logit.SampleStride(n) == 0 {
+		t.Fatal("no warm-start sample at this size")
+	}
+	for d := 1; d <= 9; d++ {
+		full := mat.NewDense(n, d+3, nil)
+		for i := range n {
+			for j := range d + 3 {
+				full.Set(i, j, rng.NormFloat64())
+			}
+		}
+		for _, x := range []*mat.Dense{mat.DenseCopyOf(full.Slice(0, n, 0, d)), full.Slice(0, n, 2, d+2).(*mat.Dense)} {
+			cols := make([][]float64, d)
+			for j := range cols {
+				cols[j] = make([]float64, n)
+			}
+			k := logit.SampleStride(n)
+			sample := make([]float64, d*((n+k-1)/k))
+			if !fillColumns(cols, x, sample) {
+				t.Fatalf("d=%d: finite data reported non-finite", d)
+			}
+			for j := range d {
+				if !slices.Equal(cols[j], mat.Col(nil, j, x)) {
+					t.Fatalf("d=%d column %d differs", d, j)
+				}
+				for s := range (n + k - 1) / k {
+					if sample[j*((n+k-1)/k)+s] != x.At(s*k, j) {
+						t.Fatalf("d=%d column %d: sample %d differs", d, j, s)
+					}
+				}
+			}
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				i, j := rng.IntN(n), rng.IntN(d)
+				old := x.At(i, j)
+				x.Set(i, j, bad)
+				if fillColumns(cols, x, nil) {
+					t.Errorf("d=%d: %v at row %d column %d not reported", d, bad, i, j)
+				}
+				x.Set(i, j, old)
+			}
+		}
+	}
+}
