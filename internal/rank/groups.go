@@ -564,14 +564,13 @@ func (b *ksBuckets) gather(v []float64, group []uint8, keys []uint64, labels []i
 		}
 	}
 	mixed, pivot, pivots := b.mixed, b.pivot, b.pivots
-	for i, x := range v {
+	fineCells := (*[1 << ksCellBits]uint64)(fine)
+	for i := nextMarked(v, fineCells, 0); i < len(v); i = nextMarked(v, fineCells, i+1) {
+		x := v[i]
 		if x != x {
 			continue
 		}
 		k := Key(x + 0)
-		if fine[k>>ksCellShift]>>(k>>ksPartShift&63)&1 == 0 {
-			continue
-		}
 		bk := b.bucket(k)
 		if !mixed[bk] {
 			continue
@@ -584,6 +583,20 @@ func (b *ksBuckets) gather(v []float64, group []uint8, keys []uint64, labels []i
 		labels = append(labels, int32(group[i]))
 	}
 	return KeysPayload(keys, labels)
+}
+
+// nextMarked returns the first index from i up whose value's key falls in
+// a part of a cell that fine marks (a NaN may too: the caller drops it),
+// or len(v). It is gather's scan over the whole column, a loop of its own
+// so that its few variables stay in registers.
+func nextMarked(v []float64, fine *[1 << ksCellBits]uint64, i int) int {
+	for ; i < len(v); i++ {
+		k := Key(v[i] + 0)
+		if fine[k>>ksCellShift]>>(k>>ksPartShift&63)&1 != 0 {
+			return i
+		}
+	}
+	return len(v)
 }
 
 // point returns the single value of a bucket that is not mixed.
