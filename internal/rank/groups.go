@@ -264,6 +264,7 @@ func (b *ksBuckets) countValues(v []float64, group []uint8, gshift uint) {
 	// The groups' counts come from the buckets' afterwards: counting them
 	// here too would add a third dependent update per value.
 	var s1, s2 [4][8]float64
+	group = group[:len(v)] // one bounds check for the loop's
 	for i, x := range v {
 		if x != x {
 			continue
