@@ -999,10 +999,20 @@ func (f *logisticProblem) withOutliers(sub *logisticProblem, k int) *logisticPro
 // which are not read or standardised a second time.
 func (f *logisticProblem) gradAtZeroChunk() func(acc []float64, lo, hi int, cols [][]float64) {
 	r := make([]float64, logisticBlock)
+	// Without per-row weights a row's term depends on its class only.
+	byClass := [2]float64{f.wClass[0] * 0.5, f.wClass[1] * -0.5}
 	return func(acc []float64, b, e int, cols [][]float64) {
 		rb := r[:e-b]
-		for i := range rb {
-			rb[i] = f.weight(b+i) * (0.5 - float64(f.lab[b+i]))
+		if f.w == nil {
+			lab := f.lab[b:e]
+			lab = lab[:len(rb)]
+			for i := range rb {
+				rb[i] = byClass[lab[i]&1]
+			}
+		} else {
+			for i := range rb {
+				rb[i] = f.w[b+i] * (0.5 - float64(f.lab[b+i]))
+			}
 		}
 		for j, c := range cols {
 			acc[j] += vmath.Dot(rb, c)
