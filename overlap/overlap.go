@@ -730,36 +730,20 @@ type blockCounts struct {
 // is returned. group holds 2·domain + in-band per row.
 //
 // The tasks are small so that no long one is left running alone at the
-// end: each domain's propensities are sorted by one task, the first two;
+// end: each domain's propensities are gathered and sorted by one task,
+// the first two;
 // each feature is one task (see compareFeature), which needs no sorting;
 // the summaries of the sorted propensities come last, the shortest task,
 // after both sorts.
 func (r *Result) summarise(group []uint8, counts []blockCounts) error {
 	d, n := len(r.cols), len(r.y)
-	// Each domain's propensities, and the sorts' scratch.
-	mem := make([]float64, 2*n)
-	props, scratch := mem[:n], mem[n:2*n]
-	// Each domain's propensities in row order, gathered in blocks on all
-	// cores from where each block's rows of the domain begin.
+	// Each domain's propensities, each with a slot to spare (see
+	// gatherDomain), and the sorts' scratch.
 	ns := r.NSource
+	mem := make([]float64, 2*n+2)
+	props, scratch := mem[:n+2], mem[n+2:]
 	// (Capacities capped: propensitySummaries appends to their memory.)
-	src, tgt := props[:ns:ns], props[ns:n:n]
-	starts := make([][2]int, len(counts))
-	var at [2]int
-	for b, c := range counts {
-		starts[b] = at
-		at[0] += c.n[0]
-		at[1] += c.n[1]
-	}
-	parallel(len(counts), func(b int) {
-		k := starts[b]
-		dst := [2][]float64{src, tgt}
-		for i := b * bandBlock; i < min((b+1)*bandBlock, n); i++ {
-			yi := r.y[i]
-			dst[yi][k[yi]] = r.Propensity[i]
-			k[yi]++
-		}
-	})
+	src, tgt := props[:ns:ns], props[ns+1:n+1:n+1]
 	var sorted sync.WaitGroup
 	sorted.Add(2)
 	errs := make([]error, d)
@@ -774,10 +758,11 @@ func (r *Result) summarise(group []uint8, counts []blockCounts) error {
 		case k >= 2:
 			errs[k-2] = r.compareFeature(k-2, group, &ks[w])
 		default:
-			part, buf := src, scratch[:ns]
+			part, room, buf := src, props[:ns+1], scratch[:ns]
 			if k == Target {
-				part, buf = tgt, scratch[ns:]
+				part, room, buf = tgt, props[ns+1:], scratch[ns:]
 			}
+			gatherDomain(room, r.Propensity, r.y, uint8(k))
 			var sorter rank.Sorter
 			sorter.SetScratch(buf)
 			sorter.Sort(part)
@@ -790,6 +775,22 @@ func (r *Result) summarise(group []uint8, counts []blockCounts) error {
 		}
 	}
 	return nil
+}
+
+// gatherDomain copies the propensities p of the rows whose label y is
+// want into dst, in row order, without a branch on the label (where the
+// domains' rows interleave it would be mispredicted): every value is
+// written at the next free place, which moves on only for the domain's
+// rows, so dst needs one place more than the domain has rows.
+func gatherDomain(dst, p []float64, y []uint8, want uint8) {
+	y = y[:len(p)]
+	c := 0
+	for i, v := range p {
+		dst[c] = v
+		if y[i] == want {
+			c++
+		}
+	}
 }
 
 func isConstant(x []float64) bool {
