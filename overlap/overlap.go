@@ -730,10 +730,9 @@ type blockCounts struct {
 // is returned. group holds 2·domain + in-band per row.
 //
 // The tasks are small so that no long one is left running alone at the
-// end: each domain's propensities are gathered and sorted by one task,
-// the first two;
-// each feature is one task (see compareFeature), which needs no sorting;
-// the summaries of the sorted propensities come last, the shortest task,
+// end: the first two each gather and sort one domain's propensities; each
+// feature is one task (see compareFeature), which needs no sorting; the
+// summaries of the sorted propensities come last, the shortest task,
 // after both sorts.
 func (r *Result) summarise(group []uint8, counts []blockCounts) error {
 	d, n := len(r.cols), len(r.y)
