@@ -127,6 +127,13 @@ type ksBuckets struct {
 	// fine: per cell, a bit for each 64th of its key range that a mixed
 	// bucket overlaps (see gather).
 	fine []uint64
+	// distinct: the sample repeated almost no value, so the counting
+	// pass only counted (no slot knows its last value or whether its
+	// values differ) and every flagged bucket with values is gathered.
+	distinct bool
+	// seen: the sample's keys by a hash of their bits, to tell repeats
+	// (see count).
+	seen *[ksSeenSize]uint64
 
 	// Per group: its values' shift (see count) and count, and in four
 	// lanes (rows i mod 4) the sums of their differences from the shift
@@ -165,6 +172,18 @@ const ksPivotMin = 256
 // ksSample: the cells are sized from every ksSample-th value.
 const ksSample = 8
 
+// The sample's repeats (see count): its keys go into a table of
+// ksSeenSize places; a column whose sample of at least ksDistinctMin
+// values finds at most one repeat in ksDistinctRatio is counted as
+// distinct. A value repeated more rarely than that costs at most its
+// copies gathered and sorted where a bucket holding it is a candidate.
+const (
+	ksSeenBits      = 12
+	ksSeenSize      = 1 << ksSeenBits
+	ksDistinctMin   = 1024
+	ksDistinctRatio = 256
+)
+
 // bucket returns key k's bucket.
 func (b *ksBuckets) bucket(k uint64) uint64 {
 	c := uint64(b.cell[k>>ksCellShift])
@@ -198,16 +217,35 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 		clear(b.cell)
 	}
 	cell := b.cell
+	if b.seen == nil {
+		b.seen = new([ksSeenSize]uint64)
+	} else {
+		clear(b.seen[:])
+	}
+	seen := b.seen
 	var sampleSum [8]float64
 	var sampleN [8]int
+	// Repeats among the sampled keys, counted where a key finds itself
+	// in its place of seen (a key that is never repeated only takes the
+	// place of another; the empty place holds 0, no key of a value but
+	// -NaN's).
+	repeats, sampled := 0, 0
 	for i := 0; i < len(v); i += ksSample {
 		if x := v[i]; x == x {
-			cell[Key(x+0)>>ksCellShift]++
+			k := Key(x + 0)
+			cell[k>>ksCellShift]++
+			h := k * 0x9e3779b97f4a7c15 >> (64 - ksSeenBits)
+			if seen[h] == k {
+				repeats++
+			}
+			seen[h] = k
+			sampled++
 			g := group[i] & 7
 			sampleSum[g] += x
 			sampleN[g]++
 		}
 	}
+	b.distinct = sampled >= ksDistinctMin && repeats*ksDistinctRatio <= sampled
 	for g := range b.shift {
 		b.shift[g] = 0
 		if m := sampleSum[g] / float64(sampleN[g]); sampleN[g] > 0 && !math.IsInf(m, 0) && !math.IsNaN(m) {
@@ -252,8 +290,9 @@ func (b *ksBuckets) count(v []float64, group []uint8) {
 }
 
 // countValues runs count's pass over v with 1<<gshift slots per bucket
-// (every label is below that): per bucket and group the count and whether
-// the values differ, and per group the shifted sums.
+// (every label is below that): per bucket and group the count and, unless
+// the column's values are distinct, whether the values differ, and per
+// group the shifted sums.
 func (b *ksBuckets) countValues(v []float64, group []uint8, gshift uint) {
 	b.gshift = gshift
 	b.slots = reuse(b.slots, b.nb<<gshift)
@@ -261,6 +300,10 @@ func (b *ksBuckets) countValues(v []float64, group []uint8, gshift uint) {
 	// The cell table as an array, indexed by a key's top bits without a
 	// bounds check.
 	cells := (*[1 << ksCellBits]uint32)(b.cell)
+	if b.distinct {
+		b.s1, b.s2 = countOnly(v, group[:len(v)], cells, slots, gshift&63, &shift)
+		return
+	}
 	// The groups' counts come from the buckets' afterwards: counting them
 	// here too would add a third dependent update per value.
 	var s1, s2 [4][8]float64
@@ -289,6 +332,26 @@ func (b *ksBuckets) countValues(v []float64, group []uint8, gshift uint) {
 		sl.last = k
 	}
 	b.s1, b.s2 = s1, s2
+}
+
+// countOnly is countValues' loop for distinct values: the counts and the
+// shifted sums, without each slot's last value, which costs a third of
+// the loop.
+func countOnly(v []float64, group []uint8, cells *[1 << ksCellBits]uint32, slots []ksSlot, gshift uint, shift *[8]float64) (s1, s2 [4][8]float64) {
+	group = group[:len(v)]
+	for i, x := range v {
+		if x != x {
+			continue
+		}
+		g, lane := group[i]&7, i&3
+		dev := x - shift[g]
+		s1[lane][g] += dev
+		s2[lane][g] += dev * dev
+		k := Key(x + 0)
+		ce := uint64(cells[k>>ksCellShift])
+		slots[(ce>>6+(k&(1<<ksCellShift-1))>>(ce&63))<<gshift|uint64(g)].n++
+	}
+	return s1, s2
 }
 
 // labelBits returns the union of the labels' bits, reading eight labels a
@@ -513,6 +576,19 @@ func (b *ksBuckets) gather(v []float64, group []uint8, keys []uint64, labels []i
 	var m int
 	for k, f := range b.flags {
 		if f == 0 {
+			continue
+		}
+		if b.distinct {
+			// No slot knows whether its values differ: gather them all
+			// (on distinct data they do).
+			n := 0
+			for _, sl := range b.slots[k*gs : (k+1)*gs] {
+				n += int(sl.n)
+			}
+			if n > 0 {
+				b.mixed[k] = true
+				m += n
+			}
 			continue
 		}
 		key, mixed, n := uint64(0), false, 0
