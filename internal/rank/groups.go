@@ -53,7 +53,9 @@ const (
 // are counted), sorted and walked as stats.KS2Samp walks the whole samples.
 // On continuous data that is a few buckets and on discrete data none, so
 // the cost is one or two passes over the column plus a small sort, instead
-// of sorting both samples.
+// of sorting both samples. When the sample repeats almost no value, the
+// counting pass does not record which buckets hold one value (it then
+// costs a third less), and every candidate bucket is gathered.
 type Groups struct {
 	b      ksBuckets
 	tracks []ksPairTrack
