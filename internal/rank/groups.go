@@ -33,10 +33,11 @@ const (
 // Groups runs the two-sample KS test (stats.KS2Samp) for pairs of samples
 // drawn from one column by group label, with the same statistics,
 // locations, signs and p-values, without sorting the column, and keeps
-// its scratch memory (a 256 KiB table, about 1.5 bytes per value for the
-// buckets of four groups, and the gathered values) between calls, so that
-// one Groups compares many columns without allocating. The zero value is
-// ready to use; a Groups must not be used by several goroutines at once.
+// its scratch memory (tables of 256 and 32 KiB, about 1.5 bytes per value
+// for the buckets of four groups, and the gathered values) between calls,
+// so that one Groups compares many columns without allocating. The zero
+// value is ready to use; a Groups must not be used by several goroutines
+// at once.
 //
 // How: the values' order-preserving keys are cut into buckets, ranges of
 // keys holding about 128 values each (each sixteenth of an octave that a
