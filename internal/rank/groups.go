@@ -189,7 +189,14 @@ const (
 
 // bucket returns key k's bucket.
 func (b *ksBuckets) bucket(k uint64) uint64 {
-	c := uint64(b.cell[k>>ksCellShift])
+	return bucketOf((*[1 << ksCellBits]uint32)(b.cell), k)
+}
+
+// bucketOf returns key k's bucket in the cell table cells (see
+// ksBuckets), an array so that the counting loops index it without a
+// bounds check.
+func bucketOf(cells *[1 << ksCellBits]uint32, k uint64) uint64 {
+	c := uint64(cells[k>>ksCellShift])
 	return c>>6 + (k&(1<<ksCellShift-1))>>(c&63)
 }
 
@@ -300,8 +307,6 @@ func (b *ksBuckets) countValues(v []float64, group []uint8, gshift uint) {
 	b.gshift = gshift
 	b.slots = reuse(b.slots, b.nb<<gshift)
 	slots, shift := b.slots, b.shift
-	// The cell table as an array, indexed by a key's top bits without a
-	// bounds check.
 	cells := (*[1 << ksCellBits]uint32)(b.cell)
 	if b.distinct {
 		b.s1, b.s2 = countOnly(v, group[:len(v)], cells, slots, gshift&63, &shift)
@@ -320,8 +325,7 @@ func (b *ksBuckets) countValues(v []float64, group []uint8, gshift uint) {
 		s1[lane][g] += dev
 		s2[lane][g] += dev * dev
 		k := Key(x + 0)
-		ce := uint64(cells[k>>ksCellShift])
-		sl := &slots[(ce>>6+(k&(1<<ksCellShift-1))>>(ce&63))<<(gshift&63)|uint64(g)]
+		sl := &slots[bucketOf(cells, k)<<(gshift&63)|uint64(g)]
 		// Without branches, which continuous data would mispredict.
 		c := sl.n
 		var d uint32
@@ -350,9 +354,7 @@ func countOnly(v []float64, group []uint8, cells *[1 << ksCellBits]uint32, slots
 		dev := x - shift[g]
 		s1[lane][g] += dev
 		s2[lane][g] += dev * dev
-		k := Key(x + 0)
-		ce := uint64(cells[k>>ksCellShift])
-		slots[(ce>>6+(k&(1<<ksCellShift-1))>>(ce&63))<<gshift|uint64(g)].n++
+		slots[bucketOf(cells, Key(x+0))<<gshift|uint64(g)].n++
 	}
 	return s1, s2
 }

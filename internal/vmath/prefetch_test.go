@@ -6,8 +6,9 @@ import (
 )
 
 // TestPrefetch: Prefetch accepts nil, empty, one-element and unaligned
-// slices and slices that end at their array's end (and so may reach a
-// page that is not mapped), and changes nothing.
+// slices and slices that end at their array's end, and changes nothing.
+// (It asks only for the lines the slice itself covers; a line's start is
+// rounded down within the slice's first line.)
 func TestPrefetch(t *testing.T) {
 	Prefetch(nil)
 	x := make([]float64, 1000)
