@@ -699,12 +699,17 @@ func copyPath(src, dst string) error {
 	})
 }
 
+// copyFileMode copies a file with no fork of this process in between the
+// copy's open and close (see holdForks): the copy may be an executable the
+// runner, or a job, starts next.
 func copyFileMode(src, dst string, mode fs.FileMode) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	release := holdForks()
+	defer release()
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
 	if err != nil {
 		return err
