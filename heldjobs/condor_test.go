@@ -3,7 +3,9 @@ package heldjobs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -310,48 +312,61 @@ func TestNodeCheckLastRetry(t *testing.T) {
 }
 
 // TestCondorDAGFailedNode runs the small search's DAG with one training
-// node that fails on every attempt (its config.json is damaged): the DAG
-// still succeeds, select and cleanup choose among the other runs, the
-// failed run is recorded as failed, and a best model is written. (Before,
-// the failed node stopped select and cleanup and no best model was
-// written.)
+// node that fails on every attempt (its config.json is damaged): select
+// and cleanup choose among the other runs, the failed run is recorded as
+// failed, and a best model is written. Unless the spec allows failed runs
+// the cleanup node then fails for good, naming the run, so the DAG (and
+// the example) ends in an error instead of silently choosing another model.
 func TestCondorDAGFailedNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a DAG of processes")
 	}
 	want := localSmall(t)
-	dir := filepath.Join(t.TempDir(), "dag")
-	spec := loadSpec(t, smallSpec+"retries: 1\n")
-	f, err := (&Condor{Spec: spec, Dir: dir, Executable: os.Args[0], AllowDynamic: true}).Write()
-	if err != nil {
-		t.Fatal(err)
-	}
 	bad := want.Runs[want.Best].ID // fail the run the search would choose
-	if err := os.WriteFile(filepath.Join(dir, "train", bad, "config.json"), []byte("{damaged"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := sweep.RunCondorDAG(context.Background(), f.DAG, sweep.CondorRun{Parallel: 2})
-	if err != nil {
-		t.Fatalf("DAG with one failing node: %v (summary %+v)", err, sum)
-	}
-	b, err := ReadBest(f.Results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var others []RunRecord
-	for _, r := range want.Runs {
-		if r.ID != bad {
-			others = append(others, r)
-		}
-	}
-	if w := others[Select(others, spec.Metric)]; b.RunID != w.ID || b.Runs != 4 || b.Completed != 3 {
-		t.Errorf("best %s of %d runs, %d completed; want %s of 4, 3 completed", b.Slug, b.Runs, b.Completed, w.Slug)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "train", bad, "run_"+bad, FailedFile)); err != nil {
-		t.Errorf("the failed run is not recorded: %v", err)
-	}
-	if _, _, err := LoadModel(filepath.Join(f.Results, BestDir)); err != nil {
-		t.Error(err)
+	for _, allow := range []bool{false, true} {
+		t.Run(map[bool]string{false: "refused", true: "allowed"}[allow], func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "dag")
+			spec := loadSpec(t, smallSpec+fmt.Sprintf("retries: 1\nallow_failed: %v\n", allow))
+			f, err := (&Condor{Spec: spec, Dir: dir, Executable: os.Args[0], AllowDynamic: true}).Write()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "train", bad, "config.json"), []byte("{damaged"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sum, err := sweep.RunCondorDAG(context.Background(), f.DAG, sweep.CondorRun{Parallel: 2})
+			if allow && err != nil {
+				t.Fatalf("DAG with one failing node: %v (summary %+v)", err, sum)
+			}
+			if !allow {
+				if !errors.Is(err, sweep.ErrCondorNode) || !slices.Equal(sum.Failed, []string{"cleanup"}) {
+					t.Fatalf("DAG with one failing node: %v (summary %+v), want the cleanup node to fail", err, sum)
+				}
+				msg, _ := os.ReadFile(filepath.Join(dir, "cleanup", "cleanup.err"))
+				if !strings.Contains(string(msg), ErrFailedRuns.Error()) || !strings.Contains(string(msg), "1 of 4") {
+					t.Errorf("cleanup.err does not name the failed run:\n%s", msg)
+				}
+			}
+			b, err := ReadBest(f.Results)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var others []RunRecord
+			for _, r := range want.Runs {
+				if r.ID != bad {
+					others = append(others, r)
+				}
+			}
+			if w := others[Select(others, spec.Metric)]; b.RunID != w.ID || b.Runs != 4 || b.Completed != 3 {
+				t.Errorf("best %s of %d runs, %d completed; want %s of 4, 3 completed", b.Slug, b.Runs, b.Completed, w.Slug)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "train", bad, "run_"+bad, FailedFile)); err != nil {
+				t.Errorf("the failed run is not recorded: %v", err)
+			}
+			if _, _, err := LoadModel(filepath.Join(f.Results, BestDir)); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
 

@@ -126,7 +126,7 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "node %s: %v\n", args[0], err)
-		if errors.Is(err, lstm.ErrNaN) || errors.Is(err, ErrDataset) && args[0] == "parse" || errors.Is(err, ErrNoRun) {
+		if errors.Is(err, lstm.ErrNaN) || errors.Is(err, ErrDataset) && args[0] == "parse" || errors.Is(err, ErrNoRun) || errors.Is(err, ErrFailedRuns) {
 			return ExitNoRetry
 		}
 		return 1
@@ -382,5 +382,5 @@ func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string,
 	if progress != nil {
 		fmt.Fprintf(progress, "gathered %d runs into %s; best %s\n", len(runs), out, runs[best].Slug)
 	}
-	return nil
+	return failedRuns(s, runs)
 }

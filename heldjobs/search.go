@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/crosscluster/crosscluster/sweep"
@@ -134,11 +135,38 @@ func (s *Search) Run(ctx context.Context) (*Outcome, error) {
 		return oc, err
 	}
 	oc.Elapsed = time.Since(start)
-	return oc, nil
+	return oc, failedRuns(s.Spec, runs)
 }
 
 // ErrNoRun reports a search in which no run completed.
 var ErrNoRun = errors.New("no completed run")
+
+// ErrFailedRuns reports a search some of whose runs failed for good, when
+// its spec does not allow that (Spec.AllowFailed).
+var ErrFailedRuns = errors.New("runs failed for good")
+
+// failedRuns returns an error wrapping ErrFailedRuns that names the runs
+// that did not complete, or nil when all did or the spec allows failures.
+func failedRuns(s *Spec, runs []RunRecord) error {
+	if s.AllowFailed {
+		return nil
+	}
+	var bad []string
+	for _, r := range runs {
+		if r.State != sweep.Completed {
+			why := r.Error
+			if why == "" {
+				why = string(r.State)
+			}
+			bad = append(bad, fmt.Sprintf("%s (%s)", r.Slug, why))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("heldjobs: %w: %d of %d: %s; the best of the others was chosen and written, set allow_failed: true in the spec to accept that",
+		ErrFailedRuns, len(bad), len(runs), strings.Join(bad, "; "))
+}
 
 // ledgerRecords reads the records of the points from the ledger and their
 // attempt directories.

@@ -187,6 +187,12 @@ type Spec struct {
 	// key); in a Spec built in Go, 0 means no retry, and any other
 	// negative value is refused.
 	Retries int
+	// AllowFailed lets a search whose runs did not all complete succeed
+	// with the best of the rest. Without it the search writes its outputs
+	// and then returns an error wrapping ErrFailedRuns that names every run
+	// that failed for good, so that a lost run cannot silently change which
+	// model is chosen.
+	AllowFailed bool
 }
 
 // Defaults of a spec.
@@ -277,7 +283,7 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	}
 	s := &Spec{}
 	seen := map[string]bool{} // every key path given, "epochs", "data.synthetic.jobs"
-	err = fields(doc.Content[0], "", seen, []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "resources", "retries"}, func(key, k string, v *yaml.Node) error {
+	err = fields(doc.Content[0], "", seen, []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "resources", "retries", "allow_failed"}, func(key, k string, v *yaml.Node) error {
 		switch k {
 		case "name":
 			return scalar(v, key, &s.Name)
@@ -326,6 +332,16 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 			return nil
 		case "retries":
 			return intTo(v, key, &s.Retries)
+		case "allow_failed":
+			var lit string
+			if err := scalar(v, key, &lit); err != nil {
+				return err
+			}
+			b, err := strconv.ParseBool(lit)
+			if err != nil {
+				return specErr(key, "%q is not true or false", lit)
+			}
+			s.AllowFailed = b
 		}
 		return nil
 	})

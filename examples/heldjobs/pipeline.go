@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -117,6 +118,10 @@ func runSpec(ctx context.Context, o options, stdout io.Writer) error {
 		return fmt.Errorf("unknown -backend %q (local, process, slurm, condor, condor-local)", o.backend)
 	}
 	oc, err := s.Run(ctx)
+	if errors.Is(err, heldjobs.ErrFailedRuns) {
+		// The outputs are written; show the table before the error.
+		printRuns(stdout, oc.Runs, oc.Best, spec.Metric)
+	}
 	if err != nil {
 		return err
 	}
