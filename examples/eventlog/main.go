@@ -29,7 +29,7 @@ import (
 	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/internal/pathlist"
 	"github.com/crosscluster/crosscluster/internal/synth"
-	"github.com/crosscluster/crosscluster/plot"
+	"github.com/crosscluster/crosscluster/internal/plot"
 )
 
 type options struct {

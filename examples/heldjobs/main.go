@@ -53,12 +53,12 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
-	"github.com/crosscluster/crosscluster/heldjobs"
+	"github.com/crosscluster/crosscluster/examples/heldjobs/internal/heldjobs"
 	"github.com/crosscluster/crosscluster/internal/pathlist"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/lstm/gorgonia"
-	cplot "github.com/crosscluster/crosscluster/plot"
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 )
 
 type options struct {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crosscluster/crosscluster/heldjobs"
+	"github.com/crosscluster/crosscluster/examples/heldjobs/internal/heldjobs"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"

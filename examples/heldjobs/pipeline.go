@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/crosscluster/crosscluster/heldjobs"
+	"github.com/crosscluster/crosscluster/examples/heldjobs/internal/heldjobs"
 	"github.com/crosscluster/crosscluster/internal/pathlist"
-	cplot "github.com/crosscluster/crosscluster/plot"
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 

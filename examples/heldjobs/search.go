@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
-	"github.com/crosscluster/crosscluster/heldjobs"
+	"github.com/crosscluster/crosscluster/examples/heldjobs/internal/heldjobs"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
 )

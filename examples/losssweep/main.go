@@ -42,9 +42,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/crosscluster/crosscluster/dashboard"
+	"github.com/crosscluster/crosscluster/sweep/dashboard"
 	"github.com/crosscluster/crosscluster/internal/buildinfo"
-	"github.com/crosscluster/crosscluster/plot"
+	"github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
-	cplot "github.com/crosscluster/crosscluster/plot"
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/regime"
 	"github.com/crosscluster/crosscluster/stats"
 )

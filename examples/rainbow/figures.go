@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/crosscluster/crosscluster/matcher/experiment"
-	cplot "github.com/crosscluster/crosscluster/plot"
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 )
 
 // spackOrder is the level order of the published spack-build figures

@@ -49,7 +49,7 @@ import (
 	"github.com/crosscluster/crosscluster/divergence"
 	"github.com/crosscluster/crosscluster/internal/npy"
 	"github.com/crosscluster/crosscluster/internal/sh"
-	cplot "github.com/crosscluster/crosscluster/plot"
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 )
 
 // config is what the flags set.

@@ -3,7 +3,7 @@
 # against the scikit-learn + SciPy seed pipeline (peer.py), on the same .npy
 # data, for every data shape of the benchmark (internal/synth.OverlapShapes).
 #
-# Usage, from the module root:  sh bench/overlap/run.sh [DIR] [ROUNDS]
+# Usage, from the module root:  sh internal/bench/overlap/run.sh [DIR] [ROUNDS]
 # Environment: SHAPES (default "synth continuous tied imbalanced wide"),
 # N (jobs, default 1000000), EQUAL=1 adds the equal-work peer
 # (peer.py --equal-work, which also computes everything else Fit returns).
@@ -27,7 +27,7 @@ shapes=${SHAPES:-synth continuous tied imbalanced wide}
 n=${N:-1000000}
 tools="go python python-1t"
 [ "${EQUAL:-0}" = 1 ] && tools="go python python-1t python-eq"
-go build -o "$dir/gopipe" ./bench/overlap/gopipe
+go build -o "$dir/gopipe" ./internal/bench/overlap/gopipe
 for s in $shapes; do
 	[ -f "$dir/$s/X_$n.npy" ] || "$dir/gopipe" -gen "$dir" -shape "$s" -n "$n"
 done
@@ -41,9 +41,9 @@ for r in $(seq 1 "$rounds"); do
 		for tool in $order; do
 			case $tool in
 			go) set -- "$dir/gopipe" -run "$dir" -shape "$s" -n "$n" ;;
-			python) set -- /usr/bin/python3 bench/overlap/peer.py "$dir/$s" "$n" ;;
-			python-1t) set -- env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 /usr/bin/python3 bench/overlap/peer.py "$dir/$s" "$n" ;;
-			python-eq) set -- /usr/bin/python3 bench/overlap/peer.py "$dir/$s" "$n" 1 --equal-work ;;
+			python) set -- /usr/bin/python3 internal/bench/overlap/peer.py "$dir/$s" "$n" ;;
+			python-1t) set -- env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 /usr/bin/python3 internal/bench/overlap/peer.py "$dir/$s" "$n" ;;
+			python-eq) set -- /usr/bin/python3 internal/bench/overlap/peer.py "$dir/$s" "$n" 1 --equal-work ;;
 			esac
 			/usr/bin/time -v "$@" >"$dir/out.json" 2>"$dir/time.txt"
 			pipe=$(sed -n 's/.*"pipeline_sec": *\([0-9.e+-]*\).*/\1/p' "$dir/out.json")

@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/crosscluster/crosscluster/dashboard"
+	"github.com/crosscluster/crosscluster/sweep/dashboard"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 

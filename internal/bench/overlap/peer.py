@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Peer for the overlap pipeline benchmark: the seed's scikit-learn + SciPy
-pipeline on the data bench/overlap/gopipe writes.
+pipeline on the data internal/bench/overlap/gopipe writes.
 
-    go run ./bench/overlap/gopipe -gen /tmp/ovbench -shape tied -n 1000000
-    /usr/bin/time -v /usr/bin/python3 bench/overlap/peer.py /tmp/ovbench/tied 1000000 [REPS] [--equal-work]
+    go run ./internal/bench/overlap/gopipe -gen /tmp/ovbench -shape tied -n 1000000
+    /usr/bin/time -v /usr/bin/python3 internal/bench/overlap/peer.py /tmp/ovbench/tied 1000000 [REPS] [--equal-work]
 
 DIR holds X_<n>.npy, y_<n>.npy and names.json (the feature names, in
 column order) as gopipe writes them for one data shape.

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/crosscluster/crosscluster/plot"
+	"github.com/crosscluster/crosscluster/internal/plot"
 )
 
 // New gives the house layout; Render draws into a buffer (a web handler's

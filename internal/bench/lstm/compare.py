@@ -12,7 +12,7 @@ wall clock and per CPU second of the process, and the Go/PyTorch ratios
 against PyTorch's fastest setting by the median wall clock (the other
 settings are printed too), with the load average before and after each round.
 
-    cd <module root> && /usr/bin/python3 bench/lstm/compare.py [--rounds 3] [--settings 1/default,2/default,1/1,2/1]
+    cd <module root> && /usr/bin/python3 internal/bench/lstm/compare.py [--rounds 3] [--settings 1/default,2/default,1/1,2/1]
 """
 import argparse
 import json

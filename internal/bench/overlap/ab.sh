@@ -1,11 +1,11 @@
 #!/bin/sh
 # Go alone, builds of several commits side by side: the whole overlap.Fit
-# pipeline as bench/overlap/run.sh times it (gopipe -run, each run the only
+# pipeline as internal/bench/overlap/run.sh times it (gopipe -run, each run the only
 # fit of a fresh process), on every data shape.
 #
-#   sh bench/overlap/ab.sh [-r ROUNDS] [-d DIR] COMMIT...
+#   sh internal/bench/overlap/ab.sh [-r ROUNDS] [-d DIR] COMMIT...
 #
-# Builds bench/overlap/gopipe at every COMMIT (exported with git archive
+# Builds internal/bench/overlap/gopipe at every COMMIT (exported with git archive
 # into a temporary directory, so the repository is only read), then runs
 # the builds ROUNDS times (default 9) per shape, their order reversed every
 # other round, under flock /tmp/bench.lock, on the .npy data in DIR
@@ -34,7 +34,7 @@ for c in "$@"; do
 	d="$tmp/src-$(name "$c")"
 	mkdir "$d"
 	git -C "$root" archive "$c" | tar -x -C "$d"
-	(cd "$d" && go build -o "$tmp/$(name "$c").bin" ./bench/overlap/gopipe)
+	(cd "$d" && go build -o "$tmp/$(name "$c").bin" ./internal/bench/overlap/gopipe)
 done
 for s in $shapes; do
 	[ -f "$dir/$s/X_$n.npy" ] || "$tmp/$(name "$1").bin" -gen "$dir" -shape "$s" -n "$n" >&2

@@ -6,8 +6,8 @@
 // pages, as NumPy advises arrays of 4 MiB and more. docs/overlap.md quotes
 // it for the cost of overlap.Fit's column copy on a fresh process:
 //
-//	go run ./bench/faults -mb 48 -threads 2
-//	go run ./bench/faults -mb 110 -huge
+//	go run ./internal/bench/faults -mb 48 -threads 2
+//	go run ./internal/bench/faults -mb 110 -huge
 package main
 
 import (

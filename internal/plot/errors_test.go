@@ -12,7 +12,7 @@ import (
 
 	"github.com/crosscluster/crosscluster/internal/errtest"
 	"github.com/crosscluster/crosscluster/overlap"
-	"github.com/crosscluster/crosscluster/plot"
+	"github.com/crosscluster/crosscluster/internal/plot"
 )
 
 // TestErrors provokes each error the documentation of plot promises: a

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crosscluster/crosscluster/dashboard"
+	"github.com/crosscluster/crosscluster/sweep/dashboard"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 

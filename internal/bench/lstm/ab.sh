@@ -1,7 +1,7 @@
 #!/bin/bash
 # A/B comparison of package lstm's benchmarks between commits.
 #
-#   bench/lstm/ab.sh [-r ROUNDS] [-c CPUS] [-b REGEX] [-t BENCHTIME] COMMIT...
+#   internal/bench/lstm/ab.sh [-r ROUNDS] [-c CPUS] [-b REGEX] [-t BENCHTIME] COMMIT...
 #
 # Builds the test binary of ./lstm at every COMMIT (exported with git archive
 # into a temporary directory, so the repository is only read), then runs the binaries one after the other ROUNDS

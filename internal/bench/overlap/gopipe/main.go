@@ -2,8 +2,8 @@
 // runs the Go overlap pipeline on them, for a side-by-side run against
 // bench/overlap/peer.py (see bench/overlap/README.md).
 //
-//	go run ./bench/overlap/gopipe -gen DIR -shape tied -n 1000000  # writes DIR/tied/{X,y}_1000000.npy and names.json
-//	go build -o /tmp/gopipe ./bench/overlap/gopipe
+//	go run ./internal/bench/overlap/gopipe -gen DIR -shape tied -n 1000000  # writes DIR/tied/{X,y}_1000000.npy and names.json
+//	go build -o /tmp/gopipe ./internal/bench/overlap/gopipe
 //	/usr/bin/time -v /tmp/gopipe -run DIR -shape tied -n 1000000   # times the pipeline, prints JSON
 //
 // The data are the same as overlap's BenchmarkPipeline: one of

@@ -8,7 +8,7 @@
 // and prints the row counts beside the program's peak RSS (ru_maxrss of the
 // child process), wall and CPU time:
 //
-//	go run ./bench/tables -gen /tmp/tables -rows 1000000 -measure
+//	go run ./internal/bench/tables -gen /tmp/tables -rows 1000000 -measure
 //
 // -rows takes a comma-separated list (e.g. 100000,1000000) to measure
 // several sizes in one go; -bin uses an already built examples/overlap.

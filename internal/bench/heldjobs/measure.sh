@@ -6,7 +6,7 @@
 # Each round starts from an empty output directory, so every run is
 # trained; the time includes building the dataset (the parse step).
 #
-#   sh bench/heldjobs/measure.sh ROUNDS OUTDIR
+#   sh internal/bench/heldjobs/measure.sh ROUNDS OUTDIR
 #
 # Prints one line per round: engine, wall seconds, the controller's CPU
 # seconds, the workers' CPU seconds (sum of cpu_seconds over runs, Slurm

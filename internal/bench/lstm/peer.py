@@ -12,7 +12,7 @@ through OpenBLAS, whose own threads (one per core unless OPENBLAS_NUM_THREADS
 says otherwise) run besides torch's, so even --threads 1 can keep two cores
 busy; compare.py tries both knobs.
 
-    /usr/bin/python3 bench/lstm/peer.py [--dtype float32|float64] [--repeats 5] [--threads 1]
+    /usr/bin/python3 internal/bench/lstm/peer.py [--dtype float32|float64] [--repeats 5] [--threads 1]
 
 Each figure is the median over --repeats timed runs after a warm-up.
 """

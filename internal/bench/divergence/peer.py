@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """NumPy peer for divergence.Compare: pairwise max divergence per key.
 
-    /usr/bin/python3 bench/divergence/peer.py [--n 10000000] [--repeat 3]
+    /usr/bin/python3 internal/bench/divergence/peer.py [--n 10000000] [--repeat 3]
 
 Writes 3 host archives x 2 keys (omega_b: n float64, 1-D; z_b: n float64 as
 (n/2, 2), L2 over the last axis) into a temporary directory, stored
