@@ -74,18 +74,29 @@ type Backend interface {
 	Adopt(ctx context.Context, tasks []Task) ([]string, error)
 }
 
-// Gone is what Backend.Adopt returns for a task that may have started and
-// no longer runs anywhere; the controller records the attempt as
-// interrupted and runs the run again, without spending retry budget.
-const Gone = "-"
-
-// Environment variables a process worker receives.
+// The worker protocol: the environment variables a process worker
+// receives, the files it writes into its attempt directory, and what
+// Backend.Adopt returns for work that is gone.
 const (
 	EnvRunID     = "SWEEP_RUN_ID"
 	EnvAttempt   = "SWEEP_ATTEMPT"
 	EnvRunDir    = "SWEEP_RUN_DIR"
 	EnvConfig    = "SWEEP_CONFIG"
 	EnvHeartbeat = "SWEEP_HEARTBEAT"
+	// ResultFile is the name of the file a worker writes into its attempt
+	// directory when it finishes.
+	ResultFile = "result.json"
+	// MetricFile is the file in the attempt directory where a worker streams its
+	// metrics (MetricLog), one JSON object per line:
+	//
+	//	{"series":"val_loss","step":1.25,"value":0.9312,"time":1764000000.123}
+	//
+	// NaN and ±Inf values are written as the strings "nan", "inf" and "-inf".
+	MetricFile = "metrics.jsonl"
+	// Gone is what Backend.Adopt returns for a task that may have started and
+	// no longer runs anywhere; the controller records the attempt as
+	// interrupted and runs the run again, without spending retry budget.
+	Gone = "-"
 )
 
 // heartbeatFile is the file in the attempt directory whose modification time
@@ -157,3 +168,8 @@ func heartbeatOf(dir string) time.Time {
 	}
 	return fi.ModTime()
 }
+
+// Prepare creates a task's directory and its config.json, as the
+// backends do before they start a worker, for a task run by other means:
+// a DAG node whose job reads config.json (see WorkerTask).
+func (t Task) Prepare() error { return prepare(t) }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func BenchmarkTransitions(b *testing.B) {
 				}
 				b.StartTimer()
 				c0 := cpuTime()
-				if _, err := l.Enqueue(ctx, nil, pts); err != nil {
+				if _, err := l.Enqueue(ctx, nil, slices.Values(pts)); err != nil {
 					b.Fatal(err)
 				}
 				for _, p := range pts {
@@ -79,7 +80,7 @@ func BenchmarkControllerOverhead(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := l.Enqueue(ctx, nil, pts); err != nil {
+				if _, err := l.Enqueue(ctx, nil, slices.Values(pts)); err != nil {
 					b.Fatal(err)
 				}
 				c := &Controller{Ledger: l, Backend: &Local{Func: fn}, WorkDir: dir, Parallel: 4, PollInterval: time.Millisecond}
@@ -100,6 +101,11 @@ func BenchmarkControllerOverhead(b *testing.B) {
 	}
 }
 
+// benchCurveCols are the study's curve-metric columns
+// (examples/losssweep/internal/curves).
+var benchCurveCols = []string{"r_squared", "knee_epoch", "burn_in_loss", "alpha_early", "alpha_full", "best_val_ce",
+	"best_val_epoch", "powerlaw_a", "powerlaw_b", "burn_in_epoch"}
+
 // benchDataset is n rows shaped like the study's export: 4 identity
 // columns, 7 parameters, 10 curve metrics and 2 extra metrics, with a few
 // NaN and Inf cells.
@@ -108,8 +114,8 @@ func benchDataset(n int) *Dataset {
 	d := &Dataset{Columns: []Column{{Name: "run_id"}, {Name: "slug"}, {Name: "variant"}, {Name: "attempt", Kind: Int},
 		{Name: "lr", Kind: Float}, {Name: "weight_decay", Kind: Float}, {Name: "seed", Kind: Int}, {Name: "optimizer"},
 		{Name: "hidden", Kind: Int}, {Name: "norm"}, {Name: "batch_size", Kind: Int}}}
-	for _, c := range curveCols {
-		d.Columns = append(d.Columns, Column{Name: c.Name, Kind: Float})
+	for _, c := range benchCurveCols {
+		d.Columns = append(d.Columns, Column{Name: c, Kind: Float})
 	}
 	for _, c := range []string{"final_val_loss", "val_accuracy"} {
 		d.Columns = append(d.Columns, Column{Name: c, Kind: Float})
@@ -117,7 +123,7 @@ func benchDataset(n int) *Dataset {
 	for i := range n {
 		row := []any{fmt.Sprintf("%016x", rng.Uint64()), fmt.Sprintf("base-lr0.1-wd1e-3-s%d", i), "base", int64(1),
 			0.1, 1e-3, int64(i), "sgd", int64(32), "batch", int64(32)}
-		for range len(curveCols) + 2 {
+		for range len(benchCurveCols) + 2 {
 			x := rng.NormFloat64()
 			switch rng.IntN(50) {
 			case 0:
@@ -142,7 +148,7 @@ func BenchmarkExport(b *testing.B) {
 			now := time.Unix(0, 0)
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := Export(dir, "bench", d, nil, nil, ExportFiles{}, now); err != nil {
+				if err := Export(context.Background(), dir, "bench", d, ExportConfig{Now: now}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -162,7 +168,7 @@ func BenchmarkStatus(b *testing.B) {
 			}
 			defer l.Close()
 			pts, _ := gridSpec("bench", n, nil).Expand()
-			if _, err := l.Enqueue(ctx, nil, pts); err != nil {
+			if _, err := l.Enqueue(ctx, nil, slices.Values(pts)); err != nil {
 				b.Fatal(err)
 			}
 			// 70% completed, 10% failed, 10% running, 10% queued.

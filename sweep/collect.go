@@ -39,7 +39,7 @@ func (c *Completeness) String() string {
 // CheckCompleteness computes completeness = expected points minus runs
 // completed with finite metrics, reading each completed run's result from
 // workDir. expected is usually a spec's Points.
-func CheckCompleteness(ctx context.Context, l *Ledger, workDir string, expected iter.Seq[Point]) (*Completeness, error) {
+func (l *Ledger) CheckCompleteness(ctx context.Context, workDir string, expected iter.Seq[Point]) (*Completeness, error) {
 	rs, err := l.Runs(ctx)
 	if err != nil {
 		return nil, err
@@ -81,8 +81,8 @@ func CheckCompleteness(ctx context.Context, l *Ledger, workDir string, expected 
 	return c, ctx.Err()
 }
 
-// ManifestEntry is one archived file.
-type ManifestEntry struct {
+// manifestEntry is one archived file.
+type manifestEntry struct {
 	RunID   string `json:"run_id"`
 	Slug    string `json:"slug"`
 	Attempt int    `json:"attempt"`
@@ -91,10 +91,10 @@ type ManifestEntry struct {
 	Bytes   int    `json:"bytes"`
 }
 
-// Manifest lists an archive's files with their checksums.
-type Manifest struct {
+// manifest lists an archive's files with their checksums.
+type manifest struct {
 	Created string          `json:"created"`
-	Runs    []ManifestEntry `json:"runs"`
+	Runs    []manifestEntry `json:"runs"`
 	Skipped []Problem       `json:"skipped,omitempty"`
 }
 
@@ -110,13 +110,14 @@ type Problem struct {
 
 // Collect copies the result file (runs/<id>.json) and the metric log
 // (runs/<id>.metrics.jsonl), if any, of every completed and pruned run into
-// archiveDir, writes manifest.json with SHA-256 checksums and returns the
-// manifest and the results by run id, each with its Series filled from the
-// metric log where the result has none. A run whose files cannot be read
-// is left out, listed in the manifest's Skipped with the reason, and does
-// not stop the others: one damaged file does not cost the export.
-// The error is for the archive itself (and ctx).
-func Collect(ctx context.Context, l *Ledger, workDir, archiveDir string, now time.Time) (*Manifest, map[string]*Result, error) {
+// archiveDir, writes manifest.json (the date, each file with its run,
+// SHA-256 and size, the runs skipped) and returns the results by run id,
+// each with its Series filled from the metric log where the result has
+// none. A run whose files cannot be read is left out, returned in skipped
+// with the reason (and listed in the manifest), and does not stop the
+// others: one damaged file does not cost the export. The error is for the
+// archive itself (and ctx).
+func (l *Ledger) Collect(ctx context.Context, workDir, archiveDir string) (results map[string]*Result, skipped []Problem, err error) {
 	rs, err := l.Runs(ctx, Completed, Pruned)
 	if err != nil {
 		return nil, nil, err
@@ -124,11 +125,11 @@ func Collect(ctx context.Context, l *Ledger, workDir, archiveDir string, now tim
 	if err := os.MkdirAll(filepath.Join(archiveDir, "runs"), 0o755); err != nil {
 		return nil, nil, fmt.Errorf("sweep: collect: %w", err)
 	}
-	m := &Manifest{Created: now.UTC().Format(time.RFC3339)}
-	results := make(map[string]*Result, len(rs))
+	m := &manifest{Created: time.Now().UTC().Format(time.RFC3339)}
+	results = make(map[string]*Result, len(rs))
 	for _, r := range rs {
 		if err := ctx.Err(); err != nil {
-			return m, results, err
+			return results, m.Skipped, err
 		}
 		dir := AttemptDir(workDir, r.ID, r.Attempt)
 		res, files, err := readRun(dir, r)
@@ -145,7 +146,7 @@ func Collect(ctx context.Context, l *Ledger, workDir, archiveDir string, now tim
 				return nil, nil, err
 			}
 			sum := sha256.Sum256(b)
-			m.Runs = append(m.Runs, ManifestEntry{RunID: r.ID, Slug: r.Slug, Attempt: r.Attempt, File: f.dst, SHA256: hex.EncodeToString(sum[:]), Bytes: len(b)})
+			m.Runs = append(m.Runs, manifestEntry{RunID: r.ID, Slug: r.Slug, Attempt: r.Attempt, File: f.dst, SHA256: hex.EncodeToString(sum[:]), Bytes: len(b)})
 		}
 		results[r.ID] = res
 	}
@@ -156,7 +157,7 @@ func Collect(ctx context.Context, l *Ledger, workDir, archiveDir string, now tim
 	if err := writeAtomic(filepath.Join(archiveDir, manifestFile), append(b, '\n')); err != nil {
 		return nil, nil, err
 	}
-	return m, results, nil
+	return results, m.Skipped, nil
 }
 
 type archived struct{ src, dst string }
@@ -197,18 +198,23 @@ func readRun(dir string, r Run) (*Result, []archived, error) {
 }
 
 // VerifyArchive re-reads every file listed in archiveDir/manifest.json and
-// checks its SHA-256; the error names every bad or missing file.
-func VerifyArchive(archiveDir string) (int, error) {
+// checks its SHA-256; the error names every bad or missing file. It
+// returns the number of files listed. Cancelling ctx stops it with
+// ctx.Err().
+func VerifyArchive(ctx context.Context, archiveDir string) (int, error) {
 	b, err := os.ReadFile(filepath.Join(archiveDir, manifestFile))
 	if err != nil {
 		return 0, fmt.Errorf("sweep: verify: %w", err)
 	}
-	var m Manifest
+	var m manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return 0, fmt.Errorf("sweep: verify %s: %w", manifestFile, err)
 	}
 	var errs []error
 	for _, e := range m.Runs {
+		if err := ctx.Err(); err != nil {
+			return len(m.Runs), fmt.Errorf("sweep: verify: %w", err)
+		}
 		fb, err := os.ReadFile(filepath.Join(archiveDir, e.File))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("sweep: verify run %s: %w", e.Slug, err))

@@ -29,7 +29,8 @@ type Controller struct {
 	// PollInterval is the pause between polls when nothing changed;
 	// 0 means defaultPollInterval.
 	PollInterval time.Duration
-	// Retry is the retry policy; a nil Budget means DefaultRetry().
+	// Retry is the retry policy; a nil Budget means the default one (see
+	// RetryPolicy).
 	Retry RetryPolicy
 	// StaleAfter, when positive, fails (class infrastructure) a running
 	// run whose last heartbeat is older than this, after cancelling it.
@@ -90,10 +91,6 @@ func (c *Controller) log(msg string, args ...any) {
 	}
 }
 
-// ErrWorkDir is wrapped by Run's error when the work directory holds runs
-// that the ledger does not know (see Controller.AcceptWorkDir).
-var ErrWorkDir = errors.New("work directory belongs to another ledger")
-
 // run is the controller's state during Run.
 type run struct {
 	inflight map[string]Task
@@ -127,7 +124,7 @@ func (c *Controller) Run(ctx context.Context) (Summary, error) {
 		return st.sum, err
 	}
 	if c.Retry.Budget == nil {
-		c.Retry = DefaultRetry()
+		c.Retry = defaultRetry()
 	}
 	par := max(c.Parallel, 1)
 	poll := c.PollInterval
@@ -358,7 +355,7 @@ func (c *Controller) stale(ctx context.Context, t Task, st TaskStatus, now time.
 		if err != nil {
 			return false
 		}
-		last = r.HeartbeatAt
+		last = r.heartbeatAt
 	}
 	return !last.IsZero() && now.Sub(last) > c.StaleAfter
 }
@@ -566,7 +563,7 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 	var ov map[string]Value
 	if c.Retry.Adjust != nil && class != ClassInterrupted {
 		if adj := c.Retry.Adjust(class, r.Params()); adj != nil {
-			ov = maps.Clone(r.Overrides)
+			ov = maps.Clone(r.overrides)
 			if ov == nil {
 				ov = map[string]Value{}
 			}
@@ -719,7 +716,7 @@ func (c *Controller) bindWorkDir(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sweep: work directory: %w", err)
 	}
-	recorded, err := c.Ledger.WorkDir(ctx)
+	recorded, err := c.Ledger.workDir(ctx)
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func TestControllerFunc(t *testing.T) {
 		t.Errorf("progress does not end at 39/40:\n%s", progress.String())
 	}
 	var failed strings.Builder
-	if n, err := WriteFailed(ctx, &failed, l, 5); err != nil || n != 1 || !strings.Contains(failed.String(), "| segmentation fault") {
+	if n, err := l.WriteFailed(ctx, &failed, 5); err != nil || n != 1 || !strings.Contains(failed.String(), "| segmentation fault") {
 		t.Errorf("WriteFailed = %d, %v:\n%s", n, err, failed.String())
 	}
 }

@@ -1,6 +1,6 @@
 // Package sweep runs parameter sweeps that survive crashes, on the local
-// machine, on Slurm or on HTCondor, watches and prunes them while they run,
-// and analyses their training curves.
+// machine or on a cluster (sub-packages slurm and condor), watches and
+// prunes them while they run, and exports their results.
 //
 // # Specs and identity
 //
@@ -18,8 +18,8 @@
 // (Spec.Inputs: code version, data checksum) is recorded by the first
 // Enqueue and checked by every later one. Resources (CPUs, GPUs, memory,
 // disk, time, partition, account) are set per spec and per variant and are
-// not part of identity. A sweep of up to MaxRuns points streams through
-// Points and Ledger.EnqueuePoints in bounded memory. A malformed spec is a
+// not part of identity. A sweep of up to maxRuns points streams through
+// Points and Ledger.Enqueue in bounded memory. A malformed spec is a
 // *SpecError naming the key ("grid[1].values[0]").
 //
 // # Ledger
@@ -48,9 +48,9 @@
 // the metrics while the run goes on, reads the result, classifies failures
 // (Slurm states such as OUT_OF_MEMORY, TIMEOUT, NODE_FAIL, PREEMPTED, and
 // log patterns such as CUDA/Go out of memory, NaN/Inf loss, time limits),
-// retries by class within the RetryPolicy's budgets (DefaultRetry: OOM 3,
+// retries by class within the RetryPolicy's budgets (by default OOM 3,
 // divergence 2, timeout 1, infrastructure 5, corrupt result 1, unknown 0)
-// with parameter adjusters (HalveBatchOnOOM), and records each retry as a
+// with parameter adjusters (by default OOM halves "batch_size"), and records each retry as a
 // new attempt of the same run.
 //
 // Each attempt runs once, whatever happens to the controller: it records a
@@ -68,43 +68,24 @@
 // stream; they are recorded as pruned with the reason. A Hook runs a
 // command when the sweep finishes or a run fails for good.
 //
-// Backends:
-//   - Local: in-process Go functions, or worker processes launched detached
-//     through internal/launch (they outlive the controller and are adopted by
-//     the next one); heartbeats from the worker's heartbeat file; the
-//     controller reaps runs whose heartbeat is older than StaleAfter.
-//   - Slurm: one "sbatch --parsable --array=0-(N-1)%P" per batch of tasks
-//     asking for the same resources, over a run-list file, with
-//     --cpus-per-task, --mem, --gres=gpu:N, --time, --partition, --account,
-//     optional --requeue and --signal=B:TERM@seconds, Slurm's own output
-//     kept per attempt; state from squeue, the job-completion log
-//     (jobcomp/filetxt) where accounting is off, or sacct; scancel on
-//     cancel.
-//   - Condor: a submit file with "queue ... from runs.txt" and a DAG with
-//     RETRY, using file transfer (no shared file system needed), request_*
-//     per job and a log per job; generated and checked by the tests
-//     (HTCondor was not installable where this was written).
+// Backends: Local runs in-process Go functions, or worker processes
+// launched detached (they outlive the controller and are adopted by the
+// next one), with heartbeats from the worker's heartbeat file; the
+// controller reaps runs whose heartbeat is older than StaleAfter. Package
+// sweep/slurm submits Slurm job arrays; package sweep/condor writes
+// HTCondor submit files and DAGs for pools without a shared file system.
 //
 // # Monitoring, collection, export
 //
 // Ledger.Status counts runs by state with percentages and an ETA, and
 // raises alerts for a failure rate over 10% and for stuck runs;
-// WriteFailed lists failed runs with the last lines of their logs.
-// Collect copies results and metric logs into an archive with a SHA-256
-// manifest (VerifyArchive re-checks it), skipping a damaged run with a
-// report instead of aborting; CheckCompleteness compares the expected
-// points with the runs completed with finite metrics. Export writes CSV,
-// JSON Lines and Parquet with the column kinds decided by all values,
-// floats in the shortest fixed-point form that reads back exactly, pandas
-// dtypes and column descriptions in <name>_metadata.json, and one
-// trajectory CSV per run; OutputColumns are the study plan's columns, and
-// CheckSchema names missing ones.
-//
-// # Curve analysis
-//
-// CurveDataset computes per-run metrics with package stats (power-law fit
-// with R² in log space, AIC knee, burn-in, window slopes, best loss and its
-// epoch); Hypotheses evaluates H1 (more than 90% of runs follow a power law
-// with R² ≥ 0.98) and H2 (Spearman ρ(early slope, best validation loss) ≥
-// 0.7) overall and by variant.
+// Ledger.WriteFailed lists failed runs with the last lines of their logs.
+// Ledger.Collect copies results and metric logs into an archive with a
+// SHA-256 manifest (VerifyArchive re-checks it), skipping a damaged run
+// with a report instead of aborting; Ledger.CheckCompleteness compares the
+// expected points with the runs completed with finite metrics. Export
+// writes CSV, JSON Lines and further formats (sweep/parquet) with the
+// column kinds decided by all values, floats in the shortest fixed-point
+// form that reads back exactly, pandas dtypes and column descriptions in
+// <name>_metadata.json, and one trajectory CSV per run.
 package sweep

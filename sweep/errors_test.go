@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ro.Close()
-			_, err = ro.Enqueue(ctx, nil, mustPoints(t, gridSpec("r", 1, nil)))
+			_, err = ro.Enqueue(ctx, nil, slices.Values(mustPoints(t, gridSpec("r", 1, nil))))
 			return err
 		}, ErrReadOnly, nil},
 		{"transition", func(t *testing.T) error {
@@ -72,9 +73,9 @@ func TestErrors(t *testing.T) {
 			l, _ := openTemp(t)
 			s := gridSpec("i", 1, nil)
 			s.Inputs = map[string]string{"code": "a"}
-			l.Enqueue(ctx, s, mustPoints(t, s))
+			l.Enqueue(ctx, s, slices.Values(mustPoints(t, s)))
 			s.Inputs["code"] = "b"
-			_, err := l.Enqueue(ctx, s, mustPoints(t, s))
+			_, err := l.Enqueue(ctx, s, slices.Values(mustPoints(t, s)))
 			return err
 		}, nil, new(*InputsError)},
 		{"corrupt result", func(t *testing.T) error {
@@ -93,10 +94,9 @@ func TestErrors(t *testing.T) {
 			d := t.TempDir()
 			os.WriteFile(filepath.Join(d, manifestFile), []byte(`{"runs":[{"file":"x","sha256":"00"}]}`), 0o644)
 			os.WriteFile(filepath.Join(d, "x"), []byte("x"), 0o644)
-			_, err := VerifyArchive(d)
+			_, err := VerifyArchive(ctx, d)
 			return err
 		}, ErrChecksum, nil},
-		{"schema", func(t *testing.T) error { return CheckSchema(strings.NewReader("a,b\n"), []string{"c"}) }, nil, new(*SchemaError)},
 		{"work dir", func(t *testing.T) error {
 			work := t.TempDir()
 			os.MkdirAll(filepath.Join(work, "runs", "someone-elses"), 0o755)
@@ -110,11 +110,6 @@ func TestErrors(t *testing.T) {
 			_, err := (&Controller{Ledger: l, Backend: &Local{Func: testFunc}, WorkDir: t.TempDir(), Notify: &Hook{Command: []string{"false"}}}).Run(ctx)
 			return err
 		}, ErrHook, nil},
-		{"slurm", func(t *testing.T) error {
-			t.Setenv("PATH", t.TempDir())
-			_, err := (&Slurm{Command: []string{"w"}, Dir: t.TempDir()}).Submit(ctx, []Task{{RunID: "r", Dir: t.TempDir()}})
-			return err
-		}, ErrSlurm, nil},
 		{"launch", func(t *testing.T) error {
 			l := &Local{Command: []string{"true"}, StateDir: t.TempDir()}
 			// A malformed exit record, as a damaged state directory holds.

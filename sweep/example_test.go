@@ -64,7 +64,7 @@ func ExampleController() {
 		panic(err)
 	}
 	defer l.Close()
-	if _, err := l.Enqueue(ctx, spec, pts); err != nil {
+	if _, err := l.Enqueue(ctx, spec, slices.Values(pts)); err != nil {
 		panic(err)
 	}
 	square := func(ctx context.Context, t sweep.Task) (*sweep.Result, error) {
@@ -77,7 +77,7 @@ func ExampleController() {
 		panic(err)
 	}
 	fmt.Println(sum.Completed, "completed")
-	comp, _ := sweep.CheckCompleteness(ctx, l, dir, slices.Values(pts))
+	comp, _ := l.CheckCompleteness(ctx, dir, slices.Values(pts))
 	fmt.Println(comp)
 	// Output:
 	// 3 completed

@@ -3,9 +3,8 @@ package sweep
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -16,8 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // Column is one column of a Dataset: its name, its kind (String, Int, Float
@@ -34,65 +31,6 @@ type Column struct {
 type Dataset struct {
 	Columns []Column
 	Rows    [][]any
-}
-
-// Col returns the index of the named column, or -1.
-func (d *Dataset) col(name string) int {
-	return slices.IndexFunc(d.Columns, func(c Column) bool { return c.Name == name })
-}
-
-// Floats returns the named numeric column (NaN for missing cells). It
-// panics if there is no such column.
-func (d *Dataset) floats(name string) []float64 {
-	j := d.col(name)
-	if j < 0 {
-		panic("sweep: no such column")
-	}
-	out := make([]float64, len(d.Rows))
-	for i, r := range d.Rows {
-		switch x := r[j].(type) {
-		case float64:
-			out[i] = x
-		case int64:
-			out[i] = float64(x)
-		default:
-			out[i] = math.NaN()
-		}
-	}
-	return out
-}
-
-// columnKind is the kind of a column that holds vals, decided by all of
-// them (not the first): integers only → Int; integers and floats → Float;
-// booleans only → Bool; anything else → String (numbers and booleans then
-// keep their literal text).
-func columnKind(vals []Value) Kind {
-	k, first := String, true
-	for _, v := range vals {
-		switch {
-		case first:
-			k, first = v.Kind, false
-		case k == v.Kind:
-		case (k == Int || k == Float) && (v.Kind == Int || v.Kind == Float):
-			k = Float
-		default:
-			return String
-		}
-	}
-	return k
-}
-
-// cell converts a value to a cell of a column of kind k.
-func cell(v Value, k Kind) any {
-	switch k {
-	case Int:
-		return v.Int()
-	case Float:
-		return v.Float()
-	case Bool:
-		return v.Bool()
-	}
-	return v.Lit
 }
 
 // appendFloat writes x as the export does: the shortest fixed-point text
@@ -227,83 +165,6 @@ func (d *Dataset) writeJSONL(w io.Writer) error {
 	return bw.Flush()
 }
 
-// WriteParquet writes the dataset as one Parquet file: every column
-// optional (a missing cell is null), strings as UTF-8 byte arrays, ints as
-// INT64, floats as DOUBLE (NaN and ±Inf kept), booleans as BOOLEAN. Parquet
-// orders a schema's columns by name; the metadata keeps the CSV order.
-func (d *Dataset) writeParquet(w io.Writer) error {
-	if err := d.checkRows(); err != nil {
-		return err
-	}
-	g := parquet.Group{}
-	for _, c := range d.Columns {
-		var n parquet.Node
-		switch c.Kind {
-		case Int:
-			n = parquet.Int(64)
-		case Float:
-			n = parquet.Leaf(parquet.DoubleType)
-		case Bool:
-			n = parquet.Leaf(parquet.BooleanType)
-		default:
-			n = parquet.String()
-		}
-		if _, dup := g[c.Name]; dup {
-			return fmt.Errorf("sweep: dataset has two columns named %q", c.Name)
-		}
-		g[c.Name] = parquet.Optional(n)
-	}
-	schema := parquet.NewSchema("sweep", g)
-	// The leaf order of a Group is its sorted names.
-	order := make([]int, len(d.Columns))
-	for i, path := range schema.Columns() {
-		order[i] = d.col(path[0])
-	}
-	pw := parquet.NewWriter(w, schema)
-	rows := make([]parquet.Row, 0, 1024)
-	flush := func() error {
-		_, err := pw.WriteRows(rows)
-		rows = rows[:0]
-		return err
-	}
-	for _, r := range d.Rows {
-		row := make(parquet.Row, len(order))
-		for leaf, j := range order {
-			var v parquet.Value
-			switch x := r[j].(type) {
-			case nil:
-				v = parquet.NullValue().Level(0, 0, leaf)
-				row[leaf] = v
-				continue
-			case float64:
-				v = parquet.DoubleValue(x)
-			case int64:
-				v = parquet.Int64Value(x)
-			case bool:
-				v = parquet.BooleanValue(x)
-			case string:
-				v = parquet.ByteArrayValue([]byte(x))
-			default:
-				panic("sweep: dataset cell of unsupported type")
-			}
-			row[leaf] = v.Level(0, 1, leaf)
-		}
-		rows = append(rows, row)
-		if len(rows) == cap(rows) {
-			if err := flush(); err != nil {
-				return fmt.Errorf("sweep: parquet: %w", err)
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return fmt.Errorf("sweep: parquet: %w", err)
-	}
-	if err := pw.Close(); err != nil {
-		return fmt.Errorf("sweep: parquet: %w", err)
-	}
-	return nil
-}
-
 // pandasDtype is the dtype pandas should read a column of kind k with:
 // the nullable Int64 and boolean when some cell is missing, since NumPy's
 // int64 and bool cannot hold one.
@@ -341,47 +202,72 @@ type metadata struct {
 	Skipped []Problem `json:"skipped,omitempty"`
 }
 
-// ExportFiles says which formats Export writes besides CSV.
-type ExportFiles struct {
-	JSONL, Parquet bool
+// ExportConfig says what Export writes besides <name>.csv and
+// <name>_metadata.json.
+type ExportConfig struct {
+	// JSONL adds <name>.jsonl, one JSON object per row.
+	JSONL bool
+	// Formats adds <name>.<ext> for each extension, written by its
+	// function (sweep/parquet's Write under "parquet"), in extension order.
+	Formats map[string]func(w io.Writer, d *Dataset) error
+	// Series, when non-nil, adds one CSV per run under
+	// <name>_trajectories/<key>.csv: Series maps a row key, usually the
+	// slug, to the run's series; each file has a "step" column with every
+	// step any series logged, in order, and one column per series, in name
+	// order, empty where a series has no value at that step.
+	Series map[string]map[string]Series
+	// Skipped, if any, is recorded in the metadata (runs Collect could
+	// not read).
+	Skipped []Problem
+	// Now is the export date written to the metadata; zero means the
+	// current time.
+	Now time.Time
 }
 
-// Export writes dir/<name>.csv, dir/<name>_metadata.json and, as files
-// asks, dir/<name>.jsonl and dir/<name>.parquet, and, when series is
-// non-nil, one CSV per run under dir/<name>_trajectories/<key>.csv (series
-// maps a row key, usually the slug, to the run's series; each file has a
-// "step" column with every step any series logged, in order, and one
-// column per series, in name order, empty where a series has no value at
-// that step). skipped, if any, is recorded in the metadata. now is the
-// export date. Files are written atomically, mode 0666 less the umask.
-func Export(dir, name string, d *Dataset, series map[string]map[string]Series, skipped []Problem, files ExportFiles, now time.Time) error {
+// Export writes dir/<name>.csv, dir/<name>_metadata.json and what cfg
+// adds. The metadata has total_runs (the rows), the columns with their
+// kinds, pandas dtypes and descriptions, the files written and the skipped
+// runs. Files are written atomically, mode 0666 less the umask; ctx is
+// checked between files.
+func Export(ctx context.Context, dir, name string, d *Dataset, cfg ExportConfig) error {
+	if err := d.checkRows(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("sweep: export: %w", err)
 	}
 	write := func(file string, f func(io.Writer) error) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("sweep: export: %w", err)
+		}
 		var buf bytes.Buffer
 		if err := f(&buf); err != nil {
 			return err
 		}
 		return writeAtomic(filepath.Join(dir, file), buf.Bytes())
 	}
+	now := cfg.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	md := metadata{TotalRuns: len(d.Rows), ExportDate: now.UTC().Format(time.RFC3339), ColumnTypes: map[string]string{},
-		PandasDtypes: map[string]string{}, Skipped: skipped}
+		PandasDtypes: map[string]string{}, Skipped: cfg.Skipped}
 	if err := write(name+".csv", d.writeCSV); err != nil {
 		return err
 	}
 	md.Files = append(md.Files, name+".csv")
-	if files.JSONL {
+	if cfg.JSONL {
 		if err := write(name+".jsonl", d.writeJSONL); err != nil {
 			return err
 		}
 		md.Files = append(md.Files, name+".jsonl")
 	}
-	if files.Parquet {
-		if err := write(name+".parquet", d.writeParquet); err != nil {
-			return err
+	for _, ext := range slices.Sorted(maps.Keys(cfg.Formats)) {
+		f := cfg.Formats[ext]
+		if err := write(name+"."+ext, func(w io.Writer) error { return f(w, d) }); err != nil {
+			return fmt.Errorf("sweep: export %s: %w", ext, err)
 		}
-		md.Files = append(md.Files, name+".parquet")
+		md.Files = append(md.Files, name+"."+ext)
 	}
 	for j, c := range d.Columns {
 		md.Columns = append(md.Columns, c.Name)
@@ -401,25 +287,28 @@ func Export(dir, name string, d *Dataset, series map[string]map[string]Series, s
 			md.Descriptions[c.Name] = c.Doc
 		}
 	}
-	if series != nil {
+	if cfg.Series != nil {
 		md.Files = append(md.Files, name+"_trajectories/")
 	}
 	b, err := json.MarshalIndent(md, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, name+"_metadata.json"), append(b, '\n')); err != nil {
+	if err := write(name+"_metadata.json", func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
 		return err
 	}
-	if series == nil {
+	if cfg.Series == nil {
 		return nil
 	}
 	tdir := filepath.Join(dir, name+"_trajectories")
 	if err := os.MkdirAll(tdir, 0o755); err != nil {
 		return fmt.Errorf("sweep: export: %w", err)
 	}
-	for key, ss := range series {
-		if err := writeAtomic(filepath.Join(tdir, slugText(key)+".csv"), trajectoryCSV(ss)); err != nil {
+	for _, key := range slices.Sorted(maps.Keys(cfg.Series)) {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("sweep: export: %w", err)
+		}
+		if err := writeAtomic(filepath.Join(tdir, slugText(key)+".csv"), trajectoryCSV(cfg.Series[key])); err != nil {
 			return err
 		}
 	}
@@ -461,35 +350,3 @@ func trajectoryCSV(ss map[string]Series) []byte {
 	}
 	return b
 }
-
-// SchemaError reports columns a CSV lacks.
-type SchemaError struct {
-	Missing []string
-}
-
-func (e *SchemaError) Error() string {
-	return "sweep: export is missing columns: " + strings.Join(e.Missing, ", ")
-}
-
-// CheckSchema reads the header of a CSV export and returns a *SchemaError
-// naming every required column it lacks (OutputColumns are the study's).
-func CheckSchema(r io.Reader, required []string) error {
-	header, err := csv.NewReader(r).Read()
-	if err != nil {
-		return fmt.Errorf("sweep: reading export header: %w", err)
-	}
-	var missing []string
-	for _, c := range required {
-		if !slices.Contains(header, c) {
-			missing = append(missing, c)
-		}
-	}
-	if len(missing) > 0 {
-		return &SchemaError{Missing: missing}
-	}
-	return nil
-}
-
-// ErrChecksum is wrapped by VerifyArchive's errors for a file whose content
-// does not match the manifest.
-var ErrChecksum = errors.New("checksum mismatch")

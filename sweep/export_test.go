@@ -1,10 +1,10 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
@@ -19,7 +19,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/parquet-go/parquet-go"
 )
 
 func TestExportFormat(t *testing.T) {
@@ -40,7 +39,11 @@ func TestExportFormat(t *testing.T) {
 		"val_loss":  {Step: []float64{0.25, 0.5, 0.75, 1}, Value: []float64{0.9, 0.8, math.NaN(), 0.6}},
 		"train_acc": {Step: []float64{1}, Value: []float64{0.5}},
 	}}
-	if err := Export(dir, "study", d, series, []Problem{{RunID: "z", Slug: "bad", Err: "corrupt"}}, ExportFiles{JSONL: true, Parquet: true}, now); err != nil {
+	// A further format, as sweep/parquet plugs in: its bytes land in
+	// study.txt and the metadata lists it.
+	txt := func(w io.Writer, d *Dataset) error { _, err := fmt.Fprintf(w, "%d rows\n", len(d.Rows)); return err }
+	if err := Export(context.Background(), dir, "study", d, ExportConfig{JSONL: true, Series: series, Now: now,
+		Skipped: []Problem{{RunID: "z", Slug: "bad", Err: "corrupt"}}, Formats: map[string]func(io.Writer, *Dataset) error{"txt": txt}}); err != nil {
 		t.Fatal(err)
 	}
 	// Every file is created as os.Create would (0666 less the umask), not
@@ -85,7 +88,7 @@ func TestExportFormat(t *testing.T) {
 	wantMD := metadata{TotalRuns: 6, ExportDate: "2026-11-21T09:00:00Z", Columns: []string{"slug", "n", "x", "ok"},
 		ColumnTypes:  map[string]string{"slug": "string", "n": "int", "x": "float", "ok": "bool"},
 		PandasDtypes: map[string]string{"slug": "object", "n": "Int64", "x": "float64", "ok": "boolean"},
-		Files:        []string{"study.csv", "study.jsonl", "study.parquet", "study_trajectories/"},
+		Files:        []string{"study.csv", "study.jsonl", "study.txt", "study_trajectories/"},
 		Skipped:      []Problem{{RunID: "z", Slug: "bad", Err: "corrupt"}}}
 	if diff := cmp.Diff(wantMD, md); diff != "" {
 		t.Errorf("metadata (-want +got):\n%s", diff)
@@ -94,86 +97,8 @@ func TestExportFormat(t *testing.T) {
 	if want := "step,train_acc,val_loss\n0.25,,0.9\n0.5,,0.8\n0.75,,\n1.0,0.5,0.6\n"; string(tb) != want {
 		t.Errorf("trajectory %q, want %q", tb, want)
 	}
-	// The Parquet file reads back the same cells.
-	pf, err := os.Open(filepath.Join(dir, "study.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	got := readParquet(t, pf)
-	if diff := cmp.Diff(d.Rows, got, cmpopts.EquateNaNs()); diff != "" {
-		t.Errorf("parquet rows (-want +got):\n%s", diff)
-	}
-	if err := CheckSchema(bytes.NewReader(b), []string{"slug", "x"}); err != nil {
-		t.Errorf("schema: %v", err)
-	}
-	err = CheckSchema(bytes.NewReader(b), []string{"slug", "r_squared", "best_val_ce"})
-	var se *SchemaError
-	if !errors.As(err, &se) || !cmp.Equal(se.Missing, []string{"r_squared", "best_val_ce"}) || !strings.Contains(err.Error(), "r_squared, best_val_ce") {
-		t.Errorf("schema error %v", err)
-	}
-}
-
-// readParquet reads a file WriteParquet wrote back into rows in the CSV's
-// column order (its metadata order is not in the file; the test knows it).
-func readParquet(t *testing.T, f *os.File) [][]any {
-	t.Helper()
-	fi, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, fi.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cols := pf.Schema().Columns()
-	order := map[string]int{"slug": 0, "n": 1, "x": 2, "ok": 3}
-	var out [][]any
-	rows := pf.NumRows()
-	r := parquet.NewReader(pf)
-	defer r.Close()
-	buf := make([]parquet.Row, rows)
-	n, err := r.ReadRows(buf)
-	if err != nil && !errors.Is(err, io.EOF) {
-		t.Fatal(err)
-	}
-	for _, row := range buf[:n] {
-		cells := make([]any, len(cols))
-		for _, v := range row {
-			j := order[cols[v.Column()][0]]
-			if v.IsNull() {
-				continue
-			}
-			switch v.Kind() {
-			case parquet.Int64:
-				cells[j] = v.Int64()
-			case parquet.Double:
-				cells[j] = v.Double()
-			case parquet.Boolean:
-				cells[j] = v.Boolean()
-			case parquet.ByteArray:
-				cells[j] = string(v.ByteArray())
-			}
-		}
-		out = append(out, cells)
-	}
-	return out
-}
-
-func TestColumnKindFromAllValues(t *testing.T) {
-	tests := []struct {
-		vals []Value
-		want Kind
-	}{
-		{[]Value{IntValue(0), ParseValue("1e-3"), ParseValue("1e-2")}, Float},
-		{[]Value{ParseValue("1"), ParseValue("0.1"), ParseValue("0.01")}, Float},
-		{[]Value{IntValue(1), IntValue(2)}, Int},
-		{[]Value{BoolValue(true), BoolValue(false)}, Bool},
-		{[]Value{IntValue(1), Str("x")}, String},
-		{[]Value{BoolValue(true), IntValue(1)}, String},
-		{nil, String},
-	}
-	for _, tc := range tests {
-		if got := columnKind(tc.vals); got != tc.want {
-			t.Errorf("columnKind(%v) = %v, want %v", tc.vals, got, tc.want)
-		}
+	if tx, _ := os.ReadFile(filepath.Join(dir, "study.txt")); string(tx) != "6 rows\n" {
+		t.Errorf("study.txt %q", tx)
 	}
 }
 
@@ -223,7 +148,7 @@ func TestCollectCompleteness(t *testing.T) {
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	comp, err := CheckCompleteness(ctx, l, work, slices.Values(pts))
+	comp, err := l.CheckCompleteness(ctx, work, slices.Values(pts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,19 +159,20 @@ func TestCollectCompleteness(t *testing.T) {
 		t.Errorf("lists %+v", comp)
 	}
 	arch := t.TempDir()
-	m, res, err := Collect(ctx, l, work, arch, time.Unix(0, 0))
+	res, _, err := l.Collect(ctx, work, arch)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := readManifest(t, arch)
 	if len(m.Runs) != 3 || len(res) != 3 {
 		t.Fatalf("collected %d runs", len(m.Runs))
 	}
-	if n, err := VerifyArchive(arch); err != nil || n != 3 {
+	if n, err := VerifyArchive(ctx, arch); err != nil || n != 3 {
 		t.Fatalf("verify: %d, %v", n, err)
 	}
 	// Tamper with one archived file.
 	os.WriteFile(filepath.Join(arch, m.Runs[0].File), []byte("{}"), 0o644)
-	if _, err := VerifyArchive(arch); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), m.Runs[0].Slug) {
+	if _, err := VerifyArchive(ctx, arch); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), m.Runs[0].Slug) {
 		t.Errorf("tampered archive: %v", err)
 	}
 	// A damaged result does not stop the collection: the run is skipped
@@ -255,12 +181,15 @@ func TestCollectCompleteness(t *testing.T) {
 	bad := rs[0]
 	os.WriteFile(filepath.Join(AttemptDir(work, bad.ID, bad.Attempt), ResultFile), []byte(`{"run_id": "x", "metr`), 0o644)
 	arch2 := t.TempDir()
-	m, res, err = Collect(ctx, l, work, arch2, time.Unix(0, 0))
+	res, skipped, err := l.Collect(ctx, work, arch2)
 	if err != nil {
 		t.Fatalf("Collect with one damaged result: %v", err)
 	}
-	if len(res) != 2 || len(m.Skipped) != 1 || m.Skipped[0].RunID != bad.ID || !strings.Contains(m.Skipped[0].Err, ResultFile) {
-		t.Errorf("collected %d, skipped %+v; want 2 and the damaged run named with its file", len(res), m.Skipped)
+	if m := readManifest(t, arch2); !cmp.Equal(m.Skipped, skipped) {
+		t.Errorf("manifest lists skipped %+v, Collect returned %+v", m.Skipped, skipped)
+	}
+	if len(res) != 2 || len(skipped) != 1 || skipped[0].RunID != bad.ID || !strings.Contains(skipped[0].Err, ResultFile) {
+		t.Errorf("collected %d, skipped %+v; want 2 and the damaged run named with its file", len(res), skipped)
 	}
 }
 
@@ -307,4 +236,18 @@ func FuzzUnmarshalResult(f *testing.F) {
 			t.Fatalf("re-read: %v", err)
 		}
 	})
+}
+
+// readManifest reads an archive's manifest.json.
+func readManifest(t *testing.T, dir string) manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -125,7 +126,7 @@ func testController() int {
 	worker := []string{"env", roleEnv + "=worker", os.Args[0]}
 	switch os.Getenv("SWEEP_TEST_BACKEND") {
 	case "slurm":
-		c.Backend = &Slurm{Command: worker, Dir: filepath.Join(work, "slurm"), Name: "crashtest", MaxParallel: 4}
+		c.Backend = SlurmBackend(SlurmOptions{Command: worker, Dir: filepath.Join(work, "slurm"), Name: "crashtest", MaxParallel: 4})
 		c.Parallel = 1000
 		c.PollInterval = 200 * time.Millisecond
 	case "func":
@@ -232,7 +233,7 @@ func mustEnqueue(t testing.TB, l *Ledger, s *Spec) []Point {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Enqueue(context.Background(), s, pts); err != nil {
+	if _, err := l.Enqueue(context.Background(), s, slices.Values(pts)); err != nil {
 		t.Fatal(err)
 	}
 	return pts
@@ -467,38 +468,5 @@ func killLoopPrune(t *testing.T, backend string, prune bool, batch, iters int, m
 				}
 			}
 		}
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// runInDir runs argv in dir with env added to an environment free of
-// sweep worker variables, and fails the test if it fails.
-func runInDir(t *testing.T, dir string, argv []string, env map[string]string) {
-	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "SWEEP_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %v: %s", argv, err, out)
 	}
 }

@@ -39,17 +39,17 @@ func States() []State { return []State{Queued, Running, Completed, Failed, Prune
 // Run is one row of the ledger.
 type Run struct {
 	ID, Slug, Variant string
-	Seq               int
+	seq               int
 	Config            map[string]Value // the spec's parameters
-	Overrides         map[string]Value // set by retry adjusters
+	overrides         map[string]Value // set by retry adjusters
 	Resources         Resources
 	State             State
 	Attempt           int // attempts started so far
 	BackendID         string
-	QueuedAt          time.Time
+	queuedAt          time.Time
 	StartedAt         time.Time
 	FinishedAt        time.Time
-	HeartbeatAt       time.Time
+	heartbeatAt       time.Time
 	ErrorClass        Class
 	ErrorText         string
 	Completions       int // times the run entered Completed; 1 at most
@@ -61,11 +61,11 @@ type Run struct {
 	stop string
 }
 
-// Params returns Config with Overrides applied.
+// Params returns Config with overrides applied.
 func (r *Run) Params() map[string]Value {
-	out := make(map[string]Value, len(r.Config)+len(r.Overrides))
+	out := make(map[string]Value, len(r.Config)+len(r.overrides))
 	maps.Copy(out, r.Config)
-	maps.Copy(out, r.Overrides)
+	maps.Copy(out, r.overrides)
 	return out
 }
 
@@ -75,23 +75,12 @@ type Attempt struct {
 	N          int
 	State      State
 	BackendID  string
-	Overrides  map[string]Value
+	overrides  map[string]Value
 	StartedAt  time.Time
 	FinishedAt time.Time
 	ErrorClass Class
 	ErrorText  string
 }
-
-// ErrLocked is wrapped by OpenLedger's error when another controller holds
-// the ledger.
-var ErrLocked = errors.New("ledger is in use by another controller")
-
-// ErrNoRun is wrapped by the errors for an unknown run id.
-var ErrNoRun = errors.New("no such run")
-
-// ErrReadOnly is wrapped by the errors of writes to a ledger opened with
-// OpenLedgerReadOnly.
-var ErrReadOnly = errors.New("ledger opened read-only")
 
 // TransitionError reports a state change that the run's current state does
 // not allow.
@@ -405,9 +394,9 @@ func (l *Ledger) id(ctx context.Context) (string, error) { return l.meta(ctx, "i
 // Name returns the sweep name recorded by Enqueue ("" before).
 func (l *Ledger) Name(ctx context.Context) (string, error) { return l.meta(ctx, "name") }
 
-// WorkDir returns the work directory the controller recorded (absolute),
+// workDir returns the work directory the controller recorded (absolute),
 // or "" before the first Controller.Run.
-func (l *Ledger) WorkDir(ctx context.Context) (string, error) { return l.meta(ctx, "work_dir") }
+func (l *Ledger) workDir(ctx context.Context) (string, error) { return l.meta(ctx, "work_dir") }
 
 // Inputs returns the inputs recorded by the first Enqueue (see
 // Spec.Inputs).
@@ -474,20 +463,20 @@ func (l *Ledger) checkInputs(ctx context.Context, tx *sql.Tx, spec *Spec) error 
 // in one transaction, and returns how many were new. Resubmitting a spec is
 // idempotent: runs already present keep their state. spec may be nil;
 // otherwise its name and Inputs are recorded, and different Inputs than
-// those recorded are an *InputsError.
-func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts []Point) (added int, err error) {
-	return l.EnqueuePoints(ctx, spec, slices.Values(pts))
+// those recorded are an *InputsError. pts is a stream (slices.Values of
+// Spec.Expand's points, or Spec.Points), committed in batches of 50,000:
+// memory stays bounded whatever the sweep's size, and ctx is checked
+// between batches.
+func (l *Ledger) Enqueue(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (added int, err error) {
+	return l.enqueue(ctx, spec, pts)
 }
 
-// enqueueBatch is how many rows EnqueuePoints commits per transaction: a
-// sweep of MaxRuns points streams in bounded memory, and an interrupted
+// enqueueBatch is how many rows Enqueue commits per transaction: a
+// sweep of maxRuns points streams in bounded memory, and an interrupted
 // enqueue leaves whole batches, which a second call completes.
 const enqueueBatch = 50_000
 
-// EnqueuePoints is Enqueue for a stream of points (Spec.Points), committed
-// in batches of 50,000: memory stays bounded whatever the sweep's size, and
-// ctx is checked between batches.
-func (l *Ledger) EnqueuePoints(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (added int, err error) {
+func (l *Ledger) enqueue(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (added int, err error) {
 	if err := l.writable(); err != nil {
 		return 0, err
 	}
@@ -545,8 +534,8 @@ func (l *Ledger) EnqueuePoints(ctx context.Context, spec *Spec, pts iter.Seq[Poi
 			}
 		}
 		n++
-		if n > MaxRuns {
-			return added, fmt.Errorf("sweep: enqueue: %w: more than %d runs (MaxRuns)", ErrTooLarge, MaxRuns)
+		if n > maxRuns {
+			return added, fmt.Errorf("sweep: enqueue: %w: more than %d runs (maxRuns)", ErrTooLarge, maxRuns)
 		}
 		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(encodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
 		if err != nil {
@@ -794,7 +783,7 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var cfg, ov, res string
 	var q, s, f, h int64
 	var cls string
-	if err := sc.Scan(&r.ID, &r.Slug, &r.Variant, &r.Seq, &cfg, &ov, &res, &r.State, &r.Attempt, &r.BackendID, &q, &s, &f, &h, &cls, &r.ErrorText, &r.Completions, &r.stop); err != nil {
+	if err := sc.Scan(&r.ID, &r.Slug, &r.Variant, &r.seq, &cfg, &ov, &res, &r.State, &r.Attempt, &r.BackendID, &q, &s, &f, &h, &cls, &r.ErrorText, &r.Completions, &r.stop); err != nil {
 		return r, err
 	}
 	r.ErrorClass = Class(cls)
@@ -802,13 +791,13 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	if r.Config, err = decodeConfig([]byte(cfg)); err != nil {
 		return r, fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	if r.Overrides, err = decodeConfig([]byte(ov)); err != nil {
+	if r.overrides, err = decodeConfig([]byte(ov)); err != nil {
 		return r, fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	if r.Resources, err = decodeResources(res); err != nil {
 		return r, fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	r.QueuedAt, r.StartedAt, r.FinishedAt, r.HeartbeatAt = ts(q), ts(s), ts(f), ts(h)
+	r.queuedAt, r.StartedAt, r.FinishedAt, r.heartbeatAt = ts(q), ts(s), ts(f), ts(h)
 	return r, nil
 }
 
@@ -894,7 +883,7 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 		if err := rows.Scan(&a.RunID, &a.N, &a.State, &a.BackendID, &ov, &s, &f, &cls, &a.ErrorText); err != nil {
 			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
-		a.Overrides, _ = decodeConfig([]byte(ov))
+		a.overrides, _ = decodeConfig([]byte(ov))
 		a.StartedAt, a.FinishedAt, a.ErrorClass = ts(s), ts(f), Class(cls)
 		out = append(out, a)
 	}
@@ -908,7 +897,7 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 	// The current attempt lives in the runs row, unless it was archived
 	// (a requeued run that has not started again) or never started.
 	if r.Attempt > 0 && r.State != Queued && (len(out) == 0 || out[len(out)-1].N < r.Attempt) {
-		out = append(out, Attempt{RunID: r.ID, N: r.Attempt, State: r.State, BackendID: r.BackendID, Overrides: r.Overrides,
+		out = append(out, Attempt{RunID: r.ID, N: r.Attempt, State: r.State, BackendID: r.BackendID, overrides: r.overrides,
 			StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, ErrorClass: r.ErrorClass, ErrorText: r.ErrorText})
 	}
 	return out, nil

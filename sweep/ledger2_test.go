@@ -69,7 +69,7 @@ func TestWorkDirTiedToLedger(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		if _, err := l.Enqueue(ctx, nil, mustPoints(t, gridSpec("w", 3, nil))); err != nil {
+		if _, err := l.Enqueue(ctx, nil, slices.Values(mustPoints(t, gridSpec("w", 3, nil)))); err != nil {
 			t.Fatal(err)
 		}
 		_, err = (&Controller{Ledger: l, Backend: &Local{Func: ok}, WorkDir: work, AcceptWorkDir: accept}).Run(ctx)
@@ -139,14 +139,14 @@ func TestInputsChecked(t *testing.T) {
 	l, _ := openTemp(t)
 	s := gridSpec("in", 2, nil)
 	s.Inputs = map[string]string{"code": "abc", "data": "sha256:1"}
-	if _, err := l.Enqueue(ctx, s, mustPoints(t, s)); err != nil {
+	if _, err := l.Enqueue(ctx, s, slices.Values(mustPoints(t, s))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Enqueue(ctx, s, mustPoints(t, s)); err != nil {
+	if _, err := l.Enqueue(ctx, s, slices.Values(mustPoints(t, s))); err != nil {
 		t.Fatalf("same inputs: %v", err)
 	}
 	s.Inputs = map[string]string{"code": "def", "data": "sha256:1"}
-	_, err := l.Enqueue(ctx, s, mustPoints(t, s))
+	_, err := l.Enqueue(ctx, s, slices.Values(mustPoints(t, s)))
 	var ie *InputsError
 	if !errors.As(err, &ie) || len(ie.Changed) != 1 || !strings.Contains(ie.Changed[0], `code: "abc" → "def"`) {
 		t.Fatalf("changed code: %v, want an *InputsError naming code", err)
@@ -154,7 +154,7 @@ func TestInputsChecked(t *testing.T) {
 	if err := l.AcceptInputs(ctx, s.Inputs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Enqueue(ctx, s, mustPoints(t, s)); err != nil {
+	if _, err := l.Enqueue(ctx, s, slices.Values(mustPoints(t, s))); err != nil {
 		t.Fatalf("after AcceptInputs: %v", err)
 	}
 	got, _ := l.Inputs(ctx)

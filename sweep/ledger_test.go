@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func TestLedgerTransitions(t *testing.T) {
 	l, _ := openTemp(t)
 	pts := mustEnqueue(t, l, gridSpec("t", 3, map[string]Value{"batch_size": IntValue(64)}))
 	// Enqueue again: idempotent.
-	if n, err := l.Enqueue(ctx, nil, pts); err != nil || n != 0 {
+	if n, err := l.Enqueue(ctx, nil, slices.Values(pts)); err != nil || n != 0 {
 		t.Fatalf("re-enqueue added %d, %v", n, err)
 	}
 	id := pts[0].ID
@@ -69,7 +70,7 @@ func TestLedgerTransitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(atts) != 2 || atts[0].State != Failed || atts[0].ErrorClass != ClassOOM || atts[0].BackendID != "job_1" || atts[1].State != Completed || atts[1].Overrides["batch_size"].Int() != 32 {
+	if len(atts) != 2 || atts[0].State != Failed || atts[0].ErrorClass != ClassOOM || atts[0].BackendID != "job_1" || atts[1].State != Completed || atts[1].overrides["batch_size"].Int() != 32 {
 		t.Errorf("attempts: %+v", atts)
 	}
 	if err := l.cancel(ctx, pts[1].ID, "user"); err != nil {
@@ -172,7 +173,7 @@ func TestClassify(t *testing.T) {
 			t.Errorf("classify(%q, %q) = %s, want %s", tc.state, tc.log, got, tc.want)
 		}
 	}
-	p := DefaultRetry()
+	p := defaultRetry()
 	params := map[string]Value{"batch_size": IntValue(40)}
 	if got := p.Adjust(ClassOOM, params)["batch_size"].Int(); got != 20 {
 		t.Errorf("halved 40 → %d", got)

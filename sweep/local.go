@@ -13,12 +13,6 @@ import (
 	"github.com/crosscluster/crosscluster/internal/launch"
 )
 
-// ErrLaunch is wrapped by the errors of the local process backend when the
-// launcher fails to start, read, cancel or fence a worker process (on a
-// system that is not Unix, always: worker processes need sh, setsid and
-// process groups there; in-process workers run everywhere).
-var ErrLaunch = errors.New("worker process launcher failed")
-
 // Local runs tasks on this machine, either as in-process Go functions (Func
 // set) or as processes (Command set) started with internal/launch so that
 // they survive a controller crash and are adopted by the next controller.

@@ -14,14 +14,6 @@ import (
 	"time"
 )
 
-// MetricFile is the file in the attempt directory where a worker streams its
-// metrics (MetricLog), one JSON object per line:
-//
-//	{"series":"val_loss","step":1.25,"value":0.9312,"time":1764000000.123}
-//
-// NaN and ±Inf values are written as the strings "nan", "inf" and "-inf".
-const MetricFile = "metrics.jsonl"
-
 // MetricLog streams a run's metrics to its MetricFile while the run goes
 // on, at any frequency per series. Each Log call appends one whole line in
 // one write, so the controller (and anything reading the ledger) sees the

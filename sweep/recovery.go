@@ -68,8 +68,10 @@ func classify(schedState, logTail string) Class {
 }
 
 // RetryPolicy says how many extra attempts each class gets and how the
-// parameters change before each. The zero value retries nothing; use
-// DefaultRetry.
+// parameters change before each. A nil Budget (the zero value) means the
+// default policy: OOM 3, divergence 2, timeout 1, infrastructure
+// DefaultInfrastructureRetries, corrupt result 1, unknown 0, OOM halving
+// "batch_size" (floor 16). A non-nil empty Budget retries nothing.
 type RetryPolicy struct {
 	Budget map[Class]int
 	// Adjust, when non-nil, returns the overrides for the next attempt
@@ -82,10 +84,10 @@ type RetryPolicy struct {
 // failures, which say nothing about the run itself.
 const DefaultInfrastructureRetries = 5
 
-// DefaultRetry returns the policy: OOM 3, divergence 2, timeout 1,
+// defaultRetry returns the default policy: OOM 3, divergence 2, timeout 1,
 // infrastructure DefaultInfrastructureRetries, corrupt result 1, unknown 0;
 // OOM halves "batch_size" (floor 16).
-func DefaultRetry() RetryPolicy {
+func defaultRetry() RetryPolicy {
 	return RetryPolicy{
 		Budget: map[Class]int{
 			ClassOOM:            3,
@@ -95,16 +97,16 @@ func DefaultRetry() RetryPolicy {
 			ClassCorrupt:        1,
 			ClassUnknown:        0,
 		},
-		Adjust: HalveBatchOnOOM,
+		Adjust: halveBatchOnOOM,
 	}
 }
 
-// minBatchSize is the floor HalveBatchOnOOM never goes below.
+// minBatchSize is the floor halveBatchOnOOM never goes below.
 const minBatchSize = 16
 
-// HalveBatchOnOOM halves the integer parameter "batch_size" after an OOM,
+// halveBatchOnOOM halves the integer parameter "batch_size" after an OOM,
 // not below minBatchSize, keeping every other override.
-func HalveBatchOnOOM(c Class, params map[string]Value) map[string]Value {
+func halveBatchOnOOM(c Class, params map[string]Value) map[string]Value {
 	if c != ClassOOM {
 		return nil
 	}

@@ -3,18 +3,14 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
-)
 
-// ResultFile is the name of the file a worker writes into its attempt
-// directory when it finishes.
-const ResultFile = "result.json"
+	"github.com/crosscluster/crosscluster/sweep/internal/atomicfile"
+)
 
 // Series is one metric logged over a run: Value[i] at Step[i] (an epoch, an
 // iteration, a fraction of an epoch). Series of one run need not share
@@ -35,10 +31,6 @@ type Result struct {
 	Series  map[string]Series
 	Curves  map[string][]float64
 }
-
-// ErrCorrupt is wrapped by the errors for a result or metric file that
-// exists but cannot be used.
-var ErrCorrupt = errors.New("corrupt result file")
 
 // num writes NaN and ±Inf as the strings "nan", "inf", "-inf", which JSON
 // cannot hold as numbers.
@@ -175,62 +167,12 @@ func WriteResult(dir string, r *Result) error {
 
 func writeAtomic(path string, b []byte) error { return writeFile(path, b, true) }
 
-// writeFile writes through a temporary file and a rename, so readers see
-// the old or the new content, never a part; durable adds the fsyncs that
-// make it survive a power failure (a crashed process needs only the rename).
-// Files get mode 0666 less the umask, as os.Create gives.
+// writeFile writes path atomically (see atomicfile.Write).
 func writeFile(path string, b []byte, durable bool) error {
-	dir := filepath.Dir(path)
-	f, err := createTemp(dir, "."+filepath.Base(path)+".tmp")
-	if err != nil {
-		return fmt.Errorf("sweep: writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("sweep: writing %s: %w", path, err)
-	}
-	if _, err := f.Write(b); err != nil {
-		return fail(err)
-	}
-	if durable {
-		if err := f.Sync(); err != nil {
-			return fail(err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("sweep: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("sweep: writing %s: %w", path, err)
-	}
-	if !durable {
-		return nil
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
+	if err := atomicfile.Write(path, b, durable); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
 	return nil
-}
-
-// createTemp creates a new file prefix<pid>-<n> in dir with mode 0666 less
-// the umask, as os.Create would (os.CreateTemp uses 0600, which hides
-// results from the group on a shared cluster).
-func createTemp(dir, prefix string) (*os.File, error) {
-	n := time.Now().UnixNano()
-	for range 1000 {
-		name := filepath.Join(dir, prefix+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(n, 36))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, os.ErrExist) {
-			return f, err
-		}
-		n++
-	}
-	return nil, fmt.Errorf("no free temporary name in %s", dir)
 }
 
 // ReadResult reads dir/result.json. A missing file is an error wrapping

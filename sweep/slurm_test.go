@@ -29,12 +29,30 @@ func needSlurm(t *testing.T) {
 // about a second per array task wave.
 const slurmTimeout = 90 * time.Second
 
-func slurmController(t *testing.T, l *Ledger, s *Slurm) (*Controller, string) {
+// SlurmOptions are the settings of a Slurm test's backend.
+type SlurmOptions struct {
+	Command              []string
+	Dir, Name            string
+	MaxParallel          int
+	Partition, TimeLimit string
+}
+
+// SlurmBackend makes the backend of the Slurm tests from its options.
+// Package sweep cannot import sweep/slurm, which imports it, so
+// slurmhook_test.go (package sweep_test) sets it.
+var SlurmBackend func(o SlurmOptions) Backend
+
+// slurmController returns a controller over l running on Slurm with o, its
+// Slurm directory <work>/<dir...> (<work>/slurm by default), and work.
+func slurmController(t *testing.T, l *Ledger, o SlurmOptions, dir ...string) (*Controller, string) {
 	work := t.TempDir()
 	// Slurm runs jobs as root with its own working directory; the test's
 	// temporary directory is on the same host, so paths are shared.
-	s.Dir = filepath.Join(work, "slurm")
-	return &Controller{Ledger: l, Backend: s, WorkDir: work, Parallel: 1000, PollInterval: 100 * time.Millisecond}, work
+	if len(dir) == 0 {
+		dir = []string{"slurm"}
+	}
+	o.Dir = filepath.Join(append([]string{work}, dir...)...)
+	return &Controller{Ledger: l, Backend: SlurmBackend(o), WorkDir: work, Parallel: 1000, PollInterval: 100 * time.Millisecond}, work
 }
 
 func TestSlurmArray(t *testing.T) {
@@ -49,7 +67,7 @@ func TestSlurmArray(t *testing.T) {
 		{Key: "seed", Short: "s", Values: []Value{IntValue(0), IntValue(1)}},
 	}}
 	mustEnqueue(t, l, spec)
-	c, work := slurmController(t, l, &Slurm{Command: cmd, Name: "t-array", MaxParallel: 2})
+	c, work := slurmController(t, l, SlurmOptions{Command: cmd, Name: "t-array", MaxParallel: 2})
 	// A failing task is tried twice: each attempt keeps its own Slurm
 	// output (issue 15 item 7).
 	c.Retry = RetryPolicy{Budget: map[Class]int{ClassUnknown: 1}}
@@ -114,7 +132,7 @@ func TestSlurmCancel(t *testing.T) {
 	l, _ := openTemp(t)
 	cmd := workerCommand(t)
 	mustEnqueue(t, l, gridSpec("sc", 3, map[string]Value{"mode": Str("hang")}))
-	c, _ := slurmController(t, l, &Slurm{Command: cmd, Name: "t-cancel", MaxParallel: 1})
+	c, _ := slurmController(t, l, SlurmOptions{Command: cmd, Name: "t-cancel", MaxParallel: 1})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { _, err := c.Run(runCtx); done <- err }()
@@ -167,7 +185,7 @@ func TestSlurmTimeLimit(t *testing.T) {
 	l, _ := openTemp(t)
 	cmd := workerCommand(t)
 	mustEnqueue(t, l, gridSpec("st", 1, map[string]Value{"mode": Str("ok"), "sleep_ms": IntValue(600_000)}))
-	c, _ := slurmController(t, l, &Slurm{Command: cmd, Name: "t-timeout", Partition: "short", TimeLimit: "0:05"})
+	c, _ := slurmController(t, l, SlurmOptions{Command: cmd, Name: "t-timeout", Partition: "short", TimeLimit: "0:05"})
 	c.Retry = RetryPolicy{Budget: map[Class]int{ClassTimeout: 0}}
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
@@ -182,90 +200,6 @@ func TestKillLoopSlurm(t *testing.T) {
 	needSlurm(t)
 	t.Parallel()
 	killLoop(t, "slurm", 8, killIters(), 2*time.Second, 10*time.Minute)
-}
-
-func TestParseJobComp(t *testing.T) {
-	// Lines as slurmctld 22.05.8 (Debian bookworm) writes them with
-	// JobCompType=jobcomp/filetxt, shortened.
-	log := `JobId=2 UserId=root(0) GroupId=root(0) Name=t.sh JobState=COMPLETED Partition=debug ArrayJobId=1 ArrayTaskId=0 DerivedExitCode=0:0 ExitCode=0:0 
-JobId=3 UserId=root(0) GroupId=root(0) Name=t.sh JobState=FAILED Partition=debug ArrayJobId=1 ArrayTaskId=1 DerivedExitCode=0:0 ExitCode=3:0 
-JobId=1 UserId=root(0) GroupId=root(0) Name=t.sh JobState=TIMEOUT Partition=debug ArrayJobId=1 ArrayTaskId=2 DerivedExitCode=0:0 ExitCode=0:15 
-JobId=9 UserId=root(0) GroupId=root(0) Name=x JobState=CANCELLED Partition=debug ArrayJobId=0 ArrayTaskId=4294967294 ExitCode=0:15
-garbage`
-	got := parseJobComp([]byte(log))
-	want := map[string]slurmState{"1_0": {"COMPLETED", 0}, "1_1": {"FAILED", 3}, "1_2": {"TIMEOUT", 0}, "9": {"CANCELLED", 0}}
-	if len(got) != len(want) {
-		t.Fatalf("got %v", got)
-	}
-	for k, w := range want {
-		if got[k] != w {
-			t.Errorf("%s: %v, want %v", k, got[k], w)
-		}
-	}
-}
-
-func TestBatchScript(t *testing.T) {
-	s := &Slurm{Command: []string{"w"}, Dir: "/d", MaxParallel: 4, TimeLimit: "10", Partition: "p", SignalBefore: time.Minute, Requeue: true}
-	got := strings.Join(s.sbatchArgs("n", 216, Resources{}, "/d/n.sh"), " ")
-	want := "--parsable --array=0-215%4 --job-name=n --output=/d/n_%a.out --partition=p --time=10 --signal=B:TERM@60 --requeue /d/n.sh"
-	if got != want {
-		t.Errorf("sbatch args\n got %s\nwant %s", got, want)
-	}
-	// A variant's resources override the backend's defaults.
-	res := Resources{CPUs: 4, GPUs: 2, MemoryMB: 8192, Time: 36*time.Hour + 90*time.Second, Partition: "gpu", Account: "proj1"}
-	got = strings.Join(s.sbatchArgs("n", 2, res, "/d/n.sh"), " ")
-	want = "--parsable --array=0-1%4 --job-name=n --output=/d/n_%a.out --partition=gpu --account=proj1 --time=1-12:01:30 --cpus-per-task=4 --mem=8192M --gres=gpu:2 --signal=B:TERM@60 --requeue /d/n.sh"
-	if got != want {
-		t.Errorf("sbatch args with resources\n got %s\nwant %s", got, want)
-	}
-	// The script selects the right line for each array index, and claims
-	// the attempt for its batch.
-	dir := t.TempDir()
-	list := filepath.Join(dir, "l")
-	os.WriteFile(list, []byte(dir+"/a\tida\t1\n"+dir+"/b\tidb\t2\n"), 0o644)
-	os.MkdirAll(filepath.Join(dir, "b"), 0o755)
-	script := batchScript([]string{"sh", "-c", `echo "$SWEEP_RUN_ID $SWEEP_ATTEMPT $(basename "$SWEEP_CONFIG") $PWD"`}, list, "batch1")
-	run := func() {
-		cmd := exec.Command("sh", "-c", script)
-		cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_JOB_ID=7")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-	}
-	run()
-	b, _ := os.ReadFile(filepath.Join(dir, "b", "log"))
-	if want := "slurm 7_1 on"; !strings.HasPrefix(string(b), want) || !strings.Contains(string(b), "idb 2 config.json "+dir+"/b\n") {
-		t.Errorf("log %q", b)
-	}
-	if target, err := os.Readlink(filepath.Join(dir, "b", "claim.batch1")); err != nil || target != "7_1" {
-		t.Errorf("claim %q, %v; want 7_1", target, err)
-	}
-	// A requeued task finds its own claim and runs again.
-	run()
-	b, _ = os.ReadFile(filepath.Join(dir, "b", "log"))
-	if n := strings.Count(string(b), "idb 2"); n != 2 {
-		t.Errorf("requeued task ran %d times, want 2:\n%s", n, b)
-	}
-	// A fenced attempt runs nothing.
-	os.Remove(filepath.Join(dir, "b", "claim.batch1"))
-	os.Symlink("fenced", filepath.Join(dir, "b", "claim.batch1"))
-	run()
-	b, _ = os.ReadFile(filepath.Join(dir, "b", "log"))
-	if n := strings.Count(string(b), "idb 2"); n != 2 || !strings.Contains(string(b), "given up") {
-		t.Errorf("fenced task ran (%d runs):\n%s", n, b)
-	}
-}
-
-func FuzzParseJobComp(f *testing.F) {
-	f.Add([]byte("JobId=3 UserId=root(0) Name=t.sh JobState=FAILED ArrayJobId=1 ArrayTaskId=1 ExitCode=3:0\n"))
-	f.Add([]byte("JobState= ExitCode=x:y ArrayJobId=0"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for k, st := range parseJobComp(b) {
-			if k == "" || st.state == "" {
-				t.Fatalf("empty key or state in %q", b)
-			}
-		}
-	})
 }
 
 // TestSlurmResources: each variant's resources reach Slurm (one array per
@@ -290,7 +224,7 @@ variants:
 		t.Fatal(err)
 	}
 	mustEnqueue(t, l, spec)
-	c, work := slurmController(t, l, &Slurm{Command: workerCommand(t), Name: "t-res"})
+	c, work := slurmController(t, l, SlurmOptions{Command: workerCommand(t), Name: "t-res"})
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -341,9 +275,8 @@ func TestSlurmOddDir(t *testing.T) {
 	defer cancel()
 	l, _ := openTemp(t)
 	mustEnqueue(t, l, gridSpec("sod", 2, map[string]Value{"mode": Str("ok")}))
-	s := &Slurm{Command: workerCommand(t), Name: "t-odd"}
-	c, work := slurmController(t, l, s)
-	s.Dir = filepath.Join(work, "100%a done", "slurm")
+	c, work := slurmController(t, l, SlurmOptions{Command: workerCommand(t), Name: "t-odd"}, "100%a done", "slurm")
+	sdir := filepath.Join(work, "100%a done", "slurm")
 	sum, err := c.Run(ctx)
 	if err != nil || sum.Completed != 2 {
 		t.Fatalf("summary %+v, err %v; want 2 completed", sum, err)
@@ -352,16 +285,14 @@ func TestSlurmOddDir(t *testing.T) {
 	for _, r := range rs {
 		link := filepath.Join(AttemptDir(work, r.ID, r.Attempt), "slurm.out")
 		target, _ := os.Readlink(link)
-		if _, err := os.Stat(link); err != nil || !strings.HasPrefix(target, s.Dir+string(filepath.Separator)) {
+		if _, err := os.Stat(link); err != nil || !strings.HasPrefix(target, sdir+string(filepath.Separator)) {
 			t.Errorf("run %s: Slurm's output %s -> %s: %v", r.ID, link, target, err)
 		}
 	}
 
 	l2, _ := openTemp(t)
 	mustEnqueue(t, l2, gridSpec("sob", 1, map[string]Value{"mode": Str("ok")}))
-	s2 := &Slurm{Command: workerCommand(t), Name: "t-odd"}
-	c2, work2 := slurmController(t, l2, s2)
-	s2.Dir = filepath.Join(work2, `back\slash`)
+	c2, _ := slurmController(t, l2, SlurmOptions{Command: workerCommand(t), Name: "t-odd"}, `back\slash`)
 	c2.Retry = RetryPolicy{}
 	if _, err := c2.Run(ctx); err == nil || !strings.Contains(err.Error(), "backslash") {
 		rs, _ := l2.Runs(ctx)

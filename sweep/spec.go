@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -16,14 +15,14 @@ import (
 
 // Condition restricts a grid axis, a random parameter or an exclusion to the
 // points whose parameters match: every key must be present with one of the
-// listed values (numbers compared by value, see Value.Equal). A nil
+// listed values (numbers compared by value, see Value.equal). A nil
 // Condition always holds.
 type Condition map[string][]Value
 
 func (c Condition) holds(p map[string]Value) bool {
 	for k, vs := range c {
 		v, ok := p[k]
-		if !ok || !slices.ContainsFunc(vs, v.Equal) {
+		if !ok || !slices.ContainsFunc(vs, v.equal) {
 			return false
 		}
 	}
@@ -40,7 +39,7 @@ func disjoint(a, b Condition) bool {
 		}
 		common := false
 		for _, x := range av {
-			if slices.ContainsFunc(bv, x.Equal) {
+			if slices.ContainsFunc(bv, x.equal) {
 				common = true
 				break
 			}
@@ -203,9 +202,6 @@ type SpecError struct {
 func (e *SpecError) Error() string { return "sweep: spec key " + e.Key + ": " + e.Err.Error() }
 func (e *SpecError) Unwrap() error { return e.Err }
 
-// ErrSpec is wrapped by every SpecError.
-var ErrSpec = errors.New("malformed spec")
-
 func specErr(key, format string, a ...any) error {
 	return &SpecError{Key: key, Err: fmt.Errorf("%w: "+format, append([]any{ErrSpec}, a...)...)}
 }
@@ -250,7 +246,7 @@ func (s *Spec) Validate() error {
 				return specErr(key+"."+k, "no values")
 			}
 			for j, v := range c[k] {
-				if !ki.anyValue && !slices.ContainsFunc(ki.values, v.Equal) {
+				if !ki.anyValue && !slices.ContainsFunc(ki.values, v.equal) {
 					return specErr(fmt.Sprintf("%s.%s[%d]", key, k, j), "%q is not a value %s can take", v.Lit, k)
 				}
 			}
@@ -319,7 +315,7 @@ func (s *Spec) Validate() error {
 			return specErr(k+".values", "axis %q has no values", a.Key)
 		}
 		for j, v := range a.Values {
-			if d := slices.IndexFunc(a.Values[:j], v.Equal); d >= 0 {
+			if d := slices.IndexFunc(a.Values[:j], v.equal); d >= 0 {
 				return specErr(fmt.Sprintf("%s.values[%d]", k, j), "%q equals values[%d] (%q): each grid value must name a different run", v.Lit, d, a.Values[d].Lit)
 			}
 		}
@@ -370,7 +366,7 @@ func (s *Spec) Validate() error {
 					return specErr(k+".choice", "empty")
 				}
 				for j, v := range d.Choice {
-					if dup := slices.IndexFunc(d.Choice[:j], v.Equal); dup >= 0 {
+					if dup := slices.IndexFunc(d.Choice[:j], v.equal); dup >= 0 {
 						return specErr(fmt.Sprintf("%s.choice[%d]", k, j), "%q equals choice[%d]", v.Lit, dup)
 					}
 				}
@@ -415,19 +411,15 @@ func slugSafe(s string) bool {
 }
 
 // maxExpand is the most points Expand returns; larger sweeps stream
-// through Points and Ledger.EnqueuePoints in bounded memory.
+// through Points and Ledger.Enqueue in bounded memory.
 const maxExpand = 1_000_000
 
-// MaxRuns is the most points a spec may have: Count and Points refuse
+// maxRuns is the most points a spec may have: Count and Points refuse
 // larger sweeps before any work, with a *SpecError on "grid" wrapping
-// ErrTooLarge. Streamed through Points and Ledger.EnqueuePoints, a sweep of
-// MaxRuns points was measured at 37 MiB peak resident memory
+// ErrTooLarge. Streamed through Points and Ledger.Enqueue, a sweep of
+// maxRuns points was measured at 37 MiB peak resident memory
 // (docs/losssweep.md).
-const MaxRuns = 10_000_000
-
-// ErrTooLarge is wrapped by the error for a spec above MaxRuns (or above
-// maxExpand for Expand).
-var ErrTooLarge = errors.New("too many runs")
+const maxRuns = 10_000_000
 
 // Expand lists every point of the sweep in order: variants outermost, then
 // the grid axes in declared order (last fastest), then the samples. It
@@ -438,7 +430,7 @@ func (s *Spec) Expand() ([]Point, error) {
 		return nil, err
 	}
 	if n > maxExpand {
-		return nil, &SpecError{Key: "grid", Err: fmt.Errorf("%w: %d points, Expand holds at most %d in memory; stream them with Spec.Points and Ledger.EnqueuePoints", ErrTooLarge, n, maxExpand)}
+		return nil, &SpecError{Key: "grid", Err: fmt.Errorf("%w: %d points, Expand holds at most %d in memory; stream them with Spec.Points and Ledger.Enqueue", ErrTooLarge, n, maxExpand)}
 	}
 	pts := make([]Point, 0, n)
 	for p := range s.walk(true) {
@@ -450,7 +442,7 @@ func (s *Spec) Expand() ([]Point, error) {
 // Count returns the number of points after validating the spec, including
 // what only the expansion shows: an axis, a random parameter or an
 // exclusion that never applies is a *SpecError, and so is a spec with no
-// point left or more than MaxRuns.
+// point left or more than maxRuns.
 func (s *Spec) Count() (int, error) {
 	if err := s.Validate(); err != nil {
 		return 0, err
@@ -458,7 +450,7 @@ func (s *Spec) Count() (int, error) {
 	if s.Samples == nil && len(s.Exclude) == 0 && !s.conditional() {
 		n := max(len(s.Variants), 1)
 		for _, a := range s.Axes {
-			if n > MaxRuns/len(a.Values) {
+			if n > maxRuns/len(a.Values) {
 				return 0, s.tooLarge(-1)
 			}
 			n *= len(a.Values)
@@ -469,7 +461,7 @@ func (s *Spec) Count() (int, error) {
 	n := 0
 	for range s.walkStats(false, &st) {
 		n++
-		if n > MaxRuns {
+		if n > maxRuns {
 			return 0, s.tooLarge(-1)
 		}
 	}
@@ -499,7 +491,7 @@ func (s *Spec) tooLarge(n int) error {
 	if n >= 0 {
 		what = strconv.Itoa(n) + " points,"
 	}
-	return &SpecError{Key: "grid", Err: fmt.Errorf("%w: %s the limit of %d runs per sweep (MaxRuns); split the sweep or sample it (samples)", ErrTooLarge, what, MaxRuns)}
+	return &SpecError{Key: "grid", Err: fmt.Errorf("%w: %s the limit of %d runs per sweep (maxRuns); split the sweep or sample it (samples)", ErrTooLarge, what, maxRuns)}
 }
 
 func (s *Spec) conditional() bool {
@@ -513,7 +505,7 @@ func (s *Spec) conditional() bool {
 
 // Points validates the spec (as Count does) and returns its points in
 // expansion order as a sequence that builds one point at a time, so that a
-// sweep of MaxRuns points streams in bounded memory.
+// sweep of maxRuns points streams in bounded memory.
 func (s *Spec) Points() (iter.Seq[Point], int, error) {
 	n, err := s.Count()
 	if err != nil {

@@ -178,7 +178,7 @@ func TestExpansionChecks(t *testing.T) {
 	}
 }
 
-// TestScaleLimits: a sweep over MaxRuns is refused up front, without
+// TestScaleLimits: a sweep over maxRuns is refused up front, without
 // expanding it; Expand refuses more than maxExpand points in memory.
 func TestScaleLimits(t *testing.T) {
 	axis := func(k string, n int) Axis {
@@ -202,7 +202,7 @@ func TestScaleLimits(t *testing.T) {
 }
 
 // TestScaleEnqueue streams SWEEP_SCALE points (for example 10000000)
-// through Spec.Points and Ledger.EnqueuePoints and reports the time and the
+// through Spec.Points and Ledger.Enqueue and reports the time and the
 // process's peak resident memory; without SWEEP_SCALE it streams 50,000
 // and checks that the live heap stays small. docs/losssweep.md records the
 // 10^7 run.
@@ -247,9 +247,9 @@ func TestScaleEnqueue(t *testing.T) {
 		}
 	}
 	t0 := time.Now()
-	added, err := l.EnqueuePoints(context.Background(), s, watched)
+	added, err := l.Enqueue(context.Background(), s, watched)
 	if err != nil || added != n {
-		t.Fatalf("EnqueuePoints: %d, %v", added, err)
+		t.Fatalf("Enqueue: %d, %v", added, err)
 	}
 	t.Logf("%d points enqueued in %v; live heap at most %.1f MiB (sampled every 10,000 points); peak RSS %.0f MiB",
 		n, time.Since(t0).Round(time.Millisecond), float64(peakHeap)/(1<<20), peakRSSMiB())

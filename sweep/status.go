@@ -136,7 +136,7 @@ func (s Status) WriteTable(w io.Writer) error {
 // WriteFailed lists the failed runs with their error class and text and the
 // last lines of the log of their last attempt (from the work directory the
 // controller recorded), and returns how many there are.
-func WriteFailed(ctx context.Context, w io.Writer, l *Ledger, lines int) (int, error) {
+func (l *Ledger) WriteFailed(ctx context.Context, w io.Writer, lines int) (int, error) {
 	rs, err := l.Runs(ctx, Failed)
 	if err != nil {
 		return 0, err

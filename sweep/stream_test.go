@@ -81,7 +81,7 @@ func TestMetricsStreamed(t *testing.T) {
 	if sum[0].Metrics["final"] != 1 || !math.IsNaN(sum[0].Latest["val_loss"]) || sum[0].LatestStep["val_loss"] != 2.25 {
 		t.Errorf("summary %+v", sum[0])
 	}
-	_, results, err := Collect(ctx, l, work, t.TempDir(), time.Unix(0, 0))
+	results, _, err := l.Collect(ctx, work, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

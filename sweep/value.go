@@ -121,7 +121,6 @@ func (v Value) canonical() string {
 	return strconv.Quote(v.Lit)
 }
 
-// Equal reports whether v and w are the same parameter value: equal numbers
-// (whatever their literal or kind, 1 == 1.0), equal booleans, or equal
-// strings. A string never equals a number.
-func (v Value) Equal(w Value) bool { return v.canonical() == w.canonical() }
+// equal reports whether v and w are one value once numbers are normalised
+// (1, 1.0 and 1e0 are equal), as identity compares them.
+func (v Value) equal(w Value) bool { return v.canonical() == w.canonical() }

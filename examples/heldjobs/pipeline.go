@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/examples/heldjobs/internal/heldjobs"
+	"github.com/crosscluster/crosscluster/internal/dagman"
 	"github.com/crosscluster/crosscluster/internal/pathlist"
 	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/slurm"
 )
 
 // The held-job pipeline (package heldjobs): -spec runs a search spec on a
@@ -109,7 +111,7 @@ func runSpec(ctx context.Context, o options, stdout io.Writer) error {
 		s.Backend = &sweep.Local{Command: []string{exe, "node", "train", "-data", data}, StateDir: filepath.Join(out, "launch")}
 		s.PollInterval = 100 * time.Millisecond
 	case "slurm":
-		s.Backend = &sweep.Slurm{Command: []string{exe, "node", "train", "-data", data}, Dir: filepath.Join(out, "slurm"),
+		s.Backend = &slurm.Backend{Command: []string{exe, "node", "train", "-data", data}, Dir: filepath.Join(out, "slurm"),
 			Name: "heldjobs", MaxParallel: o.workers}
 		// Slurm throttles the array; the controller submits every run.
 		s.Parallel = spec.Space.Size()
@@ -148,7 +150,7 @@ func runCondor(ctx context.Context, o options, spec *heldjobs.Spec, exe, out str
 		return nil
 	}
 	start := time.Now()
-	sum, err := sweep.RunCondorDAG(ctx, files.DAG, sweep.CondorRun{Parallel: o.workers, Progress: stdout})
+	sum, err := dagman.Run(ctx, files.DAG, dagman.Config{Parallel: o.workers, Progress: stdout})
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,10 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/examples/heldjobs/internal/heldjobs"
+	"github.com/crosscluster/crosscluster/internal/dagman"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
-	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/condor"
 )
 
 // The static binary of this example, built once for the tests that run it
@@ -199,7 +200,7 @@ func mustModel(t *testing.T, dir string) *lstm.Model {
 
 // TestCondorStaticBinary writes the spec's DAG with the static binary
 // (-backend condor, which refuses a dynamically linked one) and runs it on
-// this machine with sweep.RunCondorDAG: every node is the real binary in a
+// this machine with dagman.Run: every node is the real binary in a
 // scratch directory. The gathered tree chooses the same run as the search
 // in this process, and its cleanup node drew the validation curves.
 func TestCondorStaticBinary(t *testing.T) {
@@ -212,12 +213,12 @@ func TestCondorStaticBinary(t *testing.T) {
 		t.Fatalf("%v: %s", err, msg)
 	}
 	dag := filepath.Join(out, "condor", "heldjobs.dag")
-	if err := sweep.CheckStatic(filepath.Join(out, "condor", "heldjobs")); err != nil {
+	if err := condor.CheckStatic(filepath.Join(out, "condor", "heldjobs")); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if _, err := sweep.RunCondorDAG(ctx, dag, sweep.CondorRun{Parallel: 2}); err != nil {
+	if _, err := dagman.Run(ctx, dag, dagman.Config{Parallel: 2}); err != nil {
 		t.Fatal(err)
 	}
 	res := filepath.Join(out, "condor", "cleanup", "results")

@@ -365,7 +365,7 @@ func runSearch(ctx context.Context, o options, cfg lstm.Config, ds *dataset, w i
 		return nil, err
 	}
 	defer l.Close()
-	added, err := l.Enqueue(ctx, spec, pts)
+	added, err := l.Enqueue(ctx, spec, slices.Values(pts))
 	if err != nil {
 		return nil, err
 	}

@@ -42,10 +42,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/crosscluster/crosscluster/sweep/dashboard"
+	"github.com/crosscluster/crosscluster/examples/losssweep/internal/curves"
 	"github.com/crosscluster/crosscluster/internal/buildinfo"
 	"github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/dashboard"
+	"github.com/crosscluster/crosscluster/sweep/parquet"
+	"github.com/crosscluster/crosscluster/sweep/slurm"
 )
 
 // studySpec is the study, in the YAML form sweep.LoadSpec reads. AdamW's
@@ -466,7 +469,7 @@ func runSweep(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 		c.Backend = &sweep.Local{Command: []string{exe}, StateDir: filepath.Join(out, "launch")}
 		c.PollInterval = 100 * time.Millisecond
 	case "slurm":
-		c.Backend = &sweep.Slurm{Command: []string{exe}, Dir: filepath.Join(out, "slurm"), Name: "losssweep", MaxParallel: cfg.workers}
+		c.Backend = &slurm.Backend{Command: []string{exe}, Dir: filepath.Join(out, "slurm"), Name: "losssweep", MaxParallel: cfg.workers}
 		c.Parallel = len(pts)
 		c.PollInterval = 500 * time.Millisecond
 	}
@@ -481,7 +484,7 @@ func runSweep(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 			return 0, err
 		}
 	}
-	added, err := l.Enqueue(ctx, spec, pts)
+	added, err := l.Enqueue(ctx, spec, slices.Values(pts))
 	if err != nil {
 		var ie *sweep.InputsError
 		if errors.As(err, &ie) {
@@ -533,7 +536,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	if err := st.WriteTable(stdout); err != nil {
 		return 0, err
 	}
-	nFailed, err := sweep.WriteFailed(ctx, stdout, l, 5)
+	nFailed, err := l.WriteFailed(ctx, stdout, 5)
 	if err != nil {
 		return 0, err
 	}
@@ -546,23 +549,23 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 		return err
 	}
 	archive := filepath.Join(out, "archive")
-	var m *sweep.Manifest
+	var skipped []sweep.Problem
 	var results map[string]*sweep.Result
 	if err := step("collecting", func() (err error) {
-		m, results, err = sweep.Collect(ctx, l, work, archive, time.Now())
+		results, skipped, err = l.Collect(ctx, work, archive)
 		return err
 	}); err != nil {
 		return 0, err
 	}
-	nv, err := sweep.VerifyArchive(archive)
+	nv, err := sweep.VerifyArchive(ctx, archive)
 	if err != nil {
 		return 0, err
 	}
 	fmt.Fprintf(stdout, "archive: %d files, checksums verified (%s)\n", nv, filepath.Join(archive, "manifest.json"))
-	for _, p := range m.Skipped {
+	for _, p := range skipped {
 		fmt.Fprintf(stdout, "archive: skipped run %s (%s): %s\n", p.Slug, p.RunID, p.Err)
 	}
-	comp, err := sweep.CheckCompleteness(ctx, l, work, slices.Values(pts))
+	comp, err := l.CheckCompleteness(ctx, work, slices.Values(pts))
 	if err != nil {
 		return 0, err
 	}
@@ -583,8 +586,8 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 			runs = append(runs, r)
 		}
 	}
-	ccfg := sweep.DefaultCurves()
-	ds := sweep.CurveDataset(runs, results, ccfg)
+	ccfg := curves.Default()
+	ds := curves.Table(runs, results, ccfg)
 	series := map[string]map[string]sweep.Series{}
 	for _, r := range runs {
 		if res := results[r.ID]; res != nil {
@@ -593,7 +596,8 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	}
 	exportDir := filepath.Join(out, "export")
 	if err := step("exporting", func() error {
-		return sweep.Export(exportDir, "losssweep", ds, series, m.Skipped, sweep.ExportFiles{JSONL: true, Parquet: true}, time.Now())
+		return sweep.Export(ctx, exportDir, "losssweep", ds, sweep.ExportConfig{JSONL: true, Series: series, Skipped: skipped,
+			Formats: map[string]func(io.Writer, *sweep.Dataset) error{"parquet": parquet.Write}})
 	}); err != nil {
 		return 0, err
 	}
@@ -601,7 +605,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	if err != nil {
 		return 0, err
 	}
-	err = sweep.CheckSchema(f, sweep.OutputColumns())
+	err = curves.CheckSchema(f, curves.OutputColumns())
 	f.Close()
 	if err != nil {
 		return 0, err
@@ -609,9 +613,9 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	fmt.Fprintf(stdout, "export: %s (%d rows, schema ok), .jsonl, .parquet, metadata, trajectories in %s\n",
 		filepath.Join(exportDir, "losssweep.csv"), len(ds.Rows), filepath.Join(exportDir, "losssweep_trajectories"))
 
-	hyp := sweep.Hypotheses(ds, ccfg)
+	hyp := curves.Hypotheses(ds, ccfg)
 	var md strings.Builder
-	if err := sweep.WriteHypotheses(&md, hyp, ccfg); err != nil {
+	if err := curves.WriteHypotheses(&md, hyp, ccfg); err != nil {
 		return 0, err
 	}
 	fmt.Fprint(stdout, md.String())
@@ -623,15 +627,15 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 		return 0, err
 	}
 	png := filepath.Join(out, "curves.png")
-	var curves []plot.SweepCurve
+	var curvePlots []plot.SweepCurve
 	for _, r := range runs {
 		if res := results[r.ID]; res != nil {
 			s := res.Series["val_loss"]
-			curves = append(curves, plot.SweepCurve{Name: r.Slug, Group: r.Variant, Step: s.Step, Value: s.Value})
+			curvePlots = append(curvePlots, plot.SweepCurve{Name: r.Slug, Group: r.Variant, Step: s.Step, Value: s.Value})
 		}
 	}
-	title := fmt.Sprintf("validation loss, %s: %d completed runs", spec.Name, len(curves))
-	switch err := plot.SweepCurves(png, title, "validation cross-entropy", curves); {
+	title := fmt.Sprintf("validation loss, %s: %d completed runs", spec.Name, len(curvePlots))
+	switch err := plot.SweepCurves(png, title, "validation cross-entropy", curvePlots); {
 	case errors.Is(err, plot.ErrNoData):
 		fmt.Fprintf(stdout, "plot: %v; curves.png not written\n", err)
 	case err != nil:
@@ -671,7 +675,7 @@ func status(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 	if err := st.WriteTable(stdout); err != nil {
 		return 0, err
 	}
-	_, err = sweep.WriteFailed(ctx, stdout, l, 5)
+	_, err = l.WriteFailed(ctx, stdout, 5)
 	return 0, err
 }
 
@@ -803,7 +807,7 @@ type hypRow struct {
 	H2     bool     `json:"h2"`
 }
 
-func hypJSON(rows []sweep.HypothesisRow) []hypRow {
+func hypJSON(rows []curves.HypothesisRow) []hypRow {
 	var out []hypRow
 	fin := func(x float64) *float64 {
 		if math.IsNaN(x) || math.IsInf(x, 0) {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -55,7 +56,7 @@ func liveSweep(t *testing.T) (*sweep.Ledger, func(), func() error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if _, err := l.Enqueue(ctx, spec, pts); err != nil {
+	if _, err := l.Enqueue(ctx, spec, slices.Values(pts)); err != nil {
 		t.Fatal(err)
 	}
 	release := make(chan struct{})

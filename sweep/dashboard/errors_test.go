@@ -6,11 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/crosscluster/crosscluster/sweep/dashboard"
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/dashboard"
 )
 
 // queuedLedger returns a ledger holding the runs of spec, none started,
@@ -34,7 +35,7 @@ func queuedLedger(t testing.TB, spec string) (*sweep.Ledger, string) {
 	for p := range seq {
 		pts = append(pts, p)
 	}
-	if _, err := l.Enqueue(context.Background(), s, pts); err != nil {
+	if _, err := l.Enqueue(context.Background(), s, slices.Values(pts)); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := l.Summaries(context.Background())

@@ -7,10 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
-	"github.com/crosscluster/crosscluster/sweep/dashboard"
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/dashboard"
 )
 
 // New serves a ledger's runs; here a sweep of three learning rates that
@@ -44,7 +45,7 @@ func ExampleNew() {
 	for p := range seq {
 		pts = append(pts, p)
 	}
-	if _, err := l.Enqueue(context.Background(), spec, pts); err != nil {
+	if _, err := l.Enqueue(context.Background(), spec, slices.Values(pts)); err != nil {
 		fmt.Println(err)
 		return
 	}

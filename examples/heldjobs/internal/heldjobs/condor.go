@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/condor"
 )
 
 // Condor writes a search as an HTCondor DAG for a pool without a shared
@@ -40,13 +41,13 @@ import (
 // it records the run as failed (FailedFile) and lets the node succeed, and
 // the search goes on without it, as it does on the other engines. Submit with
 // condor_submit_dag heldjobs.dag; after a failure DAGMan's rescue DAG
-// reruns only what did not finish. sweep.RunCondorDAG runs the same
+// reruns only what did not finish. dagman.Run runs the same
 // directory on this machine.
 type Condor struct {
 	Spec *Spec
 	Dir  string
 	// Executable is this program built for the execute points: a static
-	// Linux binary (CGO_ENABLED=0), checked with sweep.CheckStatic unless
+	// Linux binary (CGO_ENABLED=0), checked with condor.CheckStatic unless
 	// AllowDynamic (for a pool whose execute points are known to have its
 	// libraries, or for a local run).
 	Executable   string
@@ -101,7 +102,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		return nil, fmt.Errorf("heldjobs: %w", err)
 	}
 	if !c.AllowDynamic {
-		if err := sweep.CheckStatic(c.Executable); err != nil {
+		if err := condor.CheckStatic(c.Executable); err != nil {
 			return nil, fmt.Errorf("heldjobs: %w", err)
 		}
 	}
@@ -156,7 +157,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 	parseDir, selectDir, cleanupDir := filepath.Join(dir, "parse"), filepath.Join(dir, "select"), filepath.Join(dir, "cleanup")
 	dataset := filepath.Join(parseDir, "dataset")
 	dirs := []string{dataset, filepath.Join(selectDir, "best"), filepath.Join(cleanupDir, "results")}
-	subs := map[string]*sweep.CondorSubmit{
+	subs := map[string]*condor.Submit{
 		filepath.Join(dir, "parse.sub"): {
 			Comment:    "held-job search: build the tensors of every shape from the event logs",
 			Executable: exe, Arguments: []string{"node", "parse", "-spec", "spec.json", "-out", "dataset"},
@@ -175,8 +176,8 @@ func (c *Condor) Write() (*CondorFiles, error) {
 			Log: "train_$(run_id).log", Output: "train_$(run_id).out", Error: "train_$(run_id).err", Resources: spec.Resources,
 		},
 	}
-	dag := &sweep.CondorDAG{Submits: subs}
-	dag.Nodes = append(dag.Nodes, sweep.CondorNode{Name: "parse", Submit: filepath.Join(dir, "parse.sub"),
+	dag := &condor.DAG{Submits: subs}
+	dag.Nodes = append(dag.Nodes, condor.Node{Name: "parse", Submit: filepath.Join(dir, "parse.sub"),
 		Retry: spec.Retries, UnlessExit: exitNoRetry})
 	selInputs := []string{f.Spec, filepath.Join(dataset, IndexFile), "best"}
 	cleanInputs := []string{f.Spec, filepath.Join(dataset, IndexFile), filepath.Join(selectDir, "best"), "results",
@@ -195,7 +196,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		name := "train_" + p.ID
 		trainNodes = append(trainNodes, name)
 		f.Runs = append(f.Runs, rdir)
-		dag.Nodes = append(dag.Nodes, sweep.CondorNode{
+		dag.Nodes = append(dag.Nodes, condor.Node{
 			Name: name, Submit: filepath.Join(dir, "train.sub"),
 			Vars:  [][2]string{{"dir", rdir}, {"run_id", p.ID}, {"shape_file", pt.Shape.String() + ".npz"}, {"retry", "$(RETRY)"}},
 			Retry: spec.Retries,
@@ -208,21 +209,21 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		cleanInputs = append(cleanInputs, runDir, modelDir, filepath.Join(rdir, "train_"+p.ID+".log"),
 			filepath.Join(rdir, "train_"+p.ID+".out"), filepath.Join(rdir, "train_"+p.ID+".err"))
 	}
-	subs[filepath.Join(dir, "select.sub")] = &sweep.CondorSubmit{
+	subs[filepath.Join(dir, "select.sub")] = &condor.Submit{
 		Comment:    "held-job search: choose the best run by the spec's metric",
 		Executable: exe, Arguments: []string{"node", "select", "-spec", "spec.json", "-index", IndexFile, "-runs", ".", "-out", "best"},
 		InitialDir: selectDir, Inputs: selInputs, Outputs: []string{"best"},
 		Log: "select.log", Output: "select.out", Error: "select.err", Resources: def(c.Select),
 	}
-	subs[filepath.Join(dir, "cleanup.sub")] = &sweep.CondorSubmit{
+	subs[filepath.Join(dir, "cleanup.sub")] = &condor.Submit{
 		Comment:    "held-job search: gather every output into results/",
 		Executable: exe, Arguments: []string{"node", "cleanup", "-spec", "spec.json", "-index", IndexFile, "-runs", ".", "-best", "best", "-out", "results"},
 		InitialDir: cleanupDir, Inputs: cleanInputs, Outputs: []string{"results"},
 		Log: "cleanup.log", Output: "cleanup.out", Error: "cleanup.err", Resources: def(c.Cleanup),
 	}
 	dag.Nodes = append(dag.Nodes,
-		sweep.CondorNode{Name: "select", Submit: filepath.Join(dir, "select.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: slices.Clone(trainNodes)},
-		sweep.CondorNode{Name: "cleanup", Submit: filepath.Join(dir, "cleanup.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: []string{"select"}},
+		condor.Node{Name: "select", Submit: filepath.Join(dir, "select.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: slices.Clone(trainNodes)},
+		condor.Node{Name: "cleanup", Submit: filepath.Join(dir, "cleanup.sub"), Retry: spec.Retries, UnlessExit: exitNoRetry, Parents: []string{"select"}},
 	)
 	// Each node's time limit, the accounting group and the hold limit.
 	hold := cmp.Or(c.HoldLimit, DefaultHoldLimit)
@@ -267,7 +268,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 	}
 	for _, t := range tasks {
 		t.Dir = at(t.Dir)
-		if err := sweep.PrepareTask(t); err != nil {
+		if err := t.Prepare(); err != nil {
 			return nil, fmt.Errorf("heldjobs: %w", err)
 		}
 	}

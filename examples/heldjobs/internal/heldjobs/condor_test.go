@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/dagman"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/sweep"
 )
@@ -334,12 +335,12 @@ func TestCondorDAGFailedNode(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "train", bad, "config.json"), []byte("{damaged"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			sum, err := sweep.RunCondorDAG(context.Background(), f.DAG, sweep.CondorRun{Parallel: 2})
+			sum, err := dagman.Run(context.Background(), f.DAG, dagman.Config{Parallel: 2})
 			if allow && err != nil {
 				t.Fatalf("DAG with one failing node: %v (summary %+v)", err, sum)
 			}
 			if !allow {
-				if !errors.Is(err, sweep.ErrCondorNode) || !slices.Equal(sum.Failed, []string{"cleanup"}) {
+				if !errors.Is(err, dagman.ErrNode) || !slices.Equal(sum.Failed, []string{"cleanup"}) {
 					t.Fatalf("DAG with one failing node: %v (summary %+v), want the cleanup node to fail", err, sum)
 				}
 				msg, _ := os.ReadFile(filepath.Join(dir, "cleanup", "cleanup.err"))
@@ -481,7 +482,7 @@ func sameRuns(t *testing.T, engine string, got []RunRecord, want *Outcome) {
 }
 
 // TestCondorDAGLocal writes the small search as a DAG and runs it with
-// sweep.RunCondorDAG: every node command of the DAG (parse, the training
+// dagman.Run: every node command of the DAG (parse, the training
 // runs and their POST checks, select, cleanup) runs in DAG order, each job
 // in a scratch directory holding only what its submit file transfers. The
 // gathered tree must hold the same runs, with the same metrics, as the
@@ -503,7 +504,7 @@ func TestCondorDAGLocal(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pw := &watchWriter{match: "node train_", then: cancel}
-	sum, err := sweep.RunCondorDAG(ctx, f.DAG, sweep.CondorRun{Parallel: 1, Progress: pw})
+	sum, err := dagman.Run(ctx, f.DAG, dagman.Config{Parallel: 1, Progress: pw})
 	if err == nil || sum.Rescue == "" {
 		t.Fatalf("interrupted DAG: %v, summary %+v", err, sum)
 	}
@@ -511,7 +512,7 @@ func TestCondorDAGLocal(t *testing.T) {
 		t.Fatalf("interrupted DAG finished %v; want parse and a training node", sum.Done)
 	}
 	first := sum.Done
-	sum, err = sweep.RunCondorDAG(context.Background(), f.DAG, sweep.CondorRun{Parallel: 2})
+	sum, err = dagman.Run(context.Background(), f.DAG, dagman.Config{Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -612,7 +613,7 @@ func TestNodeTrainRetry(t *testing.T) {
 	dataDir := filepath.Join(filepath.Dir(oc.Ledger), DatasetDir)
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run_"+r.ID)
-	if err := sweep.PrepareTask(sweep.Task{RunID: r.ID, Slug: r.Slug, Attempt: 1, Params: r.Params, Dir: dir}); err != nil {
+	if err := (sweep.Task{RunID: r.ID, Slug: r.Slug, Attempt: 1, Params: r.Params, Dir: dir}).Prepare(); err != nil {
 		t.Fatal(err)
 	}
 	os.MkdirAll(run, 0o755)

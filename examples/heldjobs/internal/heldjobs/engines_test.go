@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/slurm"
 )
 
 // needSlurm skips unless CROSSCLUSTER_SLURM=1, and then fails unless a
@@ -173,7 +174,7 @@ func TestProcessKilledRetried(t *testing.T) {
 func TestSlurmKilledRetried(t *testing.T) {
 	needSlurm(t)
 	runKilled(t, "slurm", func(out string) sweep.Backend {
-		return &sweep.Slurm{Command: []string{os.Args[0], "node", "train", "-data", filepath.Join(out, DatasetDir)},
+		return &slurm.Backend{Command: []string{os.Args[0], "node", "train", "-data", filepath.Join(out, DatasetDir)},
 			Dir: filepath.Join(out, "slurm"), Name: "heldjobs-test", MaxParallel: 2}
 	}, 4)
 }

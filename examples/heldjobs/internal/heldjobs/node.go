@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/crosscluster/crosscluster/internal/cputime"
@@ -311,7 +312,7 @@ func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string,
 		return fmt.Errorf("heldjobs: %w", err)
 	}
 	defer l.Close()
-	if _, err := l.Enqueue(ctx, ss, pts); err != nil {
+	if _, err := l.Enqueue(ctx, ss, slices.Values(pts)); err != nil {
 		return fmt.Errorf("heldjobs: %w", err)
 	}
 	byID := map[string]*RunRecord{}

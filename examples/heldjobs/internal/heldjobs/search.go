@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,7 +97,7 @@ func (s *Search) Run(ctx context.Context) (*Outcome, error) {
 		return nil, fmt.Errorf("heldjobs: %w", err)
 	}
 	defer l.Close()
-	added, err := l.Enqueue(ctx, ss, pts)
+	added, err := l.Enqueue(ctx, ss, slices.Values(pts))
 	if err != nil {
 		return nil, fmt.Errorf("heldjobs: %w", err)
 	}

@@ -73,10 +73,10 @@ func Track(ctx context.Context, l *sweep.Ledger, runs []RunRecord, best int, dir
 		return err
 	}
 	now := time.Now()
-	if err := sweep.Export(dir, RunsTable, runsTable(tr), nil, nil, sweep.ExportFiles{JSONL: true}, now); err != nil {
+	if err := sweep.Export(ctx, dir, RunsTable, runsTable(tr), sweep.ExportConfig{JSONL: true, Now: now}); err != nil {
 		return fmt.Errorf("heldjobs: %w", err)
 	}
-	if err := sweep.Export(dir, EpochsTable, epochsTable(tr), nil, nil, sweep.ExportFiles{JSONL: true}, now); err != nil {
+	if err := sweep.Export(ctx, dir, EpochsTable, epochsTable(tr), sweep.ExportConfig{JSONL: true, Now: now}); err != nil {
 		return fmt.Errorf("heldjobs: %w", err)
 	}
 	return nil

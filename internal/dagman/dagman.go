@@ -1,4 +1,4 @@
-package sweep
+package dagman
 
 import (
 	"bufio"
@@ -17,18 +17,20 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/crosscluster/crosscluster/sweep/condor"
 )
 
-// CondorRun configures RunCondorDAG.
-type CondorRun struct {
+// Config configures Run.
+type Config struct {
 	// Parallel bounds the jobs running at once; ≤ 0 means 1.
 	Parallel int
 	// Progress, when not nil, gets a line per node attempt.
 	Progress io.Writer
 }
 
-// CondorRunSummary is what RunCondorDAG did.
-type CondorRunSummary struct {
+// Summary is what Run did.
+type Summary struct {
 	Done    []string // nodes that succeeded, in the order they finished
 	Skipped []string // nodes a rescue file marked done
 	Failed  []string // nodes that failed after their retries
@@ -36,11 +38,11 @@ type CondorRunSummary struct {
 	Rescue  string   // the rescue file written, if any
 }
 
-// ErrCondorNode is wrapped by RunCondorDAG's error when a node fails for
+// ErrNode is wrapped by Run's error when a node fails for
 // good.
-var ErrCondorNode = errors.New("DAG node failed")
+var ErrNode = errors.New("DAG node failed")
 
-// RunCondorDAG runs a DAG that CondorDAG.Write wrote on this machine, as
+// Run runs a DAG that condor.DAG.Write wrote on this machine, as
 // DAGMan and an HTCondor pool without a shared file system would: nodes in
 // dependency order (at most Parallel at once), each job in a fresh scratch
 // directory holding only its transferred inputs and its executable, with
@@ -56,20 +58,20 @@ var ErrCondorNode = errors.New("DAG node failed")
 // rescue file, <dag>.rescueNNN, marking the nodes that succeeded DONE, and
 // a later call skips them: a rerun resumes.
 //
-// Only what CondorDAG writes is understood: any other DAG or submit command
-// is an error wrapping ErrCondor, before anything runs. Cancelling ctx
+// Only what condor.DAG writes is understood: any other DAG or submit command
+// is an error wrapping condor.ErrInvalid, before anything runs. Cancelling ctx
 // kills the running jobs and writes the rescue file.
-func RunCondorDAG(ctx context.Context, dagPath string, opt CondorRun) (CondorRunSummary, error) {
-	var sum CondorRunSummary
+func Run(ctx context.Context, dagPath string, opt Config) (Summary, error) {
+	var sum Summary
 	dagPath, err := filepath.Abs(dagPath)
 	if err != nil {
-		return sum, fmt.Errorf("sweep: %w", err)
+		return sum, fmt.Errorf("dagman: %w", err)
 	}
 	nodes, err := readDAG(dagPath)
 	if err != nil {
 		return sum, err
 	}
-	order, err := dagOrder(nodes)
+	order, err := (&condor.DAG{Nodes: nodes}).Order()
 	if err != nil {
 		return sum, err
 	}
@@ -95,14 +97,14 @@ func RunCondorDAG(ctx context.Context, dagPath string, opt CondorRun) (CondorRun
 	if len(sum.Failed) > 0 || runErr != nil {
 		sum.Rescue = fmt.Sprintf("%s.rescue%03d", dagPath, last+1)
 		var b strings.Builder
-		fmt.Fprintf(&b, "# Rescue DAG file, written by sweep.RunCondorDAG for %s\n", dagPath)
+		fmt.Fprintf(&b, "# Rescue DAG file, written by dagman.Run for %s\n", dagPath)
 		fmt.Fprintf(&b, "# Nodes failed: %s\n", strings.Join(sum.Failed, " "))
 		for _, i := range order {
 			if r.done[nodes[i].Name] {
 				fmt.Fprintf(&b, "DONE %s\n", nodes[i].Name)
 			}
 		}
-		if err := writeAtomic(sum.Rescue, []byte(b.String())); err != nil {
+		if err := writeRescue(sum.Rescue, []byte(b.String())); err != nil {
 			return sum, err
 		}
 	}
@@ -110,7 +112,7 @@ func RunCondorDAG(ctx context.Context, dagPath string, opt CondorRun) (CondorRun
 		return sum, runErr
 	}
 	if len(sum.Failed) > 0 {
-		return sum, fmt.Errorf("sweep: %w: %s (rescue file %s)", ErrCondorNode, strings.Join(sum.Failed, ", "), sum.Rescue)
+		return sum, fmt.Errorf("dagman: %w: %s (rescue file %s)", ErrNode, strings.Join(sum.Failed, ", "), sum.Rescue)
 	}
 	return sum, nil
 }
@@ -125,10 +127,10 @@ const (
 )
 
 type dagRun struct {
-	nodes []CondorNode
+	nodes []condor.Node
 	subs  map[string]*parsedSubmit
 	dir   string
-	opt   CondorRun
+	opt   Config
 
 	mu    sync.Mutex
 	done  map[string]bool
@@ -144,7 +146,7 @@ func (r *dagRun) say(format string, a ...any) {
 	}
 }
 
-func (r *dagRun) run(ctx context.Context, order []int, sum *CondorRunSummary) error {
+func (r *dagRun) run(ctx context.Context, order []int, sum *Summary) error {
 	idx := map[string]int{}
 	for i, n := range r.nodes {
 		idx[n.Name] = i
@@ -206,7 +208,7 @@ func (r *dagRun) run(ctx context.Context, order []int, sum *CondorRunSummary) er
 			}
 		}
 		if ctx.Err() != nil && ctxErr == nil {
-			ctxErr = fmt.Errorf("sweep: DAG %s: %w", r.dir, ctx.Err())
+			ctxErr = fmt.Errorf("dagman: DAG %s: %w", r.dir, ctx.Err())
 		}
 	}
 	return ctxErr
@@ -241,7 +243,7 @@ func (r *dagRun) runNode(ctx context.Context, i int) (bool, int) {
 // runJob runs one attempt of the node's job and returns its exit value
 // (non-zero and a reason when it could not run or its outputs are
 // missing).
-func (r *dagRun) runJob(ctx context.Context, n CondorNode, retry int) (int, string) {
+func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int) (int, string) {
 	ps := r.subs[n.Submit]
 	macros := map[string]string{"JOB": n.Name, "RETRY": strconv.Itoa(retry)}
 	// DAGMan expands $(JOB) and $(RETRY) in VARS values.
@@ -337,7 +339,7 @@ func (r *dagRun) runJob(ctx context.Context, n CondorNode, retry int) (int, stri
 }
 
 // runPost runs the node's POST script and returns its exit value.
-func (r *dagRun) runPost(ctx context.Context, n CondorNode, retry, jobCode int, jobWhy string) (int, string) {
+func (r *dagRun) runPost(ctx context.Context, n condor.Node, retry, jobCode int, jobWhy string) (int, string) {
 	repl := strings.NewReplacer("$JOB", n.Name, "$RETURN", strconv.Itoa(jobCode), "$RETRY", strconv.Itoa(retry),
 		"$MAX_RETRIES", strconv.Itoa(n.Retry))
 	argv := make([]string, len(n.Post))
@@ -393,8 +395,8 @@ type parsedSubmit struct {
 	cmds map[string]string
 }
 
-// submitCommands are the commands RunCondorDAG understands: those
-// CondorSubmit writes.
+// submitCommands are the commands Run understands: those
+// condor.Submit writes.
 var submitCommands = map[string]bool{
 	"universe": true, "executable": true, "transfer_executable": true, "arguments": true, "initialdir": true,
 	"should_transfer_files": true, "when_to_transfer_output": true, "transfer_input_files": true,
@@ -407,7 +409,7 @@ var submitCommands = map[string]bool{
 func readSubmit(path string) (*parsedSubmit, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("sweep: %w: %w", ErrCondor, err)
+		return nil, fmt.Errorf("dagman: %w: %w", condor.ErrInvalid, err)
 	}
 	ps := &parsedSubmit{path: path, cmds: map[string]string{}}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
@@ -418,7 +420,7 @@ func readSubmit(path string) (*parsedSubmit, error) {
 		case ln == "" || strings.HasPrefix(ln, "#"):
 			continue
 		case queued:
-			return nil, fmt.Errorf("sweep: %w: %s:%d: text after queue", ErrCondor, path, i+1)
+			return nil, fmt.Errorf("dagman: %w: %s:%d: text after queue", condor.ErrInvalid, path, i+1)
 		case ln == "queue":
 			queued = true
 			continue
@@ -426,21 +428,21 @@ func readSubmit(path string) (*parsedSubmit, error) {
 		k, v, ok := strings.Cut(ln, "=")
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
 		if !ok || !submitCommands[k] {
-			return nil, fmt.Errorf("sweep: %w: %s:%d: %q is not a submit command the local runner understands", ErrCondor, path, i+1, ln)
+			return nil, fmt.Errorf("dagman: %w: %s:%d: %q is not a submit command the local runner understands", condor.ErrInvalid, path, i+1, ln)
 		}
 		ps.cmds[k] = v
 	}
 	if !queued {
-		return nil, fmt.Errorf("sweep: %w: %s: no queue statement", ErrCondor, path)
+		return nil, fmt.Errorf("dagman: %w: %s: no queue statement", condor.ErrInvalid, path)
 	}
 	for k, want := range map[string]string{"universe": "vanilla", "should_transfer_files": "YES", "when_to_transfer_output": "ON_EXIT"} {
 		if ps.cmds[k] != want {
-			return nil, fmt.Errorf("sweep: %w: %s: %s = %q, the local runner needs %s", ErrCondor, path, k, ps.cmds[k], want)
+			return nil, fmt.Errorf("dagman: %w: %s: %s = %q, the local runner needs %s", condor.ErrInvalid, path, k, ps.cmds[k], want)
 		}
 	}
 	for _, k := range []string{"executable", "initialdir", "output", "error", "log"} {
 		if ps.cmds[k] == "" {
-			return nil, fmt.Errorf("sweep: %w: %s: no %s", ErrCondor, path, k)
+			return nil, fmt.Errorf("dagman: %w: %s: no %s", condor.ErrInvalid, path, k)
 		}
 	}
 	return ps, nil
@@ -449,7 +451,7 @@ func readSubmit(path string) (*parsedSubmit, error) {
 var submitMacro = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 
 // expand returns the job's description with the node's macros substituted.
-func (ps *parsedSubmit) expand(macros map[string]string) (*CondorSubmit, error) {
+func (ps *parsedSubmit) expand(macros map[string]string) (*condor.Submit, error) {
 	var missing []string
 	get := func(k string) string {
 		return submitMacro.ReplaceAllStringFunc(ps.cmds[k], func(m string) string {
@@ -470,12 +472,12 @@ func (ps *parsedSubmit) expand(macros map[string]string) (*CondorSubmit, error) 
 		}
 		return out
 	}
-	s := &CondorSubmit{Executable: get("executable"), InitialDir: get("initialdir"), Inputs: list("transfer_input_files"),
+	s := &condor.Submit{Executable: get("executable"), InitialDir: get("initialdir"), Inputs: list("transfer_input_files"),
 		Outputs: list("transfer_output_files"), Log: get("log"), Output: get("output"), Error: get("error")}
 	if a := get("arguments"); a != "" {
 		args, err := parseCondorArgs(a)
 		if err != nil {
-			return nil, fmt.Errorf("sweep: %w: %s: arguments: %w", ErrCondor, ps.path, err)
+			return nil, fmt.Errorf("dagman: %w: %s: arguments: %w", condor.ErrInvalid, ps.path, err)
 		}
 		s.Arguments = args
 	}
@@ -483,7 +485,7 @@ func (ps *parsedSubmit) expand(macros map[string]string) (*CondorSubmit, error) 
 		s.Environment = strings.Fields(strings.Trim(e, `"`))
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("sweep: %w: %s: undefined macros %v", ErrCondor, ps.path, missing)
+		return nil, fmt.Errorf("dagman: %w: %s: undefined macros %v", condor.ErrInvalid, ps.path, missing)
 	}
 	return s, nil
 }
@@ -534,18 +536,18 @@ func parseCondorArgs(v string) ([]string, error) {
 
 // readDAG reads a DAG file of JOB, VARS, SCRIPT POST, RETRY and PARENT ...
 // CHILD lines.
-func readDAG(path string) ([]CondorNode, error) {
+func readDAG(path string) ([]condor.Node, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("sweep: %w: %w", ErrCondor, err)
+		return nil, fmt.Errorf("dagman: %w: %w", condor.ErrInvalid, err)
 	}
 	defer f.Close()
-	var nodes []CondorNode
+	var nodes []condor.Node
 	idx := map[string]int{}
-	node := func(name string, line int) (*CondorNode, error) {
+	node := func(name string, line int) (*condor.Node, error) {
 		i, ok := idx[name]
 		if !ok {
-			return nil, fmt.Errorf("sweep: %w: %s:%d: node %s not defined by a JOB line before", ErrCondor, path, line, name)
+			return nil, fmt.Errorf("dagman: %w: %s:%d: node %s not defined by a JOB line before", condor.ErrInvalid, path, line, name)
 		}
 		return &nodes[i], nil
 	}
@@ -555,21 +557,21 @@ func readDAG(path string) ([]CondorNode, error) {
 		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
 			continue
 		}
-		bad := fmt.Errorf("sweep: %w: %s:%d: %q is not a DAG line the local runner understands", ErrCondor, path, ln, sc.Text())
+		bad := fmt.Errorf("dagman: %w: %s:%d: %q is not a DAG line the local runner understands", condor.ErrInvalid, path, ln, sc.Text())
 		switch fs[0] {
 		case "JOB":
 			if len(fs) != 3 {
 				return nil, bad
 			}
 			if _, dup := idx[fs[1]]; dup {
-				return nil, fmt.Errorf("sweep: %w: %s:%d: node %s defined twice", ErrCondor, path, ln, fs[1])
+				return nil, fmt.Errorf("dagman: %w: %s:%d: node %s defined twice", condor.ErrInvalid, path, ln, fs[1])
 			}
 			sub := fs[2]
 			if !filepath.IsAbs(sub) {
 				sub = filepath.Join(filepath.Dir(path), sub)
 			}
 			idx[fs[1]] = len(nodes)
-			nodes = append(nodes, CondorNode{Name: fs[1], Submit: sub})
+			nodes = append(nodes, condor.Node{Name: fs[1], Submit: sub})
 		case "VARS":
 			if len(fs) < 3 {
 				return nil, bad
@@ -634,10 +636,10 @@ func readDAG(path string) ([]CondorNode, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("sweep: %w: %s: %w", ErrCondor, path, err)
+		return nil, fmt.Errorf("dagman: %w: %s: %w", condor.ErrInvalid, path, err)
 	}
 	if len(nodes) == 0 {
-		return nil, fmt.Errorf("sweep: %w: %s has no JOB line", ErrCondor, path)
+		return nil, fmt.Errorf("dagman: %w: %s has no JOB line", condor.ErrInvalid, path)
 	}
 	return nodes, nil
 }
@@ -655,7 +657,7 @@ func readRescue(dagPath string) (map[string]bool, int, error) {
 	n, _ := strconv.Atoi(last[len(last)-3:])
 	b, err := os.ReadFile(last)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sweep: %w: %w", ErrCondor, err)
+		return nil, 0, fmt.Errorf("dagman: %w: %w", condor.ErrInvalid, err)
 	}
 	for i, ln := range strings.Split(string(b), "\n") {
 		fs := strings.Fields(ln)
@@ -664,7 +666,7 @@ func readRescue(dagPath string) (map[string]bool, int, error) {
 		case len(fs) == 2 && fs[0] == "DONE":
 			done[fs[1]] = true
 		default:
-			return nil, 0, fmt.Errorf("sweep: %w: %s:%d: %q is not a rescue line the local runner understands", ErrCondor, last, i+1, ln)
+			return nil, 0, fmt.Errorf("dagman: %w: %s:%d: %q is not a rescue line the local runner understands", condor.ErrInvalid, last, i+1, ln)
 		}
 	}
 	return done, n, nil
@@ -719,4 +721,47 @@ func copyFileMode(src, dst string, mode fs.FileMode) error {
 		return err
 	}
 	return out.Close()
+}
+
+// unquoteVar reads one VARS value as the DAG file has it.
+func unquoteVar(v string) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	return v[1 : len(v)-1], true
+}
+
+func atoiOK(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// condorMacro is a submit macro's or DAG variable's name.
+var condorMacro = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// lastLine is the last line of s, at most 300 bytes of it.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	const maxLen = 300
+	if len(s) > maxLen {
+		s = s[:maxLen]
+	}
+	return s
+}
+
+// writeRescue writes a rescue file through a temporary file and a rename,
+// so a reader never sees half of one.
+func writeRescue(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o666); err != nil {
+		return fmt.Errorf("dagman: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("dagman: %w", err)
+	}
+	return nil
 }

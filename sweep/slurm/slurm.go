@@ -1,8 +1,9 @@
-package sweep
+package slurm
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,16 +17,18 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/sh"
+	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/internal/atomicfile"
 )
 
-// Slurm runs tasks as Slurm job arrays: one "sbatch --parsable
+// Backend runs tasks as Slurm job arrays: one "sbatch --parsable
 // --array=0-(N-1)%P" per submitted batch over a run-list file, each array
 // task running Command in its attempt directory with the Env* variables.
 // State comes from squeue (all states, so recently finished tasks are
 // included), then from the job-completion log (jobcomp/filetxt) when
 // accounting is off, then from sacct; the result file decides success.
 // Cancel uses scancel.
-type Slurm struct {
+type Backend struct {
 	// Command is the worker program and arguments.
 	Command []string
 	// Dir receives the batch scripts and run lists (required).
@@ -56,12 +59,12 @@ type Slurm struct {
 // defaultJobCompLog is where .ci/slurm-up.sh points jobcomp/filetxt.
 const defaultJobCompLog = "/var/log/slurm/jobcomp.log"
 
-// ErrSlurm is wrapped by errors from Slurm commands.
-var ErrSlurm = errors.New("slurm command failed")
+// ErrCommand is wrapped by errors from Slurm commands.
+var ErrCommand = errors.New("slurm command failed")
 
-func (s *Slurm) check() {
+func (s *Backend) check() {
 	if len(s.Command) == 0 || s.Dir == "" {
-		panic("sweep: Slurm needs Command and Dir")
+		panic("slurm: Backend needs Command and Dir")
 	}
 }
 
@@ -73,9 +76,9 @@ func runCmd(ctx context.Context, name string, args ...string) ([]byte, error) {
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			// Killed because ctx ended: say so in a way errors.Is sees.
-			return out, fmt.Errorf("sweep: %w: %s %s: %w", ErrSlurm, name, strings.Join(args, " "), cerr)
+			return out, fmt.Errorf("slurm: %w: %s %s: %w", ErrCommand, name, strings.Join(args, " "), cerr)
 		}
-		return out, fmt.Errorf("sweep: %w: %s %s: %v: %s", ErrSlurm, name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return out, fmt.Errorf("slurm: %w: %s %s: %v: %s", ErrCommand, name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
 }
@@ -84,7 +87,7 @@ func runCmd(ctx context.Context, name string, args ...string) ([]byte, error) {
 // SLURM_ARRAY_TASK_ID+1 of runList ("dir<TAB>run id<TAB>attempt"). Before
 // running anything the task claims its attempt for this batch (claim.<batch>
 // in the attempt directory, a symbolic link to the task's id): a claim a
-// restarted controller made first ("fenced", see Slurm.Adopt) means the
+// restarted controller made first ("fenced", see Backend.Adopt) means the
 // batch was given up, and the task exits without running the worker. A
 // task Slurm requeues finds its own claim and runs again.
 func batchScript(command []string, runList, batch string) string {
@@ -103,12 +106,12 @@ if ! ln -s "$id" "$claim" 2>/dev/null && [ "$(readlink "$claim")" != "$id" ]; th
   echo "slurm $id: this attempt was given up before it started ($(readlink "$claim")); not running" >> "$dir/log"
   exit 0
 fi
-` + EnvRunID + `=$(printf '%s\n' "$line" | cut -f2)
-` + EnvAttempt + `=$(printf '%s\n' "$line" | cut -f3)
-` + EnvRunDir + `=$dir
-` + EnvConfig + `=$dir/config.json
-` + EnvHeartbeat + `=$dir/` + heartbeatFile + `
-export ` + EnvRunID + ` ` + EnvAttempt + ` ` + EnvRunDir + ` ` + EnvConfig + ` ` + EnvHeartbeat + `
+` + sweep.EnvRunID + `=$(printf '%s\n' "$line" | cut -f2)
+` + sweep.EnvAttempt + `=$(printf '%s\n' "$line" | cut -f3)
+` + sweep.EnvRunDir + `=$dir
+` + sweep.EnvConfig + `=$dir/config.json
+` + sweep.EnvHeartbeat + `=$dir/` + heartbeatFile + `
+export ` + sweep.EnvRunID + ` ` + sweep.EnvAttempt + ` ` + sweep.EnvRunDir + ` ` + sweep.EnvConfig + ` ` + sweep.EnvHeartbeat + `
 cd "$dir" || exit 2
 echo "slurm $id on $(hostname)" >> "$dir/log"
 exec ` + strings.Join(argv, " ") + ` >> "$dir/log" 2>&1
@@ -129,7 +132,7 @@ func slurmTime(d time.Duration) string {
 
 // sbatchArgs returns the sbatch arguments for a batch of n tasks that ask
 // for res; Slurm's own output of task i goes to <Dir>/<jobName>_<i>.out.
-func (s *Slurm) sbatchArgs(jobName string, n int, res Resources, script string) []string {
+func (s *Backend) sbatchArgs(jobName string, n int, res sweep.Resources, script string) []string {
 	arr := fmt.Sprintf("0-%d", n-1)
 	if s.MaxParallel > 0 {
 		arr += "%" + strconv.Itoa(s.MaxParallel)
@@ -138,7 +141,7 @@ func (s *Slurm) sbatchArgs(jobName string, n int, res Resources, script string) 
 	// directory's own are written "%%".
 	out := strings.ReplaceAll(filepath.Join(s.Dir, jobName), "%", "%%") + "_%a.out"
 	args := []string{"--parsable", "--array=" + arr, "--job-name=" + jobName, "--output=" + out}
-	if p := cmpOr(res.Partition, s.Partition); p != "" {
+	if p := cmp.Or(res.Partition, s.Partition); p != "" {
 		args = append(args, "--partition="+p)
 	}
 	if res.Account != "" {
@@ -176,10 +179,10 @@ func (s *Slurm) sbatchArgs(jobName string, n int, res Resources, script string) 
 // When ctx ends, Submit stops before the next sbatch (one under way is
 // not killed: it may have submitted) and returns the ids of the tasks
 // submitted.
-func (s *Slurm) Submit(ctx context.Context, tasks []Task) ([]string, error) {
+func (s *Backend) Submit(ctx context.Context, tasks []sweep.Task) ([]string, error) {
 	s.check()
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("sweep: slurm dir: %w", err)
+		return nil, fmt.Errorf("slurm: slurm dir: %w", err)
 	}
 	var ids []string
 	for start := 0; start < len(tasks); {
@@ -197,22 +200,22 @@ func (s *Slurm) Submit(ctx context.Context, tasks []Task) ([]string, error) {
 	return ids, nil
 }
 
-func (s *Slurm) submitBatch(ctx context.Context, tasks []Task) ([]string, error) {
+func (s *Backend) submitBatch(ctx context.Context, tasks []sweep.Task) ([]string, error) {
 	s.mu.Lock()
 	s.batch++
-	name := fmt.Sprintf("%s-%d-%d", cmpOr(s.Name, "sweep"), time.Now().UnixNano(), s.batch)
+	name := fmt.Sprintf("%s-%d-%d", cmp.Or(s.Name, "sweep"), time.Now().UnixNano(), s.batch)
 	s.mu.Unlock()
 	if strings.ContainsRune(s.Dir, '\\') {
 		// sbatch reads a backslash in --output as an escape: the tasks
 		// could not open their output file and would fail (Slurm 22.05).
-		return nil, fmt.Errorf("sweep: Slurm directory %q holds a backslash, which sbatch's --output reads as an escape: choose one without", s.Dir)
+		return nil, fmt.Errorf("slurm: Slurm directory %q holds a backslash, which sbatch's --output reads as an escape: choose one without", s.Dir)
 	}
 	var list strings.Builder
 	for i, t := range tasks {
 		if strings.ContainsAny(t.Dir, "\t\n") {
-			return nil, fmt.Errorf("sweep: run %s: attempt directory contains a tab or newline", t.RunID)
+			return nil, fmt.Errorf("slurm: run %s: attempt directory contains a tab or newline", t.RunID)
 		}
-		if err := prepare(t); err != nil {
+		if err := t.Prepare(); err != nil {
 			return nil, err
 		}
 		// Written before sbatch so a restarted controller can find the job
@@ -224,7 +227,7 @@ func (s *Slurm) submitBatch(ctx context.Context, tasks []Task) ([]string, error)
 		link := filepath.Join(t.Dir, "slurm.out")
 		_ = os.Remove(link)
 		if err := os.Symlink(out, link); err != nil {
-			return nil, fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+			return nil, fmt.Errorf("slurm: run %s: %w", t.RunID, err)
 		}
 		fmt.Fprintf(&list, "%s\t%s\t%d\n", t.Dir, t.RunID, t.Attempt)
 	}
@@ -237,7 +240,7 @@ func (s *Slurm) submitBatch(ctx context.Context, tasks []Task) ([]string, error)
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("sweep: slurm batch %s: not submitted: %w", name, err)
+		return nil, fmt.Errorf("slurm: slurm batch %s: not submitted: %w", name, err)
 	}
 	// sbatch is not killed when ctx ends: killed half-way it may have
 	// submitted the array without our knowing its id.
@@ -247,7 +250,7 @@ func (s *Slurm) submitBatch(ctx context.Context, tasks []Task) ([]string, error)
 	}
 	jobID, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
 	if _, err := strconv.Atoi(jobID); err != nil {
-		return nil, fmt.Errorf("sweep: %w: sbatch printed %q, not a job id", ErrSlurm, out)
+		return nil, fmt.Errorf("slurm: %w: sbatch printed %q, not a job id", ErrCommand, out)
 	}
 	ids := make([]string, len(tasks))
 	for i := range tasks {
@@ -315,7 +318,7 @@ func parseJobComp(b []byte) map[string]slurmState {
 }
 
 // Poll reports on the tasks.
-func (s *Slurm) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
+func (s *Backend) Poll(ctx context.Context, tasks []sweep.Task) ([]sweep.TaskStatus, error) {
 	s.check()
 	jobSet := map[string]bool{}
 	var jobs []string
@@ -331,7 +334,7 @@ func (s *Slurm) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
 		return nil, err
 	}
 	var comp map[string]slurmState
-	out := make([]TaskStatus, len(tasks))
+	out := make([]sweep.TaskStatus, len(tasks))
 	for i, t := range tasks {
 		st, ok := sq[t.BackendID]
 		if ok && isFinal(st.state) {
@@ -358,11 +361,11 @@ func (s *Slurm) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
 			}
 		}
 		if !ok {
-			out[i].Phase = PhaseLost
+			out[i].Phase = sweep.PhaseLost
 			continue
 		}
 		out[i] = slurmStatus(st)
-		if out[i].Phase == PhaseRunning {
+		if out[i].Phase == sweep.PhaseRunning {
 			out[i].Heartbeat = heartbeatOf(t.Dir)
 		}
 	}
@@ -377,21 +380,21 @@ func isFinal(state string) bool {
 	return true
 }
 
-func slurmStatus(st slurmState) TaskStatus {
+func slurmStatus(st slurmState) sweep.TaskStatus {
 	switch st.state {
 	case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
-		return TaskStatus{Phase: PhasePending, SchedState: st.state}
+		return sweep.TaskStatus{Phase: sweep.PhasePending, SchedState: st.state}
 	case "RUNNING", "COMPLETING", "SUSPENDED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED":
-		return TaskStatus{Phase: PhaseRunning, SchedState: st.state}
+		return sweep.TaskStatus{Phase: sweep.PhaseRunning, SchedState: st.state}
 	case "COMPLETED":
-		return TaskStatus{Phase: PhaseDone, SchedState: st.state}
+		return sweep.TaskStatus{Phase: sweep.PhaseDone, SchedState: st.state}
 	}
-	return TaskStatus{Phase: PhaseFailed, SchedState: st.state, Exit: st.exit}
+	return sweep.TaskStatus{Phase: sweep.PhaseFailed, SchedState: st.state, Exit: st.exit}
 }
 
 // jobComp reads the completion log, or sacct when there is none.
-func (s *Slurm) jobComp(ctx context.Context, jobs []string) map[string]slurmState {
-	if b, err := os.ReadFile(cmpOr(s.JobCompLog, defaultJobCompLog)); err == nil {
+func (s *Backend) jobComp(ctx context.Context, jobs []string) map[string]slurmState {
+	if b, err := os.ReadFile(cmp.Or(s.JobCompLog, defaultJobCompLog)); err == nil {
 		return parseJobComp(b)
 	}
 	out := map[string]slurmState{}
@@ -414,7 +417,7 @@ func (s *Slurm) jobComp(ctx context.Context, jobs []string) map[string]slurmStat
 
 // Cancel runs scancel on the tasks. A task that has already ended counts
 // as stopped.
-func (s *Slurm) Cancel(ctx context.Context, tasks []Task) error {
+func (s *Backend) Cancel(ctx context.Context, tasks []sweep.Task) error {
 	s.check()
 	var ids []string
 	for _, t := range tasks {
@@ -442,7 +445,7 @@ func (s *Slurm) Cancel(ctx context.Context, tasks []Task) error {
 // does not know it, its attempt is fenced (claim.<batch> in the attempt
 // directory), so that an sbatch still under way runs nothing, unless the
 // task has claimed it first, which gives its id.
-func (s *Slurm) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
+func (s *Backend) Adopt(ctx context.Context, tasks []sweep.Task) ([]string, error) {
 	s.check()
 	ids := make([]string, len(tasks))
 	var byName map[string]string
@@ -456,12 +459,12 @@ func (s *Slurm) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
 			continue // sbatch never ran for this attempt
 		}
 		if err != nil {
-			return nil, fmt.Errorf("sweep: adopt run %s: %w", t.RunID, err)
+			return nil, fmt.Errorf("slurm: adopt run %s: %w", t.RunID, err)
 		}
 		var name string
 		var idx int
 		if _, err := fmt.Sscanf(string(b), "%s %d", &name, &idx); err != nil {
-			return nil, fmt.Errorf("sweep: adopt run %s: %s: %w", t.RunID, filepath.Join(t.Dir, "batch"), err)
+			return nil, fmt.Errorf("slurm: adopt run %s: %s: %w", t.RunID, filepath.Join(t.Dir, "batch"), err)
 		}
 		job := ""
 		out, err := runCmd(ctx, "squeue", "-h", "--states=all", "-n", name, "-o", "%F")
@@ -485,11 +488,11 @@ func (s *Slurm) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
 			continue
 		}
 		if !errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("sweep: adopt run %s: %w", t.RunID, err)
+			return nil, fmt.Errorf("slurm: adopt run %s: %w", t.RunID, err)
 		}
 		target, err := os.Readlink(claim)
 		if err != nil {
-			return nil, fmt.Errorf("sweep: adopt run %s: %w", t.RunID, err)
+			return nil, fmt.Errorf("slurm: adopt run %s: %w", t.RunID, err)
 		}
 		if target != "fenced" {
 			ids[i] = target
@@ -499,9 +502,9 @@ func (s *Slurm) Adopt(ctx context.Context, tasks []Task) ([]string, error) {
 }
 
 // jobsByName maps job names to array job ids from the completion log.
-func (s *Slurm) jobsByName() map[string]string {
+func (s *Backend) jobsByName() map[string]string {
 	out := map[string]string{}
-	lb, err := os.ReadFile(cmpOr(s.JobCompLog, defaultJobCompLog))
+	lb, err := os.ReadFile(cmp.Or(s.JobCompLog, defaultJobCompLog))
 	if err != nil {
 		return out
 	}
@@ -519,4 +522,22 @@ func (s *Slurm) jobsByName() map[string]string {
 		}
 	}
 	return out
+}
+
+// heartbeatFile is the file a worker touches (sweep.EnvHeartbeat names it).
+const heartbeatFile = "heartbeat"
+
+func heartbeatOf(dir string) time.Time {
+	fi, err := os.Stat(filepath.Join(dir, heartbeatFile))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+func writeAtomic(path string, b []byte) error {
+	if err := atomicfile.Write(path, b, true); err != nil {
+		return fmt.Errorf("slurm: %w", err)
+	}
+	return nil
 }

@@ -1,11 +1,14 @@
-package sweep
+package condor
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/crosscluster/crosscluster/sweep"
 )
 
 // Condor writes HTCondor input for a batch of tasks, for pools without a
@@ -23,12 +26,12 @@ import (
 // empty directory out/. The job's environment points the worker there:
 // SWEEP_CONFIG=config.json, SWEEP_RUN_DIR=out, SWEEP_HEARTBEAT=out/heartbeat.
 // The worker writes result.json and metrics.jsonl into out/, which is
-// transferred back on exit to <attempt dir>/out (ResultDir): a directory,
+// transferred back on exit to <attempt dir>/out: a directory,
 // because a listed output file that a failed job did not write would put
 // the job on hold, while a directory that exists (it came with the input)
 // never does. Standard output and error go to <attempt dir>/log and
 // log.err, and each job has its own event log, <attempt dir>/condor.log.
-type Condor struct {
+type Batch struct {
 	Command []string
 	// Dir receives the generated files.
 	Dir string
@@ -36,19 +39,15 @@ type Condor struct {
 	// pools want request_cpus, request_memory and request_disk on every
 	// job, so zero fields here mean 1 CPU, 1024 MiB of memory and
 	// 1024 MiB of disk.
-	Defaults Resources
+	Defaults sweep.Resources
 	// Retries is the DAG's RETRY count per node.
 	Retries int
 }
 
-// CondorFiles are the paths Condor.Write produced.
-type CondorFiles struct {
+// batchFiles are the paths Batch.Write writes.
+type batchFiles struct {
 	Submit, RunList, NodeSubmit, DAG string
 }
-
-// ResultDir is where a Condor job's result.json and metrics.jsonl land on
-// the access point: <attempt dir>/out.
-func (c *Condor) ResultDir(t Task) string { return filepath.Join(t.Dir, condorOut) }
 
 const condorOut = "out"
 
@@ -67,12 +66,12 @@ func condorArgs(argv []string) string {
 }
 
 // resources returns what a task asks for, with the pool defaults.
-func (c *Condor) resources(t Task) Resources {
-	r := Resources{CPUs: 1, MemoryMB: 1024, DiskMB: 1024}.merge(c.Defaults).merge(t.Resources)
+func (c *Batch) resources(t sweep.Task) sweep.Resources {
+	r := over(over(poolDefaults, c.Defaults), t.Resources)
 	return r
 }
 
-func (c *Condor) common(b *strings.Builder) {
+func (c *Batch) common(b *strings.Builder) {
 	b.WriteString("universe = vanilla\n")
 	fmt.Fprintf(b, "executable = %s\n", c.Command[0])
 	b.WriteString("transfer_executable = true\n")
@@ -88,7 +87,7 @@ func (c *Condor) common(b *strings.Builder) {
 	b.WriteString("error = log.err\n")
 	b.WriteString("log = condor.log\n")
 	fmt.Fprintf(b, "environment = \"%s=$(run_id) %s=$(attempt) %s=%s %s=config.json %s=%s/%s\"\n",
-		EnvRunID, EnvAttempt, EnvRunDir, condorOut, EnvConfig, EnvHeartbeat, condorOut, heartbeatFile)
+		sweep.EnvRunID, sweep.EnvAttempt, sweep.EnvRunDir, condorOut, sweep.EnvConfig, sweep.EnvHeartbeat, condorOut, "heartbeat")
 	b.WriteString("request_cpus = $(cpus)\n")
 	b.WriteString("request_memory = $(memory_mb)\n")
 	b.WriteString("request_disk = $(disk_kb)\n")
@@ -96,32 +95,34 @@ func (c *Condor) common(b *strings.Builder) {
 }
 
 // Write prepares the tasks' attempt directories (config.json and an empty
-// out/) and writes sweep.sub, runs.txt, node.sub and sweep.dag under Dir.
-// Paths with characters that HTCondor's queue-from lists cannot carry
-// (spaces, commas, quotes) are an error naming the run.
-func (c *Condor) Write(tasks []Task) (CondorFiles, error) {
+// out/) and writes under Dir: sweep.sub (the submit file, one job per line
+// of runs.txt, for condor_submit), runs.txt, node.sub (the submit file of
+// one DAG node) and sweep.dag (for condor_submit_dag). Paths with
+// characters that HTCondor's queue-from lists cannot carry (spaces, commas,
+// quotes) are an error naming the run.
+func (c *Batch) Write(tasks []sweep.Task) error {
 	if len(c.Command) == 0 || c.Dir == "" {
-		panic("sweep: Condor needs Command and Dir")
+		panic("condor: Batch needs Command and Dir")
 	}
-	f := CondorFiles{
+	f := batchFiles{
 		Submit:     filepath.Join(c.Dir, "sweep.sub"),
 		RunList:    filepath.Join(c.Dir, "runs.txt"),
 		NodeSubmit: filepath.Join(c.Dir, "node.sub"),
 		DAG:        filepath.Join(c.Dir, "sweep.dag"),
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return f, fmt.Errorf("sweep: condor: %w", err)
+		return fmt.Errorf("condor: %w", err)
 	}
 	var list, dag strings.Builder
 	for _, t := range tasks {
 		if !condorSafe.MatchString(t.Dir) {
-			return f, fmt.Errorf("sweep: run %s: attempt directory %q has characters HTCondor queue lists cannot hold", t.RunID, t.Dir)
+			return fmt.Errorf("condor: run %s: attempt directory %q has characters HTCondor queue lists cannot hold", t.RunID, t.Dir)
 		}
-		if err := prepare(t); err != nil {
-			return f, err
+		if err := t.Prepare(); err != nil {
+			return err
 		}
 		if err := os.MkdirAll(filepath.Join(t.Dir, condorOut), 0o755); err != nil {
-			return f, fmt.Errorf("sweep: run %s: %w", t.RunID, err)
+			return fmt.Errorf("condor: run %s: %w", t.RunID, err)
 		}
 		r := c.resources(t)
 		// request_disk is in KiB.
@@ -141,8 +142,24 @@ func (c *Condor) Write(tasks []Task) (CondorFiles, error) {
 	nsub.WriteString("queue\n")
 	for path, text := range map[string]string{f.Submit: sub.String(), f.RunList: list.String(), f.NodeSubmit: nsub.String(), f.DAG: dag.String()} {
 		if err := writeAtomic(path, []byte(text)); err != nil {
-			return f, err
+			return err
 		}
 	}
-	return f, nil
+	return nil
+}
+
+// poolDefaults are the requests of a job that asks for nothing: HTCondor
+// pools want request_cpus, request_memory and request_disk on every job.
+var poolDefaults = sweep.Resources{CPUs: 1, MemoryMB: 1024, DiskMB: 1024}
+
+// over returns r with the non-zero fields of o.
+func over(r, o sweep.Resources) sweep.Resources {
+	r.CPUs = cmp.Or(o.CPUs, r.CPUs)
+	r.GPUs = cmp.Or(o.GPUs, r.GPUs)
+	r.MemoryMB = cmp.Or(o.MemoryMB, r.MemoryMB)
+	r.DiskMB = cmp.Or(o.DiskMB, r.DiskMB)
+	r.Time = cmp.Or(o.Time, r.Time)
+	r.Partition = cmp.Or(o.Partition, r.Partition)
+	r.Account = cmp.Or(o.Account, r.Account)
+	return r
 }

@@ -1,4 +1,4 @@
-package sweep
+package dagman
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/condor"
 )
 
 // jobScript is the job of the DAG runner tests: its first argument says
@@ -44,7 +47,7 @@ func writeScriptDAG(t *testing.T, dir string, nodes []scriptNode) string {
 	if err := os.WriteFile(script, []byte(jobScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	d := &CondorDAG{Submits: map[string]*CondorSubmit{}}
+	d := &condor.DAG{Submits: map[string]*condor.Submit{}}
 	for _, n := range nodes {
 		nd := filepath.Join(dir, n.name)
 		if err := os.MkdirAll(filepath.Join(nd, "out"), 0o755); err != nil {
@@ -62,10 +65,10 @@ func writeScriptDAG(t *testing.T, dir string, nodes []scriptNode) string {
 		if n.mode == "nooutput" {
 			outputs = []string{"res"}
 		}
-		d.Submits[sub] = &CondorSubmit{Executable: script, Arguments: args, InitialDir: nd, Inputs: []string{"in.txt", "out"},
+		d.Submits[sub] = &condor.Submit{Executable: script, Arguments: args, InitialDir: nd, Inputs: []string{"in.txt", "out"},
 			Outputs: outputs, Environment: []string{"NODE=$(JOB)", "TRY=$(RETRY)", "COLOUR=$(colour)"},
 			Log: n.name + ".log", Output: n.name + ".out", Error: n.name + ".err"}
-		d.Nodes = append(d.Nodes, CondorNode{Name: n.name, Submit: sub, Vars: [][2]string{{"colour", "blue"}},
+		d.Nodes = append(d.Nodes, condor.Node{Name: n.name, Submit: sub, Vars: [][2]string{{"colour", "blue"}},
 			Retry: n.retry, UnlessExit: n.unless, Parents: n.parents, Post: n.post})
 	}
 	path := filepath.Join(dir, "test.dag")
@@ -77,9 +80,9 @@ func writeScriptDAG(t *testing.T, dir string, nodes []scriptNode) string {
 
 func TestCondorDAGText(t *testing.T) {
 	dir := t.TempDir()
-	s := &CondorSubmit{Comment: "a job", Executable: "/bin/x", Arguments: []string{"-a", "it's"}, InitialDir: "$(dir)",
+	s := &condor.Submit{Comment: "a job", Executable: "/bin/x", Arguments: []string{"-a", "it's"}, InitialDir: "$(dir)",
 		Inputs: []string{"config.json", "/data/a.npz"}, Outputs: []string{"out"}, Environment: []string{"A=$(run_id)"},
-		Resources: Resources{CPUs: 2, MemoryMB: 512, DiskMB: 3, GPUs: 1}, Log: "x.log", Output: "x.out", Error: "x.err"}
+		Resources: sweep.Resources{CPUs: 2, MemoryMB: 512, DiskMB: 3, GPUs: 1}, Log: "x.log", Output: "x.out", Error: "x.err"}
 	want := `# a job
 universe = vanilla
 executable = /bin/x
@@ -104,7 +107,7 @@ queue
 		t.Errorf("submit text:\n%s\nwant:\n%s", got, want)
 	}
 	sub := filepath.Join(dir, "x.sub")
-	d := &CondorDAG{Submits: map[string]*CondorSubmit{sub: s}, Nodes: []CondorNode{
+	d := &condor.DAG{Submits: map[string]*condor.Submit{sub: s}, Nodes: []condor.Node{
 		{Name: "a", Submit: sub, Retry: 2},
 		{Name: "b", Submit: sub, Vars: [][2]string{{"dir", "/w/b"}, {"run_id", "b1"}}, Retry: 1, UnlessExit: 3, Post: []string{"/bin/check", "$RETURN"}, Parents: []string{"a"}},
 		{Name: "c", Submit: sub, Parents: []string{"a", "b"}},
@@ -119,41 +122,41 @@ queue
 	}
 	for _, tc := range []struct {
 		name string
-		edit func(d *CondorDAG)
+		edit func(d *condor.DAG)
 		msg  string
 	}{
-		{"cycle", func(d *CondorDAG) { d.Nodes[0].Parents = []string{"c"} }, "cycle"},
-		{"unknown parent", func(d *CondorDAG) { d.Nodes[2].Parents = []string{"z"} }, "unknown parent z"},
-		{"duplicate node", func(d *CondorDAG) { d.Nodes[1].Name = "a" }, "two nodes named a"},
-		{"bad node name", func(d *CondorDAG) { d.Nodes[1].Name = "a b" }, "node name"},
-		{"no submit", func(d *CondorDAG) { d.Nodes[1].Submit = "/nowhere.sub" }, "no submit description"},
-		{"space in input", func(d *CondorDAG) { d.Submits[sub].Inputs = []string{"my file"} }, "transfer list item"},
-		{"comma in output", func(d *CondorDAG) { d.Submits[sub].Outputs = []string{"a,b"} }, "transfer list item"},
-		{"path in output", func(d *CondorDAG) { d.Submits[sub].Outputs = []string{"a/b"} }, "a name in the scratch directory"},
-		{"relative executable", func(d *CondorDAG) { d.Submits[sub].Executable = "x" }, "executable"},
-		{"space in environment", func(d *CondorDAG) { d.Submits[sub].Environment = []string{"A=b c"} }, "environment entry"},
-		{"quote in VARS", func(d *CondorDAG) { d.Nodes[1].Vars = [][2]string{{"a", `x"y`}} }, "VARS"},
+		{"cycle", func(d *condor.DAG) { d.Nodes[0].Parents = []string{"c"} }, "cycle"},
+		{"unknown parent", func(d *condor.DAG) { d.Nodes[2].Parents = []string{"z"} }, "unknown parent z"},
+		{"duplicate node", func(d *condor.DAG) { d.Nodes[1].Name = "a" }, "two nodes named a"},
+		{"bad node name", func(d *condor.DAG) { d.Nodes[1].Name = "a b" }, "node name"},
+		{"no submit", func(d *condor.DAG) { d.Nodes[1].Submit = "/nowhere.sub" }, "no submit description"},
+		{"space in input", func(d *condor.DAG) { d.Submits[sub].Inputs = []string{"my file"} }, "transfer list item"},
+		{"comma in output", func(d *condor.DAG) { d.Submits[sub].Outputs = []string{"a,b"} }, "transfer list item"},
+		{"path in output", func(d *condor.DAG) { d.Submits[sub].Outputs = []string{"a/b"} }, "a name in the scratch directory"},
+		{"relative executable", func(d *condor.DAG) { d.Submits[sub].Executable = "x" }, "executable"},
+		{"space in environment", func(d *condor.DAG) { d.Submits[sub].Environment = []string{"A=b c"} }, "environment entry"},
+		{"quote in VARS", func(d *condor.DAG) { d.Nodes[1].Vars = [][2]string{{"a", `x"y`}} }, "VARS"},
 		// A $ would be read as a macro by HTCondor and the path changed
 		// (condor_submit(1), "Submit Description File Commands": $(name)
 		// macros; DAGMan VARS values expand $(JOB) and $(RETRY), SCRIPT
 		// arguments $JOB, $RETURN, $RETRY, $MAX_RETRIES).
-		{"$ in initialdir", func(d *CondorDAG) { d.Submits[sub].InitialDir = "/w/$HOME" }, "holds a $"},
-		{"$ in input", func(d *CondorDAG) { d.Submits[sub].Inputs = []string{"/data/a$(b)"} }, "holds a $"},
-		{"$ in log", func(d *CondorDAG) { d.Submits[sub].Log = "price$.log" }, "holds a $"},
-		{"$ in argument", func(d *CondorDAG) { d.Submits[sub].Arguments = []string{"-x", "$$(dir)"} }, "holds a $"},
-		{"$ in VARS", func(d *CondorDAG) { d.Nodes[1].Vars = [][2]string{{"dir", "/w/$(x)"}} }, "holds a $ other than"},
-		{"$ in POST", func(d *CondorDAG) { d.Nodes[1].Post = []string{"/bin/check", "/w/a$b"} }, "holds a $ other than"},
-		{"POST macro run on", func(d *CondorDAG) { d.Nodes[1].Post = []string{"/bin/check", "$RETURNS"} }, "holds a $ other than"},
+		{"$ in initialdir", func(d *condor.DAG) { d.Submits[sub].InitialDir = "/w/$HOME" }, "holds a $"},
+		{"$ in input", func(d *condor.DAG) { d.Submits[sub].Inputs = []string{"/data/a$(b)"} }, "holds a $"},
+		{"$ in log", func(d *condor.DAG) { d.Submits[sub].Log = "price$.log" }, "holds a $"},
+		{"$ in argument", func(d *condor.DAG) { d.Submits[sub].Arguments = []string{"-x", "$$(dir)"} }, "holds a $"},
+		{"$ in VARS", func(d *condor.DAG) { d.Nodes[1].Vars = [][2]string{{"dir", "/w/$(x)"}} }, "holds a $ other than"},
+		{"$ in POST", func(d *condor.DAG) { d.Nodes[1].Post = []string{"/bin/check", "/w/a$b"} }, "holds a $ other than"},
+		{"POST macro run on", func(d *condor.DAG) { d.Nodes[1].Post = []string{"/bin/check", "$RETURNS"} }, "holds a $ other than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := *d
 			c.Nodes = slices.Clone(d.Nodes)
 			cs := *s
-			c.Submits = map[string]*CondorSubmit{sub: &cs}
+			c.Submits = map[string]*condor.Submit{sub: &cs}
 			tc.edit(&c)
 			err := c.Write(filepath.Join(t.TempDir(), "y.dag"))
-			if !errors.Is(err, ErrCondor) || !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error %v, want ErrCondor with %q", err, tc.msg)
+			if !errors.Is(err, condor.ErrInvalid) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %v, want condor.ErrInvalid with %q", err, tc.msg)
 			}
 		})
 	}
@@ -178,9 +181,9 @@ func TestRunCondorDAG(t *testing.T) {
 		{name: "gated", mode: "gate", arg: gate, parents: []string{"flaky"}},
 		{name: "last", mode: "ok", parents: []string{"gated", "fatal"}},
 	})
-	sum, err := RunCondorDAG(context.Background(), dag, CondorRun{Parallel: 3})
-	if !errors.Is(err, ErrCondorNode) {
-		t.Fatalf("error %v, want ErrCondorNode", err)
+	sum, err := Run(context.Background(), dag, Config{Parallel: 3})
+	if !errors.Is(err, ErrNode) {
+		t.Fatalf("error %v, want ErrNode", err)
 	}
 	slices.Sort(sum.Done)
 	slices.Sort(sum.Failed)
@@ -241,8 +244,8 @@ func TestRunCondorDAG(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum2, err := RunCondorDAG(context.Background(), dag, CondorRun{Parallel: 3})
-	if !errors.Is(err, ErrCondorNode) {
+	sum2, err := Run(context.Background(), dag, Config{Parallel: 3})
+	if !errors.Is(err, ErrNode) {
 		t.Fatalf("rerun: %v", err)
 	}
 	slices.Sort(sum2.Skipped)
@@ -276,33 +279,34 @@ func TestRunCondorDAGRefusesUnknown(t *testing.T) {
 			path := filepath.Join(dir, tc.name+".dag")
 			os.WriteFile(path, []byte(tc.dag), 0o644)
 			os.WriteFile(sub, []byte(tc.sub), 0o644)
-			_, err := RunCondorDAG(context.Background(), path, CondorRun{})
-			if !errors.Is(err, ErrCondor) || !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error %v, want ErrCondor with %q", err, tc.msg)
+			_, err := Run(context.Background(), path, Config{})
+			if !errors.Is(err, condor.ErrInvalid) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %v, want condor.ErrInvalid with %q", err, tc.msg)
 			}
 		})
 	}
 }
 
-func TestCheckStatic(t *testing.T) {
-	if err := CheckStatic("/bin/sh"); !errors.Is(err, ErrCondor) || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
-		t.Errorf("/bin/sh: %v", err)
+// argumentsValue is the value of the arguments command condor.Submit
+// writes for argv.
+func argumentsValue(t *testing.T, argv []string) string {
+	for _, ln := range strings.Split((&condor.Submit{Arguments: argv}).SubmitText(), "\n") {
+		if v, ok := strings.CutPrefix(ln, "arguments = "); ok {
+			return v
+		}
 	}
-	p := filepath.Join(t.TempDir(), "script")
-	os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755)
-	if err := CheckStatic(p); !errors.Is(err, ErrCondor) {
-		t.Errorf("a script: %v", err)
-	}
+	t.Fatalf("no arguments line for %q", argv)
+	return ""
 }
 
-// FuzzCondorArgs: what condorArgs writes, parseCondorArgs reads back; and
+// FuzzCondorArgs: what condor.Submit writes, parseCondorArgs reads back; and
 // parseCondorArgs never panics on anything else.
 func FuzzCondorArgs(f *testing.F) {
 	f.Add("a", "it's", `say "hi"`)
 	f.Add("", " ", "''")
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		argv := []string{a, b, c}
-		got, err := parseCondorArgs(condorArgs(argv))
+		got, err := parseCondorArgs(argumentsValue(t, argv))
 		if err != nil || !slices.Equal(got, argv) {
 			t.Fatalf("%q: read back %q, %v", argv, got, err)
 		}
@@ -310,7 +314,7 @@ func FuzzCondorArgs(f *testing.F) {
 	})
 }
 
-// FuzzReadDAG: readDAG never panics, and its errors wrap ErrCondor.
+// FuzzReadDAG: readDAG never panics, and its errors wrap condor.ErrInvalid.
 func FuzzReadDAG(f *testing.F) {
 	f.Add("JOB a /x.sub\nVARS a k=\"v\"\nRETRY a 2 UNLESS-EXIT 3\nSCRIPT POST a /bin/true $RETURN\nJOB b /y.sub\nPARENT a CHILD b\n")
 	f.Add("PARENT CHILD\n")
@@ -320,13 +324,13 @@ func FuzzReadDAG(f *testing.F) {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := readDAG(path); err != nil && !errors.Is(err, ErrCondor) {
-			t.Fatalf("error %v does not wrap ErrCondor", err)
+		if _, err := readDAG(path); err != nil && !errors.Is(err, condor.ErrInvalid) {
+			t.Fatalf("error %v does not wrap condor.ErrInvalid", err)
 		}
 		sub := filepath.Join(t.TempDir(), "f.sub")
 		os.WriteFile(sub, []byte(text), 0o644)
-		if ps, err := readSubmit(sub); err != nil && !errors.Is(err, ErrCondor) {
-			t.Fatalf("error %v does not wrap ErrCondor", err)
+		if ps, err := readSubmit(sub); err != nil && !errors.Is(err, condor.ErrInvalid) {
+			t.Fatalf("error %v does not wrap condor.ErrInvalid", err)
 		} else if err == nil {
 			_, _ = ps.expand(map[string]string{})
 		}
@@ -338,7 +342,7 @@ func FuzzReadDAG(f *testing.F) {
 // read back by the local runner, and a group the submit language cannot
 // carry is refused.
 func TestCondorSubmitPolicy(t *testing.T) {
-	base := CondorSubmit{Executable: "/bin/x", InitialDir: "/d", Log: "l", Output: "o", Error: "e"}
+	base := condor.Submit{Executable: "/bin/x", InitialDir: "/d", Log: "l", Output: "o", Error: "e"}
 	plain := base.SubmitText()
 	s := base
 	s.AllowedJobDuration, s.AccountingGroup, s.RemoveHeldAfter = 90*time.Minute+time.Millisecond, "group_a.b", 30*time.Minute
@@ -357,14 +361,14 @@ func TestCondorSubmitPolicy(t *testing.T) {
 	if _, err := readSubmit(path); err != nil {
 		t.Errorf("the local runner refuses the policy commands: %v", err)
 	}
-	for _, bad := range []CondorSubmit{
-		func() CondorSubmit { b := base; b.AccountingGroup = "my group"; return b }(),
-		func() CondorSubmit { b := base; b.AccountingGroup = "g$(x)"; return b }(),
-		func() CondorSubmit { b := base; b.RemoveHeldAfter = -time.Second; return b }(),
+	for _, bad := range []condor.Submit{
+		func() condor.Submit { b := base; b.AccountingGroup = "my group"; return b }(),
+		func() condor.Submit { b := base; b.AccountingGroup = "g$(x)"; return b }(),
+		func() condor.Submit { b := base; b.RemoveHeldAfter = -time.Second; return b }(),
 	} {
-		d := &CondorDAG{Nodes: []CondorNode{{Name: "a", Submit: "/s/a.sub"}}, Submits: map[string]*CondorSubmit{"/s/a.sub": &bad}}
-		if err := d.Check(); !errors.Is(err, ErrCondor) {
-			t.Errorf("group %q, hold %v: %v, want ErrCondor", bad.AccountingGroup, bad.RemoveHeldAfter, err)
+		d := &condor.DAG{Nodes: []condor.Node{{Name: "a", Submit: "/s/a.sub"}}, Submits: map[string]*condor.Submit{"/s/a.sub": &bad}}
+		if err := d.Check(); !errors.Is(err, condor.ErrInvalid) {
+			t.Errorf("group %q, hold %v: %v, want condor.ErrInvalid", bad.AccountingGroup, bad.RemoveHeldAfter, err)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package sweep
+package dagman
 
 // holdForks does nothing where processes are not forked.
 func holdForks() (release func()) { return func() {} }

@@ -1,13 +1,17 @@
-package sweep
+package condor
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crosscluster/crosscluster/sweep"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata")
@@ -60,7 +64,7 @@ var condorCommands = map[string]*regexp.Regexp{
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "condor", name)
+	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -77,14 +81,14 @@ func golden(t *testing.T, name, got string) {
 
 func TestCondorFiles(t *testing.T) {
 	dir := t.TempDir()
-	c := &Condor{Command: []string{"/bin/worker", "-x", "it's"}, Dir: filepath.Join(dir, "condor"), Retries: 2,
-		Defaults: Resources{MemoryMB: 512}}
-	var tasks []Task
+	c := &Batch{Command: []string{"/bin/worker", "-x", "it's"}, Dir: filepath.Join(dir, "condor"), Retries: 2,
+		Defaults: sweep.Resources{MemoryMB: 512}}
+	var tasks []sweep.Task
 	for i, id := range []string{"aaaa", "bbbb", "cccc"} {
-		tasks = append(tasks, Task{RunID: id, Attempt: i + 1, Dir: filepath.Join(dir, "runs", id), Params: map[string]Value{"seed": IntValue(int64(i))}})
+		tasks = append(tasks, sweep.Task{RunID: id, Attempt: i + 1, Dir: filepath.Join(dir, "runs", id), Params: map[string]sweep.Value{"seed": sweep.IntValue(int64(i))}})
 	}
-	tasks[2].Resources = Resources{CPUs: 4, GPUs: 1, MemoryMB: 8192, DiskMB: 20480, Time: time.Hour}
-	f, err := c.Write(tasks)
+	tasks[2].Resources = sweep.Resources{CPUs: 4, GPUs: 1, MemoryMB: 8192, DiskMB: 20480, Time: time.Hour}
+	err := c.Write(tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +99,7 @@ func TestCondorFiles(t *testing.T) {
 		}
 		return strings.ReplaceAll(string(b), dir, "/work")
 	}
-	sub, nsub, list, dag := read(f.Submit), read(f.NodeSubmit), read(f.RunList), read(f.DAG)
+	sub, nsub, list, dag := read(filepath.Join(c.Dir, "sweep.sub")), read(filepath.Join(c.Dir, "node.sub")), read(filepath.Join(c.Dir, "runs.txt")), read(filepath.Join(c.Dir, "sweep.dag"))
 	golden(t, "sweep.sub", sub)
 	golden(t, "node.sub", nsub)
 	golden(t, "runs.txt", list)
@@ -185,11 +189,11 @@ func TestCondorFiles(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(tk.Dir, "config.json")); err != nil {
 			t.Errorf("task config not written: %v", err)
 		}
-		if fi, err := os.Stat(c.ResultDir(tk)); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(filepath.Join(tk.Dir, "out")); err != nil || !fi.IsDir() {
 			t.Errorf("out/ not created: %v", err)
 		}
 	}
-	if _, err := (&Condor{Command: []string{"w"}, Dir: dir}).Write([]Task{{RunID: "z", Dir: "/a b"}}); err == nil || !strings.Contains(err.Error(), "run z") {
+	if err := (&Batch{Command: []string{"w"}, Dir: dir}).Write([]sweep.Task{{RunID: "z", Dir: "/a b"}}); err == nil || !strings.Contains(err.Error(), "run z") {
 		t.Errorf("path with a space: %v", err)
 	}
 }
@@ -202,13 +206,13 @@ func TestCondorFiles(t *testing.T) {
 func TestCondorJobRunsWithoutSharedFS(t *testing.T) {
 	dir := t.TempDir()
 	cmd := workerCommand(t)
-	c := &Condor{Command: cmd, Dir: filepath.Join(dir, "condor")}
-	task := Task{RunID: "run1", Attempt: 1, Dir: filepath.Join(dir, "runs", "run1", "a1"), Params: map[string]Value{"seed": IntValue(4), "batch_size": IntValue(8)}}
-	f, err := c.Write([]Task{task})
+	c := &Batch{Command: cmd, Dir: filepath.Join(dir, "condor")}
+	task := sweep.Task{RunID: "run1", Attempt: 1, Dir: filepath.Join(dir, "runs", "run1", "a1"), Params: map[string]sweep.Value{"seed": sweep.IntValue(4), "batch_size": sweep.IntValue(8)}}
+	err := c.Write([]sweep.Task{task})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, _ := os.ReadFile(f.Submit)
+	sub, _ := os.ReadFile(filepath.Join(c.Dir, "sweep.sub"))
 	env := map[string]string{}
 	for _, ln := range strings.Split(string(sub), "\n") {
 		if v, ok := strings.CutPrefix(ln, "environment = "); ok {
@@ -224,13 +228,81 @@ func TestCondorJobRunsWithoutSharedFS(t *testing.T) {
 		t.Fatal(err)
 	}
 	runInDir(t, scratch, cmd, env)
-	res, err := ReadResult(filepath.Join(scratch, "out"))
+	res, err := sweep.ReadResult(filepath.Join(scratch, "out"))
 	if err != nil {
 		t.Fatalf("the job wrote no result in out/: %v", err)
 	}
-	copyFile(t, filepath.Join(scratch, "out", ResultFile), filepath.Join(c.ResultDir(task), ResultFile))
-	back, err := ReadResult(c.ResultDir(task))
+	copyFile(t, filepath.Join(scratch, "out", sweep.ResultFile), filepath.Join(filepath.Join(task.Dir, "out"), sweep.ResultFile))
+	back, err := sweep.ReadResult(filepath.Join(task.Dir, "out"))
 	if err != nil || back.RunID != task.RunID || res.Metrics["best"] != 5 {
 		t.Errorf("result on the access point: %+v, %v", back, err)
+	}
+}
+
+// The test binary doubles as a sweep worker when roleEnv says so.
+const roleEnv = "CONDOR_TEST_ROLE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(roleEnv) == "worker" {
+		os.Exit(testWorker())
+	}
+	os.Exit(m.Run())
+}
+
+// testWorker writes the result a sweep worker would: metric best = seed+1.
+func testWorker() int {
+	t, ok, err := sweep.WorkerTask()
+	if !ok || err != nil {
+		fmt.Fprintln(os.Stderr, "not a worker:", err)
+		return 2
+	}
+	x := float64(t.Params["seed"].Int() + 1)
+	if err := sweep.WriteResult(t.Dir, &sweep.Result{RunID: t.RunID, Attempt: t.Attempt, Metrics: map[string]float64{"best": x}}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// workerCommand is the argv that makes this test binary a worker.
+func workerCommand(t *testing.T) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"env", roleEnv + "=worker", exe}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runInDir runs argv in dir with env added to an environment free of
+// sweep worker variables, and fails the test if it fails.
+func runInDir(t *testing.T, dir string, argv []string, env map[string]string) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SWEEP_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v: %s", argv, err, out)
 	}
 }

@@ -1,7 +1,9 @@
-package sweep
+package curves
 
 import (
+	"context"
 	"encoding/json"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crosscluster/crosscluster/sweep"
 )
 
 // roundtripSpec has ints, floats (a column mixing 0 with floats, one of 1,
@@ -29,8 +33,8 @@ variants:
 // roundtripDataset builds the export of roundtripSpec from synthetic
 // results: a power-law validation curve per run, and a NaN and an Inf
 // metric on some runs.
-func roundtripDataset(t *testing.T) *Dataset {
-	s, err := LoadSpec(strings.NewReader(roundtripSpec))
+func roundtripDataset(t *testing.T) *sweep.Dataset {
+	s, err := sweep.LoadSpec(strings.NewReader(roundtripSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,10 +42,10 @@ func roundtripDataset(t *testing.T) *Dataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs []Run
-	results := map[string]*Result{}
+	var runs []sweep.Run
+	results := map[string]*sweep.Result{}
 	for i, p := range pts {
-		runs = append(runs, Run{ID: p.ID, Slug: p.Slug, Variant: p.Variant, State: Completed, Attempt: 1, Config: p.Params})
+		runs = append(runs, sweep.Run{ID: p.ID, Slug: p.Slug, Variant: p.Variant, State: sweep.Completed, Attempt: 1, Config: p.Params})
 		var st, v []float64
 		for k := 1; k <= 40; k++ {
 			e := float64(k) / 4
@@ -54,10 +58,12 @@ func roundtripDataset(t *testing.T) *Dataset {
 		case 2:
 			m["final"] = math.Inf(1)
 		}
-		results[p.ID] = &Result{RunID: p.ID, Metrics: m, Series: map[string]Series{"val_loss": {st, v}}}
+		results[p.ID] = &sweep.Result{RunID: p.ID, Metrics: m, Series: map[string]sweep.Series{"val_loss": {Step: st, Value: v}}}
 	}
-	return CurveDataset(runs, results, DefaultCurves())
+	return Table(runs, results, Default())
 }
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // TestPandasRoundTrip: the export reads back in pandas 1.5.3 (as
 // pandas_roundtrip.py reads it, with the dtypes from the metadata) to the
@@ -68,7 +74,7 @@ func roundtripDataset(t *testing.T) *Dataset {
 func TestPandasRoundTrip(t *testing.T) {
 	d := roundtripDataset(t)
 	dir := t.TempDir()
-	if err := Export(dir, "rt", d, nil, nil, ExportFiles{JSONL: true}, time.Unix(0, 0)); err != nil {
+	if err := sweep.Export(context.Background(), dir, "rt", d, sweep.ExportConfig{JSONL: true, Now: time.Unix(0, 0)}); err != nil {
 		t.Fatal(err)
 	}
 	gold := filepath.Join("testdata", "roundtrip")
@@ -85,7 +91,9 @@ func TestPandasRoundTrip(t *testing.T) {
 			t.Fatalf("%s differs from the golden file pandas read; regenerate both (see the test's comment)", f)
 		}
 	}
-	var md metadata
+	var md struct {
+		PandasDtypes map[string]string `json:"pandas_dtypes"`
+	}
 	mb, _ := os.ReadFile(filepath.Join(gold, "rt_metadata.json"))
 	json.Unmarshal(mb, &md)
 	var pd struct {

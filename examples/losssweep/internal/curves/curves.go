@@ -1,6 +1,12 @@
-package sweep
+// Package curves is the loss-curve study's analysis: one row per run with
+// the per-run curve metrics (power-law fit, knee, burn-in, slopes, best
+// loss) and the hypotheses H1 and H2 over them. It belongs to
+// examples/losssweep, its only user, so that the sweep library links no
+// numerical code.
+package curves
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"maps"
@@ -9,11 +15,12 @@ import (
 	"strings"
 
 	"github.com/crosscluster/crosscluster/stats"
+	"github.com/crosscluster/crosscluster/sweep"
 )
 
-// CurveConfig names the series and windows of the per-run curve metrics.
-// The zero value is not useful; start from DefaultCurves.
-type CurveConfig struct {
+// Config names the series and windows of the per-run curve metrics.
+// The zero value is not useful; start from Default.
+type Config struct {
 	// Y names the series analysed (validation loss); its steps are the x
 	// axis (epochs). A run without a Series of that name is read from its
 	// Curves: Y against the curve named X.
@@ -31,11 +38,11 @@ type CurveConfig struct {
 	PowerLawWhole bool
 }
 
-// DefaultCurves returns the study's settings: series "val_loss" (x "epoch"
+// Default returns the study's settings: series "val_loss" (x "epoch"
 // for Curves), burn-in at loss ≤ 1.0, early slope over epochs 5–15, H1 R²
 // ≥ 0.98 for more than 90% of runs, H2 ρ ≥ 0.7, knee ΔAIC ≥ 2.
-func DefaultCurves() CurveConfig {
-	return CurveConfig{X: "epoch", Y: "val_loss", BurnIn: 1.0, EarlyLo: 5, EarlyHi: 15,
+func Default() Config {
+	return Config{X: "epoch", Y: "val_loss", BurnIn: 1.0, EarlyLo: 5, EarlyHi: 15,
 		PowerLawR2: 0.98, H1Fraction: 0.90, H2Rho: 0.7, KneeDelta: stats.DefaultKneeAICDelta}
 }
 
@@ -50,20 +57,20 @@ func OutputColumns() []string {
 
 // curveCols are the computed columns, with their docs; the first seven are
 // in OutputColumns.
-var curveCols = [...]Column{
-	{"r_squared", Float, "R² in log–log space of the power-law fit of Y on the steps, from burn-in to the end"},
-	{"knee_epoch", Float, "first step where a power law beats an exponential on the rest of the curve by ΔAIC ≥ KneeDelta (stats.KneeAIC)"},
-	{"burn_in_loss", Float, "Y at burn-in, the first step with Y ≤ BurnIn"},
-	{"alpha_early", Float, "OLS slope of Y on the step over [EarlyLo, EarlyHi] (loss per epoch; negative while the loss falls)"},
-	{"alpha_full", Float, "OLS slope of Y on the step from burn-in to the last step"},
-	{"best_val_ce", Float, "lowest Y (validation cross-entropy)"},
-	{"best_val_epoch", Float, "step of the lowest Y (the first, on ties)"},
-	{"powerlaw_a", Float, "A of the power-law fit Y = A·step^B"},
-	{"powerlaw_b", Float, "B (the exponent) of the power-law fit"},
-	{"burn_in_epoch", Float, "step of burn-in"},
+var curveCols = [...]sweep.Column{
+	{Name: "r_squared", Kind: sweep.Float, Doc: "R² in log–log space of the power-law fit of Y on the steps, from burn-in to the end"},
+	{Name: "knee_epoch", Kind: sweep.Float, Doc: "first step where a power law beats an exponential on the rest of the curve by ΔAIC ≥ KneeDelta (stats.KneeAIC)"},
+	{Name: "burn_in_loss", Kind: sweep.Float, Doc: "Y at burn-in, the first step with Y ≤ BurnIn"},
+	{Name: "alpha_early", Kind: sweep.Float, Doc: "OLS slope of Y on the step over [EarlyLo, EarlyHi] (loss per epoch; negative while the loss falls)"},
+	{Name: "alpha_full", Kind: sweep.Float, Doc: "OLS slope of Y on the step from burn-in to the last step"},
+	{Name: "best_val_ce", Kind: sweep.Float, Doc: "lowest Y (validation cross-entropy)"},
+	{Name: "best_val_epoch", Kind: sweep.Float, Doc: "step of the lowest Y (the first, on ties)"},
+	{Name: "powerlaw_a", Kind: sweep.Float, Doc: "A of the power-law fit Y = A·step^B"},
+	{Name: "powerlaw_b", Kind: sweep.Float, Doc: "B (the exponent) of the power-law fit"},
+	{Name: "burn_in_epoch", Kind: sweep.Float, Doc: "step of burn-in"},
 }
 
-// CurveDataset builds one row per completed run from its result. Columns:
+// Table builds one row per completed run from its result. Columns:
 // OutputColumns first, then slug, attempt, the other parameters (in name
 // order), powerlaw_a, powerlaw_b, burn_in_epoch and every scalar metric any
 // result has (in name order; "metric_" is prefixed to a name that another
@@ -75,10 +82,10 @@ var curveCols = [...]Column{
 // EarlyHi] and from burn-in to the end, and the best Y. A metric that
 // cannot be computed for a run (too few points, non-positive loss, no
 // burn-in) is NaN, which the export writes as an empty cell.
-func CurveDataset(runs []Run, results map[string]*Result, cfg CurveConfig) *Dataset {
-	var done []*Run
+func Table(runs []sweep.Run, results map[string]*sweep.Result, cfg Config) *sweep.Dataset {
+	var done []*sweep.Run
 	for i := range runs {
-		if _, ok := results[runs[i].ID]; ok && runs[i].State == Completed {
+		if _, ok := results[runs[i].ID]; ok && runs[i].State == sweep.Completed {
 			done = append(done, &runs[i])
 		}
 	}
@@ -90,22 +97,22 @@ func CurveDataset(runs []Run, results map[string]*Result, cfg CurveConfig) *Data
 		taken[c.Name] = true
 	}
 	taken["slug"], taken["attempt"] = true, true
-	params := map[string][]Value{}
+	params := map[string][]sweep.Value{}
 	for _, r := range done {
 		for k, v := range r.Params() {
 			params[k] = append(params[k], v)
 		}
 	}
-	paramCol := func(name string) Column {
-		return Column{name, columnKind(params[name]), "parameter " + name}
+	paramCol := func(name string) sweep.Column {
+		return sweep.Column{Name: name, Kind: columnKind(params[name]), Doc: "parameter " + name}
 	}
-	d := &Dataset{Columns: []Column{{"run_id", String, "run id: SHA-256 of the canonical parameters (first 16 hex digits)"},
-		{"variant", String, "variant name"}}}
+	d := &sweep.Dataset{Columns: []sweep.Column{{Name: "run_id", Kind: sweep.String, Doc: "run id: SHA-256 of the canonical parameters (first 16 hex digits)"},
+		{Name: "variant", Kind: sweep.String, Doc: "variant name"}}}
 	for _, p := range []string{"seed", "lr", "weight_decay"} {
 		d.Columns = append(d.Columns, paramCol(p))
 	}
 	d.Columns = append(d.Columns, curveCols[:7]...)
-	d.Columns = append(d.Columns, Column{"slug", String, "readable run name"}, Column{"attempt", Int, "attempt that produced the result"})
+	d.Columns = append(d.Columns, sweep.Column{Name: "slug", Kind: sweep.String, Doc: "readable run name"}, sweep.Column{Name: "attempt", Kind: sweep.Int, Doc: "attempt that produced the result"})
 	var otherParams []string
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		if !taken[k] && k != "variant" {
@@ -129,7 +136,7 @@ func CurveDataset(runs []Run, results map[string]*Result, cfg CurveConfig) *Data
 		if taken[name] || name == "variant" {
 			name = "metric_" + k
 		}
-		d.Columns = append(d.Columns, Column{name, Float, "metric " + k + " reported by the run"})
+		d.Columns = append(d.Columns, sweep.Column{Name: name, Kind: sweep.Float, Doc: "metric " + k + " reported by the run"})
 	}
 	for _, r := range done {
 		res := results[r.ID]
@@ -145,7 +152,7 @@ func CurveDataset(runs []Run, results map[string]*Result, cfg CurveConfig) *Data
 		}
 		row = append(row, r.Slug, int64(r.Attempt))
 		for _, k := range otherParams {
-			row = append(row, paramCell(pr, d.Columns[d.col(k)]))
+			row = append(row, paramCell(pr, d.Columns[col(d, k)]))
 		}
 		for _, c := range curveCols[7:] {
 			row = append(row, m[c.Name])
@@ -162,7 +169,7 @@ func CurveDataset(runs []Run, results map[string]*Result, cfg CurveConfig) *Data
 	return d
 }
 
-func paramCell(p map[string]Value, c Column) any {
+func paramCell(p map[string]sweep.Value, c sweep.Column) any {
 	v, ok := p[c.Name]
 	if !ok {
 		return nil
@@ -172,7 +179,7 @@ func paramCell(p map[string]Value, c Column) any {
 
 // runCurve returns the analysed curve of a result: the Series named Y, or
 // the Curves X and Y.
-func runCurve(res *Result, cfg CurveConfig) (x, y []float64) {
+func runCurve(res *sweep.Result, cfg Config) (x, y []float64) {
 	if s, ok := res.Series[cfg.Y]; ok {
 		return s.Step, s.Value
 	}
@@ -183,7 +190,7 @@ func runCurve(res *Result, cfg CurveConfig) (x, y []float64) {
 	return x, y
 }
 
-func curveMetrics(x, y []float64, cfg CurveConfig) map[string]float64 {
+func curveMetrics(x, y []float64, cfg Config) map[string]float64 {
 	nan := math.NaN()
 	m := map[string]float64{}
 	for _, c := range curveCols {
@@ -241,15 +248,15 @@ type HypothesisRow struct {
 // ≥ H2Rho) on all runs and then on each variant, in order of first
 // appearance. Runs with a NaN in the columns used are left out of that
 // hypothesis.
-func Hypotheses(d *Dataset, cfg CurveConfig) []HypothesisRow {
+func Hypotheses(d *sweep.Dataset, cfg Config) []HypothesisRow {
 	variants := []string{}
-	vcol := d.col("variant")
+	vcol := col(d, "variant")
 	for _, r := range d.Rows {
 		if v := r[vcol].(string); !slices.Contains(variants, v) {
 			variants = append(variants, v)
 		}
 	}
-	r2, slope, best := d.floats("r_squared"), d.floats("alpha_early"), d.floats("best_val_ce")
+	r2, slope, best := floats(d, "r_squared"), floats(d, "alpha_early"), floats(d, "best_val_ce")
 	eval := func(group string, keep func(i int) bool) HypothesisRow {
 		h := HypothesisRow{Group: group, Rho: math.NaN(), P: math.NaN()}
 		pass := 0
@@ -290,7 +297,7 @@ func Hypotheses(d *Dataset, cfg CurveConfig) []HypothesisRow {
 }
 
 // WriteHypotheses writes the H1/H2 report as a Markdown table.
-func WriteHypotheses(w io.Writer, rows []HypothesisRow, cfg CurveConfig) error {
+func WriteHypotheses(w io.Writer, rows []HypothesisRow, cfg Config) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "H1: more than %.0f%% of runs follow a power law with R² ≥ %.2f\n", 100*cfg.H1Fraction, cfg.PowerLawR2)
 	fmt.Fprintf(&b, "H2: Spearman ρ(slope over epochs %g–%g, best validation loss) ≥ %.2f\n\n", cfg.EarlyLo, cfg.EarlyHi, cfg.H2Rho)
@@ -310,4 +317,91 @@ func WriteHypotheses(w io.Writer, rows []HypothesisRow, cfg CurveConfig) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// col returns the index of the named column, or -1.
+func col(d *sweep.Dataset, name string) int {
+	return slices.IndexFunc(d.Columns, func(c sweep.Column) bool { return c.Name == name })
+}
+
+// floats returns the named numeric column (NaN for missing cells). It
+// panics if there is no such column.
+func floats(d *sweep.Dataset, name string) []float64 {
+	j := col(d, name)
+	if j < 0 {
+		panic("curves: no such column")
+	}
+	out := make([]float64, len(d.Rows))
+	for i, r := range d.Rows {
+		switch x := r[j].(type) {
+		case float64:
+			out[i] = x
+		case int64:
+			out[i] = float64(x)
+		default:
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
+
+// columnKind is the kind of a column that holds vals, decided by all of
+// them (not the first): integers only → sweep.Int; integers and floats → sweep.Float;
+// booleans only → sweep.Bool; anything else → sweep.String (numbers and booleans then
+// keep their literal text).
+func columnKind(vals []sweep.Value) sweep.Kind {
+	k, first := sweep.String, true
+	for _, v := range vals {
+		switch {
+		case first:
+			k, first = v.Kind, false
+		case k == v.Kind:
+		case (k == sweep.Int || k == sweep.Float) && (v.Kind == sweep.Int || v.Kind == sweep.Float):
+			k = sweep.Float
+		default:
+			return sweep.String
+		}
+	}
+	return k
+}
+
+// cell converts a value to a cell of a column of kind k.
+func cell(v sweep.Value, k sweep.Kind) any {
+	switch k {
+	case sweep.Int:
+		return v.Int()
+	case sweep.Float:
+		return v.Float()
+	case sweep.Bool:
+		return v.Bool()
+	}
+	return v.Lit
+}
+
+// SchemaError reports columns a CSV lacks.
+type SchemaError struct {
+	Missing []string
+}
+
+func (e *SchemaError) Error() string {
+	return "curves: export is missing columns: " + strings.Join(e.Missing, ", ")
+}
+
+// CheckSchema reads the header of a CSV export and returns a *SchemaError
+// naming every required column it lacks (OutputColumns are the study's).
+func CheckSchema(r io.Reader, required []string) error {
+	header, err := csv.NewReader(r).Read()
+	if err != nil {
+		return fmt.Errorf("curves: reading export header: %w", err)
+	}
+	var missing []string
+	for _, c := range required {
+		if !slices.Contains(header, c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return &SchemaError{Missing: missing}
+	}
+	return nil
 }

@@ -1,9 +1,13 @@
-package sweep
+package curves
 
 import (
+	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/crosscluster/crosscluster/sweep"
 )
 
 // exactTol is for values computed from exact synthetic curves: only
@@ -11,8 +15,8 @@ import (
 const exactTol = 1e-9
 
 func TestCurveDatasetAndHypotheses(t *testing.T) {
-	var runs []Run
-	results := map[string]*Result{}
+	var runs []sweep.Run
+	results := map[string]*sweep.Result{}
 	x := make([]float64, 200)
 	for i := range x {
 		x[i] = 0.25 * float64(i+1) // validation every quarter epoch, 50 epochs
@@ -30,17 +34,17 @@ func TestCurveDatasetAndHypotheses(t *testing.T) {
 			}
 		}
 		id := string(rune('a' + i))
-		runs = append(runs, Run{ID: id, Slug: "s" + id, Variant: variant, State: Completed, Attempt: 1,
-			Config: map[string]Value{"lr": FloatValue(amp), "variant": Str(variant)}})
-		results[id] = &Result{RunID: id, Curves: map[string][]float64{"epoch": x, "val_loss": y}}
+		runs = append(runs, sweep.Run{ID: id, Slug: "s" + id, Variant: variant, State: sweep.Completed, Attempt: 1,
+			Config: map[string]sweep.Value{"lr": sweep.FloatValue(amp), "variant": sweep.Str(variant)}})
+		results[id] = &sweep.Result{RunID: id, Curves: map[string][]float64{"epoch": x, "val_loss": y}}
 	}
-	cfg := DefaultCurves()
-	d := CurveDataset(runs, results, cfg)
+	cfg := Default()
+	d := Table(runs, results, cfg)
 	if len(d.Rows) != 8 {
 		t.Fatalf("%d rows", len(d.Rows))
 	}
-	r2, b, best := d.floats("r_squared"), d.floats("powerlaw_b"), d.floats("best_val_ce")
-	burn := d.floats("burn_in_epoch")
+	r2, b, best := floats(d, "r_squared"), floats(d, "powerlaw_b"), floats(d, "best_val_ce")
+	burn := floats(d, "burn_in_epoch")
 	for i := range 4 {
 		if math.Abs(r2[i]-1) > exactTol || math.Abs(b[i]+0.6) > exactTol {
 			t.Errorf("run %d: R² %v, B %v; want 1 and -0.6", i, r2[i], b[i])
@@ -95,7 +99,7 @@ func TestPowerLawFromBurnIn(t *testing.T) {
 			y = append(y, 0.9*math.Pow(e/5, -0.5))
 		}
 	}
-	cfg := DefaultCurves()
+	cfg := Default()
 	m := curveMetrics(x, y, cfg)
 	if r2 := m["r_squared"]; math.Abs(r2-1) > 1e-9 {
 		t.Errorf("R² from burn-in = %v, want 1", r2)
@@ -106,5 +110,37 @@ func TestPowerLawFromBurnIn(t *testing.T) {
 	cfg.PowerLawWhole = true
 	if r2 := curveMetrics(x, y, cfg)["r_squared"]; r2 > 0.98 {
 		t.Errorf("R² of the whole curve = %v, want the plateau to pull it below 0.98", r2)
+	}
+}
+
+func TestColumnKindFromAllValues(t *testing.T) {
+	tests := []struct {
+		vals []sweep.Value
+		want sweep.Kind
+	}{
+		{[]sweep.Value{sweep.IntValue(0), sweep.ParseValue("1e-3"), sweep.ParseValue("1e-2")}, sweep.Float},
+		{[]sweep.Value{sweep.ParseValue("1"), sweep.ParseValue("0.1"), sweep.ParseValue("0.01")}, sweep.Float},
+		{[]sweep.Value{sweep.IntValue(1), sweep.IntValue(2)}, sweep.Int},
+		{[]sweep.Value{sweep.BoolValue(true), sweep.BoolValue(false)}, sweep.Bool},
+		{[]sweep.Value{sweep.IntValue(1), sweep.Str("x")}, sweep.String},
+		{[]sweep.Value{sweep.BoolValue(true), sweep.IntValue(1)}, sweep.String},
+		{nil, sweep.String},
+	}
+	for _, tc := range tests {
+		if got := columnKind(tc.vals); got != tc.want {
+			t.Errorf("columnKind(%v) = %v, want %v", tc.vals, got, tc.want)
+		}
+	}
+}
+
+func TestCheckSchema(t *testing.T) {
+	csv := "slug,n,x,ok\na,1,0.5,true\n"
+	if err := CheckSchema(strings.NewReader(csv), []string{"slug", "x"}); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+	err := CheckSchema(strings.NewReader(csv), []string{"slug", "r_squared", "best_val_ce"})
+	var se *SchemaError
+	if !errors.As(err, &se) || !slices.Equal(se.Missing, []string{"r_squared", "best_val_ce"}) || !strings.Contains(err.Error(), "r_squared, best_val_ce") {
+		t.Errorf("schema error %v", err)
 	}
 }

@@ -5,12 +5,12 @@ pandas.json: each column's dtype and every cell (floats as repr(), which
 Python writes as the shortest text that reads back to the same double;
 "nan", "inf", "-inf"; missing values as null).
 
-sweep/roundtrip_test.go compares pandas.json with the dataset Go exported,
+roundtrip_test.go (beside testdata/) compares pandas.json with the dataset Go exported,
 bit for bit, so that a change in the export format that pandas would read
 differently fails the Go test, which needs no Python.
 
 Run (Debian bookworm's python3-pandas 1.5.3, numpy 1.24.2):
-  /usr/bin/python3 sweep/testdata/roundtrip/pandas_roundtrip.py sweep/testdata/roundtrip
+  /usr/bin/python3 examples/losssweep/internal/curves/testdata/roundtrip/pandas_roundtrip.py examples/losssweep/internal/curves/testdata/roundtrip
 """
 import json
 import math

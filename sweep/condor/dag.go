@@ -1,4 +1,4 @@
-package sweep
+package condor
 
 import (
 	"errors"
@@ -6,18 +6,20 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/internal/atomicfile"
 )
 
-// CondorSubmit is one HTCondor submit description for a pool without a
-// shared file system, as CondorDAG writes it: the vanilla universe, the
+// Submit is one HTCondor submit description for a pool without a
+// shared file system, as DAG writes it: the vanilla universe, the
 // executable transferred with the job, file transfer on (inputs listed,
 // outputs transferred back on exit), the resources requested, and one job
 // event log. Every path is on the access point; values may use submit
 // macros, $(name), defined by the node's VARS.
-type CondorSubmit struct {
+type Submit struct {
 	// Comment is written as the file's first line, after "# ".
 	Comment string
 	// Executable is the program (absolute, on the access point); HTCondor
@@ -44,7 +46,7 @@ type CondorSubmit struct {
 	// Resources: request_cpus, request_memory (MiB), request_disk (KiB
 	// from DiskMB), request_gpus when positive; zero CPUs, memory or disk
 	// mean 1, 1024 MiB and 1024 MiB.
-	Resources Resources
+	Resources sweep.Resources
 	// Log is the job event log; Output and Error the standard streams
 	// (relative to InitialDir).
 	Log, Output, Error string
@@ -69,8 +71,8 @@ type CondorSubmit struct {
 // seconds rounds d up to whole seconds.
 func seconds(d time.Duration) int64 { return int64((d + time.Second - 1) / time.Second) }
 
-// CondorNode is one node of a DAG.
-type CondorNode struct {
+// Node is one node of a DAG.
+type Node struct {
 	Name   string
 	Submit string // path of its submit description file
 	// Vars define the node's submit macros (DAGMan VARS), in order.
@@ -88,17 +90,17 @@ type CondorNode struct {
 	Parents []string
 }
 
-// CondorDAG is a DAGMan input file and its submit descriptions.
-type CondorDAG struct {
-	Nodes []CondorNode
+// DAG is a DAGMan input file and its submit descriptions.
+type DAG struct {
+	Nodes []Node
 	// Submits maps each submit file path the nodes name to its
 	// description.
-	Submits map[string]*CondorSubmit
+	Submits map[string]*Submit
 }
 
-// ErrCondor is wrapped by the errors of CondorDAG, RunCondorDAG and
+// ErrInvalid is wrapped by the errors of DAG, internal/dagman.Run and
 // CheckStatic.
-var ErrCondor = errors.New("condor")
+var ErrInvalid = errors.New("invalid HTCondor input")
 
 var (
 	condorName  = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
@@ -137,7 +139,7 @@ func dollarsOK(v string, paren bool, known func(string) bool) bool {
 	}
 }
 
-// postMacros are the DAGMan script macros RunCondorDAG expands too.
+// postMacros are the DAGMan script macros a local DAG runner (internal/dagman) expands too.
 func postMacro(name string) bool {
 	switch name {
 	case "JOB", "RETURN", "RETRY", "MAX_RETRIES":
@@ -151,7 +153,7 @@ func varsMacro(name string) bool { return name == "JOB" || name == "RETRY" }
 
 // SubmitText returns the submit description, one command per line and a
 // final "queue".
-func (s *CondorSubmit) SubmitText() string {
+func (s *Submit) SubmitText() string {
 	var b strings.Builder
 	if s.Comment != "" {
 		fmt.Fprintf(&b, "# %s\n", s.Comment)
@@ -177,7 +179,7 @@ func (s *CondorSubmit) SubmitText() string {
 	if len(s.Environment) > 0 {
 		fmt.Fprintf(&b, "environment = \"%s\"\n", strings.Join(s.Environment, " "))
 	}
-	r := Resources{CPUs: 1, MemoryMB: 1024, DiskMB: 1024}.merge(s.Resources)
+	r := over(poolDefaults, s.Resources)
 	fmt.Fprintf(&b, "request_cpus = %d\n", r.CPUs)
 	fmt.Fprintf(&b, "request_memory = %d\n", r.MemoryMB)
 	fmt.Fprintf(&b, "request_disk = %d\n", r.DiskMB*1024)
@@ -200,16 +202,16 @@ func (s *CondorSubmit) SubmitText() string {
 // check refuses what the submit language cannot carry as written: list
 // items with spaces, commas or quotes, environment values with spaces, and
 // a $ anywhere but in $(name) for a macro in vars (the VARS of the nodes
-// that use the file) or DAGMan's $(JOB) and $(RETRY), which RunCondorDAG
+// that use the file) or DAGMan's $(JOB) and $(RETRY), which internal/dagman
 // also expands: HTCondor would expand any other.
-func (s *CondorSubmit) check(path string, vars map[string]bool) error {
+func (s *Submit) check(path string, vars map[string]bool) error {
 	bad := func(what, v string) error {
-		return fmt.Errorf("sweep: %w: %s: %s %q cannot be written in a submit file", ErrCondor, path, what, v)
+		return fmt.Errorf("condor: %w: %s: %s %q cannot be written in a submit file", ErrInvalid, path, what, v)
 	}
 	known := func(name string) bool { return vars[name] || varsMacro(name) }
 	for _, v := range slices.Concat([]string{s.Executable, s.InitialDir, s.Log, s.Output, s.Error}, s.Inputs, s.Outputs, s.Arguments, s.Environment) {
 		if !dollarsOK(v, true, known) {
-			return fmt.Errorf("sweep: %w: %s: %q holds a $ that is not a node macro $(name); HTCondor would expand it (rename the path without $)", ErrCondor, path, v)
+			return fmt.Errorf("condor: %w: %s: %q holds a $ that is not a node macro $(name); HTCondor would expand it (rename the path without $)", ErrInvalid, path, v)
 		}
 	}
 	if !filepath.IsAbs(s.Executable) || !condorValue.MatchString(s.Executable) {
@@ -245,14 +247,14 @@ func (s *CondorSubmit) check(path string, vars map[string]bool) error {
 		return bad("accounting group (letters, digits, _ . + -)", s.AccountingGroup)
 	}
 	if s.AllowedJobDuration < 0 || s.RemoveHeldAfter < 0 {
-		return fmt.Errorf("sweep: %w: %s: negative allowed_job_duration or hold limit", ErrCondor, path)
+		return fmt.Errorf("condor: %w: %s: negative allowed_job_duration or hold limit", ErrInvalid, path)
 	}
 	return nil
 }
 
 // DAGText returns the DAGMan input file: for each node its JOB, VARS,
 // SCRIPT POST and RETRY lines, then the PARENT ... CHILD lines.
-func (d *CondorDAG) DAGText() string {
+func (d *DAG) DAGText() string {
 	var b strings.Builder
 	for _, n := range d.Nodes {
 		fmt.Fprintf(&b, "JOB %s %s\n", n.Name, n.Submit)
@@ -284,35 +286,35 @@ func (d *CondorDAG) DAGText() string {
 
 // check validates the DAG: unique node names that DAGMan accepts, known
 // parents and submit files, no cycle, values the files can carry.
-func (d *CondorDAG) check() error {
+func (d *DAG) check() error {
 	seen := map[string]bool{}
 	for _, n := range d.Nodes {
 		switch {
 		case !condorName.MatchString(n.Name):
-			return fmt.Errorf("sweep: %w: node name %q", ErrCondor, n.Name)
+			return fmt.Errorf("condor: %w: node name %q", ErrInvalid, n.Name)
 		case seen[n.Name]:
-			return fmt.Errorf("sweep: %w: two nodes named %s", ErrCondor, n.Name)
+			return fmt.Errorf("condor: %w: two nodes named %s", ErrInvalid, n.Name)
 		case d.Submits[n.Submit] == nil:
-			return fmt.Errorf("sweep: %w: node %s: no submit description for %s", ErrCondor, n.Name, n.Submit)
+			return fmt.Errorf("condor: %w: node %s: no submit description for %s", ErrInvalid, n.Name, n.Submit)
 		case !filepath.IsAbs(n.Submit) || !condorValue.MatchString(n.Submit):
-			return fmt.Errorf("sweep: %w: node %s: submit file %q (absolute, without spaces)", ErrCondor, n.Name, n.Submit)
+			return fmt.Errorf("condor: %w: node %s: submit file %q (absolute, without spaces)", ErrInvalid, n.Name, n.Submit)
 		case n.Retry < 0:
-			return fmt.Errorf("sweep: %w: node %s: negative retry count", ErrCondor, n.Name)
+			return fmt.Errorf("condor: %w: node %s: negative retry count", ErrInvalid, n.Name)
 		}
 		for _, kv := range n.Vars {
 			if !condorMacro.MatchString(kv[0]) || strings.ContainsAny(kv[1], "\"\n\\") {
-				return fmt.Errorf("sweep: %w: node %s: VARS %s=%q", ErrCondor, n.Name, kv[0], kv[1])
+				return fmt.Errorf("condor: %w: node %s: VARS %s=%q", ErrInvalid, n.Name, kv[0], kv[1])
 			}
 			if !dollarsOK(kv[1], true, varsMacro) {
-				return fmt.Errorf("sweep: %w: node %s: VARS %s=%q holds a $ other than $(JOB) or $(RETRY); HTCondor would expand it (rename the path without $)", ErrCondor, n.Name, kv[0], kv[1])
+				return fmt.Errorf("condor: %w: node %s: VARS %s=%q holds a $ other than $(JOB) or $(RETRY); HTCondor would expand it (rename the path without $)", ErrInvalid, n.Name, kv[0], kv[1])
 			}
 		}
 		for _, a := range n.Post {
 			if a == "" || strings.ContainsAny(a, " \t\n\"'") {
-				return fmt.Errorf("sweep: %w: node %s: POST script argument %q", ErrCondor, n.Name, a)
+				return fmt.Errorf("condor: %w: node %s: POST script argument %q", ErrInvalid, n.Name, a)
 			}
 			if !dollarsOK(a, false, postMacro) {
-				return fmt.Errorf("sweep: %w: node %s: POST script argument %q holds a $ other than $JOB, $RETURN, $RETRY or $MAX_RETRIES; DAGMan would expand it (rename the path without $)", ErrCondor, n.Name, a)
+				return fmt.Errorf("condor: %w: node %s: POST script argument %q holds a $ other than $JOB, $RETURN, $RETRY or $MAX_RETRIES; DAGMan would expand it (rename the path without $)", ErrInvalid, n.Name, a)
 			}
 		}
 		seen[n.Name] = true
@@ -320,7 +322,7 @@ func (d *CondorDAG) check() error {
 	for _, n := range d.Nodes {
 		for _, p := range n.Parents {
 			if !seen[p] {
-				return fmt.Errorf("sweep: %w: node %s: unknown parent %s", ErrCondor, n.Name, p)
+				return fmt.Errorf("condor: %w: node %s: unknown parent %s", ErrInvalid, n.Name, p)
 			}
 		}
 	}
@@ -347,7 +349,7 @@ func (d *CondorDAG) check() error {
 // dagOrder returns the nodes' indices in an order where parents come
 // first (Kahn's algorithm, ties in file order), or an error naming a node
 // on a cycle.
-func dagOrder(nodes []CondorNode) ([]int, error) {
+func dagOrder(nodes []Node) ([]int, error) {
 	idx := map[string]int{}
 	for i, n := range nodes {
 		idx[n.Name] = i
@@ -358,7 +360,7 @@ func dagOrder(nodes []CondorNode) ([]int, error) {
 		for _, p := range n.Parents {
 			j, ok := idx[p]
 			if !ok {
-				return nil, fmt.Errorf("sweep: %w: node %s: unknown parent %s", ErrCondor, n.Name, p)
+				return nil, fmt.Errorf("condor: %w: node %s: unknown parent %s", ErrInvalid, n.Name, p)
 			}
 			indeg[i]++
 			children[j] = append(children[j], i)
@@ -383,21 +385,26 @@ func dagOrder(nodes []CondorNode) ([]int, error) {
 	if len(order) != len(nodes) {
 		for i := range nodes {
 			if indeg[i] > 0 {
-				return nil, fmt.Errorf("sweep: %w: node %s is on a dependency cycle", ErrCondor, nodes[i].Name)
+				return nil, fmt.Errorf("condor: %w: node %s is on a dependency cycle", ErrInvalid, nodes[i].Name)
 			}
 		}
 	}
 	return order, nil
 }
 
+// Order returns the indices of d's nodes in an order where parents come
+// first (ties in node order), or an error wrapping ErrInvalid naming an
+// unknown parent or a node on a cycle.
+func (d *DAG) Order() ([]int, error) { return dagOrder(d.Nodes) }
+
 // Check checks the DAG as Write does, without writing anything: node
 // names, parents, cycles, and every value the files must carry (spaces,
 // quotes, a $ that HTCondor would expand).
-func (d *CondorDAG) Check() error { return d.check() }
+func (d *DAG) Check() error { return d.check() }
 
 // Write checks the DAG and writes every submit description and the DAG
 // file at path, each atomically, the DAG file last.
-func (d *CondorDAG) Write(path string) error {
+func (d *DAG) Write(path string) error {
 	if err := d.check(); err != nil {
 		return err
 	}
@@ -409,20 +416,9 @@ func (d *CondorDAG) Write(path string) error {
 	return writeAtomic(path, []byte(d.DAGText()))
 }
 
-// PrepareTask creates a task's directory and its config.json, as the
-// backends do before they start a worker, for a task run by other means:
-// a DAG node whose job reads config.json (see WorkerTask).
-func PrepareTask(t Task) error { return prepare(t) }
-
-// unquoteVar reads one VARS value as the DAG file has it.
-func unquoteVar(v string) (string, bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
+func writeAtomic(path string, b []byte) error {
+	if err := atomicfile.Write(path, b, true); err != nil {
+		return fmt.Errorf("condor: %w", err)
 	}
-	return v[1 : len(v)-1], true
-}
-
-func atoiOK(s string) (int, bool) {
-	n, err := strconv.Atoi(s)
-	return n, err == nil
+	return nil
 }
