@@ -16,6 +16,9 @@ var (
 	// ErrReadOnly is wrapped by the errors of writes to a ledger opened with
 	// OpenLedgerReadOnly.
 	ErrReadOnly = errors.New("ledger opened read-only")
+	// ErrAlias is wrapped by OpenLedger's error for a ledger reached
+	// through a symbolic link or a file with more than one hard link.
+	ErrAlias = errors.New("ledger has another name")
 	// ErrNoRun is wrapped by the errors for an unknown run id.
 	ErrNoRun = errors.New("no such run")
 	// ErrWorkDir is wrapped by Run's error when the work directory holds runs

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"maps"
 	"net/url"
@@ -221,9 +222,15 @@ func dsn(path string, readOnly bool) (string, error) {
 }
 
 // OpenLedger opens or creates the ledger at path for a controller. It
-// returns an error wrapping ErrLocked, naming the holder's pid, when another
-// live process holds it.
+// returns an error wrapping ErrLocked, naming the holder (pid, host, since
+// when), when another live controller holds it, and one wrapping ErrAlias
+// for a path that is a symbolic link or a file with more than one hard
+// link: a second controller reaching the ledger under another name would
+// otherwise not be refused.
 func OpenLedger(path string) (*Ledger, error) {
+	if err := checkLedgerFile(path, true); err != nil {
+		return nil, err
+	}
 	unlock, err := lockLedger(path)
 	if err != nil {
 		return nil, err
@@ -241,10 +248,56 @@ func OpenLedger(path string) (*Ledger, error) {
 // the controller lock; the transition methods return errors wrapping
 // ErrReadOnly.
 func OpenLedgerReadOnly(path string) (*Ledger, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
+	if err := checkLedgerFile(path, false); err != nil {
+		return nil, err
 	}
 	return open(path, true)
+}
+
+// sqliteMagic starts every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// checkLedgerFile refuses what path must not be: a directory, an empty
+// file, a file that is not an SQLite database, and, for a controller
+// (create), a symbolic link or a file with several hard links. A missing
+// file is fine when create is set.
+func checkLedgerFile(path string, create bool) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) && create {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", path, err)
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		if create {
+			target, _ := os.Readlink(path)
+			return fmt.Errorf("sweep: %w: ledger %s is a symbolic link (to %s); open the file itself", ErrAlias, path, target)
+		}
+		if fi, err = os.Stat(path); err != nil {
+			return fmt.Errorf("sweep: ledger %s: %w", path, err)
+		}
+	}
+	switch {
+	case fi.IsDir():
+		return fmt.Errorf("sweep: ledger %s is a directory, not a ledger file", path)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("sweep: ledger %s is not a regular file", path)
+	case fi.Size() == 0:
+		return fmt.Errorf("sweep: ledger %s is an empty file, not a ledger; remove it or choose another path", path)
+	case create && links(fi) > 1:
+		return fmt.Errorf("sweep: %w: ledger %s has %d hard links; a controller needs the only name of its ledger", ErrAlias, path, links(fi))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != sqliteMagic {
+		return fmt.Errorf("sweep: ledger %s is not a sweep ledger (not an SQLite database)", path)
+	}
+	return nil
 }
 
 func open(path string, readOnly bool) (*Ledger, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -32,6 +33,9 @@ func lockLedger(path string) (unlock func(), err error) {
 	}
 	host, _ := os.Hostname()
 	_ = lf.Truncate(0)
-	_, _ = lf.WriteAt([]byte("pid "+strconv.Itoa(os.Getpid())+" on "+host+"\n"), 0)
+	_, _ = lf.WriteAt([]byte("pid "+strconv.Itoa(os.Getpid())+" on "+host+" since "+time.Now().UTC().Format(time.RFC3339)+"\n"), 0)
 	return func() { lf.Close() }, nil
 }
+
+// links is 1: hard links of a ledger are not detected on Windows.
+func links(os.FileInfo) uint64 { return 1 }
