@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,10 +34,16 @@ func OpenMetricLog(dir string) (*MetricLog, error) {
 	return &MetricLog{f: f}, nil
 }
 
-// Log appends value of series at step. Series names are non-empty.
+// Log appends value of series at step. Series names are non-empty; a step
+// must be a finite number from 0 to 2⁵³ (an epoch, an iteration), and any
+// other is an error: readers refuse it (value may be anything, NaN and ±Inf
+// included).
 func (m *MetricLog) Log(series string, step, value float64) error {
 	if series == "" {
 		panic("sweep: MetricLog.Log with an empty series name")
+	}
+	if !stepOK(step) {
+		return fmt.Errorf("sweep: metric log: series %q: step %v is not a finite number from 0 to 2^53", series, step)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -95,8 +100,11 @@ func parseMetrics(b []byte, first int) (pts []metricPoint, done int, err error) 
 		if err := d.Decode(&p); err != nil {
 			return pts, done, fmt.Errorf("%w: line %d: %v", ErrCorrupt, line, err)
 		}
-		if p.Series == "" || math.IsNaN(float64(p.Step)) {
-			return pts, done, fmt.Errorf("%w: line %d: empty series or step", ErrCorrupt, line)
+		if p.Series == "" {
+			return pts, done, fmt.Errorf("%w: line %d: empty series", ErrCorrupt, line)
+		}
+		if !stepOK(float64(p.Step)) {
+			return pts, done, fmt.Errorf("%w: line %d: series %q: step %v is not a finite number from 0 to 2^53", ErrCorrupt, line, p.Series, float64(p.Step))
 		}
 		pts = append(pts, p)
 	}
@@ -165,3 +173,11 @@ func (t *metricTail) next(path string) ([]metricPoint, error) {
 	}
 	return pts, nil
 }
+
+// maxStep bounds a metric's step: integers are exact up to it, and the
+// pruners' rungs (MinStep·Eta^k) reach it in a few dozen steps.
+const maxStep = 1 << 53
+
+// stepOK reports whether step is a step the ledger accepts: finite, from 0
+// to maxStep. An infinite step would never let ASHA's rungs end.
+func stepOK(step float64) bool { return step >= 0 && step <= maxStep }

@@ -2,6 +2,10 @@ package sweep
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -128,4 +132,67 @@ func TestControllerPrunes(t *testing.T) {
 func TestKillLoopProcessPrune(t *testing.T) {
 	t.Parallel()
 	killLoopPrune(t, "process", true, 8, killIters(), 300*time.Millisecond, 4*time.Minute)
+}
+
+// TestBadStepRefused: a worker's metric line whose step is "inf", "nan",
+// negative or beyond 2^53 neither hangs the controller under ASHA (whose
+// rungs would never end) nor reaches the ledger: the run fails as corrupt,
+// naming the line, and the other runs go on.
+func TestBadStepRefused(t *testing.T) {
+	for _, step := range []string{`"inf"`, `"-inf"`, `"nan"`, `-1`, `1e300`} {
+		t.Run(step, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			l, _ := openTemp(t)
+			mustEnqueue(t, l, gridSpec("inf", 4, nil))
+			work := func(ctx context.Context, tk Task) (*Result, error) {
+				f, err := os.OpenFile(filepath.Join(tk.Dir, MetricFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+				if err != nil {
+					return nil, err
+				}
+				for k := 1; k <= 3; k++ {
+					fmt.Fprintf(f, `{"series":"loss","step":%d,"value":%g,"time":%d}`+"\n", k, float64(tk.Params["seed"].Int()+1)/float64(k), k)
+				}
+				if tk.Params["seed"].Int() == 1 {
+					fmt.Fprintf(f, `{"series":"loss","step":%s,"value":0.1,"time":9}`+"\n", step)
+				}
+				f.Close()
+				time.Sleep(50 * time.Millisecond)
+				return &Result{Metrics: map[string]float64{"best": 1}}, nil
+			}
+			c := &Controller{Ledger: l, Backend: &Local{Func: work}, WorkDir: t.TempDir(), Parallel: 4, PollInterval: 5 * time.Millisecond,
+				Pruner: ASHA{Series: "loss", MinStep: 1, Eta: 3}}
+			if _, err := c.Run(ctx); err != nil {
+				t.Fatalf("controller: %v", err)
+			}
+			rs, _ := l.Runs(ctx)
+			for _, r := range rs {
+				bad := r.Config["seed"].Int() == 1
+				switch {
+				case bad && (r.State != Failed || r.ErrorClass != ClassCorrupt || !strings.Contains(r.ErrorText, "line 4") || !strings.Contains(r.ErrorText, "step")):
+					t.Errorf("run with step %s: %s %s %q; want failed as corrupt, naming line 4 and the step", step, r.State, r.ErrorClass, r.ErrorText)
+				case !bad && r.State == Failed:
+					t.Errorf("run %s failed: %s", r.Slug, r.ErrorText)
+				}
+			}
+		})
+	}
+}
+
+// TestMetricLogRefusesBadStep: a worker cannot write a step readers would
+// refuse.
+func TestMetricLogRefusesBadStep(t *testing.T) {
+	ml, err := OpenMetricLog(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ml.Close()
+	for _, s := range []float64{math.Inf(1), math.NaN(), -1, 1e300} {
+		if err := ml.Log("loss", s, 1); err == nil {
+			t.Errorf("step %v logged", s)
+		}
+	}
+	if err := ml.Log("loss", 0, math.NaN()); err != nil {
+		t.Errorf("NaN value at step 0: %v", err)
+	}
 }
