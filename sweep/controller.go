@@ -218,6 +218,15 @@ func (c *Controller) pollInflight(ctx context.Context, st *run) (bool, error) {
 	}
 	now := time.Now()
 	changed := false
+	// The pruner is asked on every poll: a value logged earlier may become
+	// judgeable now (see Pruner).
+	var decided map[string]string
+	if r, ok := c.Pruner.(replayer); ok {
+		if decided, err = r.decideAll(ctx, c.Ledger); err != nil {
+			return false, err
+		}
+	}
+	_ = fresh
 	for i, ts := range sts {
 		t := tasks[i]
 		switch ts.Phase {
@@ -228,10 +237,12 @@ func (c *Controller) pollInflight(ctx context.Context, st *run) (bool, error) {
 					return changed, err
 				}
 			}
-			if c.Pruner != nil && fresh[t.RunID] {
-				reason, err := c.Pruner.Decide(ctx, c.Ledger, t.RunID)
-				if err != nil {
-					return changed, err
+			if c.Pruner != nil {
+				reason := decided[t.RunID]
+				if decided == nil {
+					if reason, err = c.Pruner.Decide(ctx, c.Ledger, t.RunID); err != nil {
+						return changed, err
+					}
 				}
 				if reason != "" {
 					if err := c.prune(ctx, st, t, reason); err != nil {
@@ -325,6 +336,8 @@ func (c *Controller) finishStop(ctx context.Context, st *run, t Task, req string
 func (c *Controller) ingest(ctx context.Context, st *run, tasks []Task) (map[string]bool, error) {
 	var rows []metricRow
 	fresh := map[string]bool{}
+	readAt := time.Now()
+	defer func() { c.Ledger.metricsReadAt = readAt }()
 	for _, t := range tasks {
 		tail := st.tails[t.RunID]
 		if tail == nil {

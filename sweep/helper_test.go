@@ -135,7 +135,7 @@ func testController() int {
 		c.Backend = &Local{Command: worker, StateDir: filepath.Join(work, "launch")}
 	}
 	if os.Getenv("SWEEP_TEST_PRUNE") != "" {
-		c.Pruner = MedianRule{Series: "loss", Warmup: 2, MinRuns: 3}
+		c.Pruner = MedianRule{Series: "loss", Warmup: 2, Startup: 3}
 	}
 	if _, err := c.Run(ctx); err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {

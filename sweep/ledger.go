@@ -124,6 +124,9 @@ type Ledger struct {
 	readOnly bool
 	stmts    map[string]*sql.Stmt
 	now      func() time.Time
+	// metricsReadAt is when the controller last began reading the
+	// metric logs (see Pruner).
+	metricsReadAt time.Time
 }
 
 const schema = `

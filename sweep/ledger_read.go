@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"time"
 )
 
 // metricRow is one streamed value of one attempt, as the controller
@@ -256,61 +257,54 @@ func (l *Ledger) LogTail(ctx context.Context, id string, lines int) (string, err
 	return logTail(filepath.Join(AttemptDir(wd, id, r.Attempt), "log"), lines), nil
 }
 
-// stepStat is one run's standing at a step of a series: when it first
-// logged a value at or beyond the step (the worker's clock), and its best
-// value up to the step.
-type stepStat struct {
-	id      string
-	reached float64
-	best    float64
-	ok      bool // best exists (a non-NaN value at or before the step)
-}
-
-// atStep returns the standing at step of every running, completed or
-// pruned run whose current attempt has reached step in series, in one
-// aggregate query (the Pruners call it after every poll).
-func (l *Ledger) atStep(ctx context.Context, series string, step float64, maximize bool) ([]stepStat, error) {
+// prunerView reads what a Pruner judges from: every value of series
+// logged by the runs' current attempts, ordered by the worker's clock, then
+// run id, then step, and every run's state and start.
+func (l *Ledger) prunerView(ctx context.Context, series string) (*pruneView, error) {
 	hctx, err := hold(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
-	agg := "min"
-	if maximize {
-		agg = "max"
+	v := &pruneView{state: map[string]State{}, lastIndex: map[string]int{}, pruned: map[string]string{}, readAt: l.metricsReadAt}
+	if v.readAt.IsZero() {
+		v.readAt = time.Now()
 	}
-	rows, err := l.db.QueryContext(hctx, `SELECT m.run_id, min(CASE WHEN m.step >= ?1 THEN m.time END) AS reached, `+agg+`(CASE WHEN m.step <= ?1 THEN m.value END)
+	rows, err := l.db.QueryContext(hctx, `SELECT m.run_id, m.step, m.value, m.time
 		FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt
-		WHERE m.series = ?2 AND r.state IN ('running', 'completed', 'pruned')
-		GROUP BY m.run_id HAVING reached IS NOT NULL`, step, series)
+		WHERE m.series = ? ORDER BY m.time, m.run_id, m.step`, series)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	for rows.Next() {
+		var e metricEvent
+		var val sql.NullFloat64
+		if err := rows.Scan(&e.run, &e.step, &val, &e.time); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		}
+		e.value = math.NaN()
+		if val.Valid {
+			e.value = val.Float64
+		}
+		v.lastIndex[e.run] = len(v.events)
+		v.events = append(v.events, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	rows, err = l.db.QueryContext(hctx, `SELECT id, state FROM runs WHERE state != 'queued'`)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
 	defer rows.Close()
-	var out []stepStat
 	for rows.Next() {
-		var s stepStat
-		var b sql.NullFloat64
-		if err := rows.Scan(&s.id, &s.reached, &b); err != nil {
+		var id string
+		var st State
+		if err := rows.Scan(&id, &st); err != nil {
 			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
-		s.best, s.ok = b.Float64, b.Valid
-		out = append(out, s)
+		v.state[id] = st
 	}
-	return out, rows.Err()
-}
-
-// lastStepOf returns the last step run id's current attempt logged in
-// series (ok false when none).
-func (l *Ledger) lastStepOf(ctx context.Context, id, series string) (float64, bool, error) {
-	hctx, err := hold(ctx)
-	if err != nil {
-		return 0, false, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
-	}
-	var st sql.NullFloat64
-	err = l.db.QueryRowContext(hctx, `SELECT max(m.step) FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt
-		WHERE m.run_id = ? AND m.series = ?`, id, series).Scan(&st)
-	if err != nil {
-		return 0, false, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
-	}
-	return st.Float64, st.Valid, nil
+	return v, rows.Err()
 }
