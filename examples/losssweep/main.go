@@ -571,7 +571,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	}
 	fmt.Fprintln(stdout, "completeness:", comp)
 
-	all, err := l.Runs(ctx, sweep.Completed)
+	all, err := l.Runs(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -629,7 +629,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	png := filepath.Join(out, "curves.png")
 	var curvePlots []plot.SweepCurve
 	for _, r := range runs {
-		if res := results[r.ID]; res != nil {
+		if res := results[r.ID]; res != nil && r.State == sweep.Completed {
 			s := res.Series["val_loss"]
 			curvePlots = append(curvePlots, plot.SweepCurve{Name: r.Slug, Group: r.Variant, Step: s.Step, Value: s.Value})
 		}
@@ -657,7 +657,7 @@ func pruner(cfg config) (sweep.Pruner, error) {
 	case "asha":
 		return sweep.ASHA{Series: "val_loss", MinStep: 1, Eta: 3}, nil
 	case "median":
-		return sweep.MedianRule{Series: "val_loss", Warmup: 5, MinRuns: 5}, nil
+		return sweep.MedianRule{Series: "val_loss", Warmup: 5}, nil
 	}
 	return nil, fmt.Errorf("-prune %q: want none, asha or median", cfg.prune)
 }
@@ -798,13 +798,15 @@ func cancel(ctx context.Context, cfg config, c *sweep.Controller, stdout io.Writ
 }
 
 type hypRow struct {
-	Group  string   `json:"group"`
-	Runs   int      `json:"runs"`
-	FracR2 float64  `json:"fraction_r2_ge_threshold"`
-	H1     bool     `json:"h1"`
-	Rho    *float64 `json:"spearman_rho"`
-	P      *float64 `json:"p_value"`
-	H2     bool     `json:"h2"`
+	Group     string   `json:"group"`
+	AllRuns   int      `json:"runs_in_group"`
+	Completed int      `json:"completed_runs"`
+	Runs      int      `json:"runs"`
+	FracR2    float64  `json:"fraction_r2_ge_threshold"`
+	H1        bool     `json:"h1"`
+	Rho       *float64 `json:"spearman_rho"`
+	P         *float64 `json:"p_value"`
+	H2        bool     `json:"h2"`
 }
 
 func hypJSON(rows []curves.HypothesisRow) []hypRow {
@@ -816,7 +818,7 @@ func hypJSON(rows []curves.HypothesisRow) []hypRow {
 		return &x
 	}
 	for _, r := range rows {
-		out = append(out, hypRow{r.Group, r.N, r.FracR2, r.H1, fin(r.Rho), fin(r.P), r.H2})
+		out = append(out, hypRow{r.Group, r.Runs, r.Completed, r.N, r.FracR2, r.H1, fin(r.Rho), fin(r.P), r.H2})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Group == "all" && out[j].Group != "all" })
 	return out

@@ -70,8 +70,10 @@ var curveCols = [...]sweep.Column{
 	{Name: "burn_in_epoch", Kind: sweep.Float, Doc: "step of burn-in"},
 }
 
-// Table builds one row per completed run from its result. Columns:
-// OutputColumns first, then slug, attempt, the other parameters (in name
+// Table builds one row per run, whatever its state, from its result when
+// results has one (a pruned run's result holds the series it streamed;
+// a run without one has NaN metrics). Columns: OutputColumns first, then
+// slug, attempt, state, reason, the other parameters (in name
 // order), powerlaw_a, powerlaw_b, burn_in_epoch and every scalar metric any
 // result has (in name order; "metric_" is prefixed to a name that another
 // column has). Each parameter column's kind comes from all its values (a
@@ -83,11 +85,9 @@ var curveCols = [...]sweep.Column{
 // cannot be computed for a run (too few points, non-positive loss, no
 // burn-in) is NaN, which the export writes as an empty cell.
 func Table(runs []sweep.Run, results map[string]*sweep.Result, cfg Config) *sweep.Dataset {
-	var done []*sweep.Run
+	done := make([]*sweep.Run, len(runs))
 	for i := range runs {
-		if _, ok := results[runs[i].ID]; ok && runs[i].State == sweep.Completed {
-			done = append(done, &runs[i])
-		}
+		done[i] = &runs[i]
 	}
 	taken := map[string]bool{}
 	for _, c := range OutputColumns() {
@@ -96,7 +96,7 @@ func Table(runs []sweep.Run, results map[string]*sweep.Result, cfg Config) *swee
 	for _, c := range curveCols {
 		taken[c.Name] = true
 	}
-	taken["slug"], taken["attempt"] = true, true
+	taken["slug"], taken["attempt"], taken["state"], taken["reason"] = true, true, true, true
 	params := map[string][]sweep.Value{}
 	for _, r := range done {
 		for k, v := range r.Params() {
@@ -112,7 +112,9 @@ func Table(runs []sweep.Run, results map[string]*sweep.Result, cfg Config) *swee
 		d.Columns = append(d.Columns, paramCol(p))
 	}
 	d.Columns = append(d.Columns, curveCols[:7]...)
-	d.Columns = append(d.Columns, sweep.Column{Name: "slug", Kind: sweep.String, Doc: "readable run name"}, sweep.Column{Name: "attempt", Kind: sweep.Int, Doc: "attempt that produced the result"})
+	d.Columns = append(d.Columns, sweep.Column{Name: "slug", Kind: sweep.String, Doc: "readable run name"}, sweep.Column{Name: "attempt", Kind: sweep.Int, Doc: "attempt that produced the result"},
+		sweep.Column{Name: "state", Kind: sweep.String, Doc: "the run's state in the ledger: completed, pruned, failed, cancelled, running or queued"},
+		sweep.Column{Name: "reason", Kind: sweep.String, Doc: "why the run did not complete (the pruner's reason, the failure), empty for a completed run"})
 	var otherParams []string
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		if !taken[k] && k != "variant" {
@@ -126,8 +128,10 @@ func Table(runs []sweep.Run, results map[string]*sweep.Result, cfg Config) *swee
 	d.Columns = append(d.Columns, curveCols[7:]...)
 	metricSet := map[string]bool{}
 	for _, r := range done {
-		for k := range results[r.ID].Metrics {
-			metricSet[k] = true
+		if res := results[r.ID]; res != nil {
+			for k := range res.Metrics {
+				metricSet[k] = true
+			}
 		}
 	}
 	metrics := slices.Sorted(maps.Keys(metricSet))
@@ -140,6 +144,9 @@ func Table(runs []sweep.Run, results map[string]*sweep.Result, cfg Config) *swee
 	}
 	for _, r := range done {
 		res := results[r.ID]
+		if res == nil {
+			res = &sweep.Result{}
+		}
 		pr := r.Params()
 		x, y := runCurve(res, cfg)
 		m := curveMetrics(x, y, cfg)
@@ -150,7 +157,7 @@ func Table(runs []sweep.Run, results map[string]*sweep.Result, cfg Config) *swee
 		for _, c := range curveCols[:7] {
 			row = append(row, m[c.Name])
 		}
-		row = append(row, r.Slug, int64(r.Attempt))
+		row = append(row, r.Slug, int64(r.Attempt), string(r.State), r.ErrorText)
 		for _, k := range otherParams {
 			row = append(row, paramCell(pr, d.Columns[col(d, k)]))
 		}
@@ -234,7 +241,9 @@ func curveMetrics(x, y []float64, cfg Config) map[string]float64 {
 // HypothesisRow is H1 and H2 evaluated on one group of runs.
 type HypothesisRow struct {
 	Group     string
-	N         int     // runs with a power-law fit
+	Runs      int     // runs of the group in the table, whatever their state
+	Completed int     // completed runs: the runs the hypotheses cover
+	N         int     // completed runs with a power-law fit
 	FracR2    float64 // fraction with R² ≥ threshold
 	H1        bool
 	Rho, P    float64 // Spearman ρ(early slope, best loss) and its p-value
@@ -247,7 +256,9 @@ type HypothesisRow struct {
 // R² ≥ PowerLawR2) and H2 (Spearman ρ between alpha_early and best_val_ce
 // ≥ H2Rho) on all runs and then on each variant, in order of first
 // appearance. Runs with a NaN in the columns used are left out of that
-// hypothesis.
+// hypothesis. Only completed runs count: a pruned run's curve stops early
+// and a failed run has none; Runs and Completed say how many runs the
+// group has and how many the hypotheses cover.
 func Hypotheses(d *sweep.Dataset, cfg Config) []HypothesisRow {
 	variants := []string{}
 	vcol := col(d, "variant")
@@ -257,6 +268,7 @@ func Hypotheses(d *sweep.Dataset, cfg Config) []HypothesisRow {
 		}
 	}
 	r2, slope, best := floats(d, "r_squared"), floats(d, "alpha_early"), floats(d, "best_val_ce")
+	scol := col(d, "state")
 	eval := func(group string, keep func(i int) bool) HypothesisRow {
 		h := HypothesisRow{Group: group, Rho: math.NaN(), P: math.NaN()}
 		pass := 0
@@ -265,6 +277,11 @@ func Hypotheses(d *sweep.Dataset, cfg Config) []HypothesisRow {
 			if !keep(i) {
 				continue
 			}
+			h.Runs++
+			if d.Rows[i][scol] != string(sweep.Completed) {
+				continue
+			}
+			h.Completed++
 			if !math.IsNaN(r2[i]) {
 				h.N++
 				if r2[i] >= cfg.PowerLawR2 {
@@ -301,7 +318,10 @@ func WriteHypotheses(w io.Writer, rows []HypothesisRow, cfg Config) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "H1: more than %.0f%% of runs follow a power law with R² ≥ %.2f\n", 100*cfg.H1Fraction, cfg.PowerLawR2)
 	fmt.Fprintf(&b, "H2: Spearman ρ(slope over epochs %g–%g, best validation loss) ≥ %.2f\n\n", cfg.EarlyLo, cfg.EarlyHi, cfg.H2Rho)
-	b.WriteString("| group | runs | R² ≥ thr | H1 | ρ | p | H2 |\n|---|---:|---:|---|---:|---:|---|\n")
+	if len(rows) > 0 {
+		fmt.Fprintf(&b, "They cover the completed runs: %d of the %d runs (pruned, failed and cancelled runs are left out); \"fitted\" counts those with a power-law fit.\n\n", rows[0].Completed, rows[0].Runs)
+	}
+	b.WriteString("| group | runs | completed | fitted | R² ≥ thr | H1 | ρ | p | H2 |\n|---|---:|---:|---:|---:|---|---:|---:|---|\n")
 	yes := func(ok bool) string {
 		if ok {
 			return "holds"
@@ -313,7 +333,7 @@ func WriteHypotheses(w io.Writer, rows []HypothesisRow, cfg Config) error {
 		if r.H2Problem != "" {
 			h2 = "n/a (" + r.H2Problem + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.1f%% | %s | %.3f | %.3g | %s |\n", r.Group, r.N, 100*r.FracR2, yes(r.H1), r.Rho, r.P, h2)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.1f%% | %s | %.3f | %.3g | %s |\n", r.Group, r.Runs, r.Completed, r.N, 100*r.FracR2, yes(r.H1), r.Rho, r.P, h2)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

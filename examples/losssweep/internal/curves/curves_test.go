@@ -1,8 +1,11 @@
 package curves
 
 import (
+	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -80,7 +83,7 @@ func TestCurveDatasetAndHypotheses(t *testing.T) {
 	if err := WriteHypotheses(&sb, h, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(sb.String(), "| pow | 4 | 100.0% | holds | -1.000 |") {
+	if !strings.Contains(sb.String(), "| pow | 4 | 4 | 4 | 100.0% | holds | -1.000 |") {
 		t.Errorf("report:\n%s", sb.String())
 	}
 }
@@ -142,5 +145,58 @@ func TestCheckSchema(t *testing.T) {
 	var se *SchemaError
 	if !errors.As(err, &se) || !slices.Equal(se.Missing, []string{"r_squared", "best_val_ce"}) || !strings.Contains(err.Error(), "r_squared, best_val_ce") {
 		t.Errorf("schema error %v", err)
+	}
+}
+
+// TestEveryRunExported: pruned, failed and completed runs each have a row
+// with their state and reason; the hypotheses cover the completed runs only
+// and say how many of how many.
+func TestEveryRunExported(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	curve := func(a float64, n int) map[string]sweep.Series {
+		y := make([]float64, n)
+		for i := range y {
+			y[i] = a * math.Pow(x[i], -0.5)
+		}
+		return map[string]sweep.Series{"val_loss": {Step: x[:n], Value: y}}
+	}
+	runs := []sweep.Run{
+		{ID: "a", Slug: "sa", Variant: "v", State: sweep.Completed, Attempt: 1},
+		{ID: "b", Slug: "sb", Variant: "v", State: sweep.Completed, Attempt: 1},
+		{ID: "c", Slug: "sc", Variant: "v", State: sweep.Pruned, Attempt: 1, ErrorText: "ASHA: loss 3 at step 1 ..."},
+		{ID: "d", Slug: "sd", Variant: "v", State: sweep.Failed, Attempt: 2, ErrorText: "exit 3"},
+	}
+	results := map[string]*sweep.Result{"a": {Series: curve(1, 8)}, "b": {Series: curve(2, 8)}, "c": {Series: curve(3, 2)}}
+	d := Table(runs, results, Default())
+	if len(d.Rows) != 4 {
+		t.Fatalf("%d rows, want one per run (4)", len(d.Rows))
+	}
+	sc, rc := col(d, "state"), col(d, "reason")
+	if sc < 0 || rc < 0 {
+		t.Fatalf("no state or reason column: %v", d.Columns)
+	}
+	for i, r := range runs {
+		if d.Rows[i][sc] != string(r.State) || d.Rows[i][rc] != r.ErrorText {
+			t.Errorf("run %s: state %v, reason %v", r.ID, d.Rows[i][sc], d.Rows[i][rc])
+		}
+	}
+	h := Hypotheses(d, Default())
+	if h[0].Runs != 4 || h[0].Completed != 2 {
+		t.Errorf("hypotheses cover %d of %d runs, want 2 of 4", h[0].Completed, h[0].Runs)
+	}
+	var b strings.Builder
+	if err := WriteHypotheses(&b, h, Default()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "2 of the 4 runs") {
+		t.Errorf("report does not say how many runs it covers:\n%s", b.String())
+	}
+	dir := t.TempDir()
+	if err := sweep.Export(context.Background(), dir, "x", d, sweep.ExportConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "x_metadata.json"))
+	if !strings.Contains(string(md), `"total_runs": 4`) {
+		t.Errorf("metadata does not count every run:\n%s", md)
 	}
 }
