@@ -207,7 +207,7 @@ var hotQueries = []string{qInsert}
 // dsn builds the driver's URI with net/url, so that '#', '?', '%', spaces
 // and quotes in a path are escaped rather than read as URI syntax (an
 // unescaped "dir#1/ledger.db" would open "dir").
-func dsn(path string, readOnly bool) (string, error) {
+func dsn(path string, readOnly, immutable bool) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
@@ -219,6 +219,9 @@ func dsn(path string, readOnly bool) (string, error) {
 	q := url.Values{"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)"}}
 	if readOnly {
 		q = url.Values{"mode": {"ro"}, "_pragma": {"busy_timeout(10000)"}}
+	}
+	if immutable {
+		q = url.Values{"mode": {"ro"}, "immutable": {"1"}}
 	}
 	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
 	return u.String(), nil
@@ -254,7 +257,25 @@ func OpenLedgerReadOnly(path string) (*Ledger, error) {
 	if err := checkLedgerFile(path, false); err != nil {
 		return nil, err
 	}
-	return open(path, true)
+	l, err := open(path, true)
+	if err == nil || !finished(path) {
+		return l, err
+	}
+	// SQLite's read-only mode still needs to create the -shm file of a WAL
+	// database, which a user who cannot write the directory cannot: a
+	// finished ledger (no -wal file with content) is read as immutable.
+	l, ierr := openImmutable(path)
+	if ierr != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// finished reports whether path has no write-ahead log with content, as a
+// ledger whose controller closed it.
+func finished(path string) bool {
+	fi, err := os.Stat(path + "-wal")
+	return errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0
 }
 
 // sqliteMagic starts every SQLite database file.
@@ -303,8 +324,12 @@ func checkLedgerFile(path string, create bool) error {
 	return nil
 }
 
-func open(path string, readOnly bool) (*Ledger, error) {
-	name, err := dsn(path, readOnly)
+func open(path string, readOnly bool) (*Ledger, error) { return openDSN(path, readOnly, false) }
+
+func openImmutable(path string) (*Ledger, error) { return openDSN(path, true, true) }
+
+func openDSN(path string, readOnly, immutable bool) (*Ledger, error) {
+	name, err := dsn(path, readOnly, immutable)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
 	}
@@ -334,6 +359,15 @@ func open(path string, readOnly bool) (*Ledger, error) {
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
+	}
+	if readOnly {
+		// Opening is lazy: read once, so that a ledger this process cannot
+		// read fails here.
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM meta`).Scan(&n); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("sweep: ledger %s: %w", path, err)
+		}
 	}
 	if !readOnly {
 		if err := l.prepare(context.Background(), hotQueries...); err != nil {

@@ -695,13 +695,18 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// slugText writes lit with the characters a file name or a shell word may
+// hold (letters, digits, '.', '-', '_') as they are, and every other byte
+// as '~' and two hex digits ("a b" is "a~20b", "a/b" "a~2fb", "a~b"
+// "a~7eb"), so that distinct values never share a slug.
 func slugText(lit string) string {
 	var b strings.Builder
-	for _, r := range lit {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
-			b.WriteRune(r)
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_' {
+			b.WriteByte(c)
 		} else {
-			b.WriteByte('_')
+			fmt.Fprintf(&b, "~%02x", c)
 		}
 	}
 	return b.String()

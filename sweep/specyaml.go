@@ -210,8 +210,11 @@ func samples(v *yaml.Node, key string) (*Samples, error) {
 				return err
 			}
 			n, err := strconv.ParseUint(lit, 10, 64)
-			if err != nil || (k == "count" && n > maxSamples) {
-				return specErr(key, "%q is not a non-negative integer (count at most %d)", lit, maxSamples)
+			switch {
+			case k == "seed" && err != nil:
+				return specErr(key, "%q is not a seed: a whole number from 0 to %d", lit, uint64(math.MaxUint64))
+			case k == "count" && (err != nil || n > maxSamples):
+				return specErr(key, "%q is not a sample count: a whole number from 0 to %d", lit, maxSamples)
 			}
 			if k == "count" {
 				sm.Count = int(n)
@@ -281,6 +284,9 @@ func dist(dn *yaml.Node, dk string) (Dist, error) {
 			d.IntUniform = is
 		case "choice":
 			vals, err := valueList(v, key)
+			if err == nil && len(vals) == 0 {
+				return specErr(key, "an empty list: a choice needs at least one value")
+			}
 			d.Choice = vals
 			return err
 		default:
