@@ -121,18 +121,6 @@ func newFlags(cfg *config) *flag.FlagSet {
 }
 
 func main() {
-	var cfg config
-	fs := newFlags(&cfg)
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		os.Exit(2)
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "losssweep: unexpected argument %q\n", fs.Arg(0))
-		os.Exit(2)
-	}
 	// Under the process and Slurm backends this program is also the worker.
 	if t, ok, err := sweep.WorkerTask(); ok {
 		if err != nil {
@@ -147,15 +135,92 @@ func main() {
 		}
 		return
 	}
-	cfg.progress = os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code, err := run(ctx, cfg, os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "losssweep:", err)
-		os.Exit(2)
+	os.Exit(command(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// command runs losssweep with args and returns its exit status: 0 done, 1
+// an incomplete sweep, 2 a refused flag or a failure, 130 interrupted.
+// Every flag is checked before anything is created.
+func command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var cfg config
+	fs := newFlags(&cfg)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
 	}
-	os.Exit(code)
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "losssweep: unexpected argument %q (every setting is a flag; -h lists them)\n", fs.Arg(0))
+		return 2
+	}
+	cfg.progress = stderr
+	code, err := run(ctx, cfg, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "losssweep:", err)
+		return 2
+	}
+	return code
+}
+
+// checkFlags refuses flag values no sweep can use, before any work.
+func checkFlags(cfg config) error {
+	switch cfg.backend {
+	case "local", "process", "slurm":
+	default:
+		return fmt.Errorf("-backend %q: want local, process or slurm", cfg.backend)
+	}
+	if cfg.workers < 1 {
+		return fmt.Errorf("-workers %d: want at least 1", cfg.workers)
+	}
+	if cfg.epochs < 0 {
+		return fmt.Errorf("-epochs %d: want a positive number of epochs, or 0 to keep the spec's", cfg.epochs)
+	}
+	if _, err := pruner(cfg); err != nil {
+		return err
+	}
+	if cfg.out == "" {
+		return errors.New("-out \"\": want a directory")
+	}
+	if cfg.serve != "" {
+		addr := cfg.serve
+		if strings.HasPrefix(addr, ":") {
+			addr = "127.0.0.1" + addr
+		}
+		if _, port, err := gonet.SplitHostPort(addr); err != nil || port == "" {
+			return fmt.Errorf("-serve %q: want an address such as :8080 or 127.0.0.1:8080", cfg.serve)
+		}
+	}
+	if cfg.list != "" && cfg.list != "all" {
+		if _, ok := parseState(cfg.list); !ok {
+			return fmt.Errorf("-list %q: want a state (%v) or all", cfg.list, sweep.States())
+		}
+	}
+	if cfg.force && cfg.requeue == "" {
+		return errors.New("-force goes with -requeue")
+	}
+	n := 0
+	for _, set := range []bool{cfg.dry, cfg.status, cfg.list != "", cfg.requeue != "", cfg.cancel != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("-dry-run, -status, -list, -requeue and -cancel each do one thing: give one of them")
+	}
+	if cfg.ledger != "" {
+		if _, err := os.Stat(cfg.ledger); err == nil {
+			l, err := sweep.OpenLedgerReadOnly(cfg.ledger)
+			if err != nil {
+				return fmt.Errorf("-ledger: %w", err)
+			}
+			l.Close()
+		}
+	}
+	return nil
 }
 
 var (
@@ -376,26 +441,32 @@ func vcsRevision() (string, error) {
 }
 
 // run runs the command; a Ctrl-C or SIGTERM (ctx cancelled) at any step,
-// from enqueueing to the export, leaves an incomplete sweep to resume, exit
-// status 1, not a system error.
+// from enqueueing to the export, leaves an incomplete sweep to resume: one
+// line, exit status 130. A refusal before any run was enqueued leaves no
+// output directory it created behind.
 func run(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
-	code, err := runSweep(ctx, cfg, stdout)
+	if err := checkFlags(cfg); err != nil {
+		return 0, err
+	}
+	out, err := filepath.Abs(cfg.out)
+	if err != nil {
+		return 0, err
+	}
+	_, statErr := os.Stat(out)
+	fresh := errors.Is(statErr, os.ErrNotExist)
+	enqueued := false
+	code, err := runSweep(ctx, cfg, stdout, &enqueued)
+	if fresh && !enqueued && (err != nil || cfg.requeue != "" || cfg.cancel != "") {
+		os.RemoveAll(out)
+	}
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		fmt.Fprintln(stdout, "losssweep: interrupted; run again with the same -out to resume")
-		return 1, nil
+		return 130, nil
 	}
 	return code, err
 }
 
-func runSweep(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
-	switch cfg.backend {
-	case "local", "process", "slurm":
-	default:
-		return 0, fmt.Errorf("-backend %q: want local, process or slurm", cfg.backend)
-	}
-	if cfg.workers < 1 {
-		return 0, fmt.Errorf("-workers %d: want at least 1", cfg.workers)
-	}
+func runSweep(ctx context.Context, cfg config, stdout io.Writer, enqueued *bool) (int, error) {
 	pruner, err := pruner(cfg)
 	if err != nil {
 		return 0, err
@@ -485,6 +556,7 @@ func runSweep(ctx context.Context, cfg config, stdout io.Writer) (int, error) {
 		}
 	}
 	added, err := l.Enqueue(ctx, spec, slices.Values(pts))
+	*enqueued = *enqueued || added > 0
 	if err != nil {
 		var ie *sweep.InputsError
 		if errors.As(err, &ie) {
@@ -619,11 +691,11 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 		return 0, err
 	}
 	fmt.Fprint(stdout, md.String())
-	if err := os.WriteFile(filepath.Join(out, "hypotheses.md"), []byte(md.String()), 0o644); err != nil {
+	if err := writeAtomic(filepath.Join(out, "hypotheses.md"), []byte(md.String())); err != nil {
 		return 0, err
 	}
 	hj, _ := json.MarshalIndent(hypJSON(hyp), "", "  ")
-	if err := os.WriteFile(filepath.Join(out, "hypotheses.json"), append(hj, '\n'), 0o644); err != nil {
+	if err := writeAtomic(filepath.Join(out, "hypotheses.json"), append(hj, '\n')); err != nil {
 		return 0, err
 	}
 	png := filepath.Join(out, "curves.png")
@@ -850,4 +922,19 @@ func serveDashboard(ctx context.Context, cfg config, stdout io.Writer) (stop fun
 		srv.Close()
 		ro.Close()
 	}, nil
+}
+
+// writeAtomic writes path through a temporary file and a rename, so that
+// an interruption never leaves it cut short under its name.
+func writeAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }

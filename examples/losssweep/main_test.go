@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -153,18 +154,18 @@ func TestIncompleteExitsNonZero(t *testing.T) {
 	}
 }
 
-// TestInterruptExitsOne: a sweep stopped by Ctrl-C (its context
-// cancelled) says how to resume and exits 1, incomplete, not 2 as a
-// system error would.
-func TestInterruptExitsOne(t *testing.T) {
+// TestInterruptExits130: a sweep stopped by Ctrl-C (its context
+// cancelled) says in one line how to resume and exits 130, as a shell
+// reports an interrupted command, not 2 as a system error would.
+func TestInterruptExits130(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	// 216 runs of 5 epochs take seconds; the context ends after 300 ms.
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	var buf bytes.Buffer
 	code, err := run(ctx, config{out: out, backend: "local", workers: 2, epochs: 5, prune: "none"}, &buf)
-	if err != nil || code != 1 || !strings.Contains(buf.String(), "interrupted; run again with the same -out to resume") {
-		t.Errorf("code %d, err %v, want 1 and the resume hint\n%s", code, err, buf.String())
+	if err != nil || code != 130 || !strings.HasSuffix(buf.String(), "losssweep: interrupted; run again with the same -out to resume\n") {
+		t.Errorf("code %d, err %v, want 130 and the resume hint as the last line\n%s", code, err, buf.String())
 	}
 	// A stop before the controller starts (here: before anything is
 	// enqueued, as a slow machine can make the 300 ms above) is the same
@@ -173,8 +174,8 @@ func TestInterruptExitsOne(t *testing.T) {
 	stop()
 	buf.Reset()
 	code, err = run(done, config{out: out, backend: "local", workers: 2, epochs: 5, prune: "none"}, &buf)
-	if err != nil || code != 1 || !strings.Contains(buf.String(), "interrupted; run again with the same -out to resume") {
-		t.Errorf("cancelled before the start: code %d, err %v, want 1 and the resume hint\n%s", code, err, buf.String())
+	if err != nil || code != 130 || buf.String() != "losssweep: interrupted; run again with the same -out to resume\n" {
+		t.Errorf("cancelled before the start: code %d, err %v, want 130 and the resume hint alone\n%q", code, err, buf.String())
 	}
 }
 
@@ -282,5 +283,52 @@ func TestServe(t *testing.T) {
 	case <-done:
 	case <-time.After(time.Minute):
 		t.Fatal("run did not return after the context ended")
+	}
+}
+
+// TestFlagsRefused: every flag is checked before any work: a bad value or
+// a stray argument exits 2 with a message naming the flag, and leaves no
+// output directory behind.
+func TestFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	os.WriteFile(empty, nil, 0o644)
+	spec := writeSpec(t, "name: s\nbase: {epochs: 2, batch_size: 32, hidden: 8, norm: none, optimizer: sgd, lr: 0.1, weight_decay: 0}\ngrid:\n  - {key: seed, values: [0]}\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"stray argument", []string{"extra"}, `unexpected argument "extra"`},
+		{"argument after flags", []string{"-epochs", "2", "now"}, `unexpected argument "now"`},
+		{"workers 0", []string{"-workers", "0"}, "-workers 0"},
+		{"workers negative", []string{"-workers", "-3"}, "-workers -3"},
+		{"epochs negative", []string{"-epochs", "-5"}, "-epochs -5"},
+		{"epochs not a number", []string{"-epochs", "five"}, "invalid value"},
+		{"backend", []string{"-backend", "cloud"}, `-backend "cloud"`},
+		{"prune", []string{"-prune", "maybe"}, `-prune "maybe"`},
+		{"serve", []string{"-serve", "nowhere"}, `-serve "nowhere"`},
+		{"list", []string{"-list", "done"}, `-list "done"`},
+		{"force alone", []string{"-force"}, "-force goes with -requeue"},
+		{"two modes", []string{"-status", "-list", "all"}, "each do one thing"},
+		{"ledger is a directory", []string{"-ledger", dir}, "is a directory"},
+		{"ledger is empty", []string{"-ledger", empty}, "is an empty file"},
+		{"spec missing", []string{"-spec", filepath.Join(dir, "nope.yaml")}, "nope.yaml"},
+		{"requeue without a ledger", []string{"-requeue", "failed", "-spec", spec}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			var stdout, stderr bytes.Buffer
+			code := command(context.Background(), append([]string{"-out", out}, tc.args...), &stdout, &stderr)
+			if tc.want != "" && (code != 2 || !strings.Contains(stderr.String(), tc.want)) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), tc.want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("exit %d left %s behind (%v)\n%s%s", code, out, err, stdout.String(), stderr.String())
+			}
+		})
+	}
+	if b, _ := os.ReadFile(empty); len(b) != 0 {
+		t.Error("the empty -ledger was written to")
 	}
 }
