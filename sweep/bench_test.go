@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -210,4 +211,88 @@ func cpuTime() time.Duration {
 func peakRSSMiB() float64 {
 	b, _ := cputime.PeakRSS()
 	return float64(b) / (1 << 20)
+}
+
+// bigLedger builds, once per process, a ledger of n runs shaped like a
+// finished large sweep: 70% completed, 10% failed, 10% pruned, 5% running,
+// 5% queued; every started run with 10 steps of "loss" and "acc" and two
+// scalar metrics. It is built with bulk statements (the transitions one by
+// one are BenchmarkTransitions' subject).
+func bigLedger(b *testing.B, n int) *Ledger {
+	b.Helper()
+	ctx := context.Background()
+	l, err := OpenLedger(filepath.Join(b.TempDir(), "big.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	// Two axes (n/100 seeds × 100 learning rates): a spec's validation
+	// compares the values of one axis pairwise.
+	s := gridSpec("big", n/100, map[string]Value{"opt": Str("sgd")})
+	var lrs []Value
+	for i := range 100 {
+		lrs = append(lrs, FloatValue(float64(i+1)/1000))
+	}
+	s.Axes = append(s.Axes, Axis{Key: "lr", Values: lrs})
+	seq, _, err := s.Points()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := l.Enqueue(ctx, s, seq); err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now().UnixNano()
+	for _, q := range []string{
+		`UPDATE runs SET attempt = 1, started_at = ?1 - 3600e9, finished_at = ?1 - (seq % 600) * 1e9, heartbeat_at = ?1,
+			state = CASE WHEN seq % 20 < 14 THEN 'completed' WHEN seq % 20 < 16 THEN 'failed' WHEN seq % 20 < 18 THEN 'pruned' WHEN seq % 20 < 19 THEN 'running' ELSE 'queued' END`,
+		`UPDATE runs SET attempt = 0, started_at = 0, finished_at = 0 WHERE state = 'queued'`,
+		`UPDATE runs SET finished_at = 0 WHERE state = 'running'`,
+		`UPDATE runs SET error_class = 'unknown', error_text = 'exit 3' WHERE state = 'failed'`,
+	} {
+		if _, err := l.db.ExecContext(ctx, q, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var steps []string
+	for k := 1; k <= 10; k++ {
+		steps = append(steps, fmt.Sprintf("(%d)", k))
+	}
+	if _, err := l.db.ExecContext(ctx, `INSERT INTO metrics(run_id, attempt, series, step, value, time)
+		SELECT r.id, 1, s.series, k.column1, 1.0 / k.column1 + (r.seq % 97) / 1000.0, 1.7e9 + r.seq + k.column1
+		FROM runs r, (VALUES `+strings.Join(steps, ",")+`) k, (SELECT 'loss' AS series UNION ALL SELECT 'acc') s
+		WHERE r.state != 'queued'`); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := l.db.ExecContext(ctx, `INSERT INTO scalars(run_id, attempt, name, value)
+		SELECT r.id, 1, s.name, (r.seq % 89) / 100.0 FROM runs r, (SELECT 'best' AS name UNION ALL SELECT 'final') s
+		WHERE r.state = 'completed'`); err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// BenchmarkBigLedger times Status and Summaries on a generated ledger of
+// 10⁵ runs (2·10⁶ metric values). Target: each under 1 s.
+func BenchmarkBigLedger(b *testing.B) {
+	const n = 100_000
+	l := bigLedger(b, n)
+	ctx := context.Background()
+	b.Run("Status/n=1e5", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			st, err := l.Status(ctx, 64)
+			if err != nil || st.Total != n {
+				b.Fatal(st.Total, err)
+			}
+		}
+	})
+	b.Run("Summaries/n=1e5", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rs, err := l.Summaries(ctx)
+			if err != nil || len(rs) != n {
+				b.Fatal(len(rs), err)
+			}
+		}
+	})
 }

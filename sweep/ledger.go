@@ -173,6 +173,18 @@ CREATE TABLE IF NOT EXISTS metrics(
 	time REAL NOT NULL DEFAULT 0,
 	PRIMARY KEY(run_id, attempt, series, step)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS latest(
+	run_id TEXT NOT NULL,
+	attempt INTEGER NOT NULL,
+	series TEXT NOT NULL,
+	step REAL NOT NULL,
+	value REAL,
+	PRIMARY KEY(run_id, attempt, series)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS metrics_latest AFTER INSERT ON metrics BEGIN
+	INSERT INTO latest(run_id, attempt, series, step, value) VALUES(NEW.run_id, NEW.attempt, NEW.series, NEW.step, NEW.value)
+	ON CONFLICT(run_id, attempt, series) DO UPDATE SET step = excluded.step, value = excluded.value WHERE excluded.step >= latest.step;
+END;
 CREATE TABLE IF NOT EXISTS scalars(
 	run_id TEXT NOT NULL,
 	attempt INTEGER NOT NULL,
@@ -197,6 +209,12 @@ END;
 var migrations = []string{
 	`ALTER TABLE runs ADD COLUMN resources TEXT NOT NULL DEFAULT '{}'`,
 	`ALTER TABLE runs ADD COLUMN stop_request TEXT NOT NULL DEFAULT ''`,
+	// latest (each series' value at its last step, kept by the trigger)
+	// for a ledger written before the table existed, once.
+	`INSERT INTO latest(run_id, attempt, series, step, value)
+		SELECT run_id, attempt, series, max(step), value FROM metrics
+		WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = 'latest') GROUP BY run_id, attempt, series`,
+	`INSERT OR IGNORE INTO meta(key, value) VALUES('latest', '1')`,
 }
 
 // qInsert is prepared when the ledger opens.

@@ -159,8 +159,14 @@ func (l *Ledger) Summaries(ctx context.Context, states ...State) ([]RunSummary, 
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
+	// The latest table holds each series' last step, as a trigger keeps it;
+	// a ledger written before it existed, opened read-only, has none: there
 	// SQLite returns the other columns of the row that holds max(step).
-	rows, err := l.db.QueryContext(hctx, `SELECT m.run_id, m.series, max(m.step), m.value FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt GROUP BY m.run_id, m.series`)
+	q := `SELECT m.run_id, m.series, m.step, m.value FROM latest m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt`
+	if !l.hasLatest(hctx) {
+		q = `SELECT m.run_id, m.series, max(m.step), m.value FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt GROUP BY m.run_id, m.series`
+	}
+	rows, err := l.db.QueryContext(hctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
@@ -307,4 +313,12 @@ func (l *Ledger) prunerView(ctx context.Context, series string) (*pruneView, err
 		v.state[id] = st
 	}
 	return v, rows.Err()
+}
+
+// hasLatest reports whether the ledger keeps the latest table filled (a
+// ledger a controller of this version has opened).
+func (l *Ledger) hasLatest(ctx context.Context) bool {
+	var n int
+	err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM meta WHERE key = 'latest'`).Scan(&n)
+	return err == nil && n > 0
 }
