@@ -36,6 +36,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/csv"
 	"errors"
@@ -45,17 +46,19 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/internal/decompress"
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
-	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/regime"
 	"github.com/crosscluster/crosscluster/stats"
 )
@@ -72,7 +75,7 @@ type options struct {
 
 // newFlags defines the flags on o.
 func newFlags(o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet("overlap", flag.ExitOnError)
+	fs := flag.NewFlagSet("overlap", flag.ContinueOnError)
 	fs.StringVar(&o.out, "out", "out/overlap", "output directory (e.g. -out /tmp/ov)")
 	fs.StringVar(&o.source, "source", "", "source job table (.csv, .csv.gz, .parquet, or Stampede accounting .csv); default synthetic Anvil-like (e.g. -source anvil.parquet)")
 	fs.StringVar(&o.target, "target", "", "target job table; default synthetic Conte-like (e.g. -target conte.csv)")
@@ -123,17 +126,83 @@ func (o options) command() []string {
 }
 
 func main() {
+	os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// mainCode runs the command with args and returns its exit status: 0 on
+// success, 1 when the run fails, 2 for a usage error (a bad flag value or
+// a stray argument, refused before any work, so nothing is written), 130
+// when interrupted (SIGINT or SIGTERM): the run stops at its next
+// checkpoint, removes its staged outputs and leaves every file of an
+// earlier run as it was.
+func mainCode(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := newFlags(&o)
-	fs.Parse(os.Args[1:])
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "overlap: unexpected argument %q: the command takes flags only (see -h)\n", fs.Arg(0))
+		return 2
+	}
+	if err := o.validate(); err != nil {
+		fmt.Fprintln(stderr, "overlap: "+err.Error())
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	do := run
 	if o.clusters != "" {
 		do = runMany
 	}
-	if err := do(o, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, errorLine(err))
-		os.Exit(1)
+	err := do(ctx, o, stdout)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "overlap: interrupted; no output was changed")
+		return 130
 	}
+	if err != nil {
+		fmt.Fprintln(stderr, errorLine(err))
+		return 1
+	}
+	return 0
+}
+
+// validate checks every flag's value before any work, so that a refused
+// run leaves nothing behind.
+func (o options) validate() error {
+	if _, err := parseBand(o.band); err != nil {
+		return err
+	}
+	if _, err := parseUnits(o.units); err != nil {
+		return err
+	}
+	if _, err := regimeFlag(o.regime); err != nil {
+		return err
+	}
+	switch {
+	case o.out == "":
+		return errors.New("-out is empty: give an output directory")
+	case o.n < 1:
+		return fmt.Errorf("-n %d: want at least 1 job per synthetic cluster", o.n)
+	case o.crossfit == 1 || o.crossfit < 0:
+		return fmt.Errorf("-crossfit %d: want 0 (no cross-fitted AUC) or at least 2 folds", o.crossfit)
+	case (o.source == "") != (o.target == ""):
+		return errors.New("give both -source and -target, or neither")
+	case o.halves && o.clusters == "":
+		return errors.New("-halves splits the clusters of -clusters: give -clusters too")
+	}
+	if o.features != "" {
+		for _, f := range strings.Split(o.features, ",") {
+			if strings.TrimSpace(f) == "" {
+				return fmt.Errorf("-features %q: empty feature name", o.features)
+			}
+		}
+	}
+	return nil
 }
 
 // errorLine is the message main prints for err: prefixed with the
@@ -148,7 +217,7 @@ func errorLine(err error) string {
 }
 
 // run does the work; everything it prints goes to stdout.
-func run(o options, stdout io.Writer) error {
+func run(ctx context.Context, o options, stdout io.Writer) error {
 	start := time.Now()
 	band, units, err := prepare(o)
 	if err != nil {
@@ -189,6 +258,9 @@ func run(o options, stdout io.Writer) error {
 	tgt := newSide(o.targetName, "target", rules, want, candidates, o.transfer)
 	inputs, err := load(o, units, stdout, warn, src, tgt)
 	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if w := sameInputs(inputs, src.name, tgt.name); w != "" {
@@ -276,6 +348,12 @@ func run(o options, stdout io.Writer) error {
 		// No classifier, so no report and no log row.
 		return err
 	}
+	if w := essWarning(res.ESS, res.NSource); w != "" {
+		warn(w)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 
 	logPath := filepath.Join(o.out, "experiments.jsonl")
 	log, err := readLog(logPath)
@@ -285,24 +363,22 @@ func run(o options, stdout io.Writer) error {
 	meta := overlap.Meta{Experiment: o.exp, Source: o.sourceName, Target: o.targetName,
 		Regime: o.regime, FeatureSet: o.featureSet, Warnings: warnings, Dropped: dropped}
 	meta.LabelsAuthoritative, meta.LabelsProxy = labelsAuth, labelsProxy
-	meta.Provenance = res.NewProvenance()
-	meta.Provenance.Command = o.command()
+	meta.Command = o.command()
 	for _, in := range inputs {
 		in.Kept = nSrc
 		if in.Role == "target" {
 			in.Kept = nTgt
 		}
-		meta.Provenance.Inputs = append(meta.Provenance.Inputs, in)
+		meta.Inputs = append(meta.Inputs, in)
 	}
 	if o.transfer {
-		tr, err := transferEval(src.jobs, tgt.jobs, res, o.seed)
+		t, err := transferEval(ctx, src.jobs, tgt.jobs, res, o.seed)
 		if err != nil {
 			return fmt.Errorf("transfer evaluation: %w", err)
 		}
-		meta.Transfer = tr
-		t := tr.Result
+		meta.Transfer, meta.TransferModel = t, transferModel
 		fmt.Fprintf(stdout, "transfer (%s): %s all %.4f [%.4f, %.4f], in band %.4f [%.4f, %.4f], out of band %.4f\n",
-			tr.Model, t.Metric, t.All.Value, t.All.Lo, t.All.Hi, t.InBand.Value, t.InBand.Lo, t.InBand.Hi, t.OutOfBand.Value)
+			transferModel, t.Metric, t.All.Value, t.All.Lo, t.All.Hi, t.InBand.Value, t.InBand.Lo, t.InBand.Hi, t.OutOfBand.Value)
 	}
 	if meta.Experiment == "" {
 		meta.Experiment = "E" + strconv.Itoa(len(log.Entries)+1)
@@ -368,10 +444,13 @@ func run(o options, stdout io.Writer) error {
 		return err
 	}
 	var row bytes.Buffer // the log's new line; log.Entries has it too
-	if err := log.Append(&row, res.Entry(meta)); err != nil {
+	if err := log.append(&row, entryOf(res, meta)); err != nil {
 		return err
 	}
-	if err := st.write("experiments.md", log.WriteTable); err != nil {
+	if err := st.write("experiments.md", log.writeTable); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil { // the last point before anything moves into place
 		return err
 	}
 	if err := st.commit(func() error { return appendFile(logPath, row.Bytes()) }); err != nil {
@@ -379,7 +458,7 @@ func run(o options, stdout io.Writer) error {
 	}
 	written := append(st.final(), logPath)
 	fmt.Fprintln(stdout, "experiment log:")
-	if err := log.WriteTable(stdout); err != nil {
+	if err := log.writeTable(stdout); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "\nwrote:")
@@ -705,16 +784,16 @@ func hardwareOf(p synth.ClusterProfile) regime.Cluster {
 	return c
 }
 
-func readLog(path string) (*overlap.Log, error) {
+func readLog(path string) (*expLog, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &overlap.Log{}, nil
+		return &expLog{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return overlap.ReadLog(bufio.NewReader(f))
+	return readExpLog(bufio.NewReader(f))
 }
 
 func writeSweep(w io.Writer, rows []overlap.SweepRow, features []string) error {
@@ -780,7 +859,7 @@ var transferFeatures = []string{"ncores", "nhosts", "timelimit_sec"}
 // 3600) from the allocation features on the source jobs,
 // applies it to the target jobs and scores it with EvaluateTransfer, the
 // target rows' in-band flags from the domain classifier.
-func transferEval(src, tgt []regime.Job, res *overlap.Result, seed uint64) (*overlap.TransferReport, error) {
+func transferEval(ctx context.Context, src, tgt []regime.Job, res *overlap.Result, seed uint64) (*overlap.TransferResult, error) {
 	label := func(jobs []regime.Job) ([]float64, []int, error) {
 		yf := make([]float64, len(jobs))
 		yi := make([]int, len(jobs))
@@ -823,12 +902,29 @@ func transferEval(src, tgt []regime.Job, res *overlap.Result, seed uint64) (*ove
 	pred := model.PredictProba(nil, std.Transform(nil, xt))
 	// The target rows come after the source rows in the fitted result.
 	inBand := res.InBand[len(src):]
-	r, err := overlap.EvaluateTransfer(truth, pred, inBand, overlap.AUCMetric, overlap.TransferConfig{Seed: seed})
-	if err != nil {
-		return nil, err
+	return overlap.EvaluateTransfer(ctx, truth, pred, inBand, overlap.AUCMetric, transferResamples, transferLevel, seed)
+}
+
+// The transfer evaluation's bootstrap: resamples and interval level.
+const (
+	transferResamples = 1000
+	transferLevel     = 0.95
+)
+
+// transferModel describes transferEval's model in the reports.
+var transferModel = "logistic model of runtime_sec > 3600 from " + strings.Join(transferFeatures, ", ") + ", fitted on the source"
+
+// essShare is the share of the source's jobs below which the Kish
+// effective sample size of its odds weights gets a warning: reweighting
+// the source to look like the target then rests on a few jobs.
+const essShare = 0.01
+
+// essWarning returns the warning for a Kish ESS of ess among n source jobs,
+// or "" when the weights are spread well enough.
+func essWarning(ess float64, n int) string {
+	if n == 0 || !(ess < essShare*float64(n)) {
+		return ""
 	}
-	return &overlap.TransferReport{
-		Model:  "logistic model of runtime_sec > 3600 from " + strings.Join(transferFeatures, ", ") + ", fitted on the source",
-		Result: r,
-	}, nil
+	return fmt.Sprintf("the Kish effective sample size of the source's odds weights is %.1f of %d jobs (%.2g%%): "+
+		"a few source jobs carry almost all the weight, so any estimate reweighted to the target rests on them", ess, n, 100*ess/float64(n))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -9,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
-	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/regime"
 	"github.com/crosscluster/crosscluster/stats"
 )
@@ -29,7 +30,7 @@ type manyCluster struct {
 // submit time into its first and second half. It writes pairwise.csv (one
 // row per ordered pair), pairwise.png (the AUC and coverage heatmaps) and
 // pairwise.md (the same numbers as tables).
-func runMany(o options, stdout io.Writer) error {
+func runMany(ctx context.Context, o options, stdout io.Writer) error {
 	start := time.Now()
 	band, units, err := prepare(o)
 	if err != nil {
@@ -84,7 +85,7 @@ func runMany(o options, stdout io.Writer) error {
 		opts = append(opts, overlap.WithImpute())
 	}
 	fmt.Fprintf(stdout, "comparing %d clusters pairwise, band %v\n", len(in), band)
-	m, err := overlap.Pairwise(in, band, opts...)
+	m, err := overlap.Pairwise(ctx, in, band, opts...)
 	if err != nil {
 		return err
 	}
