@@ -15,27 +15,27 @@ import (
 
 // FRESCO telemetry column names read by ReadCSV and ReadParquet. Columns
 // named value_<metric> are metrics; Schema lists the others with their
-// units. Only ColJob is required. A ColCluster value, when present and
+// units. Only colJob is required. A colCluster value, when present and
 // non-empty, overrides the cluster name given to the reader. Any other
 // column, and any column without a name, is reported in Table.Unknown and
 // otherwise ignored. A name may appear twice only in columns the reader
 // does not read (two "notes" columns, say); two jid or value_gpu columns
 // are an error.
 const (
-	ColJob       = "jid"
-	ColCluster   = "cluster"
-	ColTime      = "time"
-	ColSubmit    = "submit_time"
-	ColStart     = "start_time"
-	ColEnd       = "end_time"
-	ColTimelimit = "timelimit"
-	ColNHosts    = "nhosts"
-	ColNCores    = "ncores"
-	ColAccount   = "account"
-	ColQueue     = "queue"
-	ColHost      = "host"
-	ColExit      = "exitcode"
-	ColUser      = "username"
+	colJob       = "jid"
+	colCluster   = "cluster"
+	colTime      = "time"
+	colSubmit    = "submit_time"
+	colStart     = "start_time"
+	colEnd       = "end_time"
+	colTimelimit = "timelimit"
+	colNHosts    = "nhosts"
+	colNCores    = "ncores"
+	colAccount   = "account"
+	colQueue     = "queue"
+	colHost      = "host"
+	colExit      = "exitcode"
+	colUser      = "username"
 	// ValuePrefix starts every metric column: value_<metric>, e.g.
 	// value_gpu, value_memused (GB).
 	ValuePrefix = "value_"
@@ -55,20 +55,20 @@ type Column struct {
 // (ValuePrefix + name) are not listed: any number of them may follow.
 func Schema() []Column {
 	return []Column{
-		{ColJob, true, "", "job id; rows of one job (per host and sample) are aggregated"},
-		{ColCluster, false, "", "cluster name, overriding the reader's cluster argument"},
-		{ColTime, false, "timestamp", "sample time of the telemetry row"},
-		{ColSubmit, false, "timestamp", "submission time"},
-		{ColStart, false, "timestamp", "start time"},
-		{ColEnd, false, "timestamp", "end time"},
-		{ColTimelimit, false, "seconds (Units scales other units per cluster)", "requested wall-time limit"},
-		{ColNHosts, false, "count", "nodes allocated"},
-		{ColNCores, false, "count", "cores allocated"},
-		{ColAccount, false, "", "account charged"},
-		{ColQueue, false, "", "partition or queue (with the hardware table: authoritative regime)"},
-		{ColHost, false, "", "node of the telemetry row"},
-		{ColExit, false, "", "exit code or state"},
-		{ColUser, false, "", "user name"},
+		{colJob, true, "", "job id; rows of one job (per host and sample) are aggregated"},
+		{colCluster, false, "", "cluster name, overriding the reader's cluster argument"},
+		{colTime, false, "timestamp", "sample time of the telemetry row"},
+		{colSubmit, false, "timestamp", "submission time"},
+		{colStart, false, "timestamp", "start time"},
+		{colEnd, false, "timestamp", "end time"},
+		{colTimelimit, false, "seconds (Units scales other units per cluster)", "requested wall-time limit"},
+		{colNHosts, false, "count", "nodes allocated"},
+		{colNCores, false, "count", "cores allocated"},
+		{colAccount, false, "", "account charged"},
+		{colQueue, false, "", "partition or queue (with the hardware table: authoritative regime)"},
+		{colHost, false, "", "node of the telemetry row"},
+		{colExit, false, "", "exit code or state"},
+		{colUser, false, "", "user name"},
 	}
 }
 
@@ -252,8 +252,8 @@ func newColumns(header []string, keep []string) (*columns, string, error) {
 			c.unknown = append(c.unknown, c.header[i])
 		}
 	}
-	if _, ok := c.idx[ColJob]; !ok {
-		return nil, "", fmt.Errorf("%w %q%s", ErrMissingColumn, ColJob, otherSeparator(c.header))
+	if _, ok := c.idx[colJob]; !ok {
+		return nil, "", fmt.Errorf("%w %q%s", ErrMissingColumn, colJob, otherSeparator(c.header))
 	}
 	return c, "", nil
 }
@@ -409,18 +409,18 @@ func (c *columns) fill(dst *Row, rec []string, cluster string) (int, error) {
 		return ""
 	}
 	values := dst.Values[:0]
-	*dst = Row{JobID: str(ColJob), Cluster: cluster, Queue: str(ColQueue), Host: str(ColHost),
-		User: str(ColUser), Account: str(ColAccount), ExitCode: str(ColExit)}
-	if s := str(ColCluster); s != "" {
+	*dst = Row{JobID: str(colJob), Cluster: cluster, Queue: str(colQueue), Host: str(colHost),
+		User: str(colUser), Account: str(colAccount), ExitCode: str(colExit)}
+	if s := str(colCluster); s != "" {
 		dst.Cluster = s
 	}
 	if dst.JobID == "" {
-		return c.idx[ColJob], fmt.Errorf("%w: empty job id", ErrBadValue)
+		return c.idx[colJob], fmt.Errorf("%w: empty job id", ErrBadValue)
 	}
 	for _, tc := range [...]struct {
 		name string
 		dst  *time.Time
-	}{{ColTime, &dst.Time}, {ColSubmit, &dst.Submit}, {ColStart, &dst.Start}, {ColEnd, &dst.End}} {
+	}{{colTime, &dst.Time}, {colSubmit, &dst.Submit}, {colStart, &dst.Start}, {colEnd, &dst.End}} {
 		t, err := parseTime(str(tc.name))
 		if err != nil {
 			return c.idx[tc.name], err // an absent column reads as missing, no error
@@ -430,7 +430,7 @@ func (c *columns) fill(dst *Row, rec []string, cluster string) (int, error) {
 	for _, nc := range [...]struct {
 		name string
 		dst  *float64
-	}{{ColTimelimit, &dst.Timelimit}, {ColNHosts, &dst.NHosts}, {ColNCores, &dst.NCores}} {
+	}{{colTimelimit, &dst.Timelimit}, {colNHosts, &dst.NHosts}, {colNCores, &dst.NCores}} {
 		v, err := parseNumber(str(nc.name))
 		if err != nil {
 			return c.idx[nc.name], err

@@ -192,20 +192,20 @@ var jobFeatures = [...]string{"ncores", "nhosts", "timelimit_sec", "runtime_sec"
 // timelimit_sec, runtime_sec, queue_time_sec, runtime_fraction.
 func JobFeatures() []string { return append([]string(nil), jobFeatures[:]...) }
 
-// FeatureColumns names the table columns (ColTimelimit, ColStart, ...) a
+// FeatureColumns names the table columns (colTimelimit, colStart, ...) a
 // derived job feature is computed from, as Feature computes it, e.g.
 // "end_time − start_time" for runtime_sec; ok is false for ncores, nhosts
 // (read as they are) and names that are not job features.
 func FeatureColumns(feature string) (columns string, ok bool) {
 	switch feature {
 	case "timelimit_sec":
-		return ColTimelimit, true
+		return colTimelimit, true
 	case "runtime_sec":
-		return ColEnd + " − " + ColStart, true
+		return colEnd + " − " + colStart, true
 	case "queue_time_sec":
-		return ColStart + " − " + ColSubmit, true
+		return colStart + " − " + colSubmit, true
 	case "runtime_fraction":
-		return "(" + ColEnd + " − " + ColStart + ") / " + ColTimelimit, true
+		return "(" + colEnd + " − " + colStart + ") / " + colTimelimit, true
 	}
 	return "", false
 }
@@ -270,9 +270,9 @@ func span(a, b time.Time) float64 {
 	return b.Sub(a).Seconds()
 }
 
-// Candidates returns the job features followed by value_<m>_{cnt,sum,max}
+// candidates returns the job features followed by value_<m>_{cnt,sum,max}
 // for every metric any of the jobs carries, metrics in sorted order.
-func Candidates(clusters ...[]Job) []string {
+func allCandidates(clusters ...[]Job) []string {
 	names := JobFeatures()
 	seen := make(map[string]bool)
 	var ms []string
@@ -296,10 +296,10 @@ func Candidates(clusters ...[]Job) []string {
 // SafeFeatures returns, in the order of candidates, the features with 0%
 // missingness in every cluster: defined (see Job.Feature), not NaN and not
 // ±Inf for every job of every cluster. An empty cluster makes no feature
-// safe. A nil candidates means Candidates(clusters...).
+// safe. A nil candidates means allCandidates(clusters...).
 func SafeFeatures(candidates []string, clusters ...[]Job) []string {
 	if candidates == nil {
-		candidates = Candidates(clusters...)
+		candidates = allCandidates(clusters...)
 	}
 	if len(clusters) == 0 {
 		return nil

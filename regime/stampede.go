@@ -43,7 +43,7 @@ func IsStampede(head []byte) bool {
 	stampede := false
 	for _, h := range header {
 		switch matchName(h) {
-		case ColJob:
+		case colJob:
 			return false
 		case "jobid":
 			stampede = true

@@ -475,7 +475,7 @@ func TestUnknownColumnsDerived(t *testing.T) {
 		}
 	}
 	for _, f := range regime.JobFeatures() {
-		if _, ok := regime.FeatureColumns(f); !ok && f != regime.ColNCores && f != regime.ColNHosts {
+		if _, ok := regime.FeatureColumns(f); !ok && f != "ncores" && f != "nhosts" {
 			t.Errorf("derived feature %s has no FeatureColumns", f)
 		}
 	}
