@@ -35,7 +35,14 @@ const (
 func stampedeXY(t testing.TB) (*mat.Dense, []int, []string) {
 	t.Helper()
 	feb, mar := stampedeMonths(t)
-	names := regime.SafeFeatures(regime.JobFeatures(), feb, mar)
+	profile := func(jobs []regime.Job) *regime.FeatureProfile {
+		p := regime.NewFeatureProfile(nil)
+		for i := range jobs {
+			p.Add(&jobs[i])
+		}
+		return p
+	}
+	names := regime.ScreenProfiles(nil, []string{"feb", "mar"}, profile(feb), profile(mar)).Features
 	x, err := regime.Matrix(append(append([]regime.Job(nil), feb...), mar...), names)
 	if err != nil {
 		t.Fatal(err)

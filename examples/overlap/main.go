@@ -300,7 +300,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "features (from -features): %s\n", strings.Join(features, ", "))
 		var bad []string
 		for _, f := range features {
-			if regime.Forbidden(f) {
+			if slices.Contains(regime.ForbiddenFeatures(), f) {
 				bad = append(bad, f)
 			}
 		}
@@ -564,12 +564,11 @@ func load(o options, units regime.Units, stdout io.Writer, warn func(string), sr
 			for first := 0; first < o.n; first += chunk {
 				rows := synth.JobTable(g.p, min(chunk, o.n-first), rng)
 				nRows += len(rows)
-				jobs := regime.Aggregate(toTable(rows, first), regime.Units{g.p.Name: g.p.TimelimitUnitSec})
-				for i := range jobs {
-					if g.sd.add(&jobs[i]) {
-						g.sd.jobs = append(g.sd.jobs, jobs[i])
-					}
+				tab, err := synthJobs(rows, first, g.p, g.sd.add)
+				if err != nil {
+					return nil, err
 				}
+				g.sd.jobs = append(g.sd.jobs, tab...)
 			}
 			inputs = append(inputs, overlap.Input{Role: g.sd.role, Rows: g.sd.total, Samples: nRows,
 				Name: fmt.Sprintf("synthetic %s (internal/synth %s, n=%d, seed %d)", g.sd.name, g.kind, o.n, o.seed)})
@@ -598,7 +597,7 @@ func keptMetrics(features string) []string {
 	keep := []string{"gpu", "memused"}
 	for _, f := range strings.Split(features, ",") {
 		f = strings.ToLower(strings.TrimSpace(f))
-		rest, ok := strings.CutPrefix(f, regime.ValuePrefix)
+		rest, ok := strings.CutPrefix(f, "value_") // a metric's feature, value_<metric>_{cnt,sum,max}
 		if i := strings.LastIndexByte(rest, '_'); ok && i > 0 && !slices.Contains(keep, rest[:i]) {
 			keep = append(keep, rest[:i])
 		}
@@ -743,7 +742,7 @@ func unknownColumns(unknown []string) string {
 	}
 	var parts []string
 	if len(named) > 0 {
-		parts = append(parts, "columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): "+strings.Join(named, ", "))
+		parts = append(parts, "columns ignored, not in the accepted schema (the job-table schema in docs/overlap.md): "+strings.Join(named, ", "))
 	}
 	if unnamed > 0 {
 		parts = append(parts, fmt.Sprintf("%d column(s) without a name ignored", unnamed))
@@ -751,22 +750,28 @@ func unknownColumns(unknown []string) string {
 	return strings.Join(parts, "; ")
 }
 
-// toTable turns synthetic rows into a table; the rows' job numbers (JobTable
-// counts from 1) are moved up by first, the jobs drawn before them.
-func toTable(rows []synth.JobsRow, first int) *regime.Table {
-	t := &regime.Table{Metrics: []string{"cpuuser", "gpu", "memused"}, Rows: make([]regime.Row, len(rows))}
-	for i, r := range rows {
-		id := r.JID
-		if first > 0 {
+// synthJobs reads synthetic rows as the job records a file of them would
+// give (through the CSV reader, so that generated and file tables take one
+// path), with the rows' job numbers (JobTable counts from 1) moved up by
+// first, the jobs drawn before them. keep is regime.ReadConfig.Keep.
+func synthJobs(rows []synth.JobsRow, first int, p synth.ClusterProfile, keep func(*regime.Job) bool) ([]regime.Job, error) {
+	if first > 0 {
+		for i := range rows {
+			id := rows[i].JID
 			k := strings.LastIndexByte(id, '-')
 			num, _ := strconv.Atoi(id[k+1:])
-			id = id[:k+1] + strconv.Itoa(first+num)
+			rows[i].JID = id[:k+1] + strconv.Itoa(first+num)
 		}
-		t.Rows[i] = regime.Row{JobID: id, Cluster: r.Cluster, Queue: r.Queue, Host: r.Host, User: r.User,
-			ExitCode: r.ExitCode, Time: r.Time, Submit: r.Submit, Start: r.Start, End: r.End,
-			Timelimit: r.Timelimit, NHosts: r.NHosts, NCores: r.NCores, Values: []float64{r.CPUUser, r.GPU, r.MemUsed}}
 	}
-	return t
+	var buf bytes.Buffer
+	if err := synth.JobsWriteCSV(&buf, rows); err != nil {
+		return nil, err
+	}
+	tab, err := regime.ReadJobsCSV(&buf, "synthetic "+p.Name, regime.ReadConfig{Units: regime.Units{p.Name: p.TimelimitUnitSec}, Keep: keep})
+	if err != nil {
+		return nil, err
+	}
+	return tab.Jobs, nil
 }
 
 // hardwareOf turns a synthetic profile into its hardware-table entry, so

@@ -319,7 +319,7 @@ func TestRunWarnsUnknownColumns(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for name, text := range map[string]string{"console": stdout.String(), "report.md": string(md)} {
-		if !strings.Contains(text, "columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): mem_gb;") ||
+		if !strings.Contains(text, "columns ignored, not in the accepted schema (the job-table schema in docs/overlap.md): mem_gb;") ||
 			!strings.Contains(text, "2 column(s) without a name ignored") {
 			t.Errorf("%s does not name the ignored column mem_gb and the two without a name:\n%s", name, text)
 		}

@@ -56,12 +56,19 @@ func runMany(ctx context.Context, o options, stdout io.Writer) error {
 	for i, c := range clusters {
 		rules.LabelAll(c.jobs)
 		if want != "" {
-			c.jobs = regime.Filter(c.jobs, want)
+			c.jobs = slices.DeleteFunc(c.jobs, func(j regime.Job) bool { return j.Regime != want })
 		}
 		jobs[i], names[i] = c.jobs, c.name
 		fmt.Fprintf(stdout, "  %-12s %7d jobs in regime %s\n", c.name, len(c.jobs), o.regime)
 	}
-	features := regime.Screen(nil, names, jobs...).Features
+	profiles := make([]*regime.FeatureProfile, len(jobs))
+	for c, js := range jobs {
+		profiles[c] = regime.NewFeatureProfile(nil)
+		for i := range js {
+			profiles[c].Add(&js[i])
+		}
+	}
+	features := regime.ScreenProfiles(nil, names, profiles...).Features
 	if o.features != "" {
 		features = strings.Split(o.features, ",")
 	}
@@ -130,8 +137,11 @@ func loadMany(o options, units regime.Units, stdout io.Writer) ([]manyCluster, *
 		var out []manyCluster
 		for _, p := range []synth.ClusterProfile{synth.AnvilLike(), synth.ConteLike(), synth.StampedeLike()} {
 			fmt.Fprintf(stdout, "generating %d synthetic %s-like jobs\n", o.n, p.Name)
-			rows := synth.JobTable(p, o.n, rng)
-			out = append(out, manyCluster{p.Name, regime.Aggregate(toTable(rows, 0), regime.Units{p.Name: p.TimelimitUnitSec})})
+			jobs, err := synthJobs(synth.JobTable(p, o.n, rng), 0, p, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, manyCluster{p.Name, jobs})
 			hw.Clusters[p.Name] = hardwareOf(p)
 		}
 		return out, hw, nil
