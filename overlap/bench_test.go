@@ -2,6 +2,7 @@ package overlap
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -9,6 +10,7 @@ import (
 	"github.com/crosscluster/crosscluster/internal/logit"
 	"github.com/crosscluster/crosscluster/internal/rank"
 	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/regime"
 )
 
 // BenchSeed seeds the benchmark data; bench/overlap/gopipe writes the same
@@ -29,6 +31,67 @@ func benchShape(tb testing.TB, shape string, n int) (*mat.Dense, []int, []string
 func benchData(n int) (*mat.Dense, []int) {
 	x, y, _, _ := synth.OverlapBench("synth", n, benchSeed)
 	return mat.NewDense(n, 6, x), y
+}
+
+// BenchmarkSteady times the procedure as a program that fits in a loop
+// runs it: one Fitter, warmed by a first fit outside the timing, then
+// consecutive fits in the one process (b.Loop), on every data shape and on
+// the public Stampede months replicated to the size ("fresco", skipped
+// when $CROSSCLUSTER_TESTDATA and ../shared/testdata are absent). With
+// -count 7 and benchstat each row is the median of seven runs:
+//
+//	go test -run '^$' -bench 'Steady/.*/n=1e6' -count 7 ./overlap/ | tee steady.txt
+//	benchstat steady.txt
+func BenchmarkSteady(b *testing.B) {
+	for _, shape := range append(slices.Clone(synth.OverlapShapes), "fresco") {
+		for _, s := range []struct {
+			name string
+			n    int
+		}{{"n=2e5", 200_000}, {"n=1e6", 1_000_000}} {
+			b.Run(shape+"/"+s.name, func(b *testing.B) {
+				if testing.Short() && s.n > 200_000 {
+					b.Skip("large size skipped in -short mode")
+				}
+				var x *mat.Dense
+				var y []int
+				var names []string
+				if shape == "fresco" {
+					x, y, names = frescoShape(b, s.n)
+				} else {
+					x, y, names = benchShape(b, shape, s.n)
+				}
+				var f Fitter
+				opt := WithFeatureNames(names...)
+				if _, err := f.Fit(x, y, Band{0.2, 0.8}, opt); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := f.Fit(x, y, Band{0.2, 0.8}, opt); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// frescoShape returns the Stampede February (source) and March (target)
+// months' job features replicated to n rows, as gopipe -shape fresco
+// writes them.
+func frescoShape(b *testing.B, n int) (*mat.Dense, []int, []string) {
+	feb, mar := stampedeMonths(b)
+	names := regime.JobFeatures()
+	m, err := regime.Matrix(append(slices.Clone(feb), mar...), names)
+	if err != nil {
+		b.Fatal(err)
+	}
+	y := make([]int, len(feb)+len(mar))
+	for i := len(feb); i < len(y); i++ {
+		y[i] = Target
+	}
+	x, y := synth.Replicate(m.RawMatrix().Data, y, len(names), n)
+	return mat.NewDense(n, len(names), x), y, names
 }
 
 // BenchmarkPipeline times Fit on the seed pipeline's workload: standardise,

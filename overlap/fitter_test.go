@@ -140,14 +140,3 @@ func TestFitterAllocs(t *testing.T) {
 		t.Errorf("a warm Fitter allocates %.1f%% of the input per fit (Fit %.1f%%), want at most %.0f%% and a quarter of Fit's", 100*warm/input, 100*fresh/input, 100*maxWarmShare)
 	}
 }
-
-func BenchmarkFitterWarm(b *testing.B) {
-	x, y, names := benchShape(b, "tied", 200_000)
-	var f Fitter
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := f.Fit(x, y, Band{0.2, 0.8}, WithFeatureNames(names...)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
