@@ -101,11 +101,10 @@ func TestFitterBitIdentical(t *testing.T) {
 	sameFit(t, want, got)
 }
 
-// TestFitterAllocs: once warm, a Fitter's fit of 2e5 jobs allocates under
-// a quarter of what Fit allocates. The goal, a few percent of the
-// input, is not met yet: about half the input is still allocated per fit,
-// most of it by the solver's warm start in internal/logit, which takes no
-// buffers from the caller.
+// TestFitterAllocs: once warm, a Fitter's fit of 2e5 jobs allocates about
+// 8% of its 9.6 MB input (Fit about 240%): what is left is per-pass and
+// per-feature bookkeeping that does not grow with the rows, so at 1e6 rows
+// the share is smaller.
 func TestFitterAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation measurement skipped in -short mode")
@@ -132,11 +131,12 @@ func TestFitterAllocs(t *testing.T) {
 	warm := bytesPer(func() error { _, err := f.Fit(x, y, Band{0.2, 0.8}, opt); return err })
 	fresh := bytesPer(func() error { _, err := Fit(x, y, Band{0.2, 0.8}, opt); return err })
 	t.Logf("per fit: Fitter %.0f bytes (%.1f%% of the input), Fit %.0f bytes (%.1f%%)", warm, 100*warm/input, fresh, 100*fresh/input)
-	// maxWarmShare: what the Fitter's buffers leave (the solver's
-	// scratch, about 55% of the input at 2e5 rows), with room for the
-	// allocator's rounding; a regression that drops a buffer exceeds it.
-	const maxWarmShare = 0.65
-	if warm > maxWarmShare*input || warm > fresh/4 {
-		t.Errorf("a warm Fitter allocates %.1f%% of the input per fit (Fit %.1f%%), want at most %.0f%% and a quarter of Fit's", 100*warm/input, 100*fresh/input, 100*maxWarmShare)
+	// maxWarmShare: what the Fitter leaves (about 8% at 2e5 rows), with
+	// room for GOMAXPROCS and the allocator's rounding; a buffer that is
+	// no longer reused (the smallest, the band flags, is 2% of the input)
+	// exceeds it.
+	const maxWarmShare = 0.10
+	if warm > maxWarmShare*input {
+		t.Errorf("a warm Fitter allocates %.1f%% of the input per fit (Fit %.1f%%), want at most %.0f%%", 100*warm/input, 100*fresh/input, 100*maxWarmShare)
 	}
 }

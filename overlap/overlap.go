@@ -290,6 +290,9 @@ type Fitter struct {
 // and its Sweep read the Fitter's buffers: they hold until the Fitter's
 // next Fit, so clone what must outlive it.
 func (f *Fitter) Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
+	if f.ws.solver == nil {
+		f.ws.solver = new(logit.Scratch)
+	}
 	return fit(&f.ws, X, y, band, opts)
 }
 
@@ -301,6 +304,7 @@ type workspace struct {
 	inBand                []bool
 	cols                  [][]float64
 	ks                    []rank.Groups
+	solver                *logit.Scratch // the solver's, for a Fitter; nil for Fit
 }
 
 // take returns (*p)[:n], reallocating when the capacity is short. The
@@ -501,7 +505,7 @@ func (r *Result) standardise(cm *mat.Dense) error {
 func (r *Result) classify(cm *mat.Dense, y []int) error {
 	r.Propensity = take(&r.ws.prop, len(y))
 	lr, err := logit.Fit(cm.T(), y, logit.Config{C: r.cfg.c, Balanced: r.cfg.cw == stats.ClassWeightBalanced, Finite: true,
-		Center: r.Mean, Scale: r.Scale, Sample: r.sample}, r.Propensity)
+		Center: r.Mean, Scale: r.Scale, Sample: r.sample, Scratch: r.ws.solver}, r.Propensity)
 	r.sample = nil
 	if err != nil {
 		return fmt.Errorf("overlap: domain classifier: %w", err)
