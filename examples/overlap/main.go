@@ -256,7 +256,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	}
 	src := newSide(o.sourceName, "source", rules, want, candidates, o.transfer)
 	tgt := newSide(o.targetName, "target", rules, want, candidates, o.transfer)
-	inputs, err := load(o, units, stdout, warn, src, tgt)
+	inputs, err := load(ctx, o, units, stdout, warn, src, tgt)
 	if err != nil {
 		return err
 	}
@@ -543,7 +543,7 @@ func hardware(o options) *regime.Hardware {
 
 // load reads (or generates) the two clusters' tables into the sides and
 // returns the provenance of each input.
-func load(o options, units regime.Units, stdout io.Writer, warn func(string), src, tgt *side) ([]overlap.Input, error) {
+func load(ctx context.Context, o options, units regime.Units, stdout io.Writer, warn func(string), src, tgt *side) ([]overlap.Input, error) {
 	if (o.source == "") != (o.target == "") {
 		return nil, errors.New("give both -source and -target, or neither")
 	}
@@ -562,6 +562,9 @@ func load(o options, units regime.Units, stdout io.Writer, warn func(string), sr
 			const chunk = 2000
 			nRows := 0
 			for first := 0; first < o.n; first += chunk {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 				rows := synth.JobTable(g.p, min(chunk, o.n-first), rng)
 				nRows += len(rows)
 				tab, err := synthJobs(rows, first, g.p, g.sd.add)
