@@ -43,7 +43,26 @@ func benchData(n int) (*mat.Dense, []int) {
 //	go test -run '^$' -bench 'Steady/.*/n=1e6' -count 7 ./overlap/ | tee steady.txt
 //	benchstat steady.txt
 func BenchmarkSteady(b *testing.B) {
-	for _, shape := range append(slices.Clone(synth.OverlapShapes), "fresco") {
+	shapes := append(slices.Clone(synth.OverlapShapes), "fresco")
+	benchShapes(b, shapes, func(b *testing.B, x *mat.Dense, y []int, names []string) {
+		var f Fitter
+		opt := WithFeatureNames(names...)
+		if _, err := f.Fit(x, y, Band{0.2, 0.8}, opt); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.Fit(x, y, Band{0.2, 0.8}, opt); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// benchShapes runs fit as a sub-benchmark per shape and size (n=2e5 and
+// n=1e6, the larger skipped in -short mode) on the shape's data.
+func benchShapes(b *testing.B, shapes []string, fit func(b *testing.B, x *mat.Dense, y []int, names []string)) {
+	for _, shape := range shapes {
 		for _, s := range []struct {
 			name string
 			n    int
@@ -52,25 +71,12 @@ func BenchmarkSteady(b *testing.B) {
 				if testing.Short() && s.n > 200_000 {
 					b.Skip("large size skipped in -short mode")
 				}
-				var x *mat.Dense
-				var y []int
-				var names []string
+				load := func() (*mat.Dense, []int, []string) { return benchShape(b, shape, s.n) }
 				if shape == "fresco" {
-					x, y, names = frescoShape(b, s.n)
-				} else {
-					x, y, names = benchShape(b, shape, s.n)
+					load = func() (*mat.Dense, []int, []string) { return frescoShape(b, s.n) }
 				}
-				var f Fitter
-				opt := WithFeatureNames(names...)
-				if _, err := f.Fit(x, y, Band{0.2, 0.8}, opt); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := f.Fit(x, y, Band{0.2, 0.8}, opt); err != nil {
-						b.Fatal(err)
-					}
-				}
+				x, y, names := load()
+				fit(b, x, y, names)
 			})
 		}
 	}
@@ -102,25 +108,14 @@ func frescoShape(b *testing.B, n int) (*mat.Dense, []int, []string) {
 //
 //	go test -run '^$' -bench 'Pipeline/tied/n=1e6' -cpuprofile cpu.out ./overlap/
 func BenchmarkPipeline(b *testing.B) {
-	for _, shape := range synth.OverlapShapes {
-		for _, s := range []struct {
-			name string
-			n    int
-		}{{"n=2e5", 200_000}, {"n=1e6", 1_000_000}} {
-			b.Run(shape+"/"+s.name, func(b *testing.B) {
-				if testing.Short() && s.n > 200_000 {
-					b.Skip("large size skipped in -short mode")
-				}
-				x, y, names := benchShape(b, shape, s.n)
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := Fit(x, y, Band{0.2, 0.8}, WithFeatureNames(names...)); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+	benchShapes(b, synth.OverlapShapes, func(b *testing.B, x *mat.Dense, y []int, names []string) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Fit(x, y, Band{0.2, 0.8}, WithFeatureNames(names...)); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
 }
 
 // BenchmarkCompareFeature times one feature's comparisons (KS on all and

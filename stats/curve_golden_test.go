@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// curveFloats decodes a JSON array in which null stands for NaN.
-type curveFloats []float64
+// curveFloats reads null as NaN, as stdFloats.
+type curveFloats = stdFloats
 
 // Tolerances of the golden comparisons against
 // testdata/curves_golden.json (written by testdata/gen_curves.py with
@@ -72,21 +72,6 @@ type curveGolden struct {
 	}
 }
 
-func (f *curveFloats) UnmarshalJSON(b []byte) error {
-	var raw []*float64
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	*f = make([]float64, len(raw))
-	for i, p := range raw {
-		if p == nil {
-			(*f)[i] = math.NaN()
-		} else {
-			(*f)[i] = *p
-		}
-	}
-	return nil
-}
 
 func loadCurveGolden(t *testing.T) *curveGolden {
 	t.Helper()
