@@ -583,6 +583,9 @@ func load(ctx context.Context, o options, units regime.Units, stdout io.Writer, 
 		path string
 		sd   *side
 	}{{o.source, src}, {o.target, tgt}} {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		in, err := readJobs(stdout, f.path, f.sd, units, keep, warn)
 		if err != nil {
 			return nil, err

@@ -40,7 +40,7 @@ func runMany(ctx context.Context, o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	clusters, hw, err := loadMany(o, units, stdout)
+	clusters, hw, err := loadMany(ctx, o, units, stdout)
 	if err != nil {
 		return err
 	}
@@ -130,12 +130,15 @@ func runMany(ctx context.Context, o options, stdout io.Writer) error {
 
 // loadMany reads or generates the clusters of -clusters and returns a
 // hardware table for them.
-func loadMany(o options, units regime.Units, stdout io.Writer) ([]manyCluster, *regime.Hardware, error) {
+func loadMany(ctx context.Context, o options, units regime.Units, stdout io.Writer) ([]manyCluster, *regime.Hardware, error) {
 	if o.clusters == "synth" {
 		rng := rand.New(rand.NewPCG(o.seed, 7))
 		hw := &regime.Hardware{Clusters: map[string]regime.Cluster{}}
 		var out []manyCluster
 		for _, p := range []synth.ClusterProfile{synth.AnvilLike(), synth.ConteLike(), synth.StampedeLike()} {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
 			fmt.Fprintf(stdout, "generating %d synthetic %s-like jobs\n", o.n, p.Name)
 			jobs, err := synthJobs(synth.JobTable(p, o.n, rng), 0, p, nil)
 			if err != nil {
@@ -148,6 +151,9 @@ func loadMany(o options, units regime.Units, stdout io.Writer) ([]manyCluster, *
 	}
 	var out []manyCluster
 	for _, item := range strings.Split(o.clusters, ",") {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		name, path, ok := strings.Cut(strings.TrimSpace(item), "=")
 		if !ok {
 			name, path = nameOr("", name), name
