@@ -72,7 +72,6 @@ type curveGolden struct {
 	}
 }
 
-
 func loadCurveGolden(t *testing.T) *curveGolden {
 	t.Helper()
 	b, err := os.ReadFile("testdata/curves_golden.json")
