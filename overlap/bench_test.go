@@ -2,6 +2,7 @@ package overlap
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -9,6 +10,7 @@ import (
 	"github.com/crosscluster/crosscluster/internal/logit"
 	"github.com/crosscluster/crosscluster/internal/rank"
 	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/regime"
 )
 
 // BenchSeed seeds the benchmark data; bench/overlap/gopipe writes the same
@@ -31,15 +33,36 @@ func benchData(n int) (*mat.Dense, []int) {
 	return mat.NewDense(n, 6, x), y
 }
 
-// BenchmarkPipeline times Fit on the seed pipeline's workload: standardise,
-// logistic regression, propensities, AUC, coverage and KS per feature (on
-// all and in-band rows, plus SMD, quantiles and histograms, which the seed
-// peer bench/overlap/peer.py does not compute and peer.py --equal-work does),
-// on every data shape of synth.OverlapShapes:
+// BenchmarkSteady times the procedure as a program that fits in a loop
+// runs it: one Fitter, warmed by a first fit outside the timing, then
+// consecutive fits in the one process (b.Loop), on every data shape and on
+// the public Stampede months replicated to the size ("fresco", skipped
+// when $CROSSCLUSTER_TESTDATA and ../shared/testdata are absent). With
+// -count 7 and benchstat each row is the median of seven runs:
 //
-//	go test -run '^$' -bench 'Pipeline/tied/n=1e6' -cpuprofile cpu.out ./overlap/
-func BenchmarkPipeline(b *testing.B) {
-	for _, shape := range synth.OverlapShapes {
+//	go test -run '^$' -bench 'Steady/.*/n=1e6' -count 7 ./overlap/ | tee steady.txt
+//	benchstat steady.txt
+func BenchmarkSteady(b *testing.B) {
+	shapes := append(slices.Clone(synth.OverlapShapes), "fresco")
+	benchShapes(b, shapes, func(b *testing.B, x *mat.Dense, y []int, names []string) {
+		var f Fitter
+		opt := WithFeatureNames(names...)
+		if _, err := f.Fit(x, y, Band{0.2, 0.8}, opt); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.Fit(x, y, Band{0.2, 0.8}, opt); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// benchShapes runs fit as a sub-benchmark per shape and size (n=2e5 and
+// n=1e6, the larger skipped in -short mode) on the shape's data.
+func benchShapes(b *testing.B, shapes []string, fit func(b *testing.B, x *mat.Dense, y []int, names []string)) {
+	for _, shape := range shapes {
 		for _, s := range []struct {
 			name string
 			n    int
@@ -48,16 +71,51 @@ func BenchmarkPipeline(b *testing.B) {
 				if testing.Short() && s.n > 200_000 {
 					b.Skip("large size skipped in -short mode")
 				}
-				x, y, names := benchShape(b, shape, s.n)
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := Fit(x, y, Band{0.2, 0.8}, WithFeatureNames(names...)); err != nil {
-						b.Fatal(err)
-					}
+				load := func() (*mat.Dense, []int, []string) { return benchShape(b, shape, s.n) }
+				if shape == "fresco" {
+					load = func() (*mat.Dense, []int, []string) { return frescoShape(b, s.n) }
 				}
+				x, y, names := load()
+				fit(b, x, y, names)
 			})
 		}
 	}
+}
+
+// frescoShape returns the Stampede February (source) and March (target)
+// months' job features replicated to n rows, as gopipe -shape fresco
+// writes them.
+func frescoShape(b *testing.B, n int) (*mat.Dense, []int, []string) {
+	feb, mar := stampedeMonths(b)
+	names := regime.JobFeatures()
+	m, err := regime.Matrix(append(slices.Clone(feb), mar...), names)
+	if err != nil {
+		b.Fatal(err)
+	}
+	y := make([]int, len(feb)+len(mar))
+	for i := len(feb); i < len(y); i++ {
+		y[i] = Target
+	}
+	x, y := synth.Replicate(m.RawMatrix().Data, y, len(names), n)
+	return mat.NewDense(n, len(names), x), y, names
+}
+
+// BenchmarkPipeline times Fit on the seed pipeline's workload: standardise,
+// logistic regression, propensities, AUC, coverage and KS per feature (on
+// all and in-band rows, plus SMD, quantiles and histograms, which the seed
+// peer bench/overlap/peer.py does not compute and peer.py --equal-work does),
+// on every data shape of synth.OverlapShapes:
+//
+//	go test -run '^$' -bench 'Pipeline/tied/n=1e6' -cpuprofile cpu.out ./overlap/
+func BenchmarkPipeline(b *testing.B) {
+	benchShapes(b, synth.OverlapShapes, func(b *testing.B, x *mat.Dense, y []int, names []string) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Fit(x, y, Band{0.2, 0.8}, WithFeatureNames(names...)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkCompareFeature times one feature's comparisons (KS on all and

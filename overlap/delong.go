@@ -19,8 +19,8 @@ var (
 	// ErrOneClass: scores of one class only (an AUC needs both), or fewer
 	// than two of a class (its variance needs two).
 	ErrOneClass = errors.New("overlap: one class only")
-	// ErrScores: the scores and labels differ in length, or a score is NaN.
-	ErrScores = errors.New("overlap: invalid scores")
+	// errScores: the scores and labels differ in length, or a score is NaN.
+	errScores = errors.New("overlap: invalid scores")
 )
 
 // DeLong returns the AUC of scores for the positives against the negatives
@@ -32,16 +32,16 @@ var (
 // negatives; AUC is the mean of V10 and its variance S10/m + S01/n, S the
 // sample variances (ties count a half, as in the Mann-Whitney statistic).
 // ±Inf scores are ordinary values. Lengths that differ and NaN scores are
-// errors wrapping ErrScores; a class with fewer than two scores (no
+// errors wrapping errScores; a class with fewer than two scores (no
 // variance) wraps ErrOneClass.
-func DeLong(scores []float64, positive []bool) (AUCInterval, error) {
+func delong(scores []float64, positive []bool) (AUCInterval, error) {
 	if len(scores) != len(positive) {
-		return AUCInterval{}, fmt.Errorf("%w: DeLong: %d scores, %d labels", ErrScores, len(scores), len(positive))
+		return AUCInterval{}, fmt.Errorf("%w: DeLong: %d scores, %d labels", errScores, len(scores), len(positive))
 	}
 	var x, y []float64
 	for i, s := range scores {
 		if math.IsNaN(s) {
-			return AUCInterval{}, fmt.Errorf("%w: DeLong: score %d is NaN", ErrScores, i)
+			return AUCInterval{}, fmt.Errorf("%w: DeLong: score %d is NaN", errScores, i)
 		}
 		if positive[i] {
 			x = append(x, s)
@@ -134,5 +134,5 @@ func (r *Result) AUCInterval() (AUCInterval, error) {
 	for i, v := range r.y {
 		pos[i] = v == Target
 	}
-	return DeLong(r.Propensity, pos)
+	return delong(r.Propensity, pos)
 }

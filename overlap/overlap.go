@@ -252,6 +252,7 @@ type Result struct {
 	// (logit.Config.Sample); dropped once the classifier is fitted.
 	sample []float64
 	cfg    config
+	ws     *workspace // the buffers above come from here
 }
 
 // Fit trains the domain classifier on X (rows are jobs, columns features)
@@ -268,6 +269,55 @@ type Result struct {
 // not an error: the classifier stops at its penalised optimum, the note
 // says so, and the AUC is 1.
 func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
+	return fit(&workspace{}, X, y, band, opts)
+}
+
+// Fitter runs Fit's procedure again and again without taking fresh memory
+// each time: it keeps the buffers of one fit (the column-major copy of X,
+// the propensities, the band flags, the sorts' scratch) for the next, so
+// that once warm a fit of the same size allocates little. Programs that fit
+// in a loop (band studies, pairwise matrices, benchmarks) use one Fitter;
+// Pairwise does.
+//
+// The zero value is ready to use. A Fitter is not safe for concurrent use:
+// give each goroutine its own, as with bufio.Reader.
+type Fitter struct {
+	ws workspace
+}
+
+// Fit is Fit (the function) with the Fitter's buffers, bit for bit the same
+// result. The Result's slices that grow with the rows (Propensity, InBand)
+// and its Sweep read the Fitter's buffers: they hold until the Fitter's
+// next Fit, so clone what must outlive it.
+func (f *Fitter) Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
+	if f.ws.solver == nil {
+		f.ws.solver = new(logit.Scratch)
+	}
+	return fit(&f.ws, X, y, band, opts)
+}
+
+// workspace holds the buffers of a fit that grow with the rows. Each is
+// overwritten in full before it is read, so reuse cannot change a result.
+type workspace struct {
+	y, group              []uint8
+	cm, sample, prop, mem []float64
+	inBand                []bool
+	cols                  [][]float64
+	ks                    []rank.Groups
+	solver                *logit.Scratch // the solver's, for a Fitter; nil for Fit
+}
+
+// take returns (*p)[:n], reallocating when the capacity is short. The
+// contents are whatever the last use left.
+func take[T any](p *[]T, n int) []T {
+	if cap(*p) < n {
+		*p = make([]T, n)
+	}
+	*p = (*p)[:n]
+	return *p
+}
+
+func fit(ws *workspace, X mat.Matrix, y []int, band Band, opts []Option) (*Result, error) {
 	n, d := X.Dims()
 	if len(y) != n {
 		panic("overlap: len(y) != rows of X")
@@ -289,7 +339,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 		}
 	}
 	res := &Result{Features: cfg.names, Band: band, AUC: math.NaN(), CrossFitAUC: math.NaN(),
-		Coverage: math.NaN(), SourceCoverage: math.NaN(), ESS: math.NaN(), ESSInBand: math.NaN(), cfg: cfg}
+		Coverage: math.NaN(), SourceCoverage: math.NaN(), ESS: math.NaN(), ESSInBand: math.NaN(), cfg: cfg, ws: ws}
 	if err := band.Check(); err != nil {
 		return nil, err
 	}
@@ -365,7 +415,7 @@ func Fit(X mat.Matrix, y []int, band Band, opts ...Option) (*Result, error) {
 // (a quarter of the memory of []int). A plain loop: 1e6 labels take about
 // a millisecond, under 1% of a fit.
 func (r *Result) setLabels(y []int) error {
-	r.y = make([]uint8, len(y))
+	r.y = take(&r.ws.y, len(y))
 	for i, v := range y {
 		if v != Source && v != Target {
 			return fmt.Errorf("%w: row %d has %d", ErrLabel, i, v)
@@ -385,8 +435,8 @@ func (r *Result) setLabels(y []int) error {
 // its transpose without another one.
 func (r *Result) setColumns(X mat.Matrix) (*mat.Dense, error) {
 	n, d := X.Dims()
-	cm := mat.NewDense(d, n, make([]float64, d*n))
-	r.cols = make([][]float64, d)
+	cm := mat.NewDense(d, n, take(&r.ws.cm, d*n))
+	r.cols = take(&r.ws.cols, d)
 	for j := range d {
 		r.cols[j] = cm.RawMatrix().Data[j*n : (j+1)*n]
 	}
@@ -395,7 +445,7 @@ func (r *Result) setColumns(X mat.Matrix) (*mat.Dense, error) {
 	// taken while the copy has them in cache.
 	var sample []float64
 	if k := logit.SampleStride(n); k > 0 {
-		sample = make([]float64, d*((n+k-1)/k))
+		sample = take(&r.ws.sample, d*((n+k-1)/k))
 	}
 	finite := fillColumns(r.cols, X, sample)
 	if finite {
@@ -453,9 +503,9 @@ func (r *Result) standardise(cm *mat.Dense) error {
 // standardised by the solver as it reads them; its last pass leaves the
 // propensities in r.Propensity.
 func (r *Result) classify(cm *mat.Dense, y []int) error {
-	r.Propensity = make([]float64, len(y))
+	r.Propensity = take(&r.ws.prop, len(y))
 	lr, err := logit.Fit(cm.T(), y, logit.Config{C: r.cfg.c, Balanced: r.cfg.cw == stats.ClassWeightBalanced, Finite: true,
-		Center: r.Mean, Scale: r.Scale, Sample: r.sample}, r.Propensity)
+		Center: r.Mean, Scale: r.Scale, Sample: r.sample, Scratch: r.ws.solver}, r.Propensity)
 	r.sample = nil
 	if err != nil {
 		return fmt.Errorf("overlap: domain classifier: %w", err)
@@ -478,8 +528,8 @@ func (r *Result) classify(cm *mat.Dense, y []int) error {
 // depend on the core count.
 func (r *Result) bandPass() ([]uint8, []blockCounts) {
 	n, band, bins := len(r.y), r.Band, r.cfg.bins
-	r.InBand = make([]bool, n)
-	group := make([]uint8, n)
+	r.InBand = take(&r.ws.inBand, n)
+	group := take(&r.ws.group, n)
 	counts := make([]blockCounts, (n+bandBlock-1)/bandBlock)
 	parallel(len(counts), func(b int) {
 		lo, hi := b*bandBlock, min((b+1)*bandBlock, n)
@@ -739,14 +789,14 @@ func (r *Result) summarise(group []uint8, counts []blockCounts) error {
 	// Each domain's propensities, each with a slot to spare (see
 	// gatherDomain), and the sorts' scratch.
 	ns := r.NSource
-	mem := make([]float64, 2*n+2)
+	mem := take(&r.ws.mem, 2*n+2)
 	props, scratch := mem[:n+2], mem[n+2:]
 	// (Capacities capped: propensitySummaries appends to their memory.)
 	src, tgt := props[:ns:ns], props[ns+1:n+1:n+1]
 	var sorted sync.WaitGroup
 	sorted.Add(2)
 	errs := make([]error, d)
-	ks := make([]rank.Groups, workers(d+3))
+	ks := take(&r.ws.ks, workers(d+3))
 	parallelWorkers(d+3, func(w, k int) {
 		switch {
 		case k == d+2:

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/crosscluster/crosscluster/internal/logit"
@@ -331,7 +330,7 @@ func TestSweepMasksAndCrossFit(t *testing.T) {
 	if r, _ := in.Dims(); r != res.NTargetInBand {
 		t.Errorf("Rows gave %d target rows, want %d", r, res.NTargetInBand)
 	}
-	for k, i := range Indices(mask) {
+	for k, i := range indices(mask) {
 		if y[i] != Target || !res.InBand[i] || in.At(k, 0) != x.At(i, 0) {
 			t.Fatalf("masked row %d (row %d of X) is wrong", k, i)
 		}
@@ -400,7 +399,7 @@ func TestReports(t *testing.T) {
 	if err := res.WriteJSON(&js, meta); err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
@@ -409,41 +408,10 @@ func TestReports(t *testing.T) {
 		t.Errorf("JSON round trip: %+v", back)
 	}
 
-	var log Log
-	var file bytes.Buffer
-	if err := log.Append(&file, res.Entry(meta)); err != nil {
-		t.Fatal(err)
-	}
-	meta.Experiment = "E2"
-	if err := log.Append(&file, Entry{Exp: "E2", Source: "a", Target: "b", FeatureSet: "all", Band: Band{0.2, 0.8}, AUC: -1, Coverage: -1}); err != nil {
-		t.Fatal(err)
-	}
-	read, err := ReadLog(&file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(log.Entries, read.Entries); d != "" {
-		t.Errorf("log round trip (-want +got):\n%s", d)
-	}
-	var table bytes.Buffer
-	if err := read.WriteTable(&table); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(table.String()), "\n")
-	wantRow := "| E1 | anvil→conte | cpu_standard (authoritative) | safe | [0.1,0.9] | " + num(res.AUC, 4) + " | " + coverageText(res.Coverage, res.NTargetInBand, res.NTarget) + " |"
-	if len(lines) != 4 || lines[0] != "| EXP | Source→Target | Regime | Feature set | Band | AUC | Coverage |" || lines[2] != wantRow ||
-		lines[3] != "| E2 | a→b | n/a | all | [0.2,0.8] | n/a | n/a (n=0 of 0) |" {
-		t.Errorf("table:\n%s\nwant row %s", table.String(), wantRow)
-	}
-	if _, err := ReadLog(strings.NewReader("{\"exp\":\"E1\"}\nnot json\n")); !errors.Is(err, ErrLog) || !strings.Contains(err.Error(), " 2:") {
-		t.Errorf("bad log line: %v", err)
-	}
-
 }
 
 // TestProxyOnlyInEveryOutput: whenever a label came from the proxy rule,
-// the Markdown report, the JSON report and the log row (and so its table)
-// say "proxy-only"; a pooled comparison says "not regime-matched" in each;
+// the Markdown report and the JSON report say "proxy-only"; a pooled comparison says "not regime-matched" in each;
 // an authoritative one says neither (issue 13).
 func TestProxyOnlyInEveryOutput(t *testing.T) {
 	x, y := shifted(50, 2, 0.7, 8)
@@ -463,22 +431,14 @@ func TestProxyOnlyInEveryOutput(t *testing.T) {
 		{Meta{Regime: "all", LabelsProxy: 100}, "all regimes pooled (not regime-matched; proxy)", true, true},
 		{Meta{}, "not stated", false, false},
 	} {
-		var md, js, row bytes.Buffer
+		var md, js bytes.Buffer
 		if err := res.WriteMarkdown(&md, c.meta); err != nil {
 			t.Fatal(err)
 		}
 		if err := res.WriteJSON(&js, c.meta); err != nil {
 			t.Fatal(err)
 		}
-		var l Log
-		if err := l.Append(&row, res.Entry(c.meta)); err != nil {
-			t.Fatal(err)
-		}
-		var table bytes.Buffer
-		if err := l.WriteTable(&table); err != nil {
-			t.Fatal(err)
-		}
-		var rep Report
+		var rep report
 		if err := json.Unmarshal(js.Bytes(), &rep); err != nil {
 			t.Fatal(err)
 		}
@@ -487,7 +447,7 @@ func TestProxyOnlyInEveryOutput(t *testing.T) {
 		}
 		for _, o := range []struct {
 			name, text string
-		}{{"report.md", md.String()}, {"report.json", js.String()}, {"experiments.jsonl", row.String()}, {"experiments.md", table.String()}} {
+		}{{"report.md", md.String()}, {"report.json", js.String()}} {
 			if got := strings.Contains(o.text, "proxy-only"); got != c.proxy {
 				t.Errorf("%+v: %s says proxy-only = %v, want %v:\n%s", c.meta, o.name, got, c.proxy, o.text)
 			}
@@ -499,24 +459,6 @@ func TestProxyOnlyInEveryOutput(t *testing.T) {
 			t.Errorf("%+v: report.json proxy_only = %v", c.meta, rep.ProxyOnly)
 		}
 	}
-}
-
-func FuzzReadLog(f *testing.F) {
-	f.Add([]byte(`{"exp":"E1","source":"a","target":"b","feature_set":"safe","band":{"lo":0.2,"hi":0.8},"auc":0.6,"coverage":0.9,"n_target_in_band":9,"n_target":10}` + "\n"))
-	f.Add([]byte("\n\n{\"exp\":1}\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := ReadLog(bytes.NewReader(data))
-		if err != nil {
-			if !errors.Is(err, ErrLog) {
-				t.Fatalf("error %v does not wrap ErrLog", err)
-			}
-			return
-		}
-		var buf bytes.Buffer
-		if err := l.WriteTable(&buf); err != nil {
-			t.Fatal(err)
-		}
-	})
 }
 
 func TestCrossFitFolds(t *testing.T) {
@@ -645,7 +587,7 @@ func TestFitMatchesStats(t *testing.T) {
 	}
 }
 
-// TestCoveragesPropensities: Coverages counts as Sweep does; Propensities
+// TestCoveragesPropensities: coverages counts as Sweep does; Propensities
 // splits the propensities by domain in row order.
 func TestCoveragesPropensities(t *testing.T) {
 	x, y := shifted(200, 2, 1, 9)
@@ -658,7 +600,7 @@ func TestCoveragesPropensities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cv, err := res.Coverages(bands...)
+	cv, err := res.coverages(bands...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -666,20 +608,20 @@ func TestCoveragesPropensities(t *testing.T) {
 		a, b := sw[k], cv[k]
 		if a.Coverage != b.Coverage || a.SourceCoverage != b.SourceCoverage || a.NTargetInBand != b.NTargetInBand ||
 			a.NSourceInBand != b.NSourceInBand || b.KS != nil {
-			t.Errorf("band %v: Sweep %+v, Coverages %+v", bands[k], a, b)
+			t.Errorf("band %v: Sweep %+v, coverages %+v", bands[k], a, b)
 		}
 	}
 	if cv[2].Coverage != 1 || cv[2].SourceCoverage != 1 {
 		t.Errorf("[0,1] covers %v and %v", cv[2].Coverage, cv[2].SourceCoverage)
 	}
-	if _, err := res.Coverages(Band{0.5, 0.4}); !errors.Is(err, ErrBand) {
+	if _, err := res.coverages(Band{0.5, 0.4}); !errors.Is(err, ErrBand) {
 		t.Errorf("bad band: %v", err)
 	}
 	src, tgt := res.Propensities(Source), res.Propensities(Target)
 	if len(src) != res.NSource || len(tgt) != res.NTarget || src[0] != res.Propensity[0] || tgt[0] != res.Propensity[res.NSource] {
 		t.Errorf("Propensities: %d and %d values", len(src), len(tgt))
 	}
-	if _, err := (&Result{}).Coverages(Band{0.2, 0.8}); !errors.Is(err, ErrEmptyDomain) {
+	if _, err := (&Result{}).coverages(Band{0.2, 0.8}); !errors.Is(err, ErrEmptyDomain) {
 		t.Errorf("no fit: %v", err)
 	}
 }

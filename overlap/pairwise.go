@@ -1,6 +1,7 @@
 package overlap
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -65,7 +66,8 @@ type PairMatrix struct {
 // exactly when P(j | x) does), so one fit per unordered pair gives both
 // cells: Pairs[j][i] is Pairs[i][j] with the roles swapped. For any other
 // band both orders are fitted. Fits run one after another, each on all
-// cores.
+// cores, with one Fitter. Cancelling ctx stops Pairwise before its next
+// fit; it then returns ctx.Err().
 //
 // Fewer than two clusters, an empty or repeated name, or feature counts
 // that differ are errors wrapping ErrClusters, a cluster without jobs
@@ -73,7 +75,7 @@ type PairMatrix struct {
 // wrapped with the pair's names.
 // Fit panics on mismatched feature names (WithFeatureNames) as it would for
 // any pair.
-func Pairwise(clusters []Cluster, band Band, opts ...Option) (*PairMatrix, error) {
+func Pairwise(ctx context.Context, clusters []Cluster, band Band, opts ...Option) (*PairMatrix, error) {
 	k := len(clusters)
 	if k < 2 {
 		return nil, fmt.Errorf("%w: %d clusters, need at least 2", ErrClusters, k)
@@ -100,12 +102,16 @@ func Pairwise(clusters []Cluster, band Band, opts ...Option) (*PairMatrix, error
 		m.Names = append(m.Names, c.Name)
 		m.Pairs[i] = make([]*Pair, k)
 	}
+	var ws pairSpace
 	for i := range k {
 		for j := range k {
 			if !fitted(band, i, j) {
 				continue
 			}
-			p, err := comparePair(clusters[i], clusters[j], band, opts)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			p, err := ws.compare(clusters[i], clusters[j], band, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -141,18 +147,29 @@ func (m *PairMatrix) FittedPairs() []*Pair {
 	return out
 }
 
-// comparePair fits a (source) against b (target).
-func comparePair(a, b Cluster, band Band, opts []Option) (*Pair, error) {
+// pairSpace holds Pairwise's buffers from one pair to the next: the
+// Fitter and the stacked rows and labels of the pair.
+type pairSpace struct {
+	f Fitter
+	x []float64
+	y []int
+}
+
+// compare fits a (source) against b (target).
+func (ws *pairSpace) compare(a, b Cluster, band Band, opts []Option) (*Pair, error) {
 	na, d := a.X.Dims()
 	nb, _ := b.X.Dims()
-	x := mat.NewDense(na+nb, d, nil)
+	x := mat.NewDense(na+nb, d, take(&ws.x, (na+nb)*d))
 	x.Slice(0, na, 0, d).(*mat.Dense).Copy(a.X)
 	x.Slice(na, na+nb, 0, d).(*mat.Dense).Copy(b.X)
-	y := make([]int, na+nb)
-	for i := na; i < na+nb; i++ {
-		y[i] = Target
+	y := take(&ws.y, na+nb)
+	for i := range y {
+		y[i] = Source
+		if i >= na {
+			y[i] = Target
+		}
 	}
-	res, err := Fit(x, y, band, opts...)
+	res, err := ws.f.Fit(x, y, band, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("overlap: %s against %s: %w", a.Name, b.Name, err)
 	}

@@ -2,6 +2,7 @@ package overlap
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"math"
@@ -62,7 +63,7 @@ func TestPairwise(t *testing.T) {
 		{"c", gaussCluster(200, 3, 2.5, 3)},
 	}
 	for _, band := range []Band{{0.2, 0.8}, {0.3, 0.9}} {
-		m, err := Pairwise(clusters, band)
+		m, err := Pairwise(context.Background(), clusters, band)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,13 +152,13 @@ func TestPairwiseBadInput(t *testing.T) {
 		"band":           {[]Cluster{{"a", a}, {"b", b}}, Band{0.8, 0.2}, ErrBand},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := Pairwise(c.clusters, c.band); !errors.Is(err, c.want) {
+			if _, err := Pairwise(context.Background(), c.clusters, c.band); !errors.Is(err, c.want) {
 				t.Errorf("error %v, want %v", err, c.want)
 			}
 		})
 	}
 	// A cluster of one job has no DeLong variance: a note, not an error.
-	m, err := Pairwise([]Cluster{{"a", a}, {"one", gaussCluster(1, 2, 0, 4)}}, Band{0.2, 0.8})
+	m, err := Pairwise(context.Background(), []Cluster{{"a", a}, {"one", gaussCluster(1, 2, 0, 4)}}, Band{0.2, 0.8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestPairwiseStampede(t *testing.T) {
 		}
 		return x
 	}
-	m, err := Pairwise([]Cluster{{"feb", matrix(feb)}, {"mar", matrix(mar)}}, Band{0.2, 0.8}, WithFeatureNames(names...))
+	m, err := Pairwise(context.Background(), []Cluster{{"feb", matrix(feb)}, {"mar", matrix(mar)}}, Band{0.2, 0.8}, WithFeatureNames(names...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestPairwiseStampede(t *testing.T) {
 			late = append(late, j)
 		}
 	}
-	m, err = Pairwise([]Cluster{{"feb1", matrix(early)}, {"feb2", matrix(late)}, {"mar", matrix(mar)}}, Band{0.2, 0.8}, WithFeatureNames(names...))
+	m, err = Pairwise(context.Background(), []Cluster{{"feb1", matrix(early)}, {"feb2", matrix(late)}, {"mar", matrix(mar)}}, Band{0.2, 0.8}, WithFeatureNames(names...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 	"github.com/crosscluster/crosscluster/internal/buildinfo"
 )
 
-// Settings are every setting Fit used, as a report records them so that a
+// settings are every setting Fit used, as a report records them so that a
 // run can be repeated exactly.
-type Settings struct {
+type settings struct {
 	C              float64   `json:"C"`
 	ClassWeight    string    `json:"class_weight"` // none or balanced
 	Solver         string    `json:"solver"`
@@ -25,13 +25,13 @@ type Settings struct {
 	QuantileLevels []float64 `json:"quantile_levels"`
 }
 
-// Settings returns the settings the result was fitted with.
-func (r *Result) Settings() Settings {
+// settings returns the settings the result was fitted with.
+func (r *Result) settings() settings {
 	cw := "none"
 	if r.cfg.cw != 0 {
 		cw = "balanced"
 	}
-	return Settings{
+	return settings{
 		C: r.cfg.c, ClassWeight: cw,
 		Solver:    "exact L2-penalised Newton (stats.LogisticRegression), intercept unpenalised",
 		Tolerance: 1e-12, MaxIterations: 100,
@@ -56,21 +56,21 @@ type Input struct {
 	Samples int `json:"table_rows,omitempty"`
 }
 
-// Provenance records what a report needs to be reproduced: the library and
+// provenance records what a report needs to be reproduced: the library and
 // Go versions, the inputs with their checksums and row counts, the command
 // and every setting.
-type Provenance struct {
+type provenance struct {
 	Library   string   `json:"library"`
 	GoVersion string   `json:"go_version"`
 	Command   []string `json:"command,omitempty"`
 	Inputs    []Input  `json:"inputs"`
-	Settings  Settings `json:"settings"`
+	Settings  settings `json:"settings"`
 }
 
-// LibraryVersion returns this module's version as the running binary
+// libraryVersion returns this module's version as the running binary
 // records it: the module version, or the VCS revision (with "+dirty" for
 // uncommitted changes) when built from a checkout, or "(devel)".
-func LibraryVersion() string {
+func libraryVersion() string {
 	const mod = "github.com/crosscluster/crosscluster"
 	v := buildinfo.ModuleVersion(mod)
 	if rev, dirty, ok := buildinfo.Revision(); v == "" && ok {
@@ -85,8 +85,11 @@ func LibraryVersion() string {
 	return mod + " " + v
 }
 
-// NewProvenance returns the record of r with the running library and Go
-// versions; the caller adds the inputs and the command.
-func (r *Result) NewProvenance() *Provenance {
-	return &Provenance{Library: LibraryVersion(), GoVersion: runtime.Version(), Settings: r.Settings()}
+// provenanceOf returns the record of r with the running library and Go
+// versions and m's command and inputs, or nil when m has neither.
+func (r *Result) provenanceOf(m Meta) *provenance {
+	if m.Command == nil && m.Inputs == nil {
+		return nil
+	}
+	return &provenance{Library: libraryVersion(), GoVersion: runtime.Version(), Command: m.Command, Inputs: m.Inputs, Settings: r.settings()}
 }

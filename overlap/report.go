@@ -3,7 +3,6 @@ package overlap
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,16 +32,20 @@ type Meta struct {
 	// Dropped lists the candidate features left out of the set, with why.
 	Dropped []DroppedFeature
 	// Transfer, when set, is a transfer model's evaluation on the target
-	// jobs (EvaluateTransfer), reported after the comparison.
-	Transfer *TransferReport
-	// Provenance, when set, is written as report.json's "provenance" and
-	// as the footer of the Markdown report.
-	Provenance *Provenance
+	// jobs (EvaluateTransfer), reported after the comparison with
+	// TransferModel saying which model predicted what.
+	Transfer      *TransferResult
+	TransferModel string
+	// Command and Inputs, when either is set, are written with the
+	// library and Go versions and every setting Fit used as report.json's
+	// "provenance" and as the footer of the Markdown report, so that a run
+	// can be repeated.
+	Command []string
+	Inputs  []Input
 }
 
-// TransferReport describes a transfer evaluation for the reports: which
-// model predicted what, and its result.
-type TransferReport struct {
+// transferReport is report.json's "transfer".
+type transferReport struct {
 	Model  string          `json:"model"`
 	Result *TransferResult `json:"result"`
 }
@@ -69,19 +72,19 @@ func (m Meta) Basis() string {
 	return "mixed"
 }
 
-// ProxyOnly reports whether any label used came from the proxy rule; the
+// proxyOnly reports whether any label used came from the proxy rule; the
 // procedure then marks every result "proxy-only".
-func (m Meta) ProxyOnly() bool { return m.LabelsProxy > 0 }
+func (m Meta) proxyOnly() bool { return m.LabelsProxy > 0 }
 
-// RegimeMatched reports whether the two clusters were compared within one
+// regimeMatched reports whether the two clusters were compared within one
 // regime.
-func (m Meta) RegimeMatched() bool { return m.Regime != "" && m.Regime != "all" }
+func (m Meta) regimeMatched() bool { return m.Regime != "" && m.Regime != "all" }
 
-// RegimeDefinition returns the report's regime line, e.g.
+// regimeDefinition returns the report's regime line, e.g.
 // "cpu_standard (proxy)", "cpu_standard (authoritative)",
 // "gpu_standard (mixed: 120 authoritative, 30 proxy)" or
 // "all regimes pooled (not regime-matched; proxy)".
-func (m Meta) RegimeDefinition() string {
+func (m Meta) regimeDefinition() string {
 	basis := m.Basis()
 	if basis == "mixed" {
 		basis = fmt.Sprintf("mixed: %d authoritative, %d proxy", m.LabelsAuthoritative, m.LabelsProxy)
@@ -102,8 +105,8 @@ func (m Meta) RegimeDefinition() string {
 // regime definition, then the procedure's "proxy-only" and "not
 // regime-matched" marks where they apply.
 func (m Meta) WriteRegime(w io.Writer) {
-	fmt.Fprintf(w, "- Regime definition: %s\n", m.RegimeDefinition())
-	if m.ProxyOnly() {
+	fmt.Fprintf(w, "- Regime definition: %s\n", m.regimeDefinition())
+	if m.proxyOnly() {
 		fmt.Fprintf(w, "- **proxy-only**: %d of %d compared jobs were labelled by the telemetry proxy rule, not from hardware tables\n",
 			m.LabelsProxy, m.LabelsProxy+m.LabelsAuthoritative)
 	}
@@ -116,7 +119,7 @@ func (m Meta) WriteRegime(w io.Writer) {
 // "not regime-matched" where they apply.
 func (m Meta) marks() []string {
 	var out []string
-	if m.ProxyOnly() {
+	if m.proxyOnly() {
 		out = append(out, "proxy-only")
 	}
 	if m.Regime == "all" {
@@ -194,9 +197,8 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 			fmt.Fprintf(bw, "| %s | n/a | n/a | n/a | n/a |\n", name)
 		}
 	}
-	if tr := m.Transfer; tr != nil && tr.Result != nil {
-		t := tr.Result
-		fmt.Fprintf(bw, "\n#### Transfer: %s\n\n", tr.Model)
+	if t := m.Transfer; t != nil {
+		fmt.Fprintf(bw, "\n#### Transfer: %s\n\n", m.TransferModel)
 		fmt.Fprintf(bw, "%s on the target's jobs, %.0f%% bootstrap intervals (%d stratified resamples, seed %d):\n\n", t.Metric, 100*t.Level, t.Resamples, t.Seed)
 		fmt.Fprintf(bw, "| target jobs | n | %s | interval |\n|---|---|---|---|\n", t.Metric)
 		row := func(name string, e Estimate) {
@@ -230,7 +232,7 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 			}
 		}
 	}
-	if pv := m.Provenance; pv != nil {
+	if pv := r.provenanceOf(m); pv != nil {
 		st := pv.Settings
 		fmt.Fprintf(bw, "\n---\n\n<small>Provenance: %s, %s.", pv.Library, pv.GoVersion)
 		for _, in := range pv.Inputs {
@@ -253,8 +255,8 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 	return bw.Flush()
 }
 
-// Report is the JSON form of a Result: the summary without per-row arrays.
-type Report struct {
+// report is the JSON form of a Result: the summary without per-row arrays.
+type report struct {
 	Experiment      string           `json:"experiment,omitempty"`
 	Source          string           `json:"source"`
 	Target          string           `json:"target"`
@@ -269,8 +271,8 @@ type Report struct {
 	FeatureSet      string           `json:"feature_set"`
 	Features        []string         `json:"features"`
 	Dropped         []DroppedFeature `json:"dropped_features,omitempty"`
-	Transfer        *TransferReport  `json:"transfer,omitempty"`
-	Provenance      *Provenance      `json:"provenance,omitempty"`
+	Transfer        *transferReport  `json:"transfer,omitempty"`
+	Provenance      *provenance      `json:"provenance,omitempty"`
 	Warnings        []string         `json:"warnings,omitempty"`
 	Band            [2]float64       `json:"band"`
 	AUC             *float64         `json:"auc"`
@@ -284,7 +286,7 @@ type Report struct {
 	NTarget         int              `json:"n_target"`
 	NSourceInBand   int              `json:"n_source_in_band"`
 	NTargetInBand   int              `json:"n_target_in_band"`
-	KS              []FeatureJSON    `json:"features_ks"`
+	KS              []featureJSON    `json:"features_ks"`
 	QuantileLevels  []float64        `json:"quantile_levels"`
 	SourceQuantiles []float64        `json:"source_propensity_quantiles"`
 	TargetQuantiles []float64        `json:"target_propensity_quantiles"`
@@ -297,9 +299,9 @@ type Report struct {
 	Notes           []string         `json:"notes,omitempty"`
 }
 
-// FeatureJSON is one feature's comparison in a Report. Non-finite numbers
+// featureJSON is one feature's comparison in a report. Non-finite numbers
 // are null.
-type FeatureJSON struct {
+type featureJSON struct {
 	Name           string   `json:"name"`
 	KSAll          *float64 `json:"ks_all"`
 	PAll           *float64 `json:"p_all"`
@@ -322,11 +324,11 @@ func fp(v float64) *float64 {
 	return &v
 }
 
-// Report returns the JSON form of the result.
-func (r *Result) Report(m Meta) Report {
-	rep := Report{Experiment: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, RegimeBasis: m.Basis(),
-		RegimeDef: m.RegimeDefinition(), LabelsAuth: m.LabelsAuthoritative, LabelsProxy: m.LabelsProxy,
-		ProxyOnly: m.ProxyOnly(), RegimeMatched: m.RegimeMatched(), Marks: m.marks(), Dropped: m.Dropped, Transfer: m.Transfer, Provenance: m.Provenance, Warnings: m.Warnings, FeatureSet: m.FeatureSet,
+// report returns the JSON form of the result.
+func (r *Result) report(m Meta) report {
+	rep := report{Experiment: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, RegimeBasis: m.Basis(),
+		RegimeDef: m.regimeDefinition(), LabelsAuth: m.LabelsAuthoritative, LabelsProxy: m.LabelsProxy,
+		ProxyOnly: m.proxyOnly(), RegimeMatched: m.regimeMatched(), Marks: m.marks(), Dropped: m.Dropped, Provenance: r.provenanceOf(m), Warnings: m.Warnings, FeatureSet: m.FeatureSet,
 		Features: r.Features, Band: [2]float64{r.Band.Lo, r.Band.Hi}, AUC: fp(r.AUC), Coverage: fp(r.Coverage),
 		SourceCoverage: fp(r.SourceCoverage), NSource: r.NSource, NTarget: r.NTarget,
 		NSourceInBand: r.NSourceInBand, NTargetInBand: r.NTargetInBand, QuantileLevels: r.QuantileLevels,
@@ -342,10 +344,13 @@ func (r *Result) Report(m Meta) Report {
 	if math.IsNaN(rep.Solver.GradNorm) || math.IsInf(rep.Solver.GradNorm, 0) {
 		rep.Solver.GradNorm = -1
 	}
-	rep.KS = make([]FeatureJSON, 0, len(r.KS))
+	if m.Transfer != nil {
+		rep.Transfer = &transferReport{m.TransferModel, m.Transfer}
+	}
+	rep.KS = make([]featureJSON, 0, len(r.KS))
 	if r.Propensity != nil {
 		for _, f := range r.KS {
-			rep.KS = append(rep.KS, FeatureJSON{Name: f.Name, KSAll: fp(f.All.Statistic), PAll: fp(f.All.PValue),
+			rep.KS = append(rep.KS, featureJSON{Name: f.Name, KSAll: fp(f.All.Statistic), PAll: fp(f.All.PValue),
 				MethodAll: f.All.Method.String(), KSInBand: fp(f.InBand.Statistic), PInBand: fp(f.InBand.PValue),
 				SMD: fp(f.SMD), VarianceRatio: fp(f.VarianceRatio), SMDInBand: fp(f.SMDInBand),
 				VarRatioInBand: fp(f.VarRatioInBand), InBandNote: f.InBandNote, ImputedValues: f.Imputed})
@@ -354,122 +359,9 @@ func (r *Result) Report(m Meta) Report {
 	return rep
 }
 
-// WriteJSON writes the Report as indented JSON.
+// WriteJSON writes the report as indented JSON.
 func (r *Result) WriteJSON(w io.Writer, m Meta) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r.Report(m))
-}
-
-// Entry is one row of the experiment log.
-type Entry struct {
-	Exp    string `json:"exp"`
-	Source string `json:"source"`
-	Target string `json:"target"`
-	Regime string `json:"regime,omitempty"`
-	Basis  string `json:"regime_basis,omitempty"`
-	// Marks holds "proxy-only" and "not regime-matched" where they apply.
-	Marks      []string `json:"marks,omitempty"`
-	FeatureSet string   `json:"feature_set"`
-	Band       Band     `json:"band"`
-	AUC        float64  `json:"auc"`
-	Coverage   float64  `json:"coverage"`
-	NInBand    int      `json:"n_target_in_band"`
-	NTarget    int      `json:"n_target"`
-}
-
-// Entry returns the log row of the result. Non-finite AUC or coverage (an
-// empty domain) are recorded as -1.
-func (r *Result) Entry(m Meta) Entry {
-	fin := func(v float64) float64 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return -1
-		}
-		return v
-	}
-	return Entry{Exp: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, Basis: m.Basis(), Marks: m.marks(),
-		FeatureSet: m.FeatureSet, Band: r.Band,
-		AUC: fin(r.AUC), Coverage: fin(r.Coverage), NInBand: r.NTargetInBand, NTarget: r.NTarget}
-}
-
-// Log is an experiment log: entries stored one JSON object per line, so a
-// run appends a line to the file without rewriting it.
-type Log struct {
-	Entries []Entry
-}
-
-// ErrLog: a log line is not a valid entry.
-var ErrLog = errors.New("overlap: bad experiment log line")
-
-// ReadLog reads a log written by Append. Blank lines are skipped; a bad
-// line is an error wrapping ErrLog that names its line number.
-func ReadLog(r io.Reader) (*Log, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	l := &Log{}
-	line := 0
-	for sc.Scan() {
-		line++
-		b := strings.TrimSpace(sc.Text())
-		if b == "" {
-			continue
-		}
-		var e Entry
-		if err := json.Unmarshal([]byte(b), &e); err != nil {
-			return nil, fmt.Errorf("%w %d: %w", ErrLog, line, err)
-		}
-		l.Entries = append(l.Entries, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w %d: %w", ErrLog, line+1, err)
-	}
-	return l, nil
-}
-
-// Append adds e to the log and writes it as one JSON line to w (typically
-// the log file opened with os.O_APPEND); a nil w only adds it in memory.
-func (l *Log) Append(w io.Writer, e Entry) error {
-	l.Entries = append(l.Entries, e)
-	if w == nil {
-		return nil
-	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
-
-// WriteTable renders the log as the Markdown table
-// | EXP | Source→Target | Regime | Feature set | Band | AUC | Coverage |
-// with AUC at 4 decimals, coverage as "v (n=k of N)" and the regime as
-// "cpu_standard (proxy) proxy-only" (the basis in parentheses, then the
-// row's marks; "n/a" for rows logged without a regime).
-func (l *Log) WriteTable(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "| EXP | Source→Target | Regime | Feature set | Band | AUC | Coverage |")
-	fmt.Fprintln(bw, "|---|---|---|---|---|---|---|")
-	for _, e := range l.Entries {
-		auc := num(e.AUC, 4)
-		cov := coverageText(e.Coverage, e.NInBand, e.NTarget)
-		if e.AUC < 0 {
-			auc = "n/a"
-		}
-		if e.Coverage < 0 {
-			cov = fmt.Sprintf("n/a (n=%d of %d)", e.NInBand, e.NTarget)
-		}
-		reg := "n/a"
-		if e.Regime != "" {
-			reg = e.Regime
-			if e.Basis != "" {
-				reg += " (" + e.Basis + ")"
-			}
-		}
-		for _, mk := range e.Marks {
-			reg += " " + mk
-		}
-		fmt.Fprintf(bw, "| %s | %s→%s | %s | %s | %v | %s | %s |\n", e.Exp, e.Source, e.Target, reg, e.FeatureSet, e.Band, auc, cov)
-	}
-	return bw.Flush()
+	return enc.Encode(r.report(m))
 }

@@ -9,13 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/crosscluster/crosscluster/internal/pubdata"
 	"github.com/crosscluster/crosscluster/regime"
 	"github.com/crosscluster/crosscluster/stats"
 )
-
-// frescoDir holds the Stampede Feb→Mar 2018 accounting fixture; its
-// SOURCES.md records the reference outputs reproduced below.
-const frescoDir = "../../shared/testdata/fresco"
 
 const (
 	// aucExactTol: the reference "exact optimum" AUC comes from a Newton
@@ -38,7 +35,14 @@ const (
 func stampedeXY(t testing.TB) (*mat.Dense, []int, []string) {
 	t.Helper()
 	feb, mar := stampedeMonths(t)
-	names := regime.SafeFeatures(regime.JobFeatures(), feb, mar)
+	profile := func(jobs []regime.Job) *regime.FeatureProfile {
+		p := regime.NewFeatureProfile(nil)
+		for i := range jobs {
+			p.Add(&jobs[i])
+		}
+		return p
+	}
+	names := regime.ScreenProfiles(nil, []string{"feb", "mar"}, profile(feb), profile(mar)).Features
 	x, err := regime.Matrix(append(append([]regime.Job(nil), feb...), mar...), names)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +59,7 @@ func TestStampedeReference(t *testing.T) {
 	if d := cmp.Diff(regime.JobFeatures(), names); d != "" {
 		t.Fatalf("safe features (-want +got):\n%s", d)
 	}
-	// Reference table of ../shared/testdata/fresco/SOURCES.md (numpy 1.24.2,
+	// Reference table of the fresco folder's SOURCES.md (numpy 1.24.2,
 	// scipy 1.10.1, scikit-learn 1.2.1, Debian bookworm).
 	cases := []struct {
 		name               string
@@ -133,15 +137,18 @@ func abs(v float64) float64 {
 	return v
 }
 
-// stampedeMonths reads the February and March 2018 accounting months,
-// skipping the test when the fixture is absent.
+// stampedeMonths reads the February and March 2018 accounting months of
+// the public test data's fresco folder (found by internal/pubdata, which
+// honours $CROSSCLUSTER_TESTDATA), skipping the test when it is absent. Its
+// SOURCES.md records the reference outputs reproduced here.
 func stampedeMonths(t testing.TB) (feb, mar []regime.Job) {
 	t.Helper()
+	dir := pubdata.Need(t, "fresco")
 	read := func(name string) []regime.Job {
-		path := filepath.Join(frescoDir, name)
+		path := filepath.Join(dir, name)
 		f, err := os.Open(path)
 		if err != nil {
-			t.Skipf("Stampede fixture absent (%v); it lives in ../shared/testdata/fresco beside the checkout", err)
+			t.Fatalf("Stampede fixture: %v", err)
 		}
 		defer f.Close()
 		jobs, err := regime.ReadStampede(f, path)

@@ -29,7 +29,7 @@ func (r *Result) Sweep(bands ...Band) ([]SweepRow, error) {
 	if r.Propensity == nil {
 		return nil, fmt.Errorf("%w: nothing was fitted", ErrEmptyDomain)
 	}
-	rows, err := r.Coverages(bands...)
+	rows, err := r.coverages(bands...)
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +47,12 @@ func (r *Result) Sweep(bands ...Band) ([]SweepRow, error) {
 	return rows, nil
 }
 
-// Coverages returns each band's coverage of both domains without the
+// coverages returns each band's coverage of both domains without the
 // in-band comparisons that Sweep adds (KS and SMD are nil): one counting
 // pass over the propensities per band, for curves over many bands. An
 // invalid band is an error wrapping ErrBand; a Result without a fitted
 // classifier gives ErrEmptyDomain.
-func (r *Result) Coverages(bands ...Band) ([]SweepRow, error) {
+func (r *Result) coverages(bands ...Band) ([]SweepRow, error) {
 	if r.Propensity == nil {
 		return nil, fmt.Errorf("%w: nothing was fitted", ErrEmptyDomain)
 	}
@@ -109,8 +109,8 @@ func (r *Result) Mask(domain int) []bool {
 	return m
 }
 
-// Indices returns the indices of the true entries of mask, in order.
-func Indices(mask []bool) []int {
+// indices returns the indices of the true entries of mask, in order.
+func indices(mask []bool) []int {
 	var idx []int
 	for i, m := range mask {
 		if m {
@@ -129,7 +129,7 @@ func Rows(dst *mat.Dense, X mat.Matrix, mask []bool) *mat.Dense {
 	if len(mask) != n {
 		panic("overlap: len(mask) != rows of X")
 	}
-	idx := Indices(mask)
+	idx := indices(mask)
 	if len(idx) == 0 {
 		return &mat.Dense{}
 	}

@@ -1,14 +1,14 @@
 package overlap
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
+	"runtime"
 	"slices"
 
-	"github.com/crosscluster/crosscluster/internal/par"
 	"github.com/crosscluster/crosscluster/stats"
 )
 
@@ -92,15 +92,6 @@ func rmseMetric(truth, pred []float64) (float64, error) {
 	return math.Sqrt(s / float64(len(truth))), nil
 }
 
-// TransferConfig configures EvaluateTransfer. The zero value draws 1000
-// bootstrap resamples with seed 0 for 95% intervals on all cores.
-type TransferConfig struct {
-	Resamples int     // B; 0 means 1000, negative is an error
-	Level     float64 // interval level in (0, 1); 0 means 0.95, others (NaN included) are an error
-	Seed      uint64
-	Workers   int // 0 or negative means GOMAXPROCS
-}
-
 // Estimate is a metric on one set of jobs with its bootstrap percentile
 // interval. Lo and Hi are NaN when too few resamples could be scored.
 type Estimate struct {
@@ -151,19 +142,24 @@ var (
 // replacement, as many in-band jobs from the in-band jobs and as many
 // out-of-band jobs from the out-of-band ones as there are, so the band's
 // share is fixed and the in-band minus all difference is computed on the
-// same resample. Resample b uses a PCG generator seeded (Seed, b), so the
-// result does not depend on the number of workers.
+// same resample. The resamples are stats.Bootstrap's with the in-band
+// jobs as the first stratum and the others as the second: resample b uses a
+// PCG generator seeded (seed, b), so the result does not depend on the
+// number of cores. The intervals are the (1−level)/2 and (1+level)/2
+// quantiles of the resamples' values; 1000 resamples at level 0.95 are the
+// usual choice.
 //
 // Lengths that differ, NaN in truth or predictions, no in-band job, a
-// metric without a function, or a negative Resamples or a Level outside
+// metric without a function, fewer than one resample or a level outside
 // (0, 1) are errors wrapping ErrTransferInput; ±Inf are ordinary values (a
 // score may be infinite; an MAE is then +Inf). A metric that fails on all
 // or on the in-band jobs (one class for an AUC) is an error wrapping the
 // metric's; on the out-of-band jobs it leaves that estimate NaN with a
 // note, as does an empty out-of-band set. Resamples a metric cannot score
 // are left out of that interval and counted in Unscored with a note; with
-// fewer than half of them scored the interval is NaN.
-func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg TransferConfig) (*TransferResult, error) {
+// fewer than half of them scored the interval is NaN. Cancelling ctx stops
+// the resampling; EvaluateTransfer then returns ctx.Err().
+func EvaluateTransfer(ctx context.Context, truth, pred []float64, inBand []bool, metric Metric, resamples int, level float64, seed uint64) (*TransferResult, error) {
 	n := len(truth)
 	if len(pred) != n || len(inBand) != n {
 		return nil, fmt.Errorf("%w: %d true values, %d predictions, %d band flags", ErrTransferInput, n, len(pred), len(inBand))
@@ -176,17 +172,11 @@ func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg T
 			return nil, fmt.Errorf("%w: job %d: true value %v, prediction %v", ErrTransferInput, i, truth[i], pred[i])
 		}
 	}
-	if cfg.Resamples < 0 {
-		return nil, fmt.Errorf("%w: %d resamples", ErrTransferInput, cfg.Resamples)
+	if resamples < 1 {
+		return nil, fmt.Errorf("%w: %d resamples", ErrTransferInput, resamples)
 	}
-	if cfg.Resamples == 0 {
-		cfg.Resamples = 1000
-	}
-	if cfg.Level == 0 {
-		cfg.Level = 0.95
-	}
-	if !(cfg.Level > 0 && cfg.Level < 1) {
-		return nil, fmt.Errorf("%w: interval level %v outside (0, 1)", ErrTransferInput, cfg.Level)
+	if !(level > 0 && level < 1) {
+		return nil, fmt.Errorf("%w: interval level %v outside (0, 1)", ErrTransferInput, level)
 	}
 	var in, out []int
 	for i, b := range inBand {
@@ -199,7 +189,7 @@ func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg T
 	if len(in) == 0 {
 		return nil, fmt.Errorf("%w: no target job in the band", ErrTransferInput)
 	}
-	res := &TransferResult{Metric: metric.Name, Resamples: cfg.Resamples, Level: cfg.Level, Seed: cfg.Seed}
+	res := &TransferResult{Metric: metric.Name, Resamples: resamples, Level: level, Seed: seed}
 	score := func(idx []int, tb, pb []float64) (float64, error) {
 		tb, pb = tb[:0], pb[:0]
 		for _, i := range idx {
@@ -230,9 +220,9 @@ func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg T
 	res.All.N, res.InBand.N, res.OutOfBand.N = n, len(in), len(out)
 	res.Diff.Value, res.Diff.N = res.InBand.Value-res.All.Value, n
 
-	B := cfg.Resamples
+	B := resamples
 	draws := [4][]float64{make([]float64, B), make([]float64, B), make([]float64, B), make([]float64, B)}
-	nw := par.Workers(B, cfg.Workers)
+	nw := min(runtime.GOMAXPROCS(0), B)
 	type scratch struct {
 		ri, ro, ra []int
 		tb, pb     []float64
@@ -241,14 +231,13 @@ func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg T
 	for w := range scr {
 		scr[w] = scratch{make([]int, len(in)), make([]int, len(out)), make([]int, n), make([]float64, 0, n), make([]float64, 0, n)}
 	}
-	par.For(B, nw, func(w, b int) {
+	err = stats.Bootstrap(ctx, []int{len(in), len(out)}, B, nw, seed, func(w, b int, idx [][]int) {
 		s := &scr[w]
-		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(b)))
-		for k := range s.ri {
-			s.ri[k] = in[rng.IntN(len(in))]
+		for k, j := range idx[0] {
+			s.ri[k] = in[j]
 		}
-		for k := range s.ro {
-			s.ro[k] = out[rng.IntN(len(out))]
+		for k, j := range idx[1] {
+			s.ro[k] = out[j]
 		}
 		s.ra = append(append(s.ra[:0], s.ri...), s.ro...)
 		vAll, eAll := score(s.ra, s.tb, s.pb)
@@ -270,6 +259,9 @@ func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg T
 		draws[0][b], draws[1][b], draws[2][b] = vAll, vIn, vOut
 		draws[3][b] = vIn - vAll
 	})
+	if err != nil {
+		return nil, err
+	}
 	for k, est := range []*Estimate{&res.All, &res.InBand, &res.OutOfBand, &res.Diff} {
 		v := slices.DeleteFunc(draws[k], math.IsNaN)
 		if k < 3 {
@@ -278,7 +270,7 @@ func EvaluateTransfer(truth, pred []float64, inBand []bool, metric Metric, cfg T
 				res.Unscored[k] = 0
 			}
 		}
-		est.Lo, est.Hi = percentileInterval(v, cfg.Level, B)
+		est.Lo, est.Hi = percentileInterval(v, level, B)
 	}
 	for k, name := range []string{"all", "in-band", "out-of-band"} {
 		if u := res.Unscored[k]; u > 0 {

@@ -1,11 +1,13 @@
 package overlap
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -37,7 +39,7 @@ func TestDeLongGolden(t *testing.T) {
 		for i := range c.Pos {
 			pos[i] = true
 		}
-		got, err := DeLong(scores, pos)
+		got, err := delong(scores, pos)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
@@ -58,16 +60,16 @@ func TestDeLongGolden(t *testing.T) {
 	if err != nil || math.Abs(iv.AUC-res.AUC) > 1e-12 || !(iv.SE > 0) {
 		t.Errorf("AUCInterval %+v (%v), Fit's AUC %v", iv, err, res.AUC)
 	}
-	if _, err := DeLong([]float64{1, 2}, []bool{true, true}); !errors.Is(err, ErrOneClass) {
+	if _, err := delong([]float64{1, 2}, []bool{true, true}); !errors.Is(err, ErrOneClass) {
 		t.Errorf("one class: %v", err)
 	}
-	if _, err := DeLong([]float64{1, 2, 3}, []bool{true, false, false}); !errors.Is(err, ErrOneClass) {
+	if _, err := delong([]float64{1, 2, 3}, []bool{true, false, false}); !errors.Is(err, ErrOneClass) {
 		t.Errorf("one positive: %v", err)
 	}
-	if _, err := DeLong([]float64{1, math.NaN(), 3, 4}, []bool{true, false, true, false}); !errors.Is(err, ErrScores) {
+	if _, err := delong([]float64{1, math.NaN(), 3, 4}, []bool{true, false, true, false}); !errors.Is(err, errScores) {
 		t.Errorf("NaN score: %v", err)
 	}
-	if _, err := DeLong([]float64{1, 2, 3}, []bool{true, false}); !errors.Is(err, ErrScores) {
+	if _, err := delong([]float64{1, 2, 3}, []bool{true, false}); !errors.Is(err, errScores) {
 		t.Errorf("length mismatch: %v", err)
 	}
 }
@@ -92,11 +94,13 @@ func transferData(seed uint64, nIn, nOut int) (truth, pred []float64, band []boo
 
 func TestEvaluateTransfer(t *testing.T) {
 	truth, pred, band := transferData(1, 300, 200)
-	one, err := EvaluateTransfer(truth, pred, band, AUCMetric, TransferConfig{Resamples: 300, Seed: 4, Workers: 1})
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one, err := EvaluateTransfer(context.Background(), truth, pred, band, AUCMetric, 300, 0.95, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	many, err := EvaluateTransfer(truth, pred, band, AUCMetric, TransferConfig{Resamples: 300, Seed: 4, Workers: 4})
+	runtime.GOMAXPROCS(4)
+	many, err := EvaluateTransfer(context.Background(), truth, pred, band, AUCMetric, 300, 0.95, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +125,7 @@ func TestEvaluateTransfer(t *testing.T) {
 		for i, v := range pred {
 			p[i] = 1 / (1 + math.Exp(-v))
 		}
-		if _, err := EvaluateTransfer(truth, p, band, m, TransferConfig{Resamples: 50}); err != nil {
+		if _, err := EvaluateTransfer(context.Background(), truth, p, band, m, 50, 0.95, 0); err != nil {
 			t.Errorf("%s: %v", m.Name, err)
 		}
 	}
@@ -133,37 +137,37 @@ func TestTransferBadInput(t *testing.T) {
 	truth, pred, band := transferData(2, 20, 10)
 	cases := map[string]func() error{
 		"length": func() error {
-			_, err := EvaluateTransfer(truth, pred[:5], band, MAEMetric, TransferConfig{})
+			_, err := EvaluateTransfer(context.Background(), truth, pred[:5], band, MAEMetric, 1000, 0.95, 0)
 			return err
 		},
 		"NaN": func() error {
 			p := append([]float64(nil), pred...)
 			p[3] = math.NaN()
-			_, err := EvaluateTransfer(truth, p, band, MAEMetric, TransferConfig{})
+			_, err := EvaluateTransfer(context.Background(), truth, p, band, MAEMetric, 1000, 0.95, 0)
 			return err
 		},
 		"empty band": func() error {
-			_, err := EvaluateTransfer(truth, pred, make([]bool, len(truth)), MAEMetric, TransferConfig{})
+			_, err := EvaluateTransfer(context.Background(), truth, pred, make([]bool, len(truth)), MAEMetric, 1000, 0.95, 0)
 			return err
 		},
 		"no jobs": func() error {
-			_, err := EvaluateTransfer(nil, nil, nil, MAEMetric, TransferConfig{})
+			_, err := EvaluateTransfer(context.Background(), nil, nil, nil, MAEMetric, 1000, 0.95, 0)
 			return err
 		},
 		"no metric": func() error {
-			_, err := EvaluateTransfer(truth, pred, band, Metric{Name: "none"}, TransferConfig{})
+			_, err := EvaluateTransfer(context.Background(), truth, pred, band, Metric{Name: "none"}, 1000, 0.95, 0)
 			return err
 		},
 		"NaN level": func() error {
-			_, err := EvaluateTransfer(truth, pred, band, MAEMetric, TransferConfig{Level: math.NaN()})
+			_, err := EvaluateTransfer(context.Background(), truth, pred, band, MAEMetric, 1000, math.NaN(), 0)
 			return err
 		},
 		"level 1": func() error {
-			_, err := EvaluateTransfer(truth, pred, band, MAEMetric, TransferConfig{Level: 1})
+			_, err := EvaluateTransfer(context.Background(), truth, pred, band, MAEMetric, 1000, 1, 0)
 			return err
 		},
 		"negative resamples": func() error {
-			_, err := EvaluateTransfer(truth, pred, band, MAEMetric, TransferConfig{Resamples: -5})
+			_, err := EvaluateTransfer(context.Background(), truth, pred, band, MAEMetric, -5, 0.95, 0)
 			return err
 		},
 	}
@@ -176,14 +180,14 @@ func TestTransferBadInput(t *testing.T) {
 	for i := range ones {
 		ones[i] = 1
 	}
-	if _, err := EvaluateTransfer(ones, pred, band, AUCMetric, TransferConfig{}); err == nil {
+	if _, err := EvaluateTransfer(context.Background(), ones, pred, band, AUCMetric, 1000, 0.95, 0); err == nil {
 		t.Error("AUC on one class accepted")
 	}
 	// Three positives among 30: many resamples of the 10 out-of-band jobs
 	// draw no positive.
 	y := make([]float64, 30)
 	y[0], y[1], y[25] = 1, 1, 1
-	r, err := EvaluateTransfer(y, pred, band, AUCMetric, TransferConfig{Resamples: 200})
+	r, err := EvaluateTransfer(context.Background(), y, pred, band, AUCMetric, 200, 0.95, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +199,7 @@ func TestTransferBadInput(t *testing.T) {
 	for i := range all {
 		all[i] = true
 	}
-	r, err = EvaluateTransfer(truth, pred, all, MAEMetric, TransferConfig{Resamples: 50})
+	r, err = EvaluateTransfer(context.Background(), truth, pred, all, MAEMetric, 50, 0.95, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +209,7 @@ func TestTransferBadInput(t *testing.T) {
 	// An infinite score is an ordinary value for an AUC.
 	p := append([]float64(nil), pred...)
 	p[0] = math.Inf(1)
-	if _, err := EvaluateTransfer(truth, p, band, AUCMetric, TransferConfig{Resamples: 50}); err != nil {
+	if _, err := EvaluateTransfer(context.Background(), truth, p, band, AUCMetric, 50, 0.95, 0); err != nil {
 		t.Errorf("+Inf score: %v", err)
 	}
 }
@@ -228,7 +232,7 @@ func TestTransferCoverage(t *testing.T) {
 			pred[i] = rng.NormFloat64()
 			band[i] = i < 150
 		}
-		r, err := EvaluateTransfer(truth, pred, band, MAEMetric, TransferConfig{Resamples: 400, Seed: uint64(s)})
+		r, err := EvaluateTransfer(context.Background(), truth, pred, band, MAEMetric, 400, 0.95, uint64(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,12 +270,12 @@ func FuzzEvaluateTransfer(f *testing.F) {
 			pred = pred[:cut] // a length mismatch
 		}
 		for _, m := range []Metric{AUCMetric, AccuracyMetric, F1Metric, MAEMetric, RMSEMetric} {
-			r, err := EvaluateTransfer(truth, pred, band, m, TransferConfig{Resamples: 20, Workers: 2})
+			r, err := EvaluateTransfer(context.Background(), truth, pred, band, m, 20, 0.95, 0)
 			if err == nil && r.InBand.N == 0 {
 				t.Fatalf("%s: no error with an empty band", m.Name)
 			}
 		}
-		if _, err := DeLong(pred, band); err != nil && !errors.Is(err, ErrScores) && !errors.Is(err, ErrOneClass) {
+		if _, err := delong(pred, band); err != nil && !errors.Is(err, errScores) && !errors.Is(err, ErrOneClass) {
 			t.Fatalf("DeLong: untyped error %v", err)
 		}
 	})

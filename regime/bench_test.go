@@ -25,11 +25,11 @@ func BenchmarkReadCSVAggregate(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				tab, err := ReadCSV(bytes.NewReader(data), "bench.csv", "anvil")
+				tab, err := readCSV(bytes.NewReader(data), "bench.csv", "anvil")
 				if err != nil {
 					b.Fatal(err)
 				}
-				Aggregate(tab, nil)
+				aggregate(tab, nil)
 			}
 		})
 	}

@@ -13,62 +13,62 @@ import (
 	"time"
 )
 
-// FRESCO telemetry column names read by ReadCSV and ReadParquet. Columns
+// FRESCO telemetry column names read by readCSV and readParquet. Columns
 // named value_<metric> are metrics; Schema lists the others with their
-// units. Only ColJob is required. A ColCluster value, when present and
+// units. Only colJob is required. A colCluster value, when present and
 // non-empty, overrides the cluster name given to the reader. Any other
-// column, and any column without a name, is reported in Table.Unknown and
+// column, and any column without a name, is reported in table.Unknown and
 // otherwise ignored. A name may appear twice only in columns the reader
 // does not read (two "notes" columns, say); two jid or value_gpu columns
 // are an error.
 const (
-	ColJob       = "jid"
-	ColCluster   = "cluster"
-	ColTime      = "time"
-	ColSubmit    = "submit_time"
-	ColStart     = "start_time"
-	ColEnd       = "end_time"
-	ColTimelimit = "timelimit"
-	ColNHosts    = "nhosts"
-	ColNCores    = "ncores"
-	ColAccount   = "account"
-	ColQueue     = "queue"
-	ColHost      = "host"
-	ColExit      = "exitcode"
-	ColUser      = "username"
-	// ValuePrefix starts every metric column: value_<metric>, e.g.
+	colJob       = "jid"
+	colCluster   = "cluster"
+	colTime      = "time"
+	colSubmit    = "submit_time"
+	colStart     = "start_time"
+	colEnd       = "end_time"
+	colTimelimit = "timelimit"
+	colNHosts    = "nhosts"
+	colNCores    = "ncores"
+	colAccount   = "account"
+	colQueue     = "queue"
+	colHost      = "host"
+	colExit      = "exitcode"
+	colUser      = "username"
+	// valuePrefix starts every metric column: value_<metric>, e.g.
 	// value_gpu, value_memused (GB).
-	ValuePrefix = "value_"
+	valuePrefix = "value_"
 )
 
-// Column describes one column of the job tables ReadCSV and ReadParquet
+// column describes one column of the job tables readCSV and readParquet
 // accept.
-type Column struct {
+type column struct {
 	Name     string
 	Required bool
 	Unit     string // of numbers and times
 	Meaning  string
 }
 
-// Schema returns the named columns of the job tables, in the order of the
+// schema returns the named columns of the job tables, in the order of the
 // docs (docs/overlap.md lists the same table). Metric columns
-// (ValuePrefix + name) are not listed: any number of them may follow.
-func Schema() []Column {
-	return []Column{
-		{ColJob, true, "", "job id; rows of one job (per host and sample) are aggregated"},
-		{ColCluster, false, "", "cluster name, overriding the reader's cluster argument"},
-		{ColTime, false, "timestamp", "sample time of the telemetry row"},
-		{ColSubmit, false, "timestamp", "submission time"},
-		{ColStart, false, "timestamp", "start time"},
-		{ColEnd, false, "timestamp", "end time"},
-		{ColTimelimit, false, "seconds (Units scales other units per cluster)", "requested wall-time limit"},
-		{ColNHosts, false, "count", "nodes allocated"},
-		{ColNCores, false, "count", "cores allocated"},
-		{ColAccount, false, "", "account charged"},
-		{ColQueue, false, "", "partition or queue (with the hardware table: authoritative regime)"},
-		{ColHost, false, "", "node of the telemetry row"},
-		{ColExit, false, "", "exit code or state"},
-		{ColUser, false, "", "user name"},
+// (valuePrefix + name) are not listed: any number of them may follow.
+func schema() []column {
+	return []column{
+		{colJob, true, "", "job id; rows of one job (per host and sample) are aggregated"},
+		{colCluster, false, "", "cluster name, overriding the reader's cluster argument"},
+		{colTime, false, "timestamp", "sample time of the telemetry row"},
+		{colSubmit, false, "timestamp", "submission time"},
+		{colStart, false, "timestamp", "start time"},
+		{colEnd, false, "timestamp", "end time"},
+		{colTimelimit, false, "seconds (Units scales other units per cluster)", "requested wall-time limit"},
+		{colNHosts, false, "count", "nodes allocated"},
+		{colNCores, false, "count", "cores allocated"},
+		{colAccount, false, "", "account charged"},
+		{colQueue, false, "", "partition or queue (with the hardware table: authoritative regime)"},
+		{colHost, false, "", "node of the telemetry row"},
+		{colExit, false, "", "exit code or state"},
+		{colUser, false, "", "user name"},
 	}
 }
 
@@ -186,7 +186,7 @@ func parseNumber(s string) (float64, error) {
 // known are the named columns of Schema.
 var known = func() map[string]bool {
 	m := map[string]bool{}
-	for _, c := range Schema() {
+	for _, c := range schema() {
 		m[c.Name] = true
 	}
 	return m
@@ -228,7 +228,7 @@ func newColumns(header []string, keep []string) (*columns, string, error) {
 			c.unknown = append(c.unknown, "")
 			continue
 		}
-		m, isMetric := strings.CutPrefix(name, ValuePrefix)
+		m, isMetric := strings.CutPrefix(name, valuePrefix)
 		isMetric = isMetric && m != ""
 		read := known[name] || isMetric && (keep == nil || slices.Contains(keep, m))
 		if j, dup := c.idx[name]; dup {
@@ -252,8 +252,8 @@ func newColumns(header []string, keep []string) (*columns, string, error) {
 			c.unknown = append(c.unknown, c.header[i])
 		}
 	}
-	if _, ok := c.idx[ColJob]; !ok {
-		return nil, "", fmt.Errorf("%w %q%s", ErrMissingColumn, ColJob, otherSeparator(c.header))
+	if _, ok := c.idx[colJob]; !ok {
+		return nil, "", fmt.Errorf("%w %q%s", ErrMissingColumn, colJob, otherSeparator(c.header))
 	}
 	return c, "", nil
 }
@@ -326,9 +326,9 @@ func repeatedHeader(file string, cr *csv.Reader) *ParseError {
 }
 
 // scanCSV reads a telemetry CSV, calls header (when not nil) with its
-// columns and each with every row; the Row and its Values are reused
+// columns and each with every row; the row and its Values are reused
 // between calls. It returns the columns and the number of data rows.
-func scanCSV(r io.Reader, file, cluster string, keep []string, header func(*columns), each func(*Row)) (*columns, int, error) {
+func scanCSV(r io.Reader, file, cluster string, keep []string, header func(*columns), each func(*row)) (*columns, int, error) {
 	cr := newCSV(r)
 	names, err := cr.Read()
 	if err != nil {
@@ -340,13 +340,13 @@ func scanCSV(r io.Reader, file, cluster string, keep []string, header func(*colu
 	names = slices.Clone(names) // the reader reuses its record
 	cols, col, err := newColumns(names, keep)
 	if err != nil {
-		return nil, 0, &ParseError{File: file, Line: 1, Column: col, Err: err}
+		return nil, 0, &ParseError{File: file, Line: 1, column: col, Err: err}
 	}
 	if header != nil {
 		header(cols)
 	}
 	width := len(names)
-	var row Row
+	var row row
 	n := 0
 	for {
 		rec, err := cr.Read()
@@ -363,35 +363,35 @@ func scanCSV(r io.Reader, file, cluster string, keep []string, header func(*colu
 		if i, err := cols.fill(&row, rec, cluster); err != nil {
 			// The bad field's line: a quoted field before it may span lines.
 			line, _ := cr.FieldPos(i)
-			return nil, n, &ParseError{File: file, Line: line, Column: cols.header[i], Err: err}
+			return nil, n, &ParseError{File: file, Line: line, column: cols.header[i], Err: err}
 		}
 		each(&row)
 	}
 }
 
-// ReadCSV reads a FRESCO-style telemetry CSV (one row per job, host and
-// sample, or one row per job) into a Table, every row kept. file names the
+// readCSV reads a FRESCO-style telemetry CSV (one row per job, host and
+// sample, or one row per job) into a table, every row kept. file names the
 // input in errors; cluster is the cluster of rows without a cluster
 // column. Header names are matched without case and surrounding spaces; a
 // leading byte-order mark, CRLF line ends and quoted fields are read as
 // encoding/csv reads them. Every data problem is a *ParseError naming file,
 // line and column. ReadJobsCSV reads the same files straight into job
 // records without keeping the rows.
-func ReadCSV(r io.Reader, file, cluster string) (*Table, error) {
-	t := &Table{}
+func readCSV(r io.Reader, file, cluster string) (*table, error) {
+	t := &table{}
 	cols, _, err := scanCSV(r, file, cluster, nil, nil, t.add)
 	return t.done(cols, err)
 }
 
 // add appends a copy of a scanned row (whose Values the scanner reuses).
-func (t *Table) add(row *Row) {
+func (t *table) add(row *row) {
 	c := *row
 	c.Values = slices.Clone(row.Values)
 	t.Rows = append(t.Rows, c)
 }
 
 // done completes a table read by a scanner.
-func (t *Table) done(cols *columns, err error) (*Table, error) {
+func (t *table) done(cols *columns, err error) (*table, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +401,7 @@ func (t *Table) done(cols *columns, err error) (*Table, error) {
 
 // fill sets dst from a record's fields (dst.Values is reused); on error
 // it returns the index of the first bad field.
-func (c *columns) fill(dst *Row, rec []string, cluster string) (int, error) {
+func (c *columns) fill(dst *row, rec []string, cluster string) (int, error) {
 	str := func(name string) string {
 		if i, ok := c.idx[name]; ok {
 			return strings.TrimSpace(rec[i])
@@ -409,18 +409,18 @@ func (c *columns) fill(dst *Row, rec []string, cluster string) (int, error) {
 		return ""
 	}
 	values := dst.Values[:0]
-	*dst = Row{JobID: str(ColJob), Cluster: cluster, Queue: str(ColQueue), Host: str(ColHost),
-		User: str(ColUser), Account: str(ColAccount), ExitCode: str(ColExit)}
-	if s := str(ColCluster); s != "" {
+	*dst = row{JobID: str(colJob), Cluster: cluster, Queue: str(colQueue), Host: str(colHost),
+		User: str(colUser), Account: str(colAccount), ExitCode: str(colExit)}
+	if s := str(colCluster); s != "" {
 		dst.Cluster = s
 	}
 	if dst.JobID == "" {
-		return c.idx[ColJob], fmt.Errorf("%w: empty job id", ErrBadValue)
+		return c.idx[colJob], fmt.Errorf("%w: empty job id", ErrBadValue)
 	}
 	for _, tc := range [...]struct {
 		name string
 		dst  *time.Time
-	}{{ColTime, &dst.Time}, {ColSubmit, &dst.Submit}, {ColStart, &dst.Start}, {ColEnd, &dst.End}} {
+	}{{colTime, &dst.Time}, {colSubmit, &dst.Submit}, {colStart, &dst.Start}, {colEnd, &dst.End}} {
 		t, err := parseTime(str(tc.name))
 		if err != nil {
 			return c.idx[tc.name], err // an absent column reads as missing, no error
@@ -430,7 +430,7 @@ func (c *columns) fill(dst *Row, rec []string, cluster string) (int, error) {
 	for _, nc := range [...]struct {
 		name string
 		dst  *float64
-	}{{ColTimelimit, &dst.Timelimit}, {ColNHosts, &dst.NHosts}, {ColNCores, &dst.NCores}} {
+	}{{colTimelimit, &dst.Timelimit}, {colNHosts, &dst.NHosts}, {colNCores, &dst.NCores}} {
 		v, err := parseNumber(str(nc.name))
 		if err != nil {
 			return c.idx[nc.name], err

@@ -11,18 +11,17 @@
 // job, host and sample time with value_* metric columns) or read directly
 // from TACC Stampede accounting CSVs. Derived features (runtime_sec,
 // queue_time_sec, runtime_fraction, per-metric _cnt/_sum/_max) are computed
-// from the records, and [SafeFeatures] picks the features with no missing
+// from the records, and [safeFeatures] picks the features with no missing
 // value in any cluster, the set a domain classifier may use.
 //
 // [ReadJobsCSV] and [ReadJobsParquet] read telemetry tables as a stream
 // straight into job records, holding the jobs, not the rows, and only the
 // metrics asked for ([ReadConfig]); with [ReadConfig].Keep a caller takes
-// what it needs of each job and holds none. [ReadCSV] and [ReadParquet]
-// keep every row. [FeatureProfile] gathers what [Screen] needs job by job,
+// what it needs of each job and holds none. [FeatureProfile] gathers what [Screen] needs job by job,
 // so clusters can be screened without holding their jobs.
 //
-// Readers ([ReadJobsCSV], [ReadJobsParquet], [ReadCSV], [ReadParquet],
-// [ReadStampede], [ReadHardware]) never panic on bad bytes: every data
+// Readers ([ReadJobsCSV], [ReadJobsParquet], [ReadStampede],
+// [ReadHardware]) never panic on bad bytes: every data
 // problem of a table is a *[ParseError] naming file, line and column (CSV)
 // or row group, row and column (Parquet), wrapping [ErrBadValue] or
 // [ErrMissingColumn].

@@ -32,10 +32,10 @@ type Hardware struct {
 	Clusters map[string]Cluster `yaml:"clusters" json:"clusters"`
 }
 
-// Lookup returns the node of a cluster's partition, falling back to the
+// lookup returns the node of a cluster's partition, falling back to the
 // cluster's default. It reports false when neither is known or partition
 // is empty and the cluster has no default.
-func (h *Hardware) Lookup(cluster, partition string) (Node, bool) {
+func (h *Hardware) lookup(cluster, partition string) (Node, bool) {
 	if h == nil {
 		return Node{}, false
 	}

@@ -23,7 +23,7 @@ func TestEmptyAndDuplicateHeaders(t *testing.T) {
 			{"duplicate unknown", "jid,notes,ncores,Notes \nj1,a,4,b\nj2,c,8,d\n", []string{"notes", "Notes"}, nil},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				tab, err := ReadCSV(strings.NewReader(c.in), "h.csv", "x")
+				tab, err := readCSV(strings.NewReader(c.in), "h.csv", "x")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -42,8 +42,8 @@ func TestEmptyAndDuplicateHeaders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(jt.Metrics, []string{"gpu", "x"}) || !slices.Equal(jt.Kept, []string{"gpu"}) {
-			t.Errorf("Metrics %q Kept %q", jt.Metrics, jt.Kept)
+		if !slices.Equal(jt.metrics, []string{"gpu", "x"}) || !slices.Equal(jt.kept, []string{"gpu"}) {
+			t.Errorf("Metrics %q Kept %q", jt.metrics, jt.kept)
 		}
 		// Read with every metric, the same file is refused.
 		if _, err := ReadJobsCSV(strings.NewReader(in), "h.csv", ReadConfig{Cluster: "x"}); !errors.Is(err, ErrBadValue) {
@@ -58,7 +58,7 @@ func TestEmptyAndDuplicateHeaders(t *testing.T) {
 			{"metric twice", "jid,value_gpu,ncores,value_gpu\nj1,1,4,2\n", `regime: h.csv:1: column "value_gpu": bad value: duplicate column: fields 2 ("value_gpu") and 4 ("value_gpu") have the same name (names are matched without case and surrounding spaces)`},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				_, err := ReadCSV(strings.NewReader(c.in), "h.csv", "x")
+				_, err := readCSV(strings.NewReader(c.in), "h.csv", "x")
 				var pe *ParseError
 				if !errors.As(err, &pe) || !errors.Is(err, ErrBadValue) || pe.Line != 1 {
 					t.Fatalf("err %v, want a *ParseError at line 1 wrapping ErrBadValue", err)
@@ -95,7 +95,7 @@ func TestErrorLineIsTheField(t *testing.T) {
 		name string
 		f    func() error
 	}{
-		{"ReadCSV", func() error { _, err := ReadCSV(strings.NewReader(telem), "t.csv", "x"); return err }},
+		{"readCSV", func() error { _, err := readCSV(strings.NewReader(telem), "t.csv", "x"); return err }},
 		{"ReadJobsCSV", func() error {
 			_, err := ReadJobsCSV(strings.NewReader(telem), "t.csv", ReadConfig{Cluster: "x"})
 			return err

@@ -35,7 +35,7 @@ type ParseError struct {
 	// Column is the column's header name as written; empty when the
 	// problem is not in one column (a header without jid, a line with the
 	// wrong number of fields).
-	Column string
+	column string
 	// Pos is the 1-based byte position within the line of a CSV syntax
 	// error (a stray quote), as encoding/csv reports it; 0 otherwise.
 	Pos int
@@ -61,8 +61,8 @@ func (e *ParseError) Error() string {
 	case e.Line > 0:
 		fmt.Fprintf(&b, "%d:", e.Line)
 	}
-	if e.Column != "" {
-		fmt.Fprintf(&b, " column %q:", e.Column)
+	if e.column != "" {
+		fmt.Fprintf(&b, " column %q:", e.column)
 	}
 	b.WriteString(" ")
 	b.WriteString(e.Err.Error())
@@ -71,9 +71,9 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// Row is one FRESCO-style telemetry row: a sample of one job on one host.
+// row is one FRESCO-style telemetry row: a sample of one job on one host.
 // Missing times are the zero time; missing numbers are NaN.
-type Row struct {
+type row struct {
 	JobID, Cluster, Queue, Host, User, Account, ExitCode string
 
 	Time, Submit, Start, End time.Time
@@ -82,12 +82,12 @@ type Row struct {
 	Timelimit      float64
 	NHosts, NCores float64
 
-	// Values holds the metric samples, aligned with Table.Metrics.
+	// Values holds the metric samples, aligned with table.Metrics.
 	Values []float64
 }
 
-// Table is a set of telemetry rows read from one file.
-type Table struct {
+// table is a set of telemetry rows read from one file.
+type table struct {
 	// Metrics are the metric names, from the value_<name> columns.
 	Metrics []string
 	// Unknown are the header's columns that are neither in Schema nor
@@ -95,7 +95,7 @@ type Table struct {
 	// "ncore" or "runtime" leaves its feature missing). A column without
 	// a name (Excel's trailing empty columns, pandas' index) is "".
 	Unknown []string
-	Rows    []Row
+	Rows    []row
 }
 
 // Agg aggregates one metric over a job's rows: Cnt is the number of
@@ -107,15 +107,15 @@ type Agg struct {
 }
 
 // Metric is one metric's aggregate in a job record: Name without
-// ValuePrefix, e.g. "gpu".
+// valuePrefix, e.g. "gpu".
 type Metric struct {
 	Name string
 	Agg
 }
 
-// Metric returns the aggregate of the named metric (without ValuePrefix);
+// metric returns the aggregate of the named metric (without valuePrefix);
 // ok is false when the job has no such metric.
-func (j *Job) Metric(name string) (a Agg, ok bool) {
+func (j *Job) metric(name string) (a Agg, ok bool) {
 	for i := range j.Metrics {
 		if j.Metrics[i].Name == name {
 			return j.Metrics[i].Agg, true
@@ -185,27 +185,27 @@ func nanMax(a, b float64) float64 {
 }
 
 // JobFeatures are the job-level features every record has (possibly
-// missing), in the order SafeFeatures considers them.
+// missing), in the order safeFeatures considers them.
 var jobFeatures = [...]string{"ncores", "nhosts", "timelimit_sec", "runtime_sec", "queue_time_sec", "runtime_fraction"}
 
 // JobFeatures returns the names of the job-level features: ncores, nhosts,
 // timelimit_sec, runtime_sec, queue_time_sec, runtime_fraction.
 func JobFeatures() []string { return append([]string(nil), jobFeatures[:]...) }
 
-// FeatureColumns names the table columns (ColTimelimit, ColStart, ...) a
+// FeatureColumns names the table columns (colTimelimit, colStart, ...) a
 // derived job feature is computed from, as Feature computes it, e.g.
 // "end_time − start_time" for runtime_sec; ok is false for ncores, nhosts
 // (read as they are) and names that are not job features.
 func FeatureColumns(feature string) (columns string, ok bool) {
 	switch feature {
 	case "timelimit_sec":
-		return ColTimelimit, true
+		return colTimelimit, true
 	case "runtime_sec":
-		return ColEnd + " − " + ColStart, true
+		return colEnd + " − " + colStart, true
 	case "queue_time_sec":
-		return ColStart + " − " + ColSubmit, true
+		return colStart + " − " + colSubmit, true
 	case "runtime_fraction":
-		return "(" + ColEnd + " − " + ColStart + ") / " + ColTimelimit, true
+		return "(" + colEnd + " − " + colStart + ") / " + colTimelimit, true
 	}
 	return "", false
 }
@@ -245,7 +245,7 @@ func (j *Job) Feature(name string) (v float64, ok bool) {
 	if i < 0 {
 		return math.NaN(), false
 	}
-	a, has := j.Metric(rest[:i])
+	a, has := j.metric(rest[:i])
 	if !has {
 		return math.NaN(), false
 	}
@@ -270,9 +270,9 @@ func span(a, b time.Time) float64 {
 	return b.Sub(a).Seconds()
 }
 
-// Candidates returns the job features followed by value_<m>_{cnt,sum,max}
+// candidates returns the job features followed by value_<m>_{cnt,sum,max}
 // for every metric any of the jobs carries, metrics in sorted order.
-func Candidates(clusters ...[]Job) []string {
+func allCandidates(clusters ...[]Job) []string {
 	names := JobFeatures()
 	seen := make(map[string]bool)
 	var ms []string
@@ -293,13 +293,13 @@ func Candidates(clusters ...[]Job) []string {
 	return names
 }
 
-// SafeFeatures returns, in the order of candidates, the features with 0%
+// safeFeatures returns, in the order of candidates, the features with 0%
 // missingness in every cluster: defined (see Job.Feature), not NaN and not
 // ±Inf for every job of every cluster. An empty cluster makes no feature
-// safe. A nil candidates means Candidates(clusters...).
-func SafeFeatures(candidates []string, clusters ...[]Job) []string {
+// safe. A nil candidates means allCandidates(clusters...).
+func safeFeatures(candidates []string, clusters ...[]Job) []string {
 	if candidates == nil {
-		candidates = Candidates(clusters...)
+		candidates = allCandidates(clusters...)
 	}
 	if len(clusters) == 0 {
 		return nil
@@ -334,8 +334,8 @@ var forbidden = [...]string{"value_memused_max", "value_memused_minus_diskcache_
 // names them gets them, with a warning in the report.
 func ForbiddenFeatures() []string { return append([]string(nil), forbidden[:]...) }
 
-// Forbidden reports whether name is one of ForbiddenFeatures.
-func Forbidden(name string) bool {
+// isForbidden reports whether name is one of ForbiddenFeatures.
+func isForbidden(name string) bool {
 	for _, f := range forbidden {
 		if f == name {
 			return true

@@ -13,7 +13,7 @@ import (
 // length the Thrift encoding declares before it reads the bytes, up to
 // 2 GiB per field (encoding/thrift's compactReader.ReadBytes), and a page
 // buffer of the compressed size the header declares: a 40 KB file with a
-// corrupt length made ReadParquet allocate 260 MB (found by
+// corrupt length made readParquet allocate 260 MB (found by
 // FuzzReadParquet, whose workers stalled zeroing such buffers). checkPages
 // walks every page header of every column chunk first, with its own
 // reader, which allocates nothing a length asks for and refuses a length,

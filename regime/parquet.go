@@ -15,25 +15,25 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// ReadParquet reads a FRESCO-style telemetry Parquet file of size bytes
-// into a Table, every row kept, with the same columns as ReadCSV. Columns
+// readParquet reads a FRESCO-style telemetry Parquet file of size bytes
+// into a table, every row kept, with the same columns as readCSV. Columns
 // must be flat (top-level, not repeated). Strings are BYTE_ARRAY; numbers
 // any integer or floating type; times are INT64 TIMESTAMP (any unit, as
 // pandas and Arrow write them), INT96 (as Spark and older Impala/Hive
-// write them), INT32 DATE, strings in a ReadCSV layout or plain Unix
+// write them), INT32 DATE, strings in a readCSV layout or plain Unix
 // seconds. Nulls are missing. Every data problem is a *ParseError naming
 // file, row group, row (1-based over the file, as Line) and column; a
 // decoder panic on corrupt bytes is recovered and returned as one.
 // ReadJobsParquet reads the same files straight into job records.
-func ReadParquet(r io.ReaderAt, size int64, file, cluster string) (*Table, error) {
-	t := &Table{}
+func readParquet(r io.ReaderAt, size int64, file, cluster string) (*table, error) {
+	t := &table{}
 	cols, _, err := scanParquet(r, size, file, cluster, nil, nil, t.add)
 	return t.done(cols, err)
 }
 
 // scanParquet reads a telemetry Parquet file and calls each with every
 // row, as scanCSV does. Only the columns rows carry are decoded.
-func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string, header func(*columns), each func(*Row)) (cols *columns, n int, err error) {
+func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string, header func(*columns), each func(*row)) (cols *columns, n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			cols, err = nil, &ParseError{File: file, Err: fmt.Errorf("%w: corrupt parquet: %v", ErrBadValue, p)}
@@ -49,7 +49,7 @@ func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string,
 		return nil, 0, &ParseError{File: file, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
 	}
 	if g, col, err := checkPages(r, size, f.Metadata()); err != nil {
-		return nil, 0, &ParseError{File: file, RowGroup: g, Column: col, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
+		return nil, 0, &ParseError{File: file, RowGroup: g, column: col, Err: fmt.Errorf("%w: %w", ErrBadValue, err)}
 	}
 	schema := f.Schema()
 	paths := schema.Columns()
@@ -57,7 +57,7 @@ func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string,
 	units := make([]time.Duration, len(paths)) // non-zero: timestamp column; dateUnit: DATE
 	for i, p := range paths {
 		if len(p) != 1 {
-			return nil, 0, &ParseError{File: file, Column: strings.Join(p, "."), Err: fmt.Errorf("%w: nested column", ErrBadValue)}
+			return nil, 0, &ParseError{File: file, column: strings.Join(p, "."), Err: fmt.Errorf("%w: nested column", ErrBadValue)}
 		}
 		names[i] = p[0]
 		leaf, ok := schema.Lookup(p...)
@@ -65,13 +65,13 @@ func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string,
 			continue
 		}
 		if leaf.MaxRepetitionLevel > 0 {
-			return nil, 0, &ParseError{File: file, Column: p[0], Err: fmt.Errorf("%w: repeated column", ErrBadValue)}
+			return nil, 0, &ParseError{File: file, column: p[0], Err: fmt.Errorf("%w: repeated column", ErrBadValue)}
 		}
 		units[i] = timestampUnit(leaf.Node.Type())
 	}
 	cols, col, err := newColumns(names, keep)
 	if err != nil {
-		return nil, 0, &ParseError{File: file, Column: col, Err: err}
+		return nil, 0, &ParseError{File: file, column: col, Err: err}
 	}
 	if header != nil {
 		header(cols)
@@ -82,7 +82,7 @@ func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string,
 	}
 	fields := make([]string, len(names))
 	buf := make([]parquet.Row, 256)
-	var row Row
+	var row row
 	groups := f.RowGroups()
 	for g, rg := range groups {
 		rows := rg.Rows()
@@ -100,7 +100,7 @@ func scanParquet(r io.ReaderAt, size int64, file, cluster string, keep []string,
 				}
 				if i, err := cols.fill(&row, fields, cluster); err != nil {
 					rows.Close()
-					return nil, n, &ParseError{File: file, RowGroup: g + 1, Line: n, Column: cols.header[i], Err: err}
+					return nil, n, &ParseError{File: file, RowGroup: g + 1, Line: n, column: cols.header[i], Err: err}
 				}
 				each(&row)
 			}
@@ -190,7 +190,7 @@ func timestampUnit(typ parquet.Type) time.Duration {
 	return 0
 }
 
-// valueString renders a value as the text ReadCSV would have read.
+// valueString renders a value as the text readCSV would have read.
 func valueString(v parquet.Value, unit time.Duration) string {
 	if v.IsNull() {
 		return ""

@@ -28,7 +28,7 @@ const telemetryCSV = `time,submit_time,start_time,end_time,timelimit,nhosts,ncor
 `
 
 func TestReadCSV(t *testing.T) {
-	tab, err := ReadCSV(strings.NewReader(telemetryCSV), "t.csv", "fallback")
+	tab, err := readCSV(strings.NewReader(telemetryCSV), "t.csv", "fallback")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestReadCSV(t *testing.T) {
 	if !math.IsNaN(tab.Rows[1].Values[0]) || !math.IsNaN(tab.Rows[2].Timelimit) {
 		t.Error("empty and NaN fields are not missing")
 	}
-	jobs := Aggregate(tab, nil)
+	jobs := aggregate(tab, nil)
 	if g := metric(jobs[0], "gpu"); g != (Agg{Cnt: 1, Sum: 55, Max: 55}) {
 		t.Errorf("J1 gpu = %+v", g)
 	}
@@ -73,13 +73,13 @@ func TestReadCSVErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ReadCSV(strings.NewReader(c.in), "in.csv", "x")
+			_, err := readCSV(strings.NewReader(c.in), "in.csv", "x")
 			var pe *ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %v is not a *ParseError", err)
 			}
-			if pe.File != "in.csv" || pe.Line != c.line || pe.Column != c.column {
-				t.Errorf("error at %s:%d column %q, want in.csv:%d column %q (%v)", pe.File, pe.Line, pe.Column, c.line, c.column, err)
+			if pe.File != "in.csv" || pe.Line != c.line || pe.column != c.column {
+				t.Errorf("error at %s:%d column %q, want in.csv:%d column %q (%v)", pe.File, pe.Line, pe.column, c.line, c.column, err)
 			}
 			if !errors.Is(err, c.wantSentry) {
 				t.Errorf("error %v does not wrap %v", err, c.wantSentry)
@@ -118,14 +118,14 @@ func TestReadParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := buf.Bytes()
-	tab, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "t.parquet", "conte")
+	tab, err := readParquet(bytes.NewReader(data), int64(len(data)), "t.parquet", "conte")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff([]string{"gpu", "memused"}, tab.Metrics); d != "" {
 		t.Errorf("metrics (-want +got):\n%s", d)
 	}
-	jobs := Aggregate(tab, nil)
+	jobs := aggregate(tab, nil)
 	if len(jobs) != 2 {
 		t.Fatalf("%d jobs, want 2", len(jobs))
 	}
@@ -151,7 +151,7 @@ func TestReadParquet(t *testing.T) {
 	t.Run("corrupt", func(t *testing.T) {
 		for _, cut := range []int{0, 4, len(data) / 2, len(data) - 9, len(data) - 1} {
 			bad := bytes.Clone(data[:cut])
-			if _, err := ReadParquet(bytes.NewReader(bad), int64(len(bad)), "cut.parquet", ""); err == nil {
+			if _, err := readParquet(bytes.NewReader(bad), int64(len(bad)), "cut.parquet", ""); err == nil {
 				t.Errorf("truncated at %d: no error", cut)
 			} else if pe := (*ParseError)(nil); !errors.As(err, &pe) || pe.File != "cut.parquet" {
 				t.Errorf("truncated at %d: %v is not a *ParseError naming the file", cut, err)
@@ -161,7 +161,7 @@ func TestReadParquet(t *testing.T) {
 		for i := 8; i < len(flipped)-8; i += 7 {
 			flipped[i] ^= 0x5a
 		}
-		if _, err := ReadParquet(bytes.NewReader(flipped), int64(len(flipped)), "flip.parquet", ""); err == nil {
+		if _, err := readParquet(bytes.NewReader(flipped), int64(len(flipped)), "flip.parquet", ""); err == nil {
 			t.Log("flipped bytes were still readable (allowed; the point is no panic)")
 		}
 	})
@@ -174,9 +174,9 @@ func TestReadParquet(t *testing.T) {
 		if err := parquet.Write(&b, []badRow{{"a", "4"}, {"b", "four"}}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := ReadParquet(bytes.NewReader(b.Bytes()), int64(b.Len()), "bad.parquet", "")
+		_, err := readParquet(bytes.NewReader(b.Bytes()), int64(b.Len()), "bad.parquet", "")
 		var pe *ParseError
-		if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != "ncores" || !errors.Is(err, ErrBadValue) {
+		if !errors.As(err, &pe) || pe.Line != 2 || pe.column != "ncores" || !errors.Is(err, ErrBadValue) {
 			t.Errorf("got %v, want row 2 column ncores ErrBadValue", err)
 		}
 	})
@@ -202,7 +202,7 @@ func TestReadParquetLegacyTimes(t *testing.T) {
 	if err := parquet.Write(&buf, rows); err != nil {
 		t.Fatal(err)
 	}
-	tab, err := ReadParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "legacy.parquet", "spark")
+	tab, err := readParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "legacy.parquet", "spark")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestReadParquetHugeFooterLength(t *testing.T) {
 	const maxAlloc = 1 << 20
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "huge.parquet", "")
+	_, err := readParquet(bytes.NewReader(data), int64(len(data)), "huge.parquet", "")
 	runtime.ReadMemStats(&after)
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.File != "huge.parquet" || !errors.Is(err, ErrBadValue) {
@@ -253,7 +253,7 @@ func readStampede(t testing.TB, name string) []Job {
 func TestReadStampedeFixture(t *testing.T) {
 	feb := readStampede(t, "stampede_feb_2018_job_accounting.csv")
 	mar := readStampede(t, "stampede_mar_2018_job_accounting.csv")
-	// Row counts and the 20 zero-node CANCELLED jobs in March are stated in SOURCES.md.
+	// row counts and the 20 zero-node CANCELLED jobs in March are stated in SOURCES.md.
 	if len(feb) != 2326 || len(mar) != 820 {
 		t.Fatalf("rows: feb %d, mar %d; SOURCES.md says 2326 and 820", len(feb), len(mar))
 	}
@@ -274,7 +274,7 @@ func TestReadStampedeFixture(t *testing.T) {
 	if rt, _ := j.Feature("runtime_sec"); rt != 14*60+3 {
 		t.Errorf("first job runtime_sec = %v, want 843", rt)
 	}
-	safe := SafeFeatures(nil, feb, mar)
+	safe := safeFeatures(nil, feb, mar)
 	if d := cmp.Diff(JobFeatures(), safe); d != "" {
 		t.Errorf("safe features (-want +got):\n%s", d)
 	}
@@ -308,7 +308,7 @@ func TestReadStampedeEdgeCases(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := ReadStampede(strings.NewReader(bad.in), "bad.csv")
 			var pe *ParseError
-			if !errors.As(err, &pe) || pe.Line != bad.line || pe.Column != bad.column || pe.File != "bad.csv" {
+			if !errors.As(err, &pe) || pe.Line != bad.line || pe.column != bad.column || pe.File != "bad.csv" {
 				t.Errorf("got %v, want bad.csv line %d column %q", err, bad.line, bad.column)
 			}
 		})
@@ -335,10 +335,10 @@ func FuzzReadCSV(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tab, err := ReadCSV(bytes.NewReader(data), "fuzz.csv", "c")
+		tab, err := readCSV(bytes.NewReader(data), "fuzz.csv", "c")
 		jt, jerr := ReadJobsCSV(bytes.NewReader(data), "fuzz.csv", ReadConfig{Cluster: "c", Units: DefaultUnits()})
 		if (err == nil) != (jerr == nil) {
-			t.Fatalf("ReadCSV: %v; ReadJobsCSV: %v", err, jerr)
+			t.Fatalf("readCSV: %v; ReadJobsCSV: %v", err, jerr)
 		}
 		if err != nil {
 			checkFuzzError(t, err)
@@ -350,8 +350,8 @@ func FuzzReadCSV(f *testing.F) {
 				t.Fatalf("row has %d values for %d metrics", len(r.Values), len(tab.Metrics))
 			}
 		}
-		if d := cmp.Diff(Aggregate(tab, DefaultUnits()), jt.Jobs, cmpopts.EquateNaNs()); d != "" {
-			t.Fatalf("jobs (-Aggregate(ReadCSV) +ReadJobsCSV):\n%s", d)
+		if d := cmp.Diff(aggregate(tab, DefaultUnits()), jt.Jobs, cmpopts.EquateNaNs()); d != "" {
+			t.Fatalf("jobs (-aggregate(readCSV) +ReadJobsCSV):\n%s", d)
 		}
 	})
 }
@@ -409,7 +409,7 @@ func FuzzReadParquet(f *testing.F) {
 	// Small seeds: the engine minimises each new input it finds, at a cost
 	// that grows with its size (a 40 KB seed kept the workers minimising
 	// for most of a short run).
-	tab, err := ReadCSV(bytes.NewReader(syntheticCSV(f, 1, 5)), "s.csv", "")
+	tab, err := readCSV(bytes.NewReader(syntheticCSV(f, 1, 5)), "s.csv", "")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -420,18 +420,18 @@ func FuzzReadParquet(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tab, err := ReadParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", "c")
+		tab, err := readParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", "c")
 		jt, jerr := ReadJobsParquet(bytes.NewReader(data), int64(len(data)), "fuzz.parquet", ReadConfig{Cluster: "c"})
 		if (err == nil) != (jerr == nil) {
-			t.Fatalf("ReadParquet: %v; ReadJobsParquet: %v", err, jerr)
+			t.Fatalf("readParquet: %v; ReadJobsParquet: %v", err, jerr)
 		}
 		if err != nil {
 			checkFuzzError(t, err)
 			checkFuzzError(t, jerr)
 			return
 		}
-		if d := cmp.Diff(Aggregate(tab, nil), jt.Jobs, cmpopts.EquateNaNs()); d != "" {
-			t.Fatalf("jobs (-Aggregate(ReadParquet) +ReadJobsParquet):\n%s", d)
+		if d := cmp.Diff(aggregate(tab, nil), jt.Jobs, cmpopts.EquateNaNs()); d != "" {
+			t.Fatalf("jobs (-aggregate(readParquet) +ReadJobsParquet):\n%s", d)
 		}
 	})
 }
@@ -468,7 +468,7 @@ func stampedeParquet(t testing.TB, csvText []byte) []byte {
 // dropped silently (issue 12: jid,ncores,mem_gb,runtime kept only ncores
 // without a word); every Schema column and value_* metrics are known.
 func TestUnknownColumns(t *testing.T) {
-	tab, err := ReadCSV(strings.NewReader("jid,ncores,mem_gb,runtime\n1,4,16,3600\n"), "jobs.csv", "c")
+	tab, err := readCSV(strings.NewReader("jid,ncores,mem_gb,runtime\n1,4,16,3600\n"), "jobs.csv", "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,23 +476,23 @@ func TestUnknownColumns(t *testing.T) {
 		t.Errorf("Unknown = %q, want [mem_gb runtime]", tab.Unknown)
 	}
 	var header []string
-	for _, c := range Schema() {
+	for _, c := range schema() {
 		header = append(header, c.Name)
 	}
 	header = append(header, "value_gpu", "value_memused")
-	tab, err = ReadCSV(strings.NewReader(strings.Join(header, ",")+"\n"), "all.csv", "c")
+	tab, err = readCSV(strings.NewReader(strings.Join(header, ",")+"\n"), "all.csv", "c")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(tab.Unknown) != 0 || !slices.Equal(tab.Metrics, []string{"gpu", "memused"}) {
 		t.Errorf("Unknown %q, Metrics %q for the full schema", tab.Unknown, tab.Metrics)
 	}
-	if _, err := ReadCSV(strings.NewReader("job,ncores\n1,4\n"), "nojid.csv", "c"); !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), `"jid"`) {
+	if _, err := readCSV(strings.NewReader("job,ncores\n1,4\n"), "nojid.csv", "c"); !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), `"jid"`) {
 		t.Errorf("missing jid: %v", err)
 	} // A spreadsheet's ';' export and a tab-separated file are named as such.
 	for _, sep := range []string{";", "\t"} {
 		in := strings.ReplaceAll("jid,ncores\n1,4\n", ",", sep)
-		if _, err := ReadCSV(strings.NewReader(in), "semi.csv", "c"); !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), fmt.Sprintf("looks %q-separated", sep)) {
+		if _, err := readCSV(strings.NewReader(in), "semi.csv", "c"); !errors.Is(err, ErrMissingColumn) || !strings.Contains(err.Error(), fmt.Sprintf("looks %q-separated", sep)) {
 			t.Errorf("%q-separated file: %v", sep, err)
 		}
 	}
@@ -510,9 +510,9 @@ func TestOddNumbersPolicy(t *testing.T) {
 		{"negative timelimit", "j1,4,1,-60,2023-01-01 00:00:00,2023-01-01 01:00:00", "timelimit"},
 	} {
 		csv := "jid,ncores,nhosts,timelimit,start_time,end_time\n" + c.row + "\n"
-		_, err := ReadCSV(strings.NewReader(csv), "odd.csv", "x")
+		_, err := readCSV(strings.NewReader(csv), "odd.csv", "x")
 		var pe *ParseError
-		if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != c.column || !errors.Is(err, ErrBadValue) {
+		if !errors.As(err, &pe) || pe.Line != 2 || pe.column != c.column || !errors.Is(err, ErrBadValue) {
 			t.Errorf("CSV %s: %v, want line 2 column %s ErrBadValue", c.name, err, c.column)
 		}
 	}
@@ -524,17 +524,17 @@ func TestOddNumbersPolicy(t *testing.T) {
 	if err := parquet.Write(&b, []oddRow{{"a", 4}, {"b", math.Inf(1)}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ReadParquet(bytes.NewReader(b.Bytes()), int64(b.Len()), "odd.parquet", "")
+	_, err := readParquet(bytes.NewReader(b.Bytes()), int64(b.Len()), "odd.parquet", "")
 	var pe *ParseError
-	if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != "ncores" || !errors.Is(err, ErrBadValue) {
+	if !errors.As(err, &pe) || pe.Line != 2 || pe.column != "ncores" || !errors.Is(err, ErrBadValue) {
 		t.Errorf("Parquet +Inf: %v, want row 2 column ncores ErrBadValue", err)
 	}
 	// NaN is missing; an end before the start leaves the runtime missing.
-	tab, err := ReadCSV(strings.NewReader("jid,ncores,start_time,end_time\nj1,NaN,2023-01-01 02:00:00,2023-01-01 01:00:00\n"), "ok.csv", "x")
+	tab, err := readCSV(strings.NewReader("jid,ncores,start_time,end_time\nj1,NaN,2023-01-01 02:00:00,2023-01-01 01:00:00\n"), "ok.csv", "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs := Aggregate(tab, nil)
+	jobs := aggregate(tab, nil)
 	if v, _ := jobs[0].Feature("ncores"); !math.IsNaN(v) {
 		t.Errorf("ncores NaN read as %v", v)
 	}
@@ -549,7 +549,7 @@ func TestOddNumbersPolicy(t *testing.T) {
 // named "jid".
 func TestRepeatedHeader(t *testing.T) {
 	text := "jid,queue,host\nj1,normal,c1\njid,queue,host\nj2,normal,c2\n"
-	_, err := ReadCSV(strings.NewReader(text), "joined.csv", "c")
+	_, err := readCSV(strings.NewReader(text), "joined.csv", "c")
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 3 || !errors.Is(err, ErrBadValue) || !strings.Contains(err.Error(), "repeats the header") {
 		t.Errorf("telemetry CSV with a repeated header: %v", err)

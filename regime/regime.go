@@ -80,10 +80,10 @@ type Rules struct {
 	// telemetry as "no GPU" and missing memory telemetry as standard memory.
 	Strict bool
 
-	// GPUMetric and MemMetric name the telemetry metrics (without the
+	// gpuMetric and memMetric name the telemetry metrics (without the
 	// "value_" prefix) the proxy rule reads; empty means "gpu" and
-	// "memused". MemMetric is in GB.
-	GPUMetric, MemMetric string
+	// "memused". memMetric is in GB.
+	gpuMetric, memMetric string
 }
 
 func (r Rules) threshold() float64 {
@@ -120,7 +120,7 @@ func (r Rules) Node(n Node) Label {
 	return CPUStandard
 }
 
-// Proxy returns the proxy-only label of a job from its telemetry, by the
+// proxy returns the proxy-only label of a job from its telemetry, by the
 // seed's rule
 //
 //	cpu := value_gpu_cnt <= 0 AND value_gpu_sum <= 0
@@ -136,15 +136,15 @@ func (r Rules) Node(n Node) Label {
 // A job is large-memory when its peak value_memused reached the threshold:
 // only a large-memory node can hold that much. Missing memory telemetry
 // reads as standard memory (Unknown when Strict).
-func (r Rules) Proxy(j *Job) Label {
-	gm, mm := r.GPUMetric, r.MemMetric
+func (r Rules) proxy(j *Job) Label {
+	gm, mm := r.gpuMetric, r.memMetric
 	if gm == "" {
 		gm = "gpu"
 	}
 	if mm == "" {
 		mm = "memused"
 	}
-	g, _ := j.Metric(gm)
+	g, _ := j.metric(gm)
 	if g.Cnt == 0 && r.Strict {
 		return Unknown
 	}
@@ -153,7 +153,7 @@ func (r Rules) Proxy(j *Job) Label {
 		sum = 0
 	}
 	cpu := g.Cnt <= 0 && sum <= 0
-	m, okM := j.Metric(mm)
+	m, okM := j.metric(mm)
 	large := false
 	if okM && m.Cnt > 0 {
 		large = m.Max >= r.threshold()
@@ -176,11 +176,11 @@ func (r Rules) Proxy(j *Job) Label {
 // partition (or has a default for the cluster), the proxy rule otherwise.
 func (r Rules) Label(j *Job) (Label, Basis) {
 	if r.Hardware != nil {
-		if n, ok := r.Hardware.Lookup(j.Cluster, j.Partition); ok {
+		if n, ok := r.Hardware.lookup(j.Cluster, j.Partition); ok {
 			return r.Node(n), Authoritative
 		}
 	}
-	return r.Proxy(j), Proxy
+	return r.proxy(j), Proxy
 }
 
 // LabelAll sets Regime and Basis of every job in place and returns the
@@ -212,10 +212,10 @@ func Bases(jobs ...[]Job) (authoritative, proxy int) {
 	return authoritative, proxy
 }
 
-// Filter returns the jobs whose regime is one of labels, in order. The
+// filter returns the jobs whose regime is one of labels, in order. The
 // result shares no memory with jobs' backing array but the Metrics slices
 // are shared.
-func Filter(jobs []Job, labels ...Label) []Job {
+func filter(jobs []Job, labels ...Label) []Job {
 	var out []Job
 	for _, j := range jobs {
 		for _, l := range labels {

@@ -77,7 +77,7 @@ func TestProxyRule(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := Rules{Strict: c.strict}
-			if got := r.Proxy(c.job); got != c.want {
+			if got := r.proxy(c.job); got != c.want {
 				t.Errorf("Proxy = %s, want %s", got, c.want)
 			}
 		})
@@ -119,8 +119,8 @@ func TestLabelBasis(t *testing.T) {
 	if a, p := Bases(nil, []Job{{}}); a != 0 || p != 0 {
 		t.Errorf("Bases of an unlabelled job = %d, %d; want 0, 0", a, p)
 	}
-	if got := len(Filter(jobs, CPUStandard)); got != 2 {
-		t.Errorf("Filter(cpu_standard) has %d jobs, want 2", got)
+	if got := len(filter(jobs, CPUStandard)); got != 2 {
+		t.Errorf("filter(cpu_standard) has %d jobs, want 2", got)
 	}
 }
 
@@ -135,11 +135,11 @@ func TestReadHardware(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, ok := h.Lookup("anvil", "gpu")
+	n, ok := h.lookup("anvil", "gpu")
 	if !ok || n.GPUCountPerNode != 4 || (Rules{}).Node(n) != GPUStandard {
 		t.Errorf("anvil/gpu = %+v, %v", n, ok)
 	}
-	if n, ok := h.Lookup("anvil", "other"); !ok || n.NodeMemoryGB != 256 {
+	if n, ok := h.lookup("anvil", "other"); !ok || n.NodeMemoryGB != 256 {
 		t.Errorf("anvil default = %+v, %v", n, ok)
 	}
 	for name, bad := range map[string]string{
@@ -175,7 +175,7 @@ func TestAggregate(t *testing.T) {
 		return v
 	}
 	nan := math.NaN()
-	tab := &Table{Metrics: []string{"gpu", "memused"}, Rows: []Row{
+	tab := &table{Metrics: []string{"gpu", "memused"}, Rows: []row{
 		{JobID: "1", Cluster: "stampede", Queue: "normal", Submit: ts("2018-03-01 00:00:00"), Start: ts("2018-03-01 00:10:00"),
 			End: ts("2018-03-01 01:10:00"), Timelimit: 120, NHosts: 2, NCores: 32, Values: []float64{nan, 10}},
 		{JobID: "1", Cluster: "stampede", Start: ts("2018-03-01 00:09:00"), End: ts("2018-03-01 01:20:00"),
@@ -183,7 +183,7 @@ func TestAggregate(t *testing.T) {
 		{JobID: "2", Cluster: "anvil", Submit: ts("2023-01-01 00:00:00"), Start: ts("2023-01-01 00:00:30"),
 			End: ts("2023-01-01 00:01:30"), Timelimit: 0, NHosts: 1, NCores: 4, Values: []float64{50, 5}},
 	}}
-	jobs := Aggregate(tab, DefaultUnits())
+	jobs := aggregate(tab, DefaultUnits())
 	if len(jobs) != 2 {
 		t.Fatalf("got %d jobs, want 2", len(jobs))
 	}
@@ -233,14 +233,14 @@ func TestAggregate(t *testing.T) {
 func TestSafeFeatures(t *testing.T) {
 	withGPU := []Job{{NCores: 4, NHosts: 1, TimelimitSec: 60, Metrics: []Metric{{"gpu", Agg{Cnt: 1, Sum: 5, Max: 5}}}}}
 	withoutGPU := []Job{{NCores: 8, NHosts: 1, TimelimitSec: 60, Metrics: []Metric{{"gpu", missing}}}}
-	got := SafeFeatures(nil, withGPU, withoutGPU)
+	got := safeFeatures(nil, withGPU, withoutGPU)
 	// Times are missing, so runtime and queue time are not safe; gpu sum
 	// and max are NaN in the second cluster; gpu_cnt is 0 there, defined.
 	want := []string{"ncores", "nhosts", "timelimit_sec", "value_gpu_cnt"}
 	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("SafeFeatures (-want +got):\n%s", d)
+		t.Errorf("safeFeatures (-want +got):\n%s", d)
 	}
-	if got := SafeFeatures(nil, withGPU, nil); got != nil {
+	if got := safeFeatures(nil, withGPU, nil); got != nil {
 		t.Errorf("with an empty cluster: %v, want none", got)
 	}
 }
@@ -261,7 +261,7 @@ func FuzzReadHardware(f *testing.F) {
 		}
 		for cn, c := range h.Clusters {
 			for pn := range c.Partitions {
-				if n, ok := h.Lookup(cn, pn); ok {
+				if n, ok := h.lookup(cn, pn); ok {
 					(Rules{}).Node(n)
 				}
 			}
@@ -305,13 +305,13 @@ func TestKnownHardwareValid(t *testing.T) {
 	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
 		t.Errorf("round trip (-want +got):\n%s", d)
 	}
-	if n, _ := got.Lookup("anvil", "gpu"); (Rules{}).Node(n) != GPUStandard || n.NodeMemoryGB != DefaultLargeMemGB {
+	if n, _ := got.lookup("anvil", "gpu"); (Rules{}).Node(n) != GPUStandard || n.NodeMemoryGB != DefaultLargeMemGB {
 		t.Errorf("anvil/gpu = %+v: want a 512 GB node labelled gpu_standard by its override", n)
 	}
 }
 
 // metric returns a job's aggregate of the named metric (zero when absent).
 func metric(j Job, name string) Agg {
-	a, _ := j.Metric(name)
+	a, _ := j.metric(name)
 	return a
 }

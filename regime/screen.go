@@ -6,15 +6,15 @@ import (
 	"strings"
 )
 
-// Screen picks the procedure's feature set: of the candidates (nil means
+// screen picks the procedure's feature set: of the candidates (nil means
 // JobFeatures: ncores, nhosts, timelimit_sec, runtime_sec, queue_time_sec,
 // runtime_fraction), those with no missing value in any cluster (as
-// SafeFeatures), not forbidden, not constant over all clusters and not a
+// safeFeatures), not forbidden, not constant over all clusters and not a
 // copy of an earlier kept feature. Every candidate left out is listed with
 // its reason; the missing shares are given per cluster, named by names
 // (nil or short: "cluster 1", "cluster 2", ...). It is ScreenProfiles of
 // each cluster's FeatureProfile.
-func Screen(candidates, names []string, clusters ...[]Job) Screened {
+func screen(candidates, names []string, clusters ...[]Job) Screened {
 	ps := make([]*FeatureProfile, len(clusters))
 	for c, js := range clusters {
 		ps[c] = NewFeatureProfile(candidates)
@@ -105,7 +105,7 @@ func ScreenProfiles(candidates, names []string, profiles ...*FeatureProfile) Scr
 	var kept []int // candidate indices of out.Features
 next:
 	for f, name := range candidates {
-		if Forbidden(name) {
+		if isForbidden(name) {
 			out.Dropped = append(out.Dropped, Dropped{name, "forbidden by the procedure (the proxy regime rule reads it)"})
 			continue
 		}

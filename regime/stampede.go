@@ -43,7 +43,7 @@ func IsStampede(head []byte) bool {
 	stampede := false
 	for _, h := range header {
 		switch matchName(h) {
-		case ColJob:
+		case colJob:
 			return false
 		case "jobid":
 			stampede = true
@@ -78,7 +78,7 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 		}
 		if j, dup := idx[name]; dup {
 			if stampedeRead(name) {
-				return nil, &ParseError{File: file, Line: 1, Column: written(h), Err: duplicate(written(header[j]), j, written(h), i)}
+				return nil, &ParseError{File: file, Line: 1, column: written(h), Err: duplicate(written(header[j]), j, written(h), i)}
 			}
 			continue
 		}
@@ -115,7 +115,7 @@ func ReadStampede(r io.Reader, file string) ([]Job, error) {
 			// The bad field's line: a quoted field before it may span lines.
 			i := idx[strings.ToLower(col)]
 			line, _ := cr.FieldPos(i)
-			return &ParseError{File: file, Line: line, Column: written(header[i]), Err: err}
+			return &ParseError{File: file, Line: line, column: written(header[i]), Err: err}
 		}
 		if j.ID == "" {
 			return nil, fail("jobID", fmt.Errorf("%w: empty job id", ErrBadValue))

@@ -14,11 +14,11 @@ type ReadConfig struct {
 	Cluster string
 	// Units converts timelimits to seconds per cluster; nil means seconds.
 	Units Units
-	// Metrics names the metrics (without ValuePrefix, e.g. "gpu") whose
+	// Metrics names the metrics (without valuePrefix, e.g. "gpu") whose
 	// aggregates the jobs keep; nil keeps every metric of the file. The
 	// other value_ columns are not read at all, so a bad value in one of
 	// them is not an error. The proxy rule reads "gpu" and "memused" (or
-	// Rules.GPUMetric and Rules.MemMetric).
+	// Rules.gpuMetric and Rules.memMetric).
 	Metrics []string
 	// Keep, when not nil, is called with each job once the whole table is
 	// read, in first-seen order, and may change it (label it, say); the
@@ -33,51 +33,51 @@ type ReadConfig struct {
 // JobTable is a job table read by ReadJobsCSV or ReadJobsParquet.
 type JobTable struct {
 	// Jobs are the job records, one per (cluster, job ID), in first-seen
-	// order, as Aggregate builds them.
+	// order, as aggregate builds them.
 	Jobs []Job
-	// Metrics are the file's metrics (value_<name> columns), in header
-	// order, Kept those the jobs carry.
-	Metrics, Kept []string
-	// Unknown are the header's columns that are neither in Schema nor
-	// metrics, as in Table.Unknown.
+	// metrics are the file's metrics (value_<name> columns), in header
+	// order, kept those the jobs carry.
+	metrics, kept []string
+	// Unknown are the header's columns that are neither in the schema nor
+	// metrics.
 	Unknown []string
 	// Rows is the number of data rows read (telemetry samples).
 	Rows int
 }
 
-// ReadJobsCSV reads a FRESCO-style telemetry CSV, as ReadCSV does, straight
+// ReadJobsCSV reads a FRESCO-style telemetry CSV, as readCSV does, straight
 // into job records: each row is folded into its job as it is read, so the
 // memory held is that of the jobs, not of the rows (about 340 bytes per
 // job with two metrics kept, whatever the number of samples per job).
-// Errors are those of ReadCSV.
+// Errors are those of readCSV.
 func ReadJobsCSV(r io.Reader, file string, cfg ReadConfig) (*JobTable, error) {
 	a := newAggregator(cfg.Units)
 	cols, n, err := scanCSV(r, file, cfg.Cluster, cfg.Metrics, a.header, a.add)
 	if err != nil {
 		return nil, err
 	}
-	return &JobTable{Jobs: a.jobs(cfg.Keep), Metrics: cols.metrics, Kept: cols.kept, Unknown: cols.unknown, Rows: n}, nil
+	return &JobTable{Jobs: a.jobs(cfg.Keep), metrics: cols.metrics, kept: cols.kept, Unknown: cols.unknown, Rows: n}, nil
 }
 
 // ReadJobsParquet reads a FRESCO-style telemetry Parquet file of size
-// bytes, as ReadParquet does, straight into job records, decoding only the
-// columns the jobs carry. Errors are those of ReadParquet.
+// bytes, as readParquet does, straight into job records, decoding only the
+// columns the jobs carry. Errors are those of readParquet.
 func ReadJobsParquet(r io.ReaderAt, size int64, file string, cfg ReadConfig) (*JobTable, error) {
 	a := newAggregator(cfg.Units)
 	cols, n, err := scanParquet(r, size, file, cfg.Cluster, cfg.Metrics, a.header, a.add)
 	if err != nil {
 		return nil, err
 	}
-	return &JobTable{Jobs: a.jobs(cfg.Keep), Metrics: cols.metrics, Kept: cols.kept, Unknown: cols.unknown, Rows: n}, nil
+	return &JobTable{Jobs: a.jobs(cfg.Keep), metrics: cols.metrics, kept: cols.kept, Unknown: cols.unknown, Rows: n}, nil
 }
 
-// Aggregate builds one job per distinct (cluster, job ID) from telemetry
+// aggregate builds one job per distinct (cluster, job ID) from telemetry
 // rows, in first-seen order: the earliest submit and start, the latest end,
 // the largest timelimit, host and core counts, the first non-empty queue,
 // user, account and exit code, and per metric the count, sum and maximum of
 // the non-missing samples. Timelimits are converted to seconds with units.
 // It does not modify t.
-func Aggregate(t *Table, units Units) []Job {
+func aggregate(t *table, units Units) []Job {
 	a := newAggregator(units)
 	a.metrics = t.Metrics
 	for i := range t.Rows {
@@ -132,7 +132,7 @@ type jobKey struct {
 // aggregator folds telemetry rows into job records as they arrive.
 type aggregator struct {
 	units   Units
-	metrics []string // names of Row.Values; set by the scanner's columns or by Aggregate
+	metrics []string // names of row.Values; set by the scanner's columns or by aggregate
 	index   map[jobKey]int
 	chunks  [][]partial
 	n       int
@@ -149,7 +149,7 @@ func newAggregator(units Units) *aggregator {
 func (a *aggregator) header(c *columns) { a.metrics = c.kept }
 
 // add folds a row into its job; it keeps none of the row's memory.
-func (a *aggregator) add(r *Row) {
+func (a *aggregator) add(r *row) {
 	cl := a.strs.id(r.Cluster)
 	i, ok := a.index[jobKey{cl, r.JobID}]
 	k := len(a.metrics)

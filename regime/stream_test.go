@@ -51,20 +51,20 @@ func TestReadJobsCSVMatchesAggregate(t *testing.T) {
 	}
 	for name, data := range inputs {
 		t.Run(name, func(t *testing.T) {
-			tab, err := ReadCSV(bytes.NewReader(data), name+".csv", "fallback")
+			tab, err := readCSV(bytes.NewReader(data), name+".csv", "fallback")
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Aggregate(tab, DefaultUnits())
+			want := aggregate(tab, DefaultUnits())
 			got, err := ReadJobsCSV(bytes.NewReader(data), name+".csv", ReadConfig{Cluster: "fallback", Units: DefaultUnits()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if d := cmp.Diff(want, got.Jobs, cmpopts.EquateNaNs()); d != "" {
-				t.Errorf("jobs (-Aggregate(ReadCSV) +ReadJobsCSV):\n%s", d)
+				t.Errorf("jobs (-aggregate(readCSV) +ReadJobsCSV):\n%s", d)
 			}
-			if got.Rows != len(tab.Rows) || !slices.Equal(got.Metrics, tab.Metrics) || !slices.Equal(got.Kept, tab.Metrics) {
-				t.Errorf("rows %d metrics %q kept %q; ReadCSV: %d rows, metrics %q", got.Rows, got.Metrics, got.Kept, len(tab.Rows), tab.Metrics)
+			if got.Rows != len(tab.Rows) || !slices.Equal(got.metrics, tab.Metrics) || !slices.Equal(got.kept, tab.Metrics) {
+				t.Errorf("rows %d metrics %q kept %q; readCSV: %d rows, metrics %q", got.Rows, got.metrics, got.kept, len(tab.Rows), tab.Metrics)
 			}
 		})
 	}
@@ -146,8 +146,8 @@ func TestReadJobsKeepAndMetrics(t *testing.T) {
 	if !slices.Equal(gotIDs, wantIDs) {
 		t.Errorf("kept %d jobs, want the %d conte jobs", len(gotIDs), len(wantIDs))
 	}
-	if !slices.Equal(gpuOnly.Kept, []string{"gpu"}) || len(gpuOnly.Metrics) != 3 {
-		t.Errorf("Kept %q Metrics %q", gpuOnly.Kept, gpuOnly.Metrics)
+	if !slices.Equal(gpuOnly.kept, []string{"gpu"}) || len(gpuOnly.metrics) != 3 {
+		t.Errorf("Kept %q Metrics %q", gpuOnly.kept, gpuOnly.metrics)
 	}
 	bad := "jid,value_gpu,value_cpuuser\nj1,1,not-a-number\n"
 	if _, err := ReadJobsCSV(strings.NewReader(bad), "bad.csv", ReadConfig{Metrics: []string{"gpu"}}); err != nil {
@@ -166,7 +166,7 @@ func TestReadJobsParquetMatchesCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := ReadCSV(bytes.NewReader(data), "s.csv", "")
+	tab, err := readCSV(bytes.NewReader(data), "s.csv", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ type telemetryRow struct {
 
 // writeParquet writes a table of the synthetic columns as Parquet with
 // row groups of perGroup rows.
-func writeParquet(t testing.TB, tab *Table, perGroup int) []byte {
+func writeParquet(t testing.TB, tab *table, perGroup int) []byte {
 	t.Helper()
 	opt := func(v float64) *float64 {
 		if math.IsNaN(v) {
@@ -257,7 +257,7 @@ func TestParquetErrorsNameRowGroup(t *testing.T) {
 	data := parquetGroups(t, rows, 10)
 	_, err := ReadJobsParquet(bytes.NewReader(data), int64(len(data)), "g.parquet", ReadConfig{})
 	var pe *ParseError
-	if !errors.As(err, &pe) || pe.RowGroup != 3 || pe.Line != 23 || pe.Column != "ncores" || !errors.Is(err, ErrBadValue) {
+	if !errors.As(err, &pe) || pe.RowGroup != 3 || pe.Line != 23 || pe.column != "ncores" || !errors.Is(err, ErrBadValue) {
 		t.Fatalf("got %v (%+v), want row group 3, row 23, column ncores, ErrBadValue", err, pe)
 	}
 	if want := `regime: g.parquet: row group 3, row 23: column "ncores": bad value: number "lots"`; err.Error() != want {
@@ -309,7 +309,7 @@ func TestCSVErrorShapes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, read := range []func() error{
-				func() error { _, err := ReadCSV(strings.NewReader(c.in), "s.csv", ""); return err },
+				func() error { _, err := readCSV(strings.NewReader(c.in), "s.csv", ""); return err },
 				func() error { _, err := ReadJobsCSV(strings.NewReader(c.in), "s.csv", ReadConfig{}); return err },
 			} {
 				err := read()
@@ -335,7 +335,7 @@ func TestStampedeNegative(t *testing.T) {
 	in := header + "j1,u,a,n,q,60,COMPLETED,03/11/2018 01:00:00,03/11/2018 03:00:00,03/11/2018 00:30:00,-1,16\n"
 	_, err := ReadStampede(strings.NewReader(in), "neg.csv")
 	var pe *ParseError
-	if !errors.As(err, &pe) || pe.Line != 2 || pe.Column != "nnodes" || !errors.Is(err, ErrBadValue) {
+	if !errors.As(err, &pe) || pe.Line != 2 || pe.column != "nnodes" || !errors.Is(err, ErrBadValue) {
 		t.Errorf("negative nnodes: %v, want line 2 column nnodes ErrBadValue", err)
 	}
 }
@@ -350,7 +350,7 @@ func screenReference(candidates, names []string, clusters ...[]Job) Screened {
 	var kept [][]float64
 next:
 	for _, f := range candidates {
-		if Forbidden(f) {
+		if isForbidden(f) {
 			out.Dropped = append(out.Dropped, Dropped{f, "forbidden by the procedure (the proxy regime rule reads it)"})
 			continue
 		}
@@ -432,7 +432,7 @@ func TestScreenMatchesReference(t *testing.T) {
 		}
 		names := []string{"a", "b"}
 		want := screenReference(candidates, names, clusters...)
-		got := Screen(candidates, names, clusters...)
+		got := screen(candidates, names, clusters...)
 		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("trial %d (-reference +Screen):\n%s", trial, d)
 		}
@@ -440,7 +440,7 @@ func TestScreenMatchesReference(t *testing.T) {
 	// The reasons a report prints.
 	a := []Job{{NCores: 4, NHosts: 4, TimelimitSec: 60}, {NCores: 8, NHosts: 8, TimelimitSec: 60}}
 	b := []Job{{NCores: 16, NHosts: 16, TimelimitSec: 60}, {NCores: math.NaN(), NHosts: 1, TimelimitSec: 60}}
-	got := Screen([]string{"nhosts", "ncores", "timelimit_sec", "value_gpu_max"}, []string{"a", "b"}, a, b[:1])
+	got := screen([]string{"nhosts", "ncores", "timelimit_sec", "value_gpu_max"}, []string{"a", "b"}, a, b[:1])
 	want := Screened{Features: []string{"nhosts"}, Dropped: []Dropped{
 		{"ncores", "the same values as nhosts for every job"},
 		{"timelimit_sec", "constant (60) in every cluster: zero variance"},
@@ -449,7 +449,7 @@ func TestScreenMatchesReference(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("reasons (-want +got):\n%s", d)
 	}
-	got = Screen([]string{"ncores"}, []string{"a", "b"}, a, b)
+	got = screen([]string{"ncores"}, []string{"a", "b"}, a, b)
 	if len(got.Dropped) != 1 || got.Dropped[0].Reason != "missing in 0.0% of a's jobs (0 of 2), 50.0% of b's jobs (1 of 2)" {
 		t.Errorf("missing: %+v", got)
 	}
@@ -476,7 +476,7 @@ func TestFuzzSeedsFromRealFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	seed := stampedeAsTelemetry(b[:4000])
-	tab, err := ReadCSV(bytes.NewReader(seed), "seed.csv", "stampede")
+	tab, err := readCSV(bytes.NewReader(seed), "seed.csv", "stampede")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,7 +538,7 @@ func TestReadJobsMemory(t *testing.T) {
 // row groups of 7) with a few bytes changed by a mutation loop, so that a
 // page header's Thrift binary length reads 2^28-1. parquet-go allocates a
 // declared length before reading it (encoding/thrift
-// compactReader.ReadBytes): the file made ReadParquet allocate 260 MB
+// compactReader.ReadBytes): the file made readParquet allocate 260 MB
 // before failing. checkPages refuses it first.
 func TestReadParquetCorruptLengthBounded(t *testing.T) {
 	// maxAlloc bounds what reading a 40 KB file may allocate.

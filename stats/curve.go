@@ -7,7 +7,7 @@ import (
 )
 
 // Sentinel errors of the curve-analysis functions (power law, exponential,
-// knee, slope, correlation, power spectrum, power iteration). They are
+// knee, slope, correlation). They are
 // wrapped in a *CurveError naming the function and, where one exists, the
 // offending index, so callers test them with errors.Is. Too few points is
 // ErrEmpty and a NaN or ±Inf is ErrNaN, as for the other functions.
@@ -17,22 +17,6 @@ var (
 	// ErrCurveDegenerate: the data cannot determine the fit, for example
 	// all x equal, or a constant input to a correlation.
 	ErrCurveDegenerate = errors.New("degenerate data")
-	// ErrCurveNoConvergence: an iteration stopped at its limit before
-	// meeting its tolerance.
-	ErrCurveNoConvergence = errors.New("no convergence")
-)
-
-// Names kept for callers of earlier versions: each is the same value as
-// the sentinel that replaced it, so errors.Is holds for either name.
-var (
-	// ErrCurveTooShort is ErrEmpty.
-	//
-	// Deprecated: use ErrEmpty.
-	ErrCurveTooShort = ErrEmpty
-	// ErrCurveNonFinite is ErrNaN.
-	//
-	// Deprecated: use ErrNaN.
-	ErrCurveNonFinite = ErrNaN
 )
 
 // CurveError reports a data problem found by a curve-analysis function.

@@ -79,46 +79,6 @@ func BenchmarkKneeAIC(b *testing.B) {
 	}
 }
 
-func BenchmarkKneedle(b *testing.B) {
-	for _, n := range []int{200, 10000} {
-		x, y := curveBenchLoss(n)
-		opts := KneedleOptions{Curve: KneeConvex, Direction: KneeDecreasing}
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				Kneedle(x, y, opts)
-			}
-		})
-	}
-}
-
-func BenchmarkEWMA(b *testing.B) {
-	for _, n := range []int{1000, 1000000} {
-		_, y := curveBenchLoss(n)
-		dst := make([]float64, n)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				EWMA(dst, y, 0.1, true, false)
-			}
-		})
-	}
-}
-
-func BenchmarkWelchPSD(b *testing.B) {
-	for _, n := range []int{10000, 1000000} {
-		_, y := curveBenchLoss(n)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, _, err := WelchPSD(y, 1, 256); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
 func BenchmarkSpearman(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		x, y := curveBenchLoss(n)
@@ -142,27 +102,6 @@ func BenchmarkPearson(b *testing.B) {
 				if _, _, err := Pearson(x, y); err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
-	}
-}
-
-func BenchmarkHutchPP(b *testing.B) {
-	for _, n := range []int{1000, 100000} {
-		d := make([]float64, n)
-		for i := range d {
-			d[i] = 1 / float64(i+1)
-		}
-		mv := func(dst, v []float64) {
-			for i := range v {
-				dst[i] = d[i] * v[i]
-			}
-		}
-		rng := rand.New(rand.NewPCG(1, 1))
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				HutchPP(mv, n, 30, rng)
 			}
 		})
 	}

@@ -40,7 +40,7 @@ func curveFuzzCheck(t *testing.T, fn string, err error) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("%s: error %v is %T, not *CurveError", fn, err, err)
 	}
-	for _, s := range []error{ErrEmpty, ErrNaN, ErrCurveNonPositive, ErrCurveDegenerate, ErrCurveNoConvergence} {
+	for _, s := range []error{ErrEmpty, ErrNaN, ErrCurveNonPositive, ErrCurveDegenerate} {
 		if errors.Is(err, s) {
 			return
 		}
@@ -48,9 +48,6 @@ func curveFuzzCheck(t *testing.T, fn string, err error) {
 	t.Fatalf("%s: error %v wraps no sentinel", fn, err)
 }
 
-// FuzzCurves feeds arbitrary series to every curve function: none may
-// panic, every error is a *CurveError wrapping a sentinel, and R² and
-// p-values stay in range.
 func FuzzCurves(f *testing.F) {
 	f.Add([]byte{0, 40, 30, 25, 22, 20, 19, 18, 17, 16, 16, 15, 15, 14, 14, 13, 13})
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 200, 100, 50, 25, 12, 6, 3, 2, 1, 1})
@@ -80,19 +77,6 @@ func FuzzCurves(f *testing.F) {
 		}
 		_, err = Slope(x, y, 0.5, 8)
 		curveFuzzCheck(t, "Slope", err)
-		for _, c := range []KneeCurve{KneeConcave, KneeConvex} {
-			for _, d := range []KneeDirection{KneeIncreasing, KneeDecreasing} {
-				for _, in := range []KneeInterp{KneeInterp1D, KneeInterpPolynom} {
-					Kneedle(x, y, KneedleOptions{Curve: c, Direction: d, Interp: in, Online: len(x)%2 == 0})
-				}
-			}
-		}
-		EWMA(nil, y, 0.3, len(x)%2 == 0, len(x)%3 == 0)
-		if len(y) > 0 {
-			_, _, err = WelchPSD(y, 1, len(y)/3)
-			curveFuzzCheck(t, "WelchPSD", err)
-			RFFTTailPower(y, 0.25)
-		}
 		for name, corr := range map[string]func(a, b []float64) (float64, float64, error){"Pearson": Pearson, "Spearman": Spearman} {
 			r, p, err := corr(x, y)
 			if err != nil {

@@ -11,12 +11,15 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
+// curveFloats reads null as NaN, as stdFloats.
+type curveFloats = stdFloats
+
 // Tolerances of the golden comparisons against
 // testdata/curves_golden.json (written by testdata/gen_curves.py with
 // NumPy 1.24.2, SciPy 1.10.1, pandas 1.5.3, Python 3.11.2).
 const (
-	// curveTolClosedForm: OLS, correlation and the EWMA recursion are
-	// closed forms; only the summation order differs from NumPy.
+	// curveTolClosedForm: OLS and correlation are closed forms; only the
+	// summation order differs from NumPy.
 	curveTolClosedForm = 1e-11
 	// curveTolIRLS: both sides stop Huber IRLS at a 1e-12 relative step
 	// but solve each weighted fit differently (centred sums vs lstsq).
@@ -31,29 +34,10 @@ const (
 	// curveTolPValueAbs: p-values below this are compared absolutely (a
 	// rank correlation of 1−1e−16 in NumPy is exactly 1 here, p 0 vs 1e−64).
 	curveTolPValueAbs = 1e-14
-	// curveTolFFT: gonum's FFTPACK port against NumPy's pocketfft.
-	curveTolFFT = 1e-10
 )
 
-// curveFloats decodes a JSON array in which null stands for NaN.
-type curveFloats []float64
-
-func (f *curveFloats) UnmarshalJSON(b []byte) error {
-	var raw []*float64
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	*f = make([]float64, len(raw))
-	for i, p := range raw {
-		if p == nil {
-			(*f)[i] = math.NaN()
-		} else {
-			(*f)[i] = *p
-		}
-	}
-	return nil
-}
-
+// curveGolden is the part of testdata/curves_golden.json these tests
+// read; the file's other sections are ignored.
 type curveGolden struct {
 	Versions map[string]string
 	PowerLaw []struct {
@@ -78,40 +62,6 @@ type curveGolden struct {
 		Delta float64
 		Want  int
 	} `json:"knee_aic"`
-	Kneedle []struct {
-		Name string
-		X, Y curveFloats
-		Opts struct {
-			S         float64
-			Curve     string
-			Direction string
-			Interp    string
-			Online    bool
-		}
-		Want *float64
-		Hand *float64
-	}
-	EWMA []struct {
-		Name     string
-		X        curveFloats
-		Alpha    float64
-		Adjust   bool
-		IgnoreNA bool `json:"ignore_na"`
-		Want     curveFloats
-	}
-	Welch []struct {
-		Name       string
-		X          curveFloats
-		Fs         float64
-		Nperseg    int
-		Freqs, PSD curveFloats
-	}
-	RFFTTail []struct {
-		Name string
-		X    curveFloats
-		Frac float64
-		Want float64
-	} `json:"rfft_tail"`
 	Corr []struct {
 		Name        string
 		X, Y        curveFloats
@@ -212,86 +162,6 @@ func TestGoldenKneeAIC(t *testing.T) {
 			}
 			if got != c.Want {
 				t.Errorf("KneeAIC = %d, NumPy/SciPy re-implementation %d", got, c.Want)
-			}
-		})
-	}
-}
-
-func TestGoldenKneedle(t *testing.T) {
-	g := loadCurveGolden(t)
-	curves := map[string]KneeCurve{"": KneeConcave, "concave": KneeConcave, "convex": KneeConvex}
-	dirs := map[string]KneeDirection{"": KneeIncreasing, "increasing": KneeIncreasing, "decreasing": KneeDecreasing}
-	interps := map[string]KneeInterp{"": KneeInterp1D, "interp1d": KneeInterp1D, "polynomial": KneeInterpPolynom}
-	for _, c := range g.Kneedle {
-		t.Run(c.Name, func(t *testing.T) {
-			opts := KneedleOptions{
-				S: c.Opts.S, Curve: curves[c.Opts.Curve], Direction: dirs[c.Opts.Direction],
-				Interp: interps[c.Opts.Interp], Online: c.Opts.Online,
-			}
-			got, ok := Kneedle(c.X, c.Y, opts)
-			if c.Want == nil {
-				if ok {
-					t.Errorf("Kneedle = %v, want no knee", got)
-				}
-				return
-			}
-			if !ok || got != *c.Want {
-				t.Errorf("Kneedle = %v, %v; NumPy re-implementation %v", got, ok, *c.Want)
-			}
-			if c.Hand != nil && math.Abs(got-*c.Hand) > curveTolClosedForm {
-				t.Errorf("Kneedle = %v, paper's knee %v", got, *c.Hand)
-			}
-		})
-	}
-}
-
-func TestGoldenEWMA(t *testing.T) {
-	g := loadCurveGolden(t)
-	for _, c := range g.EWMA {
-		t.Run(c.Name, func(t *testing.T) {
-			x0 := slices.Clone(c.X)
-			got := EWMA(nil, c.X, c.Alpha, c.Adjust, c.IgnoreNA)
-			curveUnchanged(t, "EWMA", x0, c.X)
-			if d := cmp.Diff([]float64(c.Want), got, curveApprox(curveTolClosedForm)); d != "" {
-				t.Errorf("EWMA mismatch (-pandas +go):\n%s", d)
-			}
-			// In place gives the same result.
-			buf := slices.Clone([]float64(c.X))
-			EWMA(buf, buf, c.Alpha, c.Adjust, c.IgnoreNA)
-			if d := cmp.Diff(got, buf, cmpopts.EquateNaNs()); d != "" {
-				t.Errorf("EWMA in place differs:\n%s", d)
-			}
-		})
-	}
-}
-
-func TestGoldenWelchPSD(t *testing.T) {
-	g := loadCurveGolden(t)
-	for _, c := range g.Welch {
-		t.Run(c.Name, func(t *testing.T) {
-			x0 := slices.Clone(c.X)
-			f, p, err := WelchPSD(c.X, c.Fs, c.Nperseg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			curveUnchanged(t, "WelchPSD", x0, c.X)
-			if d := cmp.Diff([]float64(c.Freqs), f, curveApprox(curveTolClosedForm)); d != "" {
-				t.Errorf("frequencies (-scipy +go):\n%s", d)
-			}
-			if d := cmp.Diff([]float64(c.PSD), p, curveApprox(curveTolFFT)); d != "" {
-				t.Errorf("PSD (-scipy.signal.welch +go):\n%s", d)
-			}
-		})
-	}
-}
-
-func TestGoldenRFFTTailPower(t *testing.T) {
-	g := loadCurveGolden(t)
-	for _, c := range g.RFFTTail {
-		t.Run(c.Name, func(t *testing.T) {
-			got := RFFTTailPower(c.X, c.Frac)
-			if d := cmp.Diff(c.Want, got, curveApprox(curveTolFFT)); d != "" {
-				t.Errorf("RFFTTailPower (-numpy +go):\n%s", d)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package stats_test
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/crosscluster/crosscluster/stats"
 )
@@ -34,35 +33,6 @@ func ExampleFitPowerLaw() {
 	// slope over epochs 5–15: -0.0425
 }
 
-func ExampleKneedle() {
-	// Figure 2 of Satopää et al. (2011): the knee is at x = 0.22.
-	x := make([]float64, 10)
-	y := make([]float64, 10)
-	for i := range x {
-		x[i] = float64(i) / 9
-		y[i] = -1/(x[i]+0.1) + 5
-	}
-	knee, ok := stats.Kneedle(x, y, stats.KneedleOptions{})
-	fmt.Printf("knee at x = %.4f (%v)\n", knee, ok)
-	// Output:
-	// knee at x = 0.2222 (true)
-}
-
-func ExampleEWMA() {
-	nan := math.NaN()
-	x := []float64{1, nan, 3, 4}
-	fmt.Printf("adjust:     %.4f\n", stats.EWMA(nil, x, 0.5, true, false))
-	fmt.Printf("ignore_na:  %.4f\n", stats.EWMA(nil, x, 0.5, true, true))
-	fmt.Printf("recursive:  %.4f\n", stats.EWMA(nil, x, 0.5, false, false))
-	// pandas 1.5.3: pd.Series([1, nan, 3, 4]).ewm(alpha=0.5, adjust=...,
-	// ignore_na=...).mean() prints the same values.
-
-	// Output:
-	// adjust:     [1.0000 1.0000 2.6000 3.4615]
-	// ignore_na:  [1.0000 1.0000 2.3333 3.2857]
-	// recursive:  [1.0000 1.0000 2.3333 3.1667]
-}
-
 func ExampleSpearman() {
 	// H2 of a sweep: early slope against best validation loss per run.
 	slope := []float64{-0.09, -0.07, -0.12, -0.05, -0.10, -0.03, -0.08, -0.06}
@@ -77,40 +47,4 @@ func ExampleSpearman() {
 
 	// Output:
 	// rho = 0.9048, p = 0.00201
-}
-
-func ExampleHutchPP() {
-	// The trace of diag(1, 1/4, 1/9, …) from 30 matrix–vector products.
-	const n = 200
-	mv := func(dst, v []float64) {
-		for i := range v {
-			dst[i] = v[i] / float64((i+1)*(i+1))
-		}
-	}
-	var exact float64
-	for i := range n {
-		exact += 1 / float64((i+1)*(i+1))
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	est := stats.HutchPP(mv, n, 30, rng)
-	fmt.Printf("exact %.3f, Hutch++ within 1%%: %v\n", exact, math.Abs(est-exact) < 0.01*exact)
-	// Output:
-	// exact 1.640, Hutch++ within 1%: true
-}
-
-func ExamplePowerIteration() {
-	// Largest eigenvalue of [[2 1] [1 2]] is 3.
-	mv := func(dst, v []float64) {
-		dst[0] = 2*v[0] + v[1]
-		dst[1] = v[0] + 2*v[1]
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	lambda, v, err := stats.PowerIteration(mv, 2, 200, 1e-10, rng)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("λ = %.6f, |v| components %.4f %.4f\n", lambda, math.Abs(v[0]), math.Abs(v[1]))
-	// Output:
-	// λ = 3.000000, |v| components 0.7071 0.7071
 }

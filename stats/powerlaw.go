@@ -20,16 +20,16 @@ type PowerLaw struct {
 func (p PowerLaw) At(x float64) float64 { return p.A * math.Pow(x, p.B) }
 
 const (
-	// PowerLawRobustR2 is the log-space R² below which FitPowerLaw refits
+	// powerLawRobustR2 is the log-space R² below which FitPowerLaw refits
 	// robustly: the H1 threshold of a clean power law in the sweep study.
-	PowerLawRobustR2 = 0.98
-	// PowerLawOutlierZ is the robust z-score |r|/σ̂ (σ̂ = MAD/0.6745 of the
+	powerLawRobustR2 = 0.98
+	// powerLawOutlierZ is the robust z-score |r|/σ̂ (σ̂ = MAD/0.6745 of the
 	// OLS residuals) above which a point counts as an outlier; 3.5 is the
 	// cut-off of Iglewicz and Hoaglin (1993).
-	PowerLawOutlierZ = 3.5
-	// PowerLawHuberK is Huber's tuning constant, giving 95% efficiency
+	powerLawOutlierZ = 3.5
+	// powerLawHuberK is Huber's tuning constant, giving 95% efficiency
 	// at the normal distribution (Huber 1981; statsmodels' HuberT default).
-	PowerLawHuberK = 1.345
+	powerLawHuberK = 1.345
 
 	// powerLawMinRobust is the fewest points for which a robust refit is
 	// tried: with fewer, the MAD scale is not meaningful.
@@ -52,9 +52,9 @@ const (
 // and reports R² in log space.
 //
 // Robust fallback rule: when there are at least 5 points and either the
-// OLS R² is below PowerLawRobustR2 or some OLS residual r has
-// |r| > PowerLawOutlierZ·σ̂ (σ̂ = median|r|/0.6745, and |r| > 1e-8), the
-// line is refitted by Huber M-estimation (k = PowerLawHuberK) with
+// OLS R² is below powerLawRobustR2 or some OLS residual r has
+// |r| > powerLawOutlierZ·σ̂ (σ̂ = median|r|/0.6745, and |r| > 1e-8), the
+// line is refitted by Huber M-estimation (k = powerLawHuberK) with
 // iteratively reweighted least squares, the scale re-estimated each
 // iteration as median|r|/0.6745 (Huber's proposal with a MAD scale about
 // zero, as statsmodels' RLM does by default); Robust is then true.
@@ -98,12 +98,12 @@ func FitPowerLaw(x, y []float64) (PowerLaw, error) {
 	s := powerLawMADScale(res, scratch)
 	outlier := false
 	for _, r := range res {
-		if math.Abs(r) > PowerLawOutlierZ*s && math.Abs(r) > powerLawResidualFloor {
+		if math.Abs(r) > powerLawOutlierZ*s && math.Abs(r) > powerLawResidualFloor {
 			outlier = true
 			break
 		}
 	}
-	if r2 >= PowerLawRobustR2 && !outlier {
+	if r2 >= powerLawRobustR2 && !outlier {
 		return fit, nil
 	}
 	ra, rb, ok := powerLawHuber(lx, ly, a, b, res, scratch)
@@ -193,10 +193,10 @@ func powerLawHuber(lx, ly []float64, a, b float64, res, scratch []float64) (floa
 		}
 		for i, r := range res {
 			u := math.Abs(r) / s
-			if u <= PowerLawHuberK {
+			if u <= powerLawHuberK {
 				w[i] = 1
 			} else {
-				w[i] = PowerLawHuberK / u
+				w[i] = powerLawHuberK / u
 			}
 		}
 		na, nb, ok := curveOLS(lx, ly, w)

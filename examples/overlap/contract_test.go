@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -73,7 +74,7 @@ func runFiles(t *testing.T, src, tgt jobDraw, edit func(*options)) (options, str
 		edit(&o)
 	}
 	var stdout bytes.Buffer
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	return o, stdout.String()
@@ -161,7 +162,7 @@ func TestRunNoTelemetryWarning(t *testing.T) {
 	o = small(t.TempDir())
 	o.proxy = true
 	var stdout bytes.Buffer
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	if md := readFile(t, o.out, "report.md"); strings.Contains(md, "telemetry the proxy rule reads is absent") {
@@ -238,7 +239,7 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 			o := small(t.TempDir())
 			o.source, o.target = filepath.Join(in, c.file), good
 			var stdout bytes.Buffer
-			err := run(o, &stdout)
+			err := run(context.Background(), o, &stdout)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("err %v, want %v", err, c.want)
 			}
@@ -256,7 +257,7 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 		o := small(t.TempDir())
 		o.regime = "gpu_largemem" // none in the synthetic Anvil-like source
 		var stdout bytes.Buffer
-		err := run(o, &stdout)
+		err := run(context.Background(), o, &stdout)
 		if !errors.Is(err, overlap.ErrEmptyDomain) || strings.Count(errorLine(err), "overlap: ") != 1 {
 			t.Fatalf("err %v (printed %q), want ErrEmptyDomain with one prefix", err, errorLine(err))
 		}
@@ -273,7 +274,7 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 			o := small(t.TempDir())
 			edit(&o)
 			var stdout bytes.Buffer
-			err := run(o, &stdout)
+			err := run(context.Background(), o, &stdout)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -294,7 +295,7 @@ func TestRunReportIsTheFileRead(t *testing.T) {
 	o := small(t.TempDir())
 	o.source, o.target, o.regime, o.units = a, b, "all", "conte=60"
 	var stdout bytes.Buffer
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	var rep struct {
@@ -360,7 +361,7 @@ func TestDocsReportsCurrent(t *testing.T) {
 	for _, proxy := range []bool{false, true} {
 		o := options{out: t.TempDir(), regime: "cpu_standard", band: "0.2,0.8", n: 2000, crossfit: 5, seed: 1, proxy: proxy}
 		var stdout bytes.Buffer
-		if err := run(o, &stdout); err != nil {
+		if err := run(context.Background(), o, &stdout); err != nil {
 			t.Fatal(err)
 		}
 		md := goVersion.ReplaceAllString(readFile(t, o.out, "report.md"), "GO")
@@ -377,7 +378,7 @@ func TestRunSyntheticChunks(t *testing.T) {
 	o := small(t.TempDir())
 	o.n, o.regime, o.crossfit = 4100, "all", 0
 	var stdout bytes.Buffer
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
@@ -420,7 +421,7 @@ func TestRunGzipTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.source, o.sourceName, o.out = gz, "", t.TempDir()
-	if err := run(o, &bytes.Buffer{}); err != nil {
+	if err := run(context.Background(), o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	got := readFile(t, o.out, "report.md")
@@ -437,7 +438,7 @@ func TestRunGzipTable(t *testing.T) {
 	if err := os.WriteFile(gz, z.Bytes()[:z.Len()/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(o, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), gz+": gzip-compressed table: unexpected EOF") {
+	if err := run(context.Background(), o, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), gz+": gzip-compressed table: unexpected EOF") {
 		t.Errorf("truncated .csv.gz: %v", err)
 	}
 }

@@ -36,6 +36,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/csv"
 	"errors"
@@ -45,17 +46,19 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/internal/decompress"
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
-	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/regime"
 	"github.com/crosscluster/crosscluster/stats"
 )
@@ -72,7 +75,7 @@ type options struct {
 
 // newFlags defines the flags on o.
 func newFlags(o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet("overlap", flag.ExitOnError)
+	fs := flag.NewFlagSet("overlap", flag.ContinueOnError)
 	fs.StringVar(&o.out, "out", "out/overlap", "output directory (e.g. -out /tmp/ov)")
 	fs.StringVar(&o.source, "source", "", "source job table (.csv, .csv.gz, .parquet, or Stampede accounting .csv); default synthetic Anvil-like (e.g. -source anvil.parquet)")
 	fs.StringVar(&o.target, "target", "", "target job table; default synthetic Conte-like (e.g. -target conte.csv)")
@@ -123,17 +126,83 @@ func (o options) command() []string {
 }
 
 func main() {
+	os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// mainCode runs the command with args and returns its exit status: 0 on
+// success, 1 when the run fails, 2 for a usage error (a bad flag value or
+// a stray argument, refused before any work, so nothing is written), 130
+// when interrupted (SIGINT or SIGTERM): the run stops at its next
+// checkpoint, removes its staged outputs and leaves every file of an
+// earlier run as it was.
+func mainCode(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := newFlags(&o)
-	fs.Parse(os.Args[1:])
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "overlap: unexpected argument %q: the command takes flags only (see -h)\n", fs.Arg(0))
+		return 2
+	}
+	if err := o.validate(); err != nil {
+		fmt.Fprintln(stderr, "overlap: "+err.Error())
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	do := run
 	if o.clusters != "" {
 		do = runMany
 	}
-	if err := do(o, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, errorLine(err))
-		os.Exit(1)
+	err := do(ctx, o, stdout)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "overlap: interrupted; no output was changed")
+		return 130
 	}
+	if err != nil {
+		fmt.Fprintln(stderr, errorLine(err))
+		return 1
+	}
+	return 0
+}
+
+// validate checks every flag's value before any work, so that a refused
+// run leaves nothing behind.
+func (o options) validate() error {
+	if _, err := parseBand(o.band); err != nil {
+		return err
+	}
+	if _, err := parseUnits(o.units); err != nil {
+		return err
+	}
+	if _, err := regimeFlag(o.regime); err != nil {
+		return err
+	}
+	switch {
+	case o.out == "":
+		return errors.New("-out is empty: give an output directory")
+	case o.n < 1:
+		return fmt.Errorf("-n %d: want at least 1 job per synthetic cluster", o.n)
+	case o.crossfit == 1 || o.crossfit < 0:
+		return fmt.Errorf("-crossfit %d: want 0 (no cross-fitted AUC) or at least 2 folds", o.crossfit)
+	case (o.source == "") != (o.target == ""):
+		return errors.New("give both -source and -target, or neither")
+	case o.halves && o.clusters == "":
+		return errors.New("-halves splits the clusters of -clusters: give -clusters too")
+	}
+	if o.features != "" {
+		for _, f := range strings.Split(o.features, ",") {
+			if strings.TrimSpace(f) == "" {
+				return fmt.Errorf("-features %q: empty feature name", o.features)
+			}
+		}
+	}
+	return nil
 }
 
 // errorLine is the message main prints for err: prefixed with the
@@ -148,7 +217,7 @@ func errorLine(err error) string {
 }
 
 // run does the work; everything it prints goes to stdout.
-func run(o options, stdout io.Writer) error {
+func run(ctx context.Context, o options, stdout io.Writer) error {
 	start := time.Now()
 	band, units, err := prepare(o)
 	if err != nil {
@@ -187,8 +256,11 @@ func run(o options, stdout io.Writer) error {
 	}
 	src := newSide(o.sourceName, "source", rules, want, candidates, o.transfer)
 	tgt := newSide(o.targetName, "target", rules, want, candidates, o.transfer)
-	inputs, err := load(o, units, stdout, warn, src, tgt)
+	inputs, err := load(ctx, o, units, stdout, warn, src, tgt)
 	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if w := sameInputs(inputs, src.name, tgt.name); w != "" {
@@ -228,7 +300,7 @@ func run(o options, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "features (from -features): %s\n", strings.Join(features, ", "))
 		var bad []string
 		for _, f := range features {
-			if regime.Forbidden(f) {
+			if slices.Contains(regime.ForbiddenFeatures(), f) {
 				bad = append(bad, f)
 			}
 		}
@@ -276,6 +348,12 @@ func run(o options, stdout io.Writer) error {
 		// No classifier, so no report and no log row.
 		return err
 	}
+	if w := essWarning(res.ESS, res.NSource); w != "" {
+		warn(w)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 
 	logPath := filepath.Join(o.out, "experiments.jsonl")
 	log, err := readLog(logPath)
@@ -285,24 +363,22 @@ func run(o options, stdout io.Writer) error {
 	meta := overlap.Meta{Experiment: o.exp, Source: o.sourceName, Target: o.targetName,
 		Regime: o.regime, FeatureSet: o.featureSet, Warnings: warnings, Dropped: dropped}
 	meta.LabelsAuthoritative, meta.LabelsProxy = labelsAuth, labelsProxy
-	meta.Provenance = res.NewProvenance()
-	meta.Provenance.Command = o.command()
+	meta.Command = o.command()
 	for _, in := range inputs {
 		in.Kept = nSrc
 		if in.Role == "target" {
 			in.Kept = nTgt
 		}
-		meta.Provenance.Inputs = append(meta.Provenance.Inputs, in)
+		meta.Inputs = append(meta.Inputs, in)
 	}
 	if o.transfer {
-		tr, err := transferEval(src.jobs, tgt.jobs, res, o.seed)
+		t, err := transferEval(ctx, src.jobs, tgt.jobs, res, o.seed)
 		if err != nil {
 			return fmt.Errorf("transfer evaluation: %w", err)
 		}
-		meta.Transfer = tr
-		t := tr.Result
+		meta.Transfer, meta.TransferModel = t, transferModel
 		fmt.Fprintf(stdout, "transfer (%s): %s all %.4f [%.4f, %.4f], in band %.4f [%.4f, %.4f], out of band %.4f\n",
-			tr.Model, t.Metric, t.All.Value, t.All.Lo, t.All.Hi, t.InBand.Value, t.InBand.Lo, t.InBand.Hi, t.OutOfBand.Value)
+			transferModel, t.Metric, t.All.Value, t.All.Lo, t.All.Hi, t.InBand.Value, t.InBand.Lo, t.InBand.Hi, t.OutOfBand.Value)
 	}
 	if meta.Experiment == "" {
 		meta.Experiment = "E" + strconv.Itoa(len(log.Entries)+1)
@@ -368,10 +444,13 @@ func run(o options, stdout io.Writer) error {
 		return err
 	}
 	var row bytes.Buffer // the log's new line; log.Entries has it too
-	if err := log.Append(&row, res.Entry(meta)); err != nil {
+	if err := log.append(&row, entryOf(res, meta)); err != nil {
 		return err
 	}
-	if err := st.write("experiments.md", log.WriteTable); err != nil {
+	if err := st.write("experiments.md", log.writeTable); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil { // the last point before anything moves into place
 		return err
 	}
 	if err := st.commit(func() error { return appendFile(logPath, row.Bytes()) }); err != nil {
@@ -379,7 +458,7 @@ func run(o options, stdout io.Writer) error {
 	}
 	written := append(st.final(), logPath)
 	fmt.Fprintln(stdout, "experiment log:")
-	if err := log.WriteTable(stdout); err != nil {
+	if err := log.writeTable(stdout); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "\nwrote:")
@@ -464,7 +543,7 @@ func hardware(o options) *regime.Hardware {
 
 // load reads (or generates) the two clusters' tables into the sides and
 // returns the provenance of each input.
-func load(o options, units regime.Units, stdout io.Writer, warn func(string), src, tgt *side) ([]overlap.Input, error) {
+func load(ctx context.Context, o options, units regime.Units, stdout io.Writer, warn func(string), src, tgt *side) ([]overlap.Input, error) {
 	if (o.source == "") != (o.target == "") {
 		return nil, errors.New("give both -source and -target, or neither")
 	}
@@ -483,14 +562,16 @@ func load(o options, units regime.Units, stdout io.Writer, warn func(string), sr
 			const chunk = 2000
 			nRows := 0
 			for first := 0; first < o.n; first += chunk {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 				rows := synth.JobTable(g.p, min(chunk, o.n-first), rng)
 				nRows += len(rows)
-				jobs := regime.Aggregate(toTable(rows, first), regime.Units{g.p.Name: g.p.TimelimitUnitSec})
-				for i := range jobs {
-					if g.sd.add(&jobs[i]) {
-						g.sd.jobs = append(g.sd.jobs, jobs[i])
-					}
+				tab, err := synthJobs(rows, first, g.p, g.sd.add)
+				if err != nil {
+					return nil, err
 				}
+				g.sd.jobs = append(g.sd.jobs, tab...)
 			}
 			inputs = append(inputs, overlap.Input{Role: g.sd.role, Rows: g.sd.total, Samples: nRows,
 				Name: fmt.Sprintf("synthetic %s (internal/synth %s, n=%d, seed %d)", g.sd.name, g.kind, o.n, o.seed)})
@@ -502,6 +583,9 @@ func load(o options, units regime.Units, stdout io.Writer, warn func(string), sr
 		path string
 		sd   *side
 	}{{o.source, src}, {o.target, tgt}} {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		in, err := readJobs(stdout, f.path, f.sd, units, keep, warn)
 		if err != nil {
 			return nil, err
@@ -519,7 +603,7 @@ func keptMetrics(features string) []string {
 	keep := []string{"gpu", "memused"}
 	for _, f := range strings.Split(features, ",") {
 		f = strings.ToLower(strings.TrimSpace(f))
-		rest, ok := strings.CutPrefix(f, regime.ValuePrefix)
+		rest, ok := strings.CutPrefix(f, "value_") // a metric's feature, value_<metric>_{cnt,sum,max}
 		if i := strings.LastIndexByte(rest, '_'); ok && i > 0 && !slices.Contains(keep, rest[:i]) {
 			keep = append(keep, rest[:i])
 		}
@@ -664,7 +748,7 @@ func unknownColumns(unknown []string) string {
 	}
 	var parts []string
 	if len(named) > 0 {
-		parts = append(parts, "columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): "+strings.Join(named, ", "))
+		parts = append(parts, "columns ignored, not in the accepted schema (the job-table schema in docs/overlap.md): "+strings.Join(named, ", "))
 	}
 	if unnamed > 0 {
 		parts = append(parts, fmt.Sprintf("%d column(s) without a name ignored", unnamed))
@@ -672,22 +756,28 @@ func unknownColumns(unknown []string) string {
 	return strings.Join(parts, "; ")
 }
 
-// toTable turns synthetic rows into a table; the rows' job numbers (JobTable
-// counts from 1) are moved up by first, the jobs drawn before them.
-func toTable(rows []synth.JobsRow, first int) *regime.Table {
-	t := &regime.Table{Metrics: []string{"cpuuser", "gpu", "memused"}, Rows: make([]regime.Row, len(rows))}
-	for i, r := range rows {
-		id := r.JID
-		if first > 0 {
+// synthJobs reads synthetic rows as the job records a file of them would
+// give (through the CSV reader, so that generated and file tables take one
+// path), with the rows' job numbers (JobTable counts from 1) moved up by
+// first, the jobs drawn before them. keep is regime.ReadConfig.Keep.
+func synthJobs(rows []synth.JobsRow, first int, p synth.ClusterProfile, keep func(*regime.Job) bool) ([]regime.Job, error) {
+	if first > 0 {
+		for i := range rows {
+			id := rows[i].JID
 			k := strings.LastIndexByte(id, '-')
 			num, _ := strconv.Atoi(id[k+1:])
-			id = id[:k+1] + strconv.Itoa(first+num)
+			rows[i].JID = id[:k+1] + strconv.Itoa(first+num)
 		}
-		t.Rows[i] = regime.Row{JobID: id, Cluster: r.Cluster, Queue: r.Queue, Host: r.Host, User: r.User,
-			ExitCode: r.ExitCode, Time: r.Time, Submit: r.Submit, Start: r.Start, End: r.End,
-			Timelimit: r.Timelimit, NHosts: r.NHosts, NCores: r.NCores, Values: []float64{r.CPUUser, r.GPU, r.MemUsed}}
 	}
-	return t
+	var buf bytes.Buffer
+	if err := synth.JobsWriteCSV(&buf, rows); err != nil {
+		return nil, err
+	}
+	tab, err := regime.ReadJobsCSV(&buf, "synthetic "+p.Name, regime.ReadConfig{Units: regime.Units{p.Name: p.TimelimitUnitSec}, Keep: keep})
+	if err != nil {
+		return nil, err
+	}
+	return tab.Jobs, nil
 }
 
 // hardwareOf turns a synthetic profile into its hardware-table entry, so
@@ -705,16 +795,16 @@ func hardwareOf(p synth.ClusterProfile) regime.Cluster {
 	return c
 }
 
-func readLog(path string) (*overlap.Log, error) {
+func readLog(path string) (*expLog, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &overlap.Log{}, nil
+		return &expLog{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return overlap.ReadLog(bufio.NewReader(f))
+	return readExpLog(bufio.NewReader(f))
 }
 
 func writeSweep(w io.Writer, rows []overlap.SweepRow, features []string) error {
@@ -780,7 +870,7 @@ var transferFeatures = []string{"ncores", "nhosts", "timelimit_sec"}
 // 3600) from the allocation features on the source jobs,
 // applies it to the target jobs and scores it with EvaluateTransfer, the
 // target rows' in-band flags from the domain classifier.
-func transferEval(src, tgt []regime.Job, res *overlap.Result, seed uint64) (*overlap.TransferReport, error) {
+func transferEval(ctx context.Context, src, tgt []regime.Job, res *overlap.Result, seed uint64) (*overlap.TransferResult, error) {
 	label := func(jobs []regime.Job) ([]float64, []int, error) {
 		yf := make([]float64, len(jobs))
 		yi := make([]int, len(jobs))
@@ -823,12 +913,29 @@ func transferEval(src, tgt []regime.Job, res *overlap.Result, seed uint64) (*ove
 	pred := model.PredictProba(nil, std.Transform(nil, xt))
 	// The target rows come after the source rows in the fitted result.
 	inBand := res.InBand[len(src):]
-	r, err := overlap.EvaluateTransfer(truth, pred, inBand, overlap.AUCMetric, overlap.TransferConfig{Seed: seed})
-	if err != nil {
-		return nil, err
+	return overlap.EvaluateTransfer(ctx, truth, pred, inBand, overlap.AUCMetric, transferResamples, transferLevel, seed)
+}
+
+// The transfer evaluation's bootstrap: resamples and interval level.
+const (
+	transferResamples = 1000
+	transferLevel     = 0.95
+)
+
+// transferModel describes transferEval's model in the reports.
+var transferModel = "logistic model of runtime_sec > 3600 from " + strings.Join(transferFeatures, ", ") + ", fitted on the source"
+
+// essShare is the share of the source's jobs below which the Kish
+// effective sample size of its odds weights gets a warning: reweighting
+// the source to look like the target then rests on a few jobs.
+const essShare = 0.01
+
+// essWarning returns the warning for a Kish ESS of ess among n source jobs,
+// or "" when the weights are spread well enough.
+func essWarning(ess float64, n int) string {
+	if n == 0 || !(ess < essShare*float64(n)) {
+		return ""
 	}
-	return &overlap.TransferReport{
-		Model:  "logistic model of runtime_sec > 3600 from " + strings.Join(transferFeatures, ", ") + ", fitted on the source",
-		Result: r,
-	}, nil
+	return fmt.Sprintf("the Kish effective sample size of the source's odds weights is %.1f of %d jobs (%.2g%%): "+
+		"a few source jobs carry almost all the weight, so any estimate reweighted to the target rests on them", ess, n, 100*ess/float64(n))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +45,7 @@ func reportBlock(t *testing.T, out string) string {
 func TestRunWritesEverything(t *testing.T) {
 	dir := t.TempDir()
 	var stdout bytes.Buffer
-	if err := run(small(dir), &stdout); err != nil {
+	if err := run(context.Background(), small(dir), &stdout); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"report.md", "report.json", "propensity_anvil.png", "propensity_conte.png",
@@ -96,7 +97,7 @@ func TestRunWritesEverything(t *testing.T) {
 
 	// A second run appends its row to the log.
 	stdout.Reset()
-	if err := run(small(dir), &stdout); err != nil {
+	if err := run(context.Background(), small(dir), &stdout); err != nil {
 		t.Fatal(err)
 	}
 	jl, _ := os.ReadFile(filepath.Join(dir, "experiments.jsonl"))
@@ -133,7 +134,7 @@ func TestRunSameNameKeepsBothPlots(t *testing.T) {
 	o := small(out)
 	o.source, o.target, o.regime = a, b, "all"
 	var stdout bytes.Buffer
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"propensity_jobs_source.png", "propensity_jobs_target.png"} {
@@ -157,7 +158,7 @@ func TestRunSameTableWarns(t *testing.T) {
 	o.source, o.target, o.regime = a, a, "all"
 	o.sourceName, o.targetName = "feb", "mar"
 	var stdout bytes.Buffer
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
@@ -174,13 +175,13 @@ func TestRunFeaturesAndImpute(t *testing.T) {
 	o := small(t.TempDir())
 	o.regime, o.features = "all", "ncores,runtime_sec,value_gpu_max"
 	var stdout bytes.Buffer
-	err := run(o, &stdout)
+	err := run(context.Background(), o, &stdout)
 	if err == nil || !strings.Contains(err.Error(), "value_gpu_max") {
 		t.Fatalf("NaN feature without -impute: err %v, want one naming value_gpu_max", err)
 	}
 	o.impute = true
 	stdout.Reset()
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(reportBlock(t, stdout.String()), "- Feature set: custom (ncores, runtime_sec, value_gpu_max)") {
@@ -206,7 +207,7 @@ func TestRunReportContract(t *testing.T) {
 	run1 := func(t *testing.T, o options) string {
 		t.Helper()
 		var stdout bytes.Buffer
-		if err := run(o, &stdout); err != nil {
+		if err := run(context.Background(), o, &stdout); err != nil {
 			t.Fatalf("%v\n%s", err, stdout.String())
 		}
 		return stdout.String()
@@ -259,7 +260,7 @@ func TestRunReportContract(t *testing.T) {
 		o := small(t.TempDir())
 		o.regime = "gpu_largemem" // none in the synthetic Anvil-like source
 		var stdout bytes.Buffer
-		err := run(o, &stdout)
+		err := run(context.Background(), o, &stdout)
 		if !errors.Is(err, overlap.ErrEmptyDomain) {
 			t.Fatalf("empty regime: err %v, want ErrEmptyDomain", err)
 		}
@@ -271,7 +272,7 @@ func TestRunReportContract(t *testing.T) {
 		o := small(t.TempDir())
 		o.n, o.crossfit = 5, 6
 		var stdout bytes.Buffer
-		if err := run(o, &stdout); !errors.Is(err, overlap.ErrFolds) || !strings.Contains(err.Error(), "-crossfit 0 none") {
+		if err := run(context.Background(), o, &stdout); !errors.Is(err, overlap.ErrFolds) || !strings.Contains(err.Error(), "-crossfit 0 none") {
 			t.Fatalf("-crossfit 6 on 5 jobs: err %v, want ErrFolds saying how to turn cross-fitting off", err)
 		}
 	})
@@ -313,12 +314,12 @@ func TestRunWarnsUnknownColumns(t *testing.T) {
 	o := small(out)
 	o.source, o.target, o.regime = a, b, "all"
 	var stdout bytes.Buffer
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for name, text := range map[string]string{"console": stdout.String(), "report.md": string(md)} {
-		if !strings.Contains(text, "columns ignored, not in the accepted schema (regime.Schema, docs/overlap.md): mem_gb;") ||
+		if !strings.Contains(text, "columns ignored, not in the accepted schema (the job-table schema in docs/overlap.md): mem_gb;") ||
 			!strings.Contains(text, "2 column(s) without a name ignored") {
 			t.Errorf("%s does not name the ignored column mem_gb and the two without a name:\n%s", name, text)
 		}
@@ -332,7 +333,7 @@ func TestRunTransfer(t *testing.T) {
 	o := small(t.TempDir())
 	o.transfer = true
 	var stdout bytes.Buffer
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(o.out, "report.md"))
@@ -367,7 +368,7 @@ func TestRerunFromProvenance(t *testing.T) {
 	o := small(t.TempDir())
 	o.balanced, o.band = true, "0.15,0.85"
 	var stdout bytes.Buffer
-	if err := run(o, &stdout); err != nil {
+	if err := run(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	first, _ := os.ReadFile(filepath.Join(o.out, "report.json"))
@@ -395,7 +396,7 @@ func TestRerunFromProvenance(t *testing.T) {
 	}
 	again.out = t.TempDir()
 	stdout.Reset()
-	if err := run(again, &stdout); err != nil {
+	if err := run(context.Background(), again, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := os.ReadFile(filepath.Join(again.out, "report.json"))
@@ -450,7 +451,7 @@ func TestRunStampedeHeaderShapes(t *testing.T) {
 			o := small(t.TempDir())
 			o.source, o.target, o.regime = src, tgt, "all"
 			var stdout bytes.Buffer
-			if err := run(o, &stdout); err != nil {
+			if err := run(context.Background(), o, &stdout); err != nil {
 				t.Fatalf("%v\n%s", err, stdout.String())
 			}
 			md := readFile(t, o.out, "report.md")
@@ -474,7 +475,7 @@ func TestUnknownColumnsDerived(t *testing.T) {
 		}
 	}
 	for _, f := range regime.JobFeatures() {
-		if _, ok := regime.FeatureColumns(f); !ok && f != regime.ColNCores && f != regime.ColNHosts {
+		if _, ok := regime.FeatureColumns(f); !ok && f != "ncores" && f != "nhosts" {
 			t.Errorf("derived feature %s has no FeatureColumns", f)
 		}
 	}

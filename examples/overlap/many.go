@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -9,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
-	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/regime"
 	"github.com/crosscluster/crosscluster/stats"
 )
@@ -29,7 +30,7 @@ type manyCluster struct {
 // submit time into its first and second half. It writes pairwise.csv (one
 // row per ordered pair), pairwise.png (the AUC and coverage heatmaps) and
 // pairwise.md (the same numbers as tables).
-func runMany(o options, stdout io.Writer) error {
+func runMany(ctx context.Context, o options, stdout io.Writer) error {
 	start := time.Now()
 	band, units, err := prepare(o)
 	if err != nil {
@@ -39,7 +40,7 @@ func runMany(o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	clusters, hw, err := loadMany(o, units, stdout)
+	clusters, hw, err := loadMany(ctx, o, units, stdout)
 	if err != nil {
 		return err
 	}
@@ -55,12 +56,19 @@ func runMany(o options, stdout io.Writer) error {
 	for i, c := range clusters {
 		rules.LabelAll(c.jobs)
 		if want != "" {
-			c.jobs = regime.Filter(c.jobs, want)
+			c.jobs = slices.DeleteFunc(c.jobs, func(j regime.Job) bool { return j.Regime != want })
 		}
 		jobs[i], names[i] = c.jobs, c.name
 		fmt.Fprintf(stdout, "  %-12s %7d jobs in regime %s\n", c.name, len(c.jobs), o.regime)
 	}
-	features := regime.Screen(nil, names, jobs...).Features
+	profiles := make([]*regime.FeatureProfile, len(jobs))
+	for c, js := range jobs {
+		profiles[c] = regime.NewFeatureProfile(nil)
+		for i := range js {
+			profiles[c].Add(&js[i])
+		}
+	}
+	features := regime.ScreenProfiles(nil, names, profiles...).Features
 	if o.features != "" {
 		features = strings.Split(o.features, ",")
 	}
@@ -84,7 +92,7 @@ func runMany(o options, stdout io.Writer) error {
 		opts = append(opts, overlap.WithImpute())
 	}
 	fmt.Fprintf(stdout, "comparing %d clusters pairwise, band %v\n", len(in), band)
-	m, err := overlap.Pairwise(in, band, opts...)
+	m, err := overlap.Pairwise(ctx, in, band, opts...)
 	if err != nil {
 		return err
 	}
@@ -122,21 +130,30 @@ func runMany(o options, stdout io.Writer) error {
 
 // loadMany reads or generates the clusters of -clusters and returns a
 // hardware table for them.
-func loadMany(o options, units regime.Units, stdout io.Writer) ([]manyCluster, *regime.Hardware, error) {
+func loadMany(ctx context.Context, o options, units regime.Units, stdout io.Writer) ([]manyCluster, *regime.Hardware, error) {
 	if o.clusters == "synth" {
 		rng := rand.New(rand.NewPCG(o.seed, 7))
 		hw := &regime.Hardware{Clusters: map[string]regime.Cluster{}}
 		var out []manyCluster
 		for _, p := range []synth.ClusterProfile{synth.AnvilLike(), synth.ConteLike(), synth.StampedeLike()} {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
 			fmt.Fprintf(stdout, "generating %d synthetic %s-like jobs\n", o.n, p.Name)
-			rows := synth.JobTable(p, o.n, rng)
-			out = append(out, manyCluster{p.Name, regime.Aggregate(toTable(rows, 0), regime.Units{p.Name: p.TimelimitUnitSec})})
+			jobs, err := synthJobs(synth.JobTable(p, o.n, rng), 0, p, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, manyCluster{p.Name, jobs})
 			hw.Clusters[p.Name] = hardwareOf(p)
 		}
 		return out, hw, nil
 	}
 	var out []manyCluster
 	for _, item := range strings.Split(o.clusters, ",") {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		name, path, ok := strings.Cut(strings.TrimSpace(item), "=")
 		if !ok {
 			name, path = nameOr("", name), name

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"maps"
@@ -24,7 +25,7 @@ func TestRunManySynth(t *testing.T) {
 	o := small(dir)
 	o.clusters, o.n = "synth", 400
 	var stdout bytes.Buffer
-	if err := runMany(o, &stdout); err != nil {
+	if err := runMany(context.Background(), o, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	checkMany(t, dir, []string{"anvil", "conte", "stampede"})
@@ -43,13 +44,13 @@ func TestRunManyStampede(t *testing.T) {
 	dir := t.TempDir()
 	o := small(dir)
 	o.regime, o.clusters, o.halves = "all", "feb="+feb+",mar="+mar, true
-	if err := runMany(o, &bytes.Buffer{}); err != nil {
+	if err := runMany(context.Background(), o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	checkMany(t, dir, []string{"feb-1", "feb-2", "mar-1", "mar-2"})
 
 	o.halves = false
-	if err := runMany(o, &bytes.Buffer{}); err != nil {
+	if err := runMany(context.Background(), o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	recs := checkMany(t, dir, []string{"feb", "mar"})
@@ -89,13 +90,13 @@ func TestRunManyFailureKeepsPreviousOutputs(t *testing.T) {
 	dir := t.TempDir()
 	o := small(dir)
 	o.clusters, o.n = "synth", 300
-	if err := runMany(o, &bytes.Buffer{}); err != nil {
+	if err := runMany(context.Background(), o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	png := obstruct(t, dir, "pairwise.png")
 	before := snapshot(t, dir)
 	o.band = "0.1,0.9"
-	err := runMany(o, &bytes.Buffer{})
+	err := runMany(context.Background(), o, &bytes.Buffer{})
 	if err == nil {
 		t.Fatal("no error with a directory in pairwise.png's place")
 	}
@@ -103,7 +104,7 @@ func TestRunManyFailureKeepsPreviousOutputs(t *testing.T) {
 	if err := os.RemoveAll(png); err != nil {
 		t.Fatal(err)
 	}
-	if err := runMany(o, &bytes.Buffer{}); err != nil {
+	if err := runMany(context.Background(), o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	after := snapshot(t, dir)
@@ -142,7 +143,7 @@ func TestRunManyMarksAndNotes(t *testing.T) {
 	}
 	o := small(filepath.Join(dir, "out"))
 	o.clusters = strings.Join([]string{table("big", 3000, 600), table("mid", 400, 2600), table("tiny", 15, 600)}, ",")
-	if err := runMany(o, &bytes.Buffer{}); err != nil {
+	if err := runMany(context.Background(), o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	md := readFile(t, o.out, "pairwise.md")
@@ -160,7 +161,7 @@ func TestRunManyMarksAndNotes(t *testing.T) {
 	}
 
 	o.balanced = true
-	if err := runMany(o, &bytes.Buffer{}); err != nil {
+	if err := runMany(context.Background(), o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	if md := readFile(t, o.out, "pairwise.md"); strings.Contains(md, "clusters' sizes") {
@@ -169,7 +170,7 @@ func TestRunManyMarksAndNotes(t *testing.T) {
 
 	o = small(filepath.Join(dir, "synth"))
 	o.clusters, o.n, o.regime = "synth", 300, "all"
-	if err := runMany(o, &bytes.Buffer{}); err != nil {
+	if err := runMany(context.Background(), o, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	md = readFile(t, o.out, "pairwise.md")
@@ -183,9 +184,9 @@ func TestRunManyMarksAndNotes(t *testing.T) {
 func TestRegimeTypo(t *testing.T) {
 	o := small(t.TempDir())
 	o.regime, o.source, o.target = "gpu_standrd", "/nonexistent/a.csv", "/nonexistent/b.csv"
-	for name, err := range map[string]error{"run": run(o, &bytes.Buffer{}), "runMany": func() error {
+	for name, err := range map[string]error{"run": run(context.Background(), o, &bytes.Buffer{}), "runMany": func() error {
 		o.clusters = "a=/nonexistent/a.csv,b=/nonexistent/b.csv"
-		return runMany(o, &bytes.Buffer{})
+		return runMany(context.Background(), o, &bytes.Buffer{})
 	}()} {
 		if err == nil || !strings.Contains(err.Error(), `-regime "gpu_standrd" is not a regime: want one of cpu_standard,`) {
 			t.Errorf("%s: %v", name, err)

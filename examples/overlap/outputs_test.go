@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"maps"
@@ -75,14 +76,14 @@ func obstruct(t *testing.T, dir, name string) string {
 func TestRunFailureKeepsPreviousOutputs(t *testing.T) {
 	dir := t.TempDir()
 	o := small(dir)
-	if err := run(o, io.Discard); err != nil {
+	if err := run(context.Background(), o, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	density := obstruct(t, dir, "density.png")
 	before := snapshot(t, dir)
 	again := o
 	again.band = "0.1,0.9"
-	err := run(again, io.Discard)
+	err := run(context.Background(), again, io.Discard)
 	if err == nil {
 		t.Fatal("no error with a directory in density.png's place")
 	}
@@ -94,7 +95,7 @@ func TestRunFailureKeepsPreviousOutputs(t *testing.T) {
 	if err := os.RemoveAll(density); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(again, io.Discard); err != nil {
+	if err := run(context.Background(), again, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	after := snapshot(t, dir)

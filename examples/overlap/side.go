@@ -50,10 +50,10 @@ func (s *side) add(j *regime.Job) bool {
 	if !slices.Contains(s.clusters, j.Cluster) && len(s.clusters) < 10 {
 		s.clusters = append(s.clusters, j.Cluster)
 	}
-	if g, _ := j.Metric("gpu"); g.Cnt > 0 {
+	if g, _ := j.Feature("value_gpu_cnt"); g > 0 {
 		s.withGPU++
 	}
-	if m, _ := j.Metric("memused"); m.Cnt > 0 {
+	if m, _ := j.Feature("value_memused_cnt"); m > 0 {
 		s.withMem++
 	}
 	j.Regime, j.Basis = s.rules.Label(j)

@@ -47,6 +47,49 @@ type Config struct {
 	MaxIter                       int
 	Center, Scale                 []float64
 	Sample                        []float64
+	// Scratch, when not nil, lends Fit the buffers that grow with the
+	// rows (the labels as bytes, the warm start's subsamples) and keeps
+	// them for the next call; results are the same bit for bit.
+	Scratch *Scratch
+}
+
+// Scratch keeps Fit's row-sized buffers from one call to the next, so that
+// a caller fitting in a loop does not take fresh memory each time. Every
+// buffer is overwritten before it is read. A Scratch is not safe for
+// concurrent use.
+type Scratch struct {
+	lab  []uint8
+	warm []warmScratch // one per level of the warm start's recursion
+}
+
+// warmScratch holds one level's buffers: the rows of the warm-start
+// subsample the level's problem draws (level d holds the subsample of the
+// problem at depth d), and the block memory of that problem's passes.
+type warmScratch struct {
+	y        []int
+	lab      []uint8
+	w, cx, x []float64
+	blocks   []*logisticScratch // per worker
+}
+
+// level returns the buffers of warm-start level d.
+func (s *Scratch) level(d int) *warmScratch {
+	for len(s.warm) <= d {
+		s.warm = append(s.warm, warmScratch{})
+	}
+	return &s.warm[d]
+}
+
+// grow returns (*p)[:n:c], reallocating *p when its capacity is under c;
+// with p nil it allocates.
+func grow[T any](p *[]T, n, c int) []T {
+	if p == nil {
+		return make([]T, n, c)
+	}
+	if cap(*p) < c {
+		*p = make([]T, c)
+	}
+	return (*p)[:n:c]
 }
 
 // SampleStride returns the stride k of the rows Config.Sample holds for a
@@ -183,7 +226,11 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 		bad int // first bad row in the chunk, or -1
 	}
 	sums := make([]chunkSums, nChunks)
-	lab := make([]uint8, r)
+	var labBuf *[]uint8
+	if cfg.Scratch != nil {
+		labBuf = &cfg.Scratch.lab
+	}
+	lab := grow(labBuf, r, r)
 	par.For(nChunks, 0, func(_, c int) {
 		s := &sums[c]
 		s.bad = -1
@@ -216,7 +263,7 @@ func newLogisticProblem(X mat.Matrix, y []int, cfg Config) (*logisticProblem, er
 		cw[0] = float64(r) / (2 * float64(nc[0]))
 		cw[1] = float64(r) / (2 * float64(nc[1]))
 	}
-	f := &logisticProblem{p: p, y: y, lab: lab, intercept: !cfg.NoIntercept}
+	f := &logisticProblem{p: p, y: y, lab: lab, intercept: !cfg.NoIntercept, scratch: cfg.Scratch}
 	if cfg.SampleWeight == nil {
 		const sw = 1.0
 		f.wClass = [2]float64{C * sw * cw[0], C * sw * cw[1]}
@@ -362,6 +409,11 @@ type logisticProblem struct {
 	// writing 8 bytes a row in the passes before would only add memory
 	// traffic.
 	proba []float64
+	// scratch, when not nil, lends the warm start its subsamples' buffers
+	// (Config.Scratch); depth is this problem's level in the warm start's
+	// recursion (0 for the caller's problem).
+	scratch *Scratch
+	depth   int
 }
 
 // weight returns row i's weight.
@@ -429,8 +481,9 @@ func (f *logisticProblem) evaluateModeG0(beta []float64, mode int, withG0 bool) 
 	if withG0 {
 		extra = q // then the gradient at zero
 	}
-	partial := f.parallelChunks(width+extra, func() func(acc []float64, lo, hi int) {
-		var sc logisticScratch
+	f.blockScratches(runtime.GOMAXPROCS(0))
+	partial := f.parallelChunks(width+extra, func(w int) func(acc []float64, lo, hi int) {
+		sc := f.blockScratch(w)
 		var g0 func(acc []float64, lo, hi int, cols [][]float64)
 		if withG0 {
 			g0 = f.gradAtZeroChunk()
@@ -438,7 +491,7 @@ func (f *logisticProblem) evaluateModeG0(beta []float64, mode int, withG0 bool) 
 		return func(acc []float64, lo, hi int) {
 			for b := lo; b < hi; b += logisticBlock {
 				e := min(b+logisticBlock, hi)
-				f.block(acc[:width], &sc, beta, b, e, mode)
+				f.block(acc[:width], sc, beta, b, e, mode)
 				if withG0 {
 					g0(acc[width:], b, e, sc.cols)
 				}
@@ -500,7 +553,7 @@ func (f *logisticProblem) reduceEval(partial []float64, width, extra, q, nh int,
 // (zeroed, of length width). It returns the chunks' sums one after another,
 // so the caller reduces them in chunk order and results do not depend on
 // scheduling.
-func (f *logisticProblem) parallelChunks(width int, mk func() func(acc []float64, lo, hi int)) []float64 {
+func (f *logisticProblem) parallelChunks(width int, mk func(w int) func(acc []float64, lo, hi int)) []float64 {
 	rows := len(f.y)
 	chunk := logisticChunk
 	if rows < logisticSmallRows {
@@ -509,8 +562,8 @@ func (f *logisticProblem) parallelChunks(width int, mk func() func(acc []float64
 	nChunks := (rows + chunk - 1) / chunk
 	partial := make([]float64, nChunks*width)
 	workers := min(runtime.GOMAXPROCS(0), nChunks)
-	run := func(next *atomic.Int64) {
-		fn := mk()
+	run := func(w int, next *atomic.Int64) {
+		fn := mk(w)
 		// Accumulate in a goroutine-local buffer so that neighbouring
 		// chunks' partial sums never share a cache line while being written.
 		acc := make([]float64, width)
@@ -526,14 +579,14 @@ func (f *logisticProblem) parallelChunks(width int, mk func() func(acc []float64
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers - 1 {
+	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run(&next)
+			run(w, &next)
 		}()
 	}
-	run(&next)
+	run(0, &next)
 	wg.Wait()
 	return partial
 }
@@ -548,6 +601,40 @@ const logisticBlock = 512
 type logisticScratch struct {
 	cols         [][]float64 // the block's columns, gathered from rows
 	eta, g, h, u []float64
+	// p and owned say for which problems cols was made: p columns, held
+	// in cols's own memory (owned) or viewing the problem's (see
+	// blockCols); a problem of another kind starts afresh.
+	p     int
+	owned bool
+}
+
+// blockScratches makes room in f.scratch for the block memory of n
+// workers; it runs before the workers start, which then only read the
+// slice (blockScratch).
+func (f *logisticProblem) blockScratches(n int) {
+	if f.scratch == nil {
+		return
+	}
+	ws := f.scratch.level(f.depth)
+	for len(ws.blocks) < n {
+		ws.blocks = append(ws.blocks, new(logisticScratch))
+	}
+}
+
+// blockScratch returns worker w's block memory: fresh, or kept in
+// f.scratch for this level of the warm start (Config.Scratch, made room
+// for by blockScratches), reset when it was made for a problem of another
+// kind.
+func (f *logisticProblem) blockScratch(w int) *logisticScratch {
+	owned := f.cx == nil || f.center != nil
+	if f.scratch == nil || w >= len(f.scratch.warm[f.depth].blocks) { // GOMAXPROCS grew meanwhile
+		return &logisticScratch{p: f.p, owned: owned}
+	}
+	sc := f.scratch.warm[f.depth].blocks[w]
+	if sc.p != f.p || sc.owned != owned {
+		*sc = logisticScratch{p: f.p, owned: owned}
+	}
+	return sc
 }
 
 // blockCols returns the columns of rows [lo, hi): views of column-major
@@ -804,8 +891,13 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 	if k <= logisticWarmOutlierMaxK {
 		spare = m / 4
 	}
-	sub := &logisticProblem{p: f.p, y: make([]int, m, m+spare), lab: make([]uint8, m, m+spare),
-		w: make([]float64, m, m+spare), intercept: f.intercept}
+	var ws warmScratch
+	wsp := &ws
+	if f.scratch != nil {
+		wsp = f.scratch.level(f.depth)
+	}
+	sub := &logisticProblem{p: f.p, y: grow(&wsp.y, m, m+spare), lab: grow(&wsp.lab, m, m+spare),
+		w: grow(&wsp.w, m, m+spare), intercept: f.intercept, scratch: f.scratch, depth: f.depth + 1}
 	var wc [2]float64
 	if f.cx != nil {
 		// Column-major like f, each column (and the labels and weights)
@@ -815,7 +907,7 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 		given := f.sample != nil && rows == logisticWarmRows && spare == 0
 		sub.cx, sub.cstride = f.sample, m
 		if !given {
-			sub.cx, sub.cstride = make([]float64, f.p*(m+spare)), m+spare
+			sub.cx, sub.cstride = grow(&wsp.cx, f.p*(m+spare), f.p*(m+spare)), m+spare
 		}
 		par.For(f.p+1, 0, func(_, j int) {
 			if j == f.p {
@@ -838,7 +930,7 @@ func (f *logisticProblem) warmStartRows(rows int) []float64 {
 			}
 		})
 	} else {
-		sub.x, sub.stride = make([]float64, 0, (m+spare)*f.p), f.p
+		sub.x, sub.stride = grow(&wsp.x, 0, (m+spare)*f.p), f.p
 		for r, i := 0, 0; i < n; r, i = r+1, i+k {
 			sub.x = append(sub.x, f.x[i*f.stride:i*f.stride+f.p]...)
 			wi := f.weight(i)

@@ -233,7 +233,7 @@ func bandWidths() []overlap.Band {
 // the fit's own band width dotted. A result without propensities is an
 // error wrapping ErrNoData.
 func BandWidth(path string, r *overlap.Result, sweep []overlap.SweepRow, sourceName, targetName string) error {
-	rows, err := r.Coverages(bandWidths()...)
+	rows, err := r.Sweep(bandWidths()...)
 	if err != nil {
 		return fmt.Errorf("plot: BandWidth: %w (%v)", ErrNoData, err)
 	}

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
@@ -83,7 +84,7 @@ func TestPairwise(t *testing.T) {
 			}
 			clusters = append(clusters, overlap.Cluster{Name: string(rune('a' + c)), X: x})
 		}
-		m, err := overlap.Pairwise(clusters, overlap.Band{Lo: 0.2, Hi: 0.8})
+		m, err := overlap.Pairwise(context.Background(), clusters, overlap.Band{Lo: 0.2, Hi: 0.8})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -137,6 +137,10 @@ type ksBuckets struct {
 	// seen: the sample's keys by a hash of their bits, to tell repeats
 	// (see count).
 	seen *[ksSeenSize]uint64
+	// sortKeys and sortLabels: the radix sort's scratch in gather, kept
+	// for the next call.
+	sortKeys   []uint64
+	sortLabels []int32
 
 	// Per group: its values' shift (see count) and count, and in four
 	// lanes (rows i mod 4) the sums of their differences from the shift
@@ -664,7 +668,16 @@ func (b *ksBuckets) gather(v []float64, group []uint8, keys []uint64, labels []i
 		keys = append(keys, k)
 		labels = append(labels, int32(group[i]))
 	}
-	return KeysPayload(keys, labels)
+	sk, sl := keysPayload(keys, labels, b.sortKeys, b.sortLabels)
+	// Keep whichever pair the sort did not return as the next call's
+	// scratch.
+	if len(sk) > 0 && &sk[0] == &keys[0] {
+		return sk, sl
+	}
+	if len(sk) >= radixMin {
+		b.sortKeys, b.sortLabels = keys[:0], labels[:0]
+	}
+	return sk, sl
 }
 
 // nextMarked returns the first index from i up whose value's key falls in

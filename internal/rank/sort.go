@@ -261,9 +261,19 @@ func radixSortKeysIdx(keys, tmp []uint64, idx, tmpIdx []int32) ([]uint64, []int3
 // KeysPayload sorts keys in increasing order carrying pay alongside
 // (stably), and returns the sorted slices (the inputs or new ones).
 func KeysPayload(keys []uint64, pay []int32) ([]uint64, []int32) {
+	return keysPayload(keys, pay, nil, nil)
+}
+
+// keysPayload is KeysPayload with scratch tk and tp for the radix sort
+// (used when their capacity is at least len(keys), else new ones are
+// made); the sorted slices it returns are the inputs or the scratch.
+func keysPayload(keys []uint64, pay []int32, tk []uint64, tp []int32) ([]uint64, []int32) {
 	n := len(keys)
 	if n >= radixMin {
-		return radixSortKeysIdx(keys, make([]uint64, n), pay, make([]int32, n))
+		if cap(tk) < n || cap(tp) < n {
+			tk, tp = make([]uint64, n), make([]int32, n)
+		}
+		return radixSortKeysIdx(keys, tk[:n], pay, tp[:n])
 	}
 	type kp struct {
 		k uint64

@@ -165,3 +165,38 @@ func telemetryRow(x []float64, d int, rng *rand.Rand) []float64 {
 	idle := math.Round(math.Max(0, rng.NormFloat64()*15+10-5*fd)) // whole percent
 	return append(x, cpu, mem, memFrac, io, gpus, idle)
 }
+
+// Replicate stretches a real two-domain table to n rows for the overlap
+// benchmark's "fresco" shape: x is row-major with d columns, y the domains
+// (0 source, 1 target). The source rows, repeated in order, fill the first
+// round(n·ns/(ns+nt)) rows and the target rows the rest, so the domains keep
+// their shares. It panics if the lengths disagree, a domain is empty or n
+// is less than 2.
+func Replicate(x []float64, y []int, d, n int) ([]float64, []int) {
+	if len(x) != len(y)*d || n < 2 {
+		panic("synth: Replicate: bad shape")
+	}
+	var src, tgt []int
+	for i, v := range y {
+		if v == 0 {
+			src = append(src, i)
+		} else {
+			tgt = append(tgt, i)
+		}
+	}
+	if len(src) == 0 || len(tgt) == 0 {
+		panic("synth: Replicate: a domain is empty")
+	}
+	ns := int(math.Round(float64(n) * float64(len(src)) / float64(len(y))))
+	ns = min(max(ns, 1), n-1)
+	outX, outY := make([]float64, 0, n*d), make([]int, n)
+	for k := range n {
+		i := src[k%len(src)]
+		if k >= ns {
+			i = tgt[(k-ns)%len(tgt)]
+			outY[k] = 1
+		}
+		outX = append(outX, x[i*d:(i+1)*d]...)
+	}
+	return outX, outY
+}

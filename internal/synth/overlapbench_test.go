@@ -78,3 +78,14 @@ func TestOverlapBench(t *testing.T) {
 		t.Error("unknown shape accepted")
 	}
 }
+
+func TestReplicate(t *testing.T) {
+	x := []float64{1, 10, 2, 20, 3, 30} // rows: source 1, target 2, source 3
+	y := []int{0, 1, 0}
+	gx, gy := Replicate(x, y, 2, 7)
+	wantX := []float64{1, 10, 3, 30, 1, 10, 3, 30, 1, 10, 2, 20, 2, 20}
+	wantY := []int{0, 0, 0, 0, 0, 1, 1}
+	if !slices.Equal(gx, wantX) || !slices.Equal(gy, wantY) {
+		t.Errorf("Replicate = %v %v, want %v %v", gx, gy, wantX, wantY)
+	}
+}

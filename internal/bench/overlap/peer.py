@@ -3,7 +3,7 @@
 pipeline on the data internal/bench/overlap/gopipe writes.
 
     go run ./internal/bench/overlap/gopipe -gen /tmp/ovbench -shape tied -n 1000000
-    /usr/bin/time -v /usr/bin/python3 internal/bench/overlap/peer.py /tmp/ovbench/tied 1000000 [REPS] [--equal-work]
+    /usr/bin/time -v /usr/bin/python3 internal/bench/overlap/peer.py /tmp/ovbench/tied 1000000 [REPS] [--equal-work] [--calls=K]
 
 DIR holds X_<n>.npy, y_<n>.npy and names.json (the feature names, in
 column order) as gopipe writes them for one data shape.
@@ -24,7 +24,10 @@ source jobs' odds weights p/(1-p), all and in band.
 
 Prints one JSON line with the fastest of the repetitions in wall time
 (pipeline_sec) and in CPU time of the process, all threads
-(pipeline_cpu_sec); see README.md. --stages adds the CPU seconds of each
+(pipeline_cpu_sec); see README.md. With --calls=K it times K consecutive
+pipeline calls in the one process instead (steady state, as gopipe -calls
+K) and reports their medians, every call's wall time (calls_sec) and the
+first call's (first_sec). --stages adds the CPU seconds of each
 step, summed over the repetitions (stages_cpu_sec).
 """
 import json
@@ -129,8 +132,13 @@ def pipeline(X, y, features, lo=0.2, hi=0.8, equal=False, stages=None):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     flags = [a for a in sys.argv[1:] if a.startswith("--")]
-    if len(args) < 2 or any(f not in ("--equal-work", "--stages") for f in flags):
-        sys.exit("usage: peer.py DIR N [REPS] [--equal-work] [--stages]")
+    calls = 0
+    for f in flags:
+        if f.startswith("--calls="):
+            calls = int(f[len("--calls="):])
+    flags = [f for f in flags if not f.startswith("--calls=")]
+    if len(args) < 2 or calls < 0 or any(f not in ("--equal-work", "--stages") for f in flags):
+        sys.exit("usage: peer.py DIR N [REPS] [--equal-work] [--stages] [--calls=K]")
     equal = "--equal-work" in flags
     stages = Stages("--stages" in flags)
     d, n = args[0], int(float(args[1]))
@@ -142,6 +150,17 @@ def main():
     y = np.load(f"{d}/y_{n}.npy").astype(np.int64)
     load = time.perf_counter() - t0
     best, best_cpu = float("inf"), float("inf")
+    steady = {}
+    if calls > 0:
+        reps = 0
+        wall, cpu = [], []
+        for _ in range(calls):
+            t, c = time.perf_counter(), time.process_time()
+            out = pipeline(X, y, features, equal=equal, stages=stages)
+            wall.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
+        best, best_cpu = float(np.median(wall)), float(np.median(cpu))
+        steady = {"calls": calls, "calls_sec": wall, "first_sec": wall[0]}
     for _ in range(reps):
         t, c = time.perf_counter(), time.process_time()
         out = pipeline(X, y, features, equal=equal, stages=stages)
@@ -150,6 +169,7 @@ def main():
     out.update({"tool": "python-equal-work" if equal else "python", "n": n, "load_sec": load,
                 "pipeline_sec": best, "pipeline_cpu_sec": best_cpu, "reps": reps,
                 "versions": {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__}})
+    out.update(steady)
     if stages.on:
         out["stages_cpu_sec"] = stages.t
     print(json.dumps(out))

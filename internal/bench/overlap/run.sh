@@ -4,9 +4,14 @@
 # data, for every data shape of the benchmark (internal/synth.OverlapShapes).
 #
 # Usage, from the module root:  sh internal/bench/overlap/run.sh [DIR] [ROUNDS]
-# Environment: SHAPES (default "synth continuous tied imbalanced wide"),
-# N (jobs, default 1000000), EQUAL=1 adds the equal-work peer
-# (peer.py --equal-work, which also computes everything else Fit returns).
+# Environment: SHAPES (default "synth continuous tied imbalanced wide
+# fresco"; fresco is the public Stampede months of $CROSSCLUSTER_TESTDATA,
+# replicated to N rows), N (jobs, default 1000000), EQUAL=1 adds the
+# equal-work peer (peer.py --equal-work, which also computes everything
+# else Fit returns), STEADY=K times steady state instead: in each run K
+# consecutive calls in one process (Go with one overlap.Fitter, gopipe
+# -calls K; the peer peer.py --calls=K), and the median call is the run's
+# pipeline time.
 #
 # The seed peer runs in two thread settings each round: NumPy/OpenBLAS's
 # default (a thread per core) and one thread (OPENBLAS_NUM_THREADS=1,
@@ -23,7 +28,10 @@
 set -eu
 dir=${1:-/tmp/ovbench}
 rounds=${2:-5}
-shapes=${SHAPES:-synth continuous tied imbalanced wide}
+shapes=${SHAPES:-synth continuous tied imbalanced wide fresco}
+steady=${STEADY:-0}
+goarg= pyarg=
+[ "$steady" -gt 0 ] && goarg="-calls $steady" && pyarg="--calls=$steady"
 n=${N:-1000000}
 tools="go python python-1t"
 [ "${EQUAL:-0}" = 1 ] && tools="go python python-1t python-eq"
@@ -40,10 +48,10 @@ for r in $(seq 1 "$rounds"); do
 		[ $((r % 2)) = 0 ] && order=$(echo "$tools" | awk '{for (i = NF; i > 0; i--) printf "%s ", $i}')
 		for tool in $order; do
 			case $tool in
-			go) set -- "$dir/gopipe" -run "$dir" -shape "$s" -n "$n" ;;
-			python) set -- /usr/bin/python3 internal/bench/overlap/peer.py "$dir/$s" "$n" ;;
-			python-1t) set -- env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 /usr/bin/python3 internal/bench/overlap/peer.py "$dir/$s" "$n" ;;
-			python-eq) set -- /usr/bin/python3 internal/bench/overlap/peer.py "$dir/$s" "$n" 1 --equal-work ;;
+			go) set -- "$dir/gopipe" -run "$dir" -shape "$s" -n "$n" $goarg ;;
+			python) set -- /usr/bin/python3 internal/bench/overlap/peer.py "$dir/$s" "$n" $pyarg ;;
+			python-1t) set -- env OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 /usr/bin/python3 internal/bench/overlap/peer.py "$dir/$s" "$n" $pyarg ;;
+			python-eq) set -- /usr/bin/python3 internal/bench/overlap/peer.py "$dir/$s" "$n" 1 --equal-work $pyarg ;;
 			esac
 			/usr/bin/time -v "$@" >"$dir/out.json" 2>"$dir/time.txt"
 			pipe=$(sed -n 's/.*"pipeline_sec": *\([0-9.e+-]*\).*/\1/p' "$dir/out.json")
@@ -59,7 +67,9 @@ for r in $(seq 1 "$rounds"); do
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a)
 echo
-echo "n = $n, $rounds interleaved rounds, $start to $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $load0 at the start and $load1 at the end"
+mode="fresh process, one fit each"
+[ "$steady" -gt 0 ] && mode="steady state, median of $steady consecutive calls in one process"
+echo "n = $n, $mode, $rounds interleaved rounds, $start to $(date -u +%Y-%m-%dT%H:%M:%SZ), load average $load0 at the start and $load1 at the end"
 echo
 awk -F'\t' -v tools="$tools" '
 NR == 1 { next }

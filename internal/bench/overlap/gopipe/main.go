@@ -8,7 +8,15 @@
 //
 // The data are the same as overlap's BenchmarkPipeline: one of
 // synth.OverlapShapes (synth, continuous, tied, imbalanced, wide) from
-// internal/synth with seed 20260101, the source jobs (y = 0) first.
+// internal/synth with seed 20260101, the source jobs (y = 0) first, or
+// "fresco": the public Stampede February (source) and March 2018 (target)
+// accounting months of the test data ($CROSSCLUSTER_TESTDATA/fresco, read
+// in place), their six job features replicated to n rows.
+//
+// -calls K times K consecutive fits in one process with one
+// overlap.Fitter, as a program that fits in a loop does, and reports their
+// median (steady state) beside the first call; without it the one fit of a
+// fresh process is timed with overlap.Fit.
 package main
 
 import (
@@ -22,14 +30,17 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/crosscluster/crosscluster/internal/cputime"
+	"github.com/crosscluster/crosscluster/internal/pubdata"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/overlap"
+	"github.com/crosscluster/crosscluster/regime"
 )
 
 const seed = 20260101 // as overlap's benchSeed
@@ -38,8 +49,9 @@ func main() {
 	gen := flag.String("gen", "", "write X_<n>.npy and y_<n>.npy into this directory")
 	run := flag.String("run", "", "read X_<n>.npy and y_<n>.npy from this directory and time the pipeline")
 	nf := flag.Float64("n", 1e6, "number of jobs")
-	shape := flag.String("shape", "synth", fmt.Sprintf("data shape, one of %v", synth.OverlapShapes))
+	shape := flag.String("shape", "synth", fmt.Sprintf("data shape, one of %v or fresco", synth.OverlapShapes))
 	reps := flag.Int("reps", 1, "pipeline repetitions; the fastest is reported")
+	calls := flag.Int("calls", 0, "steady state: time this many consecutive fits with one overlap.Fitter and report their median")
 	flag.Parse()
 	n := int(*nf)
 	var err error
@@ -47,7 +59,7 @@ func main() {
 	case *gen != "":
 		err = generate(filepath.Join(*gen, *shape), *shape, n)
 	case *run != "":
-		err = pipeline(filepath.Join(*run, *shape), n, *reps)
+		err = pipeline(filepath.Join(*run, *shape), n, *reps, *calls)
 	default:
 		err = errors.New("give -gen DIR or -run DIR")
 	}
@@ -58,7 +70,15 @@ func main() {
 }
 
 func generate(dir, shape string, n int) error {
-	x, yi, names, err := synth.OverlapBench(shape, n, seed)
+	var x []float64
+	var yi []int
+	var names []string
+	var err error
+	if shape == "fresco" {
+		x, yi, names, err = fresco(n)
+	} else {
+		x, yi, names, err = synth.OverlapBench(shape, n, seed)
+	}
 	if err != nil {
 		return err
 	}
@@ -84,6 +104,40 @@ func generate(dir, shape string, n int) error {
 	}
 	fmt.Printf("wrote %d jobs × %d features (%s) to %s\n", n, len(names), shape, dir)
 	return nil
+}
+
+// fresco returns the Stampede February (source) and March 2018 (target)
+// accounting months' job features, replicated to n rows (synth.Replicate).
+func fresco(n int) ([]float64, []int, []string, error) {
+	dir, err := pubdata.Dir("fresco")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var jobs []regime.Job
+	var y []int
+	for k, name := range []string{"stampede_feb_2018_job_accounting.csv", "stampede_mar_2018_job_accounting.csv"} {
+		path := filepath.Join(dir, name)
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		js, err := regime.ReadStampede(bufio.NewReader(f), path)
+		f.Close()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		jobs = append(jobs, js...)
+		for range js {
+			y = append(y, k)
+		}
+	}
+	names := regime.JobFeatures()
+	m, err := regime.Matrix(jobs, names)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	x, y := synth.Replicate(m.RawMatrix().Data, y, len(names), n)
+	return x, y, names, nil
 }
 
 // writeNpy writes float64 data as a version 1.0 .npy (shape (rows, cols),
@@ -169,7 +223,7 @@ func readNpy(path string, want int) ([]float64, error) {
 	return out, nil
 }
 
-func pipeline(dir string, n, reps int) error {
+func pipeline(dir string, n, reps, calls int) error {
 	t0 := time.Now()
 	b, err := os.ReadFile(filepath.Join(dir, "names.json"))
 	if err != nil {
@@ -196,7 +250,24 @@ func pipeline(dir string, n, reps int) error {
 	load := time.Since(t0)
 	best, bestCPU, bestSys := math.Inf(1), math.Inf(1), math.Inf(1)
 	var res *overlap.Result
-	for range max(1, reps) {
+	var steady map[string]any
+	reps = max(1, reps)
+	if calls > 0 {
+		reps = 0
+		var f overlap.Fitter
+		wall, cpu, sys := make([]float64, calls), make([]float64, calls), make([]float64, calls)
+		for k := range calls {
+			t, c, s := time.Now(), cpuTime(), sysTime()
+			res, err = f.Fit(x, y, overlap.Band{Lo: 0.2, Hi: 0.8}, overlap.WithFeatureNames(names...))
+			if err != nil {
+				return err
+			}
+			wall[k], cpu[k], sys[k] = time.Since(t).Seconds(), cpuTime()-c, sysTime()-s
+		}
+		best, bestCPU, bestSys = median(wall), median(cpu), median(sys)
+		steady = map[string]any{"calls": calls, "calls_sec": wall, "first_sec": wall[0]}
+	}
+	for range reps {
 		t, c, k := time.Now(), cpuTime(), sysTime()
 		res, err = overlap.Fit(x, y, overlap.Band{Lo: 0.2, Hi: 0.8}, overlap.WithFeatureNames(names...))
 		if err != nil {
@@ -226,12 +297,27 @@ func pipeline(dir string, n, reps int) error {
 		"source_quantiles": res.SourceQuantiles, "target_quantiles": res.TargetQuantiles,
 		"source_hist": res.SourceHist, "target_hist": res.TargetHist, "ess": res.ESS, "ess_in_band": res.ESSInBand,
 	}
+	for k, v := range steady {
+		out[k] = v
+	}
 	b, err = json.Marshal(finiteJSON(out))
 	if err != nil {
 		return err
 	}
 	fmt.Println(string(b))
 	return nil
+}
+
+// median returns the median of v (the mean of the middle two for an even
+// count); it sorts a copy.
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 0 {
+		return (s[m-1] + s[m]) / 2
+	}
+	return s[m]
 }
 
 // finiteJSON replaces the NaN and ±Inf that encoding/json rejects (an
