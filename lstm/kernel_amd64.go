@@ -2,7 +2,7 @@
 
 package lstm
 
-//go:generate python3 cell_gen.py cell_amd64.s
+//go:generate go run ./internal/cellgen cell_amd64.s
 
 import "golang.org/x/sys/cpu"
 
