@@ -33,6 +33,11 @@ type kernels[T float] struct {
 	// where there is no assembly.
 	block func(n int, c *T, cRow, cStep int, w *T, wStride int, d *T, dStride int)
 	width int
+	// goBlock is the pure-Go block (kernel_go.go) that replaces block
+	// where there is no assembly (nil where it would be slower): gemm for four rows from r and the
+	// columns from j0 in whole blocks of four, returning the first column
+	// it left.
+	goBlock func(r, j0, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) int
 	// row adds one row of c times columns [0, 32) of w into d; nil where
 	// there is none.
 	row func(n int, c *T, cStep int, w *T, wStride int, d *T)
@@ -64,6 +69,9 @@ func kernelsFor[T float]() *kernels[T] {
 	switch any(T(0)).(type) {
 	case float64:
 		k64 := &kernels[float64]{axpy: vmath.Axpy, sigmoid: vmath.Sigmoid, tanh: vmath.Tanh}
+		if blockedGo {
+			k64.goBlock = block4Go64
+		}
 		if useFMA {
 			k64.block, k64.width, k64.row = kern4x8, 8, kern1x32
 			k64.cell, k64.cellLanes, k64.bwd = cell64, 4, bwd64
@@ -76,6 +84,9 @@ func kernelsFor[T float]() *kernels[T] {
 		k = k64
 	case float32:
 		k32 := &kernels[float32]{axpy: axpy32, sigmoid: sigmoid32, tanh: tanh32}
+		if blockedGo {
+			k32.goBlock = block4Go32
+		}
 		if useFMA {
 			k32.block, k32.width = kern4x16s, 16
 			k32.cell, k32.cellLanes, k32.bwd = cell32, 8, bwd32
@@ -158,7 +169,7 @@ func dot(x, y []float64) float64 {
 // each element accumulated in order of p. This covers A·W (c = A by rows),
 // Aᵀ·W (c = A by columns) and, with a transposed copy of W, D·Wᵀ. Rows run
 // in blocks of k.wideRows from r = 0 through k.wide, then of four through
-// k.block, then one at a time.
+// k.block (or k.goBlock without assembly), then one at a time.
 func gemm[T float](k *kernels[T], R, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) {
 	if R == 0 || C == 0 || n == 0 {
 		return
@@ -181,6 +192,13 @@ func gemm[T float](k *kernels[T], R, C, n int, c []T, cRow, cStep int, w []T, wS
 	if k.block != nil {
 		for ; r+4 <= R; r += 4 {
 			gemm4(k, r, 0, C, n, c, cRow, cStep, w, wStride, d, dStride)
+		}
+	} else if k.goBlock != nil {
+		for ; r+4 <= R; r += 4 {
+			j := k.goBlock(r, 0, C, n, c, cRow, cStep, w, wStride, d, dStride)
+			for rr := r; rr < r+4; rr++ {
+				gemmGo(k, rr, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
+			}
 		}
 	}
 	for ; r < R; r++ {
