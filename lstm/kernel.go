@@ -56,11 +56,6 @@ type kernels[T float] struct {
 	// bwd is the Go loop of cellBackward on rows rows at once, for H a
 	// multiple of cellLanes; nil where there is no assembly.
 	bwd func(hid, rows int, gate, tc, u, dh, dc, cp *T, cpStride int)
-	// gather is net.input's loop for one row (d = bias + the weight rows
-	// of the non-zeros, scaled), for a multiple of gatherCols columns;
-	// nil where the CPU has no AVX-512.
-	gather     func(cols int, bias, w *T, wStride int, idx []int32, val []float64, d *T)
-	gatherCols int
 }
 
 // kernelsFor returns the kernels of precision T on this machine.
@@ -78,7 +73,6 @@ func kernelsFor[T float]() *kernels[T] {
 		}
 		if useAVX512 {
 			k64.wide, k64.wideRows, k64.wideWidth = kern8x16, 8, 16
-			k64.gather, k64.gatherCols = gather64, 64
 			k64.cellWide, k64.cellWideLanes = cell64z, 8
 		}
 		k = k64
@@ -93,7 +87,6 @@ func kernelsFor[T float]() *kernels[T] {
 		}
 		if useAVX512 {
 			k32.wide, k32.wideRows, k32.wideWidth = kern8x32s, 8, 32
-			k32.gather, k32.gatherCols = gather32, 128
 			k32.cellWide, k32.cellWideLanes = cell32z, 16
 		}
 		k = k32

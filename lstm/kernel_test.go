@@ -495,61 +495,6 @@ func TestAdamUpdateSameBits(t *testing.T) {
 	}
 }
 
-// TestInputSameBits checks the first layer's gathered input product in
-// assembly against copying the bias and one axpy per non-zero, bit for bit,
-// in both precisions, on rows with no, one and several non-zeros (one of
-// them a count of 2 and one negative).
-func TestInputSameBits(t *testing.T) {
-	t.Run("float64", func(t *testing.T) { checkInput(t, kernelsFor[float64]()) })
-	t.Run("float32", func(t *testing.T) { checkInput(t, kernelsFor[float32]()) })
-}
-
-func checkInput[T float](t *testing.T, k *kernels[T]) {
-	if k.gather == nil {
-		t.Skip("no assembly on this machine")
-	}
-	plain := *k
-	plain.gather = nil
-	rnd := rand.New(rand.NewPCG(12, 12))
-	for _, H := range []int{k.gatherCols / 4, k.gatherCols / 2, 64} {
-		const I, steps, n = 50, 3, 9
-		lp := layerOf[T]{in: I, wih: to[T](randSlice(rnd, I*4*H))}
-		bias := to[T](randSlice(rnd, 4*H))
-		d := Data{X: make([][][]float64, n), Y: make([]int, n)}
-		for i := range d.X {
-			for st := range steps {
-				row := make([]float64, I)
-				for range rnd.IntN(5) {
-					row[rnd.IntN(I)] = []float64{1, 2, -0.5, 0.3}[rnd.IntN(4)]
-				}
-				if i%3 == 0 && st == 1 {
-					// A dense row of non-integral values, not one-hot:
-					// more non-zeros than one scan of sixteen holds.
-					for j := range row {
-						if j%7 != 0 {
-							row[j] = 0.37*float64(j) - 2
-						}
-					}
-				}
-				d.X[i] = append(d.X[i], row)
-			}
-		}
-		pk, err := pack(d, I, false, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		samples := []int{3, 0, 8, 1, 5}
-		for step := range steps {
-			want, got := make([]T, len(samples)*4*H), make([]T, len(samples)*4*H)
-			(&net[T]{k: &plain, H: H, bias: [][]T{bias}}).input(pk, samples, step, &lp, want)
-			(&net[T]{k: k, H: H, bias: [][]T{bias}}).input(pk, samples, step, &lp, got)
-			if !slices.Equal(got, want) {
-				t.Errorf("H=%d step %d: the assembly differs from the axpys", H, step)
-			}
-		}
-	}
-}
-
 // TestGemmGoBlocksSameBits checks gemm's pure-Go blocks (kernel_go.go)
 // against the Go loops they replace (one axpy per non-zero coefficient,
 // math.FMA in float64, rounded products in float32), bit for bit, on every
