@@ -10,8 +10,9 @@ import (
 // Matrices are row-major slices. Every product reduces to gemm, which runs
 // 8-row blocks in AVX-512 assembly where the CPU has it (kern512_amd64.s),
 // 4-row blocks (and, in float64, 1×32 rows) in AVX2/FMA assembly
-// (kernel_amd64.s, kernel32_amd64.s) and plain Go loops elsewhere and at
-// the edges; the AVX-512 and AVX2 blocks compute the same bits. The assembly does no bounds checks, so gemm
+// (kernel_amd64.s, kernel32_amd64.s), 4-row blocks in Go without assembly
+// (kernel_go.go) and plain Go loops at the edges; the AVX-512 and AVX2
+// blocks compute the same bits, and so do the Go blocks and loops. The assembly does no bounds checks, so gemm
 // checks the extent of every operand before it starts.
 //
 // Which kernel computes an element decides its rounding: the assembly fuses
