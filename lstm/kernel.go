@@ -12,8 +12,9 @@ import (
 // 4-row blocks (and, in float64, 1×32 rows) in AVX2/FMA assembly
 // (kernel_amd64.s, kernel32_amd64.s), 4-row blocks in Go without assembly
 // (kernel_go.go) and plain Go loops at the edges; the AVX-512 and AVX2
-// blocks compute the same bits, and so do the Go blocks and loops. The assembly does no bounds checks, so gemm
-// checks the extent of every operand before it starts.
+// blocks compute the same bits, and so do the Go blocks and loops. The
+// assembly does no bounds checks, so gemm checks the extent of every
+// operand before it starts.
 //
 // Which kernel computes an element decides its rounding: the assembly fuses
 // every multiply-add, the float64 Go loops fuse too (math.FMA), the float32
@@ -35,9 +36,9 @@ type kernels[T float] struct {
 	block func(n int, c *T, cRow, cStep int, w *T, wStride int, d *T, dStride int)
 	width int
 	// goBlock is the pure-Go block (kernel_go.go) that replaces block
-	// where there is no assembly (nil where it would be slower): gemm for four rows from r and the
-	// columns from j0 in whole blocks of four, returning the first column
-	// it left.
+	// where there is no assembly (nil where it would be slower): gemm
+	// for four rows from r and the columns from j0 in whole blocks of
+	// four, returning the first column it left.
 	goBlock func(r, j0, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) int
 	// row adds one row of c times columns [0, 32) of w into d; nil where
 	// there is none.
