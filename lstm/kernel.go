@@ -11,7 +11,7 @@ import (
 // 8-row blocks in AVX-512 assembly where the CPU has it (kern512_amd64.s),
 // 4-row blocks (and, in float64, 1×32 rows) in AVX2/FMA assembly
 // (kernel_amd64.s, kernel32_amd64.s), 4-row blocks in Go without assembly
-// (kernel_go.go) and plain Go loops at the edges; the AVX-512 and AVX2
+// in float64 (kernel_go.go) and plain Go loops elsewhere and at the edges; the AVX-512 and AVX2
 // blocks compute the same bits, and so do the Go blocks and loops. The
 // assembly does no bounds checks, so gemm checks the extent of every
 // operand before it starts.
@@ -80,9 +80,6 @@ func kernelsFor[T float]() *kernels[T] {
 		k = k64
 	case float32:
 		k32 := &kernels[float32]{axpy: axpy32, sigmoid: sigmoid32, tanh: tanh32}
-		if blockedGo {
-			k32.goBlock = block4Go32
-		}
 		if useFMA {
 			k32.block, k32.width = kern4x16s, 16
 			k32.cell, k32.cellLanes, k32.bwd = cell32, 8, bwd32
