@@ -224,9 +224,15 @@ type gemmVariant[T float] struct {
 }
 
 // gemmVariants returns k and, where it has AVX-512 blocks, k with only
-// the AVX2 ones ("-avx2").
+// the AVX2 ones ("-avx2"); without assembly, k without its Go blocks as
+// well ("-axpy", one axpy per coefficient and row).
 func gemmVariants[T float](k *kernels[T]) []gemmVariant[T] {
 	out := []gemmVariant[T]{{"", k}}
+	if k.goBlock != nil && k.block == nil {
+		k2 := *k
+		k2.goBlock = nil
+		out = append(out, gemmVariant[T]{"-axpy", &k2})
+	}
 	if k.wide != nil {
 		k2 := *k
 		k2.wide = nil

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,8 +28,13 @@ import (
 //
 // testdata/enginebits.json holds one set of hashes per arithmetic mode: "fma"
 // (amd64 with AVX2/FMA, the assembly kernels) and "go" (the pure-Go loops:
-// -tags purego, or an amd64 without FMA). Other architectures may fuse
-// multiply-adds on their own and are not checked. The hashes were generated
+// -tags purego, or an amd64 without FMA). On arm64 the inference cases
+// (inferenceBits) must give the "go" hashes as well: the pure-Go passes
+// round every product they do not fuse on purpose, so arm64 computes
+// amd64's pure-Go bits. Its losses, and so its training cases, are not
+// checked: package math's Log is assembly on amd64 and Go on arm64, and
+// the two differ in the last bit for some arguments. Other architectures
+// are not checked. The hashes were generated
 // at commit 0319512 (before the fold) by
 //
 //	go test -run TestEngineBits ./lstm/ -args -update-bits
@@ -97,6 +103,9 @@ func hashFloats(xs ...[]float64) string {
 // engineBitsMode names the arithmetic the kernels run, or "" where the
 // recorded bits do not apply.
 func engineBitsMode() string {
+	if runtime.GOARCH == "arm64" {
+		return "go"
+	}
 	if runtime.GOARCH != "amd64" {
 		return ""
 	}
@@ -204,6 +213,9 @@ func TestEngineBits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *updateBits {
+		if runtime.GOARCH != "amd64" {
+			t.Fatal("-update-bits records amd64's bits; run it there")
+		}
 		recorded[mode] = got
 		b, err := json.MarshalIndent(recorded, "", "\t")
 		if err != nil {
@@ -222,10 +234,24 @@ func TestEngineBits(t *testing.T) {
 		t.Errorf("%d cases recorded, %d computed", len(want), len(got))
 	}
 	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if runtime.GOARCH != "amd64" && !inferenceBits(k) {
+			continue
+		}
 		if got[k] != want[k] {
 			t.Errorf("%s: bits differ from the recorded ones", k)
 		}
 	}
+}
+
+// inferenceBits reports whether the engine-bits case k measures inference
+// only (no loss, no training), the cases checked on arm64.
+func inferenceBits(k string) bool {
+	_, what, _ := strings.Cut(k, "/")
+	switch what {
+	case "probabilities", "probabilities-ragged", "predict", "predictor":
+		return true
+	}
+	return false
 }
 
 // TestWorkersSameBits checks that training and inference give the same bits

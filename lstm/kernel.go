@@ -10,9 +10,11 @@ import (
 // Matrices are row-major slices. Every product reduces to gemm, which runs
 // 8-row blocks in AVX-512 assembly where the CPU has it (kern512_amd64.s),
 // 4-row blocks (and, in float64, 1×32 rows) in AVX2/FMA assembly
-// (kernel_amd64.s, kernel32_amd64.s) and plain Go loops elsewhere and at
-// the edges; the AVX-512 and AVX2 blocks compute the same bits. The assembly does no bounds checks, so gemm
-// checks the extent of every operand before it starts.
+// (kernel_amd64.s, kernel32_amd64.s), 4-row blocks in Go without assembly
+// in float64 (kernel_go.go) and plain Go loops elsewhere and at the edges; the AVX-512 and AVX2
+// blocks compute the same bits, and so do the Go blocks and loops. The
+// assembly does no bounds checks, so gemm checks the extent of every
+// operand before it starts.
 //
 // Which kernel computes an element decides its rounding: the assembly fuses
 // every multiply-add, the float64 Go loops fuse too (math.FMA), the float32
@@ -33,6 +35,11 @@ type kernels[T float] struct {
 	// where there is no assembly.
 	block func(n int, c *T, cRow, cStep int, w *T, wStride int, d *T, dStride int)
 	width int
+	// goBlock is the pure-Go block (kernel_go.go) that replaces block
+	// where there is no assembly (nil where it would be slower): gemm
+	// for four rows from r and the columns from j0 in whole blocks of
+	// four, returning the first column it left.
+	goBlock func(r, j0, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) int
 	// row adds one row of c times columns [0, 32) of w into d; nil where
 	// there is none.
 	row func(n int, c *T, cStep int, w *T, wStride int, d *T)
@@ -51,11 +58,6 @@ type kernels[T float] struct {
 	// bwd is the Go loop of cellBackward on rows rows at once, for H a
 	// multiple of cellLanes; nil where there is no assembly.
 	bwd func(hid, rows int, gate, tc, u, dh, dc, cp *T, cpStride int)
-	// gather is net.input's loop for one row (d = bias + the weight rows
-	// of the non-zeros, scaled), for a multiple of gatherCols columns;
-	// nil where the CPU has no AVX-512.
-	gather     func(cols int, bias, w *T, wStride int, idx []int32, val []float64, d *T)
-	gatherCols int
 }
 
 // kernelsFor returns the kernels of precision T on this machine.
@@ -64,13 +66,15 @@ func kernelsFor[T float]() *kernels[T] {
 	switch any(T(0)).(type) {
 	case float64:
 		k64 := &kernels[float64]{axpy: vmath.Axpy, sigmoid: vmath.Sigmoid, tanh: vmath.Tanh}
+		if blockedGo {
+			k64.goBlock = block4Go64
+		}
 		if useFMA {
 			k64.block, k64.width, k64.row = kern4x8, 8, kern1x32
 			k64.cell, k64.cellLanes, k64.bwd = cell64, 4, bwd64
 		}
 		if useAVX512 {
 			k64.wide, k64.wideRows, k64.wideWidth = kern8x16, 8, 16
-			k64.gather, k64.gatherCols = gather64, 64
 			k64.cellWide, k64.cellWideLanes = cell64z, 8
 		}
 		k = k64
@@ -82,7 +86,6 @@ func kernelsFor[T float]() *kernels[T] {
 		}
 		if useAVX512 {
 			k32.wide, k32.wideRows, k32.wideWidth = kern8x32s, 8, 32
-			k32.gather, k32.gatherCols = gather32, 128
 			k32.cellWide, k32.cellWideLanes = cell32z, 16
 		}
 		k = k32
@@ -158,7 +161,7 @@ func dot(x, y []float64) float64 {
 // each element accumulated in order of p. This covers A·W (c = A by rows),
 // Aᵀ·W (c = A by columns) and, with a transposed copy of W, D·Wᵀ. Rows run
 // in blocks of k.wideRows from r = 0 through k.wide, then of four through
-// k.block, then one at a time.
+// k.block (or k.goBlock without assembly), then one at a time.
 func gemm[T float](k *kernels[T], R, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) {
 	if R == 0 || C == 0 || n == 0 {
 		return
@@ -181,6 +184,13 @@ func gemm[T float](k *kernels[T], R, C, n int, c []T, cRow, cStep int, w []T, wS
 	if k.block != nil {
 		for ; r+4 <= R; r += 4 {
 			gemm4(k, r, 0, C, n, c, cRow, cStep, w, wStride, d, dStride)
+		}
+	} else if k.goBlock != nil {
+		for ; r+4 <= R; r += 4 {
+			j := k.goBlock(r, 0, C, n, c, cRow, cStep, w, wStride, d, dStride)
+			for rr := r; rr < r+4; rr++ {
+				gemmGo(k, rr, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
+			}
 		}
 	}
 	for ; r < R; r++ {

@@ -2,7 +2,7 @@
 
 package lstm
 
-//go:generate python3 cell_gen.py cell_amd64.s
+//go:generate go run ./internal/cellgen cell_amd64.s
 
 import "golang.org/x/sys/cpu"
 
@@ -56,12 +56,6 @@ func bwd32(hid int, rows int, gate *float32, tc *float32, u *float32, dh *float3
 
 //go:noescape
 func adamAVX(w []float64, g []float64, mom []float64, vel []float64, k *[7]float64)
-
-//go:noescape
-func gather64(cols int, bias *float64, w *float64, wStride int, idx []int32, val []float64, d *float64)
-
-//go:noescape
-func gather32(cols int, bias *float32, w *float32, wStride int, idx []int32, val []float64, d *float32)
 
 //go:noescape
 func cell64z(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float64, h *float64)

@@ -58,14 +58,6 @@ func adamAVX(w []float64, g []float64, mom []float64, vel []float64, k *[7]float
 	panic("lstm: no assembly kernel on this platform")
 }
 
-func gather64(cols int, bias *float64, w *float64, wStride int, idx []int32, val []float64, d *float64) {
-	panic("lstm: no assembly kernel on this platform")
-}
-
-func gather32(cols int, bias *float32, w *float32, wStride int, idx []int32, val []float64, d *float32) {
-	panic("lstm: no assembly kernel on this platform")
-}
-
 func cell64z(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float64, h *float64) {
 	panic("lstm: no assembly kernel on this platform")
 }

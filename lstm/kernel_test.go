@@ -368,8 +368,17 @@ func checkGemmSameBits[T float](t *testing.T, k *kernels[T]) {
 	}
 	narrow := *k
 	narrow.wide = nil
-	rnd := rand.New(rand.NewPCG(9, 9))
-	for _, sz := range [][3]int{{8, 16, 5}, {8, 64, 64}, {32, 256, 64}, {13, 70, 9}, {20, 45, 33}, {64, 32, 256}, {7, 40, 3}} {
+	sizes := [][3]int{{8, 16, 5}, {8, 64, 64}, {32, 256, 64}, {13, 70, 9}, {20, 45, 33}, {64, 32, 256}, {7, 40, 3}}
+	checkGemmBits(t, rand.New(rand.NewPCG(9, 9)), sizes, &narrow, k, "the AVX2 blocks", false)
+}
+
+// checkGemmBits runs gemm with ref and with k on random products of every
+// size and both layouts of c (by rows, by columns) and fails where an
+// element's bits differ. With zeros, a third of the coefficients are ±0
+// and a fifth of the sums start at −0.
+func checkGemmBits[T float](t *testing.T, rnd *rand.Rand, sizes [][3]int, ref, k *kernels[T], refName string, zeros bool) {
+	t.Helper()
+	for _, sz := range sizes {
 		R, C, n := sz[0], sz[1], sz[2]
 		for _, layout := range []string{"rows", "cols"} {
 			cRow, cStep := n, 1
@@ -379,12 +388,27 @@ func checkGemmSameBits[T float](t *testing.T, k *kernels[T]) {
 			c := to[T](randSlice(rnd, R*n))
 			w := to[T](randSlice(rnd, n*C))
 			d0 := to[T](randSlice(rnd, R*C))
+			if zeros {
+				for i := range c {
+					switch rnd.IntN(6) {
+					case 0:
+						c[i] = 0
+					case 1:
+						c[i] = T(math.Copysign(0, -1))
+					}
+				}
+				for i := range d0 {
+					if rnd.IntN(5) == 0 {
+						d0[i] = T(math.Copysign(0, -1))
+					}
+				}
+			}
 			want, got := slices.Clone(d0), slices.Clone(d0)
-			gemm(&narrow, R, C, n, c, cRow, cStep, w, C, want, C)
+			gemm(ref, R, C, n, c, cRow, cStep, w, C, want, C)
 			gemm(k, R, C, n, c, cRow, cStep, w, C, got, C)
 			for i := range want {
 				if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
-					t.Fatalf("R=%d C=%d n=%d %s: element %d is %v, the AVX2 blocks give %v", R, C, n, layout, i, got[i], want[i])
+					t.Fatalf("R=%d C=%d n=%d %s: element %d is %v, %s give %v", R, C, n, layout, i, got[i], refName, want[i])
 				}
 			}
 		}
@@ -471,57 +495,19 @@ func TestAdamUpdateSameBits(t *testing.T) {
 	}
 }
 
-// TestInputSameBits checks the first layer's gathered input product in
-// assembly against copying the bias and one axpy per non-zero, bit for bit,
-// in both precisions, on rows with no, one and several non-zeros (one of
-// them a count of 2 and one negative).
-func TestInputSameBits(t *testing.T) {
-	t.Run("float64", func(t *testing.T) { checkInput(t, kernelsFor[float64]()) })
-	t.Run("float32", func(t *testing.T) { checkInput(t, kernelsFor[float32]()) })
-}
-
-func checkInput[T float](t *testing.T, k *kernels[T]) {
-	if k.gather == nil {
-		t.Skip("no assembly on this machine")
-	}
-	plain := *k
-	plain.gather = nil
-	rnd := rand.New(rand.NewPCG(12, 12))
-	for _, H := range []int{k.gatherCols / 4, k.gatherCols / 2, 64} {
-		const I, steps, n = 50, 3, 9
-		lp := layerOf[T]{in: I, wih: to[T](randSlice(rnd, I*4*H))}
-		bias := to[T](randSlice(rnd, 4*H))
-		d := Data{X: make([][][]float64, n), Y: make([]int, n)}
-		for i := range d.X {
-			for st := range steps {
-				row := make([]float64, I)
-				for range rnd.IntN(5) {
-					row[rnd.IntN(I)] = []float64{1, 2, -0.5, 0.3}[rnd.IntN(4)]
-				}
-				if i%3 == 0 && st == 1 {
-					// A dense row of non-integral values, not one-hot:
-					// more non-zeros than one scan of sixteen holds.
-					for j := range row {
-						if j%7 != 0 {
-							row[j] = 0.37*float64(j) - 2
-						}
-					}
-				}
-				d.X[i] = append(d.X[i], row)
-			}
-		}
-		pk, err := pack(d, I, false, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		samples := []int{3, 0, 8, 1, 5}
-		for step := range steps {
-			want, got := make([]T, len(samples)*4*H), make([]T, len(samples)*4*H)
-			(&net[T]{k: &plain, H: H, bias: [][]T{bias}}).input(pk, samples, step, &lp, want)
-			(&net[T]{k: k, H: H, bias: [][]T{bias}}).input(pk, samples, step, &lp, got)
-			if !slices.Equal(got, want) {
-				t.Errorf("H=%d step %d: the assembly differs from the axpys", H, step)
-			}
+// TestGemmGoBlocksSameBits checks gemm's pure-Go block (kernel_go.go)
+// against the Go loops it replaces (one axpy per non-zero coefficient,
+// math.FMA), bit for bit, on every architecture: rows and columns left
+// over, zero coefficients of either sign and sums that are −0, which
+// skipping a zero coefficient keeps.
+func TestGemmGoBlocksSameBits(t *testing.T) {
+	axpy := func(a float64, x, y []float64) {
+		for i := range y {
+			y[i] = math.FMA(a, x[i], y[i])
 		}
 	}
+	loops := &kernels[float64]{axpy: axpy}
+	blocked := &kernels[float64]{axpy: axpy, goBlock: block4Go64}
+	sizes := [][3]int{{4, 4, 1}, {8, 16, 5}, {5, 9, 7}, {16, 256, 64}, {13, 70, 9}, {7, 3, 4}, {12, 45, 33}}
+	checkGemmBits(t, rand.New(rand.NewPCG(11, 11)), sizes, loops, blocked, "the Go loops", true)
 }

@@ -177,22 +177,9 @@ func (n *net[T]) forward(a *acts[T], r0 int, d *packed, samples []int, out []flo
 
 // input sets the rows of G to the first layer's bias plus its input
 // product at step t of the samples: the weight rows of the non-zero inputs
-// gathered, one axpy each, in order. k.gather does the same in one
-// assembly call per row where 4H is a multiple of k.gatherCols.
+// gathered, one axpy each, in order.
 func (n *net[T]) input(d *packed, samples []int, t int, lp *layerOf[T], G []T) {
 	H4 := 4 * n.H
-	if k := n.k; k.gather != nil && H4%k.gatherCols == 0 {
-		// pack keeps every index below d.I; the kernel reads weight rows
-		// without bounds checks.
-		if d.I != lp.in || len(lp.wih) < d.I*H4 || len(G) < len(samples)*H4 {
-			panic("lstm: kernel operand out of range")
-		}
-		for b, s := range samples {
-			idx, val := d.row(s, t)
-			k.gather(H4, &n.bias[0][0], &lp.wih[0], H4, idx, val, &G[b*H4])
-		}
-		return
-	}
 	for b, s := range samples {
 		gb := G[b*H4 : (b+1)*H4]
 		copy(gb, n.bias[0])

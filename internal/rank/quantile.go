@@ -7,10 +7,12 @@ import "math"
 // s[⌊h⌋+1] at g = h-⌊h⌋, computed as numpy.quantile's _lerp does (from
 // the nearer end: a + (b-a)·g for g < 0.5, b - (b-a)·(1-g) otherwise), so
 // that the result is NumPy's to the last bit. stats.Quantile and
-// overlap's propensity quantiles share it.
+// overlap's propensity quantiles share it. Products are rounded before
+// they are added (float64(…)): Go may fuse an unrounded a + d·g into one
+// multiply-add, and does on arm64, which then misses NumPy's last bit.
 func QuantileSorted(s []float64, q float64) float64 {
 	n := len(s)
-	h := float64(n-1) * q
+	h := float64(float64(n-1) * q)
 	lo := math.Floor(h)
 	i := int(lo)
 	if i >= n-1 {
@@ -20,7 +22,7 @@ func QuantileSorted(s []float64, q float64) float64 {
 	a, b := s[i], s[i+1]
 	d := b - a
 	if g >= 0.5 {
-		return b - d*(1-g)
+		return b - float64(d*(1-g))
 	}
-	return a + d*g
+	return a + float64(d*g)
 }

@@ -8,7 +8,8 @@ thread count (torch.set_num_threads) and OpenBLAS's (OPENBLAS_NUM_THREADS;
 "default" leaves it unset, one thread per core): Debian's torch multiplies
 through OpenBLAS, whose threads run beside torch's, so both knobs matter.
 The script then prints, per measurement, the median throughput of each by the
-wall clock and per CPU second of the process, and the Go/PyTorch ratios
+wall clock and per CPU second of the process (each the median of seven
+measurements in one process, see STEADY), and the Go/PyTorch ratios
 against PyTorch's fastest setting by the median wall clock (the other
 settings are printed too), with the load average before and after each round.
 
@@ -23,7 +24,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # internal/bench/lstm -> module root
 
 # Go benchmark name -> peer measurement it is compared with.
 PAIRS = [
@@ -36,19 +37,27 @@ PAIRS = [
 
 LINE = re.compile(r"^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+\d+ ns/op(.*)$")
 UNITS = ("samples/s", "samples/cpu-s")
+# Steady state: each side's figure is the median of STEADY measurements
+# taken one after the other in one process (Go: -count STEADY, each run 20
+# consecutive calls; the peer: --repeats STEADY after its warm-up).
+STEADY = 7
 
 
 def run_go():
+    """Median over STEADY runs of each benchmark, all in one process, each
+    of 20 consecutive calls."""
     out = subprocess.run(
-        ["go", "test", "-run", "^$", "-bench", "TrainStep/published|Predict", "-benchtime", "20x", "-count", "1", "./lstm/"],
+        ["go", "test", "-run", "^$", "-bench", "TrainStep/published|Predict", "-benchtime", "20x",
+         "-count", str(STEADY), "./lstm/"],
         cwd=ROOT, check=True, capture_output=True, text=True).stdout
-    res = {}
+    runs = {}
     for line in out.splitlines():
         m = LINE.match(line)
         if not m:
             continue
-        res[m.group(1)] = dict((unit, float(v)) for v, unit in re.findall(r"([\d.e+]+) (samples/cpu-s|samples/s)", m.group(2)))
-    return res
+        vals = dict((unit, float(v)) for v, unit in re.findall(r"([\d.e+]+) (samples/cpu-s|samples/s)", m.group(2)))
+        runs.setdefault(m.group(1), []).append(vals)
+    return {name: {unit: statistics.median(r[unit] for r in rs) for unit in UNITS} for name, rs in runs.items()}
 
 
 def run_peer(setting):
@@ -57,7 +66,7 @@ def run_peer(setting):
     env.pop("OPENBLAS_NUM_THREADS", None)
     if blas != "default":
         env["OPENBLAS_NUM_THREADS"] = blas
-    out = subprocess.run([sys.executable, os.path.join(HERE, "peer.py"), "--repeats", "3", "--threads", str(threads)],
+    out = subprocess.run([sys.executable, os.path.join(HERE, "peer.py"), "--repeats", str(STEADY), "--threads", str(threads)],
                          check=True, capture_output=True, text=True, env=env).stdout
     res = {}
     for line in out.splitlines():
