@@ -1,27 +1,81 @@
 package lstm
 
 import (
+	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/synth"
 )
 
-func TestDecideNaNIsUndecided(t *testing.T) {
-	m := New(Architecture{Inputs: 3, Hidden: 4, Layers: 1}, rand.New(rand.NewPCG(1, 2)))
-	seq := [][]float64{{1, 0, 0}, {0, math.NaN(), 0}}
-	d, p := m.Decide(seq, 0.5)
-	if !math.IsNaN(p) || d != Undecided {
-		t.Fatalf("Decide with NaN input = %v, %v; want undecided, NaN", d, p)
+// heldJobs returns the jobs of a synthetic global log.
+func heldJobs(t *testing.T) []*eventlog.Job {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: 3, Jobs: 200, HoldRate: 0.4, Header: true}); err != nil {
+		t.Fatal(err)
 	}
-	seq[1][1] = 1
-	d, p = m.Decide(seq, 0.5)
-	if math.IsNaN(p) || d == Undecided {
-		t.Fatalf("Decide with finite input = %v, %v; want a decision", d, p)
+	evs, err := eventlog.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if want := map[bool]Decision{true: Release, false: Remove}[p >= 0.5]; d != want {
-		t.Fatalf("Decide = %v at p=%v, want %v", d, p, want)
+	// Cut the log at the middle hold so that some jobs are on hold at its end.
+	var holds []int
+	for i, e := range evs {
+		if e.Code == eventlog.Held {
+			holds = append(holds, i)
+		}
 	}
-	if got := Undecided.String(); got != "undecided" {
-		t.Fatalf("Undecided.String() = %q", got)
+	if len(holds) == 0 {
+		t.Fatal("synthetic log without a hold")
+	}
+	return eventlog.Group("global.log", evs[:holds[len(holds)/2]+1])
+}
+
+func TestDecide(t *testing.T) {
+	jobs := heldJobs(t)
+	b := eventlog.Builder{E: 46, M: 4, Frame: time.Minute, J: 2, Seed: 7, Pad: true, SeedCompat: true}
+	m := New(Architecture{Inputs: 2 * 46, Hidden: 3, Layers: 1}, rand.New(rand.NewPCG(1, 2)))
+	ds, err := Decide(m, b, 0.5, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := b.BuildOnHold(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) == 0 || len(ds) != len(samples) {
+		t.Fatalf("%d decisions for %d jobs on hold", len(ds), len(samples))
+	}
+	for i, d := range ds {
+		if p := m.Predict(samples[i].Seq()); d.Job != samples[i].Job || d.P != p || d.Release != (p >= 0.5) {
+			t.Errorf("decision %d = %+v, want job %v P %v", i, d, samples[i].Job, p)
+		}
+		if d.HeldAt.IsZero() {
+			t.Errorf("decision %d has no hold time", i)
+		}
+	}
+
+	bad := m.Clone()
+	bad.params[len(bad.params)-1] = math.NaN()
+	if _, err := Decide(bad, b, 0.5, jobs); !errors.Is(err, ErrNaN) {
+		t.Errorf("NaN model: err = %v, want ErrNaN", err)
+	}
+	for name, b := range map[string]eventlog.Builder{
+		"forward":     {E: 46, M: 4, Frame: time.Minute, J: 2, Pad: true, Forward: true},
+		"wrong width": {E: 46, M: 4, Frame: time.Minute, J: 3, Pad: true, SeedCompat: true},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			Decide(m, b, 0.5, jobs)
+		}()
 	}
 }

@@ -20,8 +20,8 @@
 // differentiates it symbolically, the reference the native engine is tested
 // against. It is a package of its own so that this one links no gorgonia.
 //
-// Inference runs through the same pure-Go forward pass: Predict and Decide
-// on one sequence, Model.Probabilities on many (batched when the sequences
+// Inference runs through the same pure-Go forward pass: Predict on one
+// sequence, Model.Probabilities on many (batched when the sequences
 // have equal lengths), and Predictor, a float32 snapshot of a model that
 // computes as PyTorch does in its default dtype, for the fastest batched
 // inference.
@@ -45,9 +45,10 @@
 // non-FMA machines differ in the last bits, which can change a training
 // trajectory.
 //
-// Search runs a hyperparameter grid or seeded random search in-process; it
-// is meant to be replaced by one sweep-package run per trial once that
-// package can launch them.
+// Decide decides the jobs on hold in HTCondor event logs (eventlog's jobs)
+// with a trained model, each at the hold it is in now, from the events
+// written up to that hold. A hyperparameter search is a sweep of Train
+// runs; examples/heldjobs runs one on any sweep backend.
 //
 // Deviations from the published held-job project, on purpose: validation
 // metrics cover the whole validation set rather than its last batch, early

@@ -84,11 +84,11 @@ func TestExportTorchKeepsOrder(t *testing.T) {
 	same, unflippedDiffer, worst := 0, 0, 0.0
 	for i, p := range probs {
 		worst = math.Max(worst, math.Abs(p-g.Prob[i]))
-		dec, _ := m.Decide(d.X[i], 0.5)
-		if (g.Prob[i] >= 0.5) == (dec == Release) {
+		release := m.Predict(d.X[i]) >= 0.5
+		if (g.Prob[i] >= 0.5) == release {
 			same++
 		}
-		if (g.ProbUnflipped[i] >= 0.5) != (dec == Release) {
+		if (g.ProbUnflipped[i] >= 0.5) != release {
 			unflippedDiffer++
 		}
 	}

@@ -94,11 +94,6 @@ func (m *Model) Architecture() Architecture {
 	return Architecture{Inputs: m.inputs, Hidden: m.hidden, Layers: m.layers, NewestFirst: m.newestFirst}
 }
 
-// SetNewestFirst sets whether the model reads sequences as newest-first
-// rows (see Architecture); ImportTorch leaves it false. It must not be
-// called while the model is in use.
-func (m *Model) SetNewestFirst(v bool) { m.newestFirst = v }
-
 // Clone returns a deep copy of m.
 func (m *Model) Clone() *Model {
 	c := newModel(m.Architecture())
@@ -204,41 +199,4 @@ func (m *Model) checkInputs(X [][][]float64, sameLength bool) error {
 		}
 	}
 	return nil
-}
-
-// Decision is what to do with a held job.
-type Decision int
-
-const (
-	Undecided Decision = iota // no decision: the probability is NaN (NaN in the input)
-	Remove                    // the job should be removed from the queue
-	Release                   // the job should be released to run again
-)
-
-// String returns "release", "remove" or "undecided".
-func (d Decision) String() string {
-	switch d {
-	case Release:
-		return "release"
-	case Remove:
-		return "remove"
-	case Undecided:
-		return "undecided"
-	}
-	return fmt.Sprintf("Decision(%d)", int(d))
-}
-
-// Decide returns Release when P(release) of seq is at least threshold, and
-// the probability. It panics as Predict does on malformed input. A NaN
-// input gives a NaN probability and Undecided: removal cannot be undone, so
-// bad data never defaults to it.
-func (m *Model) Decide(seq [][]float64, threshold float64) (Decision, float64) {
-	p := m.Predict(seq)
-	switch {
-	case math.IsNaN(p):
-		return Undecided, p
-	case p >= threshold:
-		return Release, p
-	}
-	return Remove, p
 }

@@ -212,7 +212,7 @@ const TorchNewestFirstKey = "newest_first"
 //	p = torch.sigmoid(net(torch.flip(x, [1]) if newest_first else x))
 //
 // lstm/testdata/gen_export_order.py does exactly that, and every decision
-// it makes equals Model.Decide's (TestExportTorchKeepsOrder).
+// it makes at 0.5 equals Model.Predict's (TestExportTorchKeepsOrder).
 func (m *Model) ExportTorch(w io.Writer, double bool) (err error) {
 	defer wrapErr(&err)
 	z := npy.NewZipWriter(w, false)

@@ -42,6 +42,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -55,10 +56,10 @@ import (
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/examples/heldjobs/internal/heldjobs"
 	"github.com/crosscluster/crosscluster/internal/pathlist"
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/lstm/gorgonia"
-	cplot "github.com/crosscluster/crosscluster/internal/plot"
 )
 
 type options struct {
@@ -384,12 +385,16 @@ func writeDecisions(path string, m *lstm.Model, held []eventlog.Sample, threshol
 		w := csv.NewWriter(b)
 		w.Write([]string{"job", "source", "first_event", "p_release", "decision"})
 		for _, s := range held {
-			d, p := m.Decide(s.Seq(), threshold)
-			if d == lstm.Release {
+			p, d := m.Predict(s.Seq()), "remove"
+			switch {
+			case math.IsNaN(p):
+				d = "undecided"
+			case p >= threshold:
+				d = "release"
 				released++
 			}
 			w.Write([]string{s.Job.JobID.String(), s.Job.Source, s.Start.UTC().Format(time.RFC3339),
-				strconv.FormatFloat(p, 'f', 6, 64), d.String()})
+				strconv.FormatFloat(p, 'f', 6, 64), d})
 		}
 		w.Flush()
 		return w.Error()

@@ -1,0 +1,73 @@
+package lstm
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/crosscluster/crosscluster/eventlog"
+)
+
+// Decision is a model's decision on one job on hold.
+type Decision struct {
+	Job eventlog.Key
+	// HeldAt is the time of the hold the job is in now (its latest, for a
+	// job released and held again): the decision's time.
+	HeldAt time.Time
+	// HoldCode is the HTCondor hold reason code of that hold (0 when the
+	// hold event has none).
+	HoldCode int
+	Release  bool    // P(release) is at least the threshold
+	P        float64 // P(release)
+}
+
+// Decide decides every job whose last state in jobs is a hold: release
+// when P(release) of its tensor is at least threshold, remove otherwise.
+// Decisions are in the order of jobs; no job on hold gives none.
+//
+// A decision is made at decision time, the hold the job is in now: its
+// tensor is built by b.BuildOnHold from the events written up to that
+// hold only, for the job and for the jobs around it, so that b must be
+// the Builder the model's training samples were built with (the same E,
+// M, Frame, J and Seed): the same logs and model then give the same
+// decisions in any process and under any file name, and a job held once
+// gets the tensor it had as a training sample. Decide panics if b frames
+// forward (Builder.Forward without SeedCompat), which reads events after
+// the hold, or if the model's input width is not b.J×b.E.
+//
+// A probability that is not a number (a model with NaN weights) is an
+// error wrapping ErrNaN naming the job: removal cannot be undone, so it
+// never defaults to it.
+func Decide(m *Model, b eventlog.Builder, threshold float64, jobs []*eventlog.Job) ([]Decision, error) {
+	if b.Forward && !b.SeedCompat {
+		panic("lstm: Decide with a Builder that frames forward")
+	}
+	samples, err := b.BuildOnHold(jobs)
+	if err != nil {
+		return nil, fmt.Errorf("lstm: Decide: %w", err)
+	}
+	held := map[eventlog.Key]eventlog.Event{}
+	for _, j := range jobs {
+		if ev, ok := j.LastState(); ok && ev.Code == eventlog.Held {
+			held[j.Key] = ev
+		}
+	}
+	out := make([]Decision, 0, len(samples))
+	for i := range samples {
+		s := &samples[i]
+		if s.J*s.E != m.inputs {
+			panic("lstm: Decide with a Builder whose J×E is not the model's input width")
+		}
+		p := m.Predict(s.Seq())
+		if math.IsNaN(p) {
+			return nil, fmt.Errorf("lstm: Decide: job %v: P(release) is NaN: %w", s.Job, ErrNaN)
+		}
+		ev := held[s.Job]
+		d := Decision{Job: s.Job, HeldAt: ev.Time, Release: p >= threshold, P: p}
+		if hi, err := ev.HoldInfo(); err == nil && hi.HasCode {
+			d.HoldCode = hi.Code
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
