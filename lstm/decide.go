@@ -21,7 +21,7 @@ type Decision struct {
 	P        float64 // P(release)
 }
 
-// Decide decides every job whose last state in jobs is a hold: release
+// Decide decides, with the model n, every job whose last state in jobs is a hold: release
 // when P(release) of its tensor is at least threshold, remove otherwise.
 // Decisions are in the order of jobs; no job on hold gives none.
 //
@@ -33,12 +33,13 @@ type Decision struct {
 // decisions in any process and under any file name, and a job held once
 // gets the tensor it had as a training sample. Decide panics if b frames
 // forward (Builder.Forward without SeedCompat), which reads events after
-// the hold, or if the model's input width is not b.J×b.E.
+// the hold. A model whose input width is not b.J×b.E is an error wrapping
+// ErrWidth.
 //
 // A probability that is not a number (a model with NaN weights) is an
 // error wrapping ErrNaN naming the job: removal cannot be undone, so it
 // never defaults to it.
-func Decide(m *Model, b eventlog.Builder, threshold float64, jobs []*eventlog.Job) ([]Decision, error) {
+func Decide(n Network, b eventlog.Builder, threshold float64, jobs []*eventlog.Job) ([]Decision, error) {
 	if b.Forward && !b.SeedCompat {
 		panic("lstm: Decide with a Builder that frames forward")
 	}
@@ -55,10 +56,11 @@ func Decide(m *Model, b eventlog.Builder, threshold float64, jobs []*eventlog.Jo
 	out := make([]Decision, 0, len(samples))
 	for i := range samples {
 		s := &samples[i]
-		if s.J*s.E != m.inputs {
-			panic("lstm: Decide with a Builder whose J×E is not the model's input width")
+		ps, err := n.Probabilities([][][]float64{s.Seq()})
+		if err != nil {
+			return nil, fmt.Errorf("lstm: Decide: job %v: %w", s.Job, err)
 		}
-		p := m.Predict(s.Seq())
+		p := ps[0]
 		if math.IsNaN(p) {
 			return nil, fmt.Errorf("lstm: Decide: job %v: P(release) is NaN: %w", s.Job, ErrNaN)
 		}

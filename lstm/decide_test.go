@@ -65,17 +65,14 @@ func TestDecide(t *testing.T) {
 	if _, err := Decide(bad, b, 0.5, jobs); !errors.Is(err, ErrNaN) {
 		t.Errorf("NaN model: err = %v, want ErrNaN", err)
 	}
-	for name, b := range map[string]eventlog.Builder{
-		"forward":     {E: 46, M: 4, Frame: time.Minute, J: 2, Pad: true, Forward: true},
-		"wrong width": {E: 46, M: 4, Frame: time.Minute, J: 3, Pad: true, SeedCompat: true},
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", name)
-				}
-			}()
-			Decide(m, b, 0.5, jobs)
-		}()
+	wide := eventlog.Builder{E: 46, M: 4, Frame: time.Minute, J: 3, Pad: true, SeedCompat: true}
+	if _, err := Decide(m, wide, 0.5, jobs); !errors.Is(err, ErrWidth) {
+		t.Errorf("J×E wider than the model: err = %v, want ErrWidth", err)
 	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("forward framing: no panic")
+		}
+	}()
+	Decide(m, eventlog.Builder{E: 46, M: 4, Frame: time.Minute, J: 2, Pad: true, Forward: true}, 0.5, jobs)
 }

@@ -10,7 +10,19 @@
 // files, and the tests check forward outputs and one Adam step against
 // committed PyTorch outputs.
 //
-// Two engines compute gradients. The native engine (the default) is a
+// Architecture.Cell selects a GRU instead: PyTorch's nn.GRU exactly (gate
+// order r, z, n; n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))), saved,
+// exported (gru.weight_ih_l0, ...) and imported the same way, and checked
+// against committed PyTorch outputs to the same bounds. It runs in plain
+// float64 Go loops. Train, Evaluate and Decide take a Network, the
+// interface *Model implements, so another network plugs in by giving its
+// parameters, probabilities and gradient.
+//
+// Config.Checkpoint makes a training run survive being killed: the whole
+// state is written atomically after every epoch, and a restarted Train
+// continues from the last one to the same bits as an uninterrupted run.
+//
+// Two engines compute the LSTM's gradients. The native engine (the default) is a
 // hand-derived backpropagation through time in pure Go that gathers weight
 // rows for the non-zero entries of each input row instead of multiplying
 // by a dense one-hot matrix. Native32 is the same pass in float32 arithmetic
