@@ -215,9 +215,10 @@ func transpose(a []float64, r, c int) []float64 {
 	return out
 }
 
-// TorchNewestFirstKey names the array ExportTorch adds for a model that
-// reads its rows newest first.
-const TorchNewestFirstKey = "newest_first"
+// legacyNewestFirstKey is the array that archives written by earlier
+// versions of ExportTorch carried for a newest-first model; ImportTorch
+// still honours it.
+const legacyNewestFirstKey = "newest_first"
 
 // ExportTorch writes m's weights to w as an .npz archive of float32 arrays
 // named as the state_dict of
@@ -229,17 +230,18 @@ const TorchNewestFirstKey = "newest_first"
 //	        self.fc = nn.Linear(H, 1)
 //
 // (for a GRU, self.gru = nn.GRU(I, H, L, batch_first=True))
-// so that Python loads it with
-// net.load_state_dict({k: torch.from_numpy(v) for k, v in np.load(f).items()}).
+// and nothing else, so that Python loads it strictly:
+//
+//	net.load_state_dict({k: torch.from_numpy(v) for k, v in np.load(f).items()}, strict=True)
+//
 // With double set, arrays are float64 (for a model.double()).
 //
-// A model that reads its rows newest first (Architecture.NewestFirst) gets
-// one more array, TorchNewestFirstKey = [1]; the PyTorch side must take it
-// out before load_state_dict and flip its inputs' time axis, as this model
-// does when it reads them:
+// The row order is not part of a state_dict. A model that reads its rows
+// newest first (Architecture.NewestFirst) must be given, in PyTorch, its
+// inputs with the time axis flipped, as this model reads them; the caller
+// keeps that fact beside the file (examples/heldjobs writes it into
+// model_torch.json):
 //
-//	d = dict(np.load(f)); newest_first = bool(d.pop("newest_first", [0])[0])
-//	net.load_state_dict({k: torch.from_numpy(v) for k, v in d.items()})
 //	p = torch.sigmoid(net(torch.flip(x, [1]) if newest_first else x))
 //
 // lstm/testdata/gen_export_order.py does exactly that, and every decision
@@ -247,11 +249,6 @@ const TorchNewestFirstKey = "newest_first"
 func (m *Model) ExportTorch(w io.Writer, double bool) (err error) {
 	defer wrapErr(&err)
 	z := npy.NewZipWriter(w, false)
-	if m.newestFirst {
-		if err := z.Add(TorchNewestFirstKey, []int{1}, []int8{1}); err != nil {
-			return err
-		}
-	}
 	for _, t := range m.stateDict() {
 		var data any = t.data
 		if !double {
@@ -278,9 +275,10 @@ func (m *Model) ExportTorch(w io.Writer, double bool) (err error) {
 // except that an lstm.* key of a layer beyond the counted ones (as left by
 // a missing lstm.weight_ih_l<k>), or of a bidirectional or projected LSTM,
 // is an ErrStateDict error naming it.
-// Rows are taken as oldest first (Architecture.NewestFirst false) unless
-// the archive has TorchNewestFirstKey set, as ExportTorch writes it for a
-// newest-first model.
+// Rows are taken as oldest first (Architecture.NewestFirst false), as
+// PyTorch's module reads them, unless the archive holds newest_first = [1]
+// beside the state_dict (as this package's exports once did). Save and
+// Load keep the row order.
 func ImportTorch(r io.ReaderAt, size int64) (_ *Model, err error) {
 	defer wrapErr(&err)
 	ar, err := npy.OpenArchive(r, size)
@@ -343,8 +341,8 @@ func ImportTorch(r io.ReaderAt, size int64) (_ *Model, err error) {
 			return nil, fmt.Errorf("%w: unexpected %q for a %d-layer unidirectional %s (a missing %s.weight_ih_l%d?)", ErrStateDict, k, a.Layers, strings.ToUpper(mod.String()), mod, a.Layers)
 		}
 	}
-	if keys[TorchNewestFirstKey] {
-		_, v, err := read(TorchNewestFirstKey)
+	if keys[legacyNewestFirstKey] {
+		_, v, err := read(legacyNewestFirstKey)
 		if err != nil {
 			return nil, err
 		}

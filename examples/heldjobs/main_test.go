@@ -22,7 +22,7 @@ import (
 
 func testOptions(out string) options {
 	return options{out: out, jobs: 1500, seed: 3, j: 3, m: 6, e: 46, frame: time.Minute, hidden: 8, layers: 1,
-		batch: 32, epochs: 4, patience: 2, lr: 3e-3, threshold: 0.5, snapshot: 0.9, engine: "native"}
+		batch: 32, epochs: 4, patience: 2, lr: 3e-3, threshold: 0.5, snapshot: 0.9, engine: "native", cell: "lstm"}
 }
 
 // TestRunShapeWindow: a -m -frame window longer than ten years is refused

@@ -197,6 +197,9 @@ func dataParams(o options) map[string]sweep.Value {
 		"epochs": sweep.IntValue(int64(o.epochs)), "patience": sweep.IntValue(int64(o.patience)),
 		"threshold": sweep.FloatValue(o.threshold), "engine": sweep.Str(o.engine),
 	}
+	if o.cell != "" && o.cell != lstm.LSTM.String() {
+		p["model"] = sweep.Str(o.cell) // absent for the LSTM: its trials keep their identities
+	}
 	if o.logs != "" {
 		p["logs"] = sweep.Str(o.logs)
 	} else {
@@ -248,7 +251,7 @@ func (s *searcher) trial(ctx context.Context, t sweep.Task) (*sweep.Result, erro
 	s.ran.Add(1)
 	cfg := s.cfg
 	cfg.LearningRate, cfg.BatchSize = tp.lr, tp.batch
-	arch := lstm.Architecture{Inputs: tp.shape.J * s.o.e, Hidden: tp.hidden, Layers: tp.layers, NewestFirst: !s.o.forward}
+	arch := lstm.Architecture{Inputs: tp.shape.J * s.o.e, Hidden: tp.hidden, Layers: tp.layers, NewestFirst: !s.o.forward, Cell: cellFlag(s.o.cell)}
 	// The same seeds as a run without -search, so the best trial is the
 	// model that run would train with the trial's flags.
 	m := lstm.New(arch, rand.New(rand.NewPCG(s.o.seed, 2)))

@@ -27,6 +27,17 @@ type RunConfig struct {
 	Metric           Metric
 	Threshold        float64
 	Engine           string
+	Cell             lstm.Cell // the "model" parameter, LSTM when absent
+}
+
+// cellOf reads a spec's model name.
+func cellOf(name string) (lstm.Cell, error) {
+	for _, c := range []lstm.Cell{lstm.LSTM, lstm.GRU} {
+		if name == c.String() {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("model %q: want lstm or gru", name)
 }
 
 // runConfigOf reads the base parameters back from a run's parameters.
@@ -39,6 +50,13 @@ func runConfigOf(p map[string]sweep.Value) (RunConfig, error) {
 	rc := RunConfig{E: int(p["e"].Int()), Forward: p["forward"].Bool(), Train: p["split_train"].Float(), Valid: p["split_valid"].Float(),
 		Seed: uint64(p["seed"].Int()), Epochs: int(p["epochs"].Int()), Patience: int(p["patience"].Int()),
 		Metric: Metric(p["metric"].Lit), Threshold: p["threshold"].Float(), Engine: p["engine"].Lit}
+	if v, ok := p["model"]; ok {
+		c, err := cellOf(v.Lit)
+		if err != nil {
+			return RunConfig{}, fmt.Errorf("heldjobs: %w: %w", ErrSpec, err)
+		}
+		rc.Cell = c
+	}
 	if !rc.Metric.valid() || rc.Epochs < 1 || rc.Patience < 1 || rc.E < 1 || (rc.Engine != "native" && rc.Engine != "native32") {
 		return RunConfig{}, fmt.Errorf("heldjobs: %w: run parameters %+v", ErrSpec, rc)
 	}
@@ -121,7 +139,7 @@ type Trained struct {
 // trains the same model on every engine. onEpoch, if not nil, is called
 // after every epoch. Cancelling ctx returns ctx.Err().
 func TrainPoint(ctx context.Context, p Point, rc RunConfig, sp *Splits, onEpoch func(Epoch)) (*Trained, error) {
-	arch := lstm.Architecture{Inputs: p.Shape.J * rc.E, Hidden: p.Hidden, Layers: p.Layers, NewestFirst: !rc.Forward}
+	arch := lstm.Architecture{Inputs: p.Shape.J * rc.E, Hidden: p.Hidden, Layers: p.Layers, NewestFirst: !rc.Forward, Cell: rc.Cell}
 	m := lstm.New(arch, rand.New(rand.NewPCG(rc.Seed, 2)))
 	cfg := lstm.Config{LearningRate: p.LearningRate, BatchSize: p.Batch, Epochs: rc.Epochs, Patience: -1,
 		Threshold: rc.Threshold, Seed: rc.Seed}
