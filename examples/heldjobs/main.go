@@ -88,6 +88,7 @@ type options struct {
 	published                                                       bool
 	engine                                                          string
 	cell                                                            string
+	split                                                           string // "random", "time" or "" (time for -logs, random otherwise)
 	// The pipeline (pipeline.go).
 	spec, backend, model string
 }
@@ -169,6 +170,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	flag.IntVar(&o.searchRandom, "search-random", 0, "draw this many seeded random points (seed -seed) from the search values instead of the whole grid (e.g. -search-random 8)")
 	flag.IntVar(&o.workers, "workers", runtime.NumCPU(), "search trials in flight (e.g. -workers 4)")
 	flag.BoolVar(&o.published, "published", false, "use the published sizes: j=10 m=10 e=46 H=64 layers=2 batch=256 lr=1e-3 (e.g. -published)")
+	flag.StringVar(&o.split, "split", "", "train/validation/test split: time (train on the earliest holds, test on the latest; the default with -logs) or random (seeded; the default for the synthetic log) (e.g. -split time)")
 	flag.StringVar(&o.cell, "cell", "lstm", "recurrent cell: lstm or gru (lstm.GRU, float64 only) (e.g. -cell gru)")
 	flag.StringVar(&o.engine, "engine", "native", "gradient engine: native (float64, PyTorch-exact), native32 (float32, about twice as fast) or gorgonia (the graph, slow) (e.g. -engine native32)")
 	flag.StringVar(&o.spec, "spec", "", "run the search of a YAML search spec (package heldjobs) on -backend into -out: dataset, ledger, best model, bestmodel.info, tracking tables, curves.png (e.g. -spec search.yaml)")
@@ -184,6 +186,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		o.j, o.m, o.e, o.hidden, o.layers, o.batch, o.lr = 10, 10, 46, 64, 2, 256, 1e-3
 	}
 	return o, o.check()
+}
+
+// timeSplit reports whether the split is time-ordered: -split time, or
+// real logs without -split.
+func (o options) timeSplit() bool { return o.split == "time" || (o.split == "" && o.logs != "") }
+
+// splitName names the split in the summary.
+func (o options) splitName() string {
+	if o.timeSplit() {
+		return "time-ordered"
+	}
+	return "random"
 }
 
 // cellFlag is the cell -cell names (check has refused any other).
@@ -219,6 +233,7 @@ func (o options) check() error {
 		{"-search-random", o.searchRandom < 0, "0 or more"},
 		{"-engine", o.engine != "native" && o.engine != "native32" && o.engine != "gorgonia", "native, native32 or gorgonia"},
 		{"-cell", o.cell != "lstm" && o.cell != "gru", "lstm or gru"},
+		{"-split", o.split != "" && o.split != "random" && o.split != "time", "random or time"},
 		{"-backend", !slices.Contains([]string{"local", "process", "slurm", "condor", "condor-local"}, o.backend), "local, process, slurm, condor or condor-local"},
 		{"-logs", o.model != "" && o.logs == "", "the event logs whose held jobs -model decides"},
 	} {
@@ -335,6 +350,16 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("test set (%d jobs), loss %.4f:\n", test.Len(), testLoss)
 	printConfusion(met)
+	testP, err := model.Probabilities(test.X)
+	if err != nil {
+		return err
+	}
+	modelScore := score(strings.ToUpper(o.cell)+" (this model)", testP, test.Y, o.threshold, o.seed)
+	base, err := baselines(data.train, test, data.trainCodes, data.testCodes, o.threshold, o.seed)
+	if err != nil {
+		return err
+	}
+	printScores(os.Stdout, modelScore, base)
 
 	if err := writeFile(filepath.Join(o.out, "model.json"), func(w *bytes.Buffer) error { return model.Save(w) }); err != nil {
 		return err
@@ -364,6 +389,12 @@ func run(ctx context.Context, o options) error {
 		"test": map[string]any{"tp": met.TP, "fp": met.FP, "tn": met.TN, "fn": met.FN, "accuracy": met.Accuracy,
 			"precision": met.Precision, "recall": met.Recall, "f1": met.F1, "loss": testLoss, "threshold": o.threshold},
 	}
+	summary["split_order"] = o.splitName()
+	scores := map[string]any{}
+	for _, s := range append([]scored{modelScore}, base...) {
+		scores[s.name] = map[string]float64{"f1": s.f1, "f1_lo": s.lo, "f1_hi": s.hi}
+	}
+	summary["test_f1_beside_baselines"] = scores
 	if searched != nil {
 		summary["search"] = searched
 	}

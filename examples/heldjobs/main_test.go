@@ -95,6 +95,8 @@ func TestRun(t *testing.T) {
 				Train  struct {
 					Epochs int `json:"epochs"`
 				} `json:"training"`
+				SplitOrder string                        `json:"split_order"`
+				Scores     map[string]map[string]float64 `json:"test_f1_beside_baselines"`
 			}
 			b, err := os.ReadFile(filepath.Join(o.out, "metrics.json"))
 			if err != nil {
@@ -102,6 +104,13 @@ func TestRun(t *testing.T) {
 			}
 			if err := json.Unmarshal(b, &metrics); err != nil {
 				t.Fatal(err)
+			}
+			// Real logs are split in time by default, the synthetic log at random.
+			if want := map[bool]string{true: "time-ordered", false: "random"}[tc.logs != ""]; metrics.SplitOrder != want {
+				t.Errorf("split %q, want %q", metrics.SplitOrder, want)
+			}
+			if len(metrics.Scores) != 4 || metrics.Scores["hold-code rule"]["f1_hi"] < metrics.Scores["hold-code rule"]["f1"] {
+				t.Errorf("test scores beside the baselines: %v", metrics.Scores)
 			}
 			if metrics.OnHold != len(rows)-1 {
 				t.Errorf("metrics.json says %d jobs on hold, decisions.csv has %d", metrics.OnHold, len(rows)-1)
