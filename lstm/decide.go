@@ -1,7 +1,9 @@
 package lstm
 
 import (
+	"context"
 	"fmt"
+	"iter"
 	"math"
 	"time"
 
@@ -72,4 +74,45 @@ func Decide(n Network, b eventlog.Builder, threshold float64, jobs []*eventlog.J
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// DecideHolds reads events as a log is written (eventlog.Follow's
+// sequence, or any other) and calls decided with the decision on a job
+// each time it enters a hold: one call per held event, made as Decide
+// makes it from the events read up to and including that hold, the jobs
+// grouped under source. So a job decided live gets the decision Decide
+// gives on the log cut at its hold. Each hold regroups the events read so
+// far, so the cost grows with the log's length times its holds.
+//
+// It returns the first error of events or decided, nil when events end,
+// and ctx.Err() when ctx ends first.
+func DecideHolds(ctx context.Context, n Network, b eventlog.Builder, threshold float64, source string,
+	events iter.Seq2[eventlog.Event, error], decided func(Decision) error) error {
+	var evs []eventlog.Event
+	for ev, err := range events {
+		if err != nil {
+			return fmt.Errorf("lstm: DecideHolds: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		evs = append(evs, ev)
+		if ev.Code != eventlog.Held {
+			continue
+		}
+		ds, err := Decide(n, b, threshold, eventlog.Group(source, evs))
+		if err != nil {
+			return err
+		}
+		key := eventlog.Key{Source: source, JobID: ev.Job}
+		for _, d := range ds {
+			if d.Job == key {
+				if err := decided(d); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return ctx.Err()
 }

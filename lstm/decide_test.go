@@ -76,3 +76,50 @@ func TestDecide(t *testing.T) {
 	}()
 	Decide(m, eventlog.Builder{E: 46, M: 4, Frame: time.Minute, J: 2, Pad: true, Forward: true}, 0.5, jobs)
 }
+
+// TestDecideHolds checks that each hold read from a stream is decided once,
+// as Decide decides it on the log cut at that hold.
+func TestDecideHolds(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: 4, Jobs: 120, HoldRate: 0.4, Header: true}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := eventlog.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := eventlog.Builder{E: 46, M: 4, Frame: time.Minute, J: 2, Seed: 7, Pad: true, SeedCompat: true}
+	m := New(Architecture{Inputs: 2 * 46, Hidden: 3, Layers: 1, Cell: GRU}, rand.New(rand.NewPCG(1, 2)))
+	var got []Decision
+	seq := func(yield func(eventlog.Event, error) bool) {
+		for _, e := range evs {
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+	if err := DecideHolds(t.Context(), m, b, 0.5, "log", seq, func(d Decision) error { got = append(got, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for i, e := range evs {
+		if e.Code != eventlog.Held {
+			continue
+		}
+		ds, err := Decide(m, b, 0.5, eventlog.Group("log", evs[:i+1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.Job.JobID == e.Job {
+				if k >= len(got) || got[k] != d {
+					t.Fatalf("hold %d (%v): streamed %+v, cut log %+v", k, e.Job, got[min(k, len(got)-1)], d)
+				}
+				k++
+			}
+		}
+	}
+	if k == 0 || k != len(got) {
+		t.Errorf("%d holds decided from the stream, %d from the cut logs", len(got), k)
+	}
+}

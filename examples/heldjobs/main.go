@@ -26,8 +26,11 @@
 // dataset, the ledger, bestmodel.info and bestmodel.json, the best model
 // directory, the tracking tables and curves.png (pipeline.go). -model DIR
 // with -logs decides every job on hold in the logs with a saved model and
-// writes -out/decisions.csv. "heldjobs node ..." is the command line of the
-// DAG's jobs and of the process and Slurm workers.
+// writes -out/decisions.csv. "heldjobs serve -model DIR -log PATH
+// -decisions FILE [-act [-dry-run]]" follows a live log and decides each
+// job when it enters a hold, once per hold across restarts (serve.go).
+// "heldjobs node ..." is the command line of the DAG's jobs and of the
+// process and Slurm workers.
 //
 // Outputs in -out: model.json (lstm.Save), model_torch.npz (PyTorch
 // state_dict), decisions.csv, history.csv, loss.png, metrics.json, for
@@ -94,6 +97,12 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := serveMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	if len(os.Args) > 1 && os.Args[1] == "node" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := nodeMain(ctx, os.Args[2:], os.Stdout, os.Stderr)

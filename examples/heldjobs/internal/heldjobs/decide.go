@@ -21,7 +21,7 @@ func Decide(m *lstm.Model, info ModelInfo, jobs []*eventlog.Job) ([]lstm.Decisio
 	if info.Forward {
 		return nil, fmt.Errorf("heldjobs: %w: the model was trained on forward framing, which reads events after the hold; decisions need a model framed at the hold", ErrModelDir)
 	}
-	out, err := lstm.Decide(m, builder(Data{E: info.E, Seed: info.Seed}, info.shape()), info.Threshold, jobs)
+	out, err := lstm.Decide(m, info.Builder(), info.Threshold, jobs)
 	if err != nil {
 		return nil, fmt.Errorf("heldjobs: %w", err)
 	}
@@ -35,4 +35,11 @@ func Decide(m *lstm.Model, info ModelInfo, jobs []*eventlog.Job) ([]lstm.Decisio
 		return nil, fmt.Errorf("heldjobs: %w: of %d jobs read, %d were held and none is on hold at the end of the logs (a decision is made for jobs still on hold)", ErrNoHeldJob, len(jobs), held)
 	}
 	return out, nil
+}
+
+// Builder is the tensor builder the model's training samples were built
+// with (its shape, E and seed, framed at the hold), for lstm.Decide and
+// lstm.DecideHolds.
+func (i ModelInfo) Builder() eventlog.Builder {
+	return builder(Data{E: i.E, Seed: i.Seed, Forward: i.Forward}, i.shape())
 }
