@@ -74,7 +74,10 @@ type Config struct {
 
 	// Progress, if not nil, receives one line per epoch.
 	Progress io.Writer
-	// OnEpoch, if not nil, is called after every epoch.
+	// OnEpoch, if not nil, is called after every epoch, before the
+	// epoch's checkpoint is written: state a caller keeps beside the
+	// checkpoint is then never behind it, and a resumed run calls OnEpoch
+	// again for an epoch whose checkpoint a crash cut off.
 	OnEpoch func(EpochStats)
 }
 
@@ -252,6 +255,9 @@ func Train(ctx context.Context, n Network, cfg Config, train, valid Data) (_ *Hi
 		}
 		hist.Epochs = append(hist.Epochs, es)
 		hist.Stopped = cfg.Patience > 0 && st.sinceBest >= cfg.Patience
+		if cfg.OnEpoch != nil {
+			cfg.OnEpoch(es)
+		}
 		if cfg.Checkpoint != "" {
 			if err := st.save(cfg.Checkpoint, params, t, va.n); err != nil {
 				return hist, err
@@ -264,9 +270,6 @@ func Train(ctx context.Context, n Network, cfg Config, train, valid Data) (_ *Hi
 			}
 			fmt.Fprintf(cfg.Progress, "epoch %3d  train loss %.4f F1 %.4f  valid loss %.4f F1 %.4f  %s%s\n",
 				epoch, es.TrainLoss, es.Train.F1, es.ValidLoss, es.Valid.F1, es.Elapsed.Round(time.Millisecond), mark)
-		}
-		if cfg.OnEpoch != nil {
-			cfg.OnEpoch(es)
 		}
 	}
 	copy(params, st.best)
