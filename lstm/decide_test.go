@@ -12,17 +12,24 @@ import (
 	"github.com/crosscluster/crosscluster/internal/synth"
 )
 
-// heldJobs returns the jobs of a synthetic global log.
-func heldJobs(t *testing.T) []*eventlog.Job {
+// synthEvents returns the events of a synthetic global log.
+func synthEvents(t *testing.T, seed uint64, jobs int) []eventlog.Event {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: 3, Jobs: 200, HoldRate: 0.4, Header: true}); err != nil {
+	if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: seed, Jobs: jobs, HoldRate: 0.4, Header: true}); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := eventlog.NewReader(&buf).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return evs
+}
+
+// heldJobs returns the jobs of a synthetic global log.
+func heldJobs(t *testing.T) []*eventlog.Job {
+	t.Helper()
+	evs := synthEvents(t, 3, 200)
 	// Cut the log at the middle hold so that some jobs are on hold at its end.
 	var holds []int
 	for i, e := range evs {
@@ -80,14 +87,7 @@ func TestDecide(t *testing.T) {
 // TestDecideHolds checks that each hold read from a stream is decided once,
 // as Decide decides it on the log cut at that hold.
 func TestDecideHolds(t *testing.T) {
-	var buf bytes.Buffer
-	if _, err := synth.CondorGlobalLog(&buf, synth.CondorLogConfig{Seed: 4, Jobs: 120, HoldRate: 0.4, Header: true}); err != nil {
-		t.Fatal(err)
-	}
-	evs, err := eventlog.NewReader(&buf).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := synthEvents(t, 4, 120)
 	b := eventlog.Builder{E: 46, M: 4, Frame: time.Minute, J: 2, Seed: 7, Pad: true, SeedCompat: true}
 	m := New(Architecture{Inputs: 2 * 46, Hidden: 3, Layers: 1, Cell: GRU}, rand.New(rand.NewPCG(1, 2)))
 	var got []Decision

@@ -17,9 +17,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-I, H, T, B = 7, 5, 6, 8
-LR = 0.01
-CLIP = 0.01
+# The sizes, the inputs and the state_dict copy are the LSTM fixtures' own.
+from gen_parity import B, CLIP, H, I, LR, T, inputs, state
 
 
 class Net(nn.Module):
@@ -31,26 +30,6 @@ class Net(nn.Module):
     def forward(self, x):
         out, _ = self.gru(x)
         return torch.sigmoid(self.fc(out[:, -1, :])).squeeze(1)
-
-
-def inputs(gen):
-    x = np.zeros((B, T, I))
-    for b in range(B):
-        for t in range(T):
-            kind = gen.integers(4)
-            if kind == 0:
-                continue  # padding frame
-            if kind == 3:
-                x[b, t] = gen.integers(0, 3, size=I)  # counts
-            else:
-                x[b, t, gen.integers(I)] = 1.0  # one-hot
-    y = np.array([b % 2 for b in range(B)], dtype=np.float64)
-    gen.shuffle(y)
-    return x, y
-
-
-def state(net):
-    return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()}
 
 
 def one_step(out, keys, xt, yt, clip=None):
