@@ -84,16 +84,28 @@ func (m *Model) gruForward(lay []gruLayer, seq [][]float64, keep bool) (float64,
 		if keep {
 			steps = make([]gruStep, len(xs))
 		}
+		gi, gh := make([]float64, 3*H), make([]float64, 3*H)
 		for t, x := range xs {
 			st := gruStep{x: x, hPrev: h, r: make([]float64, H), z: make([]float64, H), n: make([]float64, H), hn: make([]float64, H)}
 			next := make([]float64, H)
+			// W_ih x over the non-zero inputs only (one-hot rows have a
+			// few), in input order; W_hh h row by row.
+			copy(gi, lp.bih)
+			for k, xk := range x {
+				if xk != 0 {
+					for r := range gi {
+						gi[r] += lp.wih[r*lp.in+k] * xk
+					}
+				}
+			}
+			for r := range gh {
+				gh[r] = lp.bhh[r] + dot(lp.whh[r*H:(r+1)*H], h)
+			}
 			for j := range H {
-				gi := func(g int) float64 { return lp.bih[g*H+j] + dot(lp.wih[(g*H+j)*lp.in:(g*H+j+1)*lp.in], x) }
-				gh := func(g int) float64 { return lp.bhh[g*H+j] + dot(lp.whh[(g*H+j)*H:(g*H+j+1)*H], h) }
-				r := sigmoid(gi(0) + gh(0))
-				z := sigmoid(gi(1) + gh(1))
-				hn := gh(2)
-				n := math.Tanh(gi(2) + r*hn)
+				r := sigmoid(gi[j] + gh[j])
+				z := sigmoid(gi[H+j] + gh[H+j])
+				hn := gh[2*H+j]
+				n := math.Tanh(gi[2*H+j] + r*hn)
 				st.r[j], st.z[j], st.n[j], st.hn[j] = r, z, n, hn
 				next[j] = (1-z)*n + z*h[j]
 			}
