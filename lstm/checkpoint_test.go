@@ -195,3 +195,33 @@ func TestCheckpointMismatch(t *testing.T) {
 		t.Errorf("damaged file: err = %v, want ErrFormat", err)
 	}
 }
+
+// FuzzCheckpoint feeds Train arbitrary checkpoint files: each is refused
+// with ErrFormat or resumed from, never a panic.
+func FuzzCheckpoint(f *testing.F) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	train := holdTask(rnd, 16, 3, 3, 1, 1)
+	dir := f.TempDir()
+	ckpt := filepath.Join(dir, "ckpt")
+	m := New(Architecture{Inputs: 3, Hidden: 2, Layers: 1}, rand.New(rand.NewPCG(1, 1)))
+	if _, err := Train(context.Background(), m, Config{Epochs: 1, BatchSize: 8, Checkpoint: ckpt}, train, Data{}); err != nil {
+		f.Fatal(err)
+	}
+	good, err := os.ReadFile(ckpt)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte("not a checkpoint"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), "ckpt")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mm := New(Architecture{Inputs: 3, Hidden: 2, Layers: 1}, rand.New(rand.NewPCG(1, 1)))
+		if _, err := Train(context.Background(), mm, Config{Epochs: 2, BatchSize: 8, Checkpoint: p}, train, Data{}); err != nil && !errors.Is(err, ErrFormat) && !errors.Is(err, ErrNaN) {
+			t.Fatalf("err = %v, want nil or ErrFormat", err)
+		}
+	})
+}

@@ -220,3 +220,26 @@ func TestServeRecovers(t *testing.T) {
 		t.Errorf("after recovery and one append:\n%s", b)
 	}
 }
+
+// FuzzDecisionsLog: any decisions log is read or refused with an error,
+// never a panic, and what is kept is whole lines.
+func FuzzDecisionsLog(f *testing.F) {
+	f.Add([]byte(`{"hold":"a","kind":"decision","decision":"release"}` + "\n"))
+	f.Add([]byte(`{"hold":"a","kind":"action","state":"started"}` + "\n" + `{"ho`))
+	f.Add([]byte("\n\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), "d.jsonl")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l, err := openDecisions(path)
+		if err != nil {
+			return
+		}
+		defer l.f.Close()
+		kept, _ := os.ReadFile(path)
+		if len(kept) > 0 && kept[len(kept)-1] != '\n' {
+			t.Errorf("kept %q, not whole lines", kept)
+		}
+	})
+}
