@@ -10,7 +10,19 @@
 // files, and the tests check forward outputs and one Adam step against
 // committed PyTorch outputs.
 //
-// Two engines compute gradients. The native engine (the default) is a
+// Architecture.Cell selects a GRU instead: PyTorch's nn.GRU exactly (gate
+// order r, z, n; n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn))), saved,
+// exported (gru.weight_ih_l0, ...) and imported the same way, and checked
+// against committed PyTorch outputs to the same bounds. It runs in plain
+// float64 Go loops. Train, Evaluate and Decide take a Network, the
+// interface *Model implements, so another network plugs in by giving its
+// parameters, probabilities and gradient.
+//
+// Config.Checkpoint makes a training run survive being killed: the whole
+// state is written atomically after every epoch, and a restarted Train
+// continues from the last one to the same bits as an uninterrupted run.
+//
+// Two engines compute the LSTM's gradients. The native engine (the default) is a
 // hand-derived backpropagation through time in pure Go that gathers weight
 // rows for the non-zero entries of each input row instead of multiplying
 // by a dense one-hot matrix. Native32 is the same pass in float32 arithmetic
@@ -20,8 +32,8 @@
 // differentiates it symbolically, the reference the native engine is tested
 // against. It is a package of its own so that this one links no gorgonia.
 //
-// Inference runs through the same pure-Go forward pass: Predict and Decide
-// on one sequence, Model.Probabilities on many (batched when the sequences
+// Inference runs through the same pure-Go forward pass: Predict on one
+// sequence, Model.Probabilities on many (batched when the sequences
 // have equal lengths), and Predictor, a float32 snapshot of a model that
 // computes as PyTorch does in its default dtype, for the fastest batched
 // inference.
@@ -45,9 +57,10 @@
 // non-FMA machines differ in the last bits, which can change a training
 // trajectory.
 //
-// Search runs a hyperparameter grid or seeded random search in-process; it
-// is meant to be replaced by one sweep-package run per trial once that
-// package can launch them.
+// Decide decides the jobs on hold in HTCondor event logs (eventlog's jobs)
+// with a trained model, each at the hold it is in now, from the events
+// written up to that hold. A hyperparameter search is a sweep of Train
+// runs; examples/heldjobs runs one on any sweep backend.
 //
 // Deviations from the published held-job project, on purpose: validation
 // metrics cover the whole validation set rather than its last batch, early

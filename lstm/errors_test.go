@@ -112,13 +112,6 @@ func TestErrors(t *testing.T) {
 			_, err := m.Predictor().Probabilities([][][]float64{{{1, 0}}, {{nan, 0}}})
 			return err
 		}, lstm.ErrNaN, []string{"sample 1 step 0 feature 0"}},
-		{"Search: a shape without data", func(t *testing.T) error {
-			res, err := lstm.Search(ctx, lstm.Space{Hidden: []int{2}, Layers: []int{1}, Shapes: []lstm.Shape{{Name: "j1"}}}, lstm.Config{Epochs: 1})
-			if err != nil || len(res.Trials) != 1 {
-				t.Fatalf("Search: %v", err)
-			}
-			return res.Trials[0].Err
-		}, lstm.ErrEmpty, []string{`shape "j1"`}},
 
 		{"Load: not JSON", load("PK\x03\x04"), lstm.ErrFormat, nil},
 		{"Load: truncated", load(saved.String()[:saved.Len()/2]), lstm.ErrFormat, nil},

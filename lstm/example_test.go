@@ -51,16 +51,15 @@ func Example() {
 	fmt.Println("test F1 at least 0.95:", met.F1 >= 0.95)
 
 	held := [][]float64{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 0, 1}, {1, 0, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}
-	d, _ := m.Decide(held, 0.5)
-	fmt.Println("hold code in the last frames:", d)
+	release := func(seq [][]float64) bool { return m.Predict(seq) >= 0.5 }
+	fmt.Println("hold code in the last frames, release:", release(held))
 	held[4] = []float64{1, 0, 0, 0}
-	d, _ = m.Decide(held, 0.5)
-	fmt.Println("no hold code:", d)
+	fmt.Println("no hold code, release:", release(held))
 	// Output:
 	// trained: true
 	// test F1 at least 0.95: true
-	// hold code in the last frames: release
-	// no hold code: remove
+	// hold code in the last frames, release: true
+	// no hold code, release: false
 }
 
 func ExampleScore() {

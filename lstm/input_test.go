@@ -104,7 +104,7 @@ func TestNewestFirst(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(15, 15))
 	m := New(Architecture{Inputs: 4, Hidden: 3, Layers: 2}, rnd)
 	r := m.Clone()
-	r.SetNewestFirst(true)
+	r.newestFirst = true
 	d := randomData(rnd, 5, 6, 4)
 	for _, seq := range d.X {
 		rev := make([][]float64, len(seq))

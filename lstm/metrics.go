@@ -64,10 +64,28 @@ func (m Metrics) String() string {
 // Evaluate scores the model on a whole data set at threshold (0.5 when
 // threshold is 0) and returns the metrics and the mean binary cross-entropy.
 // Bad data (widths, lengths, labels, NaN) is an error naming the sample.
-func Evaluate(m *Model, d Data, threshold float64) (_ Metrics, _ float64, err error) {
+func Evaluate(n Network, d Data, threshold float64) (_ Metrics, _ float64, err error) {
 	defer wrapErr(&err)
 	if threshold == 0 {
 		threshold = 0.5
+	}
+	m, ok := n.(*Model)
+	if !ok {
+		if len(d.X) != len(d.Y) {
+			panic("lstm: len(X) != len(Y)")
+		}
+		y := make([]float64, len(d.Y))
+		for i, v := range d.Y {
+			if v != 0 && v != 1 {
+				return Metrics{}, 0, fmt.Errorf("sample %d: label %d: %w", i, v, ErrLabel)
+			}
+			y[i] = float64(v)
+		}
+		p, err := n.Probabilities(d.X)
+		if err != nil {
+			return Metrics{}, 0, err
+		}
+		return Score(p, d.Y, threshold), bce(p, y), nil
 	}
 	pk, err := pack(d, m.inputs, m.newestFirst, false)
 	if err != nil {
@@ -81,6 +99,9 @@ func Evaluate(m *Model, d Data, threshold float64) (_ Metrics, _ float64, err er
 // pk, computed in batches of size bs (cut in shards run on workers
 // goroutines, ≤ 0 meaning GOMAXPROCS) with the batched forward pass.
 func predictPacked(m *Model, pk *packed, bs, workers int) ([]float64, float64) {
+	if m.cell == GRU {
+		return m.gruPacked(pk)
+	}
 	out := make([]float64, pk.n)
 	m.net().probabilities(pk, bs, workers, out)
 	return out, bce(out, pk.y)

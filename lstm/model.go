@@ -23,6 +23,7 @@ import (
 type Model struct {
 	inputs, hidden, layers int
 	newestFirst            bool
+	cell                   Cell
 
 	params []float64
 	lay    []layerParams
@@ -40,14 +41,17 @@ type Architecture struct {
 	// some tensor builders write them. The model then reads the rows in
 	// reverse so that its head sees the state after the latest frame.
 	NewestFirst bool
+
+	Cell Cell // the recurrent cell; the zero value is LSTM
 }
 
 // numParams is the length of the parameter vector of the architecture.
 func (a Architecture) numParams() int {
 	n := 0
 	in := a.Inputs
+	g := a.Cell.gates()
 	for range a.Layers {
-		n += in*4*a.Hidden + a.Hidden*4*a.Hidden + 8*a.Hidden
+		n += in*g*a.Hidden + a.Hidden*g*a.Hidden + 2*g*a.Hidden
 		in = a.Hidden
 	}
 	return n + a.Hidden + 1
@@ -58,7 +62,10 @@ func newModel(a Architecture) *Model {
 	if a.Inputs <= 0 || a.Hidden <= 0 || a.Layers <= 0 {
 		panic("lstm: non-positive model dimension")
 	}
-	m := &Model{inputs: a.Inputs, hidden: a.Hidden, layers: a.Layers, newestFirst: a.NewestFirst}
+	if a.Cell != LSTM && a.Cell != GRU {
+		panic("lstm: unknown Cell")
+	}
+	m := &Model{inputs: a.Inputs, hidden: a.Hidden, layers: a.Layers, newestFirst: a.NewestFirst, cell: a.Cell}
 	m.params = make([]float64, a.numParams())
 	m.bind()
 	return m
@@ -66,13 +73,18 @@ func newModel(a Architecture) *Model {
 
 // bind points the layer views at m.params.
 func (m *Model) bind() {
+	if m.cell == GRU {
+		n := len(m.params)
+		m.fcW, m.fcB = m.params[n-m.hidden-1:n-1:n-1], m.params[n-1:]
+		return
+	}
 	v := bindParams(m.params, m.inputs, m.hidden, m.layers)
 	m.lay, m.fcW, m.fcB = v.lay, v.fcW, v.fcB
 }
 
 // New returns a model of the given architecture initialised as PyTorch
-// initialises nn.LSTM and nn.Linear: every LSTM weight and bias from
-// U(-1/√H, 1/√H), the head's weight and bias from U(-1/√H, 1/√H) (fan-in H).
+// initialises nn.LSTM (or nn.GRU) and nn.Linear: every recurrent weight and
+// bias from U(-1/√H, 1/√H), the head's weight and bias from U(-1/√H, 1/√H) (fan-in H).
 // Draws come from rnd only. New panics if a dimension is not positive or rnd
 // is nil.
 func New(a Architecture, rnd *rand.Rand) *Model {
@@ -91,13 +103,8 @@ func New(a Architecture, rnd *rand.Rand) *Model {
 
 // Architecture returns the model's shape.
 func (m *Model) Architecture() Architecture {
-	return Architecture{Inputs: m.inputs, Hidden: m.hidden, Layers: m.layers, NewestFirst: m.newestFirst}
+	return Architecture{Inputs: m.inputs, Hidden: m.hidden, Layers: m.layers, NewestFirst: m.newestFirst, Cell: m.cell}
 }
-
-// SetNewestFirst sets whether the model reads sequences as newest-first
-// rows (see Architecture); ImportTorch leaves it false. It must not be
-// called while the model is in use.
-func (m *Model) SetNewestFirst(v bool) { m.newestFirst = v }
 
 // Clone returns a deep copy of m.
 func (m *Model) Clone() *Model {
@@ -143,6 +150,10 @@ func (m *Model) Predict(seq [][]float64) float64 {
 		}
 	}
 	var p [1]float64
+	if m.cell == GRU {
+		m.gruProbabilities([][][]float64{seq}, p[:])
+		return p[0]
+	}
 	m.net().probabilities(packSeq(seq, m.newestFirst), 1, 1, p[:])
 	return p[0]
 }
@@ -154,6 +165,14 @@ func (m *Model) Predict(seq [][]float64) float64 {
 // runs on every core; the result does not depend on how many there are.
 func (m *Model) Probabilities(X [][][]float64) (_ []float64, err error) {
 	defer wrapErr(&err)
+	if m.cell == GRU {
+		if err := m.checkInputs(X, false); err != nil {
+			return nil, err
+		}
+		p := make([]float64, len(X))
+		m.gruProbabilities(X, p)
+		return p, nil
+	}
 	same := true
 	for _, seq := range X {
 		same = same && len(seq) == len(X[0])
@@ -204,41 +223,4 @@ func (m *Model) checkInputs(X [][][]float64, sameLength bool) error {
 		}
 	}
 	return nil
-}
-
-// Decision is what to do with a held job.
-type Decision int
-
-const (
-	Undecided Decision = iota // no decision: the probability is NaN (NaN in the input)
-	Remove                    // the job should be removed from the queue
-	Release                   // the job should be released to run again
-)
-
-// String returns "release", "remove" or "undecided".
-func (d Decision) String() string {
-	switch d {
-	case Release:
-		return "release"
-	case Remove:
-		return "remove"
-	case Undecided:
-		return "undecided"
-	}
-	return fmt.Sprintf("Decision(%d)", int(d))
-}
-
-// Decide returns Release when P(release) of seq is at least threshold, and
-// the probability. It panics as Predict does on malformed input. A NaN
-// input gives a NaN probability and Undecided: removal cannot be undone, so
-// bad data never defaults to it.
-func (m *Model) Decide(seq [][]float64, threshold float64) (Decision, float64) {
-	p := m.Predict(seq)
-	switch {
-	case math.IsNaN(p):
-		return Undecided, p
-	case p >= threshold:
-		return Release, p
-	}
-	return Remove, p
 }

@@ -28,6 +28,7 @@ type savedModel struct {
 	Hidden      int                  `json:"hidden"`
 	Layers      int                  `json:"layers"`
 	NewestFirst bool                 `json:"newest_first"`
+	Cell        string               `json:"cell,omitempty"` // "gru"; absent for an LSTM
 	Weights     map[string][]float64 `json:"weights"`
 }
 
@@ -40,6 +41,9 @@ func (m *Model) Save(w io.Writer) (err error) {
 		Format: fileFormat, Version: fileVersion,
 		Inputs: m.inputs, Hidden: m.hidden, Layers: m.layers, NewestFirst: m.newestFirst,
 		Weights: map[string][]float64{},
+	}
+	if m.cell == GRU {
+		s.Cell = GRU.String()
 	}
 	for _, t := range m.stateDict() {
 		s.Weights[t.key] = t.data
@@ -73,6 +77,13 @@ func Load(r io.Reader) (_ *Model, err error) {
 		return nil, fmt.Errorf("%w: architecture inputs=%d hidden=%d layers=%d", ErrFormat, s.Inputs, s.Hidden, s.Layers)
 	}
 	a := Architecture{Inputs: s.Inputs, Hidden: s.Hidden, Layers: s.Layers, NewestFirst: s.NewestFirst}
+	switch s.Cell {
+	case "":
+	case GRU.String():
+		a.Cell = GRU
+	default:
+		return nil, fmt.Errorf("%w: cell %q, want %q or none", ErrFormat, s.Cell, GRU.String())
+	}
 	m, err := fromStateDict(a, func(key string, shape []int) ([]float64, error) {
 		v, ok := s.Weights[key]
 		if !ok {
@@ -104,11 +115,20 @@ type tensorEntry struct {
 	data  []float64
 }
 
-// stateDict returns m's weights as PyTorch's nn.LSTM (module "lstm") and
-// nn.Linear (module "fc") name and lay them out.
+// stateDict returns m's weights as PyTorch's nn.LSTM (module "lstm") or
+// nn.GRU (module "gru") and nn.Linear (module "fc") name and lay them out.
 func (m *Model) stateDict() []tensorEntry {
 	H4 := 4 * m.hidden
 	var out []tensorEntry
+	for l, lp := range m.gruLayersIf() {
+		H3 := 3 * m.hidden
+		out = append(out,
+			tensorEntry{fmt.Sprintf("gru.weight_ih_l%d", l), []int{H3, lp.in}, slices.Clone(lp.wih)},
+			tensorEntry{fmt.Sprintf("gru.weight_hh_l%d", l), []int{H3, m.hidden}, slices.Clone(lp.whh)},
+			tensorEntry{fmt.Sprintf("gru.bias_ih_l%d", l), []int{H3}, slices.Clone(lp.bih)},
+			tensorEntry{fmt.Sprintf("gru.bias_hh_l%d", l), []int{H3}, slices.Clone(lp.bhh)},
+		)
+	}
 	for l, lp := range m.lay {
 		out = append(out,
 			tensorEntry{fmt.Sprintf("lstm.weight_ih_l%d", l), []int{H4, lp.in}, transpose(lp.wih, lp.in, H4)},
@@ -130,7 +150,7 @@ func fromStateDict(a Architecture, get func(key string, shape []int) ([]float64,
 	// Fetch and check every tensor before allocating the model, so that a
 	// file declaring huge dimensions fails on its missing data instead of
 	// allocating for them.
-	H4 := 4 * a.Hidden
+	G, mod := a.Cell.gates()*a.Hidden, a.Cell.String()
 	type item struct {
 		key   string
 		shape []int
@@ -140,10 +160,10 @@ func fromStateDict(a Architecture, get func(key string, shape []int) ([]float64,
 	in := a.Inputs
 	for l := range a.Layers {
 		items = append(items,
-			item{key: fmt.Sprintf("lstm.weight_ih_l%d", l), shape: []int{H4, in}},
-			item{key: fmt.Sprintf("lstm.weight_hh_l%d", l), shape: []int{H4, a.Hidden}},
-			item{key: fmt.Sprintf("lstm.bias_ih_l%d", l), shape: []int{H4}},
-			item{key: fmt.Sprintf("lstm.bias_hh_l%d", l), shape: []int{H4}},
+			item{key: fmt.Sprintf("%s.weight_ih_l%d", mod, l), shape: []int{G, in}},
+			item{key: fmt.Sprintf("%s.weight_hh_l%d", mod, l), shape: []int{G, a.Hidden}},
+			item{key: fmt.Sprintf("%s.bias_ih_l%d", mod, l), shape: []int{G}},
+			item{key: fmt.Sprintf("%s.bias_hh_l%d", mod, l), shape: []int{G}},
 		)
 		in = a.Hidden
 	}
@@ -161,6 +181,16 @@ func fromStateDict(a Architecture, get func(key string, shape []int) ([]float64,
 		items[i].data = v
 	}
 	m := newModel(a)
+	if a.Cell == GRU {
+		// PyTorch's layout is the model's: the tensors in order are the
+		// parameter vector.
+		p := m.params[:0]
+		for _, it := range items {
+			p = append(p, it.data...)
+		}
+		return m, nil
+	}
+	H4 := 4 * a.Hidden
 	dst := func(i int) []float64 {
 		if l := i / 4; l < m.layers {
 			lp := &m.lay[l]
@@ -185,9 +215,10 @@ func transpose(a []float64, r, c int) []float64 {
 	return out
 }
 
-// TorchNewestFirstKey names the array ExportTorch adds for a model that
-// reads its rows newest first.
-const TorchNewestFirstKey = "newest_first"
+// legacyNewestFirstKey is the array that archives written by earlier
+// versions of ExportTorch carried for a newest-first model; ImportTorch
+// still honours it.
+const legacyNewestFirstKey = "newest_first"
 
 // ExportTorch writes m's weights to w as an .npz archive of float32 arrays
 // named as the state_dict of
@@ -198,29 +229,26 @@ const TorchNewestFirstKey = "newest_first"
 //	        self.lstm = nn.LSTM(I, H, L, batch_first=True)
 //	        self.fc = nn.Linear(H, 1)
 //
-// so that Python loads it with
-// net.load_state_dict({k: torch.from_numpy(v) for k, v in np.load(f).items()}).
+// (for a GRU, self.gru = nn.GRU(I, H, L, batch_first=True))
+// and nothing else, so that Python loads it strictly:
+//
+//	net.load_state_dict({k: torch.from_numpy(v) for k, v in np.load(f).items()}, strict=True)
+//
 // With double set, arrays are float64 (for a model.double()).
 //
-// A model that reads its rows newest first (Architecture.NewestFirst) gets
-// one more array, TorchNewestFirstKey = [1]; the PyTorch side must take it
-// out before load_state_dict and flip its inputs' time axis, as this model
-// does when it reads them:
+// The row order is not part of a state_dict. A model that reads its rows
+// newest first (Architecture.NewestFirst) must be given, in PyTorch, its
+// inputs with the time axis flipped, as this model reads them; the caller
+// keeps that fact beside the file (examples/heldjobs writes it into
+// model_torch.json):
 //
-//	d = dict(np.load(f)); newest_first = bool(d.pop("newest_first", [0])[0])
-//	net.load_state_dict({k: torch.from_numpy(v) for k, v in d.items()})
 //	p = torch.sigmoid(net(torch.flip(x, [1]) if newest_first else x))
 //
 // lstm/testdata/gen_export_order.py does exactly that, and every decision
-// it makes equals Model.Decide's (TestExportTorchKeepsOrder).
+// it makes at 0.5 equals Model.Predict's (TestExportTorchKeepsOrder).
 func (m *Model) ExportTorch(w io.Writer, double bool) (err error) {
 	defer wrapErr(&err)
 	z := npy.NewZipWriter(w, false)
-	if m.newestFirst {
-		if err := z.Add(TorchNewestFirstKey, []int{1}, []int8{1}); err != nil {
-			return err
-		}
-	}
 	for _, t := range m.stateDict() {
 		var data any = t.data
 		if !double {
@@ -238,17 +266,19 @@ func (m *Model) ExportTorch(w io.Writer, double bool) (err error) {
 }
 
 // ImportTorch reads an .npz archive of a PyTorch state_dict with the keys
-// ExportTorch writes (float32 or float64) and returns the model. The number
-// of layers is the number of consecutive lstm.weight_ih_l<k> keys; the input
+// ExportTorch writes (float32 or float64) and returns the model: a GRU when
+// the keys are gru.* rather than lstm.*. The number of layers is the number
+// of consecutive lstm.weight_ih_l<k> (gru.weight_ih_l<k>) keys; the input
 // width and hidden size come from the shapes. A missing or misshaped tensor
 // is an error wrapping ErrStateDict and naming the key; an unreadable
 // archive or tensor is an error wrapping ErrFormat. Keys outside the model's are ignored,
 // except that an lstm.* key of a layer beyond the counted ones (as left by
 // a missing lstm.weight_ih_l<k>), or of a bidirectional or projected LSTM,
 // is an ErrStateDict error naming it.
-// Rows are taken as oldest first (Architecture.NewestFirst false) unless
-// the archive has TorchNewestFirstKey set, as ExportTorch writes it for a
-// newest-first model.
+// Rows are taken as oldest first (Architecture.NewestFirst false), as
+// PyTorch's module reads them, unless the archive holds newest_first = [1]
+// beside the state_dict (as this package's exports once did). Save and
+// Load keep the row order.
 func ImportTorch(r io.ReaderAt, size int64) (_ *Model, err error) {
 	defer wrapErr(&err)
 	ar, err := npy.OpenArchive(r, size)
@@ -273,19 +303,23 @@ func ImportTorch(r io.ReaderAt, size int64) (_ *Model, err error) {
 		}
 		return a, v, nil
 	}
-	wih0, _, err := read("lstm.weight_ih_l0")
+	mod := LSTM
+	if keys["gru.weight_ih_l0"] && !keys["lstm.weight_ih_l0"] {
+		mod = GRU
+	}
+	wih0, _, err := read(mod.String() + ".weight_ih_l0")
 	if err != nil {
 		return nil, err
 	}
-	whh0, _, err := read("lstm.weight_hh_l0")
+	whh0, _, err := read(mod.String() + ".weight_hh_l0")
 	if err != nil {
 		return nil, err
 	}
 	if len(wih0.Shape) != 2 || len(whh0.Shape) != 2 || whh0.Shape[1] <= 0 || wih0.Shape[1] <= 0 {
-		return nil, fmt.Errorf("%w: lstm.weight_ih_l0 shape %v and lstm.weight_hh_l0 shape %v are not matrices", ErrStateDict, wih0.Shape, whh0.Shape)
+		return nil, fmt.Errorf("%w: %[2]s.weight_ih_l0 shape %[3]v and %[2]s.weight_hh_l0 shape %[4]v are not matrices", ErrStateDict, mod, wih0.Shape, whh0.Shape)
 	}
-	a := Architecture{Inputs: wih0.Shape[1], Hidden: whh0.Shape[1]}
-	for keys[fmt.Sprintf("lstm.weight_ih_l%d", a.Layers)] {
+	a := Architecture{Inputs: wih0.Shape[1], Hidden: whh0.Shape[1], Cell: mod}
+	for keys[fmt.Sprintf("%s.weight_ih_l%d", mod, a.Layers)] {
 		a.Layers++
 	}
 	const maxDim = 1 << 16
@@ -299,16 +333,16 @@ func ImportTorch(r io.ReaderAt, size int64) (_ *Model, err error) {
 	want := map[string]bool{}
 	for l := range a.Layers {
 		for _, name := range []string{"weight_ih", "weight_hh", "bias_ih", "bias_hh"} {
-			want[fmt.Sprintf("lstm.%s_l%d", name, l)] = true
+			want[fmt.Sprintf("%s.%s_l%d", mod, name, l)] = true
 		}
 	}
 	for _, k := range ar.Keys() {
-		if strings.HasPrefix(k, "lstm.") && !want[k] {
-			return nil, fmt.Errorf("%w: unexpected %q for a %d-layer unidirectional LSTM (a missing lstm.weight_ih_l%d?)", ErrStateDict, k, a.Layers, a.Layers)
+		if strings.HasPrefix(k, mod.String()+".") && !want[k] {
+			return nil, fmt.Errorf("%w: unexpected %q for a %d-layer unidirectional %s (a missing %s.weight_ih_l%d?)", ErrStateDict, k, a.Layers, strings.ToUpper(mod.String()), mod, a.Layers)
 		}
 	}
-	if keys[TorchNewestFirstKey] {
-		_, v, err := read(TorchNewestFirstKey)
+	if keys[legacyNewestFirstKey] {
+		_, v, err := read(legacyNewestFirstKey)
 		if err != nil {
 			return nil, err
 		}

@@ -12,8 +12,12 @@ type Predictor struct {
 	n           *net[float32]
 }
 
-// Predictor returns a float32 snapshot of m.
+// Predictor returns a float32 snapshot of m. It panics for a GRU, which
+// has only the float64 path.
 func (m *Model) Predictor() *Predictor {
+	if m.cell != LSTM {
+		panic("lstm: Predictor of a GRU")
+	}
 	w := make([]float32, len(m.params))
 	for i, v := range m.params {
 		w[i] = float32(v)

@@ -24,10 +24,12 @@ type Batch struct {
 }
 
 // Params returns the model's parameters as one slice, a view: writing to it
-// changes the model. Per layer l in order: W_ih (in×4H, row-major, the
-// transpose of PyTorch's weight_ih_l<l>), W_hh (H×4H), b_ih (4H), b_hh (4H),
-// with the gates in PyTorch's order i, f, g, o; then the head's weight (H)
-// and bias (1).
+// changes the model. For an LSTM, per layer l in order: W_ih (in×4H,
+// row-major, the transpose of PyTorch's weight_ih_l<l>), W_hh (H×4H), b_ih
+// (4H), b_hh (4H), with the gates in PyTorch's order i, f, g, o; for a GRU,
+// per layer PyTorch's own weight_ih_l<l> (3H×in), weight_hh_l<l> (3H×H),
+// bias_ih_l<l> and bias_hh_l<l> (3H), gates r, z, n; then the head's weight
+// (H) and bias (1).
 func (m *Model) Params() []float64 { return m.params }
 
 // LossGrad returns the mean binary cross-entropy of d under m and its
@@ -45,6 +47,10 @@ func (m *Model) LossGrad(d Data, ref Reference) (_ float64, _ []float64, err err
 		batch[i] = i
 	}
 	grad := make([]float64, len(m.params))
+	if ref == nil && m.cell == GRU {
+		loss, _ := m.gruLossGrad(pk.dense(batch), grad)
+		return loss, grad, nil
+	}
 	if ref == nil {
 		loss, _ := newGradEngine(m, Native, pk.n, pk.T, 0).lossGrad(pk, batch, grad)
 		return loss, grad, nil

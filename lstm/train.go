@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -67,9 +68,16 @@ type Config struct {
 	// bit for bit, whatever the number.
 	Workers int
 
+	// Checkpoint, if not empty, is the file Train keeps its state in at the
+	// end of every epoch and resumes from (see Train).
+	Checkpoint string
+
 	// Progress, if not nil, receives one line per epoch.
 	Progress io.Writer
-	// OnEpoch, if not nil, is called after every epoch.
+	// OnEpoch, if not nil, is called after every epoch, before the
+	// epoch's checkpoint is written: state a caller keeps beside the
+	// checkpoint is then never behind it, and a resumed run calls OnEpoch
+	// again for an epoch whose checkpoint a crash cut off.
 	OnEpoch func(EpochStats)
 }
 
@@ -110,21 +118,30 @@ type History struct {
 	Stopped   bool // early stopping ended the run
 }
 
-// Train fits m to train, monitoring valid after every epoch, and leaves m
+// Train fits n to train, monitoring valid after every epoch, and leaves n
 // holding the weights of the best epoch. valid may be empty, in which case
-// the training set is monitored instead.
+// the training set is monitored instead. n is a *Model (an LSTM or a GRU,
+// trained by this package's engines) or any other Network.
 //
-// Bad data is an error naming the sample: widths that do not match m,
-// sequences of different lengths, labels other than 0 and 1, an empty or
-// single-class training set, NaN or infinite inputs. A NaN loss stops
-// training with an error naming the epoch and batch. When ctx is cancelled
-// Train returns the history so far, m holding the best weights so far, and
-// ctx.Err().
+// Bad data is an error naming the sample: widths that do not match the
+// model, sequences of different lengths, labels other than 0 and 1, an
+// empty or single-class training set, NaN or infinite inputs. A NaN loss
+// stops training with an error naming the epoch and batch. When ctx is
+// cancelled Train returns the history so far, n holding the best weights so
+// far, and ctx.Err().
+//
+// With Config.Checkpoint set, Train writes its whole state (weights, the
+// best weights, the optimiser's moments, the shuffling generator, the
+// early-stopping counters and the history) to that file at the end of every
+// epoch, atomically, and a Train that finds the file continues after its
+// last epoch instead of starting again: an interrupted and resumed run ends
+// with the same bits as one never interrupted. A checkpoint written for
+// another number of parameters or samples is an error wrapping ErrFormat.
 //
 // Train panics if a Config field is out of range (a learning rate or clip
 // norm that is negative, NaN or infinite, a negative batch size, an unknown
 // Optimizer).
-func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (_ *History, err error) {
+func Train(ctx context.Context, n Network, cfg Config, train, valid Data) (_ *History, err error) {
 	defer wrapErr(&err)
 	cfg = cfg.withDefaults()
 	if !(cfg.LearningRate > 0) || math.IsInf(cfg.LearningRate, 0) || !(cfg.ClipNorm >= 0) || math.IsInf(cfg.ClipNorm, 0) {
@@ -136,38 +153,56 @@ func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (_ *His
 	if cfg.Optimizer != Adam && cfg.Optimizer != SGD {
 		panic("lstm: unknown Optimizer")
 	}
-	tr, err := pack(train, m.inputs, m.newestFirst, true)
+	m, native := n.(*Model)
+	inputs, newestFirst := 0, false
+	if native {
+		inputs, newestFirst = m.inputs, m.newestFirst
+	} else if train.Len() > 0 && len(train.X[0]) > 0 {
+		inputs = len(train.X[0][0]) // another Network checks its own width
+	}
+	tr, err := pack(train, inputs, newestFirst, true)
 	if err != nil {
 		return nil, fmt.Errorf("training set: %w", err)
 	}
-	va := tr
+	va, vd := tr, train
 	if valid.Len() > 0 {
-		if va, err = pack(valid, m.inputs, m.newestFirst, false); err != nil {
+		if va, err = pack(valid, inputs, newestFirst, false); err != nil {
 			return nil, fmt.Errorf("validation set: %w", err)
 		}
 		if va.T != tr.T {
 			return nil, fmt.Errorf("validation sequences have %d steps, training sequences %d: %w", va.T, tr.T, ErrLength)
 		}
+		vd = valid
 	}
-	t := newTrainer(m, cfg, tr)
-	rnd := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
-	hist := &History{}
-	best := m.Clone()
-	bestScore := math.Inf(-1)
-	sinceBest := 0
-	order := make([]int, tr.n)
-	for i := range order {
-		order[i] = i
+	params := n.Params()
+	t := newTrainer(n, cfg, tr)
+	st := &trainState{
+		rng:       rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15),
+		hist:      &History{},
+		best:      slices.Clone(params),
+		bestScore: math.Inf(-1),
+		order:     make([]int, tr.n),
 	}
+	for i := range st.order {
+		st.order[i] = i
+	}
+	if cfg.Checkpoint != "" {
+		if err := st.resume(cfg.Checkpoint, params, t, va.n); err != nil {
+			return nil, err
+		}
+	}
+	rnd := rand.New(st.rng)
+	hist := st.hist
+	order := st.order
 	trainP := make([]float64, tr.n)
 	trainY := make([]int, tr.n)
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+	for epoch := len(hist.Epochs) + 1; epoch <= cfg.Epochs && !hist.Stopped; epoch++ {
 		start := time.Now()
 		rnd.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		var lossSum float64
 		for bi, lo := 0, 0; lo < tr.n; bi, lo = bi+1, lo+cfg.BatchSize {
 			if err := ctx.Err(); err != nil {
-				copy(m.params, best.params)
+				copy(params, st.best)
 				return hist, err
 			}
 			batch := order[lo:min(lo+cfg.BatchSize, tr.n)]
@@ -176,7 +211,7 @@ func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (_ *His
 				return hist, err
 			}
 			if math.IsNaN(loss) || math.IsInf(loss, 0) {
-				copy(m.params, best.params)
+				copy(params, st.best)
 				return hist, fmt.Errorf("epoch %d batch %d: loss is %v: %w", epoch, bi+1, loss, ErrNaN)
 			}
 			lossSum += float64(loss * float64(len(batch))) // not fused: the same bits everywhere
@@ -185,12 +220,20 @@ func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (_ *His
 				trainY[lo+b] = int(tr.y[s])
 			}
 		}
-		vp, vloss := predictPacked(m, va, cfg.BatchSize, cfg.Workers)
+		var vp []float64
+		var vloss float64
+		if native {
+			vp, vloss = predictPacked(m, va, cfg.BatchSize, cfg.Workers)
+		} else if vp, err = n.Probabilities(vd.X); err != nil {
+			return hist, fmt.Errorf("epoch %d: validation: %w", epoch, err)
+		} else {
+			vloss = bce(vp, va.y)
+		}
 		vy := make([]int, va.n)
 		for i, v := range va.y {
 			vy[i] = int(v)
 		}
-		st := EpochStats{
+		es := EpochStats{
 			Epoch:     epoch,
 			TrainLoss: lossSum / float64(tr.n),
 			ValidLoss: vloss,
@@ -198,42 +241,46 @@ func Train(ctx context.Context, m *Model, cfg Config, train, valid Data) (_ *His
 			Valid:     Score(vp, vy, cfg.Threshold),
 			Elapsed:   time.Since(start),
 		}
-		score := st.Valid.F1
+		score := es.Valid.F1
 		if cfg.Monitor == MonitorLoss {
 			score = -vloss
 		}
-		if score > bestScore {
-			bestScore, sinceBest = score, 0
-			st.Best = true
+		if score > st.bestScore {
+			st.bestScore, st.sinceBest = score, 0
+			es.Best = true
 			hist.BestEpoch = epoch
-			copy(best.params, m.params)
+			copy(st.best, params)
 		} else {
-			sinceBest++
+			st.sinceBest++
 		}
-		hist.Epochs = append(hist.Epochs, st)
+		hist.Epochs = append(hist.Epochs, es)
+		hist.Stopped = cfg.Patience > 0 && st.sinceBest >= cfg.Patience
+		if cfg.OnEpoch != nil {
+			cfg.OnEpoch(es)
+		}
+		if cfg.Checkpoint != "" {
+			if err := st.save(cfg.Checkpoint, params, t, va.n); err != nil {
+				return hist, err
+			}
+		}
 		if cfg.Progress != nil {
 			mark := ""
-			if st.Best {
+			if es.Best {
 				mark = " *"
 			}
 			fmt.Fprintf(cfg.Progress, "epoch %3d  train loss %.4f F1 %.4f  valid loss %.4f F1 %.4f  %s%s\n",
-				epoch, st.TrainLoss, st.Train.F1, st.ValidLoss, st.Valid.F1, st.Elapsed.Round(time.Millisecond), mark)
-		}
-		if cfg.OnEpoch != nil {
-			cfg.OnEpoch(st)
-		}
-		if cfg.Patience > 0 && sinceBest >= cfg.Patience {
-			hist.Stopped = true
-			break
+				epoch, es.TrainLoss, es.Train.F1, es.ValidLoss, es.Valid.F1, es.Elapsed.Round(time.Millisecond), mark)
 		}
 	}
-	copy(m.params, best.params)
+	copy(params, st.best)
 	return hist, nil
 }
 
 // trainer holds the optimiser state, which lives for the whole run.
 type trainer struct {
-	m     *Model
+	n     Network
+	m     *Model // n when it is one, else nil
+	w     []float64
 	cfg   Config
 	data  *packed
 	eng   gradEngine
@@ -243,12 +290,14 @@ type trainer struct {
 	steps int
 }
 
-func newTrainer(m *Model, cfg Config, d *packed) *trainer {
+func newTrainer(n Network, cfg Config, d *packed) *trainer {
 	cfg = cfg.withDefaults()
-	t := &trainer{m: m, cfg: cfg, data: d, grad: make([]float64, len(m.params))}
+	w := n.Params()
+	m, _ := n.(*Model)
+	t := &trainer{n: n, m: m, w: w, cfg: cfg, data: d, grad: make([]float64, len(w))}
 	if cfg.Optimizer == Adam {
-		t.mom = make([]float64, len(m.params))
-		t.vel = make([]float64, len(m.params))
+		t.mom = make([]float64, len(w))
+		t.vel = make([]float64, len(w))
 	}
 	return t
 }
@@ -257,11 +306,22 @@ func newTrainer(m *Model, cfg Config, d *packed) *trainer {
 // engine, leaving the gradient in t.grad.
 func (t *trainer) gradient(batch []int) (float64, []float64, error) {
 	clear(t.grad)
+	if t.m == nil {
+		loss, p, err := t.n.Gradient(t.data.dense(batch), t.grad)
+		if err != nil {
+			return 0, nil, fmt.Errorf("network: %w", err)
+		}
+		return loss, p, nil
+	}
 	if ref := t.cfg.Reference; ref != nil {
 		loss, p, err := ref.LossGrad(t.m, t.data.dense(batch), t.grad)
 		if err != nil {
 			return 0, nil, fmt.Errorf("reference engine: %w", err)
 		}
+		return loss, p, nil
+	}
+	if t.m.cell == GRU {
+		loss, p := t.m.gruLossGrad(t.data.dense(batch), t.grad)
 		return loss, p, nil
 	}
 	if t.eng == nil {
@@ -299,7 +359,7 @@ func (t *trainer) step(batch []int) (float64, []float64, error) {
 		}
 	}
 	lr := t.cfg.LearningRate
-	w := t.m.params
+	w := t.w
 	switch t.cfg.Optimizer {
 	case SGD:
 		forBlocks(len(g), t.cfg.Workers, func(lo, hi int) {

@@ -133,33 +133,6 @@ func TestTrainCancel(t *testing.T) {
 	}
 }
 
-func TestSearchCancel(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(2, 2))
-	sh := Shape{Name: "s", Train: holdTask(rnd, 32, 4, 3, 1, 1), Valid: holdTask(rnd, 16, 4, 3, 1, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
-	trials := 0
-	res, err := Search(ctx, Space{Hidden: []int{2, 3, 4}, Layers: []int{1}, BatchSize: []int{8}, Shapes: []Shape{sh}},
-		Config{Epochs: 2, Progress: writerFunc(func(p []byte) {
-			if strings.HasPrefix(string(p), "trial ") {
-				trials++
-				if trials == 2 {
-					cancel()
-				}
-			}
-		})})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if len(res.Trials) != 2 || res.Best < 0 {
-		t.Errorf("%d trials (best %d), want the 2 finished before cancellation", len(res.Trials), res.Best)
-	}
-}
-
-// writerFunc is an io.Writer calling a function with every write.
-type writerFunc func([]byte)
-
-func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
-
 func TestTrainBadInput(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 1))
 	good := holdTask(rnd, 10, 4, 3, 1, 1)

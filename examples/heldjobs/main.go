@@ -26,8 +26,11 @@
 // dataset, the ledger, bestmodel.info and bestmodel.json, the best model
 // directory, the tracking tables and curves.png (pipeline.go). -model DIR
 // with -logs decides every job on hold in the logs with a saved model and
-// writes -out/decisions.csv. "heldjobs node ..." is the command line of the
-// DAG's jobs and of the process and Slurm workers.
+// writes -out/decisions.csv. "heldjobs serve -model DIR -log PATH
+// -decisions FILE [-act [-dry-run]]" follows a live log and decides each
+// job when it enters a hold, once per hold across restarts (serve.go).
+// "heldjobs node ..." is the command line of the DAG's jobs and of the
+// process and Slurm workers.
 //
 // Outputs in -out: model.json (lstm.Save), model_torch.npz (PyTorch
 // state_dict), decisions.csv, history.csv, loss.png, metrics.json, for
@@ -42,11 +45,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,10 +61,10 @@ import (
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/examples/heldjobs/internal/heldjobs"
 	"github.com/crosscluster/crosscluster/internal/pathlist"
+	cplot "github.com/crosscluster/crosscluster/internal/plot"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/lstm/gorgonia"
-	cplot "github.com/crosscluster/crosscluster/internal/plot"
 )
 
 type options struct {
@@ -84,18 +90,69 @@ type options struct {
 	forward                                                         bool
 	published                                                       bool
 	engine                                                          string
+	cell                                                            string
+	split                                                           string // "random", "time" or "" (time for -logs, random otherwise)
 	// The pipeline (pipeline.go).
 	spec, backend, model string
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := serveMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	if len(os.Args) > 1 && os.Args[1] == "node" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := nodeMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
 		stop()
 		os.Exit(code)
 	}
+	o, err := parseFlags(os.Args[1:], os.Stderr)
+	if err == flag.ErrHelp {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, errorLine(err))
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	switch {
+	case o.model != "":
+		err = runDecide(o, os.Stdout)
+	case o.spec != "":
+		err = runSpec(ctx, o, os.Stdout)
+	default:
+		err = run(ctx, o)
+	}
+	code := exitCode(ctx, err, os.Stderr) // before stop, which cancels ctx
+	stop()
+	os.Exit(code)
+}
+
+// exitCode prints err on one line and returns the exit status: 0 without
+// an error, 130 (as a shell reports SIGINT) when the run was interrupted,
+// 1 otherwise.
+func exitCode(ctx context.Context, err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return 0
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "heldjobs: interrupted; rerun the same command to resume where a search or ledger keeps state")
+		return 130
+	}
+	fmt.Fprintln(stderr, errorLine(err))
+	return 1
+}
+
+// parseFlags reads the command line and refuses, before any work, values
+// that are out of range, stray positional arguments and flags that need
+// another (-model without -logs). Usage and errors go to stderr.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
+	flag := flag.NewFlagSet("heldjobs", flag.ContinueOnError)
+	flag.SetOutput(stderr)
 	flag.StringVar(&o.out, "out", "out/heldjobs", "directory for the outputs (e.g. -out /tmp/hj)")
 	flag.StringVar(&o.logs, "logs", "", "comma-separated HTCondor event log files (default: a synthetic global log); a path holding a comma is read whole when given alone (e.g. -logs EventLog.1,EventLog)")
 	flag.IntVar(&o.jobs, "jobs", 20000, "jobs in the synthetic log (e.g. -jobs 5000)")
@@ -122,39 +179,78 @@ func main() {
 	flag.IntVar(&o.searchRandom, "search-random", 0, "draw this many seeded random points (seed -seed) from the search values instead of the whole grid (e.g. -search-random 8)")
 	flag.IntVar(&o.workers, "workers", runtime.NumCPU(), "search trials in flight (e.g. -workers 4)")
 	flag.BoolVar(&o.published, "published", false, "use the published sizes: j=10 m=10 e=46 H=64 layers=2 batch=256 lr=1e-3 (e.g. -published)")
+	flag.StringVar(&o.split, "split", "", "train/validation/test split: time (train on the earliest holds, test on the latest; the default with -logs) or random (seeded; the default for the synthetic log) (e.g. -split time)")
+	flag.StringVar(&o.cell, "cell", "lstm", "recurrent cell: lstm or gru (lstm.GRU, float64 only) (e.g. -cell gru)")
 	flag.StringVar(&o.engine, "engine", "native", "gradient engine: native (float64, PyTorch-exact), native32 (float32, about twice as fast) or gorgonia (the graph, slow) (e.g. -engine native32)")
 	flag.StringVar(&o.spec, "spec", "", "run the search of a YAML search spec (package heldjobs) on -backend into -out: dataset, ledger, best model, bestmodel.info, tracking tables, curves.png (e.g. -spec search.yaml)")
 	flag.StringVar(&o.backend, "backend", "local", "with -spec: local (in this process), process (worker processes), slurm, condor (write an HTCondor DAG into -out/condor; build with CGO_ENABLED=0) or condor-local (write it and run it here) (e.g. -backend slurm)")
 	flag.StringVar(&o.model, "model", "", "decide every job on hold in -logs with the model directory of a search (its bestmodel/) and write -out/decisions.csv (e.g. -model out/search/bestmodel -logs EventLog)")
-	flag.Parse()
-	if o.model != "" || o.spec != "" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		var err error
-		switch {
-		case o.model != "" && o.logs == "":
-			err = fmt.Errorf("-model needs -logs, the event logs whose held jobs to decide")
-		case o.model != "":
-			err = runDecide(o, os.Stdout)
-		default:
-			err = runSpec(ctx, o, os.Stdout)
-		}
-		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, errorLine(err))
-			os.Exit(1)
-		}
-		return
+	if err := flag.Parse(args); err != nil {
+		return o, err
+	}
+	if flag.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q: every input is a flag (see -h)", flag.Arg(0))
 	}
 	if o.published {
 		o.j, o.m, o.e, o.hidden, o.layers, o.batch, o.lr = 10, 10, 46, 64, 2, 256, 1e-3
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, o)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, errorLine(err))
-		os.Exit(1)
+	return o, o.check()
+}
+
+// timeSplit reports whether the split is time-ordered: -split time, or
+// real logs without -split.
+func (o options) timeSplit() bool { return o.split == "time" || (o.split == "" && o.logs != "") }
+
+// splitName names the split in the summary.
+func (o options) splitName() string {
+	if o.timeSplit() {
+		return "time-ordered"
 	}
+	return "random"
+}
+
+// cellFlag is the cell -cell names (check has refused any other).
+func cellFlag(name string) lstm.Cell {
+	if name == lstm.GRU.String() {
+		return lstm.GRU
+	}
+	return lstm.LSTM
+}
+
+// check refuses flag values out of range.
+func (o options) check() error {
+	for _, c := range []struct {
+		name string
+		bad  bool
+		want string
+	}{
+		{"-out", o.out == "", "a directory"},
+		{"-jobs", o.jobs < 10, "at least 10"},
+		{"-j", o.j < 1 || o.j > 1000, "1 to 1000"},
+		{"-m", o.m < 1 || o.m > 1000, "1 to 1000"},
+		{"-e", o.e < 1 || o.e > 1000, "1 to 1000"},
+		{"-frame", o.frame < time.Second, "at least 1s"},
+		{"-hidden", o.hidden < 1, "at least 1"},
+		{"-layers", o.layers < 1, "at least 1"},
+		{"-batch", o.batch < 1, "at least 1"},
+		{"-epochs", o.epochs < 1, "at least 1"},
+		{"-patience", o.patience == 0, "at least 1, or negative for no early stopping"},
+		{"-lr", !(o.lr > 0) || math.IsInf(o.lr, 0), "a positive finite learning rate"},
+		{"-threshold", !(o.threshold > 0 && o.threshold < 1), "a probability strictly between 0 and 1"},
+		{"-snapshot", !(o.snapshot > 0 && o.snapshot <= 1), "a quantile in (0, 1]"},
+		{"-workers", o.workers < 1, "at least 1"},
+		{"-search-random", o.searchRandom < 0, "0 or more"},
+		{"-engine", o.engine != "native" && o.engine != "native32" && o.engine != "gorgonia", "native, native32 or gorgonia"},
+		{"-cell", o.cell != "lstm" && o.cell != "gru", "lstm or gru"},
+		{"-split", o.split != "" && o.split != "random" && o.split != "time", "random or time"},
+		{"-backend", !slices.Contains([]string{"local", "process", "slurm", "condor", "condor-local"}, o.backend), "local, process, slurm, condor or condor-local"},
+		{"-logs", o.model != "" && o.logs == "", "the event logs whose held jobs -model decides"},
+	} {
+		if c.bad {
+			return fmt.Errorf("flag %s: want %s", c.name, c.want)
+		}
+	}
+	return nil
 }
 
 // errorLine is err for the terminal with the command's name once: the
@@ -244,8 +340,8 @@ func run(ctx context.Context, o options) error {
 		if data, err = ds.prepare(shape{J: o.j, M: o.m, Frame: o.frame}); err != nil {
 			return err
 		}
-		arch := lstm.Architecture{Inputs: o.j * o.e, Hidden: o.hidden, Layers: o.layers, NewestFirst: !o.forward}
-		fmt.Printf("training LSTM inputs=%d hidden=%d layers=%d batch=%d lr=%g\n", arch.Inputs, arch.Hidden, arch.Layers, cfg.BatchSize, cfg.LearningRate)
+		arch := lstm.Architecture{Inputs: o.j * o.e, Hidden: o.hidden, Layers: o.layers, NewestFirst: !o.forward, Cell: cellFlag(o.cell)}
+		fmt.Printf("training %s inputs=%d hidden=%d layers=%d batch=%d lr=%g\n", strings.ToUpper(o.cell), arch.Inputs, arch.Hidden, arch.Layers, cfg.BatchSize, cfg.LearningRate)
 		model = lstm.New(arch, rand.New(rand.NewPCG(o.seed, 2)))
 		trainStart := time.Now()
 		if hist, err = lstm.Train(ctx, model, cfg, data.train, data.valid); err != nil {
@@ -263,11 +359,21 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("test set (%d jobs), loss %.4f:\n", test.Len(), testLoss)
 	printConfusion(met)
+	testP, err := model.Probabilities(test.X)
+	if err != nil {
+		return err
+	}
+	modelScore := score(strings.ToUpper(o.cell)+" (this model)", testP, test.Y, o.threshold, o.seed)
+	base, err := baselines(data.train, test, data.trainCodes, data.testCodes, o.threshold, o.seed)
+	if err != nil {
+		return err
+	}
+	printScores(os.Stdout, modelScore, base)
 
 	if err := writeFile(filepath.Join(o.out, "model.json"), func(w *bytes.Buffer) error { return model.Save(w) }); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(o.out, "model_torch.npz"), func(w *bytes.Buffer) error { return model.ExportTorch(w, false) }); err != nil {
+	if _, err := heldjobs.SaveTorch(o.out, model); err != nil {
 		return err
 	}
 	decided, err := writeDecisions(filepath.Join(o.out, "decisions.csv"), model, onHold, o.threshold)
@@ -292,6 +398,12 @@ func run(ctx context.Context, o options) error {
 		"test": map[string]any{"tp": met.TP, "fp": met.FP, "tn": met.TN, "fn": met.FN, "accuracy": met.Accuracy,
 			"precision": met.Precision, "recall": met.Recall, "f1": met.F1, "loss": testLoss, "threshold": o.threshold},
 	}
+	summary["split_order"] = o.splitName()
+	scores := map[string]any{}
+	for _, s := range append([]scored{modelScore}, base...) {
+		scores[s.name] = map[string]float64{"f1": s.f1, "f1_lo": s.lo, "f1_hi": s.hi}
+	}
+	summary["test_f1_beside_baselines"] = scores
 	if searched != nil {
 		summary["search"] = searched
 	}
@@ -384,12 +496,16 @@ func writeDecisions(path string, m *lstm.Model, held []eventlog.Sample, threshol
 		w := csv.NewWriter(b)
 		w.Write([]string{"job", "source", "first_event", "p_release", "decision"})
 		for _, s := range held {
-			d, p := m.Decide(s.Seq(), threshold)
-			if d == lstm.Release {
+			p, d := m.Predict(s.Seq()), "remove"
+			switch {
+			case math.IsNaN(p):
+				d = "undecided"
+			case p >= threshold:
+				d = "release"
 				released++
 			}
 			w.Write([]string{s.Job.JobID.String(), s.Job.Source, s.Start.UTC().Format(time.RFC3339),
-				strconv.FormatFloat(p, 'f', 6, 64), d.String()})
+				strconv.FormatFloat(p, 'f', 6, 64), d})
 		}
 		w.Flush()
 		return w.Error()

@@ -22,7 +22,7 @@ import (
 
 func testOptions(out string) options {
 	return options{out: out, jobs: 1500, seed: 3, j: 3, m: 6, e: 46, frame: time.Minute, hidden: 8, layers: 1,
-		batch: 32, epochs: 4, patience: 2, lr: 3e-3, threshold: 0.5, snapshot: 0.9, engine: "native"}
+		batch: 32, epochs: 4, patience: 2, lr: 3e-3, threshold: 0.5, snapshot: 0.9, engine: "native", cell: "lstm"}
 }
 
 // TestRunShapeWindow: a -m -frame window longer than ten years is refused
@@ -95,6 +95,8 @@ func TestRun(t *testing.T) {
 				Train  struct {
 					Epochs int `json:"epochs"`
 				} `json:"training"`
+				SplitOrder string                        `json:"split_order"`
+				Scores     map[string]map[string]float64 `json:"test_f1_beside_baselines"`
 			}
 			b, err := os.ReadFile(filepath.Join(o.out, "metrics.json"))
 			if err != nil {
@@ -102,6 +104,13 @@ func TestRun(t *testing.T) {
 			}
 			if err := json.Unmarshal(b, &metrics); err != nil {
 				t.Fatal(err)
+			}
+			// Real logs are split in time by default, the synthetic log at random.
+			if want := map[bool]string{true: "time-ordered", false: "random"}[tc.logs != ""]; metrics.SplitOrder != want {
+				t.Errorf("split %q, want %q", metrics.SplitOrder, want)
+			}
+			if len(metrics.Scores) != 4 || metrics.Scores["hold-code rule"]["f1_hi"] < metrics.Scores["hold-code rule"]["f1"] {
+				t.Errorf("test scores beside the baselines: %v", metrics.Scores)
 			}
 			if metrics.OnHold != len(rows)-1 {
 				t.Errorf("metrics.json says %d jobs on hold, decisions.csv has %d", metrics.OnHold, len(rows)-1)

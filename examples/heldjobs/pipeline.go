@@ -206,7 +206,7 @@ func runDecide(o options, stdout io.Writer) error {
 			released++
 		}
 		w.Write([]string{d.Job.JobID.String(), d.Job.Source, d.HeldAt.UTC().Format(time.RFC3339), strconv.Itoa(d.HoldCode), dec,
-			strconv.FormatFloat(d.PRelease, 'f', 6, 64)})
+			strconv.FormatFloat(d.P, 'f', 6, 64)})
 	}
 	w.Flush()
 	if err := os.MkdirAll(o.out, 0o755); err != nil {

@@ -36,6 +36,9 @@ type prepared struct {
 	held, labelled     int
 	train, valid, test lstm.Data
 	onHold             []eventlog.Sample
+	// The hold reason codes of the training and test samples' first
+	// holds (0 when the event has none), for the hold-code baseline.
+	trainCodes, testCodes []int
 }
 
 // dataset builds each tensor shape's data from the grouped jobs once, on
@@ -108,11 +111,29 @@ func (d *dataset) build(s shape) (*prepared, error) {
 		}
 		return nil, fmt.Errorf("the synthetic log holds only %d labelled held jobs; at least 10 are needed: use more -jobs", len(labelled))
 	}
+	codes, at := make([]int, len(labelled)), make([]int64, len(labelled))
+	for i, smp := range labelled {
+		for _, h := range byKey[smp.Job].Holds()[:1] {
+			codes[i], at[i] = h.Code, h.Held.UnixNano()
+		}
+	}
 	tr, va, te := eventlog.Split(len(labelled), o.seed, 0.6, 0.2)
+	if o.timeSplit() {
+		// Train on the first holds, validate on the next, test on the
+		// latest: no job's future informs the training on its past.
+		order := timeOrder(at)
+		tr, va, te = order[:len(tr)], order[len(tr):len(tr)+len(va)], order[len(tr)+len(va):]
+	}
 	p.train, p.valid, p.test = toData(labelled, tr), toData(labelled, va), toData(labelled, te)
+	for _, i := range tr {
+		p.trainCodes = append(p.trainCodes, codes[i])
+	}
+	for _, i := range te {
+		p.testCodes = append(p.testCodes, codes[i])
+	}
 	fmt.Fprintf(d.w, "%d held jobs: %d labelled (release/remove), %d still on hold; tensors %d frames × %d jobs × %d events (frame %s)\n"+
-		"split: %d train, %d validation, %d test\n",
-		p.held, p.labelled, len(p.onHold), s.M, s.J, o.e, s.Frame, p.train.Len(), p.valid.Len(), p.test.Len())
+		"split (%s): %d train, %d validation, %d test\n",
+		p.held, p.labelled, len(p.onHold), s.M, s.J, o.e, s.Frame, o.splitName(), p.train.Len(), p.valid.Len(), p.test.Len())
 	return p, nil
 }
 
@@ -197,6 +218,12 @@ func dataParams(o options) map[string]sweep.Value {
 		"epochs": sweep.IntValue(int64(o.epochs)), "patience": sweep.IntValue(int64(o.patience)),
 		"threshold": sweep.FloatValue(o.threshold), "engine": sweep.Str(o.engine),
 	}
+	if o.timeSplit() {
+		p["split"] = sweep.Str("time") // absent for the random split: those trials keep their identities
+	}
+	if o.cell != "" && o.cell != lstm.LSTM.String() {
+		p["model"] = sweep.Str(o.cell) // absent for the LSTM: its trials keep their identities
+	}
 	if o.logs != "" {
 		p["logs"] = sweep.Str(o.logs)
 	} else {
@@ -248,7 +275,7 @@ func (s *searcher) trial(ctx context.Context, t sweep.Task) (*sweep.Result, erro
 	s.ran.Add(1)
 	cfg := s.cfg
 	cfg.LearningRate, cfg.BatchSize = tp.lr, tp.batch
-	arch := lstm.Architecture{Inputs: tp.shape.J * s.o.e, Hidden: tp.hidden, Layers: tp.layers, NewestFirst: !s.o.forward}
+	arch := lstm.Architecture{Inputs: tp.shape.J * s.o.e, Hidden: tp.hidden, Layers: tp.layers, NewestFirst: !s.o.forward, Cell: cellFlag(s.o.cell)}
 	// The same seeds as a run without -search, so the best trial is the
 	// model that run would train with the trial's flags.
 	m := lstm.New(arch, rand.New(rand.NewPCG(s.o.seed, 2)))

@@ -47,6 +47,9 @@ func New() *Engine { return &Engine{graphs: map[shape]*graphEngine{}} }
 func (e *Engine) LossGrad(m *lstm.Model, b lstm.Batch, grad []float64) (float64, []float64, error) {
 	a := m.Architecture()
 	a.NewestFirst = false // the batch arrives in reading order
+	if a.Cell != lstm.LSTM {
+		return 0, nil, fmt.Errorf("gorgonia: the reference graph is an LSTM's, not a %v's", a.Cell)
+	}
 	if b.I != a.Inputs || len(b.X) != b.T || len(b.Y) != b.B || b.B == 0 || b.T == 0 {
 		return 0, nil, fmt.Errorf("gorgonia: batch %d×%d×%d does not fit a model of %d inputs", b.B, b.T, b.I, a.Inputs)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,15 +110,18 @@ func (c *Condor) Write() (*CondorFiles, error) {
 	// The logs travel with the parse job and arrive under their base
 	// names: two with the same base name would overwrite each other.
 	var logs []string
+	var logBytes int64
 	seen := map[string]string{}
 	for _, l := range spec.Data.Logs {
 		abs, err := filepath.Abs(l)
 		if err != nil {
 			return nil, fmt.Errorf("heldjobs: %w", err)
 		}
-		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+		fi, err := os.Stat(abs)
+		if err != nil || !fi.Mode().IsRegular() {
 			return nil, fmt.Errorf("heldjobs: %w: data.logs: %s is not a readable file", ErrSpec, l)
 		}
+		logBytes += fi.Size()
 		b := filepath.Base(abs)
 		if other, dup := seen[b]; dup {
 			return nil, fmt.Errorf("heldjobs: %w: data.logs: %s and %s have the same base name, and HTCondor transfers files by base name", ErrSpec, other, l)
@@ -153,16 +157,23 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		}
 		return r
 	}
+	parseRes, parseComment := def(c.Parse), "held-job search: build the tensors of every shape from the event logs"
+	if c.Parse == (sweep.Resources{}) && logBytes > 0 {
+		est := parseMemoryMB(logBytes, len(spec.Space.Shape))
+		parseRes.MemoryMB = max(parseRes.MemoryMB, est)
+		parseComment += fmt.Sprintf("; request_memory %d MB, the larger of %d and the estimate for the logs' %.1f MB and %d shape(s), 1.25 x (64 MB + 11 x log MB x shapes) = %d MB",
+			parseRes.MemoryMB, def(sweep.Resources{}).MemoryMB, float64(logBytes)/(1<<20), len(spec.Space.Shape), est)
+	}
 	exe := f.Executable
 	parseDir, selectDir, cleanupDir := filepath.Join(dir, "parse"), filepath.Join(dir, "select"), filepath.Join(dir, "cleanup")
 	dataset := filepath.Join(parseDir, "dataset")
 	dirs := []string{dataset, filepath.Join(selectDir, "best"), filepath.Join(cleanupDir, "results")}
 	subs := map[string]*condor.Submit{
 		filepath.Join(dir, "parse.sub"): {
-			Comment:    "held-job search: build the tensors of every shape from the event logs",
+			Comment:    parseComment,
 			Executable: exe, Arguments: []string{"node", "parse", "-spec", "spec.json", "-out", "dataset"},
 			InitialDir: parseDir, Inputs: append([]string{f.Spec, "dataset"}, logs...), Outputs: []string{"dataset"},
-			Log: "parse.log", Output: "parse.out", Error: "parse.err", Resources: def(c.Parse),
+			Log: "parse.log", Output: "parse.out", Error: "parse.err", Resources: parseRes,
 		},
 		filepath.Join(dir, "train.sub"): {
 			Comment:    "held-job search: train one point; the macros come from the node's VARS",
@@ -317,4 +328,16 @@ func readNodeSpec(path string) (*Spec, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// parseMemoryMB estimates the parse node's memory from the size of its
+// input logs: the peak resident set of "heldjobs node parse" grew by about
+// 10.4 MB per MB of log for one 10x10x60s shape over 34 MB (synthetic
+// global logs of 7.2, 28.9 and 86.6 MB peaked at 109, 330 and 932 MB;
+// docs/heldjobs.md gives the commands). The estimate takes 11 MB per MB
+// for every shape, whose tensors parse holds at once, over 64 MB, with a
+// quarter on top, so that a multi-day global log is not held for memory.
+func parseMemoryMB(logBytes int64, shapes int) int {
+	mb := float64(logBytes) / (1 << 20)
+	return int(math.Ceil(1.25 * (64 + 11*mb*float64(max(shapes, 1)))))
 }

@@ -140,7 +140,7 @@ func goldenLogs(t *testing.T) (string, []string) {
 
 // TestCondorGolden writes the DAG of a two-point search over real-format
 // rotated logs and compares every file with testdata/condor (regenerate
-// with go test -run TestCondorGolden -update ./heldjobs/), after checking
+// with go test -run TestCondorGolden -update ./examples/heldjobs/internal/heldjobs/), after checking
 // every line against the manual sections above and the DAG's structure.
 func TestCondorGolden(t *testing.T) {
 	logDir, logs := goldenLogs(t)
@@ -255,7 +255,7 @@ func TestCondorGolden(t *testing.T) {
 		}
 		want, err := os.ReadFile(golden)
 		if err != nil {
-			t.Fatalf("%v (go test -run TestCondorGolden -update ./heldjobs/ writes it)", err)
+			t.Fatalf("%v (go test -run TestCondorGolden -update ./examples/heldjobs/internal/heldjobs/ writes it)", err)
 		}
 		if text != string(want) {
 			t.Errorf("%s differs from %s:\n got:\n%s\nwant:\n%s", name, golden, text, want)
@@ -640,5 +640,26 @@ func TestNodeTrainRetry(t *testing.T) {
 	}
 	if n := strings.Count(string(b), `"valid_loss"`); n != int(res.Metrics["epochs"]) {
 		t.Errorf("metric log has %d valid_loss points, the run trained %v epochs", n, res.Metrics["epochs"])
+	}
+}
+
+// TestParseMemory checks the parse node's memory estimate against peaks
+// measured with /usr/bin/time -v on "heldjobs node parse" (one 10x10x60s
+// shape, synthetic global logs written by go run ./examples/heldjobs -jobs
+// N): it covers each, and stays within twice the largest.
+func TestParseMemory(t *testing.T) {
+	for _, m := range []struct {
+		logBytes int64
+		peakMB   float64
+	}{
+		{7215206, 109}, {28910499, 330}, {86566294, 932},
+	} {
+		est := float64(parseMemoryMB(m.logBytes, 1))
+		if est < m.peakMB || est > 2*max(m.peakMB, 512) {
+			t.Errorf("log of %d bytes: estimate %v MB for a measured peak of %v MB", m.logBytes, est, m.peakMB)
+		}
+	}
+	if a, b := parseMemoryMB(1<<30, 1), parseMemoryMB(1<<30, 3); b <= a {
+		t.Errorf("three shapes %d MB, one %d MB", b, a)
 	}
 }

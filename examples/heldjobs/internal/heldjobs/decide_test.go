@@ -85,8 +85,8 @@ func TestDecideAtDecisionTime(t *testing.T) {
 		for _, a := range at {
 			if a.Job == d.Job {
 				found = true
-				if a.PRelease != d.PRelease || a.Release != d.Release {
-					t.Errorf("job %v: P(release) %v on the whole log, %v on the log as it stood at its hold", d.Job, d.PRelease, a.PRelease)
+				if a.P != d.P || a.Release != d.Release {
+					t.Errorf("job %v: P(release) %v on the whole log, %v on the log as it stood at its hold", d.Job, d.P, a.P)
 				}
 			}
 		}
@@ -100,7 +100,7 @@ func TestDecideAtDecisionTime(t *testing.T) {
 	// The decisions are not constant: the model reads the tensors.
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, d := range full {
-		lo, hi = min(lo, d.PRelease), max(hi, d.PRelease)
+		lo, hi = min(lo, d.P), max(hi, d.P)
 	}
 	if hi-lo < 1e-4 {
 		t.Errorf("every decision has P(release) in [%v, %v]", lo, hi)
@@ -312,7 +312,7 @@ func TestBootstrapF1(t *testing.T) {
 
 // snapshotDecisions decides the jobs on hold in a snapshot of a synthetic
 // log with an untrained model.
-func snapshotDecisions(t *testing.T) ([]eventlog.Event, []*eventlog.Job, ModelInfo, *lstm.Model, []Decision) {
+func snapshotDecisions(t *testing.T) ([]eventlog.Event, []*eventlog.Job, ModelInfo, *lstm.Model, []lstm.Decision) {
 	t.Helper()
 	all := testLog(t, 5, 1200)
 	evs := upTo(all, all[len(all)*85/100].Time)
@@ -353,8 +353,8 @@ func TestDecideAsTrained(t *testing.T) {
 			continue
 		}
 		checked++
-		if p := m.Predict(byKey[d.Job].Seq()); p != d.PRelease {
-			t.Errorf("job %v: Decide P(release) %v, the training sample's %v", d.Job, d.PRelease, p)
+		if p := m.Predict(byKey[d.Job].Seq()); p != d.P {
+			t.Errorf("job %v: Decide P(release) %v, the training sample's %v", d.Job, d.P, p)
 		}
 	}
 	if checked < 5 {
@@ -373,7 +373,7 @@ func TestDecideRenamedLog(t *testing.T) {
 	// A snapshot: the log up to the event end nearest 85% of its bytes.
 	raw := buf.Bytes()[:bytes.LastIndex(buf.Bytes()[:buf.Len()*85/100], []byte("...\n"))+4]
 	dir := t.TempDir()
-	var got [][]Decision
+	var got [][]lstm.Decision
 	info := ModelInfo{J: 4, M: 10, FrameSeconds: 60, E: 46, Threshold: 0.5, Seed: 9}
 	m := testModel(info)
 	for _, name := range []string{"EventLog", "schedd-b.log"} {
@@ -396,8 +396,8 @@ func TestDecideRenamedLog(t *testing.T) {
 	}
 	for i := range got[0] {
 		a, b := got[0][i], got[1][i]
-		if a.Job.JobID != b.Job.JobID || a.PRelease != b.PRelease || !a.HeldAt.Equal(b.HeldAt) {
-			t.Errorf("decision %d: %v P(release) %v as EventLog, %v %v as schedd-b.log", i, a.Job, a.PRelease, b.Job, b.PRelease)
+		if a.Job.JobID != b.Job.JobID || a.P != b.P || !a.HeldAt.Equal(b.HeldAt) {
+			t.Errorf("decision %d: %v P(release) %v as EventLog, %v %v as schedd-b.log", i, a.Job, a.P, b.Job, b.P)
 		}
 	}
 }
@@ -433,8 +433,8 @@ func TestDecideCurrentHold(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, a := range at {
-			if a.Job == d.Job && a.PRelease != d.PRelease {
-				t.Errorf("job %v: P(release) %v, %v on the log cut at its current hold", d.Job, d.PRelease, a.PRelease)
+			if a.Job == d.Job && a.P != d.P {
+				t.Errorf("job %v: P(release) %v, %v on the log cut at its current hold", d.Job, d.P, a.P)
 			}
 		}
 	}

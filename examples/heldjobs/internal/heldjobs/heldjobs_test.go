@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
@@ -155,6 +157,8 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"bad shape", strings.Replace(smallSpec, "3x6x60s", "3x6", 1), "space.shape[0]", "JxMxFRAME"},
 		{"repeated value", strings.Replace(smallSpec, "hidden: [4, 8]", "hidden: [4, 4]", 1), "space.hidden[1]", "repeats"},
 		{"too many draws", smallSpec + "random: 5\n", "random", "only 4 points"},
+		{"no such model", smallSpec + "model: rnn\n", "model", `"rnn": want lstm or gru`},
+		{"empty model", smallSpec + "model: \"\"\n", "model", "empty"},
 		{"bad number", strings.Replace(smallSpec, "lr: [3e-3]", "lr: [fast]", 1), "space.lr[0]", "not a finite number"},
 		{"bad split", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  split: [0.8, 0.2]\nspace", 1), "data.split", "test set"},
 		{"bad engine", smallSpec + "engine: gpu\n", "engine", "native"},
@@ -546,5 +550,42 @@ func TestParseShapeWindow(t *testing.T) {
 	s := Spec{Space: Space{Shape: []Shape{{J: 2, M: 1000, Frame: 2e6 * time.Hour}}, Hidden: []int{1}, Layers: []int{1}, LearningRate: []float64{1}, Batch: []int{1}}}
 	if err := s.Validate(); !errors.As(err, &se) || se.Key != "space.shape[0]" || !strings.Contains(err.Error(), "ten years") {
 		t.Errorf("Spec with a window of 2e9 hours: %v, want a spec error at space.shape[0]", err)
+	}
+}
+
+// TestSearchGRU runs the small search with model: gru: every run trains a
+// GRU, the best model directory holds one and decides with it, and the run
+// identities differ from the LSTM search's.
+func TestSearchGRU(t *testing.T) {
+	spec := loadSpec(t, strings.Replace(smallSpec, "epochs: 3", "epochs: 3\nmodel: gru", 1))
+	out := t.TempDir()
+	oc := searchIn(t, spec, out, nil)
+	if oc.Sweep.Completed != 4 {
+		t.Fatalf("summary %+v", oc.Sweep)
+	}
+	m, mi, err := LoadModel(filepath.Join(out, BestDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Architecture().Cell != lstm.GRU {
+		t.Fatalf("best model is a %v", m.Architecture().Cell)
+	}
+	all := testLog(t, 5, 1200)
+	jobs := eventlog.Group("pool", upTo(all, all[len(all)*85/100].Time))
+	ds, err := Decide(m, mi, jobs)
+	if err != nil || len(ds) == 0 {
+		t.Fatalf("Decide with the GRU: %d decisions, %v", len(ds), err)
+	}
+	lstmSpec := loadSpec(t, smallSpec)
+	_, lp, err := lstmSpec.Sweep("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gp, err := spec.Sweep("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lp[0].ID == gp[0].ID {
+		t.Error("the GRU search's runs have the LSTM search's identities")
 	}
 }

@@ -18,8 +18,12 @@ import (
 const (
 	ModelInfoFile  = "heldjobs-model.json"
 	ModelFile      = "model.json"      // lstm.Save
-	TorchModelFile = "model_torch.npz" // lstm.ExportTorch, for PyTorch users
-	modelFormat    = "crosscluster-heldjobs-model"
+	TorchModelFile = "model_torch.npz" // lstm.ExportTorch, for PyTorch users: the state_dict alone
+	// TorchFramingFile, beside TorchModelFile, says what a state_dict
+	// cannot: the module (lstm or gru) and whether the rows are read
+	// newest first (flip the time axis in PyTorch).
+	TorchFramingFile = "model_torch.json"
+	modelFormat      = "crosscluster-heldjobs-model"
 	// Version 2: samples and decisions draw their context jobs by one
 	// causal rule and seed (issue 19 item 1); a version 1 model was trained
 	// on context drawn otherwise.
@@ -76,20 +80,41 @@ func SaveModel(dir string, m *lstm.Model, info ModelInfo) (int64, error) {
 	if err := writeAtomic(filepath.Join(dir, ModelFile), buf.Bytes()); err != nil {
 		return 0, err
 	}
-	buf.Reset()
-	if err := m.ExportTorch(&buf, false); err != nil {
-		return 0, fmt.Errorf("heldjobs: %w", err)
-	}
-	n += int64(buf.Len())
-	if err := writeAtomic(filepath.Join(dir, TorchModelFile), buf.Bytes()); err != nil {
+	k, err := SaveTorch(dir, m)
+	if err != nil {
 		return 0, err
 	}
+	n += k
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return 0, fmt.Errorf("heldjobs: %w", err)
 	}
 	n += int64(len(b) + 1)
 	return n, writeAtomic(filepath.Join(dir, ModelInfoFile), append(b, '\n'))
+}
+
+// SaveTorch writes m into dir as PyTorch reads it: TorchModelFile, the
+// state_dict that load_state_dict(strict=True) takes, and TorchFramingFile
+// beside it ({"module": "lstm", "newest_first": true}). It returns the
+// bytes written.
+func SaveTorch(dir string, m *lstm.Model) (int64, error) {
+	var buf bytes.Buffer
+	if err := m.ExportTorch(&buf, false); err != nil {
+		return 0, fmt.Errorf("heldjobs: %w", err)
+	}
+	n := int64(buf.Len())
+	if err := writeAtomic(filepath.Join(dir, TorchModelFile), buf.Bytes()); err != nil {
+		return 0, err
+	}
+	a := m.Architecture()
+	b, err := json.Marshal(struct {
+		Module      string `json:"module"`
+		NewestFirst bool   `json:"newest_first"`
+	}{a.Cell.String(), a.NewestFirst})
+	if err != nil {
+		return 0, fmt.Errorf("heldjobs: %w", err)
+	}
+	return n + int64(len(b)+1), writeAtomic(filepath.Join(dir, TorchFramingFile), append(b, '\n'))
 }
 
 // LoadModel reads a model directory SaveModel wrote. A directory without

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
 	"go.yaml.in/yaml/v3"
 )
@@ -174,6 +175,9 @@ type Spec struct {
 	Metric           Metric
 	Threshold        float64 // P(release) at or above which a job is released
 	Engine           string  // "native" (float64) or "native32"
+	// Model is the recurrent cell, "lstm" or "gru" (lstm.GRU, which
+	// always trains in float64); empty means lstm.
+	Model string `json:",omitempty"`
 	// Resources of each training run: on Slurm --cpus-per-task, --mem,
 	// --time, --partition, --account; on HTCondor request_cpus,
 	// request_memory, request_disk, request_gpus, allowed_job_duration
@@ -243,6 +247,7 @@ func specErr(key, format string, a ...any) error {
 //	metric: f1                       # f1 precision recall accuracy roc_auc valid_loss
 //	threshold: 0.5
 //	engine: native                   # or native32
+//	model: lstm                      # or gru
 //	resources: {cpus: 1, memory: 2G, disk: 4G, time: 2h}
 //	retries: 2
 //
@@ -283,7 +288,7 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	}
 	s := &Spec{}
 	seen := map[string]bool{} // every key path given, "epochs", "data.synthetic.jobs"
-	err = fields(doc.Content[0], "", seen, []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "resources", "retries", "allow_failed"}, func(key, k string, v *yaml.Node) error {
+	err = fields(doc.Content[0], "", seen, []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "model", "resources", "retries", "allow_failed"}, func(key, k string, v *yaml.Node) error {
 		switch k {
 		case "name":
 			return scalar(v, key, &s.Name)
@@ -308,6 +313,8 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 			return floatTo(v, key, &s.Threshold)
 		case "engine":
 			return scalar(v, key, &s.Engine)
+		case "model":
+			return scalar(v, key, &s.Model)
 		case "resources":
 			// The resources block is sweep's; borrow its parser through a
 			// one-key sweep spec so that units and errors are the same.
@@ -382,6 +389,7 @@ func explicit(s *Spec, given map[string]bool) error {
 		{"retries", s.Retries < 0, fmt.Sprintf("%d: want 0 to 100, or no key for the default %d", s.Retries, DefaultRetries)},
 		{"metric", s.Metric == "", "empty: want one of " + strings.Join(mapS(Metrics(), func(m Metric) string { return string(m) }), ", ") + ", or no key for the default f1"},
 		{"engine", s.Engine == "", "empty: want native or native32, or no key for the default native"},
+		{"model", s.Model == "", "empty: want lstm or gru, or no key for the default lstm"},
 		{"data.e", s.Data.E == 0, fmt.Sprintf("0: want 1 to 1000, or no key for the default %d", eventlog.DefaultE)},
 		{"data.split", s.Data.Train == 0 && s.Data.Valid == 0, "[0, 0]: want positive train and validation fractions, or no key for the default [0.6, 0.2]"},
 		{"data.synthetic.jobs", s.Data.Synthetic.Jobs == 0, fmt.Sprintf("0: want 10 to 10,000,000, or no key for the default %d", defaultJobs)},
@@ -696,6 +704,9 @@ func (s *Spec) Validate() error {
 		if s.Engine != "native" && s.Engine != "native32" {
 			return specErr("engine", "%q: want native or native32", s.Engine)
 		}
+		if _, err := cellOf(s.Model); err != nil && s.Model != "" {
+			return specErr("model", "%q: want lstm or gru", s.Model)
+		}
 		if s.Retries < 0 || s.Retries > 100 {
 			return specErr("retries", "%d: want 0 to 100 (in a Spec built in Go, -1 means the default %d)", s.Retries, DefaultRetries)
 		}
@@ -874,6 +885,11 @@ func (s *Spec) baseParams() map[string]sweep.Value {
 		"seed": sweep.IntValue(int64(d.Seed)), "epochs": sweep.IntValue(int64(s.Epochs)),
 		"patience": sweep.IntValue(int64(s.Patience)), "metric": sweep.Str(string(s.Metric)),
 		"threshold": sweep.FloatValue(s.Threshold), "engine": sweep.Str(s.Engine),
+	}
+	if s.Model != "" && s.Model != lstm.LSTM.String() {
+		// Only when not the LSTM, so that an LSTM run keeps the identity
+		// it had before models were selectable.
+		p["model"] = sweep.Str(s.Model)
 	}
 	return p
 }

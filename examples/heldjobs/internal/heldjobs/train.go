@@ -1,12 +1,15 @@
 package heldjobs
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -27,6 +30,17 @@ type RunConfig struct {
 	Metric           Metric
 	Threshold        float64
 	Engine           string
+	Cell             lstm.Cell // the "model" parameter, LSTM when absent
+}
+
+// cellOf reads a spec's model name.
+func cellOf(name string) (lstm.Cell, error) {
+	for _, c := range []lstm.Cell{lstm.LSTM, lstm.GRU} {
+		if name == c.String() {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("model %q: want lstm or gru", name)
 }
 
 // runConfigOf reads the base parameters back from a run's parameters.
@@ -39,6 +53,13 @@ func runConfigOf(p map[string]sweep.Value) (RunConfig, error) {
 	rc := RunConfig{E: int(p["e"].Int()), Forward: p["forward"].Bool(), Train: p["split_train"].Float(), Valid: p["split_valid"].Float(),
 		Seed: uint64(p["seed"].Int()), Epochs: int(p["epochs"].Int()), Patience: int(p["patience"].Int()),
 		Metric: Metric(p["metric"].Lit), Threshold: p["threshold"].Float(), Engine: p["engine"].Lit}
+	if v, ok := p["model"]; ok {
+		c, err := cellOf(v.Lit)
+		if err != nil {
+			return RunConfig{}, fmt.Errorf("heldjobs: %w: %w", ErrSpec, err)
+		}
+		rc.Cell = c
+	}
 	if !rc.Metric.valid() || rc.Epochs < 1 || rc.Patience < 1 || rc.E < 1 || (rc.Engine != "native" && rc.Engine != "native32") {
 		return RunConfig{}, fmt.Errorf("heldjobs: %w: run parameters %+v", ErrSpec, rc)
 	}
@@ -120,11 +141,18 @@ type Trained struct {
 // are seeded with rc.Seed, as in a run without a search, so the same point
 // trains the same model on every engine. onEpoch, if not nil, is called
 // after every epoch. Cancelling ctx returns ctx.Err().
-func TrainPoint(ctx context.Context, p Point, rc RunConfig, sp *Splits, onEpoch func(Epoch)) (*Trained, error) {
-	arch := lstm.Architecture{Inputs: p.Shape.J * rc.E, Hidden: p.Hidden, Layers: p.Layers, NewestFirst: !rc.Forward}
+//
+// With ckpt set, the training survives being killed: lstm's checkpoint is
+// kept in ckpt and this function's own state (the epochs so far, the kept
+// model, whether early stopping ended the run) in ckpt+".run", written
+// before lstm's after every epoch; a TrainPoint that finds them continues
+// after the last checkpointed epoch and ends with the same model, bit for
+// bit, and the same epochs (their Seconds aside) as one never killed.
+func TrainPoint(ctx context.Context, p Point, rc RunConfig, sp *Splits, ckpt string, onEpoch func(Epoch)) (*Trained, error) {
+	arch := lstm.Architecture{Inputs: p.Shape.J * rc.E, Hidden: p.Hidden, Layers: p.Layers, NewestFirst: !rc.Forward, Cell: rc.Cell}
 	m := lstm.New(arch, rand.New(rand.NewPCG(rc.Seed, 2)))
 	cfg := lstm.Config{LearningRate: p.LearningRate, BatchSize: p.Batch, Epochs: rc.Epochs, Patience: -1,
-		Threshold: rc.Threshold, Seed: rc.Seed}
+		Threshold: rc.Threshold, Seed: rc.Seed, Checkpoint: ckpt}
 	if rc.Engine == "native32" {
 		cfg.Engine = lstm.Native32
 	}
@@ -138,11 +166,48 @@ func TrainPoint(ctx context.Context, p Point, rc RunConfig, sp *Splits, onEpoch 
 		bestValue = math.NaN()
 		since     int
 		cbErr     error
+		saved     runState
+		resumed   bool
 	)
+	if ckpt != "" {
+		ok, err := saved.load(ckpt + ".run")
+		if err != nil {
+			return nil, err
+		}
+		resumed = ok
+		if ok && saved.Stopped {
+			// Early stopping had ended the run: nothing left to train.
+			tr.Epochs, tr.Stopped, tr.Seconds = saved.Epochs, true, saved.Seconds
+			if best, err = saved.best(); err != nil {
+				return nil, err
+			}
+			tr.BestEpoch = saved.bestEpoch()
+			tr.Model = best
+			return tr, nil
+		}
+	}
 	stop, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cfg.OnEpoch = func(st lstm.EpochStats) {
 		t0 := time.Now()
+		if resumed {
+			// The first epoch after a restart: keep the saved epochs
+			// before it (a crash may have saved this one's too, which is
+			// now done again to the same bits).
+			resumed = false
+			saved.Epochs = saved.Epochs[:min(len(saved.Epochs), st.Epoch-1)]
+			tr.Epochs = slices.Clone(saved.Epochs)
+			if tr.BestEpoch = saved.bestEpoch(); tr.BestEpoch > 0 {
+				var err error
+				if best, err = saved.best(); err != nil {
+					cbErr = err
+					cancel()
+					return
+				}
+				bestValue = tr.Epochs[tr.BestEpoch-1].value(rc.Metric)
+				since = len(tr.Epochs) - tr.BestEpoch
+			}
+		}
 		auc := math.NaN()
 		probs, err := m.Probabilities(sp.Valid.X)
 		if err != nil {
@@ -170,10 +235,16 @@ func TrainPoint(ctx context.Context, p Point, rc RunConfig, sp *Splits, onEpoch 
 			tr.Stopped = true
 			cancel()
 		}
+		if ckpt != "" {
+			if err := saved.save(ckpt+".run", tr, best, e.Best); err != nil {
+				cbErr = err
+				cancel()
+			}
+		}
 	}
 	t0 := time.Now()
 	_, err := lstm.Train(stop, m, cfg, sp.Train, sp.Valid)
-	tr.Seconds = time.Since(t0).Seconds()
+	tr.Seconds = saved.Seconds + time.Since(t0).Seconds()
 	switch {
 	case cbErr != nil:
 		return nil, fmt.Errorf("heldjobs: scoring the validation set: %w", cbErr)
@@ -186,6 +257,69 @@ func TrainPoint(ctx context.Context, p Point, rc RunConfig, sp *Splits, onEpoch 
 	}
 	tr.Model = best
 	return tr, nil
+}
+
+// runState is TrainPoint's state beside lstm's checkpoint.
+type runState struct {
+	Epochs  []Epoch
+	Stopped bool
+	Seconds float64
+	Best    []byte // the kept model, lstm.Save
+}
+
+// bestEpoch is the last epoch marked best, 0 if none.
+func (s *runState) bestEpoch() int {
+	b := 0
+	for _, e := range s.Epochs {
+		if e.Best {
+			b = e.Epoch
+		}
+	}
+	return b
+}
+
+func (s *runState) best() (*lstm.Model, error) {
+	if len(s.Best) == 0 {
+		return nil, fmt.Errorf("heldjobs: %w: training state without a kept model", ErrModelDir)
+	}
+	m, err := lstm.Load(bytes.NewReader(s.Best))
+	if err != nil {
+		return nil, fmt.Errorf("heldjobs: training state: %w", err)
+	}
+	return m, nil
+}
+
+// load reads the state at path; a missing file is a fresh start (false).
+func (s *runState) load(path string) (bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err == nil {
+		err = gob.NewDecoder(bytes.NewReader(b)).Decode(s)
+	}
+	if err != nil {
+		return false, fmt.Errorf("heldjobs: training state %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// save writes the state after an epoch: the epochs of tr, and best when
+// it changed (newBest) or was never written.
+func (s *runState) save(path string, tr *Trained, best *lstm.Model, newBest bool) error {
+	s.Epochs, s.Stopped = tr.Epochs, tr.Stopped
+	if newBest || len(s.Best) == 0 {
+		var buf bytes.Buffer
+		if err := best.Save(&buf); err != nil {
+			return err
+		}
+		s.Best = buf.Bytes()
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(s); err != nil {
+		return err
+	}
+	return writeAtomic(path, buf.Bytes())
 }
 
 // bootstrapResamples and bootstrapLevel are the test-F1 interval's
@@ -220,6 +354,12 @@ func BootstrapF1(p []float64, y []int, threshold float64, b int, level float64, 
 	}
 	return stats.Quantile(f1s, (1-level)/2), stats.Quantile(f1s, (1+level)/2)
 }
+
+// CheckpointFile is the training checkpoint in a run's directory
+// (lstm.Config.Checkpoint; TrainPoint keeps its own state beside it, in
+// CheckpointFile+".run"). On the DAG the run directory comes back with the
+// node's outputs, so a retried training node continues from its last epoch.
+const CheckpointFile = "train.ckpt"
 
 // ModelDirName is the directory, in a run's attempt directory, that holds
 // its model (SaveModel).
@@ -263,7 +403,7 @@ func TrainRun(ctx context.Context, t sweep.Task, dataDir, modelDir string, progr
 	}
 	defer ml.Close()
 	var logErr error
-	tr, err := TrainPoint(ctx, p, rc, sp, func(e Epoch) {
+	tr, err := TrainPoint(ctx, p, rc, sp, filepath.Join(t.Dir, CheckpointFile), func(e Epoch) {
 		for _, s := range epochSeries {
 			if err := ml.Log(s.name, float64(e.Epoch), s.get(e)); err != nil && logErr == nil {
 				logErr = err
@@ -335,6 +475,11 @@ func TrainRun(ctx context.Context, t sweep.Task, dataDir, modelDir string, progr
 		return nil, err
 	}
 	res.Metrics["model_bytes"] = float64(n)
+	// The run is complete: its checkpoint has served (a retry of a
+	// finished run trains it again, to the same bits).
+	for _, f := range []string{CheckpointFile, CheckpointFile + ".run"} {
+		os.Remove(filepath.Join(t.Dir, f))
+	}
 	return res, nil
 }
 
