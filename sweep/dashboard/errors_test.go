@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crosscluster/crosscluster/sweep/dashboard"
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/dashboard"
 )
 
 // queuedLedger returns a ledger holding the runs of spec, none started,

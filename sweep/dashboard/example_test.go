@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/crosscluster/crosscluster/sweep/dashboard"
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/dashboard"
 )
 
 // New serves a ledger's runs; here a sweep of three learning rates that
