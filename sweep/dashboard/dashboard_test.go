@@ -142,13 +142,24 @@ func TestDashboard(t *testing.T) {
 	if n := strings.Count(body, `<tr class="run`); n != 6 {
 		t.Errorf("%d run rows, want 6", n)
 	}
-	for _, want := range []string{"running", "<svg", "val_loss of every run (6)", "lr against val_loss", "&lt;script&gt;alert(1)&lt;/script&gt;"} {
+	for _, want := range []string{"running", "<svg", "val_loss of all 6 runs that streamed it", "lr against val_loss", "&lt;script&gt;alert(1)&lt;/script&gt;"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("overview lacks %q", want)
 		}
 	}
 	if strings.Contains(body, "<script>alert(1)") {
 		t.Error("a run name reached the page unescaped")
+	}
+	// The runs stream val_loss at epochs 1..5 of their 5: the curves'
+	// axis counts epochs, with more ticks than its two ends.
+	if !strings.Contains(body, `text-anchor="middle">epoch</text>`) || strings.Contains(body, `text-anchor="middle">step</text>`) {
+		t.Error("the curves' x axis is not labelled epoch")
+	}
+	if n := strings.Count(body, `class="tick"`); n < 12 {
+		t.Errorf("%d ticks over the figures", n)
+	}
+	if !strings.Contains(body, `<meta http-equiv="refresh" content="1">`) {
+		t.Error("a running sweep's overview does not refresh")
 	}
 	// Sorting by lr, descending: the first row has lr 1.
 	_, sorted := get(t, srv.URL+"/?sort=lr&desc=1")
@@ -177,6 +188,9 @@ func TestDashboard(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("after the sweep, the overview lacks %q", want)
 		}
+	}
+	if strings.Contains(body, `http-equiv="refresh"`) || !strings.Contains(body, "no longer refreshes") {
+		t.Error("the overview of a finished sweep still refreshes")
 	}
 	// One run's page.
 	id := regexp.MustCompile(`href="run/([0-9a-f]+)"`).FindStringSubmatch(body)
