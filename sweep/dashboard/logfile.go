@@ -17,9 +17,10 @@ const maxLogRead = 64 << 10
 
 // logTail returns the last lines of the log of an attempt of run id, ""
 // when there is none. The log is a file a worker wrote, so it is opened
-// inside the work directory only (os.Root: no symbolic link or ".." leads out of it), never through
-// a symbolic link at its end, without blocking (a FIFO opens at once),
-// and read only when it is a regular file.
+// inside the work directory only (os.Root: no symbolic link or ".."
+// leads out of it), never through a symbolic link at its end, without
+// blocking (a FIFO opens at once), and read only when it is a regular
+// file.
 func (d *dash) logTail(workDir, id string, attempt int) (string, error) {
 	if attempt <= 0 {
 		return "", errors.New("the run has not started")
