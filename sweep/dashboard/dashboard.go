@@ -33,6 +33,7 @@ import (
 	"context"
 	"errors"
 	"html/template"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -472,7 +473,7 @@ func (d *dash) run(w http.ResponseWriter, r *http.Request) {
 		p.Refresh = max(int(d.opt.Refresh/time.Second), 1)
 	}
 	prm := run.Params()
-	for _, k := range sortedKeys(prm) {
+	for _, k := range slices.Sorted(maps.Keys(prm)) {
 		p.Params = append(p.Params, [2]string{k, prm[k].Lit})
 	}
 	if run.State == sweep.Completed {
@@ -484,12 +485,12 @@ func (d *dash) run(w http.ResponseWriter, r *http.Request) {
 		if m == nil {
 			p.Note = "This run's result metrics changed while the page was read; reload to see them."
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			p.Params = append(p.Params, [2]string{"result: " + k, strconv.FormatFloat(m[k], 'g', 6, 64)})
 		}
 	}
 	rs := &sweep.RunSummary{Run: run}
-	for _, k := range sortedKeys(ser) {
+	for _, k := range slices.Sorted(maps.Keys(ser)) {
 		p.Curves = append(p.Curves, seriesSVG(k, ser[k], d.stepName([]*sweep.RunSummary{rs}, []sweep.Series{ser[k]})))
 	}
 	for _, a := range atts {

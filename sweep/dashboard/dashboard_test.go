@@ -41,23 +41,9 @@ func liveSweep(t *testing.T) (*sweep.Ledger, func(), func() error) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	spec, err := sweep.LoadSpec(strings.NewReader(testSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq, _, err := spec.Points()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pts []sweep.Point
-	for p := range seq {
-		pts = append(pts, p)
-	}
+	enqueueYAML(t, l, testSpec)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if _, err := l.Enqueue(ctx, spec, pts); err != nil {
-		t.Fatal(err)
-	}
 	release := make(chan struct{})
 	var once sync.Once
 	work := func(ctx context.Context, task sweep.Task) (*sweep.Result, error) {

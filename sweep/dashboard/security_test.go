@@ -19,7 +19,7 @@ import (
 // is refused, so that a page on another origin that rebinds its DNS name
 // to 127.0.0.1 cannot read the dashboard (issue 26).
 func TestHostHeader(t *testing.T) {
-	l, _ := queuedLedgerInternal(t, "name: h\ngrid:\n  - {key: lr, values: [0.1, 1]}\n")
+	l, _ := queuedLedger(t, "name: h\ngrid:\n  - {key: lr, values: [0.1, 1]}\n")
 	srv := httptest.NewServer(New(l, Options{Hosts: []string{"dash.example.org"}}))
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
@@ -71,7 +71,7 @@ func TestHostHeader(t *testing.T) {
 // TestQueryBounded: a huge query is refused and not reflected; a long
 // name filter is cut.
 func TestQueryBounded(t *testing.T) {
-	l, _ := queuedLedgerInternal(t, "name: q\ngrid:\n  - {key: lr, values: [0.1, 1]}\n")
+	l, _ := queuedLedger(t, "name: q\ngrid:\n  - {key: lr, values: [0.1, 1]}\n")
 	srv := httptest.NewServer(New(l, Options{}))
 	defer srv.Close()
 	big := strings.Repeat("A", 1<<20)
@@ -88,15 +88,26 @@ func TestQueryBounded(t *testing.T) {
 	}
 }
 
-// queuedLedgerInternal is errors_test.go's queuedLedger for this package's
-// tests.
-func queuedLedgerInternal(t testing.TB, spec string) (*sweep.Ledger, string) {
+// queuedLedger returns a ledger holding the runs of the YAML spec, none
+// started, and the ID of the first.
+func queuedLedger(t testing.TB, spec string) (*sweep.Ledger, string) {
 	t.Helper()
 	l, err := sweep.OpenLedger(filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
+	enqueueYAML(t, l, spec)
+	runs, err := l.Runs(context.Background())
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("Runs: %d runs, %v", len(runs), err)
+	}
+	return l, runs[0].ID
+}
+
+// enqueueYAML enqueues the points of a YAML spec.
+func enqueueYAML(t testing.TB, l *sweep.Ledger, spec string) {
+	t.Helper()
 	s, err := sweep.LoadSpec(strings.NewReader(spec))
 	if err != nil {
 		t.Fatal(err)
@@ -108,11 +119,6 @@ func queuedLedgerInternal(t testing.TB, spec string) (*sweep.Ledger, string) {
 	if _, err := l.EnqueuePoints(context.Background(), s, seq); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := l.Runs(context.Background())
-	if err != nil || len(runs) == 0 {
-		t.Fatalf("Runs: %d runs, %v", len(runs), err)
-	}
-	return l, runs[0].ID
 }
 
 // TestSortBlankCell: a parameter whose value is blank sorts without a

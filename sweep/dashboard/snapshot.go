@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"html/template"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -187,8 +188,8 @@ func (d *dash) load(ctx context.Context) (*snapshot, error) {
 			series[k] = true
 		}
 	}
-	s.pcols = sortedKeys(params)
-	s.scols = sortedKeys(series)
+	s.pcols = slices.Sorted(maps.Keys(params))
+	s.scols = slices.Sorted(maps.Keys(series))
 	s.metric = d.opt.Metric
 	if s.metric == "" && len(s.scols) > 0 {
 		s.metric = s.scols[0]
@@ -338,7 +339,7 @@ func (d *dash) failures(ctx context.Context, s *snapshot) error {
 		}
 	}
 	s.nFailed = len(idx)
-	for _, k := range sortedKeys(classes) {
+	for _, k := range slices.Sorted(maps.Keys(classes)) {
 		s.classes = append(s.classes, classCount{cmp.Or(k, "(none)"), classes[k]})
 	}
 	slices.SortStableFunc(s.classes, func(a, b classCount) int { return b.N - a.N })
@@ -364,13 +365,4 @@ func count(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
