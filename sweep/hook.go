@@ -22,10 +22,12 @@ import (
 // The controller runs the command beside its work, one event at a time in
 // the order they happened, so that a slow or hung command never holds up
 // polling, ingest or pruning; Run waits for the commands before it returns
-// once the sweep has finished. At most hookQueue events wait for the command;
-// more are dropped and counted in Run's error. At the timeout the command's
-// whole process group is killed (on Unix; elsewhere the command itself), and
-// only the last 64 KiB of its output are kept.
+// once the sweep has finished (when Run returns early, for an error or a
+// cancelled ctx, it waits only for the command running and drops the rest).
+// At most 16 "run_failed" events wait for the command; more are dropped and
+// counted in Run's error. At the timeout the command's whole process group
+// is killed (on Unix; elsewhere the command itself), and only the last 64
+// KiB of its output are kept; the error quotes its last KiB.
 type Hook struct {
 	// Command is the program and its arguments, e.g. {"sh", "-c",
 	// "mail -s sweep me@example.org"}.
