@@ -32,7 +32,7 @@ pre{background:#f6f6f6;padding:6px;max-width:100ch;overflow:auto;font-size:12px}
 <div class="figs">{{.Curves}}{{.Hist}}</div>
 {{if .Scatters}}<h2>Hyper-parameters against the final {{.Metric}}</h2>
 <div class="figs">{{range .Scatters}}{{.}}{{end}}</div>{{end}}
-<h2 id="runs-head">Runs {{.First}}–{{.Last}} of {{count .Matching}}{{if or .State .Query}} matching ({{count .Total}} in all){{end}}</h2>
+<h2 id="runs-head">{{if .Matching}}Runs {{.First}}–{{.Last}} of {{count .Matching}}{{if or .State .Query}} matching{{end}}{{else}}No runs{{if or .State .Query}} match{{end}}{{end}}{{if or .State .Query}} ({{count .Total}} in all){{end}}</h2>
 <form method="get"><label>state <select name="state"><option value="">all</option>{{$st := .State}}{{range .States}}<option value="{{.}}"{{if eq . $st}} selected{{end}}>{{.}}</option>{{end}}</select></label>
 <label>name contains <input name="q" value="{{.Query}}" maxlength="200"></label>
 <input type="hidden" name="sort" value="{{.Sort}}">{{if .Desc}}<input type="hidden" name="desc" value="1">{{end}}<button>filter</button></form>

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,9 @@ func TestQueryBounded(t *testing.T) {
 	code, body = get(t, srv.URL+"/?q="+strings.Repeat("B", 900))
 	if code != 200 || strings.Contains(body, strings.Repeat("B", maxFilter+1)) || !strings.Contains(body, strings.Repeat("B", maxFilter)) {
 		t.Errorf("900-byte filter: %d, reflected %d Bs", code, strings.Count(body, "B"))
+	}
+	if code, body := get(t, srv.URL+"/?q=nothing-like-it"); code != 200 || !strings.Contains(body, "No runs match (2 in all)") {
+		t.Errorf("a filter matching nothing: %d", code)
 	}
 	if code, body := get(t, srv.URL+"/?state=<script>&sort=<b>&page=-5"); code != 200 || strings.Contains(body, "<script>") || strings.Contains(body, "&lt;script&gt;") {
 		t.Errorf("bad state/sort/page: %d", code)
@@ -190,4 +194,33 @@ func failedSweep(t *testing.T) (*sweep.Ledger, string, []sweep.Run) {
 		t.Fatalf("%d runs, %v", len(runs), err)
 	}
 	return ro, work, runs
+}
+
+// FuzzRequest: no query, path or Host makes the handler panic or answer
+// with anything but a page, a refusal or a 404.
+func FuzzRequest(f *testing.F) {
+	l, err := sweep.OpenLedger(filepath.Join(f.TempDir(), "ledger.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer l.Close()
+	enqueueYAML(f, l, "name: z\ngrid:\n  - {key: tag, values: [\" \", a, \"\\t\", \"<b>\"]}\n  - {key: lr, values: [0.1, 1]}\n")
+	h := New(l, Options{})
+	for _, s := range [][3]string{{"/", "sort=tag", "localhost"}, {"/", "sort=lr&desc=1&page=2&state=queued&q=a", "127.0.0.1:80"},
+		{"/run/base-taga-lr1", "", "[::1]"}, {"/", "page=99999999999999999999&sort=%00", "evil.example"}, {"/run/%2e%2e", "q=%ff%fe", ""}} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, path, query, host string) {
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path
+		}
+		req := &http.Request{Method: "GET", URL: &url.URL{Path: path, RawQuery: query}, Host: host, Header: http.Header{}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req.WithContext(context.Background()))
+		switch rec.Code {
+		case 200, 301, 307, 404, 421, 414:
+		default:
+			t.Errorf("GET %q ? %q Host %q: %d %.200s", path, query, host, rec.Code, rec.Body)
+		}
+	})
 }
