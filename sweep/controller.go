@@ -54,7 +54,7 @@ type Controller struct {
 	// Logger, when non-nil, receives one record per transition.
 	Logger *slog.Logger
 
-	hookErr error // failed run_failed notifications of this Run
+	hooks *hookRunner // this Run's notifications
 }
 
 // defaultPollInterval is the controller's default pause between polls.
@@ -117,7 +117,8 @@ func (c *Controller) Run(ctx context.Context) (Summary, error) {
 		panic("sweep: Controller needs Ledger, Backend and WorkDir")
 	}
 	start := time.Now()
-	c.hookErr = nil
+	c.hooks = c.startHooks()
+	defer c.hooks.close()
 	st := &run{inflight: map[string]Task{}, stops: map[string]string{}, tails: map[string]*metricTail{}, lastBeat: map[string]time.Time{}}
 	done := func(err error) (Summary, error) {
 		st.sum.Elapsed = time.Since(start)
@@ -180,7 +181,7 @@ func (c *Controller) Run(ctx context.Context) (Summary, error) {
 			if len(q) == 0 {
 				c.progress(ctx)
 				sum, _ := done(nil)
-				return sum, errors.Join(c.hookErr, c.notifyFinished(ctx, sum))
+				return sum, c.notifyFinished(ctx, sum)
 			}
 		}
 		if changed {
@@ -729,7 +730,7 @@ func (c *Controller) bindWorkDir(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sweep: work directory: %w", err)
 	}
-	recorded, err := c.Ledger.workDir(ctx)
+	recorded, err := c.Ledger.WorkDir(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -17,6 +18,16 @@ import (
 // standard input (HookEvent) and SWEEP_EVENT ("finished" or "run_failed")
 // in its environment; it may send a mail, post to a chat, or page. Nothing
 // leaves the machine unless the command sends it.
+//
+// The controller runs the command beside its work, one event at a time in
+// the order they happened, so that a slow or hung command never holds up
+// polling, ingest or pruning; Run waits for the commands before it returns
+// once the sweep has finished (when Run returns early, for an error or a
+// cancelled ctx, it waits only for the command running and drops the rest).
+// At most 16 "run_failed" events wait for the command; more are dropped and
+// counted in Run's error. At the timeout the command's whole process group
+// is killed (on Unix; elsewhere the command itself), and only the last 64
+// KiB of its output are kept; the error quotes its last KiB.
 type Hook struct {
 	// Command is the program and its arguments, e.g. {"sh", "-c",
 	// "mail -s sweep me@example.org"}.
@@ -39,9 +50,23 @@ type HookEvent struct {
 	Attempts []string `json:"attempts,omitempty"`
 }
 
-// ErrHook is wrapped by the error of a Hook command that failed; the
-// sweep itself is not affected, and Run returns the error once it is done.
+// ErrHook is wrapped by the error of a Hook command that failed, timed out
+// or was dropped; the sweep itself is not affected, and Run returns the
+// error once it is done.
 var ErrHook = errors.New("notification hook failed")
+
+const (
+	// hookQueue bounds the events waiting for the command.
+	hookQueue = 16
+	// hookTail is how much of the command's output (the end) is kept.
+	hookTail = 64 << 10
+	// hookErrTail is how much of that tail an error message quotes.
+	hookErrTail = 1 << 10
+	// hookPipeWait bounds the wait for the output pipe after the command
+	// exited or was killed: a child that left the process group (setsid)
+	// may hold it open for ever.
+	hookPipeWait = 2 * time.Second
+)
 
 func (h *Hook) run(ctx context.Context, ev HookEvent) error {
 	if len(h.Command) == 0 {
@@ -55,17 +80,170 @@ func (h *Hook) run(ctx context.Context, ev HookEvent) error {
 	defer cancel()
 	b, err := json.Marshal(ev)
 	if err != nil {
-		return err
+		return fmt.Errorf("sweep: %w: %s: %v", ErrHook, ev.Event, err)
 	}
 	cmd := exec.CommandContext(ctx, h.Command[0], h.Command[1:]...)
 	cmd.Stdin = bytes.NewReader(append(b, '\n'))
 	cmd.Env = append(cmd.Environ(), "SWEEP_EVENT="+ev.Event)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("sweep: %w: %s %s: %v: %s", ErrHook, ev.Event, strings.Join(h.Command, " "), err, strings.TrimSpace(out.String()))
+	out := &tailBuffer{max: hookTail}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = hookPipeWait
+	killGroup(cmd)
+	err = cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The command succeeded; something it started still holds the
+		// output open, and is left to run.
+		err = nil
 	}
-	return nil
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		err = fmt.Errorf("timed out after %v (process group killed): %w", timeout, err)
+	}
+	return fmt.Errorf("sweep: %w: %s %s: %v%s", ErrHook, ev.Event, strings.Join(h.Command, " "), err, out.quote(hookErrTail))
+}
+
+// tailBuffer keeps the last max bytes written to it and counts the rest.
+type tailBuffer struct {
+	max  int
+	b    []byte
+	seen int64
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.seen += int64(len(p))
+	if len(p) >= t.max {
+		t.b = append(t.b[:0], p[len(p)-t.max:]...)
+		return len(p), nil
+	}
+	if len(t.b)+len(p) > 2*t.max {
+		// Keep the last max bytes; copying at most every max bytes
+		// written keeps Write linear.
+		n := copy(t.b, t.b[len(t.b)-t.max:])
+		t.b = t.b[:n]
+	}
+	t.b = append(t.b, p...)
+	return len(p), nil
+}
+
+// tail returns the last max bytes written.
+func (t *tailBuffer) tail() []byte {
+	return t.b[max(len(t.b)-t.max, 0):]
+}
+
+// quote returns ": " and the last n bytes of the output, trimmed, saying
+// how much came before; "" for no output.
+func (t *tailBuffer) quote(n int) string {
+	b := bytes.TrimSpace(t.tail())
+	if len(b) == 0 {
+		return ""
+	}
+	cut := ""
+	if len(b) > n || t.seen > int64(len(t.tail())) {
+		b = b[max(len(b)-n, 0):]
+		cut = fmt.Sprintf("(last %d of %d bytes of output) ", len(b), t.seen)
+	}
+	return ": " + cut + strings.ToValidUTF8(string(b), "?")
+}
+
+// hookRunner runs a Hook's command for the events of one Controller.Run,
+// one at a time and in order, in a goroutine of its own.
+type hookRunner struct {
+	hook *Hook
+	log  func(msg string, args ...any)
+
+	mu      sync.Mutex
+	queue   []HookEvent
+	busy    bool           // a goroutine is delivering the queue
+	idle    chan struct{}  // closed when busy turns false
+	stopped bool           // close called: queued events are dropped
+	dropped map[string]int // events not delivered, by name
+	atStop  int            // of which dropped because Run was returning
+	errs    []error
+}
+
+func newHookRunner(h *Hook, log func(string, ...any)) *hookRunner {
+	return &hookRunner{hook: h, log: log, dropped: map[string]int{}}
+}
+
+// send queues ev for the command and returns at once.
+func (r *hookRunner) send(ctx context.Context, ev HookEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// "finished" comes last and is never dropped for want of room.
+	if r.stopped || len(r.queue) >= hookQueue && ev.Event != "finished" {
+		r.dropped[ev.Event]++
+		return
+	}
+	r.queue = append(r.queue, ev)
+	if !r.busy {
+		r.busy, r.idle = true, make(chan struct{})
+		go r.deliver(context.WithoutCancel(ctx))
+	}
+}
+
+func (r *hookRunner) deliver(ctx context.Context) {
+	for {
+		r.mu.Lock()
+		if len(r.queue) == 0 || r.stopped {
+			for _, ev := range r.queue {
+				r.dropped[ev.Event]++
+				r.atStop++
+			}
+			r.queue = nil
+			r.busy = false
+			close(r.idle)
+			r.mu.Unlock()
+			return
+		}
+		ev := r.queue[0]
+		r.queue = r.queue[1:]
+		r.mu.Unlock()
+		if err := r.hook.run(ctx, ev); err != nil {
+			r.log("hook", "event", ev.Event, "error", err.Error())
+			r.mu.Lock()
+			r.errs = append(r.errs, err)
+			r.mu.Unlock()
+		}
+	}
+}
+
+// wait waits until every queued event has been delivered and returns the
+// failures so far, and the events dropped, as one error wrapping ErrHook.
+func (r *hookRunner) wait() error {
+	r.mu.Lock()
+	idle := r.idle
+	r.mu.Unlock()
+	if idle != nil {
+		<-idle
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	errs := r.errs
+	for _, name := range []string{"run_failed", "finished"} {
+		if n := r.dropped[name]; n > 0 {
+			errs = append(errs, fmt.Errorf("sweep: %w: %d %s event(s) not delivered: the command was busy with %d others, or Run was returning", ErrHook, n, name, hookQueue))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// close drops the events not yet started, waits for the one running (its
+// timeout bounds the wait) and logs how many were dropped; Run calls it on
+// every return so that no command outlives it. Each failure was logged
+// when it happened.
+func (r *hookRunner) close() {
+	r.mu.Lock()
+	r.stopped = true
+	idle := r.idle
+	r.mu.Unlock()
+	if idle != nil {
+		<-idle
+	}
+	if r.atStop > 0 {
+		r.log("hook", "error", fmt.Sprintf("%d event(s) not delivered: the controller stopped", r.atStop))
+	}
 }
 
 func (c *Controller) event(ctx context.Context, name string) (HookEvent, error) {
@@ -84,16 +262,29 @@ func (c *Controller) event(ctx context.Context, name string) (HookEvent, error) 
 	return ev, nil
 }
 
+// startHooks returns the hook runner of one Run; its zero-hook form does
+// nothing.
+func (c *Controller) startHooks() *hookRunner {
+	h := c.Notify
+	if h == nil {
+		h = &Hook{}
+	}
+	return newHookRunner(h, c.log)
+}
+
+// notifyFinished runs the "finished" command after the queued ones and
+// returns every hook failure of this Run.
 func (c *Controller) notifyFinished(ctx context.Context, sum Summary) error {
 	if c.Notify == nil {
 		return nil
 	}
 	ev, err := c.event(ctx, "finished")
 	if err != nil {
-		return err
+		return errors.Join(err, c.hooks.wait())
 	}
 	ev.Summary = &sum
-	return c.Notify.run(ctx, ev)
+	c.hooks.send(ctx, ev)
+	return c.hooks.wait()
 }
 
 func (c *Controller) notifyFailed(ctx context.Context, t Task, atts []Attempt) error {
@@ -108,11 +299,8 @@ func (c *Controller) notifyFailed(ctx context.Context, t Task, atts []Attempt) e
 	for _, a := range atts {
 		ev.Attempts = append(ev.Attempts, fmt.Sprintf("attempt %d: %s: %s", a.N, a.ErrorClass, a.ErrorText))
 	}
-	// A failed notification does not stop the sweep: Run returns it at
-	// the end.
-	if err := c.Notify.run(ctx, ev); err != nil {
-		c.log("hook", "error", err.Error())
-		c.hookErr = errors.Join(c.hookErr, err)
-	}
+	// The command runs beside the controller; a failure does not stop the
+	// sweep, and Run returns it at the end.
+	c.hooks.send(ctx, ev)
 	return nil
 }

@@ -502,9 +502,9 @@ func (l *Ledger) id(ctx context.Context) (string, error) { return l.meta(ctx, "i
 // Name returns the sweep name recorded by Enqueue ("" before).
 func (l *Ledger) Name(ctx context.Context) (string, error) { return l.meta(ctx, "name") }
 
-// workDir returns the work directory the controller recorded (absolute),
+// WorkDir returns the work directory the controller recorded (absolute),
 // or "" before the first Controller.Run.
-func (l *Ledger) workDir(ctx context.Context) (string, error) { return l.meta(ctx, "work_dir") }
+func (l *Ledger) WorkDir(ctx context.Context) (string, error) { return l.meta(ctx, "work_dir") }
 
 // Inputs returns the inputs recorded by the first Enqueue (see
 // Spec.Inputs).

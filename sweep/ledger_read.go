@@ -253,7 +253,7 @@ func (l *Ledger) LogTail(ctx context.Context, id string, lines int) (string, err
 	if r.Attempt == 0 {
 		return "", fmt.Errorf("sweep: run %s has not started", id)
 	}
-	wd, err := l.workDir(ctx)
+	wd, err := l.WorkDir(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -591,7 +591,11 @@ func runSweep(ctx context.Context, cfg config, stdout io.Writer, enqueued *bool)
 	if prog.line != "" && cfg.progress != nil {
 		fmt.Fprintln(cfg.progress, prog.line)
 	}
-	if err != nil {
+	if errors.Is(err, sweep.ErrHook) {
+		// Only a finished sweep reports its notifications' failures: warn
+		// and write the outputs all the same.
+		fmt.Fprintf(stdout, "losssweep: warning: -notify: %v\n", err)
+	} else if err != nil {
 		return 0, err
 	}
 	fmt.Fprintf(stdout, "losssweep: controller finished in %v: %d completed, %d failed, %d pruned, %d retried this invocation\n",

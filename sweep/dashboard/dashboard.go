@@ -4,14 +4,25 @@
 // page, with nothing sent off the machine.
 //
 // The pages are server-rendered HTML with inline SVG figures and refresh
-// themselves (no JavaScript): the overview (/) shows the runs by state,
-// every run's validation curve with the best highlighted, each numeric
-// hyper-parameter against the final metric, a sortable and filterable runs
-// table with every hyper-parameter and the latest value of every series,
-// and the log tail of failed runs; /run/<id> shows one run's curves,
-// parameters and log. Everything shown is escaped (html/template), and the
-// handler serves no files: run logs come through the ledger, and any other
-// path is 404.
+// themselves until the sweep has finished (no JavaScript). The overview (/)
+// shows the runs by state, the curves of the best runs, how the final
+// metric is distributed, each numeric hyper-parameter against the final
+// metric (one dot per run, or summaries of bins of the parameter when there
+// are many runs), the runs table a page at a time, sortable and filterable,
+// with every hyper-parameter and the latest value of every series, and the
+// most recent failed runs with their log tails. Wherever only part of
+// something is shown the page says how much ("20 best of 9,232"). /run/<id>
+// shows one run's curves, parameters, attempts and log; a run's slug works
+// in place of its id.
+//
+// The overview is built from one read of the ledger that concurrent
+// requests share and that is reused until the ledger's files change; a run
+// page reads its run by id. Everything shown is escaped (html/template).
+// The handler serves no files: run logs are read from the work directory
+// the ledger records, inside it only, never through a symbolic link or
+// from anything but a regular file. It answers only requests addressed to
+// a loopback name, the address it was reached on, or Options.Hosts, so
+// that a web page elsewhere cannot read it through DNS rebinding.
 //
 //	l, _ := sweep.OpenLedgerReadOnly("out/losssweep/ledger.db")
 //	http.ListenAndServe("127.0.0.1:8080", dashboard.New(l, dashboard.Options{Metric: "val_loss"}))
@@ -20,9 +31,13 @@ package dashboard
 import (
 	"cmp"
 	"context"
+	"errors"
 	"html/template"
+	"maps"
 	"math"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,13 +54,34 @@ type Options struct {
 	Metric string
 	// HigherIsBetter ranks by the largest Metric instead of the smallest.
 	HigherIsBetter bool
-	// Refresh is the pages' reload interval; 0 means 5 s, negative none.
+	// Refresh is the pages' reload interval while the sweep runs; 0 means
+	// 5 s, negative none.
 	Refresh time.Duration
 	// Title heads the pages; empty means the sweep's name.
 	Title string
 	// LogLines is the length of the log tails shown; 0 means 20.
 	LogLines int
+	// StepLabel names the curves' x axis; empty means "epoch" when every
+	// run drawn has an epochs parameter and its steps are whole numbers no
+	// larger than it, else "step".
+	StepLabel string
+	// Hosts are the host names, besides loopback names and addresses and
+	// the address a request came in on, that requests may name in their
+	// Host header, e.g. the machine's name when the dashboard listens on
+	// every interface. Others are refused (421).
+	Hosts []string
 }
+
+const (
+	// pageSize is the runs table's rows per page.
+	pageSize = 100
+	// maxQuery bounds a request's query string, in bytes.
+	maxQuery = 1024
+	// maxFilter bounds the name filter, in bytes.
+	maxFilter = 200
+	// requestTimeout bounds the work of one request.
+	requestTimeout = 20 * time.Second
+)
 
 // New returns the dashboard's handler over l.
 func New(l *sweep.Ledger, opt Options) http.Handler {
@@ -55,46 +91,91 @@ func New(l *sweep.Ledger, opt Options) http.Handler {
 	if opt.LogLines <= 0 {
 		opt.LogLines = 20
 	}
-	d := &dash{l: l, opt: opt}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", d.overview)
-	mux.HandleFunc("GET /run/{id}", d.run)
-	return mux
+	d := &dash{l: l, opt: opt, mux: http.NewServeMux()}
+	d.mux.HandleFunc("GET /{$}", d.overview)
+	d.mux.HandleFunc("GET /run/{id}", d.run)
+	return d
 }
 
 type dash struct {
 	l   *sweep.Ledger
 	opt Options
+	mux *http.ServeMux
+	c   cache
 }
 
-// metric returns the ranking series, the one set or the first seen.
-func (d *dash) metric(runs []sweep.RunSummary) string {
-	if d.opt.Metric != "" {
-		return d.opt.Metric
+func (d *dash) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !d.hostAllowed(r) {
+		http.Error(w, "dashboard: this dashboard does not serve host "+strconv.Quote(trimTo(r.Host, 100))+
+			" (loopback names and addresses and the address it listens on are served; Options.Hosts adds names)", http.StatusMisdirectedRequest)
+		return
 	}
-	var names []string
-	for _, r := range runs {
-		for k := range r.Latest {
-			names = append(names, k)
+	if len(r.URL.RawQuery) > maxQuery || len(r.URL.Path) > maxQuery {
+		http.Error(w, "dashboard: request URL too long", http.StatusRequestURITooLong)
+		return
+	}
+	d.mux.ServeHTTP(w, r)
+}
+
+// hostAllowed reports whether the request's Host names this dashboard: a
+// loopback name or address, the local address of the connection, or one
+// of Options.Hosts. The port is not compared: an SSH tunnel forwards
+// another local port to this one.
+func (d *dash) hostAllowed(r *http.Request) bool {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "" {
+		return false
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	for _, h := range d.opt.Hosts {
+		if strings.EqualFold(strings.TrimSuffix(h, "."), host) {
+			return true
 		}
 	}
-	slices.Sort(names)
-	if len(names) == 0 {
-		return ""
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false
 	}
-	return names[0]
+	if ip.IsLoopback() {
+		return true
+	}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if h, _, err := net.SplitHostPort(a.String()); err == nil {
+			if lip := net.ParseIP(h); lip != nil && lip.Equal(ip) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
-// final is a run's value of the ranking metric: its result's metric when
-// completed, else the latest streamed value.
-func final(r *sweep.RunSummary, metric string) (float64, bool) {
-	if v, ok := r.Metrics[metric]; ok && !math.IsNaN(v) {
-		return v, true
+func trimTo(s string, n int) string {
+	if len(s) > n {
+		return strings.ToValidUTF8(s[:n], "") + "…"
 	}
-	if v, ok := r.Latest[metric]; ok && !math.IsNaN(v) {
-		return v, true
+	return s
+}
+
+// fail answers a request the ledger could not serve: 503 when the request
+// ran out of time (the page would be partial), 500 otherwise.
+func fail(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		code = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "5")
 	}
-	return 0, false
+	http.Error(w, "reading the ledger: "+err.Error(), code)
+}
+
+var stateColors = map[sweep.State]string{
+	sweep.Queued: "#999999", sweep.Running: "#0072b2", sweep.Completed: "#009e73",
+	sweep.Failed: "#d55e00", sweep.Pruned: "#e69f00", sweep.Cancelled: "#cc79a7",
 }
 
 type stateCount struct {
@@ -115,13 +196,10 @@ type row struct {
 	Best                   bool
 }
 
-type failure struct {
-	ID, Slug, Error, Log string
-}
-
 type overviewPage struct {
 	Title, Line, Metric string
 	Refresh             int
+	Finished            bool
 	Counts              []stateCount
 	Total               int
 	Columns             []string
@@ -130,172 +208,212 @@ type overviewPage struct {
 	State, Query        string
 	States              []string
 	Rows                []row
-	Shown               int
-	Curves              template.HTML
+	Matching            int // rows the filter keeps
+	First, Last         int // 1-based rows shown
+	Page, Pages         int
+	PrevURL, NextURL    string
+	Curves, Hist        template.HTML
 	Scatters            []template.HTML
 	Failures            []failure
+	NFailed             int
+	Classes             []classCount
 	Updated             string
-}
-
-var stateColors = map[sweep.State]string{
-	sweep.Queued: "#999999", sweep.Running: "#0072b2", sweep.Completed: "#009e73",
-	sweep.Failed: "#d55e00", sweep.Pruned: "#e69f00", sweep.Cancelled: "#cc79a7",
+	Ranked              int
+	Best, Median        string
 }
 
 func (d *dash) overview(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	runs, err := d.l.Summaries(ctx)
+	s, err := d.snapshot(ctx)
 	if err != nil {
-		http.Error(w, "reading the ledger: "+err.Error(), http.StatusInternalServerError)
+		fail(w, err)
 		return
 	}
-	st, err := d.l.Status(ctx, 1)
-	if err != nil {
-		http.Error(w, "reading the ledger: "+err.Error(), http.StatusInternalServerError)
-		return
+	st := s.status
+	p := overviewPage{Title: cmp.Or(d.opt.Title, s.name, "sweep"), Line: st.Line(), Total: len(s.runs),
+		Finished: s.finished, Updated: s.read.Format("15:04:05"), Metric: s.metric,
+		Curves: s.curves, Hist: s.hist, Scatters: s.scatters, Failures: s.failed, NFailed: s.nFailed, Classes: s.classes,
+		Ranked: len(s.ranked)}
+	if !s.finished && d.opt.Refresh > 0 {
+		p.Refresh = max(int(d.opt.Refresh/time.Second), 1)
 	}
-	name, _ := d.l.Name(ctx)
-	p := overviewPage{Title: cmp.Or(d.opt.Title, name, "sweep"), Line: st.Line(), Total: st.Total,
-		Refresh: int(d.opt.Refresh / time.Second), Updated: time.Now().Format("15:04:05")}
-	for _, s := range sweep.States() {
-		p.States = append(p.States, string(s))
-		if n := st.Counts[s]; n > 0 {
-			p.Counts = append(p.Counts, stateCount{string(s), n, 100 * float64(n) / float64(max(st.Total, 1)), stateColors[s]})
+	if len(s.ranked) > 0 {
+		p.Best = fmtf(s.finals[s.ranked[0]])
+		p.Median = fmtf(s.finals[s.ranked[len(s.ranked)/2]])
+	}
+	for _, k := range sweep.States() {
+		p.States = append(p.States, string(k))
+		if n := st.Counts[k]; n > 0 {
+			p.Counts = append(p.Counts, stateCount{string(k), n, 100 * float64(n) / float64(max(st.Total, 1)), stateColors[k]})
 		}
 	}
-	metric := d.metric(runs)
-	p.Metric = metric
+	p.Columns = append(append([]string{"run", "state", "attempt"}, s.pcols...), s.scols...)
 
-	// Columns: state, every parameter, every series' latest value.
-	params := map[string]bool{}
-	series := map[string]bool{}
-	for _, r := range runs {
-		for k := range r.Params() {
-			params[k] = true
-		}
-		for k := range r.Latest {
-			series[k] = true
-		}
-	}
-	pcols := slices.Sorted(mapsKeys(params))
-	scols := slices.Sorted(mapsKeys(series))
-	p.Columns = append(append([]string{"run", "state", "attempt"}, pcols...), scols...)
-
-	best := d.best(runs, metric)
 	q := r.URL.Query()
-	p.State, p.Query = q.Get("state"), q.Get("q")
-	p.Sort, p.Desc = q.Get("sort"), q.Get("desc") == "1"
-	if !slices.Contains(p.Columns, p.Sort) {
-		p.Sort = ""
+	if v := q.Get("state"); slices.Contains(p.States, v) {
+		p.State = v
 	}
-	for i := range runs {
-		rs := &runs[i]
+	p.Query = trimTo(q.Get("q"), maxFilter)
+	if v := q.Get("sort"); slices.Contains(p.Columns, v) {
+		p.Sort = v
+	}
+	p.Desc = q.Get("desc") == "1"
+	page, _ := strconv.Atoi(q.Get("page"))
+
+	var idx []int
+	lq := strings.ToLower(p.Query)
+	for i := range s.runs {
+		rs := &s.runs[i]
 		if p.State != "" && string(rs.State) != p.State {
 			continue
 		}
-		if p.Query != "" && !strings.Contains(strings.ToLower(rs.Slug), strings.ToLower(p.Query)) {
+		if lq != "" && !strings.Contains(strings.ToLower(rs.Slug), lq) {
 			continue
 		}
-		rw := row{ID: rs.ID, Slug: rs.Slug, State: string(rs.State), Color: stateColors[rs.State], Best: rs.ID == best}
-		rw.Cells = append(rw.Cells, cell{Text: rs.Slug}, cell{Text: string(rs.State)}, cell{Text: strconv.Itoa(rs.Attempt), Right: true})
-		prm := rs.Params()
-		for _, k := range pcols {
-			v, ok := prm[k]
-			text := ""
-			if ok {
-				text = v.Lit
-			}
-			rw.Cells = append(rw.Cells, cell{Text: text, Right: ok && v.Kind != sweep.String})
-		}
-		for _, k := range scols {
-			text := ""
-			if v, ok := rs.Latest[k]; ok {
-				text = strconv.FormatFloat(v, 'g', 5, 64)
-				if s, ok := rs.LatestStep[k]; ok {
-					text += " @" + strconv.FormatFloat(s, 'g', 4, 64)
-				}
-			}
-			rw.Cells = append(rw.Cells, cell{Text: text, Right: true})
-		}
-		p.Rows = append(p.Rows, rw)
+		idx = append(idx, i)
 	}
 	if p.Sort != "" {
-		k := slices.Index(p.Columns, p.Sort)
-		slices.SortStableFunc(p.Rows, func(a, b row) int {
-			c := compareCells(a.Cells[k].Text, b.Cells[k].Text)
-			if p.Desc {
-				return -c
-			}
-			return c
-		})
-	}
-	p.Shown = len(p.Rows)
-
-	// Figures: every run's curve of the metric, the best highlighted;
-	// each numeric parameter against the final metric.
-	curves := map[string]sweep.Series{}
-	for i := range runs {
-		if runs[i].State == sweep.Queued {
-			continue
+		col := slices.Index(p.Columns, p.Sort)
+		keys := make([]sortKey, len(s.runs))
+		for _, i := range idx {
+			keys[i] = s.key(i, col)
 		}
-		s, err := d.l.Series(ctx, runs[i].ID)
-		if err == nil {
-			if c, ok := s[metric]; ok && len(c.Step) > 0 {
-				curves[runs[i].ID] = c
+		slices.SortStableFunc(idx, func(a, b int) int { return compareKeys(keys[a], keys[b], p.Desc) })
+	}
+	p.Matching = len(idx)
+	p.Pages = max((len(idx)+pageSize-1)/pageSize, 1)
+	p.Page = min(max(page, 1), p.Pages)
+	lo := (p.Page - 1) * pageSize
+	hi := min(lo+pageSize, len(idx))
+	p.First, p.Last = min(lo+1, hi), hi
+	link := func(page int) string {
+		v := url.Values{}
+		for k, x := range map[string]string{"state": p.State, "q": p.Query, "sort": p.Sort} {
+			if x != "" {
+				v.Set(k, x)
 			}
 		}
+		if p.Desc {
+			v.Set("desc", "1")
+		}
+		v.Set("page", strconv.Itoa(page))
+		return "?" + v.Encode()
 	}
-	p.Curves = curvesSVG(runs, curves, best, metric)
-	for _, k := range pcols {
-		if svg, ok := scatterSVG(runs, k, metric, best); ok {
-			p.Scatters = append(p.Scatters, svg)
-		}
+	if p.Page > 1 {
+		p.PrevURL = link(p.Page - 1)
 	}
-	for i := range runs {
-		if runs[i].State != sweep.Failed {
-			continue
-		}
-		tail, err := d.l.LogTail(ctx, runs[i].ID, d.opt.LogLines)
-		if err != nil {
-			tail = "(no log: " + err.Error() + ")"
-		}
-		p.Failures = append(p.Failures, failure{runs[i].ID, runs[i].Slug, runs[i].ErrorText, tail})
+	if p.Page < p.Pages {
+		p.NextURL = link(p.Page + 1)
+	}
+	best := -1
+	if len(s.ranked) > 0 {
+		best = s.ranked[0]
+	}
+	for _, i := range idx[lo:hi] {
+		p.Rows = append(p.Rows, s.row(i, i == best))
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-	if err := pages.ExecuteTemplate(w, "overview", p); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-	}
+	render(w, "overview", p)
 }
 
-// best returns the id of the run with the best final metric, or "".
-func (d *dash) best(runs []sweep.RunSummary, metric string) string {
-	id, bv := "", 0.0
-	for i := range runs {
-		v, ok := final(&runs[i], metric)
+// render executes a page into a buffer first, so that a failure is a 500
+// and not a 200 with half a page.
+func render(w http.ResponseWriter, name string, data any) {
+	var b strings.Builder
+	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Write([]byte(b.String()))
+}
+
+// row is run i's row of the runs table.
+func (s *snapshot) row(i int, best bool) row {
+	rs := &s.runs[i]
+	rw := row{ID: rs.ID, Slug: rs.Slug, State: string(rs.State), Color: stateColors[rs.State], Best: best}
+	rw.Cells = append(rw.Cells, cell{Text: rs.Slug}, cell{Text: string(rs.State)}, cell{Text: strconv.Itoa(rs.Attempt), Right: true})
+	prm := rs.Params()
+	for _, k := range s.pcols {
+		v, ok := prm[k]
+		rw.Cells = append(rw.Cells, cell{Text: v.Lit, Right: ok && v.Kind != sweep.String})
+	}
+	for _, k := range s.scols {
+		text := ""
+		if v, ok := rs.Latest[k]; ok {
+			text = strconv.FormatFloat(v, 'g', 5, 64)
+			if st, ok := rs.LatestStep[k]; ok {
+				text += " @" + strconv.FormatFloat(st, 'g', 4, 64)
+			}
+		}
+		rw.Cells = append(rw.Cells, cell{Text: text, Right: true})
+	}
+	return rw
+}
+
+// sortKey is a cell's value for sorting: a number when the column holds
+// one for this run, else text; missing cells sort last.
+type sortKey struct {
+	has, num bool
+	f        float64
+	s        string
+}
+
+// key is run i's sort key in column col of the runs table.
+func (s *snapshot) key(i, col int) sortKey {
+	rs := &s.runs[i]
+	switch {
+	case col == 0:
+		return sortKey{has: true, s: rs.Slug}
+	case col == 1:
+		return sortKey{has: true, s: string(rs.State)}
+	case col == 2:
+		return sortKey{has: true, num: true, f: float64(rs.Attempt)}
+	case col < 3+len(s.pcols):
+		k := s.pcols[col-3]
+		v, ok := rs.Params()[k]
 		if !ok {
-			continue
+			return sortKey{}
 		}
-		if id == "" || (d.opt.HigherIsBetter && v > bv) || (!d.opt.HigherIsBetter && v < bv) {
-			id, bv = runs[i].ID, v
+		if v.Kind == sweep.Int || v.Kind == sweep.Float {
+			return sortKey{has: true, num: true, f: v.Float()}
 		}
+		return sortKey{has: true, s: v.Lit}
 	}
-	return id
+	v, ok := rs.Latest[s.scols[col-3-len(s.pcols)]]
+	if !ok || math.IsNaN(v) {
+		return sortKey{}
+	}
+	return sortKey{has: true, num: true, f: v}
 }
 
-// compareCells orders numbers numerically (a trailing " @step" ignored),
-// empty cells last, other text as strings.
-func compareCells(a, b string) int {
-	if a == "" || b == "" {
-		return cmp.Compare(len(b), len(a)) // empty last
+// compareKeys orders numbers before text, numbers numerically, text as
+// strings, and missing cells last whichever the direction.
+func compareKeys(a, b sortKey, desc bool) int {
+	if !a.has || !b.has {
+		return cmp.Compare(btoi(!a.has), btoi(!b.has))
 	}
-	fa, ea := strconv.ParseFloat(strings.Fields(a)[0], 64)
-	fb, eb := strconv.ParseFloat(strings.Fields(b)[0], 64)
-	if ea == nil && eb == nil {
-		return cmp.Compare(fa, fb)
+	var c int
+	switch {
+	case a.num && b.num:
+		c = cmp.Compare(a.f, b.f)
+	case a.num != b.num:
+		c = cmp.Compare(btoi(!a.num), btoi(!b.num))
+	default:
+		c = strings.Compare(a.s, b.s)
 	}
-	return strings.Compare(a, b)
+	if desc {
+		return -c
+	}
+	return c
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 type runPage struct {
@@ -306,69 +424,123 @@ type runPage struct {
 	// Attempts: number, state, backend id, start, duration, error class
 	// and text of each attempt, oldest first.
 	Attempts [][7]string
+	Note     string
 }
 
 func (d *dash) run(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	id := r.PathValue("id")
-	runs, err := d.l.Summaries(ctx)
+	run, err := d.l.Get(ctx, id)
+	if errors.Is(err, sweep.ErrNoRun) {
+		// Perhaps a slug: the overview's read knows them.
+		s, serr := d.snapshot(ctx)
+		if serr != nil {
+			fail(w, serr)
+			return
+		}
+		i, ok := s.bySlug[id]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		run, err = d.l.Get(ctx, s.runs[i].ID)
+	}
 	if err != nil {
-		http.Error(w, "reading the ledger: "+err.Error(), http.StatusInternalServerError)
+		fail(w, err)
 		return
 	}
-	i := slices.IndexFunc(runs, func(s sweep.RunSummary) bool { return s.ID == id || s.Slug == id })
-	if i < 0 {
-		http.NotFound(w, r)
+	ser, err := d.l.Series(ctx, run.ID)
+	if err != nil {
+		fail(w, err)
 		return
 	}
-	rs := &runs[i]
-	p := runPage{Title: rs.Slug, Slug: rs.Slug, State: string(rs.State), Error: rs.ErrorText, Refresh: int(d.opt.Refresh / time.Second)}
-	prm := rs.Params()
-	for _, k := range slices.Sorted(mapsKeys(prm)) {
+	atts, err := d.l.Attempts(ctx, run.ID)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	wd, err := d.l.WorkDir(ctx)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	p := runPage{Title: run.Slug, Slug: run.Slug, State: string(run.State), Error: run.ErrorText}
+	if d.opt.Refresh > 0 && (run.State == sweep.Queued || run.State == sweep.Running) {
+		p.Refresh = max(int(d.opt.Refresh/time.Second), 1)
+	}
+	prm := run.Params()
+	for _, k := range slices.Sorted(maps.Keys(prm)) {
 		p.Params = append(p.Params, [2]string{k, prm[k].Lit})
 	}
-	for _, k := range slices.Sorted(mapsKeys(rs.Metrics)) {
-		p.Params = append(p.Params, [2]string{"result: " + k, strconv.FormatFloat(rs.Metrics[k], 'g', 6, 64)})
-	}
-	if s, err := d.l.Series(ctx, rs.ID); err == nil {
-		for _, k := range slices.Sorted(mapsKeys(s)) {
-			p.Curves = append(p.Curves, seriesSVG(k, s[k]))
+	if run.State == sweep.Completed {
+		m, err := d.resultMetrics(ctx, run)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		if m == nil {
+			p.Note = "This run's result metrics changed while the page was read; reload to see them."
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			p.Params = append(p.Params, [2]string{"result: " + k, strconv.FormatFloat(m[k], 'g', 6, 64)})
 		}
 	}
-	if as, err := d.l.Attempts(ctx, rs.ID); err == nil {
-		for _, a := range as {
-			row := [7]string{strconv.Itoa(a.N), string(a.State), a.BackendID, "", "", string(a.ErrorClass), a.ErrorText}
-			if !a.StartedAt.IsZero() {
-				row[3] = a.StartedAt.UTC().Format("2006-01-02 15:04:05Z")
-				if !a.FinishedAt.IsZero() {
-					row[4] = a.FinishedAt.Sub(a.StartedAt).Round(time.Millisecond).String()
-				}
+	rs := &sweep.RunSummary{Run: run}
+	for _, k := range slices.Sorted(maps.Keys(ser)) {
+		p.Curves = append(p.Curves, seriesSVG(k, ser[k], d.stepName([]*sweep.RunSummary{rs}, []sweep.Series{ser[k]})))
+	}
+	for _, a := range atts {
+		row := [7]string{strconv.Itoa(a.N), string(a.State), a.BackendID, "", "", string(a.ErrorClass), a.ErrorText}
+		if !a.StartedAt.IsZero() {
+			row[3] = a.StartedAt.UTC().Format("2006-01-02 15:04:05Z")
+			if !a.FinishedAt.IsZero() {
+				row[4] = a.FinishedAt.Sub(a.StartedAt).Round(time.Millisecond).String()
 			}
-			p.Attempts = append(p.Attempts, row)
 		}
+		p.Attempts = append(p.Attempts, row)
 	}
-	if rs.State != sweep.Queued {
-		if tail, err := d.l.LogTail(ctx, rs.ID, d.opt.LogLines); err == nil {
-			p.Log = tail
+	if run.State != sweep.Queued {
+		tail, err := d.logTail(wd, run.ID, run.Attempt)
+		if err != nil {
+			tail = "(no log: " + err.Error() + ")"
 		}
+		p.Log = tail
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-	if err := pages.ExecuteTemplate(w, "run", p); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-	}
+	render(w, "run", p)
 }
 
-func mapsKeys[M ~map[string]V, V any](m M) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
+// resultMetrics returns a completed run's result metrics. The ledger's
+// read API gives them with the runs' summaries only, so they come from
+// the overview's read when that shows this attempt completed, else from a
+// new read (shared with concurrent requests). Nil when the run changed
+// between the two reads.
+func (d *dash) resultMetrics(ctx context.Context, run sweep.Run) (map[string]float64, error) {
+	match := func(s *snapshot) map[string]float64 {
+		if s == nil {
+			return nil
 		}
+		i, ok := s.byID[run.ID]
+		if !ok {
+			return nil
+		}
+		c := &s.runs[i]
+		if c.Attempt != run.Attempt || c.State != run.State || !c.FinishedAt.Equal(run.FinishedAt) {
+			return nil
+		}
+		return c.Metrics
 	}
+	d.c.mu.Lock()
+	cur := d.c.cur
+	d.c.mu.Unlock()
+	if m := match(cur); m != nil {
+		return m, nil
+	}
+	s, err := d.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return match(s), nil
 }
-
-// fmtf formats an axis number briefly.
-func fmtf(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }

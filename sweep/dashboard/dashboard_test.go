@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -42,23 +41,9 @@ func liveSweep(t *testing.T) (*sweep.Ledger, func(), func() error) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	spec, err := sweep.LoadSpec(strings.NewReader(testSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq, _, err := spec.Points()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pts []sweep.Point
-	for p := range seq {
-		pts = append(pts, p)
-	}
+	enqueueYAML(t, l, testSpec)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if _, err := l.Enqueue(ctx, spec, slices.Values(pts)); err != nil {
-		t.Fatal(err)
-	}
 	release := make(chan struct{})
 	var once sync.Once
 	work := func(ctx context.Context, task sweep.Task) (*sweep.Result, error) {
@@ -143,13 +128,24 @@ func TestDashboard(t *testing.T) {
 	if n := strings.Count(body, `<tr class="run`); n != 6 {
 		t.Errorf("%d run rows, want 6", n)
 	}
-	for _, want := range []string{"running", "<svg", "val_loss of every run (6)", "lr against val_loss", "&lt;script&gt;alert(1)&lt;/script&gt;"} {
+	for _, want := range []string{"running", "<svg", "val_loss of all 6 runs that streamed it", "lr against val_loss", "&lt;script&gt;alert(1)&lt;/script&gt;"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("overview lacks %q", want)
 		}
 	}
 	if strings.Contains(body, "<script>alert(1)") {
 		t.Error("a run name reached the page unescaped")
+	}
+	// The runs stream val_loss at epochs 1..5 of their 5: the curves'
+	// axis counts epochs, with more ticks than its two ends.
+	if !strings.Contains(body, `text-anchor="middle">epoch</text>`) || strings.Contains(body, `text-anchor="middle">step</text>`) {
+		t.Error("the curves' x axis is not labelled epoch")
+	}
+	if n := strings.Count(body, `class="tick"`); n < 12 {
+		t.Errorf("%d ticks over the figures", n)
+	}
+	if !strings.Contains(body, `<meta http-equiv="refresh" content="1">`) {
+		t.Error("a running sweep's overview does not refresh")
 	}
 	// Sorting by lr, descending: the first row has lr 1.
 	_, sorted := get(t, srv.URL+"/?sort=lr&desc=1")
@@ -178,6 +174,9 @@ func TestDashboard(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("after the sweep, the overview lacks %q", want)
 		}
+	}
+	if strings.Contains(body, `http-equiv="refresh"`) || !strings.Contains(body, "no longer refreshes") {
+		t.Error("the overview of a finished sweep still refreshes")
 	}
 	// One run's page.
 	id := regexp.MustCompile(`href="run/([0-9a-f]+)"`).FindStringSubmatch(body)

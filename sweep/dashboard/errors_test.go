@@ -1,49 +1,12 @@
-package dashboard_test
+package dashboard
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/crosscluster/crosscluster/sweep"
-	"github.com/crosscluster/crosscluster/sweep/dashboard"
 )
-
-// queuedLedger returns a ledger holding the runs of spec, none started,
-// and the ID of the first.
-func queuedLedger(t testing.TB, spec string) (*sweep.Ledger, string) {
-	t.Helper()
-	l, err := sweep.OpenLedger(filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	s, err := sweep.LoadSpec(strings.NewReader(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq, _, err := s.Points()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pts []sweep.Point
-	for p := range seq {
-		pts = append(pts, p)
-	}
-	if _, err := l.Enqueue(context.Background(), s, slices.Values(pts)); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := l.Summaries(context.Background())
-	if err != nil || len(runs) == 0 {
-		t.Fatalf("Summaries: %d runs, %v", len(runs), err)
-	}
-	return l, runs[0].ID
-}
 
 // TestErrors: the dashboard returns no Go errors; its failures are HTTP
 // responses. Each is provoked here: a run or path that does not exist is
@@ -51,11 +14,11 @@ func queuedLedger(t testing.TB, spec string) (*sweep.Ledger, string) {
 // naming the ledger's own error once), and the pages work otherwise.
 func TestErrors(t *testing.T) {
 	l, id := queuedLedger(t, "name: e\ngrid:\n  - {key: lr, values: [0.1, 1]}\n")
-	srv := httptest.NewServer(dashboard.New(l, dashboard.Options{}))
+	srv := httptest.NewServer(New(l, Options{}))
 	defer srv.Close()
 	closed, _ := queuedLedger(t, "name: c\ngrid:\n  - {key: lr, values: [1]}\n")
 	closed.Close()
-	broken := httptest.NewServer(dashboard.New(closed, dashboard.Options{}))
+	broken := httptest.NewServer(New(closed, Options{}))
 	defer broken.Close()
 	tests := []struct {
 		name string

@@ -53,7 +53,7 @@ func ExampleNew() {
 	h := dashboard.New(l, dashboard.Options{Metric: "val_loss", Refresh: -1})
 	for _, path := range []string{"/", "/run/nope"} {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+path, nil))
 		title := regexp.MustCompile(`<title>(.*?)</title>`).FindStringSubmatch(rec.Body.String())
 		fmt.Print(path, " ", rec.Code)
 		if title != nil {
