@@ -65,8 +65,8 @@ func BenchmarkRead(b *testing.B) {
 	}
 	for _, mode := range []struct {
 		name string
-		ads  eventlog.JobAdMode
-	}{{"keep", eventlog.KeepJobAds}, {"fold", eventlog.FoldJobAds}} {
+		fold bool
+	}{{"keep", false}, {"fold", true}} {
 		for _, sz := range sizes {
 			b.Run(mode.name+"/"+sz.name, func(b *testing.B) {
 				b.SetBytes(int64(len(data)) * int64(sz.copies))
@@ -78,7 +78,7 @@ func BenchmarkRead(b *testing.B) {
 				cpu0 := cpuTime()
 				for b.Loop() {
 					r := eventlog.NewReader(&repeatReader{data: data, n: sz.copies})
-					r.Year, r.Location, r.JobAds = 2024, time.UTC, mode.ads
+					r.Year, r.Location, r.FoldJobAds = 2024, time.UTC, mode.fold
 					for {
 						_, err := r.Read()
 						if err == io.EOF {

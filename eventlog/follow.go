@@ -15,8 +15,9 @@ import (
 type FollowOptions struct {
 	// Options apply to the Reader (Year, Location, Lenient, ...).
 	Options
-	// Poll is the pause between looks for new data; 0 means 250 ms.
-	Poll time.Duration
+	// poll is the pause between looks for new data; 0 means 250 ms
+	// (tests set it shorter).
+	poll time.Duration
 	// StopAfter ends the stream after this long without new data, like
 	// the stop_after of HTCondor's JobEventLog.events; 0 means never.
 	StopAfter time.Duration
@@ -31,8 +32,8 @@ type FollowOptions struct {
 // an event cut short at that point is a *ParseError (ErrTruncated). A
 // path that does not exist yet is waited for.
 func Follow(ctx context.Context, path string, opt FollowOptions) iter.Seq2[Event, error] {
-	if opt.Poll <= 0 {
-		opt.Poll = 250 * time.Millisecond
+	if opt.poll <= 0 {
+		opt.poll = 250 * time.Millisecond
 	}
 	return func(yield func(Event, error) bool) {
 		fr := &followReader{ctx: ctx, path: path, opt: opt}
@@ -116,7 +117,7 @@ func (fr *followReader) Read(p []byte) (int, error) {
 		if fr.opt.StopAfter > 0 && time.Since(fr.idle) >= fr.opt.StopAfter {
 			return 0, io.EOF
 		}
-		t := time.NewTimer(fr.opt.Poll)
+		t := time.NewTimer(fr.opt.poll)
 		select {
 		case <-fr.ctx.Done():
 			t.Stop()

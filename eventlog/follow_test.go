@@ -57,7 +57,7 @@ func TestFollow(t *testing.T) {
 		}()
 	}()
 	var got []int
-	for ev, err := range eventlog.Follow(ctx, path, eventlog.FollowOptions{Poll: 5 * time.Millisecond, Options: eventlog.Options{Location: time.UTC}}) {
+	for ev, err := range eventlog.Follow(ctx, path, eventlog.WithPoll(eventlog.FollowOptions{Options: eventlog.Options{Location: time.UTC}}, 5*time.Millisecond)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestFollow(t *testing.T) {
 	cctx, ccancel := context.WithCancel(context.Background())
 	defer ccancel()
 	n := 0
-	for _, err := range eventlog.Follow(cctx, path, eventlog.FollowOptions{Poll: 5 * time.Millisecond}) {
+	for _, err := range eventlog.Follow(cctx, path, eventlog.WithPoll(eventlog.FollowOptions{}, 5*time.Millisecond)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestFollowStopAfter(t *testing.T) {
 	var ids []int
 	var errs []string
 	start := time.Now()
-	for ev, err := range eventlog.Follow(context.Background(), path, eventlog.FollowOptions{Poll: 5 * time.Millisecond, StopAfter: 100 * time.Millisecond}) {
+	for ev, err := range eventlog.Follow(context.Background(), path, eventlog.WithPoll(eventlog.FollowOptions{StopAfter: 100 * time.Millisecond}, 5*time.Millisecond)) {
 		if err != nil {
 			errs = append(errs, err.Error())
 			continue

@@ -26,8 +26,8 @@ func (id JobID) String() string {
 	return fmt.Sprintf("%03d.%03d.%03d", id.Cluster, id.Proc, id.Subproc)
 }
 
-// IsJob reports whether id names a job (all three parts non-negative).
-func (id JobID) IsJob() bool { return id.Cluster >= 0 && id.Proc >= 0 && id.Subproc >= 0 }
+// isJob reports whether id names a job (all three parts non-negative).
+func (id JobID) isJob() bool { return id.Cluster >= 0 && id.Proc >= 0 && id.Subproc >= 0 }
 
 // Event is one HTCondor job event.
 //
@@ -47,13 +47,14 @@ type Event struct {
 	Body string
 	// Ad holds the ClassAd lines ("Name = value\n" each) of the 028
 	// job-ad-information event that followed this event, when the reader
-	// folds them (JobAds == FoldJobAds).
+	// folds them (FoldJobAds).
 	Ad string
 	// File names the file the event came from; set by Files, empty otherwise.
 	File string
-	// Attrs holds every attribute of an event read from a JSON log; nil for
+	// attrs holds every attribute of an event read from a JSON log (whose
+	// Body is the event's JSON text); nil for
 	// the classic text format.
-	Attrs map[string]any
+	attrs map[string]any
 }
 
 // Errors a Reader reports inside a *ParseError.
@@ -101,34 +102,25 @@ func (e *ParseError) Error() string {
 // Unwrap returns the underlying error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// JobAdMode says what a Reader does with 028 job-ad-information events, which
-// EVENT_LOG_JOB_AD_INFORMATION_ATTRS makes HTCondor write after every event
-// of the global event log.
-type JobAdMode int
-
-const (
-	KeepJobAds JobAdMode = iota // return 028 events like any other
-	DropJobAds                  // skip 028 events
-	FoldJobAds                  // attach a 028 event's attributes to the preceding event of the same job (Event.Ad)
-)
-
 const maxLine = 16 << 20
 
 // Options are the settings of a Reader; Files applies them to each file.
 type Options struct {
 	// Year is the year of the first date written without one
 	// ("MM/DD HH:MM:SS"). When zero, the first such date takes its year from
-	// a global-log header's ctime or else from FileTime (the year that puts
-	// it at or before FileTime). Every later yearless date takes the year
+	// a global-log header's ctime or else from the file's modification
+	// time (the year that puts it at or before that time; now for a
+	// stream that is not a file). Every later yearless date takes the year
 	// that puts it nearest the log's running clock (the latest time read so
 	// far), so a writer that logs an old-year event after the first
 	// new-year ones (two writers around New Year) keeps it in the old year
 	// without moving the clock back, and a log over several years advances
 	// a year at each turn. 02/29 takes the nearest leap year.
 	Year int
-	// FileTime is the file's modification time, the last resort for the
-	// year; when zero, the current time is used, as HTCondor does.
-	FileTime time.Time
+	// fileTime is the file's modification time (set by Files), the last
+	// resort for the year; when zero, the current time is used, as
+	// HTCondor does.
+	fileTime time.Time
 	// Location is the zone of dates without "Z" or an offset; nil means
 	// time.Local.
 	Location *time.Location
@@ -139,13 +131,14 @@ type Options struct {
 	// (ErrUnknownCode); otherwise such events are returned with their raw
 	// body like any other.
 	Strict bool
-	// JobAds selects what happens to 028 events.
-	JobAds JobAdMode
-	// MaxEventSize caps one event, classic or JSON, in bytes; zero means
-	// DefaultMaxEventSize (16 MiB). A larger event is a ParseError
-	// wrapping ErrEventTooLarge (skipped and counted when Lenient), read
-	// through without keeping it.
-	MaxEventSize int
+	// FoldJobAds attaches each 028 job-ad-information event, which
+	// EVENT_LOG_JOB_AD_INFORMATION_ATTRS makes HTCondor write after every
+	// event of the global event log, to the event of the same job before it
+	// (Event.Ad) instead of returning it; otherwise 028 events are returned
+	// like any other.
+	FoldJobAds bool
+	// maxEventSize overrides the 16 MiB cap on one event (tests).
+	maxEventSize int
 }
 
 // Reader reads events from an HTCondor event log in the classic text format
@@ -176,9 +169,6 @@ type Reader struct {
 	clock   int64 // Unix seconds of the latest event time; 0 before the first
 	clocked bool
 
-	header    GlobalHeader
-	hasHeader bool
-
 	peek    Event
 	peekErr error
 	hasPeek bool
@@ -192,23 +182,15 @@ func NewReader(r io.Reader) *Reader {
 // Damaged returns how many damaged events a lenient Reader skipped.
 func (r *Reader) Damaged() int { return r.damaged }
 
-// Header returns the most recent global-log header ("Global JobLog: ...")
-// the reader has passed, if any.
-func (r *Reader) Header() (GlobalHeader, bool) { return r.header, r.hasHeader }
-
 // Read returns the next event. At the end of the input it returns io.EOF.
 // Bad input gives a *ParseError; the next Read resumes at the following
 // event. Errors from the underlying reader are returned as they are.
 func (r *Reader) Read() (Event, error) {
-	for {
-		ev, err := r.next()
-		if err != nil || ev.Code != JobAdInformation || r.JobAds != DropJobAds {
-			if err == nil && r.JobAds == FoldJobAds && ev.Code != JobAdInformation {
-				r.fold(&ev)
-			}
-			return ev, err
-		}
+	ev, err := r.next()
+	if err == nil && r.FoldJobAds && ev.Code != JobAdInformation {
+		r.fold(&ev)
 	}
+	return ev, err
 }
 
 func (r *Reader) fold(ev *Event) {
@@ -255,11 +237,6 @@ func (r *Reader) next() (Event, error) {
 // ReadAll reads events until io.EOF or the first error and returns those
 // read; io.EOF is not an error.
 func (r *Reader) ReadAll() ([]Event, error) { return readAll(r.Read) }
-
-// All returns an iterator over the remaining events. A *ParseError is
-// yielded and iteration goes on with the next event; any other error is
-// yielded last.
-func (r *Reader) All() iter.Seq2[Event, error] { return all(r.Read) }
 
 // readAll calls read until io.EOF or the first error; io.EOF is not an error.
 func readAll(read func() (Event, error)) ([]Event, error) {
@@ -510,16 +487,14 @@ func (r *Reader) fastBody(rest []byte) (string, bool) {
 var sync = []byte("\n...\n")
 
 func (r *Reader) finish(h *header, hline int, body string) (Event, error) {
-	if r.Strict && !h.code.Known() {
+	if r.Strict && !h.code.known() {
 		return Event{}, r.perr(hline, 1, ErrUnknownCode)
 	}
 	ev := Event{Code: h.code, Job: h.job, Line: hline, Body: body}
-	if ev.Code == Generic && !ev.Job.IsJob() {
-		if gh, ok := ParseGlobalHeader(ev); ok {
-			r.header, r.hasHeader = gh, true
-			if r.Year == 0 && !r.clocked && !gh.Ctime.IsZero() {
-				r.clock, r.clocked = gh.Ctime.Unix(), true
-			}
+	// A global-log header's ctime starts the clock for yearless dates.
+	if ev.Code == codeGeneric && !ev.Job.isJob() && r.Year == 0 && !r.clocked {
+		if gh, ok := parseGlobalHeader(ev); ok && !gh.Ctime.IsZero() {
+			r.clock, r.clocked = gh.Ctime.Unix(), true
 		}
 	}
 	t, err := r.eventTime(h)
@@ -572,10 +547,10 @@ func (r *Reader) eventTime(h *header) (time.Time, error) {
 	}
 	if !r.clocked {
 		// The first yearless date: Options.Year, or the year that puts it
-		// at or before FileTime (now when unset).
+		// at or before fileTime (now when unset).
 		year := r.Year
 		if year == 0 {
-			ref := r.FileTime
+			ref := r.fileTime
 			if ref.IsZero() {
 				ref = time.Now()
 			}

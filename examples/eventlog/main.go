@@ -28,8 +28,8 @@ import (
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/internal/pathlist"
-	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/internal/plot"
+	"github.com/crosscluster/crosscluster/internal/synth"
 )
 
 type options struct {
@@ -96,10 +96,7 @@ func run(o options) error {
 		paths = []string{p}
 		written = append(written, p)
 	}
-	paths, err = eventlog.SortRotatedByHeader(paths)
-	if err != nil {
-		return err
-	}
+	paths = eventlog.SortRotated(paths)
 	fmt.Printf("dates without a zone are read in %s (-tz)\n", loc)
 
 	// Read twice: once keeping every event (for the counts and the speed),
@@ -132,7 +129,7 @@ func run(o options) error {
 	}
 	written = append(written, filepath.Join(o.out, "codes.csv"))
 
-	fs = eventlog.NewFiles(paths, eventlog.Options{Lenient: true, Location: loc, JobAds: eventlog.FoldJobAds})
+	fs = eventlog.NewFiles(paths, eventlog.Options{Lenient: true, Location: loc, FoldJobAds: true})
 	// Each log (and its rotations) is its own source: the job ids of two
 	// schedds' logs repeat.
 	jobs, err := eventlog.GroupBySource(fs.All())

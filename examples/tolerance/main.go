@@ -48,8 +48,8 @@ import (
 
 	"github.com/crosscluster/crosscluster/divergence"
 	"github.com/crosscluster/crosscluster/internal/npy"
-	"github.com/crosscluster/crosscluster/internal/sh"
 	cplot "github.com/crosscluster/crosscluster/internal/plot"
+	"github.com/crosscluster/crosscluster/internal/sh"
 )
 
 // config is what the flags set.
