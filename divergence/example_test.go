@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/crosscluster/crosscluster/divergence"
@@ -120,4 +121,38 @@ func ExamplePairwise() {
 	// a-b omega_b       max 5.018430e-12
 	// a-b scalar        max 7.733814e-13
 	// a-b shape_differs max NaN; key "shape_differs": shape mismatch: a [200 2] in testdata/run_a.npz vs b [199 2] in testdata/run_b.npz
+}
+
+// A Go program writes its run's archive with a Writer; the comparison
+// reads it like numpy.savez's.
+func ExampleWriter() {
+	dir, err := os.MkdirTemp("", "run")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	write := func(name string, eps float64) string {
+		path := filepath.Join(dir, name+".npz")
+		f, err := os.Create(path)
+		if err != nil {
+			panic(err)
+		}
+		defer f.Close()
+		w := divergence.NewWriter(f)
+		x := []float64{1, 2, 3, 4 + eps, 5, 6} // 3 steps of 2 values; 4+1e-12 rounds to 4+1.000089e-12
+		if err := w.Add("x", []int{3, 2}, x); err != nil {
+			panic(err)
+		}
+		if err := w.Close(); err != nil {
+			panic(err)
+		}
+		return path
+	}
+	rows := divergence.Pairwise([]divergence.NamedRun{
+		{Name: "a", Path: write("a", 0)},
+		{Name: "b", Path: write("b", 1e-12)},
+	}, nil)
+	fmt.Println(rows[0])
+	// Output: a vs b  x  max=1.000089e-12 at step 1
 }
