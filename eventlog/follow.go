@@ -95,14 +95,16 @@ type follower struct {
 // or, for the live file, until it is rotated away, truncated or the stream
 // stops.
 type segment struct {
-	fl    *follower
-	f     *os.File
-	name  string
-	info  os.FileInfo
-	off   int64
-	tail  []byte // the last bytes read, to notice a rewrite under them
-	check [tailLen]byte
-	final bool // rotated away: read to the end, then io.EOF
+	fl   *follower
+	f    *os.File
+	name string
+	info os.FileInfo
+	off  int64
+	// head and tail are the first and last bytes read, to notice the file
+	// was truncated and written again past the offset between two looks.
+	head, tail []byte
+	check      [tailLen]byte
+	final      bool // rotated away: read to the end, then io.EOF
 	// again is set when the file was truncated in place: the next segment
 	// reads it from the start.
 	again bool
@@ -160,7 +162,7 @@ func (fl *follower) next() (*segment, error) {
 			if _, err := cur.f.Seek(0, io.SeekStart); err != nil {
 				return nil, err
 			}
-			cur.off, cur.tail, cur.again = 0, nil, false
+			cur.off, cur.head, cur.tail, cur.again = 0, nil, nil, false
 			return cur, nil
 		case cur.final:
 			fl.seen = append(fl.seen, cur.info)
@@ -203,7 +205,12 @@ func (fl *follower) next() (*segment, error) {
 			continue
 		}
 		for _, r := range fl.rotated() {
-			if fl.isSeen(r) || os.SameFile(r, info) {
+			if os.SameFile(r, info) {
+				// The file just opened was rotated away meanwhile: the
+				// rotated files after it are newer, read after it.
+				break
+			}
+			if fl.isSeen(r) {
 				continue
 			}
 			p := filepath.Join(filepath.Dir(fl.path), r.Name())
@@ -237,7 +244,37 @@ func (fl *follower) isSeen(info os.FileInfo) bool {
 
 // rotated lists the rotated files of path that exist now, oldest first:
 // path.N, ..., path.1, path.old (HTCondor's rotation names).
+//
+// A directory listing taken while files are renamed into the directory
+// may miss some of them, an older one while showing a newer one. So the
+// directory is listed twice: every rename that completed before the
+// first listing ended is in the second, in particular every rotation
+// older than the newest file the first listing shows; files newer than
+// that are left to a later look.
 func (fl *follower) rotated() []os.FileInfo {
+	first := fl.scan()
+	if len(first) == 0 {
+		return nil
+	}
+	newest := first[len(first)-1]
+	names := SortRotated(append(first, fl.scan()...))
+	var out []os.FileInfo
+	for i, p := range names {
+		if i > 0 && p == names[i-1] {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, st)
+		}
+		if p == newest {
+			break
+		}
+	}
+	return out
+}
+
+// scan lists the rotated names of path, oldest first.
+func (fl *follower) scan() []string {
 	dir, base := filepath.Split(fl.path)
 	if dir == "" {
 		dir = "."
@@ -256,13 +293,7 @@ func (fl *follower) rotated() []os.FileInfo {
 			names = append(names, filepath.Join(dir, e.Name()))
 		}
 	}
-	var out []os.FileInfo
-	for _, p := range SortRotated(names) {
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			out = append(out, st)
-		}
-	}
-	return out
+	return SortRotated(names)
 }
 
 // wait pauses for one poll; io.EOF when StopAfter ran out.
@@ -301,6 +332,9 @@ func (s *segment) Read(p []byte) (int, error) {
 		n, err := s.f.Read(p)
 		if n > 0 {
 			s.off += int64(n)
+			if len(s.head) < tailLen {
+				s.head = append(s.head, p[:min(n, tailLen-len(s.head))]...)
+			}
 			s.tail = append(s.tail, p[:n]...)
 			if len(s.tail) > tailLen {
 				s.tail = append(s.tail[:0], s.tail[len(s.tail)-tailLen:]...)
@@ -328,8 +362,10 @@ func (s *segment) Read(p []byte) (int, error) {
 }
 
 // rewritten reports whether the file no longer holds what was read: it is
-// shorter than the offset, or its bytes before the offset changed (it was
-// truncated and written past the offset between two looks).
+// shorter than the offset, or its first bytes or its bytes just before the
+// offset changed (it was truncated and written past the offset between two
+// looks; the first bytes hold the first event's job id and time, which a
+// new writer's first event rarely repeats).
 func (s *segment) rewritten() bool {
 	st, err := s.f.Stat()
 	if err != nil {
@@ -338,10 +374,15 @@ func (s *segment) rewritten() bool {
 	if st.Size() < s.off {
 		return true
 	}
-	if len(s.tail) == 0 {
+	return s.changed(0, s.head) || s.changed(s.off-int64(len(s.tail)), s.tail)
+}
+
+// changed reports whether the file's bytes at off differ from want.
+func (s *segment) changed(off int64, want []byte) bool {
+	if len(want) == 0 {
 		return false
 	}
-	buf := s.check[:len(s.tail)]
-	n, _ := s.f.ReadAt(buf, s.off-int64(len(s.tail)))
-	return !bytes.Equal(buf[:n], s.tail)
+	buf := s.check[:len(want)]
+	n, _ := s.f.ReadAt(buf, off)
+	return !bytes.Equal(buf[:n], want)
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/crosscluster/crosscluster/internal/decompress"
 )
@@ -168,6 +169,8 @@ type Reader struct {
 
 	clock   int64 // Unix seconds of the latest event time; 0 before the first
 	clocked bool
+
+	block []byte // see text
 
 	peek    Event
 	peekErr error
@@ -441,7 +444,7 @@ func (r *Reader) readText() (Event, error) {
 		r.buf = append(r.buf, line...)
 		r.buf = append(r.buf, '\n')
 	}
-	return r.finish(&h, hline, string(r.buf))
+	return r.finish(&h, hline, r.text(r.buf, false, nil))
 }
 
 // fastBody is the common case of readText: when the whole body and its
@@ -474,17 +477,50 @@ func (r *Reader) fastBody(rest []byte) (string, bool) {
 		p += k + 1
 		lines++
 	}
-	var sb strings.Builder
-	sb.Grow(len(rest) + 1 + len(body))
-	sb.Write(rest)
-	sb.WriteByte('\n')
-	sb.Write(body)
+	s := r.text(rest, true, body)
 	r.line += lines + 1
 	r.br.Discard(used)
-	return sb.String(), true
+	return s, true
 }
 
 var sync = []byte("\n...\n")
+
+// textBlock is the size of the blocks event bodies are copied into: one
+// allocation per block instead of one per event, which is most of the
+// cost of reading once the parsing is done. Keeping one event keeps its
+// block (16 KiB) alive.
+const textBlock = 16 << 10
+
+// text returns a, then "\n" when nl, then b, as a string. Short texts are
+// copied into the reader's current block, which is only ever appended to,
+// so the strings made from it never change.
+func (r *Reader) text(a []byte, nl bool, b []byte) string {
+	n := len(a) + len(b)
+	if nl {
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	if n > textBlock/8 {
+		out := make([]byte, 0, n)
+		out = append(out, a...)
+		if nl {
+			out = append(out, '\n')
+		}
+		return unsafe.String(&append(out, b...)[0], n)
+	}
+	if cap(r.block)-len(r.block) < n {
+		r.block = make([]byte, 0, textBlock)
+	}
+	start := len(r.block)
+	r.block = append(r.block, a...)
+	if nl {
+		r.block = append(r.block, '\n')
+	}
+	r.block = append(r.block, b...)
+	return unsafe.String(&r.block[start], n)
+}
 
 func (r *Reader) finish(h *header, hline int, body string) (Event, error) {
 	if r.Strict && !h.code.known() {
