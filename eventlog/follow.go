@@ -105,6 +105,9 @@ type segment struct {
 	head, tail []byte
 	check      [tailLen]byte
 	final      bool // rotated away: read to the end, then io.EOF
+	// live: opened as the file at path, so it may have been truncated
+	// and written again (even after it was rotated away).
+	live bool
 	// again is set when the file was truncated in place: the next segment
 	// reads it from the start.
 	again bool
@@ -228,7 +231,7 @@ func (fl *follower) next() (*segment, error) {
 			f.Close()
 			return fl.next()
 		}
-		fl.cur = &segment{fl: fl, f: f, name: fl.path, info: info}
+		fl.cur = &segment{fl: fl, f: f, name: fl.path, info: info, live: true}
 		return fl.cur, nil
 	}
 }
@@ -325,11 +328,17 @@ func (s *segment) Read(p []byte) (int, error) {
 		if err := fl.ctx.Err(); err != nil {
 			return 0, err
 		}
-		if !s.final && s.rewritten() {
+		if s.live && s.rewritten() {
 			s.again = true
 			return 0, io.EOF
 		}
 		n, err := s.f.Read(p)
+		if n > 0 && s.live && s.moved() {
+			// Truncated and written again between the check above and
+			// the read: what was read may be the new content's middle.
+			s.again = true
+			return 0, io.EOF
+		}
 		if n > 0 {
 			s.off += int64(n)
 			if len(s.head) < tailLen {
@@ -374,6 +383,12 @@ func (s *segment) rewritten() bool {
 	if st.Size() < s.off {
 		return true
 	}
+	return s.moved()
+}
+
+// moved reports whether the file's first bytes or its bytes just before
+// the offset differ from those read.
+func (s *segment) moved() bool {
 	return s.changed(0, s.head) || s.changed(s.off-int64(len(s.tail)), s.tail)
 }
 

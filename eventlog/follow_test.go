@@ -167,6 +167,17 @@ func TestFollowRotateTruncate(t *testing.T) {
 				_, err := f.WriteString(b.String())
 				return err
 			}
+			// Rotations before Follow first looks would be older than the
+			// stream: start once it has the first event.
+			if err := write(1); err != nil {
+				return err
+			}
+			for delivered.Load() == 0 {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				time.Sleep(time.Millisecond)
+			}
 			for rot := 0; rot < rotations; {
 				if err := write(1 + rng.IntN(8)); err != nil {
 					return err
