@@ -82,20 +82,13 @@ func BenchmarkRead(b *testing.B) {
 				for b.Loop() {
 					r := eventlog.NewReader(&repeatReader{data: data, n: sz.copies})
 					r.Year, r.Location, r.FoldJobAds = 2024, time.UTC, mode.fold
-					for {
-						_, err := r.Read()
-						if err == io.EOF {
-							break
-						}
-						if err != nil {
-							b.Fatal(err)
-						}
+					readEach(b, r, func() {
 						events++
 						if events%(1<<15) == 0 {
 							runtime.ReadMemStats(&ms)
 							maxHeap = max(maxHeap, ms.HeapInuse)
 						}
-					}
+					})
 				}
 				cpu := cpuTime() - cpu0
 				runtime.ReadMemStats(&ms1)
@@ -198,18 +191,24 @@ func BenchmarkReadReal(b *testing.B) {
 	for b.Loop() {
 		r := eventlog.NewReader(bytes.NewReader(data))
 		r.Year, r.Location, r.Lenient = 2024, time.UTC, true
-		for {
-			_, err := r.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			events++
-		}
+		readEach(b, r, func() { events++ })
 	}
 	cpu := cpuTime() - cpu0
 	b.ReportMetric(float64(len(data))*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}
+
+// readEach reads r to its end, calling each after every event; an error
+// fails the benchmark.
+func readEach(b *testing.B, r *eventlog.Reader, each func()) {
+	for {
+		_, err := r.Read()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		each()
+	}
 }

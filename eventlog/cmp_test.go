@@ -13,7 +13,3 @@ var unexported = cmp.AllowUnexported(eventlog.Event{}, eventlog.Sample{})
 func diff(x, y any, opts ...cmp.Option) string {
 	return cmp.Diff(x, y, append(opts, unexported)...)
 }
-
-func equal(x, y any, opts ...cmp.Option) bool {
-	return cmp.Equal(x, y, append(opts, unexported)...)
-}
