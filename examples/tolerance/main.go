@@ -6,9 +6,10 @@
 //
 // By default the boxes are three local git checkouts under -out, each
 // running this program's simulation with a different but valid
-// floating-point evaluation order (see sim.go); they are synced to one
-// commit, launched, polled and collected with divergence.Sync and
-// divergence.Replicate exactly as real machines would be. With -hosts FILE
+// floating-point evaluation order (see sim.go) and writing its archive with
+// divergence.Writer; divergence.Replicate syncs them to one commit,
+// launches, polls and collects them exactly as real machines would be. With
+// -hosts FILE
 // the hosts registry names real machines (see divergence.Host) whose
 // command writes an .npz with the keys to compare; they are first synced
 // to the HEAD of -sync (default: the current directory's checkout) unless
@@ -18,6 +19,7 @@
 //
 //	go run ./examples/tolerance -out DIR [-hosts FILE] [-sync REPO | -no-sync] [-allow-dirty]
 //	    [-tol 1e-4] [-rtol 1e-7] [-atol 0] [-norm L2|Linf] [-allow-failed-hosts]
+//	    [-stem NAME] [-steps 15000] [-budget 10m]
 //
 // Outputs in DIR: collected/<box>.npz (each box's archive), hosts.json
 // (each host's status, launch name, commit at launch and collected file),
