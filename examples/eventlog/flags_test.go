@@ -96,13 +96,17 @@ func TestNotAnEventLog(t *testing.T) {
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		o, err := parseFlags([]string{"-out", t.TempDir(), "-logs", p}, io.Discard)
+		out := filepath.Join(t.TempDir(), "out")
+		o, err := parseFlags([]string{"-out", out, "-logs", p}, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
 		err = run(context.Background(), o)
 		if !errors.Is(err, errNotLog) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: run = %v; want errNotLog naming the file", name, err)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: a refused log left %s behind", name, out)
 		}
 	}
 }

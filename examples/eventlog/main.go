@@ -165,11 +165,11 @@ func run(ctx context.Context, o options) error {
 	if paths == nil && o.logs != "" {
 		paths = pathlist.Split(o.logs)
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return err
-	}
 	var written []string
 	if o.logs == "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return err
+		}
 		p := filepath.Join(o.out, "global.log")
 		fmt.Printf("writing a synthetic global event log of %d jobs (seed %d) to %s\n", o.jobs, o.seed, p)
 		var st synth.CondorLogStats
@@ -228,6 +228,10 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("  %d events in %s: %.0f MB/s wall, %.0f MB per CPU second; %d damaged skipped, %d overlap events removed\n",
 		n, wall.Round(time.Millisecond), float64(size)/1e6/wall.Seconds(), float64(size)/1e6/cpu.Seconds(), fs.Damaged(), fs.Removed())
+	// Only logs that hold events make outputs: a refused file leaves nothing.
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
 	if noJob > 0 {
 		fmt.Printf("  %d events of no job (id -1.-1.-1: global-log headers, or placeholder ids) are not grouped into jobs\n", noJob)
 	}
