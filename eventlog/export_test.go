@@ -86,3 +86,13 @@ func (r *Reader) SetFileTime(t time.Time) { r.fileTime = t }
 
 func (r *Reader) SetMaxEventSize(n int) { r.maxEventSize = n }
 func (fs *Files) Read() (Event, error)  { return fs.read() }
+
+// SetChunks sets the size of the reader's first and largest input chunks
+// and the least room it reads into, before the first Read.
+func (r *Reader) SetChunks(first, largest, minRead int) {
+	r.in.next, r.in.max, r.in.minRead = first, largest, minRead
+}
+
+// LineByLine makes the reader go line by line, without the fast path that
+// takes a whole event at once.
+func (r *Reader) LineByLine() { r.slow = true }

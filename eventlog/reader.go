@@ -37,7 +37,10 @@ func (id JobID) isJob() bool { return id.Cluster >= 0 && id.Proc >= 0 && id.Subp
 // date (for example "Job was held.\n"), then each body line, without the
 // "..." terminator. The typed accessors (HoldInfo, TerminateInfo, ...) parse
 // Body on demand, so a reader that only needs codes, ids and times never pays
-// for them.
+// for them. A classic-text Body is not a copy: it shares the block of input
+// it was read from (up to 1 MiB) with the events around it, and keeping one
+// event keeps that block; strings.Clone the Body of the few events kept from
+// a large log.
 type Event struct {
 	Code Code
 	Job  JobID
@@ -155,8 +158,12 @@ type Reader struct {
 	// File names the input in ParseErrors.
 	File string
 
-	br      *bufio.Reader
+	br      *bufio.Reader // format detection and JSON
+	in      textInput     // the classic text, read through br
 	line    int
+	lineOff int  // offset in in.buf of the last line nextLine returned; -1 for stash and long
+	lineLen int  // its length without the line end
+	slow    bool // line by line only, no fastBody (tests)
 	buf     []byte
 	long    []byte
 	stash   []byte
@@ -219,6 +226,10 @@ func (r *Reader) next() (Event, error) {
 			// An XML log is refused as a whole.
 			r.refused = true
 			return Event{}, err
+		}
+		r.in.src = r.br
+		if r.in.max == 0 {
+			r.in.next, r.in.max, r.in.minRead = firstChunk, maxChunk, r.br.Size()
 		}
 	}
 	if r.json != nil {
@@ -323,26 +334,27 @@ func (r *Reader) detect() error {
 // nextLine returns the next line without its line end. The slice is valid
 // until the next call.
 func (r *Reader) nextLine() ([]byte, error) {
+	r.lineOff = -1
 	if r.stashed {
 		r.stashed = false
 		return r.stash, nil
 	}
-	line, err := r.br.ReadSlice('\n')
+	line, off, err := r.in.readSlice()
 	if err == bufio.ErrBufferFull {
 		r.long = append(r.long[:0], line...)
 		for err == bufio.ErrBufferFull {
-			line, err = r.br.ReadSlice('\n')
+			line, _, err = r.in.readSlice()
 			r.long = append(r.long, line...)
 			if len(r.long) > maxLine {
 				r.line++
 				for err == bufio.ErrBufferFull { // skip the rest of the line
-					_, err = r.br.ReadSlice('\n')
+					_, _, err = r.in.readSlice()
 				}
 				r.resync = true // and the rest of its event
 				return nil, r.perr(r.line, 0, ErrLineTooLong)
 			}
 		}
-		line = r.long
+		line, off = r.long, -1
 	}
 	if len(line) == 0 {
 		if err == nil {
@@ -360,6 +372,7 @@ func (r *Reader) nextLine() ([]byte, error) {
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
+	r.lineOff, r.lineLen = off, len(line)
 	return line, nil
 }
 
@@ -411,8 +424,10 @@ func (r *Reader) readText() (Event, error) {
 		}
 		break
 	}
-	if body, ok := r.fastBody(h.rest); ok {
-		return r.finish(&h, hline, body)
+	if !r.slow {
+		if body, ok := r.fastBody(&h); ok {
+			return r.finish(&h, hline, body)
+		}
 	}
 	// The header line's rest starts the body.
 	r.buf = append(r.buf[:0], h.rest...)
@@ -447,48 +462,75 @@ func (r *Reader) readText() (Event, error) {
 	return r.finish(&h, hline, r.text(r.buf, false, nil))
 }
 
-// fastBody is the common case of readText: when the whole body and its
-// "..." line are already buffered, with "\n" line ends and no header-like
-// line inside, it returns the body as one string (one allocation, one copy)
-// and consumes it. Otherwise it consumes nothing and readText goes line by
-// line.
-func (r *Reader) fastBody(rest []byte) (string, bool) {
-	buf, _ := r.br.Peek(r.br.Buffered())
-	var n, used int
-	if len(buf) >= 4 && buf[0] == '.' && buf[1] == '.' && buf[2] == '.' && buf[3] == '\n' {
-		n, used = 0, 4
-	} else {
-		i := bytes.Index(buf, sync)
-		if i < 0 {
+// fastBody is the common case of readText: the body lines and the "..."
+// line follow the header line, with "\n" line ends and no header-like line
+// among them. It returns the body, consumed, reading more input while the
+// event is incomplete (up to the input's limit). When the header line ends
+// in "\n" in the input's chunk, the body (the header line's rest, its
+// "\n", the body lines) is a string over the chunk, not a copy. Otherwise
+// it consumes nothing but the input it read, h.rest is moved with it, and
+// readText goes line by line.
+func (r *Reader) fastBody(h *header) (string, bool) {
+	in := &r.in
+	// In the chunk, the header line is buf[r.lineOff:in.r]: contiguous when
+	// a single "\n" ends it.
+	restOff := -1
+	from := in.r
+	if r.lineOff >= 0 {
+		from = r.lineOff
+		if r.lineOff+r.lineLen+1 == in.r {
+			restOff = r.lineOff + r.lineLen - len(h.rest)
+		}
+	}
+	n, lines := 0, 0 // body bytes (whole lines) and lines scanned
+	for {
+		buf := in.buf[in.r:in.w]
+		for {
+			k := bytes.IndexByte(buf[n:], '\n')
+			if k < 0 {
+				break
+			}
+			line := buf[n : n+k]
+			if isSync(line) {
+				var s string
+				if restOff >= 0 {
+					s = unsafe.String(&in.buf[restOff], len(h.rest)+1+n)
+					in.kept = true
+				} else {
+					s = r.text(h.rest, true, buf[:n])
+				}
+				in.r += n + k + 1
+				r.line += lines + 1
+				return s, true
+			}
+			if looksLikeHeader(line) || (k > 0 && line[k-1] == '\r') {
+				return "", false
+			}
+			n += k + 1
+			lines++
+			if len(h.rest)+1+n >= r.maxEvent() {
+				return "", false
+			}
+		}
+		if in.err != nil || in.w-from >= in.limit() {
 			return "", false
 		}
-		n, used = i+1, i+len(sync)
-	}
-	body := buf[:n]
-	if len(rest)+1+n >= r.maxEvent() || bytes.IndexByte(body, '\r') >= 0 {
-		return "", false
-	}
-	lines := 0
-	for p := 0; p < len(body); {
-		if looksLikeHeader(body[p:]) {
-			return "", false
+		shift := in.fill(from)
+		from -= shift
+		if r.lineOff >= 0 {
+			r.lineOff -= shift
+			h.rest = in.buf[r.lineOff+r.lineLen-len(h.rest) : r.lineOff+r.lineLen]
+			if restOff >= 0 {
+				restOff -= shift
+			}
 		}
-		k := bytes.IndexByte(body[p:], '\n')
-		p += k + 1
-		lines++
 	}
-	s := r.text(rest, true, body)
-	r.line += lines + 1
-	r.br.Discard(used)
-	return s, true
 }
 
-var sync = []byte("\n...\n")
-
-// textBlock is the size of the blocks event bodies are copied into: one
-// allocation per block instead of one per event, which is most of the
-// cost of reading once the parsing is done. Keeping one event keeps its
-// block (16 KiB) alive.
+// textBlock is the size of the blocks the bodies fastBody cannot leave in
+// the input (read line by line, with "\r\n" line ends, or after a stashed
+// or long header line) are copied into: one allocation per block instead of
+// one per event. Keeping one such event keeps its block (16 KiB) alive.
 const textBlock = 16 << 10
 
 // text returns a, then "\n" when nl, then b, as a string. Short texts are

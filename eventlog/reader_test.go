@@ -690,12 +690,40 @@ func TestInputUnchanged(t *testing.T) {
 	}
 }
 
+// TestReadInChunks: the fixtures and the real logs, whole, cut inside an
+// event, and damaged (a "..." line dropped, a line of garbage), give the
+// same events, lines and errors read line by line, one byte at a time and
+// in small chunks as read whole: a partial event carried over from one
+// input chunk to the next is read as it would be in one piece.
+func TestReadInChunks(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/*.log")
+	if dir, err := pubdata.Dir("htcondor"); err == nil {
+		real, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+		paths = append(paths, real...)
+	} else {
+		t.Logf("real logs absent (%v): fixtures only", err)
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		damaged := bytes.Replace(data, []byte("\n...\n"), []byte("\n"), 1)
+		damaged = bytes.Replace(damaged, []byte("\n...\n"), []byte("\n...\n#garbage\n"), 2)
+		for name, in := range map[string][]byte{"whole": data, "cut": data[:len(data)*2/3], "damaged": damaged} {
+			if d := traceDiff(in, len(in)+2); d != "" {
+				t.Errorf("%s, %s: %s", filepath.Base(p), name, d)
+			}
+		}
+	}
+}
+
 func TestLongLines(t *testing.T) {
 	const ok = "000 (001.000.000) 2024-01-01 00:00:00 Job submitted from host: <h>\n...\n"
-	long := strings.Repeat("x", 200<<10) // beyond the 64 KiB buffer
+	long := strings.Repeat("x", 600<<10) // beyond the 512 KiB read in place
 	in := ok + "028 (001.000.000) 2024-01-01 00:00:00 Job ad information event triggered.\nBig = \"" + long + "\"\n...\n" + ok
 	evs, err := eventlog.NewReader(strings.NewReader(in)).ReadAll()
-	if err != nil || len(evs) != 3 || len(evs[1].Body) < 200<<10 {
+	if err != nil || len(evs) != 3 || len(evs[1].Body) < 600<<10 {
 		t.Fatalf("%d events, %v", len(evs), err)
 	}
 	if testing.Short() {
