@@ -177,7 +177,7 @@ func realLog(b *testing.B, size int) []byte {
 // MB/cpu-s metric is bytes over the process's CPU time (user+system, GC
 // included). A steady state is many iterations in one process:
 //
-//	go test -run '^$' -bench ReadReal -benchtime 20x -count 7 ./eventlog/
+//	go test -run '^$' -bench ReadReal -benchtime 10x -count 7 ./eventlog/
 //
 // and a fresh process is one iteration per process:
 //
