@@ -55,7 +55,7 @@ func BenchmarkCompare(b *testing.B) {
 						before := cpuTime()
 						ops := 0
 						for b.Loop() {
-							rows := Compare(runs, []string{"z_b", "omega_b"}, opt)
+							rows := compareRows(runs, []string{"z_b", "omega_b"}, opt)
 							if len(rows) != 6 || rows[0].Warning != "" || allclose != (rows[0].Elements == n) {
 								b.Fatalf("rows %v", rows)
 							}

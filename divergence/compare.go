@@ -21,20 +21,21 @@ const (
 	LInf
 )
 
-// String returns "L2" or "Linf".
-func (n Norm) String() string {
+// name returns "L2" or "Linf".
+func (n Norm) name() string {
 	if n == LInf {
 		return "Linf"
 	}
 	return "L2"
 }
 
-// NamedRun is one run to compare: Run when non-nil, else the archive at
-// Path, opened and closed by the comparison.
+// NamedRun is one run to compare: the archive at Path, opened and closed
+// by the comparison, under Name.
 type NamedRun struct {
 	Name string
 	Path string
-	Run  *Run
+	// run, when set, is used instead of opening Path (tests).
+	run *Run
 }
 
 // Row is the maximum divergence of one key between runs A and B, and the
@@ -52,21 +53,24 @@ type Row struct {
 	// on ties, or the first step holding a one-sided NaN when Max is NaN;
 	// -1 when every step agrees exactly or nothing was compared.
 	MaxStep int
-	// Steps is the length of axis 0 compared (1 for a scalar).
-	Steps int
+	// steps is the length of axis 0 compared (1 for a scalar); WriteJSON
+	// and WriteCSV print it.
+	steps int
 	// Warning is empty when the comparison went through cleanly.
 	Warning string
-	// Note remarks on a comparison that went through: "no elements" when
+	// note remarks on a comparison that went through: "no elements" when
 	// the arrays have equal shapes with no elements (Max is then 0 and the
-	// row passes, as numpy.testing.assert_allclose does).
-	Note string
-	// Exact reports that both runs hold integers (or bools) for this key,
+	// row passes, as numpy.testing.assert_allclose does). String, WriteJSON
+	// and WriteCSV print it.
+	note string
+	// exact reports that both runs hold integers (or bools) for this key,
 	// compared as integers: values beyond 2^53, which float64 cannot hold,
 	// differ when they differ, uint64 values above 2^63 − 1 included, and
 	// a signed value against an unsigned one by sign and magnitude; each
 	// difference is computed exactly and rounded once to float64. Pairs
-	// with a float member are compared as float64, as NumPy does.
-	Exact bool
+	// with a float member are compared as float64, as NumPy does. String
+	// says "(integers, exact)"; WriteJSON and WriteCSV print it.
+	exact bool
 
 	// Element by element, as numpy.testing.assert_allclose(a, b) computes
 	// it (NumPy 1.24: its "Mismatched elements", "Max absolute difference"
@@ -90,24 +94,25 @@ type Row struct {
 	// MaxRelAt is its index (nil when there is none).
 	MaxRel   float64
 	MaxRelAt []int
-	// NaNBoth counts the elements NaN on both sides (whether or not a
-	// Closeness applies; 0 when the comparison was impossible).
-	NaNBoth int
+	// nanBoth counts the elements NaN on both sides (whether or not a
+	// Closeness applies; 0 when the comparison was impossible); String,
+	// WriteJSON and WriteCSV print it.
+	nanBoth int
 
-	// Bounded reports that a bound applies to this key (a Tolerance on
-	// Max, a Closeness on the elements, or both); Pass is then whether
-	// every bound holds: Max <= Tolerance (false for NaN), and no element
-	// mismatched.
-	Bounded bool
-	// HasTolerance reports that Tolerance bounds Max.
-	HasTolerance bool
-	Tolerance    float64
-	// Close is the element-wise bound, when one applies; Mismatched is
-	// then the number of elements not within it (an element NaN or
-	// infinite on one side only never is).
-	Close      *Closeness
+	// Mismatched is the number of elements not within the key's
+	// Closeness, when one applies (an element NaN or infinite on one side
+	// only never is).
 	Mismatched int
-	Pass       bool
+	// Pass reports that a bound applies to this key (Options.Tolerance on
+	// Max, Options.Close on the elements, or both) and every bound holds:
+	// Max <= the tolerance (false for NaN), and no element mismatched.
+	// String, WriteJSON and WriteCSV print the bounds and the verdict.
+	Pass bool
+
+	bounded      bool
+	hasTolerance bool
+	tolerance    float64
+	closeness    *Closeness
 }
 
 // Closeness bounds each element as numpy.testing.assert_allclose(a, b,
@@ -135,37 +140,33 @@ type Options struct {
 	// does; the entry "*" applies to keys without their own entry. RTol and
 	// ATol must be ≥ 0 (Compare panics otherwise).
 	Close map[string]Closeness
-	// ChunkSize is the number of elements read per run at a time; zero
+	// chunkSize is the number of elements read per run at a time; zero
 	// means 1<<16.
-	ChunkSize int
+	chunkSize int
 }
 
 // Pairwise returns one Row per pair of runs (in the order the runs are
-// given, a before b) and key, comparing with the L2 norm. nil keys means the
-// union of the runs' keys, in order of first appearance (when no run can be
-// read, one row per pair with an empty Key carries the warnings). It is
-// Compare with zero Options.
+// given, a before b) and key, comparing with the L2 norm and no bounds.
+// nil keys means the union of the runs' keys, in order of first appearance
+// (when no run can be read, one row per pair with an empty Key carries the
+// warnings). It is Compare without options or cancellation.
 func Pairwise(runs []NamedRun, keys []string) []Row {
-	return Compare(runs, keys, Options{})
+	rows, _ := Compare(context.Background(), runs, keys, Options{})
+	return rows
 }
 
-// Compare is [Pairwise] with options. Rows come pair by pair, keys in order
+// Compare is [Pairwise] with options, stopping when ctx is done (reading
+// large archives can take minutes). Rows come pair by pair, keys in order
 // within a pair. A run that cannot be opened, a key a run lacks, a shape
 // mismatch or a member that fails to read gives its rows NaN and a Warning
 // naming the run, file and key; other rows are unaffected. Two runs that
 // are one file (os.SameFile) are not compared: their rows get NaN and a
-// warning, since a file always agrees with itself. Compare panics if two
-// runs share a name.
-func Compare(runs []NamedRun, keys []string, opt Options) []Row {
-	rows, _ := CompareContext(context.Background(), runs, keys, opt)
-	return rows
-}
-
-// CompareContext is [Compare] that stops when ctx is done: reading large
-// archives can take minutes. It then returns every row, those it could not
-// finish with Max NaN and a Warning saying the comparison stopped, and
-// ctx.Err(); the rows of keys finished before are as Compare gives them.
-func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Options) ([]Row, error) {
+// warning, since a file always agrees with itself. When ctx is done,
+// Compare returns every row, those it could not finish with Max NaN and a
+// Warning saying the comparison stopped, and ctx.Err(); the rows of keys
+// finished before are complete. Compare panics if two runs share a name or
+// a Closeness is negative or NaN.
+func Compare(ctx context.Context, runs []NamedRun, keys []string, opt Options) ([]Row, error) {
 	for i := range runs {
 		for j := range i {
 			if runs[i].Name == runs[j].Name {
@@ -178,15 +179,15 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 			panic("divergence: negative or NaN Closeness")
 		}
 	}
-	chunk := opt.ChunkSize
+	chunk := opt.chunkSize
 	if chunk <= 0 {
 		chunk = 1 << 16
 	}
 	opened := make([]*Run, len(runs))
 	openErr := make([]error, len(runs))
 	for i, nr := range runs {
-		if nr.Run != nil {
-			opened[i] = nr.Run
+		if nr.run != nil {
+			opened[i] = nr.run
 			continue
 		}
 		opened[i], openErr[i] = Open(nr.Path)
@@ -244,20 +245,20 @@ func CompareContext(ctx context.Context, runs []NamedRun, keys []string, opt Opt
 			for j := i + 1; j < len(runs); j++ {
 				r := res[p]
 				if sameFile(i, j) && r.Warning == "" {
-					r = Row{Max: math.NaN(), MaxStep: -1, Steps: r.Steps,
+					r = Row{Max: math.NaN(), MaxStep: -1, steps: r.steps,
 						Warning: fmt.Sprintf("%s and %s are one file (%s, %s): not compared", runs[i].Name, runs[j].Name, runPath(runs[i]), runPath(runs[j]))}
 				}
 				r.A, r.B, r.Key = runs[i].Name, runs[j].Name, key
 				if tol, ok := opt.Tolerance[key]; ok {
-					r.HasTolerance, r.Tolerance = true, tol
+					r.hasTolerance, r.tolerance = true, tol
 				} else if tol, ok := opt.Tolerance["*"]; ok {
-					r.HasTolerance, r.Tolerance = true, tol
+					r.hasTolerance, r.tolerance = true, tol
 				}
-				r.Close = bound
-				r.Bounded = r.HasTolerance || bound != nil
+				r.closeness = bound
+				r.bounded = r.hasTolerance || bound != nil
 				// Max is NaN when the pair could not be compared, or
 				// holds a NaN on one side: never a pass.
-				r.Pass = r.Bounded && !math.IsNaN(r.Max) && (!r.HasTolerance || r.Max <= r.Tolerance) &&
+				r.Pass = r.bounded && !math.IsNaN(r.Max) && (!r.hasTolerance || r.Max <= r.tolerance) &&
 					(bound == nil || r.Mismatched == 0)
 				rows[p*len(keys)+k] = r
 				p++
@@ -475,9 +476,9 @@ func compareKey(ctx context.Context, runs []NamedRun, opened []*Run, openErr []e
 					runs[i].Name, ms[i].shape, runPath(runs[i]), runs[j].Name, ms[j].shape, runPath(runs[j]))
 			default:
 				pr := res[[2]int{i, j}]
-				r.Max, r.MaxStep, r.Steps, r.Warning, r.Note, r.Exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.note, pr.exact
+				r.Max, r.MaxStep, r.steps, r.Warning, r.note, r.exact = pr.max, pr.maxStep, pr.steps, pr.warn, pr.note, pr.exact
 				if pr.warn == "" || pr.warn == nanWarning {
-					r.NaNBoth = pr.el.nanBoth
+					r.nanBoth = pr.el.nanBoth
 				}
 				if bound != nil && (pr.warn == "" || pr.warn == nanWarning) {
 					e := pr.el

@@ -85,11 +85,11 @@ func TestCompareGolden(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/chunk=%d", norm, chunk), func(t *testing.T) {
 				var want []cmpRow
 				for _, r := range g.Rows {
-					if r.Norm == norm.String() {
+					if r.Norm == norm.name() {
 						want = append(want, cmpRow{r.A, r.B, r.Key, pyFloat(t, r.Max)})
 					}
 				}
-				rows := Compare(fixtureRuns(), nil, Options{Norm: norm, ChunkSize: chunk})
+				rows := compareRows(fixtureRuns(), nil, Options{Norm: norm, chunkSize: chunk})
 				var got []cmpRow
 				for _, r := range rows {
 					got = append(got, cmpRow{r.A, r.B, r.Key, r.Max})
@@ -185,11 +185,11 @@ func TestCompareBadFiles(t *testing.T) {
 }
 
 func TestTolerance(t *testing.T) {
-	rows := Compare(fixtureRuns(), []string{"z_b", "has_nan"}, Options{Tolerance: map[string]float64{"z_b": 1e-9, "*": 1}})
+	rows := compareRows(fixtureRuns(), []string{"z_b", "has_nan"}, Options{Tolerance: map[string]float64{"z_b": 1e-9, "*": 1}})
 	for _, r := range rows {
-		want := r.Max <= r.Tolerance
-		if !r.Bounded || r.Pass != want {
-			t.Errorf("%v: Bounded %v Pass %v", r, r.Bounded, r.Pass)
+		want := r.Max <= r.tolerance
+		if !r.bounded || r.Pass != want {
+			t.Errorf("%v: Bounded %v Pass %v", r, r.bounded, r.Pass)
 		}
 	}
 	// run_c differs from run_a by a relative 3e-9, above the 1e-9 bound.
@@ -215,7 +215,7 @@ func TestSeries(t *testing.T) {
 	defer c.Close()
 	for _, norm := range []Norm{L2, LInf} {
 		var want []float64
-		for _, s := range g.Series[norm.String()] {
+		for _, s := range g.Series[norm.name()] {
 			want = append(want, pyFloat(t, s))
 		}
 		got, err := Series(a, c, "z_b", norm)
@@ -237,7 +237,7 @@ func TestSeries(t *testing.T) {
 	if _, err := Series(a, b, "shape_differs", L2); !errors.Is(err, ErrShape) {
 		t.Errorf("shape mismatch: %v", err)
 	}
-	arr, err := a.Array("z_b")
+	arr, err := a.array("z_b")
 	if err != nil || len(arr.Data) != 600 || !cmp.Equal(arr.Shape, []int{200, 3}) {
 		t.Errorf("Array: %v %v", arr, err)
 	}
@@ -263,7 +263,7 @@ func TestNormEdgeCases(t *testing.T) {
 		{"opposite inf", []float64{math.Inf(1), 0}, []float64{math.Inf(-1), 0}, 2, math.Inf(1)},
 	} {
 		for _, norm := range []Norm{L2, LInf} {
-			t.Run(tc.name+"/"+norm.String(), func(t *testing.T) {
+			t.Run(tc.name+"/"+norm.name(), func(t *testing.T) {
 				var s []float64
 				p := newAcc()
 				p.series = &s
@@ -297,14 +297,14 @@ func TestNormEdgeCases(t *testing.T) {
 
 func TestOutputs(t *testing.T) {
 	rows := []Row{
-		{A: "x", B: "y", Key: "z_b", Max: 1.5e-12, MaxStep: 7, Steps: 10, Bounded: true, HasTolerance: true, Tolerance: 1e-9, Pass: true,
+		{A: "x", B: "y", Key: "z_b", Max: 1.5e-12, MaxStep: 7, steps: 10, bounded: true, hasTolerance: true, tolerance: 1e-9, Pass: true,
 			Elements: 20, MaxAbs: 1e-12, MaxAbsAt: []int{7, 1}, MaxRel: 2e-12, MaxRelAt: []int{3, 0}},
 		{A: "x", B: "y", Key: "omega_b", Max: math.NaN(), MaxStep: -1, MaxAbs: math.NaN(), MaxRel: math.NaN(), Warning: `y: key "omega_b" missing in y.npz`},
-		{A: "x", B: "y", Key: "n", Max: 1, MaxStep: 0, Steps: 3, Exact: true, Bounded: true, Close: &Closeness{RTol: 1e-7},
+		{A: "x", B: "y", Key: "n", Max: 1, MaxStep: 0, steps: 3, exact: true, bounded: true, closeness: &Closeness{RTol: 1e-7},
 			Elements: 3, Mismatched: 1, MaxAbs: 1, MaxAbsAt: []int{0}, MaxRel: 1.1102230246251565e-16, MaxRelAt: []int{0}},
 	}
 	var text, js, csv bytes.Buffer
-	if err := WriteText(&text, rows); err != nil {
+	if err := writeText(&text, rows); err != nil {
 		t.Fatal(err)
 	}
 	want := "x vs y  z_b  max=1.500000e-12 at step 7  PASS tol=1.000000e-09\n" +
@@ -373,7 +373,7 @@ func TestCompareStreams(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	rows := Compare(runs, []string{"omega_b", "z_b"}, Options{ChunkSize: 1024})
+	rows := compareRows(runs, []string{"omega_b", "z_b"}, Options{chunkSize: 1024})
 	runtime.ReadMemStats(&after)
 	got := after.TotalAlloc - before.TotalAlloc
 	if got > limit {
@@ -392,7 +392,7 @@ func TestCompareStreams(t *testing.T) {
 func TestCompareContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rows, err := CompareContext(ctx, fixtureRuns(), []string{"z_b", "omega_b"}, Options{})
+	rows, err := Compare(ctx, fixtureRuns(), []string{"z_b", "omega_b"}, Options{})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -405,9 +405,9 @@ func TestCompareContextCancelled(t *testing.T) {
 		}
 	}
 	// Not cancelled, the same call matches Compare.
-	rows, err = CompareContext(context.Background(), fixtureRuns(), []string{"z_b"}, Options{})
-	if err != nil || cmp.Diff(Compare(fixtureRuns(), []string{"z_b"}, Options{}), rows, cmpopts.EquateNaNs()) != "" {
-		t.Errorf("CompareContext(Background) = %v, %v; differs from Compare", rows, err)
+	rows, err = Compare(context.Background(), fixtureRuns(), []string{"z_b"}, Options{})
+	if err != nil || cmp.Diff(compareRows(fixtureRuns(), []string{"z_b"}, Options{}), rows, cmpopts.EquateNaNs(), cmp.AllowUnexported(Row{})) != "" {
+		t.Errorf("Compare(Background) = %v, %v; differs from Compare", rows, err)
 	}
 }
 
@@ -503,7 +503,7 @@ func TestAllcloseGolden(t *testing.T) {
 		for _, norm := range []Norm{L2, LInf} {
 			for _, chunk := range []int{1, 7, 0} {
 				t.Run(fmt.Sprintf("%s/%v/chunk=%d", name, norm, chunk), func(t *testing.T) {
-					rows := Compare(runs, []string{name}, Options{Norm: norm, ChunkSize: chunk,
+					rows := compareRows(runs, []string{name}, Options{Norm: norm, chunkSize: chunk,
 						Close: map[string]Closeness{name: {RTol: c.RTol, ATol: c.ATol}}})
 					r := rows[0]
 					wantMax, wantStep := pyFloat(t, c.MaxL2), c.StepL2
@@ -514,9 +514,9 @@ func TestAllcloseGolden(t *testing.T) {
 					if !cmp.Equal(wantMax, r.Max, approx, cmpopts.EquateNaNs()) || r.MaxStep != wantStep {
 						t.Errorf("Max %v at step %d, want %v at %d", r.Max, r.MaxStep, wantMax, wantStep)
 					}
-					if r.Exact != c.Exact || r.Elements != c.Elements || r.Mismatched != c.Mismatched || r.NaNBoth != c.NaNBoth {
+					if r.exact != c.Exact || r.Elements != c.Elements || r.Mismatched != c.Mismatched || r.nanBoth != c.NaNBoth {
 						t.Errorf("exact %v elements %d mismatched %d nan both %d, want %v %d %d %d",
-							r.Exact, r.Elements, r.Mismatched, r.NaNBoth, c.Exact, c.Elements, c.Mismatched, c.NaNBoth)
+							r.exact, r.Elements, r.Mismatched, r.nanBoth, c.Exact, c.Elements, c.Mismatched, c.NaNBoth)
 					}
 					// The element-wise maxima are single differences and
 					// quotients: equal bit for bit.
@@ -528,15 +528,15 @@ func TestAllcloseGolden(t *testing.T) {
 					}
 					// NaN on both sides is equal (equal_nan=True): the
 					// row passes and warns only for a one-sided NaN.
-					if want := c.Mismatched == 0; r.Pass != want || !r.Bounded || (r.Warning == "") != (pyFloat(t, c.MaxL2) == pyFloat(t, c.MaxL2)) {
-						t.Errorf("Pass %v Bounded %v, want Pass %v (warning %q)", r.Pass, r.Bounded, want, r.Warning)
+					if want := c.Mismatched == 0; r.Pass != want || !r.bounded || (r.Warning == "") != (pyFloat(t, c.MaxL2) == pyFloat(t, c.MaxL2)) {
+						t.Errorf("Pass %v Bounded %v, want Pass %v (warning %q)", r.Pass, r.bounded, want, r.Warning)
 					}
 					// Without a Closeness the norm is the same, through the
 					// paths that skip the element-wise statistics.
-					plain := Compare(runs, []string{name}, Options{Norm: norm, ChunkSize: chunk})[0]
-					if !cmp.Equal(r.Max, plain.Max, cmpopts.EquateNaNs()) || r.MaxStep != plain.MaxStep || plain.Elements != 0 || plain.Bounded ||
-						plain.NaNBoth != c.NaNBoth {
-						t.Errorf("without Closeness: Max %v at %d (elements %d, NaN both %d), with: %v at %d", plain.Max, plain.MaxStep, plain.Elements, plain.NaNBoth, r.Max, r.MaxStep)
+					plain := compareRows(runs, []string{name}, Options{Norm: norm, chunkSize: chunk})[0]
+					if !cmp.Equal(r.Max, plain.Max, cmpopts.EquateNaNs()) || r.MaxStep != plain.MaxStep || plain.Elements != 0 || plain.bounded ||
+						plain.nanBoth != c.NaNBoth {
+						t.Errorf("without Closeness: Max %v at %d (elements %d, NaN both %d), with: %v at %d", plain.Max, plain.MaxStep, plain.Elements, plain.nanBoth, r.Max, r.MaxStep)
 					}
 				})
 			}
@@ -587,9 +587,9 @@ func TestUint64BeyondInt64(t *testing.T) {
 		"u1/i/v":  {1<<64 + 1<<63 - 4096, []int{0}, false}, // MaxUint64 - 2048 + 2^63, rounded once
 	}
 	for _, chunk := range []int{1, 0} {
-		for _, r := range Compare(runs, nil, Options{ChunkSize: chunk, Close: map[string]Closeness{"*": {}}}) {
+		for _, r := range compareRows(runs, nil, Options{chunkSize: chunk, Close: map[string]Closeness{"*": {}}}) {
 			w := wants[r.A+"/"+r.B+"/"+r.Key]
-			if r.Max != w.max || !r.Exact || r.Pass != w.pass || r.Warning != "" || !cmp.Equal(r.MaxAbsAt, w.at) || r.MaxAbs != w.max {
+			if r.Max != w.max || !r.exact || r.Pass != w.pass || r.Warning != "" || !cmp.Equal(r.MaxAbsAt, w.at) || r.MaxAbs != w.max {
 				t.Errorf("chunk %d: %v, want max %v at %v, pass %v", chunk, r, w.max, w.at, w.pass)
 			}
 		}
@@ -668,13 +668,13 @@ func TestExactPerPair(t *testing.T) {
 			for _, i := range order {
 				rs = append(rs, runs[i])
 			}
-			rows := Compare(rs, []string{"x"}, Options{ChunkSize: chunk, Tolerance: map[string]float64{"*": 0}, Close: map[string]Closeness{"*": {}}})
+			rows := compareRows(rs, []string{"x"}, Options{chunkSize: chunk, Tolerance: map[string]float64{"*": 0}, Close: map[string]Closeness{"*": {}}})
 			var gs []got
 			for _, r := range rows {
 				if r.A > r.B {
 					r.A, r.B = r.B, r.A
 				}
-				gs = append(gs, got{r.A, r.B, r.Max, r.Exact, r.Pass, r.Mismatched, r.MaxAbsAt, r.Warning == ""})
+				gs = append(gs, got{r.A, r.B, r.Max, r.exact, r.Pass, r.Mismatched, r.MaxAbsAt, r.Warning == ""})
 			}
 			slices.SortFunc(gs, func(x, y got) int { return strings.Compare(x.A+x.B, y.A+y.B) })
 			if d := cmp.Diff(want, gs); d != "" {
@@ -683,8 +683,8 @@ func TestExactPerPair(t *testing.T) {
 		}
 	}
 	// Without the float run, the same.
-	rows := Compare(runs[:2], []string{"x"}, Options{Tolerance: map[string]float64{"*": 0}})
-	if r := rows[0]; r.Max != 1 || !r.Exact || r.Pass {
+	rows := compareRows(runs[:2], []string{"x"}, Options{Tolerance: map[string]float64{"*": 0}})
+	if r := rows[0]; r.Max != 1 || !r.exact || r.Pass {
 		t.Errorf("a vs b alone: %v", r)
 	}
 }
@@ -719,13 +719,13 @@ func TestEmptyArrays(t *testing.T) {
 	runs := []NamedRun{{Name: "a", Path: filepath.Join(dir, "0.npz")}, {Name: "b", Path: filepath.Join(dir, "1.npz")}}
 	wantSteps := map[string]int{"rows0": 0, "cols0": 3, "flat": 0, "ints": 0}
 	for _, norm := range []Norm{L2, LInf} {
-		rows := Compare(runs, nil, Options{Norm: norm, Tolerance: map[string]float64{"*": 0}, Close: map[string]Closeness{"*": {}}})
+		rows := compareRows(runs, nil, Options{Norm: norm, Tolerance: map[string]float64{"*": 0}, Close: map[string]Closeness{"*": {}}})
 		if len(rows) != 4 {
 			t.Fatalf("%d rows", len(rows))
 		}
 		for _, r := range rows {
-			if r.Max != 0 || r.MaxStep != -1 || !r.Pass || r.Warning != "" || !strings.Contains(r.Note, "no elements") ||
-				r.Steps != wantSteps[r.Key] || r.Elements != 0 || r.MaxAbsAt != nil {
+			if r.Max != 0 || r.MaxStep != -1 || !r.Pass || r.Warning != "" || !strings.Contains(r.note, "no elements") ||
+				r.steps != wantSteps[r.Key] || r.Elements != 0 || r.MaxAbsAt != nil {
 				t.Errorf("%v: %+v", norm, r)
 			}
 			if !strings.Contains(r.String(), "note: no elements") {
@@ -755,7 +755,7 @@ func TestSameFile(t *testing.T) {
 	}
 	other := filepath.Join(dir, "other.npz")
 	writeNPZ(t, other, "x", []int{2}, []float64{1, 2})
-	rows := Compare([]NamedRun{{Name: "a", Path: a}, {Name: "same", Path: a}, {Name: "link", Path: link}, {Name: "other", Path: other}},
+	rows := compareRows([]NamedRun{{Name: "a", Path: a}, {Name: "same", Path: a}, {Name: "link", Path: link}, {Name: "other", Path: other}},
 		nil, Options{Tolerance: map[string]float64{"*": 0}})
 	for _, r := range rows {
 		one := r.B != "other"
@@ -763,4 +763,10 @@ func TestSameFile(t *testing.T) {
 			t.Errorf("%v (one file: %v)", r, one)
 		}
 	}
+}
+
+// compareRows is Compare without cancellation.
+func compareRows(runs []NamedRun, keys []string, opt Options) []Row {
+	rows, _ := Compare(context.Background(), runs, keys, opt)
+	return rows
 }

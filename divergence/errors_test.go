@@ -72,11 +72,11 @@ func TestErrors(t *testing.T) {
 
 	// One replication: a run that fails and one that writes no archive.
 	boxes := []box{
-		{"fails", "echo boom >&2; exit 1", func(*testing.T, string) {}, Failed},
-		{"empty", "exit 0", func(*testing.T, string) {}, Failed},
+		{"fails", "echo boom >&2; exit 1", func(*testing.T, string) {}, statusFailed},
+		{"empty", "exit 0", func(*testing.T, string) {}, statusFailed},
 	}
 	hosts := makeBoxes(t, boxes, func(name, dir string) Host { return Host{Name: name, Repo: dir} })
-	out, repErr := Replicate(ctx, hosts, ReplicateConfig{Stem: "e1", Dest: t.TempDir(), Poll: 20 * time.Millisecond, Budget: 30 * time.Second})
+	out, repErr := Replicate(ctx, hosts, ReplicateConfig{Stem: "e1", Dest: t.TempDir(), poll: 20 * time.Millisecond, Budget: 30 * time.Second})
 	if len(out) != 2 {
 		t.Fatalf("Replicate: %d outcomes, %v", len(out), repErr)
 	}
@@ -90,8 +90,8 @@ func TestErrors(t *testing.T) {
 	}{
 		{"Open: missing file", func(*testing.T) error { _, err := Open(path("none.npz")); return err }, fs.ErrNotExist, "", []string{"none.npz"}},
 		{"Open: not an archive", func(*testing.T) error { _, err := Open(path("notes.npz")); return err }, ErrFormat, "", []string{"notes.npz"}},
-		{"Array: no such key", func(t *testing.T) error { _, err := open(t, "a.npz").Array("omega_c"); return err }, ErrKey, "", []string{"a.npz", `"omega_c"`}},
-		{"Array: member cut short", func(t *testing.T) error { _, err := open(t, "cut.npz").Array("z_b"); return err }, ErrFormat, "", []string{"cut.npz"}},
+		{"Array: no such key", func(t *testing.T) error { _, err := open(t, "a.npz").array("omega_c"); return err }, ErrKey, "", []string{"a.npz", `"omega_c"`}},
+		{"Array: member cut short", func(t *testing.T) error { _, err := open(t, "cut.npz").array("z_b"); return err }, ErrFormat, "", []string{"cut.npz"}},
 		{"Series: no such key", func(t *testing.T) error {
 			_, err := Series(open(t, "a.npz"), open(t, "b.npz"), "omega_b", L2)
 			return err
@@ -109,13 +109,13 @@ func TestErrors(t *testing.T) {
 		{"LoadHosts: unknown field", loadHosts("hosts:\n  - {name: a, repo: r, command: c, comand: x}\n"), ErrHosts, "", []string{"comand"}},
 		{"LoadHosts: duplicate", loadHosts("hosts:\n  - {name: a, repo: r, command: c}\n  - {name: a, repo: r, command: c}\n"), ErrHosts, "", []string{`host 2 ("a")`}},
 		{"LoadHosts: no command", loadHosts("hosts:\n  - {name: a, repo: r}\n"), ErrHosts, "", []string{`host 1 ("a")`, "command"}},
-		{"Head: not a checkout", func(*testing.T) error { _, err := Head(ctx, dir); return err }, nil, "", []string{dir}},
+		{"Head: not a checkout", func(*testing.T) error { _, err := head(ctx, dir); return err }, nil, "", []string{dir}},
 		{"Sync: dirty checkout", func(*testing.T) error {
-			_, err := Sync(ctx, []Host{{Name: "box", Repo: repo, Command: "true"}}, "HEAD", SyncOptions{})
+			_, err := syncHosts(ctx, []Host{{Name: "box", Repo: repo, Command: "true"}}, "HEAD", false)
 			return err
 		}, ErrDirty, "box", []string{"host box", "model.txt"}},
 		{"Sync: no checkout", func(*testing.T) error {
-			_, err := Sync(ctx, []Host{{Name: "box", Repo: path("none"), Command: "true"}}, "HEAD", SyncOptions{})
+			_, err := syncHosts(ctx, []Host{{Name: "box", Repo: path("none"), Command: "true"}}, "HEAD", false)
 			return err
 		}, ErrHost, "box", []string{"host box"}},
 		{"Replicate: too few finished", func(*testing.T) error { return repErr }, ErrTooFew, "", []string{"fails FAILED", "empty FAILED"}},

@@ -29,10 +29,9 @@ import (
 //	    command: python3 run.py --stem {stem}
 //	    output: out             # where runs write .npz files; relative to repo
 //	    archive: "*/{stem}.npz" # optional: the archive's path under output (find -path pattern)
-//	    state: out/.replicate   # launch records; default <output>/.replicate
-//	    remote: origin          # git remote Sync fetches from; default origin
 //
-// In command, output, archive and state, {stem}, {host} and {run} are
+// Launch records are kept in <output>/.replicate; a sync fetches from the
+// checkout's origin. In command, output and archive, {stem}, {host} and {run} are
 // replaced by the replication's stem, the host's name and the replication's
 // run name (see [ReplicateConfig]); the command also finds them in
 // REPLICATE_STEM, REPLICATE_HOST and REPLICATE_RUN. On a file system that
@@ -47,8 +46,8 @@ type Host struct {
 	Command    string   `yaml:"command"`
 	Output     string   `yaml:"output"`
 	Archive    string   `yaml:"archive"`
-	State      string   `yaml:"state"`
-	Remote     string   `yaml:"remote"`
+
+	state string // launch records; "" means <output>/.replicate (tests set it)
 }
 
 // ErrHosts is wrapped by errors for an invalid hosts registry.
@@ -57,7 +56,7 @@ var ErrHosts = errors.New("invalid hosts registry")
 var hostNameRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
 
 // LoadHosts reads a hosts registry (see [Host]) and checks it: at least one
-// host, unique valid names, a repo and a command for each. Unknown fields
+// host, unique valid names, a repo and a command for each. statusUnknown fields
 // are errors, so typos do not pass silently.
 func LoadHosts(r io.Reader) ([]Host, error) {
 	var doc struct {
@@ -101,20 +100,22 @@ func LoadHosts(r io.Reader) ([]Host, error) {
 // ErrHost is wrapped by errors from running something on a host.
 var ErrHost = errors.New("host command failed")
 
-// HostError says which host and step failed.
+// HostError says which host failed; its message names the step and ends
+// with the last lines the command wrote to standard error.
 type HostError struct {
-	Host, Op string
-	// Stderr holds the last lines the command wrote to standard error.
-	Stderr string
-	Err    error
+	Host string
+	Err  error
+
+	op     string // the step: "launch", "sync to <commit>", ...
+	stderr string // the last lines of standard error
 }
 
 func (e *HostError) Error() string {
 	// e.Err may come from this package's exported functions (Open), which
 	// say "divergence: " themselves.
-	s := fmt.Sprintf("divergence: host %s: %s: %s", e.Host, e.Op, strings.TrimPrefix(e.Err.Error(), "divergence: "))
-	if e.Stderr != "" {
-		s += ": " + e.Stderr
+	s := fmt.Sprintf("divergence: host %s: %s: %s", e.Host, e.op, strings.TrimPrefix(e.Err.Error(), "divergence: "))
+	if e.stderr != "" {
+		s += ": " + e.stderr
 	}
 	return s
 }
@@ -144,7 +145,7 @@ func (h *Host) sh(ctx context.Context, op, script string, out io.Writer) error {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return &HostError{Host: h.Name, Op: op, Stderr: tail(stderr.String(), 5), Err: fmt.Errorf("%w (%w)", ErrHost, err)}
+		return &HostError{Host: h.Name, op: op, stderr: tail(stderr.String(), 5), Err: fmt.Errorf("%w (%w)", ErrHost, err)}
 	}
 	return nil
 }
@@ -197,7 +198,7 @@ func (h *Host) resolve(ctx context.Context) (paths, error) {
 	if h.SSH == "" && !strings.HasPrefix(repo, "~") {
 		abs, err := filepath.Abs(repo)
 		if err != nil {
-			return paths{}, &HostError{Host: h.Name, Op: "resolve repo", Err: err}
+			return paths{}, &HostError{Host: h.Name, op: "resolve repo", Err: err}
 		}
 		repo = abs
 	}
@@ -205,7 +206,7 @@ func (h *Host) resolve(ctx context.Context) (paths, error) {
 	if out == "" {
 		out = "."
 	}
-	state := h.State
+	state := h.state
 	if state == "" {
 		state = strings.TrimSuffix(out, "/") + "/.replicate"
 	}
@@ -223,7 +224,7 @@ echo "$repo"
 	}
 	f := strings.Split(s, "\n")
 	if len(f) != 3 {
-		return paths{}, &HostError{Host: h.Name, Op: "resolve directories", Err: fmt.Errorf("%w: unexpected output %q", ErrHost, s)}
+		return paths{}, &HostError{Host: h.Name, op: "resolve directories", Err: fmt.Errorf("%w: unexpected output %q", ErrHost, s)}
 	}
 	return paths{output: f[0], state: f[1], repo: f[2]}, nil
 }

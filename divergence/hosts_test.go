@@ -29,7 +29,7 @@ func TestLoadHosts(t *testing.T) {
 		{Name: "laptop", SSH: "me@laptop.local", SSHOptions: []string{"-p", "2222"}, Repo: "~/src/model", Command: "python3 run.py --stem {stem}", Output: "out"},
 		{Name: "here", Repo: ".", Command: "./run.sh {stem}"},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Host{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -19,7 +19,7 @@ func full(v float64) string { return strconv.FormatFloat(v, 'g', 17, 64) }
 // verdict returns "PASS", "FAIL" or "" for an unbounded row.
 func (r Row) verdict() string {
 	switch {
-	case !r.Bounded:
+	case !r.bounded:
 		return ""
 	case r.Pass:
 		return "PASS"
@@ -53,17 +53,17 @@ func (r Row) String() string {
 	if r.MaxStep >= 0 {
 		s += fmt.Sprintf(" at step %d", r.MaxStep)
 	}
-	if r.Exact {
+	if r.exact {
 		s += " (integers, exact)"
 	}
-	if r.Bounded {
+	if r.bounded {
 		s += "  " + r.verdict()
-		if r.HasTolerance {
-			s += " tol=" + formatMax(r.Tolerance)
+		if r.hasTolerance {
+			s += " tol=" + formatMax(r.tolerance)
 		}
 	}
-	if r.Close != nil && r.Elements > 0 {
-		s += fmt.Sprintf("  allclose(rtol=%g, atol=%g): %d of %d elements differ", r.Close.RTol, r.Close.ATol, r.Mismatched, r.Elements)
+	if r.closeness != nil && r.Elements > 0 {
+		s += fmt.Sprintf("  allclose(rtol=%g, atol=%g): %d of %d elements differ", r.closeness.RTol, r.closeness.ATol, r.Mismatched, r.Elements)
 		if r.MaxAbsAt != nil {
 			s += fmt.Sprintf(", max abs %s at %s", formatMax(r.MaxAbs), index(r.MaxAbsAt))
 		}
@@ -72,21 +72,21 @@ func (r Row) String() string {
 		} else if math.IsInf(r.MaxRel, 1) {
 			s += ", max rel +Inf (every b is 0)"
 		}
-		if r.NaNBoth > 0 {
-			s += fmt.Sprintf(", %d NaN on both sides", r.NaNBoth)
+		if r.nanBoth > 0 {
+			s += fmt.Sprintf(", %d NaN on both sides", r.nanBoth)
 		}
 	}
 	if r.Warning != "" {
 		s += "  warning: " + r.Warning
 	}
-	if r.Note != "" {
-		s += "  note: " + r.Note
+	if r.note != "" {
+		s += "  note: " + r.note
 	}
 	return s
 }
 
-// WriteText writes one console line per row.
-func WriteText(w io.Writer, rows []Row) error {
+// writeText writes one console line per row.
+func writeText(w io.Writer, rows []Row) error {
 	for _, r := range rows {
 		if _, err := fmt.Fprintln(w, r.String()); err != nil {
 			return err
@@ -140,20 +140,20 @@ func finite(v float64) *float64 {
 func WriteJSON(w io.Writer, rows []Row) error {
 	out := make([]jsonRow, len(rows))
 	for i, r := range rows {
-		j := jsonRow{A: r.A, B: r.B, Key: r.Key, Steps: r.Steps, Warning: r.Warning, Note: r.Note, Verdict: r.verdict(),
-			Max: finite(r.Max), MaxText: full(r.Max), Exact: r.Exact, Elements: r.Elements,
+		j := jsonRow{A: r.A, B: r.B, Key: r.Key, Steps: r.steps, Warning: r.Warning, Note: r.note, Verdict: r.verdict(),
+			Max: finite(r.Max), MaxText: full(r.Max), Exact: r.exact, Elements: r.Elements,
 			MaxAbs: finite(r.MaxAbs), MaxAbsText: full(r.MaxAbs), MaxAbsAt: r.MaxAbsAt,
-			MaxRel: finite(r.MaxRel), MaxRelText: full(r.MaxRel), MaxRelAt: r.MaxRelAt, NaNBoth: r.NaNBoth}
+			MaxRel: finite(r.MaxRel), MaxRelText: full(r.MaxRel), MaxRelAt: r.MaxRelAt, NaNBoth: r.nanBoth}
 		if r.MaxStep >= 0 {
 			s := r.MaxStep
 			j.MaxStep = &s
 		}
-		if r.HasTolerance {
-			t := r.Tolerance
+		if r.hasTolerance {
+			t := r.tolerance
 			j.Tolerance = &t
 		}
-		if r.Close != nil {
-			c, m := *r.Close, r.Mismatched
+		if r.closeness != nil {
+			c, m := *r.closeness, r.Mismatched
 			j.RTol, j.ATol, j.Mismatched = &c.RTol, &c.ATol, &m
 		}
 		out[i] = j
@@ -182,18 +182,18 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	}
 	for _, r := range rows {
 		tol, step, rtol, atol, mism := "", "", "", "", ""
-		if r.HasTolerance {
-			tol = full(r.Tolerance)
+		if r.hasTolerance {
+			tol = full(r.tolerance)
 		}
 		if r.MaxStep >= 0 {
 			step = strconv.Itoa(r.MaxStep)
 		}
-		if r.Close != nil {
-			rtol, atol, mism = full(r.Close.RTol), full(r.Close.ATol), strconv.Itoa(r.Mismatched)
+		if r.closeness != nil {
+			rtol, atol, mism = full(r.closeness.RTol), full(r.closeness.ATol), strconv.Itoa(r.Mismatched)
 		}
-		cw.Write([]string{r.A, r.B, r.Key, full(r.Max), strconv.Itoa(r.Steps), tol, r.verdict(), r.Warning,
-			step, strconv.FormatBool(r.Exact), strconv.Itoa(r.Elements), full(r.MaxAbs), at(r.MaxAbsAt),
-			full(r.MaxRel), at(r.MaxRelAt), strconv.Itoa(r.NaNBoth), rtol, atol, mism, r.Note})
+		cw.Write([]string{r.A, r.B, r.Key, full(r.Max), strconv.Itoa(r.steps), tol, r.verdict(), r.Warning,
+			step, strconv.FormatBool(r.exact), strconv.Itoa(r.Elements), full(r.MaxAbs), at(r.MaxAbsAt),
+			full(r.MaxRel), at(r.MaxRelAt), strconv.Itoa(r.nanBoth), rtol, atol, mism, r.note})
 	}
 	cw.Flush()
 	return cw.Error()

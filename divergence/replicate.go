@@ -17,39 +17,39 @@ import (
 	"github.com/crosscluster/crosscluster/internal/sh"
 )
 
-// Status is where a replicated run ended up on one host.
-type Status int
+// status is where a replicated run ended up on one host.
+type status int
 
 const (
 	// Unknown: the host was never polled to a final state (the context was
 	// cancelled first).
-	Unknown Status = iota
+	statusUnknown status = iota
 	// Finished: the run exited 0 and its archive was collected.
-	Finished
+	statusFinished
 	// Failed: the run exited non-zero, or exited 0 without writing an
 	// archive after its launch, or its archive could not be collected.
-	Failed
+	statusFailed
 	// Vanished: the run's monitor process is gone without an exit record.
-	Vanished
+	statusVanished
 	// Unreachable: the run could not be launched (ssh failed, say).
-	Unreachable
+	statusUnreachable
 	// TimedOut: the run was still going when the poll budget ran out; it
 	// was sent SIGTERM.
-	TimedOut
+	statusTimedOut
 )
 
 // String returns the status in capitals, as printed in progress lines.
-func (s Status) String() string {
+func (s status) String() string {
 	switch s {
-	case Finished:
+	case statusFinished:
 		return "FINISHED"
-	case Failed:
+	case statusFailed:
 		return "FAILED"
-	case Vanished:
+	case statusVanished:
 		return "VANISHED"
-	case Unreachable:
+	case statusUnreachable:
 		return "UNREACHABLE"
-	case TimedOut:
+	case statusTimedOut:
 		return "TIMEDOUT"
 	}
 	return "UNKNOWN"
@@ -60,60 +60,74 @@ type ReplicateConfig struct {
 	// Stem names the run: it replaces {stem} in each host's command,
 	// output, state and archive pattern. It must match [A-Za-z0-9._-]+.
 	Stem string
-	// Run names this replication (it replaces {run}). Each host's launch is
+	// runName names this replication (it replaces {run}). Each host's launch is
 	// keyed by stem, host and run: its records and log in the host's state
 	// directory are <stem>.<host>.<run>.*, so hosts that share a state
 	// directory (one home directory mounted on every machine) and a
 	// replication repeated with the same stem never read each other's
 	// launch. It must match [A-Za-z0-9._-]+; empty means the controller's
-	// UTC clock and process id, as in 20260102T150405.123Z-p4242.
-	Run string
-	// Commit, when set, is the commit every host's checkout must be at
-	// when its run is launched (git rev-parse HEAD in the host's repo),
-	// such as [Sync] just brought them to: a host at another commit, or
-	// whose repo is not a git checkout, is not launched and fails with
-	// [ErrCommit] (uncommitted changes, which Sync refuses unless told,
-	// are recorded, not refused). Whether set or not, each host's commit
-	// and dirtiness at launch are recorded in its Outcome.
+	// UTC clock and process id, as in 20260102T150405.123Z-p4242 (tests
+	// set it).
+	runName string
+	// Commit, when set, is the commit every host runs: before anything is
+	// launched, each host's checkout is brought to it, one host after
+	// another (git fetch from the host's origin, then a detached checkout;
+	// hosts are not synced at once because several may share one checkout,
+	// whose index.lock concurrent git commands would fight over). A host
+	// with uncommitted changes to tracked files is refused with [ErrDirty]
+	// unless AllowDirty; a host that cannot be synced is not launched, and
+	// its Outcome says why. At launch each host's HEAD is checked again: a
+	// host at another commit, or whose repo is not a git checkout, fails
+	// with [ErrCommit]. Pass a commit hash (git rev-parse HEAD): a branch or
+	// tag name would be resolved by each host's own git and could name
+	// different commits. Whether set or not, each host's commit at launch
+	// is recorded in its Outcome.
 	Commit string
+	// AllowDirty lets the sync check out over uncommitted changes to
+	// tracked files (git may still refuse when they conflict). Untracked
+	// files never count: run outputs usually live in the checkout.
+	AllowDirty bool
 	// Dest is the controller directory that receives <host>.npz.
 	Dest string
-	// Poll is the interval between polls; zero means 2 s.
-	Poll time.Duration
+	// poll is the longest pause between polls, which start 20 ms apart
+	// and double; zero means 2 s (tests set it shorter).
+	poll time.Duration
 	// Budget bounds the whole wait for the runs; zero means one hour.
 	Budget time.Duration
 	// Progress, when non-nil, receives one line per launch and state change.
 	Progress io.Writer
 }
 
-// Outcome is one host's part of a replication.
+// Outcome is one host's part of a replication. Err is nil exactly when the
+// host's run finished and its archive was collected to Path; otherwise it
+// says what happened (the run failed, vanished, timed out or could not be
+// launched, the host was not at the commit, or its archive was another
+// host's).
 type Outcome struct {
-	Host   string
-	Status Status
+	Host string
 	// Launch is the launch's name on the host, <stem>.<host>.<run>: its
 	// records and log are <state>/<Launch>.* (set once the host was
 	// reached).
 	Launch string
 	// Commit is the commit the host's checkout was at when the run was
 	// launched (git rev-parse HEAD in its repo; empty when the repo is not
-	// a git checkout), and Dirty whether tracked files had uncommitted
-	// changes then.
+	// a git checkout).
 	Commit string
-	Dirty  bool
-	// Exit is the run's exit status when it has one.
-	Exit int
-	// Launched is when the run was launched (controller clock).
-	Launched time.Time
-	// Remote is the archive collected on the host; Path is its copy on the
-	// controller (both set only when Status is Finished).
-	Remote, Path string
-	// FileID identifies the remote file (device-independent: inode, size
+	// Path is the copy of the host's archive on the controller (set only
+	// when Err is nil).
+	Path string
+	Err  error
+
+	status   status
+	dirty    bool      // tracked files had uncommitted changes at launch
+	exit     int       // the run's exit status when it has one
+	launched time.Time // when the run was launched (controller clock)
+	remote   string    // the archive collected on the host
+	// fileID identifies the remote file (device-independent: inode, size
 	// and modification time in nanoseconds, as stat reports them), so that
 	// two hosts that returned the same file of a shared file system are
 	// caught.
-	FileID string
-	// Err says what went wrong for any status but Finished.
-	Err error
+	fileID string
 }
 
 // ErrTooFew is wrapped by Replicate's error when fewer than two hosts
@@ -144,9 +158,9 @@ var ErrSameArchive = errors.New("hosts returned the same archive file")
 // cfg.Dest/<host>.npz through a temporary file and must open as an archive
 // before it replaces anything. Two hosts that return the same file both
 // fail with [ErrSameArchive]. Each launch is keyed by stem, host and run
-// (see [ReplicateConfig.Run]), and each host's commit at launch is
+// (see [ReplicateConfig.run]), and each host's commit at launch is
 // recorded (and checked against cfg.Commit when set). Outcomes come in
-// hosts order. Fewer than two Finished hosts is an error wrapping
+// hosts order. Fewer than two statusFinished hosts is an error wrapping
 // [ErrTooFew] that names every other host's status. If ctx is cancelled,
 // Replicate returns the outcomes so far and ctx.Err(); launched runs keep
 // going on their hosts.
@@ -161,11 +175,11 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 	if !hostNameRE.MatchString(cfg.Stem) {
 		panic("divergence: invalid ReplicateConfig.Stem")
 	}
-	if cfg.Run == "" {
-		cfg.Run = time.Now().UTC().Format("20060102T150405.000Z") + "-p" + strconv.Itoa(os.Getpid())
+	if cfg.runName == "" {
+		cfg.runName = time.Now().UTC().Format("20060102T150405.000Z") + "-p" + strconv.Itoa(os.Getpid())
 	}
-	if !hostNameRE.MatchString(cfg.Run) {
-		panic("divergence: invalid ReplicateConfig.Run")
+	if !hostNameRE.MatchString(cfg.runName) {
+		panic("divergence: invalid ReplicateConfig.run")
 	}
 	if strings.HasPrefix(cfg.Commit, "-") || strings.ContainsAny(cfg.Commit, " \t\n'\"\\") {
 		panic("divergence: invalid ReplicateConfig.Commit")
@@ -188,8 +202,8 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 			}
 		}
 	}
-	if cfg.Poll <= 0 {
-		cfg.Poll = 2 * time.Second
+	if cfg.poll <= 0 {
+		cfg.poll = 2 * time.Second
 	}
 	if cfg.Budget <= 0 {
 		cfg.Budget = time.Hour
@@ -197,15 +211,35 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 	if err := os.MkdirAll(cfg.Dest, 0o755); err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(cfg.Budget)
 	pr := &progress{w: cfg.Progress}
 	out := make([]Outcome, len(hosts))
+	var syncErr []error
+	if cfg.Commit != "" {
+		var res []*synced
+		res, syncErr = syncEach(ctx, hosts, cfg.Commit, cfg.AllowDirty)
+		for i, r := range res {
+			if r != nil {
+				pr.printf("%s: at %s", hosts[i].Name, r.Commit)
+			}
+		}
+	}
+	deadline := time.Now().Add(cfg.Budget)
 	var wg sync.WaitGroup
 	for i := range hosts {
+		if syncErr != nil && syncErr[i] != nil {
+			out[i] = Outcome{Host: hosts[i].Name, Err: syncErr[i], status: statusUnreachable}
+			pr.printf("%s: %s: %v", hosts[i].Name, statusUnreachable, syncErr[i])
+			continue
+		}
 		wg.Go(func() { out[i] = replicateHost(ctx, &hosts[i], cfg, deadline, pr) })
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
+		for i := range out {
+			if out[i].status != statusFinished && out[i].Err == nil {
+				out[i].Err = fmt.Errorf("divergence: %s: %s: %w", out[i].Host, out[i].status, err)
+			}
+		}
 		return out, err
 	}
 	// The fresh-file check: a file is one host's result only.
@@ -216,31 +250,36 @@ func Replicate(ctx context.Context, hosts []Host, cfg ReplicateConfig) ([]Outcom
 			// system is often mounted at different paths on different
 			// machines (or seen through a bind mount or a symlink), so the
 			// paths need not match.
-			if a.FileID == "" || a.FileID != b.FileID {
+			if a.fileID == "" || a.fileID != b.fileID {
 				continue
 			}
-			what := a.Remote
-			if b.Remote != a.Remote {
-				what = a.Remote + " and " + b.Remote + ", one file under two paths"
+			what := a.remote
+			if b.remote != a.remote {
+				what = a.remote + " and " + b.remote + ", one file under two paths"
 			}
 			err := fmt.Errorf("divergence: %w: %s and %s both returned %s (%s); on a shared file system give each host its own output: put {host} in the output directory, or in the command's file name and the host's archive pattern",
-				ErrSameArchive, a.Host, b.Host, what, a.FileID)
+				ErrSameArchive, a.Host, b.Host, what, a.fileID)
 			for _, o := range []*Outcome{a, b} {
-				if o.Status == Finished {
-					o.Status, o.Err = Failed, err
+				if o.status == statusFinished {
+					o.status, o.Err = statusFailed, err
 					pr.printf("%s: FAILED; %v", o.Host, err)
 				}
 			}
 		}
 	}
+	for i := range out {
+		if out[i].status != statusFinished && out[i].Err == nil {
+			out[i].Err = fmt.Errorf("divergence: %s: %s", out[i].Host, out[i].status)
+		}
+	}
 	finished := 0
 	var others []string
 	for _, o := range out {
-		if o.Status == Finished {
+		if o.status == statusFinished {
 			finished++
 			continue
 		}
-		s := o.Host + " " + o.Status.String()
+		s := o.Host + " " + o.status.String()
 		if o.Err != nil {
 			s += " (" + strings.TrimPrefix(o.Err.Error(), "divergence: ") + ")"
 		}
@@ -305,22 +344,22 @@ func (s sshRunner) cancel(ctx context.Context) {
 
 func replicateHost(ctx context.Context, h *Host, cfg ReplicateConfig, deadline time.Time, pr *progress) Outcome {
 	o := Outcome{Host: h.Name}
-	fail := func(st Status, err error) Outcome {
+	fail := func(st status, err error) Outcome {
 		if ctx.Err() != nil {
-			st, err = Unknown, ctx.Err()
+			st, err = statusUnknown, ctx.Err()
 		}
-		o.Status, o.Err = st, err
+		o.status, o.Err = st, err
 		pr.printf("%s: %s: %v", h.Name, st, err)
 		return o
 	}
-	subst := strings.NewReplacer("{stem}", cfg.Stem, "{host}", h.Name, "{run}", cfg.Run)
+	subst := strings.NewReplacer("{stem}", cfg.Stem, "{host}", h.Name, "{run}", cfg.runName)
 	hs := *h
-	hs.Output, hs.State = subst.Replace(h.Output), subst.Replace(h.State)
+	hs.Output, hs.state = subst.Replace(h.Output), subst.Replace(h.state)
 	p, err := hs.resolve(ctx)
 	if err != nil {
-		return fail(Unreachable, err)
+		return fail(statusUnreachable, err)
 	}
-	o.Launch = cfg.Stem + "." + h.Name + "." + cfg.Run
+	o.Launch = cfg.Stem + "." + h.Name + "." + cfg.runName
 	// The marker's modification time is the launch time on the host's own
 	// clock, so "written after launch" does not depend on clock skew. The
 	// same step records the commit the checkout is at.
@@ -334,58 +373,59 @@ if c=$(git rev-parse --verify -q 'HEAD^{commit}' 2>/dev/null); then
 fi
 `, sh.Quote(mark), sh.Quote(p.repo)))
 	if err != nil {
-		return fail(Unreachable, err)
+		return fail(statusUnreachable, err)
 	}
 	for _, line := range strings.Split(out, "\n") {
 		if c, ok := strings.CutPrefix(line, "commit "); ok {
 			o.Commit = c
 		}
-		o.Dirty = o.Dirty || line == "dirty"
+		o.dirty = o.dirty || line == "dirty"
 	}
 	if cfg.Commit != "" && o.Commit != cfg.Commit {
 		at := "is not a git checkout"
 		if o.Commit != "" {
 			at = "is at " + o.Commit
 		}
-		return fail(Failed, &HostError{Host: h.Name, Op: "check commit", Err: fmt.Errorf("%w %s: %s %s; not launched", ErrCommit, cfg.Commit, p.repo, at)})
+		return fail(statusFailed, &HostError{Host: h.Name, op: "check commit", Err: fmt.Errorf("%w %s: %s %s; not launched", ErrCommit, cfg.Commit, p.repo, at)})
 	}
 	spec := launch.Spec{
 		Name:    o.Launch,
 		Dir:     p.repo,
 		Argv:    []string{"sh", "-c", subst.Replace(h.Command)},
-		Env:     []string{"REPLICATE_STEM=" + cfg.Stem, "REPLICATE_HOST=" + h.Name, "REPLICATE_RUN=" + cfg.Run},
+		Env:     []string{"REPLICATE_STEM=" + cfg.Stem, "REPLICATE_HOST=" + h.Name, "REPLICATE_RUN=" + cfg.runName},
 		LogPath: p.state + "/" + o.Launch + ".log",
 	}
-	o.Launched = time.Now()
+	o.launched = time.Now()
 	var run runner
 	if h.SSH == "" {
 		l := &launch.Local{StateDir: p.state}
 		hd, err := l.Start(ctx, spec)
 		if err != nil {
-			return fail(Unreachable, &HostError{Host: h.Name, Op: "launch", Err: err})
+			return fail(statusUnreachable, &HostError{Host: h.Name, op: "launch", Err: err})
 		}
 		run = localRunner{hd}
 	} else {
 		out, err := h.shOut(ctx, "launch", launch.Script(spec, p.state))
 		if err == nil {
 			if _, err = launch.ParseStart([]byte(out)); err != nil {
-				err = &HostError{Host: h.Name, Op: "read launch output", Err: err}
+				err = &HostError{Host: h.Name, op: "read launch output", Err: err}
 			}
 		}
 		if err != nil {
-			return fail(Unreachable, err)
+			return fail(statusUnreachable, err)
 		}
 		run = sshRunner{host: h, state: p.state, name: o.Launch}
 	}
 	commit := o.Commit
 	if commit == "" {
 		commit = "no git checkout"
-	} else if o.Dirty {
+	} else if o.dirty {
 		commit += ", dirty"
 	}
 	pr.printf("%s: launched %s at %s (log %s)", h.Name, o.Launch, commit, spec.LogPath)
 
 	var lastErr error
+	wait := min(20*time.Millisecond, cfg.poll)
 poll:
 	for {
 		st, rec, err := run.poll(ctx)
@@ -399,10 +439,10 @@ poll:
 		} else if st.Done() {
 			switch st {
 			case launch.Vanished:
-				return fail(Vanished, fmt.Errorf("divergence: run %s on %s: process gone without an exit record (see %s)", o.Launch, h.Name, spec.LogPath))
+				return fail(statusVanished, fmt.Errorf("divergence: run %s on %s: process gone without an exit record (see %s)", o.Launch, h.Name, spec.LogPath))
 			case launch.Failed:
-				o.Exit = rec.Exit
-				return fail(Failed, fmt.Errorf("divergence: run %s on %s exited with status %d (see %s)", o.Launch, h.Name, rec.Exit, spec.LogPath))
+				o.exit = rec.Exit
+				return fail(statusFailed, fmt.Errorf("divergence: run %s on %s exited with status %d (see %s)", o.Launch, h.Name, rec.Exit, spec.LogPath))
 			}
 			break poll
 		}
@@ -414,25 +454,28 @@ poll:
 			if lastErr != nil {
 				err = fmt.Errorf("%w (last poll error: %v)", err, lastErr)
 			}
-			return fail(TimedOut, err)
+			return fail(statusTimedOut, err)
 		}
 		select {
 		case <-ctx.Done():
 			o.Err = ctx.Err()
 			return o
-		case <-time.After(max(min(cfg.Poll, time.Until(deadline)), time.Millisecond)):
+		case <-time.After(max(min(wait, time.Until(deadline)), time.Millisecond)):
 		}
+		// Poll a short run soon and a long one rarely: the pause doubles
+		// from 20 ms up to the poll interval.
+		wait = min(2*wait, cfg.poll)
 	}
 	remote, err := newestArchive(ctx, h, p.output, subst.Replace(h.Archive), mark)
 	if err != nil {
-		return fail(Failed, err)
+		return fail(statusFailed, err)
 	}
 	local := filepath.Join(cfg.Dest, h.Name+".npz")
 	id, err := collect(ctx, h, remote, local)
 	if err != nil {
-		return fail(Failed, err)
+		return fail(statusFailed, err)
 	}
-	o.Status, o.Remote, o.Path, o.FileID = Finished, remote, local, id
+	o.status, o.remote, o.Path, o.fileID = statusFinished, remote, local, id
 	pr.printf("%s: FINISHED; collected %s -> %s", h.Name, remote, local)
 	return o
 }
@@ -468,7 +511,7 @@ fi
 		if pattern != "" {
 			where += " matching " + pattern
 		}
-		return "", &HostError{Host: h.Name, Op: "find archive in " + where, Err: ErrNoArchive}
+		return "", &HostError{Host: h.Name, op: "find archive in " + where, Err: ErrNoArchive}
 	}
 	return dir + "/" + strings.TrimPrefix(f, "./"), nil
 }
@@ -485,7 +528,7 @@ const exitChanged = 4
 // collect copies remote to local through a temporary file in local's
 // directory and renames it into place only once it opens as an archive and
 // has the size the host reports. It returns the file's identity (see
-// Outcome.FileID), taken in the same remote step as the copy, before and
+// Outcome.fileID), taken in the same remote step as the copy, before and
 // after it: a file rewritten meanwhile is an error, so the identity is
 // the copied content's.
 func collect(ctx context.Context, h *Host, remote, local string) (string, error) {
@@ -522,11 +565,11 @@ fi
 		want, _ = strconv.ParseInt(f[1], 10, 64)
 	}
 	if hw.n != want {
-		return "", &HostError{Host: h.Name, Op: "copy " + remote, Err: fmt.Errorf("%w: copy incomplete: %d bytes received, host reports %q (inode, size, mtime)", ErrHost, hw.n, id)}
+		return "", &HostError{Host: h.Name, op: "copy " + remote, Err: fmt.Errorf("%w: copy incomplete: %d bytes received, host reports %q (inode, size, mtime)", ErrHost, hw.n, id)}
 	}
 	r, err := Open(tmp.Name())
 	if err != nil {
-		return "", &HostError{Host: h.Name, Op: "check " + remote, Err: err}
+		return "", &HostError{Host: h.Name, op: "check " + remote, Err: err}
 	}
 	r.Close()
 	if err := os.Rename(tmp.Name(), local); err != nil {

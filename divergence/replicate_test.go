@@ -41,7 +41,7 @@ func writeRun(t *testing.T, path string, eps float64) {
 type box struct {
 	name, command string
 	setup         func(t *testing.T, dir string)
-	want          Status
+	want          status
 }
 
 // standardBoxes are two good boxes, one that dies mid-run, one whose run
@@ -51,17 +51,17 @@ func standardBoxes() []box {
 		return func(t *testing.T, dir string) { writeRun(t, filepath.Join(dir, "template.npz"), eps) }
 	}
 	return []box{
-		{"ok1", "sleep 0.3; cp template.npz out/{stem}.npz", template(0), Finished},
-		{"ok2", "sleep 0.2; cp template.npz out/{stem}-tmp.npz; mv out/{stem}-tmp.npz out/{stem}.npz", template(1e-9), Finished},
+		{"ok1", "sleep 0.3; cp template.npz out/{stem}.npz", template(0), statusFinished},
+		{"ok2", "sleep 0.2; cp template.npz out/{stem}-tmp.npz; mv out/{stem}-tmp.npz out/{stem}.npz", template(1e-9), statusFinished},
 		// Kills its own process group, monitor included: no exit record.
-		{"dies", "sleep 0.3; kill -KILL 0", template(0), Vanished},
-		{"fails", "echo boom >&2; exit 1", template(0), Failed},
+		{"dies", "sleep 0.3; kill -KILL 0", template(0), statusVanished},
+		{"fails", "echo boom >&2; exit 1", template(0), statusFailed},
 		{"stale", "exit 0", func(t *testing.T, dir string) {
 			os.MkdirAll(filepath.Join(dir, "out"), 0o755)
 			writeRun(t, filepath.Join(dir, "out", "old.npz"), 0)
 			old := time.Now().Add(-time.Hour)
 			os.Chtimes(filepath.Join(dir, "out", "old.npz"), old, old)
-		}, Failed},
+		}, statusFailed},
 	}
 }
 
@@ -94,16 +94,16 @@ func checkOutcomes(t *testing.T, boxes []box, out []Outcome, dest string) {
 	}
 	for i, b := range boxes {
 		o := out[i]
-		if o.Host != b.name || o.Status != b.want {
-			t.Errorf("%s: status %v (err %v), want %v", b.name, o.Status, o.Err, b.want)
+		if o.Host != b.name || o.status != b.want {
+			t.Errorf("%s: status %v (err %v), want %v", b.name, o.status, o.Err, b.want)
 			continue
 		}
 		switch b.want {
-		case Finished:
-			if o.Path != filepath.Join(dest, b.name+".npz") || !strings.HasSuffix(o.Remote, "/out/rep1.npz") {
-				t.Errorf("%s: collected %q from %q", b.name, o.Path, o.Remote)
+		case statusFinished:
+			if o.Path != filepath.Join(dest, b.name+".npz") || !strings.HasSuffix(o.remote, "/out/rep1.npz") {
+				t.Errorf("%s: collected %q from %q", b.name, o.Path, o.remote)
 			}
-		case Failed:
+		case statusFailed:
 			if o.Err == nil {
 				t.Errorf("%s: failed without an error", b.name)
 			}
@@ -112,8 +112,8 @@ func checkOutcomes(t *testing.T, boxes []box, out []Outcome, dest string) {
 	if !errors.Is(out[len(out)-1].Err, ErrNoArchive) {
 		t.Errorf("stale box: err %v, want ErrNoArchive", out[len(out)-1].Err)
 	}
-	if out[3].Exit != 1 {
-		t.Errorf("fails box: exit %d", out[3].Exit)
+	if out[3].exit != 1 {
+		t.Errorf("fails box: exit %d", out[3].exit)
 	}
 	// The collected archives compare: writeRun offsets the columns of each
 	// z_b step by (0, 1, 2)·eps, so with eps = 1e-9 every step differs by
@@ -141,7 +141,7 @@ func TestReplicateLocal(t *testing.T) {
 	var progress bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "rep1", Dest: dest, Poll: 50 * time.Millisecond, Budget: 30 * time.Second, Progress: &progress})
+	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "rep1", Dest: dest, poll: 50 * time.Millisecond, Budget: 30 * time.Second, Progress: &progress})
 	if err != nil {
 		t.Fatalf("Replicate: %v\n%s", err, progress.String())
 	}
@@ -151,18 +151,18 @@ func TestReplicateLocal(t *testing.T) {
 	}
 
 	// Only failing hosts: an error naming each of them.
-	_, err = Replicate(ctx, hosts[2:], ReplicateConfig{Stem: "rep2", Dest: dest, Poll: 50 * time.Millisecond, Budget: 30 * time.Second})
+	_, err = Replicate(ctx, hosts[2:], ReplicateConfig{Stem: "rep2", Dest: dest, poll: 50 * time.Millisecond, Budget: 30 * time.Second})
 	if !errors.Is(err, ErrTooFew) || !strings.Contains(err.Error(), "dies VANISHED") || !strings.Contains(err.Error(), "fails FAILED") {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestReplicateBudget(t *testing.T) {
-	hosts := makeBoxes(t, []box{{"slow", "sleep 30", func(*testing.T, string) {}, TimedOut}},
+	hosts := makeBoxes(t, []box{{"slow", "sleep 30", func(*testing.T, string) {}, statusTimedOut}},
 		func(name, dir string) Host { return Host{Name: name, Repo: dir} })
 	start := time.Now()
-	out, err := Replicate(context.Background(), hosts, ReplicateConfig{Stem: "r", Dest: t.TempDir(), Poll: 50 * time.Millisecond, Budget: 500 * time.Millisecond})
-	if !errors.Is(err, ErrTooFew) || out[0].Status != TimedOut {
+	out, err := Replicate(context.Background(), hosts, ReplicateConfig{Stem: "r", Dest: t.TempDir(), poll: 50 * time.Millisecond, Budget: 500 * time.Millisecond})
+	if !errors.Is(err, ErrTooFew) || out[0].status != statusTimedOut {
 		t.Fatalf("err %v, outcome %+v", err, out)
 	}
 	if el := time.Since(start); el > 15*time.Second {
@@ -171,12 +171,12 @@ func TestReplicateBudget(t *testing.T) {
 }
 
 func TestReplicateCancel(t *testing.T) {
-	hosts := makeBoxes(t, []box{{"slow", "sleep 3", func(*testing.T, string) {}, Unknown}},
+	hosts := makeBoxes(t, []box{{"slow", "sleep 3", func(*testing.T, string) {}, statusUnknown}},
 		func(name, dir string) Host { return Host{Name: name, Repo: dir} })
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
-	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "r", Dest: t.TempDir(), Poll: 50 * time.Millisecond})
-	if !errors.Is(err, context.DeadlineExceeded) || len(out) != 1 || out[0].Status != Unknown {
+	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "r", Dest: t.TempDir(), poll: 50 * time.Millisecond})
+	if !errors.Is(err, context.DeadlineExceeded) || len(out) != 1 || out[0].status != statusUnknown {
 		t.Fatalf("err %v, outcome %+v", err, out)
 	}
 }
@@ -302,13 +302,13 @@ func TestReplicateSSH(t *testing.T) {
 	var progress bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "rep1", Dest: dest, Poll: 200 * time.Millisecond, Budget: 60 * time.Second, Progress: &progress})
+	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "rep1", Dest: dest, poll: 200 * time.Millisecond, Budget: 60 * time.Second, Progress: &progress})
 	if err != nil {
 		t.Fatalf("Replicate: %v\n%s", err, progress.String())
 	}
 	checkOutcomes(t, boxes, out[:len(boxes)], dest)
-	if g := out[len(boxes)]; g.Status != Unreachable || !errors.Is(g.Err, ErrHost) {
-		t.Errorf("unreachable host: %v %v", g.Status, g.Err)
+	if g := out[len(boxes)]; g.status != statusUnreachable || !errors.Is(g.Err, ErrHost) {
+		t.Errorf("unreachable host: %v %v", g.status, g.Err)
 	}
 	t.Logf("progress:\n%s", progress.String())
 }
@@ -355,7 +355,7 @@ func TestSync(t *testing.T) {
 			os.WriteFile(filepath.Join(ctl, "model.txt"), []byte("v2\n"), 0o644)
 			git(t, ctl, "commit", "-q", "-am", "v2")
 			git(t, ctl, "push", "-q", "origin", "HEAD:main")
-			head, err := Head(context.Background(), ctl)
+			head, err := head(context.Background(), ctl)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -363,7 +363,7 @@ func TestSync(t *testing.T) {
 			// not touch; an untracked file on host a does not count.
 			os.WriteFile(filepath.Join(root, "c", "notes.txt"), []byte("local edit\n"), 0o644)
 			os.WriteFile(filepath.Join(root, "a", "out.npz"), []byte("x"), 0o644)
-			got, err := Sync(context.Background(), hosts, head, SyncOptions{})
+			got, err := syncHosts(context.Background(), hosts, head, false)
 			var he *HostError
 			if !errors.Is(err, ErrDirty) || !errors.As(err, &he) || he.Host != "c" {
 				t.Fatalf("Sync: err = %v, want ErrDirty from host c", err)
@@ -375,7 +375,7 @@ func TestSync(t *testing.T) {
 				t.Errorf("b at %s, want %s", h, head)
 			}
 			// Allowed, the dirty host syncs too and is reported dirty.
-			got, err = Sync(context.Background(), hosts, head, SyncOptions{AllowDirty: true})
+			got, err = syncHosts(context.Background(), hosts, head, true)
 			if err != nil {
 				t.Fatalf("Sync with AllowDirty: %v", err)
 			}
@@ -410,7 +410,7 @@ func TestReplicateHostNamePanics(t *testing.T) {
 					t.Errorf("Dest not empty: %v", ents)
 				}
 			}()
-			Replicate(context.Background(), tc.hosts, ReplicateConfig{Stem: "r", Dest: dest, Poll: 10 * time.Millisecond, Budget: time.Second})
+			Replicate(context.Background(), tc.hosts, ReplicateConfig{Stem: "r", Dest: dest, poll: 10 * time.Millisecond, Budget: time.Second})
 		})
 	}
 }
@@ -448,9 +448,9 @@ func TestReplicateSharedFile(t *testing.T) {
 			bMark := filepath.Join(root, "b", ".replicate", "s1.b.r1.launched")
 			file := shared + "/2025-01-02/s1.npz"
 			boxes := []box{
-				{"a", "until [ -e " + bMark + " ]; do sleep 0.05; done; mkdir -p " + shared + "/2025-01-02; cp template.npz " + file + ".tmp; mv " + file + ".tmp " + file, tmpl(0), Failed},
-				{"b", "until [ -e " + file + " ]; do sleep 0.05; done; " + bTakes, tmpl(1e-9), Failed},
-				{"c", "mkdir -p out/2025-01-02; cp template.npz out/2025-01-02/{stem}.npz", tmpl(1e-9), Finished},
+				{"a", "until [ -e " + bMark + " ]; do sleep 0.05; done; mkdir -p " + shared + "/2025-01-02; cp template.npz " + file + ".tmp; mv " + file + ".tmp " + file, tmpl(0), statusFailed},
+				{"b", "until [ -e " + file + " ]; do sleep 0.05; done; " + bTakes, tmpl(1e-9), statusFailed},
+				{"c", "mkdir -p out/2025-01-02; cp template.npz out/2025-01-02/{stem}.npz", tmpl(1e-9), statusFinished},
 			}
 			var hosts []Host
 			for _, b := range boxes {
@@ -462,17 +462,17 @@ func TestReplicateSharedFile(t *testing.T) {
 				hosts = append(hosts, Host{Name: b.name, Repo: dir, Command: b.command, Output: "out"})
 			}
 			for i, out := range []string{shared, bShared} {
-				hosts[i].Output, hosts[i].State = out, filepath.Join(hosts[i].Repo, ".replicate")
+				hosts[i].Output, hosts[i].state = out, filepath.Join(hosts[i].Repo, ".replicate")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s1", Run: "r1", Dest: t.TempDir(), Poll: 50 * time.Millisecond, Budget: 30 * time.Second})
+			out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s1", runName: "r1", Dest: t.TempDir(), poll: 50 * time.Millisecond, Budget: 30 * time.Second})
 			if !errors.Is(err, ErrTooFew) {
 				t.Fatalf("err = %v, want ErrTooFew (only c is left)", err)
 			}
 			for i, b := range boxes {
-				if out[i].Status != b.want {
-					t.Errorf("%s: %v (%v), want %v", b.name, out[i].Status, out[i].Err, b.want)
+				if out[i].status != b.want {
+					t.Errorf("%s: %v (%v), want %v", b.name, out[i].status, out[i].Err, b.want)
 				}
 			}
 			for _, o := range out[:2] {
@@ -484,8 +484,8 @@ func TestReplicateSharedFile(t *testing.T) {
 			if view == "other path" && !strings.Contains(out[0].Err.Error(), "one file under two paths") {
 				t.Errorf("err %v does not name both paths", out[0].Err)
 			}
-			if !strings.HasSuffix(out[2].Remote, "/out/2025-01-02/s1.npz") || out[2].FileID == "" {
-				t.Errorf("c: collected %q (id %q) from a dated directory", out[2].Remote, out[2].FileID)
+			if !strings.HasSuffix(out[2].remote, "/out/2025-01-02/s1.npz") || out[2].fileID == "" {
+				t.Errorf("c: collected %q (id %q) from a dated directory", out[2].remote, out[2].fileID)
 			}
 		})
 	}
@@ -511,6 +511,7 @@ func TestReplicateSharedHome(t *testing.T) {
 	git(t, home, "init", "-q")
 	git(t, home, "add", "template-a.npz", "template-b.npz")
 	git(t, home, "commit", "-q", "-m", "templates")
+	git(t, home, "remote", "add", "origin", home) // Replicate syncs from origin
 	head := git(t, home, "rev-parse", "HEAD")
 	var hosts []Host
 	for _, n := range []string{"a", "b"} {
@@ -525,14 +526,14 @@ func TestReplicateSharedHome(t *testing.T) {
 	defer cancel()
 	for _, run := range []string{"r1", "r2"} {
 		dest := t.TempDir()
-		out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s", Run: run, Dest: dest, Poll: 20 * time.Millisecond, Budget: 30 * time.Second, Commit: head})
+		out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s", runName: run, Dest: dest, poll: 20 * time.Millisecond, Budget: 30 * time.Second, Commit: head})
 		if err != nil {
 			t.Fatalf("%s: %v", run, err)
 		}
 		for i, o := range out {
 			n := hosts[i].Name
-			if o.Status != Finished || o.Launch != "s."+n+"."+run || o.Commit != head || o.Dirty ||
-				o.Remote != filepath.Join(home, "out", n+"-s.npz") {
+			if o.status != statusFinished || o.Launch != "s."+n+"."+run || o.Commit != head || o.dirty ||
+				o.remote != filepath.Join(home, "out", n+"-s.npz") {
 				t.Errorf("%s %s: %+v", run, n, o)
 			}
 		}
@@ -541,11 +542,12 @@ func TestReplicateSharedHome(t *testing.T) {
 			t.Errorf("%s: a vs b %v: each host's own archive should differ by sqrt(5)e-9", run, rows[0])
 		}
 	}
-	// A host at another commit (or without a checkout) is not launched.
+	// A host that cannot be brought to the commit (no checkout) is not
+	// launched.
 	other := t.TempDir()
 	hosts[1].Repo = other
-	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s", Run: "r3", Dest: t.TempDir(), Poll: 20 * time.Millisecond, Budget: 2 * time.Second, Commit: head})
-	if !errors.Is(err, ErrTooFew) || out[1].Status != Failed || !errors.Is(out[1].Err, ErrCommit) || out[1].Commit != "" {
+	out, err := Replicate(ctx, hosts, ReplicateConfig{Stem: "s", runName: "r3", Dest: t.TempDir(), poll: 20 * time.Millisecond, Budget: 2 * time.Second, Commit: head})
+	if !errors.Is(err, ErrTooFew) || out[1].status != statusUnreachable || !errors.Is(out[1].Err, ErrHost) || out[1].Commit != "" {
 		t.Fatalf("host without the commit: %v; %+v", err, out[1])
 	}
 	if _, err := os.Stat(filepath.Join(other, "out", ".replicate", "s.b.r3.log")); !errors.Is(err, os.ErrNotExist) {
@@ -602,7 +604,7 @@ exec %[3]s "$@"
 	for _, n := range []string{"a", "b", "c"} {
 		hosts = append(hosts, Host{Name: n, Repo: home, Command: "true"})
 	}
-	got, err := Sync(context.Background(), hosts, head, SyncOptions{})
+	got, err := syncHosts(context.Background(), hosts, head, false)
 	if err != nil || len(got) != 3 {
 		t.Fatalf("Sync: %v, %+v", err, got)
 	}
@@ -681,7 +683,7 @@ func TestCollectChanged(t *testing.T) {
 	local := filepath.Join(dir, "copy2.npz")
 	_, err = collect(context.Background(), h, src, local)
 	var he *HostError
-	if !errors.As(err, &he) || !strings.Contains(he.Stderr, "changed while it was copied") {
+	if !errors.As(err, &he) || !strings.Contains(he.stderr, "changed while it was copied") {
 		t.Errorf("collect of a file rewritten meanwhile: %v", err)
 	}
 	if _, err := os.Stat(local); !errors.Is(err, os.ErrNotExist) {

@@ -25,8 +25,8 @@ type Run struct {
 	arch *npy.Archive
 }
 
-// Array is one key's data as float64 in C order.
-type Array struct {
+// array is one key's data as float64 in C order.
+type array struct {
 	Shape []int
 	Data  []float64
 }
@@ -57,8 +57,8 @@ func (r *Run) Close() error { return r.f.Close() }
 // Keys returns the archive's keys in archive order.
 func (r *Run) Keys() []string { return r.arch.Keys() }
 
-// Array reads one key whole, converted to float64.
-func (r *Run) Array(key string) (*Array, error) {
+// array reads one key whole, converted to float64.
+func (r *Run) array(key string) (*array, error) {
 	a, err := r.arch.Array(key)
 	if err != nil {
 		return nil, r.wrap(key, err)
@@ -67,7 +67,7 @@ func (r *Run) Array(key string) (*Array, error) {
 	if err != nil {
 		return nil, r.wrap(key, err)
 	}
-	return &Array{Shape: a.Shape, Data: x}, nil
+	return &array{Shape: a.Shape, Data: x}, nil
 }
 
 func (r *Run) wrap(key string, err error) error {

@@ -677,8 +677,8 @@ func joinWarn(a, b string) string {
 }
 
 func runPath(r NamedRun) string {
-	if r.Run != nil {
-		return r.Run.Path
+	if r.run != nil {
+		return r.run.Path
 	}
 	return r.Path
 }

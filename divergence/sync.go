@@ -15,8 +15,8 @@ import (
 // uncommitted changes to tracked files.
 var ErrDirty = errors.New("working tree has uncommitted changes")
 
-// Head returns the commit checked out in the controller's repository dir.
-func Head(ctx context.Context, dir string) (string, error) {
+// head returns the commit checked out in the controller's repository dir.
+func head(ctx context.Context, dir string) (string, error) {
 	out, err := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--verify", "HEAD^{commit}").Output()
 	if err != nil {
 		return "", fmt.Errorf("divergence: git rev-parse HEAD in %s: %w", dir, err)
@@ -24,49 +24,28 @@ func Head(ctx context.Context, dir string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// SyncOptions configures [Sync].
-type SyncOptions struct {
-	// AllowDirty lets Sync check out over uncommitted changes to tracked
-	// files (git may still refuse when they conflict). Untracked files never
-	// count: run outputs usually live in the checkout.
-	AllowDirty bool
-}
-
-// Synced records one host's state after Sync.
-type Synced struct {
+// synced records one host's state after a sync.
+type synced struct {
 	Host string
 	// Commit is the host's HEAD after the checkout, as git reports it.
 	Commit string
-	// Dirty reports uncommitted changes to tracked files (AllowDirty only).
+	// Dirty reports uncommitted changes to tracked files (allowDirty only).
 	Dirty bool
 }
 
-// Sync brings every host's checkout to commit, one host after another: git
-// fetch from the host's remote, then a detached checkout. Hosts are not
+// syncHosts brings every host's checkout to commit, one host after another:
+// git fetch from the host's origin, then a detached checkout. Hosts are not
 // synced at once because several may share one checkout (a home directory
 // mounted on every machine), and concurrent git commands in one checkout
 // fail on its index.lock; a host whose checkout an earlier host already
 // brought to commit only finds it there. A host with uncommitted changes
-// to tracked files is refused with [ErrDirty] unless opt.AllowDirty. The
-// result has one entry per host that synced, in hosts order; the error
-// joins a [*HostError] for each host that did not. Once ctx is done the
+// to tracked files is refused with [ErrDirty] unless allowDirty. The
+// result has one entry per host that synced, in hosts order; errs holds
+// each host's [*HostError] (nil when it synced). Once ctx is done the
 // remaining hosts are not tried.
-//
-// Pass a commit hash, such as [Head] returns: a branch or tag name would be
-// resolved by each host's own git and could name different commits.
-func Sync(ctx context.Context, hosts []Host, commit string, opt SyncOptions) ([]Synced, error) {
-	if commit == "" || strings.HasPrefix(commit, "-") {
-		panic("divergence: invalid commit")
-	}
-	res := make([]*Synced, len(hosts))
-	errs := make([]error, len(hosts))
-	for i := range hosts {
-		if ctx.Err() != nil {
-			break
-		}
-		res[i], errs[i] = syncHost(ctx, &hosts[i], commit, opt)
-	}
-	var out []Synced
+func syncHosts(ctx context.Context, hosts []Host, commit string, allowDirty bool) ([]synced, error) {
+	res, errs := syncEach(ctx, hosts, commit, allowDirty)
+	var out []synced
 	for _, r := range res {
 		if r != nil {
 			out = append(out, *r)
@@ -78,16 +57,30 @@ func Sync(ctx context.Context, hosts []Host, commit string, opt SyncOptions) ([]
 	return out, ctx.Err()
 }
 
+// syncEach syncs the hosts in order and returns each one's result and
+// error (both nil for hosts not tried once ctx is done).
+func syncEach(ctx context.Context, hosts []Host, commit string, allowDirty bool) ([]*synced, []error) {
+	if commit == "" || strings.HasPrefix(commit, "-") {
+		panic("divergence: invalid commit")
+	}
+	res := make([]*synced, len(hosts))
+	errs := make([]error, len(hosts))
+	for i := range hosts {
+		if ctx.Err() != nil {
+			break
+		}
+		res[i], errs[i] = syncHost(ctx, &hosts[i], commit, allowDirty)
+	}
+	return res, errs
+}
+
 // exitDirty is the sync script's exit status for a refused dirty tree.
 const exitDirty = 3
 
-func syncHost(ctx context.Context, h *Host, commit string, opt SyncOptions) (*Synced, error) {
-	remote := h.Remote
-	if remote == "" {
-		remote = "origin"
-	}
+func syncHost(ctx context.Context, h *Host, commit string, allowDirty bool) (*synced, error) {
+	const remote = "origin"
 	allow := 0
-	if opt.AllowDirty {
+	if allowDirty {
 		allow = 1
 	}
 	script := fmt.Sprintf(`set -e
@@ -115,7 +108,7 @@ if [ -n "$dirty" ]; then echo dirty; fi
 		}
 		return nil, err
 	}
-	s := &Synced{Host: h.Name}
+	s := &synced{Host: h.Name}
 	for _, line := range strings.Split(out, "\n") {
 		if c, ok := strings.CutPrefix(line, "commit "); ok {
 			s.Commit = c
@@ -125,7 +118,7 @@ if [ -n "$dirty" ]; then echo dirty; fi
 		}
 	}
 	if s.Commit == "" {
-		return nil, &HostError{Host: h.Name, Op: "sync", Err: fmt.Errorf("%w: no commit in output %q", ErrHost, out)}
+		return nil, &HostError{Host: h.Name, op: "sync", Err: fmt.Errorf("%w: no commit in output %q", ErrHost, out)}
 	}
 	return s, nil
 }

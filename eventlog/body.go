@@ -46,8 +46,8 @@ type SubmitInfo struct {
 // SubmitInfo parses a 000 (ULOG_SUBMIT) event.
 func (e *Event) SubmitInfo() (SubmitInfo, error) {
 	e.must(Submit, "SubmitInfo")
-	if e.Attrs != nil {
-		return SubmitInfo{Host: attrString(e.Attrs, "SubmitHost")}, nil
+	if e.attrs != nil {
+		return SubmitInfo{Host: attrString(e.attrs, "SubmitHost")}, nil
 	}
 	first, rest := splitLine(e.Body)
 	h, ok := strings.CutPrefix(first, "Job submitted from host: ")
@@ -79,8 +79,8 @@ type Attr struct{ Name, Value string }
 // ExecuteInfo parses a 001 (ULOG_EXECUTE) event.
 func (e *Event) ExecuteInfo() (ExecuteInfo, error) {
 	e.must(Execute, "ExecuteInfo")
-	if e.Attrs != nil {
-		return ExecuteInfo{Host: attrString(e.Attrs, "ExecuteHost"), Slot: attrString(e.Attrs, "SlotName")}, nil
+	if e.attrs != nil {
+		return ExecuteInfo{Host: attrString(e.attrs, "ExecuteHost"), Slot: attrString(e.attrs, "SlotName")}, nil
 	}
 	first, rest := splitLine(e.Body)
 	h, ok := strings.CutPrefix(first, "Job executing on host: ")
@@ -175,15 +175,15 @@ type TerminateInfo struct {
 // TerminateInfo parses a 005 (ULOG_JOB_TERMINATED) or 015
 // (ULOG_NODE_TERMINATED) event.
 func (e *Event) TerminateInfo() (TerminateInfo, error) {
-	if e.Code != Terminated && e.Code != NodeTerminated {
+	if e.Code != Terminated && e.Code != codeNodeTerminated {
 		panic("eventlog: TerminateInfo called on an event of another code")
 	}
 	var t TerminateInfo
-	if e.Attrs != nil {
-		t.Normal, _ = e.Attrs["TerminatedNormally"].(bool)
-		t.ReturnValue, _ = attrInt(e.Attrs, "ReturnValue")
-		t.Signal, _ = attrInt(e.Attrs, "TerminatedBySignal")
-		t.CoreFile = attrString(e.Attrs, "CoreFile")
+	if e.attrs != nil {
+		t.Normal, _ = e.attrs["TerminatedNormally"].(bool)
+		t.ReturnValue, _ = attrInt(e.attrs, "ReturnValue")
+		t.Signal, _ = attrInt(e.attrs, "TerminatedBySignal")
+		t.CoreFile = attrString(e.attrs, "CoreFile")
 		return t, nil
 	}
 	_, rest := splitLine(e.Body) // "Job terminated." / "Node N terminated."
@@ -362,12 +362,12 @@ type EvictInfo struct {
 func (e *Event) EvictInfo() (EvictInfo, error) {
 	e.must(Evicted, "EvictInfo")
 	var v EvictInfo
-	if e.Attrs != nil {
-		v.Checkpointed, _ = e.Attrs["Checkpointed"].(bool)
-		v.Requeued, _ = e.Attrs["TerminatedAndRequeued"].(bool)
-		v.Reason = attrString(e.Attrs, "Reason")
-		v.Code, _ = attrInt(e.Attrs, "ReasonCode")
-		v.Subcode, _ = attrInt(e.Attrs, "ReasonSubCode")
+	if e.attrs != nil {
+		v.Checkpointed, _ = e.attrs["Checkpointed"].(bool)
+		v.Requeued, _ = e.attrs["TerminatedAndRequeued"].(bool)
+		v.Reason = attrString(e.attrs, "Reason")
+		v.Code, _ = attrInt(e.attrs, "ReasonCode")
+		v.Subcode, _ = attrInt(e.attrs, "ReasonSubCode")
 		return v, nil
 	}
 	first, rest := splitLine(e.Body)
@@ -426,19 +426,19 @@ type ImageSizeInfo struct {
 
 // ImageSizeInfo parses a 006 (ULOG_IMAGE_SIZE) event.
 func (e *Event) ImageSizeInfo() (ImageSizeInfo, error) {
-	e.must(ImageSize, "ImageSizeInfo")
+	e.must(codeImageSize, "ImageSizeInfo")
 	v := ImageSizeInfo{-1, -1, -1, -1}
-	if e.Attrs != nil {
-		if n, ok := e.Attrs["Size"]; ok {
+	if e.attrs != nil {
+		if n, ok := e.attrs["Size"]; ok {
 			v.ImageSizeKB = jsonInt64(n)
 		}
-		if n, ok := e.Attrs["MemoryUsage"]; ok {
+		if n, ok := e.attrs["MemoryUsage"]; ok {
 			v.MemoryUsageMB = jsonInt64(n)
 		}
-		if n, ok := e.Attrs["ResidentSetSize"]; ok {
+		if n, ok := e.attrs["ResidentSetSize"]; ok {
 			v.ResidentSetSizeKB = jsonInt64(n)
 		}
-		if n, ok := e.Attrs["ProportionalSetSize"]; ok {
+		if n, ok := e.attrs["ProportionalSetSize"]; ok {
 			v.ProportionalSetSizeKB = jsonInt64(n)
 		}
 		return v, nil
@@ -491,10 +491,10 @@ type ShadowExceptionInfo struct {
 
 // ShadowExceptionInfo parses a 007 (ULOG_SHADOW_EXCEPTION) event.
 func (e *Event) ShadowExceptionInfo() (ShadowExceptionInfo, error) {
-	e.must(ShadowException, "ShadowExceptionInfo")
+	e.must(codeShadowException, "ShadowExceptionInfo")
 	var v ShadowExceptionInfo
-	if e.Attrs != nil {
-		v.Message = attrString(e.Attrs, "Message")
+	if e.attrs != nil {
+		v.Message = attrString(e.attrs, "Message")
 		return v, nil
 	}
 	first, rest := splitLine(e.Body)
@@ -529,8 +529,8 @@ type AbortInfo struct{ Reason string }
 // AbortInfo parses a 009 (ULOG_JOB_ABORTED) event.
 func (e *Event) AbortInfo() (AbortInfo, error) {
 	e.must(Aborted, "AbortInfo")
-	if e.Attrs != nil {
-		return AbortInfo{attrString(e.Attrs, "Reason")}, nil
+	if e.attrs != nil {
+		return AbortInfo{attrString(e.attrs, "Reason")}, nil
 	}
 	r, err := e.reasonAfter("Job was aborted")
 	return AbortInfo{r}, err
@@ -549,10 +549,10 @@ type HoldInfo struct {
 func (e *Event) HoldInfo() (HoldInfo, error) {
 	e.must(Held, "HoldInfo")
 	var v HoldInfo
-	if e.Attrs != nil {
-		v.Reason = attrString(e.Attrs, "HoldReason")
-		v.Code, v.HasCode = attrInt(e.Attrs, "HoldReasonCode")
-		v.Subcode, _ = attrInt(e.Attrs, "HoldReasonSubCode")
+	if e.attrs != nil {
+		v.Reason = attrString(e.attrs, "HoldReason")
+		v.Code, v.HasCode = attrInt(e.attrs, "HoldReasonCode")
+		v.Subcode, _ = attrInt(e.attrs, "HoldReasonSubCode")
 		return v, nil
 	}
 	first, rest := splitLine(e.Body)
@@ -584,8 +584,8 @@ type ReleaseInfo struct{ Reason string }
 // ReleaseInfo parses a 013 (ULOG_JOB_RELEASED) event.
 func (e *Event) ReleaseInfo() (ReleaseInfo, error) {
 	e.must(Released, "ReleaseInfo")
-	if e.Attrs != nil {
-		return ReleaseInfo{attrString(e.Attrs, "Reason")}, nil
+	if e.attrs != nil {
+		return ReleaseInfo{attrString(e.attrs, "Reason")}, nil
 	}
 	r, err := e.reasonAfter("Job was released.")
 	return ReleaseInfo{r}, err
@@ -611,22 +611,22 @@ type DisconnectInfo struct {
 // DisconnectInfo parses a 022 (ULOG_JOB_DISCONNECTED) or 024
 // (ULOG_JOB_RECONNECT_FAILED) event.
 func (e *Event) DisconnectInfo() (DisconnectInfo, error) {
-	if e.Code != Disconnected && e.Code != ReconnectFailed {
+	if e.Code != codeDisconnected && e.Code != codeReconnectFailed {
 		panic("eventlog: DisconnectInfo called on an event of another code")
 	}
 	var v DisconnectInfo
-	if e.Attrs != nil {
-		v.Reason = attrString(e.Attrs, "DisconnectReason")
+	if e.attrs != nil {
+		v.Reason = attrString(e.attrs, "DisconnectReason")
 		if v.Reason == "" {
-			v.Reason = attrString(e.Attrs, "Reason")
+			v.Reason = attrString(e.attrs, "Reason")
 		}
-		v.StartdName = attrString(e.Attrs, "StartdName")
-		v.StartdAddr = attrString(e.Attrs, "StartdAddr")
+		v.StartdName = attrString(e.attrs, "StartdName")
+		v.StartdAddr = attrString(e.attrs, "StartdAddr")
 		return v, nil
 	}
 	first, rest := splitLine(e.Body)
 	want := "Job disconnected, attempting to reconnect"
-	if e.Code == ReconnectFailed {
+	if e.Code == codeReconnectFailed {
 		want = "Job reconnection failed"
 	}
 	if !strings.HasPrefix(first, want) {
@@ -651,12 +651,12 @@ type ReconnectInfo struct {
 
 // ReconnectInfo parses a 023 (ULOG_JOB_RECONNECTED) event.
 func (e *Event) ReconnectInfo() (ReconnectInfo, error) {
-	e.must(Reconnected, "ReconnectInfo")
+	e.must(codeReconnected, "ReconnectInfo")
 	var v ReconnectInfo
-	if e.Attrs != nil {
-		v.StartdName = attrString(e.Attrs, "StartdName")
-		v.StartdAddr = attrString(e.Attrs, "StartdAddr")
-		v.StarterAddr = attrString(e.Attrs, "StarterAddr")
+	if e.attrs != nil {
+		v.StartdName = attrString(e.attrs, "StartdName")
+		v.StartdAddr = attrString(e.attrs, "StartdAddr")
+		v.StarterAddr = attrString(e.attrs, "StarterAddr")
 		return v, nil
 	}
 	first, rest := splitLine(e.Body)
@@ -687,12 +687,12 @@ type AttributeUpdateInfo struct {
 // AttributeUpdateInfo parses a 033 (ULOG_ATTRIBUTE_UPDATE) event:
 // "Changing job attribute N from OLD to NEW" or "Setting job attribute N to NEW".
 func (e *Event) AttributeUpdateInfo() (AttributeUpdateInfo, error) {
-	e.must(AttributeUpdate, "AttributeUpdateInfo")
+	e.must(codeAttributeUpdate, "AttributeUpdateInfo")
 	var v AttributeUpdateInfo
-	if e.Attrs != nil {
-		v.Name = attrString(e.Attrs, "Attribute")
-		v.Value = fmt.Sprint(e.Attrs["Value"])
-		if o, ok := e.Attrs["PriorValue"]; ok {
+	if e.attrs != nil {
+		v.Name = attrString(e.attrs, "Attribute")
+		v.Value = fmt.Sprint(e.attrs["Value"])
+		if o, ok := e.attrs["PriorValue"]; ok {
 			v.Old, v.HasOld = fmt.Sprint(o), true
 		}
 		return v, nil
@@ -726,30 +726,19 @@ type JobAdInfo struct {
 	Trigger Code
 }
 
-// Get returns the unparsed value of the named attribute (case-insensitive,
-// as ClassAd names are) and whether it is present.
-func (j JobAdInfo) Get(name string) (string, bool) {
-	for _, a := range j.Attrs {
-		if strings.EqualFold(a.Name, name) {
-			return a.Value, true
-		}
-	}
-	return "", false
-}
-
 // JobAdInfo parses a 028 (ULOG_JOB_AD_INFORMATION) event, or the folded
 // attributes of an event read with FoldJobAds (any code, when Ad is set).
 func (e *Event) JobAdInfo() (JobAdInfo, error) {
 	var lines string
 	switch {
-	case e.Code == JobAdInformation && e.Attrs != nil:
+	case e.Code == JobAdInformation && e.attrs != nil:
 		j := JobAdInfo{Trigger: -1}
 		// Sorted by name: map order is random, and the same event must
 		// give the same JobAdInfo.
-		for _, k := range slices.Sorted(maps.Keys(e.Attrs)) {
-			j.Attrs = append(j.Attrs, Attr{k, fmt.Sprint(e.Attrs[k])})
+		for _, k := range slices.Sorted(maps.Keys(e.attrs)) {
+			j.Attrs = append(j.Attrs, Attr{k, fmt.Sprint(e.attrs[k])})
 		}
-		if t, ok := attrInt(e.Attrs, "TriggerEventTypeNumber"); ok {
+		if t, ok := attrInt(e.attrs, "TriggerEventTypeNumber"); ok {
 			j.Trigger = Code(t)
 		}
 		return j, nil
@@ -827,15 +816,15 @@ type TransferInfo struct {
 
 // TransferInfo parses a 040 (ULOG_FILE_TRANSFER) event.
 func (e *Event) TransferInfo() (TransferInfo, error) {
-	e.must(FileTransfer, "TransferInfo")
+	e.must(codeFileTransfer, "TransferInfo")
 	v := TransferInfo{QueueingDelay: -1}
-	if e.Attrs != nil {
-		k, _ := attrInt(e.Attrs, "Type")
+	if e.attrs != nil {
+		k, _ := attrInt(e.attrs, "Type")
 		v.Kind = TransferKind(k)
-		if d, ok := attrInt(e.Attrs, "QueueingDelay"); ok {
+		if d, ok := attrInt(e.attrs, "QueueingDelay"); ok {
 			v.QueueingDelay = time.Duration(d) * time.Second
 		}
-		v.Host = attrString(e.Attrs, "Host")
+		v.Host = attrString(e.attrs, "Host")
 		return v, nil
 	}
 	first, rest := splitLine(e.Body)

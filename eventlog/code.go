@@ -5,69 +5,37 @@ import "strconv"
 // Code is an HTCondor event number (ULogEventNumber in condor_event.h).
 type Code int
 
-// The event numbers HTCondor defines (htcondor/htcondor src/condor_utils/condor_event.h).
+// The event numbers of a job's life cycle: the ones Job.End, Job.Label and
+// Builder read. Every other number HTCondor defines (condor_event.h in
+// htcondor/htcondor src/condor_utils) is read the same way, compares as
+// Code(n) and prints its HTCondor name with String; the typed accessors
+// (ImageSizeInfo, TransferInfo, ...) check the number themselves.
 const (
-	Submit               Code = 0
-	Execute              Code = 1
-	ExecutableError      Code = 2
-	Checkpointed         Code = 3
-	Evicted              Code = 4
-	Terminated           Code = 5
-	ImageSize            Code = 6
-	ShadowException      Code = 7
-	Generic              Code = 8
-	Aborted              Code = 9
-	Suspended            Code = 10
-	Unsuspended          Code = 11
-	Held                 Code = 12
-	Released             Code = 13
-	NodeExecute          Code = 14
-	NodeTerminated       Code = 15
-	PostScriptTerminated Code = 16
-	GlobusSubmit         Code = 17
-	GlobusSubmitFailed   Code = 18
-	GlobusResourceUp     Code = 19
-	GlobusResourceDown   Code = 20
-	RemoteError          Code = 21
-	Disconnected         Code = 22
-	Reconnected          Code = 23
-	ReconnectFailed      Code = 24
-	GridResourceUp       Code = 25
-	GridResourceDown     Code = 26
-	GridSubmit           Code = 27
-	JobAdInformation     Code = 28
-	StatusUnknown        Code = 29
-	StatusKnown          Code = 30
-	StageIn              Code = 31
-	StageOut             Code = 32
-	AttributeUpdate      Code = 33
-	PreSkip              Code = 34
-	ClusterSubmit        Code = 35
-	ClusterRemove        Code = 36
-	FactoryPaused        Code = 37
-	FactoryResumed       Code = 38
-	None                 Code = 39
-	FileTransfer         Code = 40
-	ReserveSpace         Code = 41
-	ReleaseSpace         Code = 42
-	FileComplete         Code = 43
-	FileUsed             Code = 44
-	FileRemoved          Code = 45
-	DataflowJobSkipped   Code = 46
-	CommonFiles          Code = 47
+	Submit           Code = 0
+	Execute          Code = 1
+	Evicted          Code = 4
+	Terminated       Code = 5
+	Aborted          Code = 9
+	Held             Code = 12
+	Released         Code = 13
+	JobAdInformation Code = 28
+)
 
-	EPStartup         Code = 100
-	EPReady           Code = 101
-	EPReconfig        Code = 102
-	EPShutdown        Code = 103
-	EPRequestClaim    Code = 104
-	EPReleaseClaim    Code = 105
-	EPActivateClaim   Code = 106
-	EPDeactivateClaim Code = 107
-	EPVacateClaim     Code = 108
-	EPDrain           Code = 109
-	EPResourceBreak   Code = 110
-	EPResourceMend    Code = 111
+// The other numbers this package reads.
+const (
+	codeExecutableError Code = 2
+	codeImageSize       Code = 6
+	codeShadowException Code = 7
+	codeGeneric         Code = 8
+	codeSuspended       Code = 10
+	codeUnsuspended     Code = 11
+	codeNodeTerminated  Code = 15
+	codeDisconnected    Code = 22
+	codeReconnected     Code = 23
+	codeReconnectFailed Code = 24
+	codeAttributeUpdate Code = 33
+	codeFileTransfer    Code = 40
+	epStartup           Code = 100 // ULOG_EP_STARTUP, the first execution-point event
 )
 
 var codeNames = [...]string{
@@ -94,9 +62,9 @@ var epNames = [...]string{
 	"ULOG_EP_RESOURCE_BREAK", "ULOG_EP_RESOURCE_MEND",
 }
 
-// Known reports whether HTCondor defines c (0–47 and 100–111).
-func (c Code) Known() bool {
-	return (c >= 0 && int(c) < len(codeNames)) || (c >= EPStartup && int(c-EPStartup) < len(epNames))
+// known reports whether HTCondor defines c (0–47 and 100–111).
+func (c Code) known() bool {
+	return (c >= 0 && int(c) < len(codeNames)) || (c >= epStartup && int(c-epStartup) < len(epNames))
 }
 
 // String returns HTCondor's name for c (ULogEventNumberNames), such as
@@ -105,8 +73,8 @@ func (c Code) String() string {
 	switch {
 	case c >= 0 && int(c) < len(codeNames):
 		return codeNames[c]
-	case c >= EPStartup && int(c-EPStartup) < len(epNames):
-		return epNames[c-EPStartup]
+	case c >= epStartup && int(c-epStartup) < len(epNames):
+		return epNames[c-epStartup]
 	}
 	return "ULOG_UNKNOWN_" + strconv.Itoa(int(c))
 }

@@ -50,16 +50,16 @@ func TestContextAtDecisionTime(t *testing.T) {
 		slots, zero := 0, 0
 		for _, s := range all {
 			r := byID[s.Job.JobID]
-			if !slices.Equal(r.X, s.X) || len(r.Context) != len(s.Context) {
+			if !slices.Equal(r.X, s.X) || len(r.Context()) != len(s.Context()) {
 				t.Errorf("compat %v, %v: the renamed, reordered log gives another sample", compat, s.Job)
 			} else {
-				for k := range s.Context {
-					if r.Context[k].JobID != s.Context[k].JobID {
-						t.Errorf("compat %v, %v: context %d is %v on the renamed log, %v", compat, s.Job, k, r.Context[k], s.Context[k])
+				for k := range s.Context() {
+					if r.Context()[k].JobID != s.Context()[k].JobID {
+						t.Errorf("compat %v, %v: context %d is %v on the renamed log, %v", compat, s.Job, k, r.Context()[k], s.Context()[k])
 					}
 				}
 			}
-			for k, c := range s.Context {
+			for k, c := range s.Context() {
 				if c == (eventlog.Key{}) {
 					continue
 				}
@@ -92,8 +92,8 @@ func TestContextAtDecisionTime(t *testing.T) {
 			if i < 0 {
 				t.Fatalf("compat %v, %v: no sample on the log cut at its hold", compat, s.Job)
 			}
-			if !slices.Equal(again[i].Context, s.Context) || !slices.Equal(again[i].X, s.X) {
-				t.Errorf("compat %v, %v: context %v on the whole log, %v on the log as it stood at its hold", compat, s.Job, s.Context, again[i].Context)
+			if !slices.Equal(again[i].Context(), s.Context()) || !slices.Equal(again[i].X, s.X) {
+				t.Errorf("compat %v, %v: context %v on the whole log, %v on the log as it stood at its hold", compat, s.Job, s.Context(), again[i].Context())
 			}
 			onHold, err := b.BuildOnHold(cut)
 			if err != nil {
@@ -105,8 +105,8 @@ func TestContextAtDecisionTime(t *testing.T) {
 				continue
 			}
 			checked++
-			if !slices.Equal(onHold[i].Context, s.Context) || !slices.Equal(onHold[i].X, s.X) {
-				t.Errorf("compat %v, %v: BuildOnHold draws %v, Build %v", compat, s.Job, onHold[i].Context, s.Context)
+			if !slices.Equal(onHold[i].Context(), s.Context()) || !slices.Equal(onHold[i].X, s.X) {
+				t.Errorf("compat %v, %v: BuildOnHold draws %v, Build %v", compat, s.Job, onHold[i].Context(), s.Context())
 			}
 		}
 		if checked < 20 {

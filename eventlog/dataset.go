@@ -28,22 +28,24 @@ var configFields = [...]string{"E", "M", "frame_ns", "J", "seed", "seedcompat", 
 
 // Dataset is a set of samples as stored in a .npz file.
 type Dataset struct {
-	N, J, M, E int
-	// X holds N samples of J*M*E values, each laid out (j, m, e).
+	// X holds len(Labels) samples of J*M*E values (Builder's J, M and E),
+	// each laid out (j, m, e).
 	X      []float32
 	Labels []Label
 	Jobs   []JobID // the primary job of each sample (sources are not stored)
-	// Builder is the configuration the samples were built with.
+	// Builder is the configuration the samples were built with, defaults
+	// applied.
 	Builder Builder
 }
 
 // Sample returns sample i, sharing X with the dataset.
 func (d *Dataset) Sample(i int) Sample {
-	if i < 0 || i >= d.N {
+	if i < 0 || i >= len(d.Labels) {
 		panic("eventlog: Dataset.Sample index out of range")
 	}
-	size := d.J * d.M * d.E
-	return Sample{X: d.X[i*size : (i+1)*size : (i+1)*size], J: d.J, M: d.M, E: d.E, Label: d.Labels[i], Job: Key{JobID: d.Jobs[i]}}
+	b := &d.Builder
+	size := b.J * b.M * b.E
+	return Sample{X: d.X[i*size : (i+1)*size : (i+1)*size], J: b.J, M: b.M, E: b.E, Label: d.Labels[i], Job: Key{JobID: d.Jobs[i]}}
 }
 
 // WriteDataset writes samples as a NumPy .npz archive that numpy.load reads
@@ -133,20 +135,20 @@ func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 	} else {
 		d.Builder.Forward = !d.Builder.SeedCompat
 	}
-	d.J, d.M, d.E = d.Builder.J, d.Builder.M, d.Builder.E
+	J, M, E := d.Builder.J, d.Builder.M, d.Builder.E
 	// The configuration must be one a Builder accepts: a negative frame
 	// would make d.Builder panic when the caller builds with it.
-	if d.J <= 0 || d.M <= 0 || d.E <= 0 || int64(d.J)*int64(d.M)*int64(d.E) > math.MaxInt32 || d.Builder.Frame <= 0 {
-		return nil, fmt.Errorf("eventlog: dataset key %q: %w: J=%d M=%d E=%d frame_ns=%d", keyConfig, ErrDataset, d.J, d.M, d.E, cfg[2])
+	if J <= 0 || M <= 0 || E <= 0 || int64(J)*int64(M)*int64(E) > math.MaxInt32 || d.Builder.Frame <= 0 {
+		return nil, fmt.Errorf("eventlog: dataset key %q: %w: J=%d M=%d E=%d frame_ns=%d", keyConfig, ErrDataset, J, M, E, cfg[2])
 	}
 	xa, err := get(keyX)
 	if err != nil {
 		return nil, err
 	}
-	if len(xa.Shape) != 4 || xa.Shape[1] != d.J || xa.Shape[2] != d.M || xa.Shape[3] != d.E {
-		return nil, fmt.Errorf("eventlog: dataset key %q: %w: shape %v, config says (n, %d, %d, %d)", keyX, ErrDataset, xa.Shape, d.J, d.M, d.E)
+	if len(xa.Shape) != 4 || xa.Shape[1] != J || xa.Shape[2] != M || xa.Shape[3] != E {
+		return nil, fmt.Errorf("eventlog: dataset key %q: %w: shape %v, config says (n, %d, %d, %d)", keyX, ErrDataset, xa.Shape, J, M, E)
 	}
-	d.N = xa.Shape[0]
+	n := xa.Shape[0]
 	if d.X, err = xa.Float32(); err != nil {
 		return nil, fmt.Errorf("eventlog: dataset key %q: %w: %w", keyX, ErrDataset, err)
 	}
@@ -155,10 +157,10 @@ func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 		return nil, err
 	}
 	labels, err := la.Int64()
-	if err != nil || len(labels) != d.N {
-		return nil, fmt.Errorf("eventlog: dataset key %q: %w: want %d labels", keyLabels, ErrDataset, d.N)
+	if err != nil || len(labels) != n {
+		return nil, fmt.Errorf("eventlog: dataset key %q: %w: want %d labels", keyLabels, ErrDataset, n)
 	}
-	d.Labels = make([]Label, d.N)
+	d.Labels = make([]Label, n)
 	for i, l := range labels {
 		if l < -1 || l > 1 {
 			return nil, fmt.Errorf("eventlog: dataset key %q: %w: label %d of sample %d", keyLabels, ErrDataset, l, i)
@@ -170,10 +172,10 @@ func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 		return nil, err
 	}
 	jobs, err := ja.Int64()
-	if err != nil || len(jobs) != 3*d.N {
-		return nil, fmt.Errorf("eventlog: dataset key %q: %w: want (%d, 3) ids", keyJobs, ErrDataset, d.N)
+	if err != nil || len(jobs) != 3*n {
+		return nil, fmt.Errorf("eventlog: dataset key %q: %w: want (%d, 3) ids", keyJobs, ErrDataset, n)
 	}
-	d.Jobs = make([]JobID, d.N)
+	d.Jobs = make([]JobID, n)
 	for i := range d.Jobs {
 		d.Jobs[i] = JobID{int(jobs[3*i]), int(jobs[3*i+1]), int(jobs[3*i+2])}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/npy"
 	"github.com/crosscluster/crosscluster/internal/synth"
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestDatasetRoundTrip(t *testing.T) {
@@ -34,8 +33,8 @@ func TestDatasetRoundTrip(t *testing.T) {
 	}
 	wantB := b
 	wantB.E = eventlog.DefaultE
-	if d.N != len(samples) || d.Builder != wantB {
-		t.Fatalf("N = %d, Builder = %+v; want %d, %+v", d.N, d.Builder, len(samples), wantB)
+	if len(d.Labels) != len(samples) || d.Builder != wantB {
+		t.Fatalf("N = %d, Builder = %+v; want %d, %+v", len(d.Labels), d.Builder, len(samples), wantB)
 	}
 	for i := range samples {
 		s := d.Sample(i)
@@ -57,13 +56,13 @@ func TestReadNumPyDataset(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantB := eventlog.Builder{E: 5, M: 4, Frame: time.Minute, J: 2, Seed: 7, SeedCompat: true, Unlabeled: true}
-	if d.Builder != wantB || d.N != 3 {
-		t.Fatalf("Builder %+v N %d", d.Builder, d.N)
+	if d.Builder != wantB || len(d.Labels) != 3 {
+		t.Fatalf("Builder %+v N %d", d.Builder, len(d.Labels))
 	}
-	if d := cmp.Diff([]eventlog.Label{eventlog.Release, eventlog.Remove, eventlog.Unlabeled}, d.Labels); d != "" {
+	if d := diff([]eventlog.Label{eventlog.Release, eventlog.Remove, eventlog.Unlabeled}, d.Labels); d != "" {
 		t.Errorf("labels (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]eventlog.JobID{{Cluster: 10}, {Cluster: 11, Proc: 2}, {Cluster: 12, Subproc: 1}}, d.Jobs); d != "" {
+	if d := diff([]eventlog.JobID{{Cluster: 10}, {Cluster: 11, Proc: 2}, {Cluster: 12, Subproc: 1}}, d.Jobs); d != "" {
 		t.Errorf("jobs (-want +got):\n%s", d)
 	}
 	for i := range 3 {
@@ -101,7 +100,7 @@ func TestReadDatasetErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := eventlog.ReadDataset(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil || d.N != 0 {
+	if err != nil || len(d.Labels) != 0 {
 		t.Errorf("empty dataset: %v, %v", d, err)
 	}
 	if errors.Is(err, eventlog.ErrDataset) {
@@ -177,7 +176,7 @@ func FuzzReadDataset(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for i := range d.N {
+		for i := range len(d.Labels) {
 			d.Sample(i)
 		}
 		if _, err := d.Builder.Build(nil); err != nil {

@@ -21,11 +21,12 @@
 // absolute times because the tensors compare times across midnight and New
 // Year, where the published pipeline compared seconds of the day.
 //
-// Global event logs: ParseGlobalHeader reads the "Global JobLog:" header,
-// SortRotated orders rotated files oldest first, Files reads a set as one
-// stream with the events repeated at file boundaries removed, and
-// Options.JobAds keeps, drops or folds the 028 events that
-// EVENT_LOG_JOB_AD_INFORMATION_ATTRS adds after every event.
+// Global event logs: SortRotated orders rotated files oldest first, Files
+// reads a set as one stream with the events repeated at file boundaries
+// removed (a "Global JobLog:" header's ctime dates the yearless events
+// after it), and Options.FoldJobAds folds the 028 events that
+// EVENT_LOG_JOB_AD_INFORMATION_ATTRS adds after every event into the
+// events they follow. Follow reads a log as a writer appends and rotates it.
 //
 // # Jobs and labels
 //
@@ -37,7 +38,7 @@
 // # Tensors and datasets
 //
 // Builder makes one Sample per labelled held job: J jobs × M frames × E event
-// types, one-hot, layout (j, m, e), with Sample.Rows giving the (m, j·e)
+// types, one-hot, layout (j, m, e), with Sample.Seq giving the (m, j·e)
 // sequence a recurrent model reads. Its SeedCompat mode reproduces the
 // published pipeline's framing. WriteDataset and ReadDataset store samples
 // as NumPy .npz files; Split makes a seeded train/validate/test split.

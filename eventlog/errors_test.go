@@ -79,7 +79,7 @@ func TestErrors(t *testing.T) {
 			return readErr("a.log", strings.Replace(errLog, "via condor_hold", strings.Repeat("x", 16<<20+1), 1), eventlog.Options{})
 		}, eventlog.ErrLineTooLong, 4, []string{"a.log:line 4"}},
 		{"event too large", func(*testing.T) error {
-			return readErr("a.log", errLog, eventlog.Options{MaxEventSize: 40})
+			return readErr("a.log", errLog, eventlog.WithMaxEventSize(eventlog.Options{}, 40))
 		}, eventlog.ErrEventTooLarge, 3, []string{"a.log:line 3", "40 bytes"}},
 		{"XML", func(*testing.T) error { return readErr("a.xml", "<event>\n", eventlog.Options{}) }, eventlog.ErrXML, 1, []string{"a.xml:line 1"}},
 		{"JSON", func(*testing.T) error {
@@ -106,7 +106,7 @@ func TestErrors(t *testing.T) {
 			if err := os.WriteFile(p, []byte(strings.TrimSuffix(errLog, "...\n")), 0o644); err != nil {
 				return err
 			}
-			opt := eventlog.FollowOptions{Poll: 5 * time.Millisecond, StopAfter: 50 * time.Millisecond}
+			opt := eventlog.WithPoll(eventlog.FollowOptions{StopAfter: 50 * time.Millisecond}, 5*time.Millisecond)
 			opt.Location = time.UTC
 			for _, err := range eventlog.Follow(context.Background(), p, opt) {
 				if err != nil {
@@ -131,10 +131,6 @@ func TestErrors(t *testing.T) {
 			}
 			return nil
 		}, nil, 0, []string{dir}},
-		{"SortRotatedByHeader on a missing file", func(*testing.T) error {
-			_, err := eventlog.SortRotatedByHeader([]string{missing})
-			return err
-		}, fs.ErrNotExist, 0, []string{missing}},
 
 		{"dataset: not a zip", func(*testing.T) error { return readDataset([]byte("hello")) }, eventlog.ErrDataset, 0, nil},
 		{"dataset: truncated", func(*testing.T) error { b := okDataset(); return readDataset(b[:len(b)-30]) }, eventlog.ErrDataset, 0, nil},

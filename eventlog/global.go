@@ -13,12 +13,12 @@ import (
 	"time"
 )
 
-// GlobalHeader is the header HTCondor writes at the top of every global
+// globalHeader is the header HTCondor writes at the top of every global
 // event-log file: a 008 event of job -1.-1.-1 whose text is
 // "Global JobLog: ctime=... id=... sequence=... size=... events=...
 // offset=... event_off=... max_rotation=... creator_name=<...>"
 // (WriteUserLogHeader::GenerateEvent in write_user_log.cpp).
-type GlobalHeader struct {
+type globalHeader struct {
 	Ctime       time.Time // creation time of the file (ctime, Unix seconds)
 	ID          string    // unique id of the file
 	Sequence    int       // rotation sequence number
@@ -30,18 +30,18 @@ type GlobalHeader struct {
 	CreatorName string    // the daemon that wrote it, without the <>
 }
 
-// ParseGlobalHeader reports whether ev is a global-log header and returns
+// parseGlobalHeader reports whether ev is a global-log header and returns
 // its fields. Fields missing from the text keep their zero values.
-func ParseGlobalHeader(ev Event) (GlobalHeader, bool) {
+func parseGlobalHeader(ev Event) (globalHeader, bool) {
 	const prefix = "Global JobLog:"
-	if ev.Code != Generic || ev.Job.IsJob() || !strings.HasPrefix(ev.Body, prefix) {
-		return GlobalHeader{}, false
+	if ev.Code != codeGeneric || ev.Job.isJob() || !strings.HasPrefix(ev.Body, prefix) {
+		return globalHeader{}, false
 	}
 	line := ev.Body[len(prefix):]
 	if i := strings.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]
 	}
-	var h GlobalHeader
+	var h globalHeader
 	if i := strings.Index(line, " creator_name=<"); i >= 0 {
 		c := line[i+len(" creator_name=<"):]
 		if j := strings.LastIndexByte(c, '>'); j >= 0 {
@@ -110,70 +110,19 @@ func SortRotated(paths []string) []string {
 	return out
 }
 
-// SortRotatedByHeader orders rotated event logs oldest first by their
-// global-log headers' sequence numbers (and creation times) where every
-// file of a base name starts with one, and by their names (SortRotated)
-// otherwise: a rotated set whose names were changed by hand still reads in
-// the order it was written. The first event of each file is read to find
-// its header; an unreadable file is an error.
-func SortRotatedByHeader(paths []string) ([]string, error) {
-	out := SortRotated(paths)
-	type hdr struct {
-		h  GlobalHeader
-		ok bool
-	}
-	hs := map[string]hdr{}
-	for _, p := range out {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, fmt.Errorf("eventlog: %w", err)
-		}
-		r := NewReader(f)
-		ev, err := r.Read()
-		f.Close()
-		if err != nil && err != io.EOF {
-			hs[p] = hdr{}
-			continue
-		}
-		h, ok := ParseGlobalHeader(ev)
-		hs[p] = hdr{h, ok}
-	}
-	// Reorder each base name's run of files when all have headers.
-	for i := 0; i < len(out); {
-		j := i + 1
-		for j < len(out) && SourceOf(out[j]) == SourceOf(out[i]) && filepath.Dir(out[j]) == filepath.Dir(out[i]) {
-			j++
-		}
-		all := true
-		for _, p := range out[i:j] {
-			all = all && hs[p].ok
-		}
-		if all {
-			slices.SortStableFunc(out[i:j], func(a, b string) int {
-				ha, hb := hs[a].h, hs[b].h
-				if c := ha.Sequence - hb.Sequence; c != 0 {
-					return c
-				}
-				return ha.Ctime.Compare(hb.Ctime)
-			})
-		}
-		i = j
-	}
-	return out, nil
-}
-
 // Files reads a set of event-log files as one stream (a concatenated global
 // event log, CGEL): the files in the order given (see SortRotated), events
 // repeated at a file boundary removed. An overlap is the longest run of
 // events at the start of a file, global headers aside, equal (code, job,
-// time and text) to the last events of the previous file, up to Window
+// time and text) to the last events of the previous file, up to 4096
 // events. Each event's File names its file.
 type Files struct {
 	// Options apply to each file's Reader. When Year is zero, each file's
-	// modification time serves as its FileTime.
+	// modification time dates yearless events.
 	Options
-	// Window bounds the overlap searched at each boundary; zero means 4096.
-	Window int
+	// overlapWindow bounds the overlap searched at each boundary; zero
+	// means 4096 (tests set it smaller).
+	overlapWindow int
 
 	paths   []string
 	idx     int
@@ -181,12 +130,10 @@ type Files struct {
 	r       *Reader
 	damaged int
 	removed int
-	ring    []Event       // the last job events of the file being read, a ring of Window
+	ring    []Event       // the last job events of the file being read, a ring of window()
 	ringN   int           // job events put in ring since the file opened
 	prev    []fingerprint // the last job events of the previous file, oldest first
 	pending []pendingEvent
-	header  GlobalHeader
-	hasHdr  bool
 
 	last     map[string]time.Time // latest job-event time per source
 	warnings []string
@@ -195,11 +142,11 @@ type Files struct {
 	firstPending bool
 }
 
-// SourceOf names the log a file belongs to: the file's base name without a
+// sourceOf names the log a file belongs to: the file's base name without a
 // rotation suffix (".1", ".2", ..., ".old", each also with ".gz"), so that
 // the rotations of one schedd's log share a source and the logs of two
 // schedds do not.
-func SourceOf(file string) string {
+func sourceOf(file string) string {
 	base := strings.TrimSuffix(filepath.Base(file), ".gz")
 	ext := filepath.Ext(base)
 	if ext == ".old" {
@@ -220,10 +167,10 @@ func (fs *Files) Warnings() []string { return slices.Clone(fs.warnings) }
 // backInTime checks the first job event of a newly opened file against the
 // source's latest time, and records every job event's time.
 func (fs *Files) backInTime(ev *Event, first bool) {
-	if !ev.Job.IsJob() || ev.Time.IsZero() {
+	if !ev.Job.isJob() || ev.Time.IsZero() {
 		return
 	}
-	src := SourceOf(ev.File)
+	src := sourceOf(ev.File)
 	if fs.last == nil {
 		fs.last = map[string]time.Time{}
 	}
@@ -266,16 +213,6 @@ func (fs *Files) Damaged() int {
 	return n
 }
 
-// Header returns the most recent global-log header passed, if any.
-func (fs *Files) Header() (GlobalHeader, bool) {
-	if fs.r != nil {
-		if h, ok := fs.r.Header(); ok {
-			return h, true
-		}
-	}
-	return fs.header, fs.hasHdr
-}
-
 // Close closes the file being read.
 func (fs *Files) Close() error {
 	if fs.f == nil {
@@ -287,8 +224,8 @@ func (fs *Files) Close() error {
 }
 
 func (fs *Files) window() int {
-	if fs.Window > 0 {
-		return fs.Window
+	if fs.overlapWindow > 0 {
+		return fs.overlapWindow
 	}
 	return 4096
 }
@@ -300,7 +237,7 @@ func fingerprintOf(ev *Event) fingerprint {
 }
 
 func (fs *Files) remember(ev *Event) {
-	if !ev.Job.IsJob() {
+	if !ev.Job.isJob() {
 		return
 	}
 	if fs.ring == nil {
@@ -334,9 +271,9 @@ func (fs *Files) open() error {
 		return fmt.Errorf("eventlog: %w", err)
 	}
 	opt := fs.Options
-	if opt.Year == 0 && opt.FileTime.IsZero() {
+	if opt.Year == 0 && opt.fileTime.IsZero() {
 		if st, err := f.Stat(); err == nil {
-			opt.FileTime = st.ModTime()
+			opt.fileTime = st.ModTime()
 		}
 	}
 	r := NewReader(f)
@@ -361,7 +298,7 @@ func (fs *Files) open() error {
 		if err != nil {
 			break
 		}
-		if ev.Job.IsJob() {
+		if ev.Job.isJob() {
 			jobEvents++
 		}
 	}
@@ -372,7 +309,7 @@ func (fs *Files) open() error {
 		if q[i].err != nil {
 			break
 		}
-		if q[i].ev.Job.IsJob() {
+		if q[i].ev.Job.isJob() {
 			fp = append(fp, fingerprintOf(&q[i].ev))
 			pos = append(pos, i)
 		}
@@ -398,7 +335,7 @@ func (fs *Files) open() error {
 			fs.remember(&q[i].ev)
 		}
 		if !drop[i] {
-			if pe.err == nil && pe.ev.Job.IsJob() {
+			if pe.err == nil && pe.ev.Job.isJob() {
 				fs.backInTime(&q[i].ev, first)
 				first = false
 			}
@@ -409,8 +346,8 @@ func (fs *Files) open() error {
 	return nil
 }
 
-// Read returns the next event of the set; io.EOF after the last file.
-func (fs *Files) Read() (Event, error) {
+// read returns the next event of the set; io.EOF after the last file.
+func (fs *Files) read() (Event, error) {
 	for {
 		if len(fs.pending) > 0 {
 			pe := fs.pending[0]
@@ -429,9 +366,6 @@ func (fs *Files) Read() (Event, error) {
 		ev, err := fs.r.Read()
 		if err == io.EOF {
 			fs.damaged += fs.r.Damaged()
-			if h, ok := fs.r.Header(); ok {
-				fs.header, fs.hasHdr = h, true
-			}
 			if cerr := fs.Close(); cerr != nil {
 				return Event{}, cerr
 			}
@@ -445,7 +379,7 @@ func (fs *Files) Read() (Event, error) {
 		}
 		ev.File = fs.r.File
 		fs.remember(&ev)
-		if ev.Job.IsJob() {
+		if ev.Job.isJob() {
 			fs.backInTime(&ev, fs.firstPending)
 			fs.firstPending = false
 		}
@@ -457,8 +391,10 @@ func (fs *Files) Read() (Event, error) {
 // closes the open file.
 func (fs *Files) ReadAll() ([]Event, error) {
 	defer fs.Close()
-	return readAll(fs.Read)
+	return readAll(fs.read)
 }
 
-// All returns an iterator over the remaining events, like Reader.All.
-func (fs *Files) All() iter.Seq2[Event, error] { return all(fs.Read) }
+// All returns an iterator over the remaining events: a *ParseError is
+// yielded and iteration goes on with the next event; any other error is
+// yielded last.
+func (fs *Files) All() iter.Seq2[Event, error] { return all(fs.read) }

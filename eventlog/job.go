@@ -37,7 +37,7 @@ func Group(source string, events []Event) []*Job {
 	var jobs []*Job
 	for i := range events {
 		ev := &events[i]
-		if !ev.Job.IsJob() {
+		if !ev.Job.isJob() {
 			continue
 		}
 		j := idx[ev.Job]
@@ -52,7 +52,7 @@ func Group(source string, events []Event) []*Job {
 }
 
 // GroupBySource groups events by the log each came from as well as by job
-// id: each event's source is SourceOf(ev.File), so the logs of several
+// id: each event's source is sourceOf(ev.File), so the logs of several
 // schedds read together (whose job ids repeat) keep their jobs apart, and
 // the rotations of one log share them. Use it with Files over more than one
 // log; events without a File share the source "".
@@ -61,7 +61,7 @@ func GroupBySource(events iter.Seq2[Event, error]) ([]*Job, error) {
 		if ev.File == "" {
 			return Key{"", ev.Job}
 		}
-		return Key{SourceOf(ev.File), ev.Job}
+		return Key{sourceOf(ev.File), ev.Job}
 	})
 }
 
@@ -74,7 +74,7 @@ func groupKeyed(events iter.Seq2[Event, error], key func(*Event) Key) ([]*Job, e
 		if err != nil {
 			return jobs, err
 		}
-		if !ev.Job.IsJob() {
+		if !ev.Job.isJob() {
 			continue
 		}
 		k := key(&ev)
@@ -89,12 +89,6 @@ func groupKeyed(events iter.Seq2[Event, error], key func(*Event) Key) ([]*Job, e
 	return jobs, nil
 }
 
-// GroupSeq is Group over a stream such as Reader.All; it stops at the first
-// error and returns the jobs gathered so far with it.
-func GroupSeq(source string, events iter.Seq2[Event, error]) ([]*Job, error) {
-	return groupKeyed(events, func(ev *Event) Key { return Key{source, ev.Job} })
-}
-
 // HoldCycle is one hold of a job and the release that ended it, if any.
 type HoldCycle struct {
 	Held     time.Time
@@ -104,8 +98,6 @@ type HoldCycle struct {
 	// false when the log predates them.
 	Code, Subcode int
 	HasCode       bool
-	// ReleaseReason is the released event's reason.
-	ReleaseReason string
 }
 
 // Holds returns the job's hold cycles in order. A hold whose body cannot be
@@ -120,9 +112,7 @@ func (j *Job) Holds() []HoldCycle {
 			out = append(out, HoldCycle{Held: ev.Time, Reason: h.Reason, Code: h.Code, Subcode: h.Subcode, HasCode: h.HasCode})
 		case Released:
 			if n := len(out); n > 0 && out[n-1].Released.IsZero() {
-				r, _ := ev.ReleaseInfo()
 				out[n-1].Released = ev.Time
-				out[n-1].ReleaseReason = r.Reason
 			}
 		}
 	}
@@ -138,8 +128,8 @@ func (j *Job) Holds() []HoldCycle {
 // DAGMan gives up on it), disconnection, file transfer and the rest.
 func stateEvent(c Code) bool {
 	switch c {
-	case Submit, Execute, ExecutableError, Evicted, Terminated, ShadowException, Aborted,
-		Suspended, Unsuspended, Held, Released, ReconnectFailed:
+	case Submit, Execute, codeExecutableError, Evicted, Terminated, codeShadowException, Aborted,
+		codeSuspended, codeUnsuspended, Held, Released, codeReconnectFailed:
 		return true
 	}
 	return false
@@ -201,7 +191,7 @@ func (j *Job) End() (End, time.Time) {
 }
 
 func normalTermination(ev *Event) bool {
-	if ev.Attrs != nil {
+	if ev.attrs != nil {
 		t, _ := ev.TerminateInfo()
 		return t.Normal
 	}
@@ -259,16 +249,16 @@ func (j *Job) Label() Label {
 	return Unlabeled
 }
 
-// State is a job's queue state as its events move it.
-type State int
+// state is a job's queue state as its events move it.
+type state int
 
 // Queue states.
 const (
-	Idle State = iota
-	Executing
-	OnHold
-	SuspendedState
-	Finished
+	idle state = iota
+	executing
+	onHold
+	suspendedState
+	finished
 )
 
 // StateTimes are the durations a job spent in each state, from its first
@@ -286,49 +276,49 @@ func (j *Job) Times() StateTimes {
 	if len(j.Events) == 0 {
 		return st
 	}
-	state := Idle
+	cur := idle
 	last := j.Events[0].Time
 	add := func(t time.Time) {
 		d := t.Sub(last)
 		if d < 0 {
 			d = 0
 		}
-		switch state {
-		case Idle:
+		switch cur {
+		case idle:
 			st.Idle += d
-		case Executing:
+		case executing:
 			st.Running += d
-		case OnHold:
+		case onHold:
 			st.Held += d
-		case SuspendedState:
+		case suspendedState:
 			st.Suspended += d
 		}
 		last = t
 	}
 	for i := range j.Events {
 		ev := &j.Events[i]
-		var next State
+		var next state
 		switch ev.Code {
-		case Submit, Evicted, Released, ShadowException, ExecutableError, ReconnectFailed:
-			next = Idle
-		case Execute, Unsuspended:
-			next = Executing
+		case Submit, Evicted, Released, codeShadowException, codeExecutableError, codeReconnectFailed:
+			next = idle
+		case Execute, codeUnsuspended:
+			next = executing
 		case Held:
-			next = OnHold
-		case Suspended:
-			next = SuspendedState
+			next = onHold
+		case codeSuspended:
+			next = suspendedState
 		case Terminated, Aborted:
-			next = Finished
+			next = finished
 		default:
 			continue
 		}
 		add(ev.Time)
-		state = next
-		if state == Finished {
+		cur = next
+		if cur == finished {
 			break
 		}
 	}
-	if state != Finished {
+	if cur != finished {
 		add(j.Events[len(j.Events)-1].Time)
 	}
 	return st

@@ -32,18 +32,20 @@ func newJSONState(r *bufio.Reader, _ bool) *jsonState {
 	return &jsonState{br: r, line: 1}
 }
 
-// DefaultMaxEventSize caps one event of a log (16 MiB, as one line of
-// the classic format); Options.MaxEventSize changes it.
-const DefaultMaxEventSize = 16 << 20
+// maxEventSize caps one event of a log (16 MiB, as one line of the
+// classic format), classic or JSON: a larger event is a ParseError wrapping
+// ErrEventTooLarge (skipped and counted when Lenient), read through without
+// keeping it, so one event cannot take unbounded memory.
+const maxEventSize = 16 << 20
 
-// ErrEventTooLarge: an event longer than Options.MaxEventSize.
+// ErrEventTooLarge: an event longer than 16 MiB.
 var ErrEventTooLarge = errors.New("event larger than the size cap")
 
 func (r *Reader) maxEvent() int {
-	if r.MaxEventSize > 0 {
-		return r.MaxEventSize
+	if r.maxEventSize > 0 {
+		return r.maxEventSize
 	}
-	return DefaultMaxEventSize
+	return maxEventSize
 }
 
 func (r *Reader) nextJSON() (Event, error) {
@@ -194,7 +196,7 @@ func (r *Reader) jsonEvent(n int, raw []byte) (Event, error) {
 	if err := dec.Decode(&attrs); err != nil {
 		return Event{}, r.perr(n, 0, fmt.Errorf("%w: event is not an object: %v", ErrJSON, err))
 	}
-	ev := Event{Line: n, Body: string(raw), Attrs: attrs}
+	ev := Event{Line: n, Body: string(raw), attrs: attrs}
 	if dec.More() {
 		return Event{}, r.perr(n, 0, fmt.Errorf("%w: text after the event's closing brace", ErrJSON))
 	}
@@ -202,7 +204,7 @@ func (r *Reader) jsonEvent(n int, raw []byte) (Event, error) {
 	if !ok {
 		return Event{}, r.perr(n, 0, fmt.Errorf("%w: missing EventTypeNumber", ErrJSON))
 	}
-	if r.Strict && !Code(code).Known() {
+	if r.Strict && !Code(code).known() {
 		return Event{}, r.perr(n, 0, ErrUnknownCode)
 	}
 	ev.Code = Code(code)

@@ -20,7 +20,8 @@ func jsonEvent(cluster, code int, minute int) string {
 func readJSON(t *testing.T, log string, lenient bool, maxSize int) ([]int, int, []error) {
 	t.Helper()
 	r := eventlog.NewReader(strings.NewReader(log))
-	r.Location, r.Lenient, r.MaxEventSize = time.UTC, lenient, maxSize
+	r.Location, r.Lenient = time.UTC, lenient
+	r.SetMaxEventSize(maxSize)
 	var got []int
 	var errs []error
 	for range 100 {

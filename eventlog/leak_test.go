@@ -44,7 +44,7 @@ func leaks(t *testing.T, b eventlog.Builder, jobs []*eventlog.Job) (leaked, tota
 	for _, s := range samples {
 		h := firstHold(byKey[s.Job])
 		var ctx []*eventlog.Job
-		for _, k := range s.Context {
+		for _, k := range s.Context() {
 			if k == (eventlog.Key{}) {
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/crosscluster/crosscluster/internal/decompress"
 )
@@ -26,8 +27,8 @@ func (id JobID) String() string {
 	return fmt.Sprintf("%03d.%03d.%03d", id.Cluster, id.Proc, id.Subproc)
 }
 
-// IsJob reports whether id names a job (all three parts non-negative).
-func (id JobID) IsJob() bool { return id.Cluster >= 0 && id.Proc >= 0 && id.Subproc >= 0 }
+// isJob reports whether id names a job (all three parts non-negative).
+func (id JobID) isJob() bool { return id.Cluster >= 0 && id.Proc >= 0 && id.Subproc >= 0 }
 
 // Event is one HTCondor job event.
 //
@@ -36,7 +37,10 @@ func (id JobID) IsJob() bool { return id.Cluster >= 0 && id.Proc >= 0 && id.Subp
 // date (for example "Job was held.\n"), then each body line, without the
 // "..." terminator. The typed accessors (HoldInfo, TerminateInfo, ...) parse
 // Body on demand, so a reader that only needs codes, ids and times never pays
-// for them.
+// for them. A classic-text Body is not a copy: it shares the block of input
+// it was read from (up to 1 MiB) with the events around it, and keeping one
+// event keeps that block; strings.Clone the Body of the few events kept from
+// a large log.
 type Event struct {
 	Code Code
 	Job  JobID
@@ -47,13 +51,14 @@ type Event struct {
 	Body string
 	// Ad holds the ClassAd lines ("Name = value\n" each) of the 028
 	// job-ad-information event that followed this event, when the reader
-	// folds them (JobAds == FoldJobAds).
+	// folds them (FoldJobAds).
 	Ad string
 	// File names the file the event came from; set by Files, empty otherwise.
 	File string
-	// Attrs holds every attribute of an event read from a JSON log; nil for
+	// attrs holds every attribute of an event read from a JSON log (whose
+	// Body is the event's JSON text); nil for
 	// the classic text format.
-	Attrs map[string]any
+	attrs map[string]any
 }
 
 // Errors a Reader reports inside a *ParseError.
@@ -101,34 +106,25 @@ func (e *ParseError) Error() string {
 // Unwrap returns the underlying error.
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// JobAdMode says what a Reader does with 028 job-ad-information events, which
-// EVENT_LOG_JOB_AD_INFORMATION_ATTRS makes HTCondor write after every event
-// of the global event log.
-type JobAdMode int
-
-const (
-	KeepJobAds JobAdMode = iota // return 028 events like any other
-	DropJobAds                  // skip 028 events
-	FoldJobAds                  // attach a 028 event's attributes to the preceding event of the same job (Event.Ad)
-)
-
 const maxLine = 16 << 20
 
 // Options are the settings of a Reader; Files applies them to each file.
 type Options struct {
 	// Year is the year of the first date written without one
 	// ("MM/DD HH:MM:SS"). When zero, the first such date takes its year from
-	// a global-log header's ctime or else from FileTime (the year that puts
-	// it at or before FileTime). Every later yearless date takes the year
+	// a global-log header's ctime or else from the file's modification
+	// time (the year that puts it at or before that time; now for a
+	// stream that is not a file). Every later yearless date takes the year
 	// that puts it nearest the log's running clock (the latest time read so
 	// far), so a writer that logs an old-year event after the first
 	// new-year ones (two writers around New Year) keeps it in the old year
 	// without moving the clock back, and a log over several years advances
 	// a year at each turn. 02/29 takes the nearest leap year.
 	Year int
-	// FileTime is the file's modification time, the last resort for the
-	// year; when zero, the current time is used, as HTCondor does.
-	FileTime time.Time
+	// fileTime is the file's modification time (set by Files), the last
+	// resort for the year; when zero, the current time is used, as
+	// HTCondor does.
+	fileTime time.Time
 	// Location is the zone of dates without "Z" or an offset; nil means
 	// time.Local.
 	Location *time.Location
@@ -139,13 +135,14 @@ type Options struct {
 	// (ErrUnknownCode); otherwise such events are returned with their raw
 	// body like any other.
 	Strict bool
-	// JobAds selects what happens to 028 events.
-	JobAds JobAdMode
-	// MaxEventSize caps one event, classic or JSON, in bytes; zero means
-	// DefaultMaxEventSize (16 MiB). A larger event is a ParseError
-	// wrapping ErrEventTooLarge (skipped and counted when Lenient), read
-	// through without keeping it.
-	MaxEventSize int
+	// FoldJobAds attaches each 028 job-ad-information event, which
+	// EVENT_LOG_JOB_AD_INFORMATION_ATTRS makes HTCondor write after every
+	// event of the global event log, to the event of the same job before it
+	// (Event.Ad) instead of returning it; otherwise 028 events are returned
+	// like any other.
+	FoldJobAds bool
+	// maxEventSize overrides the 16 MiB cap on one event (tests).
+	maxEventSize int
 }
 
 // Reader reads events from an HTCondor event log in the classic text format
@@ -161,8 +158,12 @@ type Reader struct {
 	// File names the input in ParseErrors.
 	File string
 
-	br      *bufio.Reader
+	br      *bufio.Reader // format detection and JSON
+	in      textInput     // the classic text, read through br
 	line    int
+	lineOff int  // offset in in.buf of the last line nextLine returned; -1 for stash and long
+	lineLen int  // its length without the line end
+	slow    bool // line by line only, no fastBody (tests)
 	buf     []byte
 	long    []byte
 	stash   []byte
@@ -176,8 +177,7 @@ type Reader struct {
 	clock   int64 // Unix seconds of the latest event time; 0 before the first
 	clocked bool
 
-	header    GlobalHeader
-	hasHeader bool
+	block []byte // see text
 
 	peek    Event
 	peekErr error
@@ -192,23 +192,15 @@ func NewReader(r io.Reader) *Reader {
 // Damaged returns how many damaged events a lenient Reader skipped.
 func (r *Reader) Damaged() int { return r.damaged }
 
-// Header returns the most recent global-log header ("Global JobLog: ...")
-// the reader has passed, if any.
-func (r *Reader) Header() (GlobalHeader, bool) { return r.header, r.hasHeader }
-
 // Read returns the next event. At the end of the input it returns io.EOF.
 // Bad input gives a *ParseError; the next Read resumes at the following
 // event. Errors from the underlying reader are returned as they are.
 func (r *Reader) Read() (Event, error) {
-	for {
-		ev, err := r.next()
-		if err != nil || ev.Code != JobAdInformation || r.JobAds != DropJobAds {
-			if err == nil && r.JobAds == FoldJobAds && ev.Code != JobAdInformation {
-				r.fold(&ev)
-			}
-			return ev, err
-		}
+	ev, err := r.next()
+	if err == nil && r.FoldJobAds && ev.Code != JobAdInformation {
+		r.fold(&ev)
 	}
+	return ev, err
 }
 
 func (r *Reader) fold(ev *Event) {
@@ -235,6 +227,10 @@ func (r *Reader) next() (Event, error) {
 			r.refused = true
 			return Event{}, err
 		}
+		r.in.src = r.br
+		if r.in.max == 0 {
+			r.in.next, r.in.max, r.in.minRead = firstChunk, maxChunk, r.br.Size()
+		}
 	}
 	if r.json != nil {
 		return r.nextJSON()
@@ -255,11 +251,6 @@ func (r *Reader) next() (Event, error) {
 // ReadAll reads events until io.EOF or the first error and returns those
 // read; io.EOF is not an error.
 func (r *Reader) ReadAll() ([]Event, error) { return readAll(r.Read) }
-
-// All returns an iterator over the remaining events. A *ParseError is
-// yielded and iteration goes on with the next event; any other error is
-// yielded last.
-func (r *Reader) All() iter.Seq2[Event, error] { return all(r.Read) }
 
 // readAll calls read until io.EOF or the first error; io.EOF is not an error.
 func readAll(read func() (Event, error)) ([]Event, error) {
@@ -343,26 +334,27 @@ func (r *Reader) detect() error {
 // nextLine returns the next line without its line end. The slice is valid
 // until the next call.
 func (r *Reader) nextLine() ([]byte, error) {
+	r.lineOff = -1
 	if r.stashed {
 		r.stashed = false
 		return r.stash, nil
 	}
-	line, err := r.br.ReadSlice('\n')
+	line, off, err := r.in.readSlice()
 	if err == bufio.ErrBufferFull {
 		r.long = append(r.long[:0], line...)
 		for err == bufio.ErrBufferFull {
-			line, err = r.br.ReadSlice('\n')
+			line, _, err = r.in.readSlice()
 			r.long = append(r.long, line...)
 			if len(r.long) > maxLine {
 				r.line++
 				for err == bufio.ErrBufferFull { // skip the rest of the line
-					_, err = r.br.ReadSlice('\n')
+					_, _, err = r.in.readSlice()
 				}
 				r.resync = true // and the rest of its event
 				return nil, r.perr(r.line, 0, ErrLineTooLong)
 			}
 		}
-		line = r.long
+		line, off = r.long, -1
 	}
 	if len(line) == 0 {
 		if err == nil {
@@ -380,6 +372,7 @@ func (r *Reader) nextLine() ([]byte, error) {
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
+	r.lineOff, r.lineLen = off, len(line)
 	return line, nil
 }
 
@@ -431,8 +424,10 @@ func (r *Reader) readText() (Event, error) {
 		}
 		break
 	}
-	if body, ok := r.fastBody(h.rest); ok {
-		return r.finish(&h, hline, body)
+	if !r.slow {
+		if body, ok := r.fastBody(&h); ok {
+			return r.finish(&h, hline, body)
+		}
 	}
 	// The header line's rest starts the body.
 	r.buf = append(r.buf[:0], h.rest...)
@@ -464,62 +459,120 @@ func (r *Reader) readText() (Event, error) {
 		r.buf = append(r.buf, line...)
 		r.buf = append(r.buf, '\n')
 	}
-	return r.finish(&h, hline, string(r.buf))
+	return r.finish(&h, hline, r.text(r.buf, false, nil))
 }
 
-// fastBody is the common case of readText: when the whole body and its
-// "..." line are already buffered, with "\n" line ends and no header-like
-// line inside, it returns the body as one string (one allocation, one copy)
-// and consumes it. Otherwise it consumes nothing and readText goes line by
-// line.
-func (r *Reader) fastBody(rest []byte) (string, bool) {
-	buf, _ := r.br.Peek(r.br.Buffered())
-	var n, used int
-	if len(buf) >= 4 && buf[0] == '.' && buf[1] == '.' && buf[2] == '.' && buf[3] == '\n' {
-		n, used = 0, 4
-	} else {
-		i := bytes.Index(buf, sync)
-		if i < 0 {
+// fastBody is the common case of readText: the body lines and the "..."
+// line follow the header line, with "\n" line ends and no header-like line
+// among them. It returns the body, consumed, reading more input while the
+// event is incomplete (up to the input's limit). When the header line ends
+// in "\n" in the input's chunk, the body (the header line's rest, its
+// "\n", the body lines) is a string over the chunk, not a copy. Otherwise
+// it consumes nothing but the input it read, h.rest is moved with it, and
+// readText goes line by line.
+func (r *Reader) fastBody(h *header) (string, bool) {
+	in := &r.in
+	// In the chunk, the header line is buf[r.lineOff:in.r]: contiguous when
+	// a single "\n" ends it.
+	restOff := -1
+	from := in.r
+	if r.lineOff >= 0 {
+		from = r.lineOff
+		if r.lineOff+r.lineLen+1 == in.r {
+			restOff = r.lineOff + r.lineLen - len(h.rest)
+		}
+	}
+	n, lines := 0, 0 // body bytes (whole lines) and lines scanned
+	for {
+		buf := in.buf[in.r:in.w]
+		for {
+			k := bytes.IndexByte(buf[n:], '\n')
+			if k < 0 {
+				break
+			}
+			line := buf[n : n+k]
+			if isSync(line) {
+				var s string
+				if restOff >= 0 {
+					s = unsafe.String(&in.buf[restOff], len(h.rest)+1+n)
+					in.kept = true
+				} else {
+					s = r.text(h.rest, true, buf[:n])
+				}
+				in.r += n + k + 1
+				r.line += lines + 1
+				return s, true
+			}
+			if looksLikeHeader(line) || (k > 0 && line[k-1] == '\r') {
+				return "", false
+			}
+			n += k + 1
+			lines++
+			if len(h.rest)+1+n >= r.maxEvent() {
+				return "", false
+			}
+		}
+		if in.err != nil || in.w-from >= in.limit() {
 			return "", false
 		}
-		n, used = i+1, i+len(sync)
-	}
-	body := buf[:n]
-	if len(rest)+1+n >= r.maxEvent() || bytes.IndexByte(body, '\r') >= 0 {
-		return "", false
-	}
-	lines := 0
-	for p := 0; p < len(body); {
-		if looksLikeHeader(body[p:]) {
-			return "", false
+		shift := in.fill(from)
+		from -= shift
+		if r.lineOff >= 0 {
+			r.lineOff -= shift
+			h.rest = in.buf[r.lineOff+r.lineLen-len(h.rest) : r.lineOff+r.lineLen]
+			if restOff >= 0 {
+				restOff -= shift
+			}
 		}
-		k := bytes.IndexByte(body[p:], '\n')
-		p += k + 1
-		lines++
 	}
-	var sb strings.Builder
-	sb.Grow(len(rest) + 1 + len(body))
-	sb.Write(rest)
-	sb.WriteByte('\n')
-	sb.Write(body)
-	r.line += lines + 1
-	r.br.Discard(used)
-	return sb.String(), true
 }
 
-var sync = []byte("\n...\n")
+// textBlock is the size of the blocks the bodies fastBody cannot leave in
+// the input (read line by line, with "\r\n" line ends, or after a stashed
+// or long header line) are copied into: one allocation per block instead of
+// one per event. Keeping one such event keeps its block (16 KiB) alive.
+const textBlock = 16 << 10
+
+// text returns a, then "\n" when nl, then b, as a string. Short texts are
+// copied into the reader's current block, which is only ever appended to,
+// so the strings made from it never change.
+func (r *Reader) text(a []byte, nl bool, b []byte) string {
+	n := len(a) + len(b)
+	if nl {
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	if n > textBlock/8 {
+		out := make([]byte, 0, n)
+		out = append(out, a...)
+		if nl {
+			out = append(out, '\n')
+		}
+		return unsafe.String(&append(out, b...)[0], n)
+	}
+	if cap(r.block)-len(r.block) < n {
+		r.block = make([]byte, 0, textBlock)
+	}
+	start := len(r.block)
+	r.block = append(r.block, a...)
+	if nl {
+		r.block = append(r.block, '\n')
+	}
+	r.block = append(r.block, b...)
+	return unsafe.String(&r.block[start], n)
+}
 
 func (r *Reader) finish(h *header, hline int, body string) (Event, error) {
-	if r.Strict && !h.code.Known() {
+	if r.Strict && !h.code.known() {
 		return Event{}, r.perr(hline, 1, ErrUnknownCode)
 	}
 	ev := Event{Code: h.code, Job: h.job, Line: hline, Body: body}
-	if ev.Code == Generic && !ev.Job.IsJob() {
-		if gh, ok := ParseGlobalHeader(ev); ok {
-			r.header, r.hasHeader = gh, true
-			if r.Year == 0 && !r.clocked && !gh.Ctime.IsZero() {
-				r.clock, r.clocked = gh.Ctime.Unix(), true
-			}
+	// A global-log header's ctime starts the clock for yearless dates.
+	if ev.Code == codeGeneric && !ev.Job.isJob() && r.Year == 0 && !r.clocked {
+		if gh, ok := parseGlobalHeader(ev); ok && !gh.Ctime.IsZero() {
+			r.clock, r.clocked = gh.Ctime.Unix(), true
 		}
 	}
 	t, err := r.eventTime(h)
@@ -572,10 +625,10 @@ func (r *Reader) eventTime(h *header) (time.Time, error) {
 	}
 	if !r.clocked {
 		// The first yearless date: Options.Year, or the year that puts it
-		// at or before FileTime (now when unset).
+		// at or before fileTime (now when unset).
 		year := r.Year
 		if year == 0 {
-			ref := r.FileTime
+			ref := r.fileTime
 			if ref.IsZero() {
 				ref = time.Now()
 			}

@@ -52,8 +52,8 @@ import (
 // zero jobs when Pad is set; it never loops looking for more.
 type Builder struct {
 	E     int           // event types; zero means DefaultE
-	M     int           // frames per sample; zero means DefaultM
-	Frame time.Duration // frame length; zero means DefaultFrame
+	M     int           // frames per sample; zero means 10
+	Frame time.Duration // frame length; zero means one minute
 	J     int           // jobs per sample, primary included; zero means 1
 	Seed  uint64
 	// Pad fills missing context jobs with zero rows instead of failing.
@@ -72,8 +72,8 @@ const (
 	// DefaultE is the number of event types the published model used
 	// (codes 000–045).
 	DefaultE     = 46
-	DefaultM     = 10
-	DefaultFrame = time.Minute
+	defaultM     = 10
+	defaultFrame = time.Minute
 )
 
 // ErrNoHold reports a SeedCompat sample asked for a job that was never held.
@@ -90,44 +90,22 @@ type Sample struct {
 	X       []float32
 	J, M, E int
 	Label   Label
-	Job     Key   // the primary (held) job
-	Context []Key // jobs 1..J-1; the zero Key marks padding
+	Job     Key // the primary (held) job
+	// contextJobs are jobs 1..J-1; the zero Key marks padding.
+	contextJobs []Key
 	// Start is the instant of frame 0's end: the primary's first hold
 	// minus (M-1) frames by default, its first event in Forward mode, its
 	// first hold in SeedCompat mode.
 	Start time.Time
 }
 
-// At returns X at job j, frame m, event type e.
-func (s *Sample) At(j, m, e int) float32 {
-	if j < 0 || j >= s.J || m < 0 || m >= s.M || e < 0 || e >= s.E {
-		panic("eventlog: Sample.At index out of range")
-	}
-	return s.X[(j*s.M+m)*s.E+e]
-}
-
-// Rows returns the (m, j·e) view a sequence model consumes: M rows, row m
-// the concatenation over jobs of X[j, m, :]. This is a transpose of the
-// (j, m, e) layout, not a reshape. The rows are new slices.
-func (s *Sample) Rows() [][]float32 {
-	flat := s.RowsInto(nil)
-	rows := make([][]float32, s.M)
-	w := s.J * s.E
-	for m := range rows {
-		rows[m] = flat[m*w : (m+1)*w : (m+1)*w]
-	}
-	return rows
-}
-
-// RowsInto writes the (m, j·e) view row-major into dst, which must hold
-// J*M*E values or be nil (then it is allocated), and returns it.
-func (s *Sample) RowsInto(dst []float32) []float32 {
+// rowsInto writes the (m, j·e) view row-major into dst, which holds
+// J*M*E values or is nil (then it is allocated), and returns it. This is a
+// transpose of the (j, m, e) layout, not a reshape.
+func (s *Sample) rowsInto(dst []float32) []float32 {
 	n := s.J * s.M * s.E
 	if dst == nil {
 		dst = make([]float32, n)
-	}
-	if len(dst) != n {
-		panic("eventlog: RowsInto destination length is not J*M*E")
 	}
 	for m := 0; m < s.M; m++ {
 		for j := 0; j < s.J; j++ {
@@ -137,10 +115,11 @@ func (s *Sample) RowsInto(dst []float32) []float32 {
 	return dst
 }
 
-// Seq returns the (m, j·e) view as float64 rows, the form lstm.Model.Predict
-// takes.
+// Seq returns the (m, j·e) view a sequence model consumes, as float64 rows
+// (the form lstm.Model.Predict takes): M rows, row m the concatenation over
+// jobs of X[j, m, :]. The rows are new slices.
 func (s *Sample) Seq() [][]float64 {
-	flat := s.RowsInto(nil)
+	flat := s.rowsInto(nil)
 	out := make([][]float64, s.M)
 	w := s.J * s.E
 	for m := range out {
@@ -157,10 +136,10 @@ func (b Builder) withDefaults() Builder {
 		b.E = DefaultE
 	}
 	if b.M == 0 {
-		b.M = DefaultM
+		b.M = defaultM
 	}
 	if b.Frame == 0 {
-		b.Frame = DefaultFrame
+		b.Frame = defaultFrame
 	}
 	if b.J == 0 {
 		b.J = 1
@@ -354,10 +333,10 @@ func (b Builder) build(jobs []*Job, prims []prim) ([]Sample, error) {
 			r := k + rng.IntN(len(cand)-k)
 			cand[k], cand[r] = cand[r], cand[k]
 		}
-		s.Context = make([]Key, need)
+		s.contextJobs = make([]Key, need)
 		b.fill(&s, 0, &tls[p.i], p.at, lo)
 		for k := 0; k < picked; k++ {
-			s.Context[k] = tls[cand[k]].key
+			s.contextJobs[k] = tls[cand[k]].key
 			b.fill(&s, k+1, &tls[cand[k]], p.at, lo)
 		}
 		samples = append(samples, s)
@@ -388,13 +367,13 @@ func jobSeed(id JobID) uint64 {
 	return h.Sum64()
 }
 
-// Sample builds the tensor of one job with the given context jobs, in that
+// sample builds the tensor of one job with the given context jobs, in that
 // order, without the held-job and label filters of Build: use it for a job
 // on hold now, or to inspect the framing. More than J-1 context jobs is a
 // caller mistake and panics; fewer fails with ErrTooFewJobs unless Pad is
 // set. SeedCompat needs a held primary (ErrNoHold); by default a primary
 // that was never held is framed at its latest event.
-func (b Builder) Sample(primary *Job, context []*Job) (Sample, error) {
+func (b Builder) sample(primary *Job, context []*Job) (Sample, error) {
 	b = b.withDefaults()
 	if len(context) > b.J-1 {
 		panic("eventlog: more context jobs than J-1")
@@ -413,7 +392,7 @@ func (b Builder) Sample(primary *Job, context []*Job) (Sample, error) {
 	if b.SeedCompat && !found {
 		return Sample{}, fmt.Errorf("eventlog: job %v: %w", primary.Key, ErrNoHold)
 	}
-	s := Sample{X: make([]float32, b.J*b.M*b.E), J: b.J, M: b.M, E: b.E, Label: primary.Label(), Job: primary.Key, Context: make([]Key, b.J-1)}
+	s := Sample{X: make([]float32, b.J*b.M*b.E), J: b.J, M: b.M, E: b.E, Label: primary.Label(), Job: primary.Key, contextJobs: make([]Key, b.J-1)}
 	var start int64
 	switch {
 	case b.SeedCompat:
@@ -431,7 +410,7 @@ func (b Builder) Sample(primary *Job, context []*Job) (Sample, error) {
 	b.fill(&s, 0, &tl, hold, start)
 	for k, c := range context {
 		ctl := makeTimeline(c, b.E)
-		s.Context[k] = c.Key
+		s.contextJobs[k] = c.Key
 		b.fill(&s, k+1, &ctl, hold, start)
 	}
 	return s, nil

@@ -9,7 +9,6 @@ import (
 
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/synth"
-	"github.com/google/go-cmp/cmp"
 )
 
 type spec struct {
@@ -77,7 +76,7 @@ func TestWorkedExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []int{0, 0, 1, 2, 3, 3, 4, 4, 4, 2, 2, 2, 5, 5}
-	if d := cmp.Diff(want, rowsOf(t, &s, 0)); d != "" {
+	if d := diff(want, rowsOf(t, &s, 0)); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}
 	if s.E != eventlog.DefaultE || len(s.X) != 14*46 {
@@ -121,7 +120,7 @@ func TestFraming(t *testing.T) {
 				t.Fatal(err)
 			}
 			for j := range 3 {
-				if d := cmp.Diff(tt.want[j], rowsOf(t, &s, j)); d != "" {
+				if d := diff(tt.want[j], rowsOf(t, &s, j)); d != "" {
 					t.Errorf("job %d rows (-want +got):\n%s", j, d)
 				}
 			}
@@ -196,7 +195,7 @@ func TestBuild(t *testing.T) {
 	}
 	for i := range s1 {
 		// cmp.Diff over 46k floats per sample is slow; compare directly.
-		if !slices.Equal(s1[i].X, s2[i].X) || !slices.Equal(s1[i].Context, s2[i].Context) || s1[i].Job != s2[i].Job || s1[i].Label != s2[i].Label {
+		if !slices.Equal(s1[i].X, s2[i].X) || !slices.Equal(s1[i].Context(), s2[i].Context()) || s1[i].Job != s2[i].Job || s1[i].Label != s2[i].Label {
 			t.Errorf("same seed, sample %d differs", i)
 		}
 	}
@@ -204,7 +203,7 @@ func TestBuild(t *testing.T) {
 	s3, _ := b.Build(jobs)
 	same := 0
 	for i := range s1 {
-		if slices.Equal(s1[i].Context, s3[i].Context) {
+		if slices.Equal(s1[i].Context(), s3[i].Context()) {
 			same++
 		}
 	}
@@ -233,7 +232,7 @@ func TestBuild(t *testing.T) {
 	}
 	for _, s := range s1 {
 		end := s.Start.Add(time.Duration(s.M-1) * time.Minute)
-		for _, c := range s.Context {
+		for _, c := range s.Context() {
 			first, last := life(byKey[c])
 			if first.After(end) || last.Before(s.Start) {
 				t.Errorf("%v: context job %v lives %v–%v, outside the window %v–%v", s.Job, c, first, last, s.Start, end)
@@ -266,7 +265,7 @@ func TestBuild(t *testing.T) {
 			}
 		}
 		got := 0
-		for _, c := range s.Context {
+		for _, c := range s.Context() {
 			if c != (eventlog.Key{}) {
 				got++
 			}
@@ -280,7 +279,7 @@ func TestBuild(t *testing.T) {
 			t.Errorf("%v: unlabelled sample", s.Job)
 		}
 		seen := map[eventlog.Key]bool{s.Job: true}
-		for _, c := range s.Context {
+		for _, c := range s.Context() {
 			if seen[c] {
 				t.Errorf("%v: context job %v twice or the primary", s.Job, c)
 			}
@@ -318,10 +317,10 @@ func TestTooFewJobs(t *testing.T) {
 	if err != nil || len(s) != 1 {
 		t.Fatalf("padded: %d samples, %v", len(s), err)
 	}
-	if d := cmp.Diff([]eventlog.Key{other.Key, {}}, s[0].Context); d != "" {
+	if d := diff([]eventlog.Key{other.Key, {}}, s[0].Context()); d != "" {
 		t.Errorf("context (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]int{-1, -1, -1}, rowsOf(t, &s[0], 2)); d != "" {
+	if d := diff([]int{-1, -1, -1}, rowsOf(t, &s[0], 2)); d != "" {
 		t.Errorf("padding rows (-want +got):\n%s", d)
 	}
 }

@@ -114,7 +114,8 @@ func TestYearLeapDay(t *testing.T) {
 	checkTimes(t, want, readYears(t, yearlessLog(want), 2027))
 
 	r := eventlog.NewReader(strings.NewReader(yearlessLog(want[2:])))
-	r.Location, r.FileTime = time.UTC, time.Date(2029, 6, 1, 0, 0, 0, 0, time.UTC) // 2029 has no 02/29
+	r.Location = time.UTC
+	r.SetFileTime(time.Date(2029, 6, 1, 0, 0, 0, 0, time.UTC)) // 2029 has no 02/29
 	evs, err := r.ReadAll()
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -14,7 +15,7 @@ import (
 func TestRunSynthetic(t *testing.T) {
 	dir := t.TempDir()
 	o := options{out: dir, jobs: 200, seed: 3, m: 5, j: 3, frame: time.Minute, tz: "UTC"}
-	if err := run(o); err != nil {
+	if err := run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"global.log", "codes.csv", "jobs.csv", "dataset.npz", "split.json", "summary.json"} {
@@ -35,13 +36,13 @@ func TestRunNoHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := options{out: dir, logs: log, seed: 1, m: 5, j: 2, frame: time.Minute, tz: "Europe/Berlin"}
-	if err := run(o); err != nil {
+	if err := run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "holds.png")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("holds.png exists for a log without holds (%v)", err)
 	}
-	if err := run(options{out: dir, logs: log, tz: "Mars/Olympus"}); err == nil {
+	if err := run(context.Background(), options{out: dir, logs: log, tz: "Mars/Olympus"}); err == nil {
 		t.Error("-tz Mars/Olympus accepted")
 	}
 }

@@ -79,5 +79,5 @@ func simulate(steps, record, variant int) (zb, omegab []float64) {
 // temporary name so a reader never sees a partial file.
 func writeBox(path string, steps, record, variant int) error {
 	zb, om := simulate(steps, record, variant)
-	return writeNPZ(path, map[string][]float64{"z_b": zb, "omega_b": om}, [][]int{{len(om), 2}, {len(om)}})
+	return writeNPZ(path, []string{"z_b", "omega_b"}, [][]int{{len(om), 2}, {len(om)}}, [][]float64{zb, om})
 }

@@ -3,6 +3,7 @@ package npy
 import (
 	"archive/zip"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 )
@@ -30,6 +31,36 @@ func Write(w io.Writer, shape []int, data any) error {
 		return err
 	}
 	return encode(w, data)
+}
+
+// Check reports what Write would panic on: data of a type Write does not
+// take, a negative dimension, or a shape whose product differs from the
+// length of data.
+func Check(shape []int, data any) error {
+	if _, ok := descr(data); !ok {
+		return fmt.Errorf("unsupported data type %T (want a slice of float64, float32, int, int8–int64, uint8–uint64 or bool)", data)
+	}
+	_, n := describe(data)
+	count := 1
+	for _, s := range shape {
+		if s < 0 {
+			return fmt.Errorf("negative dimension in shape %v", shape)
+		}
+		count *= s
+	}
+	if count != n {
+		return fmt.Errorf("shape %v holds %d values, data %d", shape, count, n)
+	}
+	return nil
+}
+
+func descr(data any) (string, bool) {
+	switch data.(type) {
+	case []float64, []float32, []int, []int8, []int16, []int32, []int64, []uint8, []uint16, []uint32, []uint64, []bool:
+		d, _ := describe(data)
+		return d, true
+	}
+	return "", false
 }
 
 func describe(data any) (descr string, n int) {

@@ -426,11 +426,11 @@ func LoadShape(dir string, d *Dataset, s Shape) (*Splits, error) {
 	if err != nil {
 		return nil, fmt.Errorf("heldjobs: %w: %s: %w", ErrDataset, path, err)
 	}
-	if ds.J != s.J || ds.M != s.M || ds.E != d.E || ds.Builder.Frame != s.Frame || ds.N != sd.Labelled {
+	if ds.Builder.J != s.J || ds.Builder.M != s.M || ds.Builder.E != d.E || ds.Builder.Frame != s.Frame || len(ds.Labels) != sd.Labelled {
 		return nil, fmt.Errorf("heldjobs: %w: %s holds %d samples of %dx%dx%s with e=%d, the index says %d of %s with e=%d",
-			ErrDataset, path, ds.N, ds.J, ds.M, ds.Builder.Frame, ds.E, sd.Labelled, s, d.E)
+			ErrDataset, path, len(ds.Labels), ds.Builder.J, ds.Builder.M, ds.Builder.Frame, ds.Builder.E, sd.Labelled, s, d.E)
 	}
-	tr, va, te := eventlog.Split(ds.N, d.Seed, d.Train, d.Valid)
+	tr, va, te := eventlog.Split(len(ds.Labels), d.Seed, d.Train, d.Valid)
 	data := func(idx []int) lstm.Data {
 		out := lstm.Data{X: make([][][]float64, len(idx)), Y: make([]int, len(idx))}
 		for i, k := range idx {
