@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/crosscluster/crosscluster/internal/errtest"
-	"github.com/crosscluster/crosscluster/overlap"
 	"github.com/crosscluster/crosscluster/internal/plot"
+	"github.com/crosscluster/crosscluster/overlap"
 )
 
 // TestErrors provokes each error the documentation of plot promises: a
