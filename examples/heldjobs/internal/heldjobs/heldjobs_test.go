@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/internal/testenv"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
@@ -316,7 +317,7 @@ func TestSearchLocal(t *testing.T) {
 func TestTrackingPandas(t *testing.T) {
 	py := "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import pandas").Run(); err != nil {
-		t.Skipf("%s with pandas is needed (%v)", py, err)
+		testenv.Skipf(t, "%s with pandas is needed (%v)", py, err)
 	}
 	oc := localSmall(t)
 	out := filepath.Dir(filepath.Dir(oc.Runs[0].Dir))
