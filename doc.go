@@ -3,23 +3,26 @@
 // the work is done by flat packages, each serving one of five workflows:
 //
 //   - Defensible cross-cluster comparisons: [github.com/crosscluster/crosscluster/regime]
-//     labels jobs with workload regimes, [github.com/crosscluster/crosscluster/overlap]
-//     fits a source-vs-target domain classifier and reports AUC, propensity-band
-//     coverage and per-feature KS, on numerics from [github.com/crosscluster/crosscluster/stats].
+//     labels jobs with workload regimes and reads job tables;
+//     [github.com/crosscluster/crosscluster/overlap] fits a source-versus-target
+//     domain classifier and reports AUC, propensity-band coverage and per-feature KS,
+//     on numerics from [github.com/crosscluster/crosscluster/stats].
 //   - Scheduler matching and simulation: [github.com/crosscluster/crosscluster/matcher]
-//     models rainbow's clusters, subsystems and jobspecs;
-//     [github.com/crosscluster/crosscluster/matcher/experiment] reproduces its simulation experiments.
+//     models rainbow's clusters, subsystems and jobspecs, matches and selects;
+//     [github.com/crosscluster/crosscluster/matcher/experiment] reproduces the published
+//     simulation experiments.
 //   - Held-job decisions from HTCondor event logs: [github.com/crosscluster/crosscluster/eventlog]
 //     reads user and global event logs and builds held-job tensors;
-//     [github.com/crosscluster/crosscluster/lstm] trains the release-or-remove classifier;
-//     [github.com/crosscluster/crosscluster/heldjobs] runs a search spec of it on any sweep
-//     backend or as an HTCondor DAG, chooses the best model and decides new logs.
+//     [github.com/crosscluster/crosscluster/lstm] trains and applies the release-or-remove
+//     classifier.
 //   - Bounded cross-machine divergence: [github.com/crosscluster/crosscluster/divergence]
 //     reads NumPy archives from every host and reports pairwise maximum divergence per key.
-//   - Parameter sweeps: [github.com/crosscluster/crosscluster/sweep] expands specs,
-//     keeps a durable SQLite ledger, runs locally or on Slurm (HTCondor too),
-//     recovers failures, exports results and analyses training curves.
+//   - Parameter sweeps: [github.com/crosscluster/crosscluster/sweep] expands specs, keeps
+//     a durable SQLite ledger, runs and prunes locally, recovers failures and exports
+//     results; its sub-packages add the Slurm and HTCondor backends (sweep/slurm,
+//     sweep/condor) and a live dashboard (sweep/dashboard).
 //
-// Runnable programs for each workflow live under examples/; examples/tour runs
-// them all on built-in data.
+// One program per workflow lives under examples/ (examples/overlap, rainbow,
+// eventlog, heldjobs, tolerance, losssweep); examples/tour runs them all on
+// built-in data. ARCHITECTURE.md describes the layers and the invariants.
 package crosscluster

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crosscluster/crosscluster/internal/errtest"
 	"github.com/crosscluster/crosscluster/internal/npy"
+	"github.com/crosscluster/crosscluster/internal/testenv"
 )
 
 // TestErrors provokes each error the documentation of divergence promises,
@@ -26,7 +27,7 @@ import (
 func TestErrors(t *testing.T) {
 	for _, tool := range []string{"git", "setsid"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			testenv.Skipf(t, "%s not installed", tool)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/crosscluster/crosscluster/internal/errtest"
 	"github.com/crosscluster/crosscluster/internal/npy"
+	"github.com/crosscluster/crosscluster/internal/testenv"
 )
 
 // writeRun writes a small archive whose z_b is offset by eps.
@@ -133,7 +134,7 @@ func checkOutcomes(t *testing.T, boxes []box, out []Outcome, dest string) {
 
 func TestReplicateLocal(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid not installed; internal/launch needs it")
+		testenv.Skip(t, "setsid not installed; internal/launch needs it")
 	}
 	boxes := standardBoxes()
 	hosts := makeBoxes(t, boxes, func(name, dir string) Host { return Host{Name: name, Repo: dir} })
@@ -191,14 +192,14 @@ func sshd(t *testing.T) string {
 	}
 	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen", "setsid"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed (apt-get install openssh-server openssh-client): %v", bin, err)
+			testenv.Skipf(t, "%s not installed (apt-get install openssh-server openssh-client): %v", bin, err)
 		}
 	}
 	if os.Geteuid() == 0 {
 		// sshd running as root needs its privilege-separation directory,
 		// which a booted system creates at start-up.
 		if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-			t.Skipf("cannot create /run/sshd: %v", err)
+			testenv.Skipf(t, "cannot create /run/sshd: %v", err)
 		}
 	}
 	dir := t.TempDir()
@@ -228,7 +229,7 @@ LogLevel ERROR
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
-		t.Skipf("sshd does not start: %v", err)
+		testenv.Skipf(t, "sshd does not start: %v", err)
 	}
 	var cc string
 	t.Cleanup(func() {
@@ -266,7 +267,7 @@ Host nobody-home
 			break
 		}
 		if time.Now().After(deadline) || cmd.ProcessState != nil {
-			t.Skipf("sshd on port %d does not accept logins: %v: %s", port, err, log.String())
+			testenv.Skipf(t, "sshd on port %d does not accept logins: %v: %s", port, err, log.String())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -325,7 +326,7 @@ func git(t *testing.T, dir string, args ...string) string {
 
 func TestSync(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		testenv.Skip(t, "git not installed")
 	}
 	for _, mode := range []string{"local", "ssh"} {
 		t.Run(mode, func(t *testing.T) {
@@ -426,7 +427,7 @@ func TestReplicateHostNamePanics(t *testing.T) {
 // file with itself, max=0 PASS).
 func TestReplicateSharedFile(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid not installed; internal/launch needs it")
+		testenv.Skip(t, "setsid not installed; internal/launch needs it")
 	}
 	for _, view := range []string{"same path", "other path"} {
 		t.Run(view, func(t *testing.T) {
@@ -500,10 +501,10 @@ func TestReplicateSharedFile(t *testing.T) {
 // ReplicateConfig.Commit is not launched (issue 15 item 8).
 func TestReplicateSharedHome(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid not installed; internal/launch needs it")
+		testenv.Skip(t, "setsid not installed; internal/launch needs it")
 	}
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
+		testenv.Skip(t, "git not installed")
 	}
 	home := t.TempDir()
 	writeRun(t, filepath.Join(home, "template-a.npz"), 0)
@@ -564,7 +565,7 @@ func TestReplicateSharedHome(t *testing.T) {
 func TestSyncSharedCheckout(t *testing.T) {
 	realGit, err := exec.LookPath("git")
 	if err != nil {
-		t.Skip("git not installed")
+		testenv.Skip(t, "git not installed")
 	}
 	root := t.TempDir()
 	origin := filepath.Join(root, "origin.git")
@@ -662,7 +663,7 @@ func TestNewestArchiveManyFiles(t *testing.T) {
 func TestCollectChanged(t *testing.T) {
 	realCat, err := exec.LookPath("cat")
 	if err != nil {
-		t.Skip("no cat")
+		testenv.Skip(t, "no cat")
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "run.npz")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/crosscluster/crosscluster/internal/pubdata"
+	"github.com/crosscluster/crosscluster/internal/testenv"
 )
 
 // rainbowExample reads a file of testdata/rainbow-examples (rainbow's own
@@ -260,12 +261,12 @@ func TestNestedRequiresPlacement(t *testing.T) {
 func TestNestedRequiresPublishedAttachment(t *testing.T) {
 	dir, err := pubdata.Dir("rainbow")
 	if err != nil {
-		t.Skip(err)
+		testenv.Skip(t, err)
 	}
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, "spack-build", "jgf-sample", name))
 		if err != nil {
-			t.Skip(err)
+			testenv.Skip(t, err)
 		}
 		return b
 	}

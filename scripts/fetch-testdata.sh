@@ -13,6 +13,9 @@
 #
 # Files already present with the right checksum are not downloaded again. A
 # download that does not match its checksum is discarded, never installed.
+# The first download that fails (no network, a source gone) stops the script
+# at once with the URL: no retries, so an offline machine learns it in
+# seconds, not after minutes of timeouts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 manifest=scripts/testdata.tsv
@@ -49,10 +52,9 @@ while IFS=$'\t' read -r path sum size urls; do
 		if [ "$url" = "$rest" ]; then rest=; else rest=${rest#* + }; fi
 		[ $first -eq 1 ] || printf '\n' >> "$part"
 		first=0
-		if ! curl -fsSL --connect-timeout 10 --retry 2 "$url" >> "$part"; then
-			echo "fetch-testdata: cannot download $url (for $path)" >&2
-			bad=$((bad + 1))
-			continue 2
+		if ! curl -fsSL --connect-timeout 10 --max-time 300 "$url" >> "$part"; then
+			echo "fetch-testdata: cannot download $url (for $path); stopping ($ok present, $fetched downloaded so far)" >&2
+			exit 1
 		fi
 	done
 	got=$(sha "$part")

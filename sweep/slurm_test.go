@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/testenv"
 )
 
 // needSlurm skips unless CROSSCLUSTER_SLURM=1, and then fails unless a
@@ -15,7 +17,7 @@ import (
 func needSlurm(t *testing.T) {
 	t.Helper()
 	if os.Getenv("CROSSCLUSTER_SLURM") != "1" {
-		t.Skip("Slurm tests need CROSSCLUSTER_SLURM=1 and a cluster (.ci/slurm-up.sh starts one)")
+		testenv.Skip(t, "Slurm tests need CROSSCLUSTER_SLURM=1 and a cluster (.ci/slurm-up.sh starts one)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -15,6 +15,7 @@ import (
 	"github.com/crosscluster/crosscluster/examples/heldjobs/internal/heldjobs"
 	"github.com/crosscluster/crosscluster/internal/dagman"
 	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/internal/testenv"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep/condor"
 )
@@ -249,7 +250,7 @@ func TestCondorStaticBinary(t *testing.T) {
 // best run and the same scores. It needs CROSSCLUSTER_SLURM=1.
 func TestSlurmStaticBinary(t *testing.T) {
 	if os.Getenv("CROSSCLUSTER_SLURM") != "1" {
-		t.Skip("Slurm tests need CROSSCLUSTER_SLURM=1 and a cluster (.ci/slurm-up.sh starts one)")
+		testenv.Skip(t, "Slurm tests need CROSSCLUSTER_SLURM=1 and a cluster (.ci/slurm-up.sh starts one)")
 	}
 	out := t.TempDir()
 	if msg, err := runBinary(t, "-spec", smallSpec, "-backend", "slurm", "-workers", "2", "-out", out); err != nil {

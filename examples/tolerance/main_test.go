@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/divergence"
+	"github.com/crosscluster/crosscluster/internal/testenv"
 )
 
 // TestMain lets the test binary be a box: localBoxes' run script calls
@@ -101,7 +102,7 @@ func TestSyncByDefault(t *testing.T) {
 	}
 	for _, tool := range []string{"git", "setsid"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " not installed")
+			testenv.Skip(t, tool+" not installed")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -185,7 +186,7 @@ func needLaunch(t *testing.T) {
 		t.Skip("launches processes")
 	}
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid not installed")
+		testenv.Skip(t, "setsid not installed")
 	}
 }
 

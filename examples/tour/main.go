@@ -1,14 +1,22 @@
 // Command tour runs every workflow's example end to end on built-in data,
 // writing each one's outputs under one directory (default ./out).
 //
-// It first compiles the example programs (on a new machine this downloads
-// the modules and takes a minute or two, reported as it goes), then runs
-// them in turn, saying what each does and how long it took, and ends with a
-// table of what was written where. Exit status 1 when any workflow failed.
+// It first compiles the example programs into a temporary directory (on a
+// new machine this downloads the modules and takes a minute or two, reported
+// as it goes), then runs them in turn, saying what each does and how long it
+// took, and ends with a table of what was written where. When the public
+// test data is on the machine ($CROSSCLUSTER_TESTDATA, or ../shared/testdata
+// beside the checkout: internal/pubdata finds it), two more steps run the
+// published references on it. The temporary directory is removed when the
+// tour ends, fails or is interrupted.
+//
+// Exit status: 0 when every workflow passed, 1 when one failed, 2 for a bad
+// flag or argument, 130 after Ctrl-C (SIGINT) or SIGTERM.
 package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,27 +24,49 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/pubdata"
 )
 
-// steps lists the workflows in the order README.md presents them: the
-// example's directory under examples/, what it shows, and the flags it gets
-// besides -out.
-var steps = []struct {
-	name, what string
-	flags      []string
-}{
-	{"overlap", "cross-cluster comparison: regimes, domain classifier, propensity band, KS", nil},
-	{"rainbow", "scheduler matching: the two rainbow simulation experiments on synthetic worlds", nil},
-	{"eventlog", "HTCondor event logs: parse a synthetic pool log, job histories, held-job tensors", nil},
-	{"heldjobs", "held-job decisions: train the LSTM, evaluate, decide release or remove", nil},
-	{"tolerance", "cross-machine divergence: replicate on three local boxes, compare .npz archives (bound 1e-3: one-ulp differences grow to about 7e-4 over 15 s of a chaotic pendulum; the example's default 1e-4 fails and exits 1)", []string{"-tol", "1e-3"}},
-	{"losssweep", "parameter sweep: 216 runs through the ledger, export, curve analysis", nil},
+// step is one run of an example: its directory under examples/, what it
+// shows, the flags it gets besides -out, and for the real-data steps the
+// source of the public data it reads (flags then name files relative to it
+// as "{data}/...").
+type step struct {
+	name, example, what string
+	flags               []string
+	data                string
+}
+
+// steps lists the workflows in the order README.md presents them, then the
+// references on the public data.
+var steps = []step{
+	{"overlap", "overlap", "cross-cluster comparison: regimes, domain classifier, propensity band, KS", nil, ""},
+	{"rainbow", "rainbow", "scheduler matching: the two rainbow simulation experiments on synthetic worlds", nil, ""},
+	{"eventlog", "eventlog", "HTCondor event logs: parse a synthetic pool log, job histories, held-job tensors", nil, ""},
+	{"heldjobs", "heldjobs", "held-job decisions: train the LSTM, evaluate, decide release or remove", nil, ""},
+	{"tolerance", "tolerance", "cross-machine divergence: replicate on three local boxes, compare .npz archives (bound 1e-3: one-ulp differences grow to about 7e-4 over 15 s of a chaotic pendulum; the example's default 1e-4 fails and exits 1)", []string{"-tol", "1e-3"}, ""},
+	{"losssweep", "losssweep", "parameter sweep: 216 runs through the ledger, export, curve analysis", nil, ""},
+	{"stampede", "overlap", "public data: Stampede February against March 2018, every regime (the reference of fresco/SOURCES.md)",
+		[]string{"-regime", "all", "-source", "{data}/stampede_feb_2018_job_accounting.csv", "-target", "{data}/stampede_mar_2018_job_accounting.csv"}, "fresco"},
+	{"rainbow-published", "rainbow", "public data: both rainbow experiments with the published rules",
+		[]string{"-data", "{data}", "-rules", "published"}, "rainbow"},
+}
+
+func names() string {
+	var n []string
+	for _, s := range steps {
+		n = append(n, s.name)
+	}
+	return strings.Join(n, ", ")
 }
 
 func main() {
@@ -44,19 +74,55 @@ func main() {
 		fmt.Fprintf(flag.CommandLine.Output(), `Usage: go run ./examples/tour [-out DIR] [-only NAME]
 
 Runs every workflow's example end to end on built-in data (about a minute
-once compiled; the first run on a new machine also downloads and compiles).
+once compiled; the first run on a new machine also downloads and compiles),
+and the published references when the public test data is present.
 
 Flags:
 `)
 		flag.PrintDefaults()
 	}
 	out := flag.String("out", "out", "directory that receives one sub-directory per workflow (e.g. -out /tmp/tour)")
-	only := flag.String("only", "", "run just this workflow: overlap, rainbow, eventlog, heldjobs, tolerance or losssweep (e.g. -only overlap)")
+	only := flag.String("only", "", "run just this step: "+names()+" (e.g. -only overlap)")
 	flag.Parse()
-	if err := run(*out, *only); err != nil {
+	if err := validate(*out, *only, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "tour:", err)
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, *out, *only)
+	interrupted := ctx.Err() != nil
+	stop()
+	switch {
+	case interrupted:
+		fmt.Fprintln(os.Stderr, "tour: interrupted; outputs so far are under", *out)
+		os.Exit(130)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "tour:", err)
 		os.Exit(1)
 	}
+}
+
+// validate checks the flags and arguments before any work.
+func validate(out, only string, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q (the tour takes only flags)", args[0])
+	}
+	if out == "" {
+		return errors.New("-out is empty: give the directory that receives the outputs")
+	}
+	if st, err := os.Stat(out); err == nil && !st.IsDir() {
+		return fmt.Errorf("-out %s is a file, not a directory", out)
+	}
+	if only != "" && !strings.Contains(", "+names()+", ", ", "+only+", ") {
+		return fmt.Errorf("-only %q: no such step (want one of %s)", only, names())
+	}
+	if d := os.Getenv(pubdata.Env); d != "" {
+		if _, err := pubdata.Root(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type outcome struct {
@@ -67,7 +133,7 @@ type outcome struct {
 	files   []string
 }
 
-func run(out, only string) error {
+func run(ctx context.Context, out, only string) error {
 	root, err := moduleRoot()
 	if err != nil {
 		return err
@@ -76,14 +142,27 @@ func run(out, only string) error {
 	if err != nil {
 		return err
 	}
-	var todo []int
-	for i, s := range steps {
-		if only == "" || s.name == only {
-			todo = append(todo, i)
+	var todo []step
+	for _, s := range steps {
+		if only != "" && s.name != only {
+			continue
 		}
-	}
-	if len(todo) == 0 {
-		return fmt.Errorf("no workflow named %q (want overlap, rainbow, eventlog, heldjobs, tolerance or losssweep)", only)
+		if s.data != "" {
+			d, err := pubdata.Dir(s.data)
+			if err != nil {
+				fmt.Printf("skipping %s: %v\n", s.name, err)
+				if only != "" {
+					return err
+				}
+				continue
+			}
+			flags := make([]string, len(s.flags))
+			for i, f := range s.flags {
+				flags[i] = strings.ReplaceAll(f, "{data}", d)
+			}
+			s.flags = flags
+		}
+		todo = append(todo, s)
 	}
 	bin, err := os.MkdirTemp("", "crosscluster-tour-")
 	if err != nil {
@@ -91,28 +170,34 @@ func run(out, only string) error {
 	}
 	defer os.RemoveAll(bin)
 	var pkgs []string
-	for _, i := range todo {
-		pkgs = append(pkgs, "./examples/"+steps[i].name)
+	seen := map[string]bool{}
+	for _, s := range todo {
+		if !seen[s.example] {
+			seen[s.example] = true
+			pkgs = append(pkgs, "./examples/"+s.example)
+		}
 	}
-	if err := compile(root, bin, pkgs); err != nil {
+	if err := compile(ctx, root, bin, pkgs); err != nil {
 		return err
 	}
 
 	var results []outcome
-	for k, i := range todo {
-		s := steps[i]
+	for k, s := range todo {
 		dir := filepath.Join(absOut, s.name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 		args := append([]string{"-out", dir}, s.flags...)
 		fmt.Printf("\n=== [%d/%d] %s: %s\n    %s %s\n", k+1, len(todo), s.name, s.what,
-			filepath.Join("examples", s.name), strings.Join(args, " "))
+			filepath.Join("examples", s.example), strings.Join(args, " "))
 		start := time.Now()
-		cmd := exec.Command(filepath.Join(bin, s.name), args...)
+		cmd := command(ctx, filepath.Join(bin, s.example), args...)
 		cmd.Dir = root
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		err := cmd.Run()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		o := outcome{name: s.name, ok: err == nil, elapsed: time.Since(start), dir: dir, files: listFiles(dir)}
 		if err != nil {
 			fmt.Printf("--- %s FAILED after %s: %v\n", s.name, o.elapsed.Round(time.Millisecond), err)
@@ -134,13 +219,23 @@ func run(out, only string) error {
 	return nil
 }
 
+// command returns a command that, when ctx ends, gets SIGINT (an example
+// then stops as after Ctrl-C and removes its partial files) and, if it has
+// not exited 10 s later, SIGKILL.
+func command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
+}
+
 // compile builds the example programs into bin, reporting the packages it
 // compiles (go build -v lists each one it builds) and the modules it
 // downloads, with the elapsed time, so that a first run is never silent.
-func compile(root, bin string, pkgs []string) error {
+func compile(ctx context.Context, root, bin string, pkgs []string) error {
 	fmt.Printf("compiling %s (the first run on a new machine downloads modules and takes a minute or two)\n", plural(len(pkgs), "example program"))
 	start := time.Now()
-	cmd := exec.Command("go", append([]string{"build", "-v", "-o", bin + string(os.PathSeparator)}, pkgs...)...)
+	cmd := command(ctx, "go", append([]string{"build", "-v", "-o", bin + string(os.PathSeparator)}, pkgs...)...)
 	cmd.Dir = root
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -189,6 +284,9 @@ func compile(root, bin string, pkgs []string) error {
 	}
 	err = cmd.Wait()
 	close(done)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if err != nil {
 		return fmt.Errorf("go build failed: %w\n%s", err, strings.Join(tail, "\n"))
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/crosscluster/crosscluster/internal/testenv"
 )
 
 // TestCopyThenExecUnderForks copies a script and runs the copy from many
@@ -14,7 +16,7 @@ import (
 // descriptor open for writing and the exec fails with "text file busy".
 func TestCopyThenExecUnderForks(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skip("no /bin/sh")
+		testenv.Skip(t, "no /bin/sh")
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "job.sh")

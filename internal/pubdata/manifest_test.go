@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/crosscluster/crosscluster/internal/testenv"
 )
 
 // TestManifest checks scripts/testdata.tsv, the checksum list that
@@ -21,7 +23,7 @@ import (
 func TestManifest(t *testing.T) {
 	root, err := Root()
 	if err != nil {
-		t.Skipf("%v", err)
+		testenv.Skip(t, err)
 	}
 	f, err := os.Open("../../scripts/testdata.tsv")
 	if err != nil {

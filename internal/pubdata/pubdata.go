@@ -6,7 +6,9 @@
 // source (fresco, htcondor, rainbow), each with its SOURCES.md. It is found,
 // in order, at $CROSSCLUSTER_TESTDATA, or at ../shared/testdata beside the
 // module's checkout. scripts/fetch-testdata.sh downloads it from the original
-// sources and verifies every file's SHA-256.
+// sources and verifies every file's SHA-256. Every test and example that
+// reads the data finds it here, so $CROSSCLUSTER_TESTDATA is honoured
+// everywhere.
 package pubdata
 
 import (
@@ -15,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/crosscluster/crosscluster/internal/testenv"
 )
 
 // Env names the environment variable that overrides the data's location.
@@ -66,12 +70,13 @@ func Dir(source string) (string, error) {
 }
 
 // Need returns the directory of source, or skips t with a message that says
-// where the data comes from.
+// where the data comes from (under CI=true it fails t instead: see
+// internal/testenv).
 func Need(t testing.TB, source string) string {
 	t.Helper()
 	d, err := Dir(source)
 	if err != nil {
-		t.Skipf("%v; see README.md, 'Test data'", err)
+		testenv.Skipf(t, "%v; see README.md, 'Test data'", err)
 	}
 	return d
 }

@@ -3,13 +3,15 @@ package sh
 import (
 	"os/exec"
 	"testing"
+
+	"github.com/crosscluster/crosscluster/internal/testenv"
 )
 
 // TestQuoteRoundTrip runs each quoted word through a real sh and checks the
 // word comes back unchanged.
 func TestQuoteRoundTrip(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh on this machine")
+		testenv.Skip(t, "no sh on this machine")
 	}
 	for _, s := range []string{"", "plain", "two words", "it's", `back\slash`, "$HOME `x` $(y)", "a\nb", "#?%*[]", `"'"'`} {
 		out, err := exec.Command("sh", "-c", "printf %s "+Quote(s)).Output()

@@ -1,8 +1,10 @@
 // Command surface counts the exported identifiers of this module's public
 // packages (every package outside internal/ and examples/): functions,
 // types, methods, struct fields and interface methods of exported types,
-// constants and variables. Test files are not counted. It prints a
-// Markdown table per package with the line count of `go doc -short`.
+// constants and variables. Test files are not counted, nor files the build
+// constraints exclude on linux/amd64 (so that a function declared once per
+// platform or per kernel tier counts once). It prints a Markdown table per
+// package with the line count of `go doc -short`.
 //
 //	go run ./internal/surface          # from the module root
 package main
@@ -11,6 +13,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -22,6 +25,8 @@ import (
 )
 
 func main() {
+	ctxt := build.Default
+	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", false
 	counts := map[string]int{}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -36,6 +41,9 @@ func main() {
 		}
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
+		}
+		if ok, err := ctxt.MatchFile(filepath.Dir(path), d.Name()); err != nil || !ok {
+			return err
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 		if err != nil {
@@ -62,7 +70,11 @@ func main() {
 	for _, p := range pkgs {
 		total += counts[p]
 		out, _ := exec.Command("go", "doc", "-short", "./"+p).Output()
-		fmt.Printf("| `%s` | %d | %d |\n", p, counts[p], bytes.Count(out, []byte("\n")))
+		name := "`" + filepath.ToSlash(p) + "`"
+		if p == "." {
+			name = "module root (doc.go)"
+		}
+		fmt.Printf("| %s | %d | %d |\n", name, counts[p], bytes.Count(out, []byte("\n")))
 	}
 	fmt.Printf("| total | %d | |\n", total)
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/plottest"
+	"github.com/crosscluster/crosscluster/internal/testenv"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
@@ -210,7 +211,7 @@ func chromium(t *testing.T) string {
 		// not skip (issue 20: the dashboard is tested in Chromium in CI).
 		t.Fatal("no chromium on PATH in CI; .ci/install-deps.sh should have installed it")
 	}
-	t.Skip("no chromium on PATH (apt-get install chromium); the dashboard's browser test needs it")
+	testenv.Skip(t, "no chromium on PATH (apt-get install chromium); the dashboard's browser test needs it")
 	return ""
 }
 

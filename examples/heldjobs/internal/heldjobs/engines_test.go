@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crosscluster/crosscluster/internal/testenv"
 	"github.com/crosscluster/crosscluster/sweep"
 	"github.com/crosscluster/crosscluster/sweep/slurm"
 )
@@ -26,7 +27,7 @@ import (
 func needSlurm(t *testing.T) {
 	t.Helper()
 	if os.Getenv("CROSSCLUSTER_SLURM") != "1" {
-		t.Skip("Slurm tests need CROSSCLUSTER_SLURM=1 and a cluster (.ci/slurm-up.sh starts one)")
+		testenv.Skip(t, "Slurm tests need CROSSCLUSTER_SLURM=1 and a cluster (.ci/slurm-up.sh starts one)")
 	}
 	if out, err := exec.Command("sinfo", "-h").CombinedOutput(); err != nil {
 		t.Fatalf("CROSSCLUSTER_SLURM=1 but no Slurm cluster answers (sinfo: %v %q)", err, strings.TrimSpace(string(out)))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/synth"
+	"github.com/crosscluster/crosscluster/internal/testenv"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
 )
@@ -320,7 +321,7 @@ func TestSearchLocal(t *testing.T) {
 func TestTrackingPandas(t *testing.T) {
 	py := "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import pandas").Run(); err != nil {
-		t.Skipf("%s with pandas is needed (%v)", py, err)
+		testenv.Skipf(t, "%s with pandas is needed (%v)", py, err)
 	}
 	oc := localSmall(t)
 	out := filepath.Dir(filepath.Dir(oc.Runs[0].Dir))
