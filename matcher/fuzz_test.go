@@ -3,7 +3,7 @@ package matcher
 import (
 	"bytes"
 	"errors"
-	"math/rand/v2"
+
 	"os"
 	"path/filepath"
 	"testing"
@@ -85,37 +85,5 @@ func FuzzReadSubsystem(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, err := ReadSubsystem(bytes.NewReader(b), "fuzz.json", "x")
 		checkTyped(t, err)
-	})
-}
-
-// FuzzConstraint parses fuzzed priorities and runs them over clusters with
-// state: a constraint that does not parse, compile or evaluate must be an
-// error wrapping ErrSyntax, ErrSchema or ErrExpr, never a panic.
-func FuzzConstraint(f *testing.F) {
-	f.Add([]byte("- priority: 1\n  steps:\n  - filter: \"nodes_free > 0\"\n"))
-	f.Add([]byte("- priority: 1\n  steps:\n  - calc: \"c=cost_per_node_hour*2\"\n  - sort_descending: c\n  - select: random\n- priority: 2\n  steps:\n  - select: last\n"))
-	f.Add([]byte("- priority: 1\n  steps:\n  - filter: \"cost_per_node_hour + 1\"\n"))
-	f.Add([]byte("- priority: 1\n  steps:\n  - calc: \"x=nodes_free ? 1 : 2\"\n  - sort_ascending: y\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		prios, err := ParsePriorities(b)
-		if err != nil {
-			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrSchema) && !errors.Is(err, ErrTooLarge) {
-				t.Fatalf("ParsePriorities: %v wraps none of ErrSyntax, ErrSchema, ErrTooLarge", err)
-			}
-			return
-		}
-		c, err := NewConstraint(prios, rand.New(rand.NewPCG(1, 1)))
-		if err != nil {
-			if !errors.Is(err, ErrExpr) {
-				t.Fatalf("NewConstraint: %v does not wrap ErrExpr", err)
-			}
-			return
-		}
-		cls := stateClusters()
-		cands := []*Cluster{&cls[0], &cls[1], &cls[2]}
-		j := Job{Name: "j", Nodes: 1, Params: map[string]float64{"seconds_per_gb": 2}}
-		if _, err := c.Select(&j, cands); err != nil && !errors.Is(err, ErrExpr) {
-			t.Fatalf("Select: %v does not wrap ErrExpr", err)
-		}
 	})
 }

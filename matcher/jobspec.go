@@ -21,8 +21,8 @@ import (
 //
 // Counts multiply down the tree: 2 nodes with 4 cores each is Nodes 2,
 // Cores 8. file names the input in errors. The job Name is "name" when
-// present. task.attributes.parameter or attributes.parameter entries that
-// are numbers become Params. A key outside Flux's and rainbow's jobspec
+// present. task.attributes.parameter or attributes.parameter entries must
+// be numbers. A key outside Flux's and rainbow's jobspec
 // schema, at any level, is refused with its path, line and the nearest
 // known key, and so is a key given twice: a typo must not silently drop a
 // requirement.
@@ -83,11 +83,11 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 				return Job{}, err
 			}
 		}
-		if err := w.params(tm, "task", &j); err != nil {
+		if err := w.params(tm, "task"); err != nil {
 			return Job{}, err
 		}
 	}
-	if err := w.params(top, "", &j); err != nil {
+	if err := w.params(top, ""); err != nil {
 		return Job{}, err
 	}
 	// A requirement reached twice (an aliased resource) counts once.
@@ -308,7 +308,7 @@ func (w jwalker) minmax(m [][2]*yaml.Node, at *yaml.Node, path string, q *Requir
 	return nil
 }
 
-func (w jwalker) params(m [][2]*yaml.Node, path string, j *Job) error {
+func (w jwalker) params(m [][2]*yaml.Node, path string) error {
 	a := walk.Get(m, "attributes")
 	if a == nil {
 		return nil
@@ -330,14 +330,9 @@ func (w jwalker) params(m [][2]*yaml.Node, path string, j *Job) error {
 		return err
 	}
 	for _, kv := range pm {
-		f, err := w.Number(kv[1], walk.Dot(pp, kv[0].Value))
-		if err != nil {
+		if _, err := w.Number(kv[1], walk.Dot(pp, kv[0].Value)); err != nil {
 			return err
 		}
-		if j.Params == nil {
-			j.Params = map[string]float64{}
-		}
-		j.Params[kv[0].Value] = f
 	}
 	return nil
 }
@@ -347,9 +342,8 @@ func (w jwalker) params(m [][2]*yaml.Node, path string, j *Job) error {
 // and InRange ones as "range" under task.resources. A requirement nested
 // under "node" is written in the node resource's "requires" list, one under
 // "core" in the core resource's (when Cores > 0), in the current form's
-// {name, field, match | min, max} entries. Other operators, and
-// requirements nested under other types, have no place in this form and
-// are skipped.
+// {name, field, match | min, max} entries. Requirements nested under other
+// types have no place in this form and are skipped.
 func WriteJobspec(w io.Writer, j *Job) error {
 	type item = map[string]any
 	nodes := max(j.Nodes, 1)
@@ -364,7 +358,7 @@ func WriteJobspec(w io.Writer, j *Job) error {
 	for _, q := range j.Requires {
 		if q.Under != "" {
 			at := map[string]item{"node": res, "core": core}[q.Under]
-			if at == nil || (q.Op != Equal && q.Op != InRange) {
+			if at == nil {
 				continue
 			}
 			e := item{"name": q.Subsystem, "field": q.Field}
@@ -379,9 +373,6 @@ func WriteJobspec(w io.Writer, j *Job) error {
 			}
 			l, _ := at["requires"].([]item)
 			at["requires"] = append(l, e)
-			continue
-		}
-		if q.Op != Equal && q.Op != InRange {
 			continue
 		}
 		if _, ok := tr[q.Subsystem]; !ok {
@@ -406,12 +397,9 @@ func WriteJobspec(w io.Writer, j *Job) error {
 	}
 	slices.Sort(subs)
 	doc := item{"version": 1, "resources": []item{res},
-		"task": item{"command": []string{j.Package}, "count": item{"per_slot": 1}, "resources": tr}}
+		"task": item{"command": []string{"app"}, "count": item{"per_slot": 1}, "resources": tr}}
 	if j.Name != "" {
 		doc["name"] = j.Name
-	}
-	if len(j.Params) > 0 {
-		doc["attributes"] = item{"parameter": j.Params}
 	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)

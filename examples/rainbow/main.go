@@ -25,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/synth"
@@ -52,9 +51,13 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 	if model != "knn" && model != "linear" {
 		return fmt.Errorf("unknown -model %q (want knn or linear)", model)
 	}
-	b, err := matcher.ParseBounds(boundsFlag)
-	if err != nil {
-		return err
+	var exclusive bool
+	switch boundsFlag {
+	case "inclusive":
+	case "exclusive":
+		exclusive = true
+	default:
+		return fmt.Errorf("unknown -bounds %q (want inclusive or exclusive)", boundsFlag)
 	}
 	var mode experiment.Mode
 	switch rulesFlag {
@@ -100,9 +103,9 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 		}
 		var rep *experiment.Report
 		if e == "reliabuild" {
-			rep, err = runVersions(ctx, dir, data, b, mode, seed, jb.record)
+			rep, err = runVersions(ctx, dir, data, exclusive, mode, seed, jb.record)
 		} else {
-			rep, err = runBuilds(ctx, dir, data, b, mode, model, seed, jb.record)
+			rep, err = runBuilds(ctx, dir, data, exclusive, mode, model, seed, jb.record)
 		}
 		if cerr := jb.close(); err == nil {
 			err = cerr
@@ -110,8 +113,7 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s: %d levels in %s (%d requirement checks answered, %d evaluated)\n",
-			e, len(rep.Levels), time.Since(start).Round(time.Millisecond), rep.Checks, rep.Evaluated)
+		fmt.Printf("%s: %d levels in %s\n", e, len(rep.Levels), time.Since(start).Round(time.Millisecond))
 		var pub *experiment.Report
 		if data != "" {
 			pub, err = experiment.LoadPublished(filepath.Join(data, e))
@@ -122,7 +124,7 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 		if err := writeScores(dir, rep); err != nil {
 			return err
 		}
-		if err := figures(dir, rep, pub, jb); err != nil {
+		if err := figures(dir, rep, pub, mode, jb); err != nil {
 			return err
 		}
 		what := "ours"
@@ -134,8 +136,8 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 	return nil
 }
 
-func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
-	cfg := experiment.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr, Record: record}
+func runVersions(ctx context.Context, out, data string, exclusive bool, mode experiment.Mode, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
+	cfg := experiment.VersionConfig{Mode: mode, Exclusive: exclusive, Seed: seed, Progress: os.Stderr, Record: record}
 	var w *experiment.VersionWorld
 	if data == "" {
 		fmt.Println("reliabuild: generating a synthetic world (100 clusters, 219 subsystems, 1602 jobs)")
@@ -150,28 +152,19 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode e
 	} else {
 		dir := filepath.Join(data, "reliabuild")
 		fmt.Println("reliabuild: loading", dir)
-		// What experiment.LoadVersionWorld does, but keeping each file's jobs
-		// apart so that the published file order below needs no second read.
-		f, err := os.Open(filepath.Join(dir, "cluster-features.json"))
-		if err != nil {
+		var err error
+		if w, err = experiment.LoadVersionWorld(ctx, dir); err != nil {
 			return nil, err
 		}
-		clusters, err := experiment.ReadVersionClusters(f, f.Name())
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		files, err := experiment.JobFiles(filepath.Join(dir, "jobspecs"))
-		if err != nil {
-			return nil, err
-		}
-		byFile, err := readJobFiles(ctx, files)
-		if err != nil {
-			return nil, err
-		}
-		w = &experiment.VersionWorld{Clusters: clusters}
-		for _, f := range files {
-			w.Jobs = append(w.Jobs, byFile[f]...)
+		// Each job names its file; the published file order below regroups
+		// them without a second read.
+		var files []string
+		byFile := map[string][]experiment.VersionJob{}
+		for _, j := range w.Jobs {
+			if _, ok := byFile[j.File]; !ok {
+				files = append(files, j.File)
+			}
+			byFile[j.File] = append(byFile[j.File], j)
 		}
 		// The published run's effective subsystem order is the key order of
 		// its subsystem-assignments.json; its values name the job the
@@ -196,7 +189,7 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode e
 	return experiment.RunVersions(ctx, w, cfg)
 }
 
-func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, model string, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
+func runBuilds(ctx context.Context, out, data string, exclusive bool, mode experiment.Mode, model string, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
 	var w *experiment.BuildWorld
 	if data == "" {
 		fmt.Println("spack-build: generating a synthetic world (100 clusters, 171 packages, 31622 builds)")
@@ -216,13 +209,9 @@ func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode exp
 			return nil, err
 		}
 	}
-	cfg := experiment.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr, Record: record}
+	cfg := experiment.BuildConfig{Mode: mode, Exclusive: exclusive, Seed: seed, Progress: os.Stderr, Record: record}
 	if model == "linear" {
-		lin, err := matcher.FitLinear(w.Samples(), true)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Model = lin
+		cfg.Linear = true
 		fmt.Println("spack-build: runtime model: per-package OLS of duration on mean memory")
 	}
 	return experiment.RunBuilds(ctx, w, cfg)
@@ -234,9 +223,9 @@ func versionWorld(s synth.RainbowVersionWorld) *experiment.VersionWorld {
 		w.Clusters = append(w.Clusters, experiment.VersionCluster{Name: c.Name, Versions: c.Versions})
 	}
 	for _, j := range s.Jobs {
-		vj := experiment.VersionJob{Name: j.Name, Package: j.Package, PackageVersion: j.PackageVersion}
+		vj := experiment.VersionJob{Name: j.Name, Package: j.Package}
 		for _, r := range j.Ranges {
-			vj.Ranges = append(vj.Ranges, experiment.DepRange{Subsystem: r.Subsystem, Min: r.Min, Max: r.Max})
+			vj.Ranges = append(vj.Ranges, matcher.Requirement{Subsystem: r.Subsystem, Field: "version", Op: matcher.InRange, Min: r.Min, Max: r.Max})
 		}
 		w.Jobs = append(w.Jobs, vj)
 	}
@@ -392,26 +381,6 @@ func publishedJobOrder(dir string, files []string, byFile map[string][]experimen
 		jobs = append(jobs, byFile[f]...)
 	}
 	return jobs, nil
-}
-
-// readJobFiles reads each jobspec file once, concurrently, keeping each
-// file's jobs apart.
-func readJobFiles(ctx context.Context, files []string) (map[string][]experiment.VersionJob, error) {
-	parts := make([][]experiment.VersionJob, len(files))
-	errs := make([]error, len(files))
-	var wg sync.WaitGroup
-	for i, f := range files {
-		wg.Go(func() { parts[i], errs[i] = experiment.ReadVersionJobFiles(ctx, []string{f}) })
-	}
-	wg.Wait()
-	out := make(map[string][]experiment.VersionJob, len(files))
-	for i, f := range files {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		out[f] = parts[i]
-	}
-	return out, nil
 }
 
 // writeScores writes scores.json and scores.csv.
