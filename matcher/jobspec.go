@@ -3,6 +3,8 @@ package matcher
 import (
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/crosscluster/crosscluster/matcher/internal/walk"
 	"go.yaml.in/yaml/v3"
@@ -122,6 +124,23 @@ var (
 	rangeKeys     = []string{"field", "min", "max"}
 )
 
+// resourceTypes are the vertex types of the cluster graphs rainbow and Flux
+// describe (and WriteCluster writes), plus Flux's "slot" and "gpu": a
+// resource of any other type (a misspelt "cores") could never be found in a
+// cluster, so it is refused rather than silently never matched.
+var resourceTypes = []string{"cluster", "rack", "node", "socket", "core", "gpu", "memory", "slot"}
+
+func quoted(ss []string) string {
+	var b strings.Builder
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(s))
+	}
+	return b.String()
+}
+
 // maxNesting bounds resource trees; a YAML alias can make one cyclic.
 const maxNesting = 32
 
@@ -145,6 +164,9 @@ func (w jwalker) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth 
 	if v := walk.Get(m, "type"); v != nil {
 		if typ, err = w.Scalar(v, walk.Dot(path, "type")); err != nil {
 			return err
+		}
+		if !slices.Contains(resourceTypes, typ) {
+			return w.Err(v, walk.Dot(path, "type"), ErrSchema, "unknown resource type %q (known: %s)", typ, quoted(resourceTypes))
 		}
 	}
 	if rq := walk.Get(m, "requires"); rq != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 )
@@ -19,6 +20,13 @@ var (
 	ErrJobExists = errors.New("matcher: job already allocated")
 	// ErrNoAllocation: the job holds no allocation.
 	ErrNoAllocation = errors.New("matcher: job holds no allocation")
+	// ErrSelector: a selector returned a cluster it was not offered (a
+	// copy, an unregistered cluster, nil, or one cluster twice).
+	ErrSelector = errors.New("matcher: selector returned a cluster it was not offered")
+	// ErrState: a cluster state that cannot be true: a NaN or infinite
+	// value, or free nodes below zero, above the cluster's total, or above
+	// what the pool's own allocations leave.
+	ErrState = errors.New("matcher: impossible cluster state")
 )
 
 // Pool is the set of clusters a scheduler service keeps: clusters are
@@ -70,11 +78,15 @@ func NewPool(clusters []Cluster, rules Rules) (*Pool, error) {
 }
 
 // Register adds a cluster (copied, state included). A name in use is an
-// error wrapping ErrClusterExists.
+// error wrapping ErrClusterExists; a state that cannot be true (see
+// UpdateState), one wrapping ErrState.
 func (p *Pool) Register(c Cluster) error {
 	c.State = maps.Clone(c.State)
 	if c.State == nil {
 		c.State = map[string]float64{}
+	}
+	if err := checkState(&c, c.State, 0); err != nil {
+		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -109,7 +121,11 @@ func (p *Pool) Remove(name string) ([]string, error) {
 
 // UpdateState sets the given state keys of a cluster (other keys keep
 // their values), as a cluster reports its state to rainbow. Setting the
-// free-nodes key replaces the count Submit and Release keep.
+// free-nodes key replaces the count Submit and Release keep. An update
+// that cannot be true is refused whole, wrapping ErrState: a NaN or
+// infinite value, free nodes below zero or above the cluster's Nodes, or
+// above what the jobs this pool placed there leave free (a stale report
+// that would over-commit the cluster).
 func (p *Pool) UpdateState(name string, state map[string]float64) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -117,7 +133,38 @@ func (p *Pool) UpdateState(name string, state map[string]float64) error {
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrNoCluster, name)
 	}
+	held := 0.0
+	for _, a := range p.allocs {
+		if a.cluster == name {
+			held += a.nodes
+		}
+	}
+	if err := checkState(lc.c, state, held); err != nil {
+		return err
+	}
 	maps.Copy(lc.c.State, state)
+	return nil
+}
+
+// checkState refuses a state that cannot be true of c while the pool's
+// jobs hold held of its nodes.
+func checkState(c *Cluster, state map[string]float64, held float64) error {
+	for _, k := range slices.Sorted(maps.Keys(state)) {
+		if v := state[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: cluster %s: %s is %g", ErrState, c.Name, k, v)
+		}
+	}
+	free, ok := state[freeKey]
+	switch {
+	case !ok:
+	case free < 0:
+		return fmt.Errorf("%w: cluster %s: %s is %g, below zero", ErrState, c.Name, freeKey, free)
+	case c.Nodes > 0 && free > float64(c.Nodes):
+		return fmt.Errorf("%w: cluster %s: %s is %g, above its %d nodes", ErrState, c.Name, freeKey, free, c.Nodes)
+	case c.Nodes > 0 && free > float64(c.Nodes)-held:
+		return fmt.Errorf("%w: cluster %s: %s is %g, but jobs of this pool hold %g of its %d nodes (a stale report?)",
+			ErrState, c.Name, freeKey, free, held, c.Nodes)
+	}
 	return nil
 }
 
@@ -155,6 +202,9 @@ func (p *Pool) Submit(j *Job, s Selector) (Assignment, error) {
 	if _, ok := p.allocs[j.Name]; ok {
 		return a, fmt.Errorf("%w: %q", ErrJobExists, j.Name)
 	}
+	if j.Nodes < 0 || j.Cores < 0 {
+		return a, fmt.Errorf("%w: job %s asks for %d nodes and %d cores", ErrSchema, j.Name, j.Nodes, j.Cores)
+	}
 	names := p.sorted()
 	for _, r := range j.Requires {
 		found := false
@@ -185,6 +235,24 @@ func (p *Pool) Submit(j *Job, s Selector) (Assignment, error) {
 	if err != nil {
 		return a, err
 	}
+	// A selector's answer must be clusters it was offered, each once: a
+	// copy or a stranger would have its state changed instead of the
+	// registered cluster's.
+	offered := make(map[*Cluster]bool, len(cands))
+	for _, c := range cands {
+		offered[c] = true
+	}
+	for _, c := range chosen {
+		if c == nil || !offered[c] {
+			name := "nil"
+			if c != nil {
+				name = fmt.Sprintf("%q", c.Name)
+			}
+			return a, fmt.Errorf("%w: job %s: cluster %s", ErrSelector, j.Name, name)
+		}
+		delete(offered, c) // a second time is not offered
+	}
+	chosen = slices.Clone(chosen)
 	slices.SortFunc(chosen, func(x, y *Cluster) int { return cmp.Compare(x.Name, y.Name) })
 	for _, c := range chosen {
 		a.Clusters = append(a.Clusters, c.Name)
@@ -212,7 +280,11 @@ func (p *Pool) Release(job string) error {
 	}
 	delete(p.allocs, job)
 	if lc, ok := p.clusters[al.cluster]; ok && al.nodes > 0 {
-		lc.c.State[freeKey] += al.nodes
+		free := lc.c.State[freeKey] + al.nodes
+		if lc.c.Nodes > 0 {
+			free = min(free, float64(lc.c.Nodes))
+		}
+		lc.c.State[freeKey] = free
 	}
 	return nil
 }
