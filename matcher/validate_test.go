@@ -22,7 +22,9 @@ func TestPoolRefusesForeignSelections(t *testing.T) {
 		sel  badSelector
 	}{
 		{"copy", func(c []*Cluster) []*Cluster { cp := *c[0]; return []*Cluster{&cp} }},
-		{"unregistered", func([]*Cluster) []*Cluster { return []*Cluster{{Name: "ghost", State: map[string]float64{"nodes_free": 1}}} }},
+		{"unregistered", func([]*Cluster) []*Cluster {
+			return []*Cluster{{Name: "ghost", State: map[string]float64{"nodes_free": 1}}}
+		}},
 		{"registered but not offered", func(c []*Cluster) []*Cluster { return []*Cluster{{Name: "c00"}} }},
 		{"nil", func([]*Cluster) []*Cluster { return []*Cluster{nil} }},
 		{"twice", func(c []*Cluster) []*Cluster { return []*Cluster{c[0], c[0]} }},
