@@ -50,15 +50,21 @@ func FuzzReadBuildJobs(f *testing.F) {
 	})
 }
 
+// jobspecSeeds are jobspecs of both forms, valid and not, that the fuzzer
+// starts from and TestWriteJobspecLoadsInRainbow writes back.
+var jobspecSeeds = []string{
+	"resources:\n- count: 2\n  type: node\n  with:\n  - count: 4\n    type: core\ntask:\n  resources:\n    m4:\n      range:\n      - field: version\n        min: 1\n",
+	"resources:\n  g:\n    replicas: 2\n    type: node\n    requires:\n    - name: io\n      field: type\n      match: shm\n",
+	"resources:\n- type: node\n  count: 1\n  with:\n  - type: core\n    count: 2\n    requires:\n    - {name: io, field: type, match: shm}\n",
+	"resources:\n- count: 1\n  requires:\n  - {name: io, field: type, min: '1'}\n",
+	"resources:\n- &a\n  count: 2\n  with: [*a]\n",
+	"resources:\n- &a\n  count: 1\n  type: node\n  with: [*a]\n",
+}
+
 func FuzzReadJobspec(f *testing.F) {
-	f.Add([]byte("resources:\n- count: 2\n  type: node\n  with:\n  - count: 4\n    type: core\ntask:\n  resources:\n    m4:\n      range:\n      - field: version\n        min: 1\n"))
-	f.Add([]byte("resources:\n  g:\n    replicas: 2\n    type: node\n    requires:\n    - name: io\n      field: type\n      match: shm\n"))
-	// requires nested under a core, and under a resource without a type
-	// (refused: no vertex could meet it).
-	f.Add([]byte("resources:\n- type: node\n  count: 1\n  with:\n  - type: core\n    count: 2\n    requires:\n    - {name: io, field: type, match: shm}\n"))
-	f.Add([]byte("resources:\n- count: 1\n  requires:\n  - {name: io, field: type, min: '1'}\n"))
-	f.Add([]byte("resources:\n- &a\n  count: 2\n  with: [*a]\n"))
-	f.Add([]byte("resources:\n- &a\n  count: 1\n  type: node\n  with: [*a]\n"))
+	for _, s := range jobspecSeeds {
+		f.Add([]byte(s))
+	}
 	f.Add([]byte(aliasBomb()))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, err := ReadJobspec(bytes.NewReader(b), "fuzz.yaml")

@@ -17,9 +17,11 @@ import (
 // task.resources.<subsystem> as "match: [{field, value}]" (Equal) and
 // "range: [{field, min, max}]" (InRange).
 //
-// The current form: top-level "resources" is a mapping of named groups
-// {type: node, replicas|count, with: [...], requires: [{name, field,
-// match | min | max}]}; "match" is Equal, min/max an InRange.
+// The current form (nextgen v1, what WriteJobspec writes): top-level
+// "resources" is a mapping of named groups {type: node, replicas|count,
+// with: [...], requires: [{name, field, match | min | max}]}; "match" is
+// Equal, min/max an InRange. A top-level "requires" list holds the job's
+// own requirements.
 //
 // Counts multiply down the tree: 2 nodes with 4 cores each is Nodes 2,
 // Cores 8. file names the input in errors. The job Name is "name" when
@@ -92,6 +94,13 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 	if err := w.params(top, ""); err != nil {
 		return Job{}, err
 	}
+	// The job's own requirements (nextgen v1's top-level "requires"), met
+	// by any vertex of the subsystem, as the experiment-era task's.
+	if rq := walk.Get(top, "requires"); rq != nil {
+		if err := w.requires(rq, "requires", "", &j); err != nil {
+			return Job{}, err
+		}
+	}
 	// A requirement reached twice (an aliased resource) counts once.
 	seen := map[string]bool{}
 	j.Requires = slices.DeleteFunc(j.Requires, func(q Requirement) bool {
@@ -116,7 +125,7 @@ var resourceKeys = []string{"type", "count", "replicas", "with", "requires", "la
 // system, user), rainbow's experiment-era single task and its
 // match/range entries, and the current form's requires entries.
 var (
-	jobspecKeys   = []string{"version", "name", "resources", "task", "tasks", "attributes"}
+	jobspecKeys   = []string{"version", "name", "resources", "requires", "task", "tasks", "groups", "attributes"}
 	taskKeys      = []string{"command", "slot", "count", "resources", "attributes"}
 	attributeKeys = []string{"parameter", "system", "user"}
 	requireKeys   = []string{"name", "field", "match", "min", "max"}
@@ -359,67 +368,78 @@ func (w jwalker) params(m [][2]*yaml.Node, path string) error {
 	return nil
 }
 
-// WriteJobspec writes j in the experiment-era form ReadJobspec reads:
-// Nodes nodes with Cores/Nodes cores each, Equal requirements as "match"
-// and InRange ones as "range" under task.resources. A requirement nested
-// under "node" is written in the node resource's "requires" list, one under
-// "core" in the core resource's (when Cores > 0), in the current form's
-// {name, field, match | min, max} entries. Requirements nested under other
-// types have no place in this form and are skipped.
+// WriteJobspec writes j as a nextgen v1 jobspec, the form rainbow and
+// jobspec-go load (a mapping of named resources):
+//
+//	version: 1
+//	name: <Name>
+//	resources:
+//	  job:
+//	    type: node
+//	    replicas: <Nodes>
+//	    requires: [<requirements nested under "node">]
+//	    with:
+//	    - type: core
+//	      count: <Cores/Nodes>
+//	      requires: [<requirements nested under "core">]
+//	requires: [<requirements of the job itself>]
+//	tasks:
+//	- command: [app]
+//	  resources: job
+//
+// Each requirement is an entry {name: subsystem, field, match: value} or
+// {name, field, min, max} with its ends as strings. A requirement of the
+// job itself (Under empty) goes in the top-level "requires" list, which
+// jobspec-go reads but rainbow's match does not check (see docs/rainbow.md);
+// one nested under another resource type has no place in this form and is
+// skipped. Nodes of zero is written as one node; Cores that do not divide
+// among the nodes are rounded down (at least one core per node).
+// ReadJobspec reads what WriteJobspec writes back to the same Job.
 func WriteJobspec(w io.Writer, j *Job) error {
 	type item = map[string]any
 	nodes := max(j.Nodes, 1)
-	res := item{"count": nodes, "type": "node"}
+	node := item{"type": "node", "replicas": nodes}
 	var core item
 	if j.Cores > 0 {
-		core = item{"count": max(1, j.Cores/nodes), "type": "core"}
-		res["with"] = []item{core}
+		core = item{"type": "core", "count": max(1, j.Cores/nodes)}
+		node["with"] = []item{core}
 	}
-	tr := map[string]item{}
-	subs := []string{}
+	var top []item
 	for _, q := range j.Requires {
-		if q.Under != "" {
-			at := map[string]item{"node": res, "core": core}[q.Under]
-			if at == nil {
-				continue
-			}
-			e := item{"name": q.Subsystem, "field": q.Field}
-			if q.Op == Equal {
-				e["match"] = q.Value
-			}
+		e := item{"name": q.Subsystem, "field": q.Field}
+		switch q.Op {
+		case Equal:
+			e["match"] = q.Value
+		case InRange:
 			if q.Min != "" {
 				e["min"] = q.Min
 			}
 			if q.Max != "" {
 				e["max"] = q.Max
+			}
+		default:
+			continue
+		}
+		switch q.Under {
+		case "":
+			top = append(top, e)
+		case "node", "core":
+			at := node
+			if q.Under == "core" {
+				if core == nil {
+					continue
+				}
+				at = core
 			}
 			l, _ := at["requires"].([]item)
 			at["requires"] = append(l, e)
-			continue
-		}
-		if _, ok := tr[q.Subsystem]; !ok {
-			tr[q.Subsystem] = item{}
-			subs = append(subs, q.Subsystem)
-		}
-		switch q.Op {
-		case Equal:
-			l, _ := tr[q.Subsystem]["match"].([]item)
-			tr[q.Subsystem]["match"] = append(l, item{"field": q.Field, "value": q.Value})
-		case InRange:
-			e := item{"field": q.Field}
-			if q.Min != "" {
-				e["min"] = q.Min
-			}
-			if q.Max != "" {
-				e["max"] = q.Max
-			}
-			l, _ := tr[q.Subsystem]["range"].([]item)
-			tr[q.Subsystem]["range"] = append(l, e)
 		}
 	}
-	slices.Sort(subs)
-	doc := item{"version": 1, "resources": []item{res},
-		"task": item{"command": []string{"app"}, "count": item{"per_slot": 1}, "resources": tr}}
+	doc := item{"version": 1, "resources": item{"job": node},
+		"tasks": []item{{"command": []string{"app"}, "resources": "job"}}}
+	if len(top) > 0 {
+		doc["requires"] = top
+	}
 	if j.Name != "" {
 		doc["name"] = j.Name
 	}
