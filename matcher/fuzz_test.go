@@ -67,8 +67,13 @@ func FuzzReadJobspec(f *testing.F) {
 	}
 	f.Add([]byte(aliasBomb()))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, err := ReadJobspec(bytes.NewReader(b), "fuzz.yaml")
+		j, err := ReadJobspec(bytes.NewReader(b), "fuzz.yaml")
 		checkTyped(t, err)
+		if err == nil {
+			// Whatever is read, WriteJobspec writes in a form rainbow
+			// loads, and it reads back.
+			checkLoadsInRainbow(t, "fuzz", j)
+		}
 	})
 }
 
