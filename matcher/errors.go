@@ -19,7 +19,8 @@ var (
 	ErrVersion = errors.New("matcher: invalid version")
 	// ErrUnknownSubsystem: a job names a subsystem no cluster provides.
 	ErrUnknownSubsystem = errors.New("matcher: unknown subsystem")
-	// ErrNoClusters: an empty cluster set.
+	// ErrNoClusters: an empty cluster set, or (Pool) no registered cluster
+	// has the name.
 	ErrNoClusters = errors.New("matcher: no clusters")
 	// ErrTooLarge: a document longer than 16 MiB (the largest rainbow input
 	// is a few hundred KB).

@@ -48,6 +48,9 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 		return Job{}, err
 	}
 	var j Job
+	if rb, ok := readRainbowSpec(top); ok {
+		j.rainbow = rb
+	}
 	if n := walk.Get(top, "name"); n != nil {
 		if j.Name, err = w.Scalar(n, "name"); err != nil {
 			return Job{}, err

@@ -92,13 +92,13 @@ func TestLivePoolLifecycle(t *testing.T) {
 	if err != nil || fmt.Sprint(lost) != "[j2 j3]" {
 		t.Errorf("Remove c01: lost %v, %v", lost, err)
 	}
-	if _, err := p.Remove("c01"); !errors.Is(err, ErrNoCluster) {
+	if _, err := p.Remove("c01"); !errors.Is(err, ErrNoClusters) {
 		t.Errorf("Remove twice: %v", err)
 	}
 	if fmt.Sprint(p.clusterNames()) != "[c00]" || len(p.allocations()) != 0 {
 		t.Errorf("clusters %v, allocations %v", p.clusterNames(), p.allocations())
 	}
-	if err := p.UpdateState("nope", nil); !errors.Is(err, ErrNoCluster) {
+	if err := p.UpdateState("nope", nil); !errors.Is(err, ErrNoClusters) {
 		t.Errorf("update unknown: %v", err)
 	}
 	if _, err := p.Submit(&Job{Name: "j4", Requires: []Requirement{{Subsystem: "io", Field: "type", Op: Equal, Value: "shm"}}}, first); !errors.Is(err, ErrUnknownSubsystem) {

@@ -95,6 +95,14 @@ type Rules struct {
 	// reliabuild driver scored; by default they are included, as rainbow's
 	// range matcher has since 2024-03-31.
 	Exclusive bool
+	// Rainbow decides as rainbow's match algorithm does (its memory graph
+	// backend at converged-computing/rainbow 075ee23), from the jobspec
+	// and cluster graph ReadJobspec and ReadCluster read: see
+	// docs/rainbow.md for what that means. The verdict is Matched or
+	// Never, with no reasons (rainbow answers yes or no), and state plays
+	// no part. A job or cluster not read by them, or a jobspec rainbow
+	// could not load, matches nothing. Exclusive is ignored.
+	Rainbow bool
 }
 
 // Match matches j against c. Counts are checked first (nodes, cores); if
@@ -106,6 +114,12 @@ type Rules struct {
 // state has the free-nodes key below j.Nodes gives NotNow when everything
 // else matches. Match does not modify j or c.
 func (r Rules) Match(j *Job, c *Cluster) Result {
+	if r.Rainbow {
+		if rainbowMatch(j, c) {
+			return Result{Cluster: c.Name, Verdict: Matched}
+		}
+		return Result{Cluster: c.Name, Verdict: Never}
+	}
 	return r.matchCompiled(j, compileReqs(j.Requires), compileCluster(c))
 }
 

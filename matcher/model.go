@@ -39,6 +39,8 @@ type Cluster struct {
 	State       map[string]float64
 	Subsystems  map[string]*Subsystem
 	VertexTypes map[string]string
+
+	rainbow *rbGraph // the dominant graph as rainbow loads it (ReadCluster)
 }
 
 // Op is how a requirement compares a field.
@@ -103,4 +105,6 @@ type Job struct {
 	Nodes    int
 	Cores    int
 	Requires []Requirement
+
+	rainbow *rbSpec // the resource groups as rainbow reads them (ReadJobspec)
 }

@@ -12,8 +12,6 @@ import (
 
 // Errors of Pool.
 var (
-	// ErrNoCluster: no registered cluster has the name.
-	ErrNoCluster = errors.New("matcher: no such cluster")
 	// ErrClusterExists: a cluster of that name is registered already.
 	ErrClusterExists = errors.New("matcher: cluster already registered")
 	// ErrJobExists: a job of that name holds an allocation already.
@@ -104,7 +102,7 @@ func (p *Pool) Remove(name string) ([]string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.clusters[name]; !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNoCluster, name)
+		return nil, fmt.Errorf("%w: %q", ErrNoClusters, name)
 	}
 	delete(p.clusters, name)
 	p.names = nil
@@ -131,7 +129,7 @@ func (p *Pool) UpdateState(name string, state map[string]float64) error {
 	defer p.mu.Unlock()
 	lc, ok := p.clusters[name]
 	if !ok {
-		return fmt.Errorf("%w: %q", ErrNoCluster, name)
+		return fmt.Errorf("%w: %q", ErrNoClusters, name)
 	}
 	held := 0.0
 	for _, a := range p.allocs {
@@ -174,7 +172,7 @@ func (p *Pool) State(name string) (map[string]float64, error) {
 	defer p.mu.Unlock()
 	lc, ok := p.clusters[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNoCluster, name)
+		return nil, fmt.Errorf("%w: %q", ErrNoClusters, name)
 	}
 	return maps.Clone(lc.c.State), nil
 }
@@ -223,7 +221,11 @@ func (p *Pool) Submit(j *Job, s Selector) (Assignment, error) {
 	a.Results = make([]Result, len(names))
 	for i, n := range names {
 		lc := p.clusters[n]
-		a.Results[i] = p.rules.matchCompiled(j, reqs, lc.cc)
+		if p.rules.Rainbow {
+			a.Results[i] = p.rules.Match(j, lc.c)
+		} else {
+			a.Results[i] = p.rules.matchCompiled(j, reqs, lc.cc)
+		}
 		if a.Results[i].ok() {
 			cands = append(cands, lc.c)
 		}
@@ -294,6 +296,8 @@ func (p *Pool) Release(job string) error {
 // and returns the extended slice. Node and core counts and free capacity
 // are not checked, and no reason is built: it is the bulk check of a
 // simulation that asks the same requirement of every cluster many times.
+// A lone requirement has no meaning in rainbow's search, so with
+// Rules.Rainbow it is checked as the default rules check it.
 func (p *Pool) Satisfying(dst []int, r Requirement) []int {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -159,10 +159,10 @@ func ask(bin string, cases []caseDoc, repeat int) (map[string]answer, error) {
 	return answers, sc.Err()
 }
 
-// ours answers a case with matcher's default rules: the clusters whose
+// ours answers a case with the given rules: the clusters whose
 // Match verdict is Matched (no state is given, so capacity plays no part).
 // A document our readers refuse matches nothing, and says why.
-func ours(c caseDoc) (matched map[string]bool, refused string) {
+func ours(c caseDoc, rules matcher.Rules) (matched map[string]bool, refused string) {
 	matched = map[string]bool{}
 	job, err := matcher.ReadJobspec(strings.NewReader(c.Jobspec), c.ID+".yaml")
 	if err != nil {
@@ -188,7 +188,7 @@ func ours(c caseDoc) (matched map[string]bool, refused string) {
 		if bad {
 			continue
 		}
-		if (matcher.Rules{}).Match(&job, &cl).Verdict == matcher.Matched {
+		if rules.Match(&job, &cl).Verdict == matcher.Matched {
 			matched[cd.Name] = true
 		}
 	}
@@ -197,6 +197,7 @@ func ours(c caseDoc) (matched map[string]bool, refused string) {
 
 type tally struct {
 	cases, comparisons, agree int
+	agreeCompat               int
 	panics, varies, errors    int
 	refusedByUs               int
 	shown                     int
@@ -238,7 +239,8 @@ func report(cases []caseDoc, answers map[string]answer, show int) {
 		for _, m := range a.Matches {
 			theirs[m] = true
 		}
-		mine, refused := ours(c)
+		mine, refused := ours(c, matcher.Rules{})
+		compat, _ := ours(c, matcher.Rules{Rainbow: true})
 		if refused != "" {
 			t.refusedByUs++
 			total.refusedByUs++
@@ -246,23 +248,25 @@ func report(cases []caseDoc, answers map[string]answer, show int) {
 		for _, cd := range c.Clusters {
 			t.comparisons++
 			total.comparisons++
+			if theirs[cd.Name] == compat[cd.Name] {
+				t.agreeCompat++
+				total.agreeCompat++
+			} else if t.shown < show {
+				t.shown++
+				fmt.Printf("--- %s %s, cluster %s: rainbow %v, rainbow mode %v %s\n%s\n", c.Category, c.ID, cd.Name, theirs[cd.Name], compat[cd.Name], refused, c.Jobspec)
+			}
 			if theirs[cd.Name] == mine[cd.Name] {
 				t.agree++
 				total.agree++
-				continue
-			}
-			if t.shown < show {
-				t.shown++
-				fmt.Printf("--- %s %s, cluster %s: rainbow %v, ours %v %s\n%s\n", c.Category, c.ID, cd.Name, theirs[cd.Name], mine[cd.Name], refused, c.Jobspec)
 			}
 		}
 	}
 	sort.Strings(cats)
-	fmt.Println("| category | cases | rainbow panics | answer varies | rainbow error | deterministic comparisons | agree (default mode) |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| category | cases | rainbow panics | answer varies | rainbow error | deterministic comparisons | agree (default mode) | agree (Rainbow mode) |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, k := range cats {
 		t := byCat[k]
-		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d |\n", k, t.cases, t.panics, t.varies, t.errors, t.comparisons, t.agree)
+		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %d |\n", k, t.cases, t.panics, t.varies, t.errors, t.comparisons, t.agree, t.agreeCompat)
 	}
-	fmt.Printf("| total | %d | %d | %d | %d | %d | %d |\n", total.cases, total.panics, total.varies, total.errors, total.comparisons, total.agree)
+	fmt.Printf("| total | %d | %d | %d | %d | %d | %d | %d |\n", total.cases, total.panics, total.varies, total.errors, total.comparisons, total.agree, total.agreeCompat)
 }
