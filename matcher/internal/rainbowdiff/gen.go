@@ -93,6 +93,16 @@ func (g *gen) world(versions []string) ([]clusterDoc, error) {
 	return out, nil
 }
 
+// reshape returns the clusters with their dominant graphs rewritten.
+func reshape(w []clusterDoc, f func(string) string) []clusterDoc {
+	out := make([]clusterDoc, len(w))
+	for i, c := range w {
+		c.Nodes = f(c.Nodes)
+		out[i] = c
+	}
+	return out
+}
+
 var versions = []string{"0.5.1", "0.6.0", "1.2.0", "1.2.5", "1.10.0", "2.0.0-rc.1", "1.2.3.4"}
 
 // generate makes n variants of every category, then adds rainbow's
@@ -119,6 +129,23 @@ func generate(seed uint64, n int) ([]caseDoc, error) {
 		g.add("requires-above-slot", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: rack\n    count: 1\n    requires:\n    - {name: io, field: type, match: %s}\n    with:\n    - type: node\n      replicas: 1\n      with:\n      - {type: core, count: 1}\n", typ), w...)
 		g.add("resource-type-gpu", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: %d\n    with:\n    - {type: gpu, count: 1}\n", rep), w...)
 		g.add("yaml-scalar", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: spack, field: version, min: %s}\n    with:\n    - {type: core, count: 1}\n", pick(g.r, "1.10", "010", "1.2", "0.6")), w...)
+		g.add("requires-match-empty-or-with-range", pick(g.r,
+			fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, field: type, match: \"\"}\n    with:\n    - {type: core, count: %d}\n", cnt),
+			fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: spack, field: version, match: %s, max: %s}\n    with:\n    - {type: core, count: 1}\n", q(lo), q(hi))), w...)
+		g.add("slot-type-with-count", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    count: %d\n    with:\n    - type: slot\n      count: 1\n      with:\n      - {type: core, count: %d}\n", rep, cnt), w...)
+		g.add("group-without-slot", fmt.Sprintf("version: 1\nresources:\n  a:\n    type: node\n    replicas: %d\n    with:\n    - {type: core, count: 1}\n  b:\n    type: node\n    count: 1\n    with:\n    - {type: %s, count: %d}\n", rep, pick(g.r, "core", "gpu"), cnt), w...)
+		g.add("two-unlabelled-slots", fmt.Sprintf("version: 1\nresources:\n  a:\n    type: node\n    count: 1\n    with:\n    - type: slot\n      replicas: 1\n      with:\n      - {type: core, count: %d}\n  b:\n    type: node\n    count: 1\n    with:\n    - type: slot\n      replicas: %d\n      with:\n      - {type: core, count: %d}\n", cnt, rep, pick(g.r, 1, cnt)), w...)
+		sized := reshape(w, func(nodes string) string {
+			return strings.ReplaceAll(nodes, "\"size\": 1,\n          \"type\": \"core\"", fmt.Sprintf("\"size\": %d,\n          \"type\": \"core\"", 1+g.r.IntN(3)))
+		})
+		g.add("vertex-size", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: %d\n    with:\n    - {type: core, count: %d}\n", rep, cnt), sized...)
+		rooted := reshape(w, func(nodes string) string {
+			if g.r.IntN(2) == 0 {
+				return strings.ReplaceAll(nodes, `"0"`, `"r"`)
+			}
+			return nodes
+		})
+		g.add("graph-root", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    with:\n    - {type: core, count: %d}\n", cnt), rooted...)
 		g.add("requires-incomplete", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, match: %s}\n    with:\n    - {type: core, count: 1}\n", typ), w...)
 	}
 	if err := g.rainbowExamples(); err != nil {
