@@ -100,8 +100,11 @@ type Rules struct {
 	// and cluster graph ReadJobspec and ReadCluster read: see
 	// docs/rainbow.md for what that means. The verdict is Matched or
 	// Never, with no reasons (rainbow answers yes or no), and state plays
-	// no part. A job or cluster not read by them, or a jobspec rainbow
-	// could not load, matches nothing. Exclusive is ignored.
+	// no part in Match; a Pool then filters on free nodes (NotNow) as
+	// rainbow's selection step does, and does not refuse a job for a
+	// subsystem no cluster has. A job or cluster not read by them, or a
+	// jobspec rainbow could not load, matches nothing. Exclusive is
+	// ignored.
 	Rainbow bool
 }
 

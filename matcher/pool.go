@@ -205,6 +205,9 @@ func (p *Pool) Submit(j *Job, s Selector) (Assignment, error) {
 	}
 	names := p.sorted()
 	for _, r := range j.Requires {
+		if p.rules.Rainbow {
+			break // rainbow does not refuse a job for an unknown subsystem
+		}
 		found := false
 		for _, n := range names {
 			if _, ok := p.clusters[n].c.Subsystems[r.Subsystem]; ok {
@@ -222,7 +225,12 @@ func (p *Pool) Submit(j *Job, s Selector) (Assignment, error) {
 	for i, n := range names {
 		lc := p.clusters[n]
 		if p.rules.Rainbow {
+			// rainbow's match, then its selection step's capacity filter.
 			a.Results[i] = p.rules.Match(j, lc.c)
+			if free, ok := lc.c.State[freeKey]; ok && a.Results[i].ok() && free < float64(max(j.Nodes, 1)) {
+				a.Results[i].Verdict = NotNow
+				a.Results[i].Reasons = []Reason{{-1, NoFreeNodes, fmt.Sprintf("%s is %g, job needs %d", freeKey, free, max(j.Nodes, 1))}}
+			}
 		} else {
 			a.Results[i] = p.rules.matchCompiled(j, reqs, lc.cc)
 		}

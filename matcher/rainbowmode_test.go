@@ -99,3 +99,42 @@ func TestYAML11Scalars(t *testing.T) {
 		}
 	}
 }
+
+// TestRainbowModePool: a pool with Rainbow rules matches as the mode does,
+// holds the nodes of the chosen cluster and reports NotNow when none are
+// free; a requirement on a subsystem no cluster has (top level, which
+// rainbow does not read) does not refuse the job.
+func TestRainbowModePool(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadCluster(strings.NewReader(buf.String()), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.State = map[string]float64{"nodes_free": 1}
+	p, err := NewPool([]Cluster{c}, Rules{Rainbow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := "version: 1\nrequires:\n- {name: gpu, field: model, match: a100}\nresources:\n  job:\n    type: node\n    replicas: 1\n    with:\n    - {type: core, count: 2}\n"
+	submit := func(name string) Assignment {
+		t.Helper()
+		j, err := ReadJobspec(strings.NewReader("name: "+name+"\n"+spec), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := p.Submit(&j, First{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	if a := submit("j1"); len(a.Clusters) != 1 || a.Results[0].Verdict != Matched {
+		t.Fatalf("j1: %+v", a)
+	}
+	if a := submit("j2"); len(a.Clusters) != 0 || a.Results[0].Verdict != NotNow {
+		t.Fatalf("j2: %+v", a)
+	}
+}
