@@ -48,9 +48,6 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 		return Job{}, err
 	}
 	var j Job
-	if rb, ok := readRainbowSpec(top); ok {
-		j.rainbow = rb
-	}
 	if n := walk.Get(top, "name"); n != nil {
 		if j.Name, err = w.Scalar(n, "name"); err != nil {
 			return Job{}, err
@@ -103,6 +100,11 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 		if err := w.requires(rq, "requires", "", &j); err != nil {
 			return Job{}, err
 		}
+	}
+	// After the checks above, which bound the work an aliased document
+	// can make.
+	if rb, ok := readRainbowSpec(top); ok {
+		j.rainbow = rb
 	}
 	// A requirement reached twice (an aliased resource) counts once.
 	seen := map[string]bool{}

@@ -137,8 +137,9 @@ func readRainbowSpec(top [][2]*yaml.Node) (*rbSpec, bool) {
 	if res.Kind != yaml.MappingNode {
 		return nil, false
 	}
+	budget := maxRainbowResources
 	for i := 0; i+1 < len(res.Content); i += 2 {
-		r, ok := readRainbowResource(res.Content[i+1], 0)
+		r, ok := readRainbowResource(res.Content[i+1], 0, &budget)
 		if !ok {
 			return nil, false
 		}
@@ -152,10 +153,15 @@ func readRainbowSpec(top [][2]*yaml.Node) (*rbSpec, bool) {
 	return s, true
 }
 
-func readRainbowResource(n *yaml.Node, depth int) (rbResource, bool) {
+// maxRainbowResources bounds the resources one jobspec expands to
+// through aliases.
+const maxRainbowResources = 1 << 16
+
+func readRainbowResource(n *yaml.Node, depth int, budget *int) (rbResource, bool) {
 	var r rbResource
 	n = walk.Deref(n)
-	if n == nil || n.Kind != yaml.MappingNode || depth > maxNesting {
+	*budget--
+	if n == nil || n.Kind != yaml.MappingNode || depth > maxNesting || *budget < 0 {
 		return r, false
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -181,7 +187,7 @@ func readRainbowResource(n *yaml.Node, depth int) (rbResource, bool) {
 			}
 			r.with = nil
 			for _, c := range w.Content {
-				cr, ok := readRainbowResource(c, depth+1)
+				cr, ok := readRainbowResource(c, depth+1, budget)
 				if !ok {
 					return r, false
 				}
@@ -487,6 +493,10 @@ func attachments(g *rbGraph, c *Cluster) rbAttached {
 	return at
 }
 
+// maxRainbowVisits bounds the vertices one match visits (a graph whose
+// contains edges share children or form cycles is walked more than once).
+const maxRainbowVisits = 1 << 22
+
 // rainbowMatch decides as rainbow's match algorithm does.
 func rainbowMatch(j *Job, c *Cluster) bool {
 	spec, g := j.rainbow, c.rainbow
@@ -531,10 +541,13 @@ func rainbowMatch(j *Job, c *Cluster) bool {
 		s.counts[v.typ] = count - v.size
 		return true
 	}
+	// A cycle of contains edges would make rainbow's search run until its
+	// stack is exhausted; here the walk stops, refusing the cluster.
+	visits := 0
 	var traverse func(s *rbNeeds, i, depth int) bool
 	traverse = func(s *rbNeeds, i, depth int) bool {
-		if depth > len(g.vertices) || !visit(s, i) {
-			// A cycle of contains edges: rainbow's search would not end.
+		visits++
+		if depth > len(g.vertices) || visits > maxRainbowVisits || !visit(s, i) {
 			return false
 		}
 		if s.subsSatisfied() && s.countsSatisfied() {

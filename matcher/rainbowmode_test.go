@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -136,5 +137,66 @@ func TestRainbowModePool(t *testing.T) {
 	}
 	if a := submit("j2"); len(a.Clusters) != 0 || a.Results[0].Verdict != NotNow {
 		t.Fatalf("j2: %+v", a)
+	}
+}
+
+// FuzzRainbowMode: whatever jobspec ReadJobspec accepts, the Rainbow mode
+// decides on it without a panic, and as often as asked the same way.
+func FuzzRainbowMode(f *testing.F) {
+	var buf bytes.Buffer
+	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 2, Cores: 4}); err != nil {
+		f.Fatal(err)
+	}
+	c, err := ReadCluster(strings.NewReader(buf.String()), "c")
+	if err != nil {
+		f.Fatal(err)
+	}
+	c.Subsystems = map[string]*Subsystem{
+		"io":    {Name: "io", Vertices: []Vertex{{ID: "io1", Fields: map[string]string{"type": "shm"}, Parents: []string{"2", "3"}}}},
+		"spack": {Name: "spack", Vertices: []Vertex{{ID: "s1", Fields: map[string]string{"version": "1.2.5"}, Parents: []string{"2"}}}},
+	}
+	f.Add("version: 1\nresources:\n  job:\n    type: node\n    replicas: 2\n    requires:\n    - {name: spack, field: version, min: 1.10, max: 1.2.x}\n    with:\n    - {type: core, count: 3, requires: [{name: io, field: type, match: shm}]}\n")
+	f.Add("version: 1\nresources:\n  a:\n    type: node\n    count: 1\n    with:\n    - type: slot\n      count: 1\n      label: x\n      with:\n      - {type: core, count: 1}\n  b:\n    type: rack\n    replicas: 1\n    schedule: yes\n    with:\n    - {type: node, count: 010}\n")
+	f.Fuzz(func(t *testing.T, spec string) {
+		j, err := ReadJobspec(strings.NewReader(spec), "f.yaml")
+		if err != nil {
+			return
+		}
+		r := Rules{Rainbow: true}
+		if a, b := r.Match(&j, &c), r.Match(&j, &c); a.Verdict != b.Verdict {
+			t.Fatalf("%v then %v", a.Verdict, b.Verdict)
+		}
+	})
+}
+
+// TestRainbowModeCycle: contains edges that form a cycle end the search
+// with no match instead of running without end.
+func TestRainbowModeCycle(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"graph": {"nodes": {"0": {"metadata": {"type": "cluster", "basename": "c"}}`)
+	const n = 30
+	for i := 1; i <= n; i++ {
+		b.WriteString(`, "` + strconv.Itoa(i) + `": {"metadata": {"type": "node"}}`)
+	}
+	b.WriteString(`}, "edges": [{"source": "0", "target": "1", "relation": "contains"}`)
+	for i := 1; i <= n; i++ {
+		for k := 1; k <= n; k++ {
+			if i != k {
+				b.WriteString(`, {"source": "` + strconv.Itoa(i) + `", "target": "` + strconv.Itoa(k) + `", "relation": "contains"}`)
+			}
+		}
+	}
+	b.WriteString("]}}")
+	c, err := ReadCluster(strings.NewReader(b.String()), "cycle.json")
+	if err != nil {
+		t.Skip("ReadCluster refuses the cycle:", err)
+	}
+	j, err := ReadJobspec(strings.NewReader("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    with:\n    - {type: core, count: 1}\n"), "j.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.rainbow.counts["core"] = 1 // past the top-level count check
+	if got := (Rules{Rainbow: true}).Match(&j, &c); got.Verdict != Never {
+		t.Fatalf("got %v, want Never", got.Verdict)
 	}
 }
