@@ -146,6 +146,16 @@ func generate(seed uint64, n int) ([]caseDoc, error) {
 			return nodes
 		})
 		g.add("graph-root", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    with:\n    - {type: core, count: %d}\n", cnt), rooted...)
+		orphans := reshape(w, func(nodes string) string {
+			switch g.r.IntN(3) {
+			case 0:
+				return strings.Replace(nodes, `"nodes": {`, `"nodes": {"999": {"metadata": {"type": "node", "basename": "node"}}, `, 1)
+			case 1:
+				return strings.Replace(nodes, `"edges": [`, `"edges": [{"source": "998", "target": "0", "relation": "in"}, `, 1)
+			}
+			return nodes
+		})
+		g.add("graph-orphan-or-dangling-in-edge", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: %d\n    with:\n    - {type: core, count: 1}\n", rep), orphans...)
 		g.add("requires-incomplete", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, match: %s}\n    with:\n    - {type: core, count: 1}\n", typ), w...)
 	}
 	if err := g.rainbowExamples(); err != nil {
