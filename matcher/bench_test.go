@@ -11,7 +11,7 @@ func BenchmarkMatch(b *testing.B) {
 	}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if !(Rules{}).Match(&j, &c).OK() {
+		if !(Rules{}).Match(&j, &c).ok() {
 			b.Fatal("no match")
 		}
 	}

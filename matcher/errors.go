@@ -19,31 +19,16 @@ var (
 	ErrVersion = errors.New("matcher: invalid version")
 	// ErrUnknownSubsystem: a job names a subsystem no cluster provides.
 	ErrUnknownSubsystem = errors.New("matcher: unknown subsystem")
-	// ErrNoClusters: an empty cluster set.
+	// ErrNoClusters: an empty cluster set, or (Pool) no registered cluster
+	// has the name.
 	ErrNoClusters = errors.New("matcher: no clusters")
-	// ErrExpr: a constraint expression that does not compile, fails to
-	// evaluate, or has the wrong result type.
-	ErrExpr = errors.New("matcher: constraint expression")
-	// ErrUnknownPackage: a runtime model has no data for a job's package.
-	ErrUnknownPackage = errors.New("matcher: no runtime model for package")
-	// ErrTooLarge: a document longer than MaxDocumentBytes.
+	// ErrTooLarge: a document longer than 16 MiB (the largest rainbow input
+	// is a few hundred KB).
 	ErrTooLarge = walk.ErrTooLarge
 	// ErrTooComplex: a YAML document whose aliases expand to more nodes
-	// than the work limit allows (see MaxExpansion).
+	// than the work limit allows (see the package documentation).
 	ErrTooComplex = walk.ErrTooComplex
 )
-
-// MaxDocumentBytes caps every document the readers accept (16 MiB; the
-// largest rainbow input is a few hundred KB).
-const MaxDocumentBytes = walk.MaxBytes
-
-// MaxExpansion bounds the work YAML aliases can cause: a reader visits at
-// most MaxExpansion times as many nodes as the document holds, and at least
-// 10,000 (as yaml.v3 bounds alias expansion by a ratio to the document's
-// size). A 1 KB document whose aliases fan out 10 ways over 10 levels
-// (10¹⁰ nodes when expanded) is refused with ErrTooComplex in about a
-// millisecond.
-const MaxExpansion = walk.MaxExpansion
 
 // ParseError reports malformed input: the file, the path inside it (JSON
 // pointer-like, "graph.nodes.amrex1.metadata.version" or "[3].resources.m4.min")

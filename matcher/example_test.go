@@ -35,17 +35,17 @@ func ExampleRules_Match() {
 		{Subsystem: "spack", Field: "version", Op: matcher.InRange, Min: "0.5.1", Max: "0.5.5"},
 		{Subsystem: "io", Field: "type", Op: matcher.Equal, Value: "nfs"},
 	}}
-	for _, b := range []matcher.Bounds{matcher.Inclusive, matcher.Exclusive} {
-		res := matcher.Rules{Bounds: b}.Match(&j, &c)
-		fmt.Println(b, res.Verdict)
+	for _, exclusive := range []bool{false, true} {
+		res := matcher.Rules{Exclusive: exclusive}.Match(&j, &c)
+		fmt.Println("exclusive:", exclusive, res.Verdict)
 		for _, r := range res.Reasons {
 			fmt.Printf("  requirement %d: %s\n", r.Requirement, r)
 		}
 	}
 	// Output:
-	// inclusive never
+	// exclusive: false never
 	//   requirement 1: not equal: type="shm" does not satisfy io.type == nfs
-	// exclusive never
+	// exclusive: true never
 	//   requirement 0: out of range: version="0.5.1" does not satisfy spack.version in [0.5.1, 0.5.5]
 	//   requirement 1: not equal: type="shm" does not satisfy io.type == nfs
 }
@@ -80,47 +80,36 @@ resources:
 	// match
 }
 
-func ExampleNewConstraint() {
+func ExamplePool_Submit() {
 	clusters := []matcher.Cluster{
-		{Name: "a", State: map[string]float64{"nodes_free": 0, "cost_per_node_hour": 1, "memory_per_node": 100}},
-		{Name: "b", State: map[string]float64{"nodes_free": 4, "cost_per_node_hour": 3, "memory_per_node": 200}},
-		{Name: "c", State: map[string]float64{"nodes_free": 2, "cost_per_node_hour": 2, "memory_per_node": 400}},
-	}
-	prios, err := matcher.ParsePriorities([]byte(`
-- priority: 1
-  steps:
-  - filter: "nodes_free > 0"
-  - calc: "build_cost=cost_per_node_hour * memory_per_node * seconds_per_gb / 3600"
-  - sort_ascending: build_cost
-  - select: first
-`))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	sel, err := matcher.NewConstraint(prios, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
+		{Name: "a", State: map[string]float64{"nodes_free": 0}},
+		{Name: "b", State: map[string]float64{"nodes_free": 4}},
+		{Name: "c", State: map[string]float64{"nodes_free": 2}},
 	}
 	pool, err := matcher.NewPool(clusters, matcher.Rules{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	j := matcher.Job{Name: "build", Nodes: 2, Params: map[string]float64{"seconds_per_gb": 36}}
-	// b is cheapest (6 against c's 8) until its 4 free nodes are used.
-	for range 4 {
-		a, err := pool.Submit(&j, sel)
+	// Each 2-node job holds its nodes until released: b fills, then c.
+	for _, name := range []string{"j1", "j2", "j3", "j4"} {
+		a, err := pool.Submit(&matcher.Job{Name: name, Nodes: 2}, matcher.First{})
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println(a.Matched, "->", a.Clusters)
+		fmt.Println(name, "->", a.Clusters)
 	}
+	if err := pool.Release("j1"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, _ := pool.Submit(&matcher.Job{Name: "j5", Nodes: 2}, matcher.First{})
+	fmt.Println("j5 ->", a.Clusters)
 	// Output:
-	// [b c] -> [b]
-	// [b c] -> [b]
-	// [c] -> [c]
-	// [] -> []
+	// j1 -> [b]
+	// j2 -> [b]
+	// j3 -> [c]
+	// j4 -> []
+	// j5 -> [b]
 }

@@ -3,7 +3,7 @@ package matcher
 import (
 	"bytes"
 	"errors"
-	"math/rand/v2"
+
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,19 +50,30 @@ func FuzzReadBuildJobs(f *testing.F) {
 	})
 }
 
+// jobspecSeeds are jobspecs of both forms, valid and not, that the fuzzer
+// starts from and TestWriteJobspecLoadsInRainbow writes back.
+var jobspecSeeds = []string{
+	"resources:\n- count: 2\n  type: node\n  with:\n  - count: 4\n    type: core\ntask:\n  resources:\n    m4:\n      range:\n      - field: version\n        min: 1\n",
+	"resources:\n  g:\n    replicas: 2\n    type: node\n    requires:\n    - name: io\n      field: type\n      match: shm\n",
+	"resources:\n- type: node\n  count: 1\n  with:\n  - type: core\n    count: 2\n    requires:\n    - {name: io, field: type, match: shm}\n",
+	"resources:\n- count: 1\n  requires:\n  - {name: io, field: type, min: '1'}\n",
+	"resources:\n- &a\n  count: 2\n  with: [*a]\n",
+	"resources:\n- &a\n  count: 1\n  type: node\n  with: [*a]\n",
+}
+
 func FuzzReadJobspec(f *testing.F) {
-	f.Add([]byte("resources:\n- count: 2\n  type: node\n  with:\n  - count: 4\n    type: core\ntask:\n  resources:\n    m4:\n      range:\n      - field: version\n        min: 1\n"))
-	f.Add([]byte("resources:\n  g:\n    replicas: 2\n    type: node\n    requires:\n    - name: io\n      field: type\n      match: shm\n"))
-	// requires nested under a core, and under a resource without a type
-	// (refused: no vertex could meet it).
-	f.Add([]byte("resources:\n- type: node\n  count: 1\n  with:\n  - type: core\n    count: 2\n    requires:\n    - {name: io, field: type, match: shm}\n"))
-	f.Add([]byte("resources:\n- count: 1\n  requires:\n  - {name: io, field: type, min: '1'}\n"))
-	f.Add([]byte("resources:\n- &a\n  count: 2\n  with: [*a]\n"))
-	f.Add([]byte("resources:\n- &a\n  count: 1\n  type: node\n  with: [*a]\n"))
+	for _, s := range jobspecSeeds {
+		f.Add([]byte(s))
+	}
 	f.Add([]byte(aliasBomb()))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, err := ReadJobspec(bytes.NewReader(b), "fuzz.yaml")
+		j, err := ReadJobspec(bytes.NewReader(b), "fuzz.yaml")
 		checkTyped(t, err)
+		if err == nil {
+			// Whatever is read, WriteJobspec writes in a form rainbow
+			// loads, and it reads back.
+			checkLoadsInRainbow(t, "fuzz", j)
+		}
 	})
 }
 
@@ -85,37 +96,5 @@ func FuzzReadSubsystem(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, err := ReadSubsystem(bytes.NewReader(b), "fuzz.json", "x")
 		checkTyped(t, err)
-	})
-}
-
-// FuzzConstraint parses fuzzed priorities and runs them over clusters with
-// state: a constraint that does not parse, compile or evaluate must be an
-// error wrapping ErrSyntax, ErrSchema or ErrExpr, never a panic.
-func FuzzConstraint(f *testing.F) {
-	f.Add([]byte("- priority: 1\n  steps:\n  - filter: \"nodes_free > 0\"\n"))
-	f.Add([]byte("- priority: 1\n  steps:\n  - calc: \"c=cost_per_node_hour*2\"\n  - sort_descending: c\n  - select: random\n- priority: 2\n  steps:\n  - select: last\n"))
-	f.Add([]byte("- priority: 1\n  steps:\n  - filter: \"cost_per_node_hour + 1\"\n"))
-	f.Add([]byte("- priority: 1\n  steps:\n  - calc: \"x=nodes_free ? 1 : 2\"\n  - sort_ascending: y\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		prios, err := ParsePriorities(b)
-		if err != nil {
-			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrSchema) && !errors.Is(err, ErrTooLarge) {
-				t.Fatalf("ParsePriorities: %v wraps none of ErrSyntax, ErrSchema, ErrTooLarge", err)
-			}
-			return
-		}
-		c, err := NewConstraint(prios, rand.New(rand.NewPCG(1, 1)))
-		if err != nil {
-			if !errors.Is(err, ErrExpr) {
-				t.Fatalf("NewConstraint: %v does not wrap ErrExpr", err)
-			}
-			return
-		}
-		cls := stateClusters()
-		cands := []*Cluster{&cls[0], &cls[1], &cls[2]}
-		j := Job{Name: "j", Nodes: 1, Params: map[string]float64{"seconds_per_gb": 2}}
-		if _, err := c.Select(&j, cands); err != nil && !errors.Is(err, ErrExpr) {
-			t.Fatalf("Select: %v does not wrap ErrExpr", err)
-		}
 	})
 }

@@ -174,7 +174,7 @@ func ReadCluster(r io.Reader, file string) (Cluster, error) {
 			}
 		}
 	}
-	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}, VertexTypes: make(map[string]string, len(g.order))}
+	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}, VertexTypes: make(map[string]string, len(g.order)), rainbow: rbGraphOf(g)}
 	for _, id := range g.order {
 		md := g.nodes[id]
 		typ := mdString(md, "type")

@@ -3,6 +3,8 @@ package matcher
 import (
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/crosscluster/crosscluster/matcher/internal/walk"
 	"go.yaml.in/yaml/v3"
@@ -15,14 +17,16 @@ import (
 // task.resources.<subsystem> as "match: [{field, value}]" (Equal) and
 // "range: [{field, min, max}]" (InRange).
 //
-// The current form: top-level "resources" is a mapping of named groups
-// {type: node, replicas|count, with: [...], requires: [{name, field,
-// match | min | max}]}; "match" is Equal, min/max an InRange.
+// The current form (nextgen v1, what WriteJobspec writes): top-level
+// "resources" is a mapping of named groups {type: node, replicas|count,
+// with: [...], requires: [{name, field, match | min | max}]}; "match" is
+// Equal, min/max an InRange. A top-level "requires" list holds the job's
+// own requirements.
 //
 // Counts multiply down the tree: 2 nodes with 4 cores each is Nodes 2,
 // Cores 8. file names the input in errors. The job Name is "name" when
-// present. task.attributes.parameter or attributes.parameter entries that
-// are numbers become Params. A key outside Flux's and rainbow's jobspec
+// present. task.attributes.parameter or attributes.parameter entries must
+// be numbers. A key outside Flux's and rainbow's jobspec
 // schema, at any level, is refused with its path, line and the nearest
 // known key, and so is a key given twice: a typo must not silently drop a
 // requirement.
@@ -83,12 +87,24 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 				return Job{}, err
 			}
 		}
-		if err := w.params(tm, "task", &j); err != nil {
+		if err := w.params(tm, "task"); err != nil {
 			return Job{}, err
 		}
 	}
-	if err := w.params(top, "", &j); err != nil {
+	if err := w.params(top, ""); err != nil {
 		return Job{}, err
+	}
+	// The job's own requirements (nextgen v1's top-level "requires"), met
+	// by any vertex of the subsystem, as the experiment-era task's.
+	if rq := walk.Get(top, "requires"); rq != nil {
+		if err := w.requires(rq, "requires", "", &j); err != nil {
+			return Job{}, err
+		}
+	}
+	// After the checks above, which bound the work an aliased document
+	// can make.
+	if rb, ok := readRainbowSpec(top); ok {
+		j.rainbow = rb
 	}
 	// A requirement reached twice (an aliased resource) counts once.
 	seen := map[string]bool{}
@@ -114,13 +130,30 @@ var resourceKeys = []string{"type", "count", "replicas", "with", "requires", "la
 // system, user), rainbow's experiment-era single task and its
 // match/range entries, and the current form's requires entries.
 var (
-	jobspecKeys   = []string{"version", "name", "resources", "task", "tasks", "attributes"}
+	jobspecKeys   = []string{"version", "name", "resources", "requires", "task", "tasks", "groups", "attributes"}
 	taskKeys      = []string{"command", "slot", "count", "resources", "attributes"}
 	attributeKeys = []string{"parameter", "system", "user"}
 	requireKeys   = []string{"name", "field", "match", "min", "max"}
 	matchKeys     = []string{"field", "value"}
 	rangeKeys     = []string{"field", "min", "max"}
 )
+
+// resourceTypes are the vertex types of the cluster graphs rainbow and Flux
+// describe (and WriteCluster writes), plus Flux's "slot" and "gpu": a
+// resource of any other type (a misspelt "cores") could never be found in a
+// cluster, so it is refused rather than silently never matched.
+var resourceTypes = []string{"cluster", "rack", "node", "socket", "core", "gpu", "memory", "slot"}
+
+func quoted(ss []string) string {
+	var b strings.Builder
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(s))
+	}
+	return b.String()
+}
 
 // maxNesting bounds resource trees; a YAML alias can make one cyclic.
 const maxNesting = 32
@@ -145,6 +178,9 @@ func (w jwalker) countsDepth(n *yaml.Node, path string, mult int, j *Job, depth 
 	if v := walk.Get(m, "type"); v != nil {
 		if typ, err = w.Scalar(v, walk.Dot(path, "type")); err != nil {
 			return err
+		}
+		if !slices.Contains(resourceTypes, typ) {
+			return w.Err(v, walk.Dot(path, "type"), ErrSchema, "unknown resource type %q (known: %s)", typ, quoted(resourceTypes))
 		}
 	}
 	if rq := walk.Get(m, "requires"); rq != nil {
@@ -308,7 +344,7 @@ func (w jwalker) minmax(m [][2]*yaml.Node, at *yaml.Node, path string, q *Requir
 	return nil
 }
 
-func (w jwalker) params(m [][2]*yaml.Node, path string, j *Job) error {
+func (w jwalker) params(m [][2]*yaml.Node, path string) error {
 	a := walk.Get(m, "attributes")
 	if a == nil {
 		return nil
@@ -330,88 +366,87 @@ func (w jwalker) params(m [][2]*yaml.Node, path string, j *Job) error {
 		return err
 	}
 	for _, kv := range pm {
-		f, err := w.Number(kv[1], walk.Dot(pp, kv[0].Value))
-		if err != nil {
+		if _, err := w.Number(kv[1], walk.Dot(pp, kv[0].Value)); err != nil {
 			return err
 		}
-		if j.Params == nil {
-			j.Params = map[string]float64{}
-		}
-		j.Params[kv[0].Value] = f
 	}
 	return nil
 }
 
-// WriteJobspec writes j in the experiment-era form ReadJobspec reads:
-// Nodes nodes with Cores/Nodes cores each, Equal requirements as "match"
-// and InRange ones as "range" under task.resources. A requirement nested
-// under "node" is written in the node resource's "requires" list, one under
-// "core" in the core resource's (when Cores > 0), in the current form's
-// {name, field, match | min, max} entries. Other operators, and
-// requirements nested under other types, have no place in this form and
-// are skipped.
+// WriteJobspec writes j as a nextgen v1 jobspec, the form rainbow and
+// jobspec-go load (a mapping of named resources):
+//
+//	version: 1
+//	name: <Name>
+//	resources:
+//	  job:
+//	    type: node
+//	    replicas: <Nodes>
+//	    requires: [<requirements nested under "node">]
+//	    with:
+//	    - type: core
+//	      count: <Cores/Nodes>
+//	      requires: [<requirements nested under "core">]
+//	requires: [<requirements of the job itself>]
+//	tasks:
+//	- command: [app]
+//	  resources: job
+//
+// Each requirement is an entry {name: subsystem, field, match: value} or
+// {name, field, min, max} with its ends as strings. A requirement of the
+// job itself (Under empty) goes in the top-level "requires" list, which
+// jobspec-go reads but rainbow's match does not check (see docs/rainbow.md);
+// one nested under another resource type has no place in this form and is
+// skipped. Nodes of zero is written as one node; Cores that do not divide
+// among the nodes are rounded down (at least one core per node).
+// ReadJobspec reads what WriteJobspec writes back to the same Job.
 func WriteJobspec(w io.Writer, j *Job) error {
 	type item = map[string]any
 	nodes := max(j.Nodes, 1)
-	res := item{"count": nodes, "type": "node"}
+	node := item{"type": "node", "replicas": nodes}
 	var core item
 	if j.Cores > 0 {
-		core = item{"count": max(1, j.Cores/nodes), "type": "core"}
-		res["with"] = []item{core}
+		core = item{"type": "core", "count": max(1, j.Cores/nodes)}
+		node["with"] = []item{core}
 	}
-	tr := map[string]item{}
-	subs := []string{}
+	var top []item
 	for _, q := range j.Requires {
-		if q.Under != "" {
-			at := map[string]item{"node": res, "core": core}[q.Under]
-			if at == nil || (q.Op != Equal && q.Op != InRange) {
-				continue
-			}
-			e := item{"name": q.Subsystem, "field": q.Field}
-			if q.Op == Equal {
-				e["match"] = q.Value
-			}
+		e := item{"name": q.Subsystem, "field": q.Field}
+		switch q.Op {
+		case Equal:
+			e["match"] = q.Value
+		case InRange:
 			if q.Min != "" {
 				e["min"] = q.Min
 			}
 			if q.Max != "" {
 				e["max"] = q.Max
+			}
+		default:
+			continue
+		}
+		switch q.Under {
+		case "":
+			top = append(top, e)
+		case "node", "core":
+			at := node
+			if q.Under == "core" {
+				if core == nil {
+					continue
+				}
+				at = core
 			}
 			l, _ := at["requires"].([]item)
 			at["requires"] = append(l, e)
-			continue
-		}
-		if q.Op != Equal && q.Op != InRange {
-			continue
-		}
-		if _, ok := tr[q.Subsystem]; !ok {
-			tr[q.Subsystem] = item{}
-			subs = append(subs, q.Subsystem)
-		}
-		switch q.Op {
-		case Equal:
-			l, _ := tr[q.Subsystem]["match"].([]item)
-			tr[q.Subsystem]["match"] = append(l, item{"field": q.Field, "value": q.Value})
-		case InRange:
-			e := item{"field": q.Field}
-			if q.Min != "" {
-				e["min"] = q.Min
-			}
-			if q.Max != "" {
-				e["max"] = q.Max
-			}
-			l, _ := tr[q.Subsystem]["range"].([]item)
-			tr[q.Subsystem]["range"] = append(l, e)
 		}
 	}
-	slices.Sort(subs)
-	doc := item{"version": 1, "resources": []item{res},
-		"task": item{"command": []string{j.Package}, "count": item{"per_slot": 1}, "resources": tr}}
+	doc := item{"version": 1, "resources": item{"job": node},
+		"tasks": []item{{"command": []string{"app"}, "resources": "job"}}}
+	if len(top) > 0 {
+		doc["requires"] = top
+	}
 	if j.Name != "" {
 		doc["name"] = j.Name
-	}
-	if len(j.Params) > 0 {
-		doc["attributes"] = item{"parameter": j.Params}
 	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -17,8 +18,35 @@ func liveClusters(n int, free float64) []Cluster {
 	return cs
 }
 
+func mustPool(t *testing.T, rules Rules) *Pool {
+	t.Helper()
+	p, err := NewPool(nil, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// clusterNames returns the registered clusters' names, sorted.
+func (p *Pool) clusterNames() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.sorted())
+}
+
+// allocations returns each allocated job's cluster.
+func (p *Pool) allocations() map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]string{}
+	for j, a := range p.allocs {
+		out[j] = a.cluster
+	}
+	return out
+}
+
 func TestLivePoolLifecycle(t *testing.T) {
-	p := NewLivePool(Rules{})
+	p := mustPool(t, Rules{})
 	for _, c := range liveClusters(2, 4) {
 		if err := p.Register(c); err != nil {
 			t.Fatal(err)
@@ -64,13 +92,13 @@ func TestLivePoolLifecycle(t *testing.T) {
 	if err != nil || fmt.Sprint(lost) != "[j2 j3]" {
 		t.Errorf("Remove c01: lost %v, %v", lost, err)
 	}
-	if _, err := p.Remove("c01"); !errors.Is(err, ErrNoCluster) {
+	if _, err := p.Remove("c01"); !errors.Is(err, ErrNoClusters) {
 		t.Errorf("Remove twice: %v", err)
 	}
-	if fmt.Sprint(p.Clusters()) != "[c00]" || len(p.Allocations()) != 0 {
-		t.Errorf("clusters %v, allocations %v", p.Clusters(), p.Allocations())
+	if fmt.Sprint(p.clusterNames()) != "[c00]" || len(p.allocations()) != 0 {
+		t.Errorf("clusters %v, allocations %v", p.clusterNames(), p.allocations())
 	}
-	if err := p.UpdateState("nope", nil); !errors.Is(err, ErrNoCluster) {
+	if err := p.UpdateState("nope", nil); !errors.Is(err, ErrNoClusters) {
 		t.Errorf("update unknown: %v", err)
 	}
 	if _, err := p.Submit(&Job{Name: "j4", Requires: []Requirement{{Subsystem: "io", Field: "type", Op: Equal, Value: "shm"}}}, first); !errors.Is(err, ErrUnknownSubsystem) {
@@ -84,7 +112,7 @@ func TestLivePoolLifecycle(t *testing.T) {
 // counted twice.
 func TestLivePoolConcurrent(t *testing.T) {
 	const clusters, capacity = 8, 16
-	p := NewLivePool(Rules{})
+	p := mustPool(t, Rules{})
 	for _, c := range liveClusters(clusters, capacity) {
 		if err := p.Register(c); err != nil {
 			t.Fatal(err)
@@ -152,10 +180,10 @@ func TestLivePoolConcurrent(t *testing.T) {
 	// interleaving (813 to over 1,500 seen); the test is the invariant
 	// above, so it only asks that the pool was used and left empty.
 	t.Logf("%d of 3200 submissions placed", total)
-	if total == 0 || len(p.Allocations()) != 0 {
-		t.Errorf("%d jobs placed, %d allocations left", total, len(p.Allocations()))
+	if total == 0 || len(p.allocations()) != 0 {
+		t.Errorf("%d jobs placed, %d allocations left", total, len(p.allocations()))
 	}
-	for _, name := range p.Clusters() {
+	for _, name := range p.clusterNames() {
 		if st, _ := p.State(name); st["nodes_free"] != capacity {
 			t.Errorf("%s: %v free at the end", name, st["nodes_free"])
 		}

@@ -2,7 +2,6 @@ package matcher
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -38,10 +37,9 @@ type ReasonKind int
 const (
 	MissingSubsystem ReasonKind = iota + 1 // the cluster has no such subsystem
 	MissingField                           // no vertex carries the field
-	NotEqual                               // values present, none equal (or none in the set)
+	NotEqual                               // values present, none equal
 	OutOfRange                             // versions present, none within the bounds
 	BadVersion                             // the requirement's or every vertex's version does not parse
-	Excluded                               // every value present is in the not-in set
 	TooFewNodes                            // the cluster has fewer nodes than the job needs
 	TooFewCores                            // the cluster has fewer cores than the job needs
 	NoFreeNodes                            // state nodes_free is below the job's nodes
@@ -58,7 +56,7 @@ const (
 )
 
 var reasonNames = [...]string{"", "missing subsystem", "missing field", "not equal", "out of range",
-	"unparseable version", "excluded", "too few nodes", "too few cores", "no free nodes",
+	"unparseable version", "too few nodes", "too few cores", "no free nodes",
 	"not attached", "unknown parent"}
 
 func (k ReasonKind) String() string {
@@ -85,24 +83,29 @@ type Result struct {
 	Reasons []Reason // empty when Verdict is Matched
 }
 
-// OK reports whether the job matched.
-func (r Result) OK() bool { return r.Verdict == Matched }
+// ok reports whether the job matched.
+func (r Result) ok() bool { return r.Verdict == Matched }
 
-// DefaultFreeKey is the cluster state key holding free nodes, as in rainbow.
-const DefaultFreeKey = "nodes_free"
+// freeKey is the cluster state key holding free nodes, as in rainbow.
+const freeKey = "nodes_free"
 
-// Rules are the matching rules. The zero value uses inclusive bounds and
-// the "nodes_free" state key.
+// Rules are the matching rules. The zero value uses inclusive bounds.
 type Rules struct {
-	Bounds  Bounds
-	FreeKey string // state key of free nodes; "" means DefaultFreeKey
-}
-
-func (r Rules) freeKey() string {
-	if r.FreeKey == "" {
-		return DefaultFreeKey
-	}
-	return r.FreeKey
+	// Exclusive excludes a range's ends (min < v < max), as the published
+	// reliabuild driver scored; by default they are included, as rainbow's
+	// range matcher has since 2024-03-31.
+	Exclusive bool
+	// Rainbow decides as rainbow's match algorithm does (its memory graph
+	// backend at converged-computing/rainbow 075ee23), from the jobspec
+	// and cluster graph ReadJobspec and ReadCluster read: see
+	// docs/rainbow.md for what that means. The verdict is Matched or
+	// Never, with no reasons (rainbow answers yes or no), and state plays
+	// no part in Match; a Pool then filters on free nodes (NotNow) as
+	// rainbow's selection step does, and does not refuse a job for a
+	// subsystem no cluster has. A job or cluster not read by them, or a
+	// jobspec rainbow could not load, matches nothing. Exclusive is
+	// ignored.
+	Rainbow bool
 }
 
 // Match matches j against c. Counts are checked first (nodes, cores); if
@@ -114,6 +117,12 @@ func (r Rules) freeKey() string {
 // state has the free-nodes key below j.Nodes gives NotNow when everything
 // else matches. Match does not modify j or c.
 func (r Rules) Match(j *Job, c *Cluster) Result {
+	if r.Rainbow {
+		if rainbowMatch(j, c) {
+			return Result{Cluster: c.Name, Verdict: Matched}
+		}
+		return Result{Cluster: c.Name, Verdict: Never}
+	}
 	return r.matchCompiled(j, compileReqs(j.Requires), compileCluster(c))
 }
 
@@ -132,7 +141,7 @@ func (r Rules) matchCompiled(j *Job, reqs []creq, c *ccluster) Result {
 		return res
 	}
 	for i := range reqs {
-		if ok, kind, detail := reqs[i].check(c, r.Bounds); !ok {
+		if ok, kind, detail := reqs[i].check(c, r.Exclusive); !ok {
 			res.Verdict = Never
 			res.Reasons = append(res.Reasons, Reason{i, kind, detail})
 		}
@@ -140,10 +149,10 @@ func (r Rules) matchCompiled(j *Job, reqs []creq, c *ccluster) Result {
 	if res.Verdict == Never {
 		return res
 	}
-	if free, ok := c.state[r.freeKey()]; ok && free < float64(max(j.Nodes, 1)) {
+	if free, ok := c.state[freeKey]; ok && free < float64(max(j.Nodes, 1)) {
 		res.Verdict = NotNow
 		res.Reasons = append(res.Reasons, Reason{-1, NoFreeNodes,
-			fmt.Sprintf("%s is %g, job needs %d", r.freeKey(), free, max(j.Nodes, 1))})
+			fmt.Sprintf("%s is %g, job needs %d", freeKey, free, max(j.Nodes, 1))})
 	}
 	return res
 }
@@ -270,8 +279,8 @@ func (q *creq) placementDetail(c *ccluster, v *cvertex, kind ReasonKind) string 
 // creq is a requirement with its versions parsed.
 type creq struct {
 	Requirement
-	min, max, val          Version
-	minErr, maxErr, valErr error
+	min, max       Version
+	minErr, maxErr error
 }
 
 func compileReqs(rs []Requirement) []creq {
@@ -286,8 +295,6 @@ func compileReqs(rs []Requirement) []creq {
 			if r.Max != "" {
 				out[i].max, out[i].maxErr = ParseVersion(r.Max)
 			}
-		case AtLeast, AtMost:
-			out[i].val, out[i].valErr = ParseVersion(r.Value)
 		}
 	}
 	return out
@@ -299,7 +306,7 @@ func compileReqs(rs []Requirement) []creq {
 // that satisfies the condition but is placed elsewhere (an unknown parent
 // before a parent of another type), then a value that was compared and
 // failed, then an unparseable value, then a missing field.
-func (q *creq) check(c *ccluster, b Bounds) (bool, ReasonKind, string) {
+func (q *creq) check(c *ccluster, excl bool) (bool, ReasonKind, string) {
 	vs, ok := c.subs[q.Subsystem]
 	if !ok {
 		return false, MissingSubsystem, fmt.Sprintf("cluster %s has no subsystem %q", c.name, q.Subsystem)
@@ -317,23 +324,19 @@ func (q *creq) check(c *ccluster, b Bounds) (bool, ReasonKind, string) {
 		if !ok {
 			continue
 		}
-		sat, k := true, ReasonKind(0)
-		if q.Op != Exists {
-			sat, k = q.test(f, b)
-		}
-		if sat {
-			pk := q.placement(v)
-			if pk == 0 {
-				return true, 0, ""
-			}
-			if placed == nil || pk == UnknownParent && placedKind == NotAttached {
-				placed, placedKind = v, pk
+		if sat, k := q.test(f, excl); !sat {
+			if rank(k) > rank(kind) || detail == "" {
+				kind = k
+				detail = fmt.Sprintf("%s=%q does not satisfy %s", q.Field, f.s, q.Requirement)
 			}
 			continue
 		}
-		if rank(k) > rank(kind) || detail == "" {
-			kind = k
-			detail = fmt.Sprintf("%s=%q does not satisfy %s", q.Field, f.s, q.Requirement)
+		pk := q.placement(v)
+		if pk == 0 {
+			return true, 0, ""
+		}
+		if placed == nil || pk == UnknownParent && placedKind == NotAttached {
+			placed, placedKind = v, pk
 		}
 	}
 	if placed != nil {
@@ -346,7 +349,7 @@ func (q *creq) check(c *ccluster, b Bounds) (bool, ReasonKind, string) {
 }
 
 // satisfied is check without the reason, for bulk evaluation.
-func (q *creq) satisfied(c *ccluster, b Bounds) bool {
+func (q *creq) satisfied(c *ccluster, excl bool) bool {
 	vs, ok := c.subs[q.Subsystem]
 	if !ok || q.ownErr() != nil {
 		return false
@@ -357,10 +360,8 @@ func (q *creq) satisfied(c *ccluster, b Bounds) bool {
 		if !ok {
 			continue
 		}
-		if q.Op != Exists {
-			if sat, _ := q.test(f, b); !sat {
-				continue
-			}
+		if sat, _ := q.test(f, excl); !sat {
+			continue
 		}
 		if q.placement(v) == 0 {
 			return true
@@ -380,7 +381,7 @@ func rank(k ReasonKind) int {
 }
 
 func (q *creq) ownErr() error {
-	for _, e := range []error{q.minErr, q.maxErr, q.valErr} {
+	for _, e := range []error{q.minErr, q.maxErr} {
 		if e != nil {
 			return e
 		}
@@ -388,31 +389,23 @@ func (q *creq) ownErr() error {
 	return nil
 }
 
-func (q *creq) test(f *cfield, b Bounds) (bool, ReasonKind) {
+func (q *creq) test(f *cfield, excl bool) (bool, ReasonKind) {
 	switch q.Op {
 	case Equal:
 		return f.s == q.Value, NotEqual
-	case In:
-		return slices.Contains(q.Values, f.s), NotEqual
-	case NotIn:
-		return !slices.Contains(q.Values, f.s), Excluded
 	}
 	if f.err != nil {
 		return false, BadVersion
 	}
 	switch q.Op {
 	case InRange:
-		if q.Min != "" && !b.atLeast(f.v, q.min) {
+		if q.Min != "" && !atLeast(f.v, q.min, excl) {
 			return false, OutOfRange
 		}
-		if q.Max != "" && !b.atMost(f.v, q.max) {
+		if q.Max != "" && !atMost(f.v, q.max, excl) {
 			return false, OutOfRange
 		}
 		return true, 0
-	case AtLeast:
-		return b.atLeast(f.v, q.val), OutOfRange
-	case AtMost:
-		return b.atMost(f.v, q.val), OutOfRange
 	}
 	return false, NotEqual
 }

@@ -39,6 +39,8 @@ type Cluster struct {
 	State       map[string]float64
 	Subsystems  map[string]*Subsystem
 	VertexTypes map[string]string
+
+	rainbow *rbGraph // the dominant graph as rainbow loads it (ReadCluster)
 }
 
 // Op is how a requirement compares a field.
@@ -47,16 +49,11 @@ type Op int
 const (
 	Equal   Op = iota // field == Value (exact string)
 	InRange           // Min <= field <= Max as versions; either end may be empty
-	AtLeast           // field >= Value as versions
-	AtMost            // field <= Value as versions
-	In                // field is one of Values (exact strings)
-	NotIn             // field is none of Values
-	Exists            // the field is present
 )
 
-var opNames = [...]string{"equal", "range", "at-least", "at-most", "in", "not-in", "exists"}
+var opNames = [...]string{"equal", "range"}
 
-func (o Op) String() string {
+func (o Op) name() string {
 	if o >= 0 && int(o) < len(opNames) {
 		return opNames[o]
 	}
@@ -70,9 +67,8 @@ type Requirement struct {
 	Subsystem string
 	Field     string
 	Op        Op
-	Value     string   // Equal, AtLeast, AtMost
-	Values    []string // In, NotIn
-	Min, Max  string   // InRange; an empty end is unbounded
+	Value     string // Equal
+	Min, Max  string // InRange; an empty end is unbounded
 	// Under is the type of the jobspec resource the requirement was nested
 	// under ("node", "core"). rainbow checks such a requirement through the
 	// subsystem edges of the vertices of that type, so a subsystem vertex
@@ -93,18 +89,8 @@ func (r Requirement) String() string {
 		b.WriteString("== " + r.Value)
 	case InRange:
 		b.WriteString("in [" + r.Min + ", " + r.Max + "]")
-	case AtLeast:
-		b.WriteString(">= " + r.Value)
-	case AtMost:
-		b.WriteString("<= " + r.Value)
-	case In:
-		b.WriteString("in {" + strings.Join(r.Values, ", ") + "}")
-	case NotIn:
-		b.WriteString("not in {" + strings.Join(r.Values, ", ") + "}")
-	case Exists:
-		b.WriteString("exists")
 	default:
-		b.WriteString(r.Op.String())
+		b.WriteString(r.Op.name())
 	}
 	if r.Under != "" {
 		b.WriteString(" (under " + r.Under + ")")
@@ -112,14 +98,13 @@ func (r Requirement) String() string {
 	return b.String()
 }
 
-// Job is what a user submits: a name, the package it builds (used by runtime
-// models), how many nodes and cores in total it needs, its requirements, and
-// numeric parameters that constraint expressions may use.
+// Job is what a user submits: a name, how many nodes and cores in total it
+// needs, and its requirements.
 type Job struct {
 	Name     string
-	Package  string
 	Nodes    int
 	Cores    int
 	Requires []Requirement
-	Params   map[string]float64
+
+	rainbow *rbSpec // the resource groups as rainbow reads them (ReadJobspec)
 }

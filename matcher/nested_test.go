@@ -67,7 +67,7 @@ func checkAgreement(t *testing.T, label string, j *Job, c *Cluster) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp := NewLivePool(Rules{})
+	lp := mustPool(t, Rules{})
 	if err := lp.Register(*c); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestNestedRequiresRainbowFiles(t *testing.T) {
 				kinds = append(kinds, r.Kind)
 			}
 			switch {
-			case cc.want == 0 && !res.OK():
+			case cc.want == 0 && !res.ok():
 				t.Errorf("%s: %s %v, want a match", label, res.Verdict, res.Reasons)
 			case cc.want != 0 && !slices.Equal(kinds, []ReasonKind{cc.want}):
 				t.Errorf("%s: %s %v, want one %s reason", label, res.Verdict, res.Reasons, cc.want)
@@ -173,7 +173,7 @@ func TestNestedRequiresRainbowFiles(t *testing.T) {
 			for i := range task.Requires {
 				task.Requires[i].Under = ""
 			}
-			if tres := checkAgreement(t, label+" task-level", &task, cc.c); tres.OK() != (tc.onNodes == 0) {
+			if tres := checkAgreement(t, label+" task-level", &task, cc.c); tres.ok() != (tc.onNodes == 0) {
 				t.Errorf("%s task-level: %s %v", label, tres.Verdict, tres.Reasons)
 			}
 		}
@@ -214,16 +214,15 @@ func TestNestedRequiresPlacement(t *testing.T) {
 		{"unknown parent outranks a core", cluster(shm("a", "2"), shm("b", "9")), underNode, UnknownParent, `vertex "b" meets io.type == shm (under node), but is attached to "9", which is not a vertex of cluster c's graph`},
 		{"a wrong value on a node is the value's reason", cluster(nfs("a", "1")), underNode, NotEqual, `type="nfs" does not satisfy io.type == shm (under node)`},
 		{"a vertex elsewhere beats a wrong value on a node", cluster(nfs("a", "1"), shm("b", "2")), underNode, NotAttached, `vertex "b"`},
-		{"exists under node", cluster(nfs("a", "1")), Requirement{Subsystem: "io", Field: "version", Op: Exists, Under: "node"}, 0, ""},
-		{"exists only on a core", cluster(nfs("a", "2")), Requirement{Subsystem: "io", Field: "version", Op: Exists, Under: "node"}, NotAttached, `vertex "a" meets io.version exists (under node)`},
-		{"range only on a core", cluster(nfs("a", "1"), shm("b", "2")), Requirement{Subsystem: "io", Field: "version", Op: AtLeast, Value: "1", Under: "node"}, NotAttached, `vertex "b"`},
+		{"only on a core", cluster(nfs("a", "2")), Requirement{Subsystem: "io", Field: "type", Op: Equal, Value: "nfs", Under: "node"}, NotAttached, `vertex "a" meets io.type == nfs (under node)`},
+		{"range only on a core", cluster(nfs("a", "1"), shm("b", "2")), Requirement{Subsystem: "io", Field: "version", Op: InRange, Min: "1", Under: "node"}, NotAttached, `vertex "b"`},
 		{"task level ignores placement", cluster(shm("a")), Requirement{Subsystem: "io", Field: "type", Op: Equal, Value: "shm"}, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := Job{Requires: []Requirement{tc.q}}
 			res := checkAgreement(t, tc.name, &j, &tc.c)
 			switch {
-			case tc.want == 0 && !res.OK():
+			case tc.want == 0 && !res.ok():
 				t.Fatalf("%s %v, want a match", res.Verdict, res.Reasons)
 			case tc.want == 0:
 				return
@@ -293,7 +292,7 @@ func TestNestedRequiresPublishedAttachment(t *testing.T) {
 	}{{"node", true}, {"core", true}, {"socket", false}, {"rack", false}, {"", true}} {
 		j := Job{Nodes: 1, Requires: []Requirement{{Subsystem: "compiler", Field: "value", Op: Equal, Value: v.Fields["value"], Under: tc.under}}}
 		res := checkAgreement(t, "under "+tc.under, &j, &c)
-		if res.OK() != tc.ok || !tc.ok && res.Reasons[0].Kind != NotAttached {
+		if res.ok() != tc.ok || !tc.ok && res.Reasons[0].Kind != NotAttached {
 			t.Errorf("under %q: %s %v, want ok %v (else not attached)", tc.under, res.Verdict, res.Reasons, tc.ok)
 		}
 	}

@@ -18,15 +18,20 @@ func BenchmarkLivePoolReliabuild(b *testing.B) {
 	if err != nil {
 		b.Skipf("reliabuild data: %v", err)
 	}
-	p := matcher.NewLivePool(matcher.Rules{})
+	var cs []matcher.Cluster
 	for _, c := range w.Clusters {
-		if err := p.Register(c.Cluster()); err != nil {
-			b.Fatal(err)
-		}
+		cs = append(cs, c.Cluster())
+	}
+	p, err := matcher.NewPool(cs, matcher.Rules{})
+	if err != nil {
+		b.Fatal(err)
 	}
 	jobs := make([]matcher.Job, len(w.Jobs))
 	for i, j := range w.Jobs {
-		jobs[i] = j.Job()
+		jobs[i] = matcher.Job{Name: j.Name}
+		for _, r := range j.Ranges {
+			jobs[i].Requires = append(jobs[i].Requires, matcher.Requirement{Subsystem: r.Subsystem, Field: "version", Op: matcher.InRange, Min: r.Min, Max: r.Max})
+		}
 	}
 	b.ResetTimer()
 	n := 0

@@ -37,7 +37,7 @@ func ours(v, min, max string) (bool, string) {
 	c := matcher.Cluster{Name: "c", Subsystems: map[string]*matcher.Subsystem{"pkg": {Name: "pkg", Vertices: []matcher.Vertex{{Fields: map[string]string{"version": v}}}}}}
 	j := matcher.Job{Requires: []matcher.Requirement{{Subsystem: "pkg", Field: "version", Op: matcher.InRange, Min: min, Max: max}}}
 	res := (matcher.Rules{}).Match(&j, &c)
-	if res.OK() {
+	if res.Verdict == matcher.Matched {
 		return true, ""
 	}
 	return false, res.Reasons[0].Kind.String()

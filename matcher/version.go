@@ -85,16 +85,6 @@ func ParseVersion(s string) (Version, error) {
 	return v, nil
 }
 
-// MustParseVersion is ParseVersion for literals known to be valid; it panics
-// otherwise.
-func MustParseVersion(s string) Version {
-	v, err := ParseVersion(s)
-	if err != nil {
-		panic("matcher: invalid version literal")
-	}
-	return v
-}
-
 // String formats v with at least three numeric components.
 func (v Version) String() string {
 	n := 3
@@ -171,45 +161,14 @@ func compareIdent(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-// Bounds says whether range ends are included.
-type Bounds int
-
-const (
-	// Inclusive: min <= v <= max, rainbow's range matcher since 2024-03-31.
-	Inclusive Bounds = iota
-	// Exclusive: min < v < max, how the published reliabuild driver scored.
-	Exclusive
-)
-
-func (b Bounds) String() string {
-	switch b {
-	case Inclusive:
-		return "inclusive"
-	case Exclusive:
-		return "exclusive"
-	}
-	return "Bounds(" + strconv.Itoa(int(b)) + ")"
-}
-
-// ParseBounds parses "inclusive" or "exclusive".
-func ParseBounds(s string) (Bounds, error) {
-	switch s {
-	case "inclusive":
-		return Inclusive, nil
-	case "exclusive":
-		return Exclusive, nil
-	}
-	return 0, fmt.Errorf("matcher: unknown bounds %q (want inclusive or exclusive)", s)
-}
-
-// atLeast reports v >= min (Inclusive) or v > min (Exclusive).
-func (b Bounds) atLeast(v, min Version) bool {
+// atLeast reports v >= min, or v > min when exclusive.
+func atLeast(v, min Version, exclusive bool) bool {
 	c := v.Compare(min)
-	return c > 0 || (c == 0 && b == Inclusive)
+	return c > 0 || (c == 0 && !exclusive)
 }
 
-// atMost reports v <= max (Inclusive) or v < max (Exclusive).
-func (b Bounds) atMost(v, max Version) bool {
+// atMost reports v <= max, or v < max when exclusive.
+func atMost(v, max Version, exclusive bool) bool {
 	c := v.Compare(max)
-	return c < 0 || (c == 0 && b == Inclusive)
+	return c < 0 || (c == 0 && !exclusive)
 }

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/crosscluster/crosscluster/matcher/experiment"
 	cplot "github.com/crosscluster/crosscluster/internal/plot"
+	"github.com/crosscluster/crosscluster/matcher/experiment"
 )
 
 // spackOrder is the level order of the published spack-build figures
@@ -23,7 +23,7 @@ var spackOrder = []string{"none", "compiler-version-subsystem", "compiler-subsys
 // (nil on synthetic data): ours as the expectation over the random choice
 // of cluster with ±1 standard error of a single draw, and as one seeded
 // draw, the way the published run was made.
-func figures(dir string, rep, pub *experiment.Report, j *jobs) error {
+func figures(dir string, rep, pub *experiment.Report, mode experiment.Mode, j *jobs) error {
 	levels := make([]string, 0, len(rep.Levels))
 	if rep.Experiment == "spack-build" {
 		for _, name := range spackOrder {
@@ -36,7 +36,7 @@ func figures(dir string, rep, pub *experiment.Report, j *jobs) error {
 			levels = append(levels, l.Name)
 		}
 	}
-	ours := " (" + rep.Mode.String() + " rules)"
+	ours := " (" + mode.String() + " rules)"
 	// byLevel builds the published, expected ± SE and drawn series of one
 	// figure from a level's scores.
 	byLevel := func(val func(s *experiment.Scores) (v, se float64)) []cplot.BarSeries {

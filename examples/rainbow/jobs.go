@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/crosscluster/crosscluster/matcher/experiment"
@@ -13,7 +12,7 @@ import (
 // draw's per-job additional runtime and cost by level and by package for
 // the figures.
 type jobs struct {
-	f   *os.File
+	f   *outFile
 	w   *bufio.Writer
 	buf []byte
 	// Drawn per-job additional runtime (seconds) and cost, by level and
@@ -27,7 +26,7 @@ const jobsHeader = "level,job,package,subsystems,job_subsystems,matched,matched_
 	"additional_runtime,additional_runtime_drawn,additional_cost,additional_cost_drawn\n"
 
 func newJobs(path string) (*jobs, error) {
-	f, err := os.Create(path)
+	f, err := createOut(path)
 	if err != nil {
 		return nil, err
 	}
@@ -89,10 +88,16 @@ func appendNum(b []byte, v float64) []byte {
 	return strconv.AppendFloat(b, v, 'g', 10, 64)
 }
 
-func (j *jobs) close() error {
+// close writes jobs.csv under its final name, or, when the run failed
+// (failed true) or the flush fails, removes it.
+func (j *jobs) close(failed bool) error {
+	if failed {
+		j.f.abort()
+		return nil
+	}
 	if err := j.w.Flush(); err != nil {
-		j.f.Close()
+		j.f.abort()
 		return err
 	}
-	return j.f.Close()
+	return j.f.commit()
 }

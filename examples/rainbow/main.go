@@ -14,18 +14,21 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
-	"sync"
+	"syscall"
 	"time"
 
 	"github.com/crosscluster/crosscluster/internal/synth"
@@ -33,58 +36,109 @@ import (
 	"github.com/crosscluster/crosscluster/matcher/experiment"
 )
 
+// config is the command line, validated.
+type config struct {
+	out, data string
+	exps      []string // the experiments to run, in order
+	exclusive bool
+	mode      experiment.Mode
+	linear    bool
+	seed      uint64
+}
+
 func main() {
-	out := flag.String("out", "out/rainbow", "output directory (e.g. -out /tmp/rb)")
-	data := flag.String("data", "", "directory laid out like shared/testdata/rainbow (reliabuild/, spack-build/); empty = built-in synthetic worlds (e.g. -data ../shared/testdata/rainbow)")
-	which := flag.String("experiment", "both", "reliabuild, spack-build or both (e.g. -experiment reliabuild)")
-	bounds := flag.String("bounds", "inclusive", "range bound rule in corrected mode: inclusive or exclusive (e.g. -bounds exclusive)")
-	rules := flag.String("rules", "corrected", "corrected or published (reproduce the published drivers, bugs included) (e.g. -rules published)")
-	seed := flag.Uint64("seed", 1, "seed for the synthetic worlds, the subsystem order and the seeded draws (e.g. -seed 7)")
-	model := flag.String("model", "knn", "spack-build runtime model: knn (k=5, as published) or linear (OLS of duration on mean memory per package) (e.g. -model linear)")
-	flag.Parse()
-	if err := run(*out, *data, *which, *bounds, *rules, *model, *seed); err != nil {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rainbow:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = run(ctx, cfg)
+	if ctx.Err() != nil {
+		stop()
+		fmt.Fprintln(os.Stderr, "rainbow: interrupted; no output was left half-written")
+		os.Exit(130)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "rainbow:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) error {
-	if model != "knn" && model != "linear" {
-		return fmt.Errorf("unknown -model %q (want knn or linear)", model)
+// parseFlags reads and checks every flag before any work: a value out of
+// its set, a stray argument or a -data directory without the experiment's
+// data is an error and nothing is written.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("rainbow", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "out/rainbow", "output directory (e.g. -out /tmp/rb)")
+	data := fs.String("data", "", "directory laid out like shared/testdata/rainbow (reliabuild/, spack-build/); empty = built-in synthetic worlds (e.g. -data ../shared/testdata/rainbow)")
+	which := fs.String("experiment", "both", "reliabuild, spack-build or both (e.g. -experiment reliabuild)")
+	bounds := fs.String("bounds", "inclusive", "range bound rule in corrected mode: inclusive or exclusive (e.g. -bounds exclusive)")
+	rules := fs.String("rules", "corrected", "corrected or published (reproduce the published drivers, bugs included) (e.g. -rules published)")
+	seed := fs.Uint64("seed", 1, "seed for the synthetic worlds, the subsystem order and the seeded draws (e.g. -seed 7)")
+	model := fs.String("model", "knn", "spack-build runtime model: knn (k=5, as published) or linear (OLS of duration on mean memory per package) (e.g. -model linear)")
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
 	}
-	b, err := matcher.ParseBounds(boundsFlag)
-	if err != nil {
-		return err
+	cfg := config{out: *out, data: *data, seed: *seed}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected argument %q: every input is a flag (see -h)", fs.Arg(0))
 	}
-	var mode experiment.Mode
-	switch rulesFlag {
+	if cfg.out == "" {
+		return cfg, errors.New("-out is empty: give the output directory")
+	}
+	switch *model {
+	case "knn":
+	case "linear":
+		cfg.linear = true
+	default:
+		return cfg, fmt.Errorf("unknown -model %q (want knn or linear)", *model)
+	}
+	switch *bounds {
+	case "inclusive":
+	case "exclusive":
+		cfg.exclusive = true
+	default:
+		return cfg, fmt.Errorf("unknown -bounds %q (want inclusive or exclusive)", *bounds)
+	}
+	switch *rules {
 	case "corrected":
-		mode = experiment.Corrected
+		cfg.mode = experiment.Corrected
 	case "published":
-		mode = experiment.Published
+		cfg.mode = experiment.Published
 	default:
-		return fmt.Errorf("unknown -rules %q (want corrected or published)", rulesFlag)
+		return cfg, fmt.Errorf("unknown -rules %q (want corrected or published)", *rules)
 	}
-	var exps []string
-	switch which {
+	switch *which {
 	case "both":
-		exps = []string{"reliabuild", "spack-build"}
+		cfg.exps = []string{"reliabuild", "spack-build"}
 	case "reliabuild", "spack-build":
-		exps = []string{which}
+		cfg.exps = []string{*which}
 	default:
-		return fmt.Errorf("unknown -experiment %q", which)
+		return cfg, fmt.Errorf("unknown -experiment %q (want reliabuild, spack-build or both)", *which)
 	}
 	// A -data directory without an experiment's directory is refused
 	// before any work, naming what it should hold.
-	for _, e := range exps {
-		if data == "" {
+	for _, e := range cfg.exps {
+		if cfg.data == "" {
 			break
 		}
-		if st, err := os.Stat(filepath.Join(data, e)); err != nil || !st.IsDir() {
-			return fmt.Errorf("-data %s has no %s/ directory: give the directory laid out like shared/testdata/rainbow (scripts/fetch-testdata.sh fetches it), or -experiment the other one", data, e)
+		if st, err := os.Stat(filepath.Join(cfg.data, e)); err != nil || !st.IsDir() {
+			return cfg, fmt.Errorf("-data %s has no %s/ directory: give the directory laid out like shared/testdata/rainbow (scripts/fetch-testdata.sh fetches it), or -experiment the other one", cfg.data, e)
 		}
 	}
-	ctx := context.Background()
+	return cfg, nil
+}
+
+// run runs the experiments; on cancellation it stops between levels and
+// leaves no output file half-written.
+func run(ctx context.Context, cfg config) error {
+	out, data, exps, mode, seed := cfg.out, cfg.data, cfg.exps, cfg.mode, cfg.seed
 	for _, e := range exps {
 		dir := out
 		if len(exps) > 1 {
@@ -100,18 +154,20 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 		}
 		var rep *experiment.Report
 		if e == "reliabuild" {
-			rep, err = runVersions(ctx, dir, data, b, mode, seed, jb.record)
+			rep, err = runVersions(ctx, dir, data, cfg.exclusive, mode, seed, jb.record)
 		} else {
-			rep, err = runBuilds(ctx, dir, data, b, mode, model, seed, jb.record)
+			rep, err = runBuilds(ctx, dir, data, cfg.exclusive, mode, cfg.linear, seed, jb.record)
 		}
-		if cerr := jb.close(); err == nil {
+		if err == nil {
+			err = ctx.Err()
+		}
+		if cerr := jb.close(err != nil); err == nil {
 			err = cerr
 		}
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s: %d levels in %s (%d requirement checks answered, %d evaluated)\n",
-			e, len(rep.Levels), time.Since(start).Round(time.Millisecond), rep.Checks, rep.Evaluated)
+		fmt.Printf("%s: %d levels in %s\n", e, len(rep.Levels), time.Since(start).Round(time.Millisecond))
 		var pub *experiment.Report
 		if data != "" {
 			pub, err = experiment.LoadPublished(filepath.Join(data, e))
@@ -122,7 +178,7 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 		if err := writeScores(dir, rep); err != nil {
 			return err
 		}
-		if err := figures(dir, rep, pub, jb); err != nil {
+		if err := figures(dir, rep, pub, mode, jb); err != nil {
 			return err
 		}
 		what := "ours"
@@ -134,8 +190,8 @@ func run(out, data, which, boundsFlag, rulesFlag, model string, seed uint64) err
 	return nil
 }
 
-func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
-	cfg := experiment.VersionConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr, Record: record}
+func runVersions(ctx context.Context, out, data string, exclusive bool, mode experiment.Mode, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
+	cfg := experiment.VersionConfig{Mode: mode, Exclusive: exclusive, Seed: seed, Progress: os.Stderr, Record: record}
 	var w *experiment.VersionWorld
 	if data == "" {
 		fmt.Println("reliabuild: generating a synthetic world (100 clusters, 219 subsystems, 1602 jobs)")
@@ -150,28 +206,19 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode e
 	} else {
 		dir := filepath.Join(data, "reliabuild")
 		fmt.Println("reliabuild: loading", dir)
-		// What experiment.LoadVersionWorld does, but keeping each file's jobs
-		// apart so that the published file order below needs no second read.
-		f, err := os.Open(filepath.Join(dir, "cluster-features.json"))
-		if err != nil {
+		var err error
+		if w, err = experiment.LoadVersionWorld(ctx, dir); err != nil {
 			return nil, err
 		}
-		clusters, err := experiment.ReadVersionClusters(f, f.Name())
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		files, err := experiment.JobFiles(filepath.Join(dir, "jobspecs"))
-		if err != nil {
-			return nil, err
-		}
-		byFile, err := readJobFiles(ctx, files)
-		if err != nil {
-			return nil, err
-		}
-		w = &experiment.VersionWorld{Clusters: clusters}
-		for _, f := range files {
-			w.Jobs = append(w.Jobs, byFile[f]...)
+		// Each job names its file; the published file order below regroups
+		// them without a second read.
+		var files []string
+		byFile := map[string][]experiment.VersionJob{}
+		for _, j := range w.Jobs {
+			if _, ok := byFile[j.File]; !ok {
+				files = append(files, j.File)
+			}
+			byFile[j.File] = append(byFile[j.File], j)
 		}
 		// The published run's effective subsystem order is the key order of
 		// its subsystem-assignments.json; its values name the job the
@@ -196,7 +243,7 @@ func runVersions(ctx context.Context, out, data string, b matcher.Bounds, mode e
 	return experiment.RunVersions(ctx, w, cfg)
 }
 
-func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode experiment.Mode, model string, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
+func runBuilds(ctx context.Context, out, data string, exclusive bool, mode experiment.Mode, linear bool, seed uint64, record func(experiment.Submission)) (*experiment.Report, error) {
 	var w *experiment.BuildWorld
 	if data == "" {
 		fmt.Println("spack-build: generating a synthetic world (100 clusters, 171 packages, 31622 builds)")
@@ -216,13 +263,9 @@ func runBuilds(ctx context.Context, out, data string, b matcher.Bounds, mode exp
 			return nil, err
 		}
 	}
-	cfg := experiment.BuildConfig{Mode: mode, Bounds: b, Seed: seed, Progress: os.Stderr, Record: record}
-	if model == "linear" {
-		lin, err := matcher.FitLinear(w.Samples(), true)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Model = lin
+	cfg := experiment.BuildConfig{Mode: mode, Exclusive: exclusive, Seed: seed, Progress: os.Stderr, Record: record}
+	if linear {
+		cfg.Linear = true
 		fmt.Println("spack-build: runtime model: per-package OLS of duration on mean memory")
 	}
 	return experiment.RunBuilds(ctx, w, cfg)
@@ -234,9 +277,9 @@ func versionWorld(s synth.RainbowVersionWorld) *experiment.VersionWorld {
 		w.Clusters = append(w.Clusters, experiment.VersionCluster{Name: c.Name, Versions: c.Versions})
 	}
 	for _, j := range s.Jobs {
-		vj := experiment.VersionJob{Name: j.Name, Package: j.Package, PackageVersion: j.PackageVersion}
+		vj := experiment.VersionJob{Name: j.Name, Package: j.Package}
 		for _, r := range j.Ranges {
-			vj.Ranges = append(vj.Ranges, experiment.DepRange{Subsystem: r.Subsystem, Min: r.Min, Max: r.Max})
+			vj.Ranges = append(vj.Ranges, matcher.Requirement{Subsystem: r.Subsystem, Field: "version", Op: matcher.InRange, Min: r.Min, Max: r.Max})
 		}
 		w.Jobs = append(w.Jobs, vj)
 	}
@@ -297,15 +340,7 @@ func publishedOrder(path string) ([]string, string, error) {
 // one <subsystem>-subsystem.json per subsystem), the layout of the
 // published data.
 func writeWorld(dir string, features func(*os.File) error, clusters []matcher.Cluster) error {
-	f, err := os.Create(filepath.Join(dir, "cluster-features.json"))
-	if err != nil {
-		return err
-	}
-	if err := features(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := writeOut(filepath.Join(dir, "cluster-features.json"), features); err != nil {
 		return err
 	}
 	for _, c := range clusters {
@@ -328,15 +363,7 @@ func writeWorld(dir string, features func(*os.File) error, clusters []matcher.Cl
 			files[name+"-subsystem.json"] = func(f *os.File) error { return matcher.WriteSubsystem(f, &sub) }
 		}
 		for name, write := range files {
-			f, err := os.Create(filepath.Join(cdir, name))
-			if err != nil {
-				return err
-			}
-			if err := write(f); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
+			if err := writeOut(filepath.Join(cdir, name), write); err != nil {
 				return err
 			}
 		}
@@ -394,60 +421,29 @@ func publishedJobOrder(dir string, files []string, byFile map[string][]experimen
 	return jobs, nil
 }
 
-// readJobFiles reads each jobspec file once, concurrently, keeping each
-// file's jobs apart.
-func readJobFiles(ctx context.Context, files []string) (map[string][]experiment.VersionJob, error) {
-	parts := make([][]experiment.VersionJob, len(files))
-	errs := make([]error, len(files))
-	var wg sync.WaitGroup
-	for i, f := range files {
-		wg.Go(func() { parts[i], errs[i] = experiment.ReadVersionJobFiles(ctx, []string{f}) })
-	}
-	wg.Wait()
-	out := make(map[string][]experiment.VersionJob, len(files))
-	for i, f := range files {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		out[f] = parts[i]
-	}
-	return out, nil
-}
-
 // writeScores writes scores.json and scores.csv.
 func writeScores(dir string, rep *experiment.Report) error {
-	f, err := os.Create(filepath.Join(dir, "scores.json"))
-	if err != nil {
+	if err := writeOut(filepath.Join(dir, "scores.json"), func(f *os.File) error { return rep.WriteJSON(f) }); err != nil {
 		return err
 	}
-	if err := rep.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return writeCSV(filepath.Join(dir, "scores.csv"), rep)
+	return writeOut(filepath.Join(dir, "scores.csv"), func(f *os.File) error { return writeCSV(f, rep) })
 }
 
-func writeCSV(path string, rep *experiment.Report) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(f, "level,mode,jobs,unmatched,unmatched_percent,build_success_mean,build_success_std,marginal_score_mean,matched_clusters_mean,unmatched_at_mean,additional_runtime_seconds,additional_cost")
+func writeCSV(f io.Writer, rep *experiment.Report) error {
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, "level,mode,jobs,unmatched,unmatched_percent,build_success_mean,build_success_std,marginal_score_mean,matched_clusters_mean,unmatched_at_mean,additional_runtime_seconds,additional_cost")
 	for _, l := range rep.Levels {
 		for _, m := range []struct {
 			name string
 			s    experiment.Scores
 		}{{"expected", l.Expected}, {"draw", l.Drawn}} {
 			s := m.s
-			fmt.Fprintf(f, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", l.Name, m.name, s.Jobs, s.Unmatched,
+			fmt.Fprintf(w, "%s,%s,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", l.Name, m.name, s.Jobs, s.Unmatched,
 				g(s.UnmatchedPercent), g(s.BuildSuccess.Mean), g(s.BuildSuccess.Std), g(s.MarginalScore.Mean),
 				g(s.MatchedClusters.Mean), g(s.UnmatchedAt.Mean), g(s.AdditionalRuntime.Value), g(s.AdditionalCost.Value))
 		}
 	}
-	return f.Close()
+	return w.Flush()
 }
 
 func g(f float64) string {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +40,11 @@ func TestPublishedFigures(t *testing.T) {
 	for _, e := range exps {
 		t.Run(e, func(t *testing.T) {
 			out := t.TempDir()
-			if err := run(out, data, e, "inclusive", "published", "knn", 1); err != nil {
+			cfg, err := parseFlags([]string{"-out", out, "-data", data, "-experiment", e, "-rules", "published"}, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := run(context.Background(), cfg); err != nil {
 				t.Fatal(err)
 			}
 			for _, f := range figs[e] {
@@ -82,12 +89,82 @@ func TestPublishedFigures(t *testing.T) {
 	}
 }
 
+// TestFlags: every flag is checked before any work; a refused command
+// line writes nothing.
+func TestFlags(t *testing.T) {
+	data := t.TempDir() // holds neither experiment
+	if err := os.Mkdir(filepath.Join(data, "reliabuild"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" when the command line is valid
+	}{
+		{"defaults", nil, ""},
+		{"all set", []string{"-experiment", "spack-build", "-bounds", "exclusive", "-rules", "published", "-model", "linear", "-seed", "7"}, ""},
+		{"stray argument", []string{"data/rainbow"}, `unexpected argument "data/rainbow"`},
+		{"stray after flags", []string{"-seed", "2", "extra"}, `unexpected argument "extra"`},
+		{"unknown model", []string{"-model", "gbm"}, `unknown -model "gbm"`},
+		{"unknown bounds", []string{"-bounds", "open"}, `unknown -bounds "open"`},
+		{"unknown rules", []string{"-rules", "fixed"}, `unknown -rules "fixed"`},
+		{"unknown experiment", []string{"-experiment", "all"}, `unknown -experiment "all"`},
+		{"negative seed", []string{"-seed", "-1"}, `invalid value "-1" for flag -seed`},
+		{"empty out", []string{"-out", ""}, "-out is empty"},
+		{"unknown flag", []string{"-sed", "1"}, "flag provided but not defined: -sed"},
+		{"data without spack-build", []string{"-data", data}, "has no spack-build/ directory"},
+		{"data with reliabuild", []string{"-data", data, "-experiment", "reliabuild"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			_, err := parseFlags(append([]string{"-out", out}, tc.args...), io.Discard)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("parseFlags: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("parseFlags: %v, want an error containing %q", err, tc.want)
+			}
+			if _, serr := os.Stat(out); serr == nil {
+				t.Errorf("%s was created by a refused command line", out)
+			}
+		})
+	}
+}
+
+// TestInterruptedLeavesNoPartialFile: a run cancelled while the first
+// experiment is being scored leaves no jobs.csv (and no temporary file)
+// behind, and reports the cancellation.
+func TestInterruptedLeavesNoPartialFile(t *testing.T) {
+	out := t.TempDir()
+	cfg, err := parseFlags([]string{"-out", out, "-experiment", "reliabuild"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := run(ctx, cfg); !errors.Is(err, context.Canceled) {
+		t.Fatalf("run: %v, want context.Canceled", err)
+	}
+	names, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if n.Name() == "jobs.csv" || n.Name() == "scores.json" || n.Name() == "scores.csv" || strings.Contains(n.Name(), ".tmp") {
+			t.Errorf("%s left behind by a cancelled run", n.Name())
+		}
+	}
+}
+
 // TestDataWithoutExperiment: a -data directory that does not hold the
 // experiment's directory is refused before anything is written, saying
 // what it should hold.
 func TestDataWithoutExperiment(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	err := run(out, t.TempDir(), "reliabuild", "inclusive", "corrected", "knn", 1)
+	_, err := parseFlags([]string{"-out", out, "-data", t.TempDir(), "-experiment", "reliabuild"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "has no reliabuild/ directory") {
 		t.Errorf("err %v", err)
 	}

@@ -8,19 +8,19 @@ type acc struct {
 	bs, marg, matched, mismatched, uat, mpm  moments
 	rtJob, costJob                           moments
 	correct, runtime, cost                   total
-	reasons                                  Reasons
+	reasons                                  reasonCounts
 	rtPkg, costPkg                           map[string]float64
 }
 
 func (a *acc) scores() Scores {
 	s := Scores{
-		Jobs: a.jobs, Unmatched: a.unmatched, Possible: a.possible, UnmatchedJobs: a.unmatchedJobs,
+		Jobs: a.jobs, Unmatched: a.unmatched, possible: a.possible, unmatchedJobs: a.unmatchedJobs,
 		BuildSuccess: a.bs.stat(), MarginalScore: a.marg.stat(),
 		MatchedClusters: a.matched.stat(), MismatchedClusters: a.mismatched.stat(),
-		UnmatchedAt: a.uat.stat(), MaxPercentMatched: a.mpm.stat(),
-		Correct: a.correct.get(), AdditionalRuntime: a.runtime.get(), AdditionalCost: a.cost.get(),
-		Reasons: a.reasons, RuntimeByPackage: a.rtPkg, CostByPackage: a.costPkg,
-		RuntimePerJob: a.rtJob.stat(), CostPerJob: a.costJob.stat(),
+		UnmatchedAt: a.uat.stat(), maxPercentMatched: a.mpm.stat(),
+		correct: a.correct.get(), AdditionalRuntime: a.runtime.get(), AdditionalCost: a.cost.get(),
+		reasons: a.reasons, runtimeByPackage: a.rtPkg, costByPackage: a.costPkg,
+		runtimePerJob: a.rtJob.stat(), costPerJob: a.costJob.stat(),
 	}
 	if a.jobs > 0 {
 		s.UnmatchedPercent = float64(a.unmatched) / float64(a.jobs)

@@ -25,7 +25,7 @@ func BenchmarkRunVersions(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				checks = rep.Checks
+				checks = rep.checks
 			}
 			reportChecks(b, checks)
 		})
@@ -45,7 +45,7 @@ func BenchmarkRunBuilds(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				checks = rep.Checks
+				checks = rep.checks
 			}
 			reportChecks(b, checks)
 		})
@@ -69,7 +69,7 @@ func BenchmarkReproduce(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			checks = rep.Checks
+			checks = rep.checks
 		}
 		reportChecks(b, checks)
 	})
@@ -86,7 +86,7 @@ func BenchmarkReproduce(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			checks = rep.Checks
+			checks = rep.checks
 		}
 		reportChecks(b, checks)
 	})
@@ -104,7 +104,7 @@ func BenchmarkLoadUnique(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if u, _ := UniqueVersionJobs(w.Jobs); len(u) != 1602 {
+			if u, _ := uniqueVersionJobs(w.Jobs); len(u) != 1602 {
 				b.Fatalf("%d unique jobs", len(u))
 			}
 		}
@@ -117,7 +117,7 @@ func BenchmarkLoadUnique(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if u, _ := UniqueBuildJobs(w.Jobs); len(u) != 31622 {
+			if u, _ := uniqueBuildJobs(w.Jobs); len(u) != 31622 {
 				b.Fatalf("%d unique jobs", len(u))
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,30 +12,33 @@ import (
 	"github.com/crosscluster/crosscluster/matcher"
 )
 
-// CompilerRule decides whether a build's compiler version is compatible
+// compilerRule decides whether a build's compiler version is compatible
 // with a cluster's (same compiler family).
-type CompilerRule int
+type compilerRule int
 
 const (
-	// ClusterAtLeastJob: the build succeeds when the cluster's compiler is
+	// clusterAtLeastJob: the build succeeds when the cluster's compiler is
 	// at least as new as the one the build used (the experiment README:
 	// newer compilers can handle older builds).
-	ClusterAtLeastJob CompilerRule = iota
-	// JobAtLeastCluster: the build fails when its compiler is older than the
+	clusterAtLeastJob compilerRule = iota
+	// jobAtLeastCluster: the build fails when its compiler is older than the
 	// cluster's, the published code's (reversed) rule. The published 6.1%
 	// build success for random assignment reproduces only under this rule.
-	JobAtLeastCluster
+	jobAtLeastCluster
 )
 
-func (r CompilerRule) String() string {
+func (r compilerRule) String() string {
 	switch r {
-	case ClusterAtLeastJob:
+	case clusterAtLeastJob:
 		return "cluster-at-least-job"
-	case JobAtLeastCluster:
+	case jobAtLeastCluster:
 		return "job-at-least-cluster"
 	}
 	return "CompilerRule(" + strconv.Itoa(int(r)) + ")"
 }
+
+// freeKey is the cluster state key of free nodes, as in rainbow.
+const freeKey = "nodes_free"
 
 // BuildConfig configures RunBuilds. The zero value runs the corrected
 // experiment: inclusive memory bound, the README's compiler rule, KNN (k = 5)
@@ -44,41 +46,38 @@ func (r CompilerRule) String() string {
 // optimum, 2 nodes per job, seed 0.
 type BuildConfig struct {
 	Mode Mode
-	// Bounds applies to the memory requirement (cluster memory >= the
-	// build's peak memory when Inclusive, > when Exclusive).
-	Bounds matcher.Bounds
-	// Compiler is the compatibility rule in Corrected mode; Published
-	// mode always uses JobAtLeastCluster.
-	Compiler CompilerRule
-	// Model predicts build durations; nil fits FitKNN(world samples, 5),
-	// as the published run did.
-	Model matcher.RuntimeModel
-	// Baseline picks the memory whose predicted runtime is the optimum.
-	Baseline Baseline
-	// NodesPerJob is each job's size; 0 means 2, as published.
-	NodesPerJob int
-	// Priorities are the constraint levels' selection priorities; nil means
-	// the published rainbow-config.yaml's single filter "nodes_free > 0".
-	Priorities []matcher.Priority
-	Seed       uint64
+	// Exclusive makes the memory requirement strict (cluster memory > the
+	// build's peak memory instead of >=).
+	Exclusive bool
+	// Linear predicts build durations with a least-squares line of
+	// duration on mean memory per package (with an intercept) instead of
+	// the published k-nearest-neighbour regression (k = 5).
+	Linear bool
+	Seed   uint64
 	// Progress, when set, receives one line per level.
 	Progress io.Writer
 	// Record, when set, is called with every submission's scores, in the
 	// order of submission.
 	Record func(Submission)
+
+	// Knobs the tests vary; the zero values are the published run's.
+	compiler    compilerRule // the compatibility rule in Corrected mode (Published always uses jobAtLeastCluster)
+	model       runtimeModel // nil: fitted on the world's builds (Linear says how)
+	baseline    baselineKind // the memory whose predicted runtime is the optimum
+	nodesPerJob int          // each job's size; 0 means 2
 }
 
-// BuildLevels returns the spack-build experiment's level names in order (a
+// buildLevels returns the spack-build experiment's level names in order (a
 // new slice each call; the package keeps no mutable globals).
-func BuildLevels() []string {
+func buildLevels() []string {
 	return []string{"none", "arch-subsystem", "compiler-subsystem", "compiler-version-subsystem",
 		"memory-subsystem", "arch", "arch-compiler", "arch-compiler-compiler-version",
 		"arch-compiler-compiler-version-memory", "constraint-with-replacement", "constraint-without-replacement"}
 }
 
-// UniqueBuildJobs drops jobs whose resources (arch, compiler, compiler
+// uniqueBuildJobs drops jobs whose resources (arch, compiler, compiler
 // version, memory min/mean/max) repeat an earlier job's, keeping the first.
-func UniqueBuildJobs(jobs []matcher.BuildJob) (unique []matcher.BuildJob, repeated int) {
+func uniqueBuildJobs(jobs []matcher.BuildJob) (unique []matcher.BuildJob, repeated int) {
 	return uniqueBy(jobs, func(j matcher.BuildJob) (string, bool) {
 		return strings.Join([]string{j.Arch, j.Compiler, j.CompilerVersion, strconvFormat(j.MemMin),
 			strconvFormat(j.MemMean), strconvFormat(j.MemMax)}, "\x00"), true
@@ -108,7 +107,7 @@ func (c BuildCluster) Cluster() matcher.Cluster {
 // requirements returns what the published driver submitted for j with the
 // named subsystems: "arch" (value equal), "compiler" (family equal),
 // "compiler-version" (family and version equal, on subsystem "compiler")
-// and "memory" (value at least the build's peak memory as an integer).
+// and "memory" (value in range from the build's peak memory as an integer).
 func requirements(j *matcher.BuildJob, subsystems ...string) []matcher.Requirement {
 	var rs []matcher.Requirement
 	for _, s := range subsystems {
@@ -121,7 +120,7 @@ func requirements(j *matcher.BuildJob, subsystems ...string) []matcher.Requireme
 			rs = append(rs, matcher.Requirement{Subsystem: "compiler", Field: "value", Op: matcher.Equal, Value: j.Compiler},
 				matcher.Requirement{Subsystem: "compiler", Field: "value", Op: matcher.Equal, Value: j.CompilerVersion})
 		case "memory":
-			rs = append(rs, matcher.Requirement{Subsystem: "memory", Field: "value", Op: matcher.AtLeast, Value: strconv.FormatInt(int64(j.MemMax), 10)})
+			rs = append(rs, matcher.Requirement{Subsystem: "memory", Field: "value", Op: matcher.InRange, Min: strconv.FormatInt(int64(j.MemMax), 10)})
 		}
 	}
 	return rs
@@ -130,7 +129,7 @@ func requirements(j *matcher.BuildJob, subsystems ...string) []matcher.Requireme
 type reqKey struct {
 	sub, field string
 	op         matcher.Op
-	value      string
+	value, min string
 }
 
 type bexp struct {
@@ -145,14 +144,14 @@ type bexp struct {
 	lastOutcome []int8
 	pred        map[string][]float64
 	opt         map[string]float64
-	rule        CompilerRule
+	rule        compilerRule
 	checks      int64
 	evaluated   int64
 }
 
 // reqMask returns the clusters meeting one requirement, cached.
 func (x *bexp) reqMask(r matcher.Requirement) bitset {
-	key := reqKey{r.Subsystem, r.Field, r.Op, r.Value}
+	key := reqKey{r.Subsystem, r.Field, r.Op, r.Value, r.Min}
 	b, ok := x.masks[key]
 	if !ok {
 		b = newBitset(x.nC)
@@ -204,8 +203,8 @@ func (x *bexp) outcomes(j *matcher.BuildJob) []int8 {
 			switch {
 			case jerr != nil || cerr != nil:
 				o[c] = 4
-			case x.rule == JobAtLeastCluster && jv.Compare(cv) < 0,
-				x.rule == ClusterAtLeastJob && cv.Compare(jv) < 0:
+			case x.rule == jobAtLeastCluster && jv.Compare(cv) < 0,
+				x.rule == clusterAtLeastJob && cv.Compare(jv) < 0:
 				o[c] = 3
 			}
 		}
@@ -221,7 +220,7 @@ func (x *bexp) predictions(pkg string) ([]float64, float64, error) {
 	}
 	p := make([]float64, x.nC)
 	for c, cl := range x.clusters {
-		d, err := x.cfg.Model.Predict(pkg, cl.Memory)
+		d, err := x.cfg.model.Predict(pkg, cl.Memory)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -356,16 +355,24 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 	if len(w.Clusters) == 0 {
 		return nil, matcher.ErrNoClusters
 	}
-	if cfg.NodesPerJob == 0 {
-		cfg.NodesPerJob = 2
+	if cfg.nodesPerJob == 0 {
+		cfg.nodesPerJob = 2
 	}
-	if cfg.Model == nil {
-		cfg.Model = matcher.FitKNN(w.Samples(), 5)
+	if cfg.model == nil {
+		if cfg.Linear {
+			lin, err := fitLinear(w.samples(), true)
+			if err != nil {
+				return nil, err
+			}
+			cfg.model = lin
+		} else {
+			cfg.model = fitKNN(w.samples(), 5)
+		}
 	}
 	x := &bexp{cfg: cfg, nC: len(w.Clusters), masks: map[reqKey]bitset{},
-		outcome: map[[3]string][]int8{}, pred: map[string][]float64{}, rule: cfg.Compiler}
+		outcome: map[[3]string][]int8{}, pred: map[string][]float64{}, rule: cfg.compiler}
 	if cfg.Mode == Published {
-		x.rule = JobAtLeastCluster
+		x.rule = jobAtLeastCluster
 	}
 	x.clusters = slices.Clone(w.Clusters)
 	slices.SortFunc(x.clusters, func(a, b BuildCluster) int { return strings.Compare(a.Name, b.Name) })
@@ -374,25 +381,25 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 		cls[i] = c.Cluster()
 	}
 	var err error
-	if x.pool, err = matcher.NewPool(cls, matcher.Rules{Bounds: cfg.Bounds}); err != nil {
+	if x.pool, err = matcher.NewPool(cls, matcher.Rules{Exclusive: cfg.Exclusive}); err != nil {
 		return nil, err
 	}
 	x.opt = map[string]float64{}
-	for pkg, mem := range FastestMemory(w.Samples(), cfg.Baseline) {
-		d, err := cfg.Model.Predict(pkg, mem)
+	for pkg, mem := range fastestMemory(w.samples(), cfg.baseline) {
+		d, err := cfg.model.Predict(pkg, mem)
 		if err != nil {
 			return nil, err
 		}
 		x.opt[pkg] = d
 	}
-	jobs, _ := UniqueBuildJobs(w.Jobs)
-	rep := &Report{Experiment: "spack-build", Mode: cfg.Mode, Bounds: cfg.Bounds, Seed: cfg.Seed,
-		Order: []string{"arch", "compiler", "compiler-version", "memory"}, UnmatchedAt: map[string]int{},
+	jobs, _ := uniqueBuildJobs(w.Jobs)
+	rep := &Report{Experiment: "spack-build", mode: cfg.Mode, exclusive: cfg.Exclusive, seed: cfg.Seed,
+		order: []string{"arch", "compiler", "compiler-version", "memory"}, UnmatchedAt: map[string]int{},
 		MaxPercentMatched: map[string]float64{}}
 	rng := newRand(cfg.Seed, 2)
 	draw := func(k int) int { return rng.IntN(k) }
 	finish := func(err error) (*Report, error) {
-		rep.Checks, rep.Evaluated = x.checks, x.evaluated
+		rep.checks, rep.evaluated = x.checks, x.evaluated
 		return rep, err
 	}
 	emit := func(p *pair) {
@@ -415,9 +422,9 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 	masks := make([][]bitset, len(jobs))
 	nreqs := make([][]int, len(jobs))
 	for i := range jobs {
-		masks[i], nreqs[i] = x.jobMasks(&jobs[i], rep.Order)
+		masks[i], nreqs[i] = x.jobMasks(&jobs[i], rep.order)
 	}
-	for si, s := range rep.Order {
+	for si, s := range rep.order {
 		if err := ctx.Err(); err != nil {
 			return finish(err)
 		}
@@ -433,11 +440,11 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 	// Expanding levels: each job moves on while it matches. subs counts
 	// the subsystems of each level's request (compiler-version adds to the
 	// compiler subsystem): 1, 2, 2, 3.
-	levels := make([]pair, len(rep.Order))
-	subs := make([]int, len(rep.Order))
-	for li := range rep.Order {
-		subs[li] = subsystemCount(requirements(&matcher.BuildJob{}, rep.Order[:li+1]...))
-		levels[li].name = strings.Join(rep.Order[:li+1], "-")
+	levels := make([]pair, len(rep.order))
+	subs := make([]int, len(rep.order))
+	for li := range rep.order {
+		subs[li] = subsystemCount(requirements(&matcher.BuildJob{}, rep.order[:li+1]...))
+		levels[li].name = strings.Join(rep.order[:li+1], "-")
 	}
 	alive := make([]bool, len(jobs))
 	cur := newBitset(x.nC)
@@ -450,7 +457,7 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 		alive[i] = true
 		copy(cur, all)
 		nreq := 0
-		for li := range rep.Order {
+		for li := range rep.order {
 			masks[i][li].and(cur, cur)
 			nreq += nreqs[i][li]
 			ok, err := x.submit(&levels[li], &jobs[i], cur, subs[li], nreq, -1, draw)
@@ -471,25 +478,17 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 		emit(&levels[li])
 	}
 
-	// Constraint levels.
-	prios := cfg.Priorities
-	if prios == nil {
-		prios = []matcher.Priority{{Priority: 1, Steps: []matcher.Step{{Filter: matcher.DefaultFreeKey + " > 0"}}}}
-	}
-	nodesFree := float64((len(jobs)*cfg.NodesPerJob + x.nC - 1) / x.nC)
+	// Constraint levels: the published rainbow-config.yaml's one priority,
+	// filter "nodes_free > 0", then the lowest predicted cost.
+	nodesFree := float64((len(jobs)*cfg.nodesPerJob + x.nC - 1) / x.nC)
 	for _, replacement := range []bool{true, false} {
 		if err := ctx.Err(); err != nil {
 			return finish(err)
 		}
-		con, err := matcher.NewConstraint(prios, rand.New(rand.NewPCG(cfg.Seed, 3)))
-		if err != nil {
-			return finish(err)
-		}
-		sel := matcher.Chain{con, matcher.CostAware{Model: cfg.Model}}
 		cls := make([]*matcher.Cluster, x.nC)
 		for c, bc := range x.clusters {
 			cl := bc.Cluster()
-			cl.State[matcher.DefaultFreeKey] = nodesFree
+			cl.State[freeKey] = nodesFree
 			cls[c] = &cl
 		}
 		index := map[*matcher.Cluster]int{}
@@ -501,7 +500,7 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 		if !replacement {
 			p.name = "constraint-without-replacement"
 		}
-		all4 := rep.Order
+		all4 := rep.order
 		for i := range jobs {
 			if !alive[i] {
 				continue
@@ -516,24 +515,24 @@ func RunBuilds(ctx context.Context, w *BuildWorld, cfg BuildConfig) (*Report, er
 			}
 			var cands []*matcher.Cluster
 			m.each(func(c int) { cands = append(cands, cls[c]) })
-			job := matcher.Job{Name: j.Name, Package: j.Package, Nodes: cfg.NodesPerJob}
-			chosen, err := sel.Select(&job, cands)
+			cands = slices.DeleteFunc(cands, func(c *matcher.Cluster) bool { return !(c.State[freeKey] > 0) })
+			chosen, err := cheapest(cfg.model, j.Package, cands)
 			if err != nil {
 				return finish(err)
 			}
-			if len(chosen) == 0 {
+			if chosen == nil {
 				p.countStats(m.count(), x.nC)
 				p.e.jobs++
 				p.d.jobs++
 				x.unmatched(&p, j, m.count(), subs[len(subs)-1])
 				continue
 			}
-			c := index[chosen[0]]
+			c := index[chosen]
 			if _, err := x.submit(&p, j, m, subs[len(subs)-1], nreq, c, draw); err != nil {
 				return finish(err)
 			}
 			if consume {
-				cls[c].State[matcher.DefaultFreeKey] = max(0, cls[c].State[matcher.DefaultFreeKey]-float64(cfg.NodesPerJob))
+				cls[c].State[freeKey] = max(0, cls[c].State[freeKey]-float64(cfg.nodesPerJob))
 			}
 		}
 		emit(&p)

@@ -26,18 +26,17 @@ type VersionCluster struct {
 	Versions map[string]string // subsystem -> version
 }
 
-// DepRange is a job's acceptable version range for one dependency.
-type DepRange struct {
-	Subsystem string
-	Min, Max  string
-}
-
 // VersionJob is a spack build jobspec of the version-range experiment.
 type VersionJob struct {
-	Name           string
-	Package        string
-	PackageVersion string
-	Ranges         []DepRange // sorted by Subsystem
+	Name    string
+	Package string
+	// Ranges are the job's acceptable version ranges, one InRange
+	// requirement on the "version" field per dependency, sorted by
+	// Subsystem.
+	Ranges []matcher.Requirement
+	// File is the jobspec file the job was read from, as LoadVersionWorld
+	// named it ("" for a job built in memory).
+	File string
 }
 
 // VersionWorld is the version-range experiment's data.
@@ -62,20 +61,20 @@ type BuildWorld struct {
 	Jobs     []matcher.BuildJob // in load order
 }
 
-// Samples returns the (package, mean memory, duration) of every job, the
+// samples returns the (package, mean memory, duration) of every job, the
 // training data of the published runtime models.
-func (w *BuildWorld) Samples() []matcher.Sample {
-	s := make([]matcher.Sample, len(w.Jobs))
+func (w *BuildWorld) samples() []sample {
+	s := make([]sample, len(w.Jobs))
 	for i, j := range w.Jobs {
-		s[i] = matcher.Sample{Package: j.Package, Memory: j.MemMean, Duration: j.Duration}
+		s[i] = sample{Package: j.Package, Memory: j.MemMean, Duration: j.Duration}
 	}
 	return s
 }
 
-// ReadVersionClusters reads the version experiment's cluster-features.json:
+// readVersionClusters reads the version experiment's cluster-features.json:
 // {"<cluster>": {"<subsystem>": "<version>", ...}, ...}. Clusters come back
 // sorted by name.
-func ReadVersionClusters(r io.Reader, file string) ([]VersionCluster, error) {
+func readVersionClusters(r io.Reader, file string) ([]VersionCluster, error) {
 	return readFeatures(r, file, func(w walk.JSON, name string, m map[string]any) (VersionCluster, error) {
 		c := VersionCluster{Name: name, Versions: make(map[string]string, len(m))}
 		for sub, val := range m {
@@ -120,10 +119,10 @@ func WriteVersionClusters(w io.Writer, clusters []VersionCluster) error {
 	return writeJSON(w, m)
 }
 
-// ReadBuildClusters reads the spack-build experiment's cluster-features.json:
+// readBuildClusters reads the spack-build experiment's cluster-features.json:
 // {"<cluster>": {"memory", "cost_per_node_hour", "arch", "compiler",
 // "compiler_version"}, ...}. Clusters come back sorted by name.
-func ReadBuildClusters(r io.Reader, file string) ([]BuildCluster, error) {
+func readBuildClusters(r io.Reader, file string) ([]BuildCluster, error) {
 	return readFeatures(r, file, func(w walk.JSON, name string, m map[string]any) (BuildCluster, error) {
 		c := BuildCluster{Name: name}
 		var err error
@@ -156,10 +155,10 @@ func WriteBuildClusters(w io.Writer, clusters []BuildCluster) error {
 	return writeJSON(w, m)
 }
 
-// ReadVersionJobs reads a YAML list of version-experiment jobspecs:
+// readVersionJobs reads a YAML list of version-experiment jobspecs:
 // - {name, package, package_version, resources: {<dep>: {min, max}}}
 // YAML anchors and aliases resolve. Ranges come back sorted by subsystem.
-func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
+func readVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 	w := walk.NewYAML(file, parseError)
 	b, err := walk.ReadAll(r, file, parseError)
 	if err != nil {
@@ -176,7 +175,7 @@ func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 		if err != nil {
 			return nil, err
 		}
-		var j VersionJob
+		j := VersionJob{File: file}
 		if j.Name, err = w.Field(m, it, p, "name"); err != nil {
 			return nil, err
 		}
@@ -184,7 +183,7 @@ func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 			return nil, err
 		}
 		if n := walk.Get(m, "package_version"); n != nil {
-			if j.PackageVersion, err = w.Scalar(n, walk.Dot(p, "package_version")); err != nil {
+			if _, err = w.Scalar(n, walk.Dot(p, "package_version")); err != nil {
 				return nil, err
 			}
 		}
@@ -200,7 +199,7 @@ func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 				if err != nil {
 					return nil, err
 				}
-				dr := DepRange{Subsystem: d[0].Value}
+				dr := matcher.Requirement{Subsystem: d[0].Value, Field: "version", Op: matcher.InRange}
 				if dr.Min, err = w.Field(dm, d[1], dp, "min"); err != nil {
 					return nil, err
 				}
@@ -209,7 +208,7 @@ func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 				}
 				j.Ranges = append(j.Ranges, dr)
 			}
-			slices.SortFunc(j.Ranges, func(a, b DepRange) int { return strings.Compare(a.Subsystem, b.Subsystem) })
+			slices.SortFunc(j.Ranges, func(a, b matcher.Requirement) int { return strings.Compare(a.Subsystem, b.Subsystem) })
 			for k := 1; k < len(j.Ranges); k++ {
 				if j.Ranges[k].Subsystem == j.Ranges[k-1].Subsystem {
 					return nil, w.Err(rn, rp, matcher.ErrSchema, "duplicate dependency %q", j.Ranges[k].Subsystem)
@@ -225,15 +224,15 @@ func ReadVersionJobs(r io.Reader, file string) ([]VersionJob, error) {
 // simulation-reliabuild data: dir/cluster-features.json and
 // dir/jobspecs/*.yaml (files in JobFiles order, parsed concurrently).
 func LoadVersionWorld(ctx context.Context, dir string) (*VersionWorld, error) {
-	cs, err := loadFile(filepath.Join(dir, "cluster-features.json"), ReadVersionClusters)
+	cs, err := loadFile(filepath.Join(dir, "cluster-features.json"), readVersionClusters)
 	if err != nil {
 		return nil, err
 	}
-	files, err := JobFiles(filepath.Join(dir, "jobspecs"))
+	files, err := jobFiles(filepath.Join(dir, "jobspecs"))
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := ReadVersionJobFiles(ctx, files)
+	jobs, err := readVersionJobFiles(ctx, files)
 	if err != nil {
 		return nil, err
 	}
@@ -244,36 +243,36 @@ func LoadVersionWorld(ctx context.Context, dir string) (*VersionWorld, error) {
 // simulation-spack-build data: dir/cluster-features.json and
 // dir/jobspecs/*.yaml, as LoadVersionWorld does.
 func LoadBuildWorld(ctx context.Context, dir string) (*BuildWorld, error) {
-	cs, err := loadFile(filepath.Join(dir, "cluster-features.json"), ReadBuildClusters)
+	cs, err := loadFile(filepath.Join(dir, "cluster-features.json"), readBuildClusters)
 	if err != nil {
 		return nil, err
 	}
-	files, err := JobFiles(filepath.Join(dir, "jobspecs"))
+	files, err := jobFiles(filepath.Join(dir, "jobspecs"))
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := ReadBuildJobFiles(ctx, files)
+	jobs, err := readBuildJobFiles(ctx, files)
 	if err != nil {
 		return nil, err
 	}
 	return &BuildWorld{Clusters: cs, Jobs: jobs}, nil
 }
 
-// ReadVersionJobFiles reads the files with ReadVersionJobs concurrently
+// readVersionJobFiles reads the files with ReadVersionJobs concurrently
 // (at most GOMAXPROCS at a time) and concatenates the jobs in file order.
-func ReadVersionJobFiles(ctx context.Context, files []string) ([]VersionJob, error) {
-	return readFiles(ctx, files, ReadVersionJobs)
+func readVersionJobFiles(ctx context.Context, files []string) ([]VersionJob, error) {
+	return readFiles(ctx, files, readVersionJobs)
 }
 
-// ReadBuildJobFiles is ReadVersionJobFiles for spack-build jobspecs.
-func ReadBuildJobFiles(ctx context.Context, files []string) ([]matcher.BuildJob, error) {
+// readBuildJobFiles is ReadVersionJobFiles for spack-build jobspecs.
+func readBuildJobFiles(ctx context.Context, files []string) ([]matcher.BuildJob, error) {
 	return readFiles(ctx, files, matcher.ReadBuildJobs)
 }
 
-// JobFiles lists dir/*.yaml in the numeric order of the last number in
+// jobFiles lists dir/*.yaml in the numeric order of the last number in
 // each name (jobspecs-2.yaml before jobspecs-10.yaml). An empty directory
 // is an error.
-func JobFiles(dir string) ([]string, error) {
+func jobFiles(dir string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func TestCompilerVersionDeviation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, _ := UniqueBuildJobs(w.Jobs)
+	jobs, _ := uniqueBuildJobs(w.Jobs)
 	ps := make([]float64, len(jobs))
 	mean, variance := 0.0, 0.0
 	for i, j := range jobs {
@@ -53,9 +53,9 @@ func TestCompilerVersionDeviation(t *testing.T) {
 		variance += ps[i] * (1 - ps[i])
 	}
 	l := rep.Level("compiler-version-subsystem")
-	exact(t, "expected successes, recount against RunBuilds", mean, l.Expected.Correct.Value)
-	exact(t, "SE of a draw's successes, recount against RunBuilds", math.Sqrt(variance), l.Expected.Correct.SE)
-	observed := pub.Level("compiler-version-subsystem").Drawn.Correct.Value
+	exact(t, "expected successes, recount against RunBuilds", mean, l.Expected.correct.Value)
+	exact(t, "SE of a draw's successes, recount against RunBuilds", math.Sqrt(variance), l.Expected.correct.SE)
+	observed := pub.Level("compiler-version-subsystem").Drawn.correct.Value
 	// Poisson-binomial distribution of the number of successes, exactly,
 	// by adding one job at a time (in float64; the tail needed is far
 	// above rounding).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/crosscluster/crosscluster/matcher"
 	"github.com/crosscluster/crosscluster/matcher/experiment"
 )
 
@@ -14,8 +15,8 @@ func ExampleRunVersions() {
 			{Name: "c2", Versions: map[string]string{"m4": "1.4.18", "zlib": "1.2.13"}},
 		},
 		Jobs: []experiment.VersionJob{
-			{Name: "j1", Package: "xz", Ranges: []experiment.DepRange{{"m4", "1.4.19", "1.4.20"}, {"zlib", "1.2.0", "1.3.0"}}},
-			{Name: "j2", Package: "xz", Ranges: []experiment.DepRange{{"m4", "1.4.0", "1.4.18"}, {"zlib", "1.2.12", "1.3.0"}}},
+			{Name: "j1", Package: "xz", Ranges: []matcher.Requirement{{Subsystem: "m4", Field: "version", Op: matcher.InRange, Min: "1.4.19", Max: "1.4.20"}, {Subsystem: "zlib", Field: "version", Op: matcher.InRange, Min: "1.2.0", Max: "1.3.0"}}},
+			{Name: "j2", Package: "xz", Ranges: []matcher.Requirement{{Subsystem: "m4", Field: "version", Op: matcher.InRange, Min: "1.4.0", Max: "1.4.18"}, {Subsystem: "zlib", Field: "version", Op: matcher.InRange, Min: "1.2.12", Max: "1.3.0"}}},
 		},
 	}
 	rep, err := experiment.RunVersions(context.Background(), w, experiment.VersionConfig{Order: []string{"m4", "zlib"}, Seed: 1})

@@ -42,7 +42,7 @@ func FuzzReadVersionJobs(f *testing.F) {
 	f.Add([]byte("- &a [*a]\n"))
 	seedFile(f, "reliabuild/jobspecs/jobspecs-10.yaml", 3000)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, err := ReadVersionJobs(bytes.NewReader(b), "fuzz.yaml")
+		_, err := readVersionJobs(bytes.NewReader(b), "fuzz.yaml")
 		checkTyped(t, err)
 	})
 }
@@ -53,9 +53,9 @@ func FuzzReadClusterFeatures(f *testing.F) {
 	seedFile(f, "reliabuild/cluster-features.json", 3000)
 	seedFile(f, "spack-build/cluster-features.json", 3000)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, err := ReadVersionClusters(bytes.NewReader(b), "fuzz.json")
+		_, err := readVersionClusters(bytes.NewReader(b), "fuzz.json")
 		checkTyped(t, err)
-		_, err = ReadBuildClusters(bytes.NewReader(b), "fuzz.json")
+		_, err = readBuildClusters(bytes.NewReader(b), "fuzz.json")
 		checkTyped(t, err)
 	})
 }

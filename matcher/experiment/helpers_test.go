@@ -21,9 +21,9 @@ func synthVersionWorld(seed uint64, clusters, subsystems, jobs int) *VersionWorl
 		w.Clusters = append(w.Clusters, VersionCluster{Name: c.Name, Versions: c.Versions})
 	}
 	for _, j := range s.Jobs {
-		vj := VersionJob{Name: j.Name, Package: j.Package, PackageVersion: j.PackageVersion}
+		vj := VersionJob{Name: j.Name, Package: j.Package}
 		for _, r := range j.Ranges {
-			vj.Ranges = append(vj.Ranges, DepRange{Subsystem: r.Subsystem, Min: r.Min, Max: r.Max})
+			vj.Ranges = append(vj.Ranges, matcher.Requirement{Subsystem: r.Subsystem, Field: "version", Op: matcher.InRange, Min: r.Min, Max: r.Max})
 		}
 		w.Jobs = append(w.Jobs, vj)
 	}
@@ -64,7 +64,16 @@ type constModel map[string]float64
 func (m constModel) Predict(pkg string, mem float64) (float64, error) {
 	s, ok := m[pkg]
 	if !ok {
-		return 0, matcher.ErrUnknownPackage
+		return 0, errUnknownPackage
 	}
 	return s * mem, nil
+}
+
+func mustVersion(t *testing.T, s string) matcher.Version {
+	t.Helper()
+	v, err := matcher.ParseVersion(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -32,19 +32,19 @@ func TestReadVersionJobsAnchors(t *testing.T) {
   package: papi
   resources: {}
 `
-	got, err := ReadVersionJobs(strings.NewReader(in), "inline.yaml")
+	got, err := readVersionJobs(strings.NewReader(in), "inline.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []VersionJob{
-		{Name: "j1", Package: "zlib", PackageVersion: "1.2.11", Ranges: []DepRange{{"cmake", "0.0.0", "3"}, {"m4", "1.4.19", "1.4.20"}}},
-		{Name: "j2", Package: "xz", Ranges: []DepRange{{"m4", "1.4.19", "1.4.20"}}},
-		{Name: "j3", Package: "papi"},
+		{Name: "j1", Package: "zlib", File: "inline.yaml", Ranges: []matcher.Requirement{{Subsystem: "cmake", Field: "version", Op: matcher.InRange, Min: "0.0.0", Max: "3"}, {Subsystem: "m4", Field: "version", Op: matcher.InRange, Min: "1.4.19", Max: "1.4.20"}}},
+		{Name: "j2", Package: "xz", File: "inline.yaml", Ranges: []matcher.Requirement{{Subsystem: "m4", Field: "version", Op: matcher.InRange, Min: "1.4.19", Max: "1.4.20"}}},
+		{Name: "j3", Package: "papi", File: "inline.yaml"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	u, rep := UniqueVersionJobs(append(got, got[0]))
+	u, rep := uniqueVersionJobs(append(got, got[0]))
 	if len(u) != 2 || rep != 1 {
 		t.Errorf("UniqueVersionJobs: %d unique, %d repeated; want 2 and 1 (j3 has no resources)", len(u), rep)
 	}
@@ -64,7 +64,7 @@ func TestJGFSample(t *testing.T) {
 	if c.Name != "cluster-antiquewhite" || c.Nodes != 4 || c.Cores != 8 {
 		t.Errorf("cluster = %s with %d nodes, %d cores; want cluster-antiquewhite, 4, 8", c.Name, c.Nodes, c.Cores)
 	}
-	feats, err := loadFile(filepath.Join(dataDir, "spack-build/cluster-features.json"), ReadBuildClusters)
+	feats, err := loadFile(filepath.Join(dataDir, "spack-build/cluster-features.json"), readBuildClusters)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestJGFSample(t *testing.T) {
 	// every requirement the driver would send for these features matches.
 	job := matcher.BuildJob{Arch: aw.Arch, Compiler: aw.Compiler, CompilerVersion: aw.CompilerVersion, MemMax: aw.Memory - 1}
 	j := matcher.Job{Nodes: 2, Requires: requirements(&job, "arch", "compiler-version", "memory")}
-	if res := (matcher.Rules{}).Match(&j, &c); !res.OK() {
+	if res := (matcher.Rules{}).Match(&j, &c); res.Verdict != matcher.Matched {
 		t.Errorf("features of antiquewhite do not match its JGF: %v", res.Reasons)
 	}
 	j.Nodes = 5
@@ -107,7 +107,7 @@ func TestJGFSample(t *testing.T) {
 
 func TestReliabuildJGFSample(t *testing.T) {
 	dir := needData(t, "reliabuild/jgf-sample")
-	feats, err := loadFile(filepath.Join(dataDir, "reliabuild/cluster-features.json"), ReadVersionClusters)
+	feats, err := loadFile(filepath.Join(dataDir, "reliabuild/cluster-features.json"), readVersionClusters)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestFeaturesRoundTrip(t *testing.T) {
 	if err := WriteVersionClusters(&buf, vc); err != nil {
 		t.Fatal(err)
 	}
-	gv, err := ReadVersionClusters(&buf, "f.json")
+	gv, err := readVersionClusters(&buf, "f.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestFeaturesRoundTrip(t *testing.T) {
 	if err := WriteBuildClusters(&buf, bc); err != nil {
 		t.Fatal(err)
 	}
-	gb, err := ReadBuildClusters(&buf, "f.json")
+	gb, err := readBuildClusters(&buf, "f.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +160,11 @@ func TestFeaturesRoundTrip(t *testing.T) {
 	}
 }
 
-func readVJ(b []byte) error { _, err := ReadVersionJobs(bytes.NewReader(b), "in.txt"); return err }
+func readVJ(b []byte) error { _, err := readVersionJobs(bytes.NewReader(b), "in.txt"); return err }
 
-func readVC(b []byte) error { _, err := ReadVersionClusters(bytes.NewReader(b), "in.txt"); return err }
+func readVC(b []byte) error { _, err := readVersionClusters(bytes.NewReader(b), "in.txt"); return err }
 
-func readBC(b []byte) error { _, err := ReadBuildClusters(bytes.NewReader(b), "in.txt"); return err }
+func readBC(b []byte) error { _, err := readBuildClusters(bytes.NewReader(b), "in.txt"); return err }
 
 func TestLoaderErrors(t *testing.T) {
 	tests := []struct {

@@ -61,7 +61,7 @@ func loadPublishedVersions(dir, path string) (*Report, error) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, parseError(path, "", 0, fmt.Errorf("%w: %v", matcher.ErrSchema, err))
 	}
-	rep := &Report{Experiment: "reliabuild", Mode: Published, Bounds: matcher.Exclusive}
+	rep := &Report{Experiment: "reliabuild", mode: Published, exclusive: true}
 	for _, name := range []string{"none", "single-subsystem", "expanded-subsystems"} {
 		l, ok := doc[name]
 		if !ok {
@@ -69,9 +69,9 @@ func loadPublishedVersions(dir, path string) (*Report, error) {
 		}
 		s := Scores{Jobs: l.TotalJobs.Value, Unmatched: l.Unmatched.Value, UnmatchedPercent: l.UnmatchedPercent.Value,
 			BuildSuccess: Stat{Mean: l.BuildSuccess.Mean, Std: l.BuildSuccess.Std}, MarginalScore: Stat{Mean: l.MarginalScore.Mean, Std: l.MarginalScore.Std},
-			Correct: Total{Value: l.VersionsInRange.TotalCorrect}, Possible: l.VersionsInRange.TotalPossible,
+			correct: Total{Value: l.VersionsInRange.TotalCorrect}, possible: l.VersionsInRange.TotalPossible,
 			MatchedClusters: Stat{Mean: l.Matched.Mean, Std: l.Matched.Std}, MismatchedClusters: Stat{Mean: l.Mismatched.Mean, Std: l.Mismatched.Std},
-			UnmatchedAt: Stat{Mean: math.NaN(), Std: math.NaN()}, MaxPercentMatched: Stat{Mean: math.NaN(), Std: math.NaN()}}
+			UnmatchedAt: Stat{Mean: math.NaN(), Std: math.NaN()}, maxPercentMatched: Stat{Mean: math.NaN(), Std: math.NaN()}}
 		rep.Levels = append(rep.Levels, Level{Name: name, Drawn: s})
 	}
 	if len(rep.Levels) == 0 {
@@ -104,9 +104,9 @@ func loadPublishedVersions(dir, path string) (*Report, error) {
 		mpm.add(p, p*p)
 	}
 	if l := rep.Level("expanded-subsystems"); l != nil {
-		l.Drawn.UnmatchedJobs = len(summary)
-		l.Drawn.UnmatchedAt, l.Drawn.MaxPercentMatched = uat.stat(), mpm.stat()
-		l.Drawn.UnmatchedAt.SE, l.Drawn.MaxPercentMatched.SE = 0, 0
+		l.Drawn.unmatchedJobs = len(summary)
+		l.Drawn.UnmatchedAt, l.Drawn.maxPercentMatched = uat.stat(), mpm.stat()
+		l.Drawn.UnmatchedAt.SE, l.Drawn.maxPercentMatched.SE = 0, 0
 	}
 	return rep, nil
 }
@@ -157,12 +157,12 @@ func loadPublishedBuilds(path string) (*Report, error) {
 		}
 		nan := Stat{Mean: math.NaN(), Std: math.NaN()}
 		byName[row[i]] = Scores{AdditionalRuntime: Total{Value: v[0]}, AdditionalCost: Total{Value: v[1]}, UnmatchedPercent: v[2],
-			Unmatched: int(v[3]), BuildSuccess: Stat{Mean: v[4], Std: v[5]}, Correct: Total{Value: v[6]}, Possible: int(v[7]),
+			Unmatched: int(v[3]), BuildSuccess: Stat{Mean: v[4], Std: v[5]}, correct: Total{Value: v[6]}, possible: int(v[7]),
 			MatchedClusters: Stat{Mean: v[8], Std: v[9]}, MismatchedClusters: Stat{Mean: v[10], Std: v[11]}, Jobs: int(v[12]),
-			MarginalScore: nan, UnmatchedAt: nan, MaxPercentMatched: nan, RuntimePerJob: nan, CostPerJob: nan}
+			MarginalScore: nan, UnmatchedAt: nan, maxPercentMatched: nan, runtimePerJob: nan, costPerJob: nan}
 	}
-	rep := &Report{Experiment: "spack-build", Mode: Published}
-	for _, name := range BuildLevels() {
+	rep := &Report{Experiment: "spack-build", mode: Published}
+	for _, name := range buildLevels() {
 		if s, ok := byName[name]; ok {
 			rep.Levels = append(rep.Levels, Level{Name: name, Drawn: s})
 		}

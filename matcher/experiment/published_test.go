@@ -23,7 +23,7 @@ func TestLoadPublished(t *testing.T) {
 		got, want float64
 	}{
 		{"none build success", none.BuildSuccess.Mean, 0.004993757802746567},
-		{"none versions in range", none.Correct.Value, 31537},
+		{"none versions in range", none.correct.Value, 31537},
 		{"expanded unmatched", float64(exp.Unmatched), 1293},
 		{"expanded matched clusters", exp.MatchedClusters.Mean, 2.5459247000413736},
 		{"unmatched jobs", float64(len(rb.UnmatchedAt)), 1293},
@@ -44,7 +44,7 @@ func TestLoadPublished(t *testing.T) {
 	}
 	cv := sb.Level("compiler-version-subsystem").Drawn
 	exact(t, "compiler-version build success", 0.08854594902283221, cv.BuildSuccess.Mean)
-	exact(t, "compiler-version points", 2800, cv.Correct.Value)
+	exact(t, "compiler-version points", 2800, cv.correct.Value)
 	exact(t, "memory-level cost", 12706.890330441927, sb.Level("memory-subsystem").Drawn.AdditionalCost.Value)
 	if _, err := LoadPublished(t.TempDir()); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("empty directory: %v, want fs.ErrNotExist", err)

@@ -5,8 +5,6 @@ import (
 	"io"
 	"math"
 	"math/bits"
-
-	"github.com/crosscluster/crosscluster/matcher"
 )
 
 // Stat is a mean and population standard deviation (numpy.std's ddof=0, as
@@ -25,9 +23,9 @@ type Total struct {
 	Value, SE float64
 }
 
-// Reasons counts failed builds by cause (spack-build experiment). In
+// reasonCounts counts failed builds by cause (spack-build experiment). In
 // expected mode the counts are expectations and may be fractional.
-type Reasons struct {
+type reasonCounts struct {
 	WrongArch       float64 // the cluster's arch differs from the build's
 	MissingCompiler float64 // same arch, different compiler family
 	CompilerTooOld  float64 // right compiler, version incompatible under the CompilerRule
@@ -41,11 +39,11 @@ type Scores struct {
 	UnmatchedPercent float64
 	BuildSuccess     Stat // 1 when the assigned cluster has everything the build needs
 	MarginalScore    Stat // share of the build's dependency ranges met (version experiment)
-	// Correct and Possible are the published versions_in_range (version
+	// correct and Possible are the published versions_in_range (version
 	// experiment: one point per dependency in range) or points_scored
 	// (spack-build: one point per successful build).
-	Correct  Total
-	Possible int
+	correct  Total
+	possible int
 	// MatchedClusters and MismatchedClusters are per submission, over all
 	// submissions of the level.
 	MatchedClusters    Stat
@@ -56,16 +54,16 @@ type Scores struct {
 	// UnmatchedAt divided by the job's number of subsystems, as the published
 	// unmatched-summary.json computed it.
 	UnmatchedAt       Stat
-	UnmatchedJobs     int
-	MaxPercentMatched Stat
+	unmatchedJobs     int
+	maxPercentMatched Stat
 	// Spack-build only.
-	Reasons           Reasons
+	reasons           reasonCounts
 	AdditionalRuntime Total // seconds, predicted minus optimal, summed
 	AdditionalCost    Total // AdditionalRuntime in hours × cost per node hour, summed
-	RuntimePerJob     Stat  // additional runtime per assigned job, seconds
-	CostPerJob        Stat  // additional cost per assigned job
-	RuntimeByPackage  map[string]float64
-	CostByPackage     map[string]float64
+	runtimePerJob     Stat  // additional runtime per assigned job, seconds
+	costPerJob        Stat  // additional cost per assigned job
+	runtimeByPackage  map[string]float64
+	costByPackage     map[string]float64
 }
 
 // Submission is one submission of a level, scored both ways: the per-job
@@ -101,10 +99,10 @@ type Level struct {
 // Report is an experiment's result.
 type Report struct {
 	Experiment string // "reliabuild" or "spack-build"
-	Mode       Mode
-	Bounds     matcher.Bounds
-	Seed       uint64
-	Order      []string // subsystems in the order the expanding level added them
+	mode       Mode
+	exclusive  bool
+	seed       uint64
+	order      []string // subsystems in the order the expanding level added them
 	Levels     []Level
 	// UnmatchedAt maps each job that stopped unmatched in the expanding
 	// levels to its unmatched_at (the published unmatched-at-raw.json), and
@@ -112,13 +110,13 @@ type Report struct {
 	// published unmatched-summary.json).
 	UnmatchedAt       map[string]int
 	MaxPercentMatched map[string]float64
-	// Checks is the number of requirement-against-cluster checks the
+	// checks is the number of requirement-against-cluster checks the
 	// experiment answers (every submission's requirements against every
 	// cluster, and every scored dependency); they are served from a cache
 	// of distinct requirements, so far fewer are evaluated.
-	Checks int64
-	// Evaluated is how many checks were actually evaluated.
-	Evaluated int64
+	checks int64
+	// evaluated is how many checks were actually evaluated.
+	evaluated int64
 }
 
 // Level returns the level named name, or nil.
@@ -148,7 +146,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Order      []string         `json:"order,omitempty"`
 		Levels     []map[string]any `json:"levels"`
 	}
-	o := out{Experiment: r.Experiment, Mode: r.Mode.String(), Bounds: r.Bounds.String(), Seed: r.Seed, Order: r.Order}
+	o := out{Experiment: r.Experiment, Mode: r.mode.String(), Bounds: boundsName(r.exclusive), Seed: r.seed, Order: r.order}
 	for _, l := range r.Levels {
 		m := scoreMap(&l.Expected, true)
 		m["name"] = l.Name
@@ -167,27 +165,27 @@ func scoreMap(s *Scores, expected bool) map[string]any {
 		"build_success_std":        jnum(s.BuildSuccess.Std),
 		"marginal_score_mean":      jnum(s.MarginalScore.Mean),
 		"marginal_score_std":       jnum(s.MarginalScore.Std),
-		"correct":                  s.Correct.Value,
-		"possible":                 s.Possible,
+		"correct":                  s.correct.Value,
+		"possible":                 s.possible,
 		"matched_clusters_mean":    s.MatchedClusters.Mean,
 		"matched_clusters_std":     s.MatchedClusters.Std,
 		"mismatched_clusters_mean": s.MismatchedClusters.Mean,
 		"mismatched_clusters_std":  s.MismatchedClusters.Std,
-		"unmatched_jobs":           s.UnmatchedJobs,
+		"unmatched_jobs":           s.unmatchedJobs,
 		"unmatched_at_mean":        jnum(s.UnmatchedAt.Mean),
 		"unmatched_at_std":         jnum(s.UnmatchedAt.Std),
-		"max_percent_matched_mean": jnum(s.MaxPercentMatched.Mean),
-		"reasons": map[string]float64{"wrong_arch": s.Reasons.WrongArch, "missing_compiler": s.Reasons.MissingCompiler,
-			"compiler_too_old": s.Reasons.CompilerTooOld, "bad_version": s.Reasons.BadVersion},
+		"max_percent_matched_mean": jnum(s.maxPercentMatched.Mean),
+		"reasons": map[string]float64{"wrong_arch": s.reasons.WrongArch, "missing_compiler": s.reasons.MissingCompiler,
+			"compiler_too_old": s.reasons.CompilerTooOld, "bad_version": s.reasons.BadVersion},
 		"additional_runtime_seconds":      s.AdditionalRuntime.Value,
 		"additional_cost":                 s.AdditionalCost.Value,
-		"additional_runtime_per_job_mean": jnum(s.RuntimePerJob.Mean),
-		"additional_cost_per_job_mean":    jnum(s.CostPerJob.Mean),
+		"additional_runtime_per_job_mean": jnum(s.runtimePerJob.Mean),
+		"additional_cost_per_job_mean":    jnum(s.costPerJob.Mean),
 	}
 	if expected {
 		m["build_success_se"] = s.BuildSuccess.SE
 		m["marginal_score_se"] = s.MarginalScore.SE
-		m["correct_se"] = s.Correct.SE
+		m["correct_se"] = s.correct.SE
 		m["additional_runtime_se"] = s.AdditionalRuntime.SE
 		m["additional_cost_se"] = s.AdditionalCost.SE
 	}
@@ -298,3 +296,11 @@ func (b bitset) nth(k int) int {
 }
 
 func formatFloat(f float64) string { return strconvFormat(f) }
+
+// boundsName names a bound rule as scores.json does.
+func boundsName(exclusive bool) string {
+	if exclusive {
+		return "exclusive"
+	}
+	return "inclusive"
+}

@@ -19,7 +19,7 @@ type VersionConfig struct {
 	// Bounds is the one rule for matching and scoring in Corrected mode.
 	// Published mode ignores it: it matched inclusively (rainbow since
 	// 2024-03-31) and scored strictly (min < v < max).
-	Bounds matcher.Bounds
+	Exclusive bool
 	// Order is the order the expanding level adds subsystems in. Nil means
 	// every subsystem, sorted, then shuffled with Seed. (The published order
 	// was an unseeded shuffle; its effective order is the key order of the
@@ -39,10 +39,10 @@ type VersionConfig struct {
 	Record func(Submission)
 }
 
-// UniqueVersionJobs drops jobs without dependencies and jobs whose set of
+// uniqueVersionJobs drops jobs without dependencies and jobs whose set of
 // ranges repeats an earlier job's (keeping the first), as the published
 // driver did. It returns the kept jobs and how many repeats were dropped.
-func UniqueVersionJobs(jobs []VersionJob) (unique []VersionJob, repeated int) {
+func uniqueVersionJobs(jobs []VersionJob) (unique []VersionJob, repeated int) {
 	return uniqueBy(jobs, func(j VersionJob) (string, bool) {
 		if len(j.Ranges) == 0 {
 			return "", false
@@ -84,13 +84,11 @@ func (c VersionCluster) Cluster() matcher.Cluster {
 	return out
 }
 
-// Job returns j as a rainbow Job with one InRange requirement on the
+// job returns j as a rainbow job with one InRange requirement on the
 // "version" field per dependency, as the published driver submitted it.
-func (j VersionJob) Job() matcher.Job {
-	out := matcher.Job{Name: j.Name, Package: j.Package, Nodes: 2, Cores: 8}
-	for _, r := range j.Ranges {
-		out.Requires = append(out.Requires, matcher.Requirement{Subsystem: r.Subsystem, Field: "version", Op: matcher.InRange, Min: r.Min, Max: r.Max})
-	}
+func (j VersionJob) job() matcher.Job {
+	out := matcher.Job{Name: j.Name, Nodes: 2, Cores: 8}
+	out.Requires = slices.Clone(j.Ranges)
 	return out
 }
 
@@ -109,17 +107,17 @@ type vexp struct {
 	idx       []int
 	subIdx    map[string]int
 	subs      []string
-	rids      map[DepRange]int32
+	rids      map[matcher.Requirement]int32
 	match     []bitset
 	score     []bitset
-	matchB    matcher.Bounds
-	scoreB    matcher.Bounds
+	matchX    bool     // exclusive bounds when matching
+	scoreX    bool     // and when scoring
 	names     []string // cluster names, in index order
 	checks    int64
 	evaluated int64
 }
 
-func (x *vexp) rangeID(dr DepRange) int32 {
+func (x *vexp) rangeID(dr matcher.Requirement) int32 {
 	if id, ok := x.rids[dr]; ok {
 		return id
 	}
@@ -232,10 +230,10 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 	if len(w.Clusters) == 0 {
 		return nil, matcher.ErrNoClusters
 	}
-	x := &vexp{cfg: cfg, nC: len(w.Clusters), subIdx: map[string]int{}, rids: map[DepRange]int32{},
-		matchB: cfg.Bounds, scoreB: cfg.Bounds}
+	x := &vexp{cfg: cfg, nC: len(w.Clusters), subIdx: map[string]int{}, rids: map[matcher.Requirement]int32{},
+		matchX: cfg.Exclusive, scoreX: cfg.Exclusive}
 	if cfg.Mode == Published {
-		x.matchB, x.scoreB = matcher.Inclusive, matcher.Exclusive
+		x.matchX, x.scoreX = false, true
 	}
 	clusters := slices.Clone(w.Clusters)
 	slices.SortFunc(clusters, func(a, b VersionCluster) int { return strings.Compare(a.Name, b.Name) })
@@ -249,16 +247,16 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 		}
 	}
 	var err error
-	if x.matchP, err = matcher.NewPool(cls, matcher.Rules{Bounds: x.matchB}); err != nil {
+	if x.matchP, err = matcher.NewPool(cls, matcher.Rules{Exclusive: x.matchX}); err != nil {
 		return nil, err
 	}
 	x.scoreP = x.matchP
-	if x.scoreB != x.matchB {
-		if x.scoreP, err = matcher.NewPool(cls, matcher.Rules{Bounds: x.scoreB}); err != nil {
+	if x.scoreX != x.matchX {
+		if x.scoreP, err = matcher.NewPool(cls, matcher.Rules{Exclusive: x.scoreX}); err != nil {
 			return nil, err
 		}
 	}
-	uniq, _ := UniqueVersionJobs(w.Jobs)
+	uniq, _ := uniqueVersionJobs(w.Jobs)
 	for _, j := range uniq {
 		for _, r := range j.Ranges {
 			subset[r.Subsystem] = true
@@ -274,10 +272,10 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 		r := newRand(cfg.Seed, 1)
 		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
-	rep := &Report{Experiment: "reliabuild", Mode: cfg.Mode, Bounds: x.scoreB, Seed: cfg.Seed, Order: order,
+	rep := &Report{Experiment: "reliabuild", mode: cfg.Mode, exclusive: x.scoreX, seed: cfg.Seed, order: order,
 		UnmatchedAt: map[string]int{}, MaxPercentMatched: map[string]float64{}}
 	if cfg.Mode == Published {
-		rep.Bounds = matcher.Exclusive
+		rep.exclusive = true
 	}
 	jobs := make([]*vjob, len(uniq))
 	for i := range uniq {
@@ -292,7 +290,7 @@ func RunVersions(ctx context.Context, w *VersionWorld, cfg VersionConfig) (*Repo
 		}
 	}
 	finish := func(err error) (*Report, error) {
-		rep.Checks, rep.Evaluated = x.checks, x.evaluated
+		rep.checks, rep.evaluated = x.checks, x.evaluated
 		return rep, err
 	}
 

@@ -1,4 +1,4 @@
-package matcher
+package experiment
 
 import (
 	"encoding/json"
@@ -15,17 +15,17 @@ import (
 // problem, so only summation order and solver rounding differ.
 const modelTol = 1e-9
 
-// handTol is the absolute tolerance for hand-computed fits: sums of a few
+// fitHandTol is the absolute tolerance for hand-computed fits: sums of a few
 // float64 terms, exact but for rounding.
-const handTol = 1e-12
+const fitHandTol = 1e-12
 
 func TestKNNHand(t *testing.T) {
-	var s []Sample
+	var s []sample
 	for i := 1; i <= 10; i++ {
-		s = append(s, Sample{"p", float64(i), 10 * float64(i)})
+		s = append(s, sample{"p", float64(i), 10 * float64(i)})
 	}
-	s = append(s, Sample{"q", 1, 7})
-	m := FitKNN(s, 3)
+	s = append(s, sample{"q", 1, 7})
+	m := fitKNN(s, 3)
 	for _, tt := range []struct{ x, want float64 }{
 		{5.2, 50},  // 5, 6, 4
 		{100, 90},  // 8, 9, 10
@@ -44,38 +44,38 @@ func TestKNNHand(t *testing.T) {
 	if got, _ := m.Predict("q", 50); got != 7 {
 		t.Errorf("fewer samples than k: got %g, want the mean 7", got)
 	}
-	if _, err := m.Predict("r", 1); !errors.Is(err, ErrUnknownPackage) {
+	if _, err := m.Predict("r", 1); !errors.Is(err, errUnknownPackage) {
 		t.Errorf("unknown package: %v", err)
 	}
 	defer func() {
 		if recover() == nil {
-			t.Error("FitKNN(k=0) should panic")
+			t.Error("fitKNN(k=0) should panic")
 		}
 	}()
-	FitKNN(s, 0)
+	fitKNN(s, 0)
 }
 
 func TestLinearHand(t *testing.T) {
-	s := []Sample{{"p", 1, 5}, {"p", 2, 8}, {"p", 4, 14}, {"o", 1, 3}, {"o", 3, 9}}
-	l, err := FitLinear(s, true)
+	s := []sample{{"p", 1, 5}, {"p", 2, 8}, {"p", 4, 14}, {"o", 1, 3}, {"o", 3, 9}}
+	l, err := fitLinear(s, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b, ok := l.Coefficients("p")
-	if !ok || !cmp.Equal([]float64{2, 3}, []float64{a, b}, cmpopts.EquateApprox(0, handTol)) {
+	a, b, ok := l.coefficients("p")
+	if !ok || !cmp.Equal([]float64{2, 3}, []float64{a, b}, cmpopts.EquateApprox(0, fitHandTol)) {
 		t.Errorf("p: got %g + %g x, want 2 + 3x", a, b)
 	}
-	l0, err := FitLinear(s, false)
+	l0, err := fitLinear(s, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := l0.Predict("o", 10); !cmp.Equal(30.0, got, cmpopts.EquateApprox(0, handTol)) {
+	if got, _ := l0.Predict("o", 10); !cmp.Equal(30.0, got, cmpopts.EquateApprox(0, fitHandTol)) {
 		t.Errorf("through the origin: Predict(o, 10) = %g, want 30", got)
 	}
-	if _, err := FitLinear([]Sample{{"p", 1, 1}}, true); err == nil {
+	if _, err := fitLinear([]sample{{"p", 1, 1}}, true); err == nil {
 		t.Error("one sample should fail")
 	}
-	if _, err := FitLinear([]Sample{{"p", 1, 1}, {"p", 1, 2}}, true); err == nil {
+	if _, err := fitLinear([]sample{{"p", 1, 1}, {"p", 1, 2}}, true); err == nil {
 		t.Error("constant memory should fail")
 	}
 }
@@ -100,18 +100,18 @@ func TestModelsGolden(t *testing.T) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatal(err)
 	}
-	var s []Sample
+	var s []sample
 	for _, p := range g.Packages {
 		for i := range p.Memory {
-			s = append(s, Sample{p.Name, p.Memory[i], p.Duration[i]})
+			s = append(s, sample{p.Name, p.Memory[i], p.Duration[i]})
 		}
 	}
-	knn := FitKNN(s, 5)
-	l0, err := FitLinear(s, false)
+	knn := fitKNN(s, 5)
+	l0, err := fitLinear(s, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l1, err := FitLinear(s, true)
+	l1, err := fitLinear(s, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,10 +122,10 @@ func TestModelsGolden(t *testing.T) {
 			got[i], _ = knn.Predict(p.Name, q)
 		}
 		if diff := cmp.Diff(p.KNN5, got, opt); diff != "" {
-			t.Errorf("%s KNN (-sklearn +ours):\n%s", p.Name, diff)
+			t.Errorf("%s knnModel (-sklearn +ours):\n%s", p.Name, diff)
 		}
-		_, b0, _ := l0.Coefficients(p.Name)
-		a1, b1, _ := l1.Coefficients(p.Name)
+		_, b0, _ := l0.coefficients(p.Name)
+		a1, b1, _ := l1.coefficients(p.Name)
 		if diff := cmp.Diff([]float64{p.LinearOriginSlope, p.LinearIntercept, p.LinearSlope}, []float64{b0, a1, b1}, opt); diff != "" {
 			t.Errorf("%s linear (-sklearn +ours):\n%s", p.Name, diff)
 		}

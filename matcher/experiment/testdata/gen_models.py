@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Golden values for matcher's runtime models (models_golden.json).
+"""Golden values for the spack-build experiment's runtime models (models_golden.json).
 
 Fits scikit-learn's KNeighborsRegressor (k=5, the published run's model) and
 LinearRegression (with and without intercept) of duration on memory for a
@@ -19,7 +19,7 @@ from sklearn import linear_model, neighbors
 
 rng = numpy.random.default_rng(20240408)
 out = {
-    "generator": "matcher/testdata/gen_models.py",
+    "generator": "matcher/experiment/testdata/gen_models.py",
     "versions": {"python": sys.version.split()[0], "numpy": numpy.__version__, "sklearn": sklearn.__version__},
     "packages": [],
 }
