@@ -52,11 +52,11 @@ func decodeConfig(b []byte) (map[string]Value, error) {
 	for k, x := range raw {
 		switch x := x.(type) {
 		case string:
-			out[k] = Str(x)
+			out[k] = strValue(x)
 		case json.Number:
 			out[k] = ParseValue(string(x))
 		case bool:
-			out[k] = BoolValue(x)
+			out[k] = boolValue(x)
 		default:
 			return nil, fmt.Errorf("sweep: config key %s: not a string, number or boolean", k)
 		}

@@ -62,25 +62,13 @@ type Run struct {
 	stop string
 }
 
-// Params returns Config with overrides applied.
+// Params returns Config with the changes a retry policy made for the
+// current attempt.
 func (r *Run) Params() map[string]Value {
 	out := make(map[string]Value, len(r.Config)+len(r.overrides))
 	maps.Copy(out, r.Config)
 	maps.Copy(out, r.overrides)
 	return out
-}
-
-// Attempt is one try of a run.
-type Attempt struct {
-	RunID      string
-	N          int
-	State      State
-	BackendID  string
-	overrides  map[string]Value
-	StartedAt  time.Time
-	FinishedAt time.Time
-	ErrorClass Class
-	ErrorText  string
 }
 
 // TransitionError reports a state change that the run's current state does
@@ -971,24 +959,31 @@ func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error
 	return out, nil
 }
 
-// Attempts returns every attempt of a run, oldest first: the archived ones
-// and the current one.
-func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
+// Attempts returns every attempt of run id, oldest first (the archived ones
+// and the current one), each as the run was during it: Attempt is the
+// attempt's number; State, BackendID, StartedAt, FinishedAt, ErrorClass,
+// ErrorText and Params are the attempt's.
+func (l *Ledger) Attempts(ctx context.Context, id string) ([]Run, error) {
+	r, err := l.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	hctx, err := hold(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
-	rows, err := l.db.QueryContext(hctx, `SELECT run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
+	rows, err := l.db.QueryContext(hctx, `SELECT n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
 	defer rows.Close()
-	var out []Attempt
+	base := Run{ID: r.ID, Slug: r.Slug, Variant: r.Variant, seq: r.seq, Config: r.Config, Resources: r.Resources}
+	var out []Run
 	for rows.Next() {
-		var a Attempt
+		a := base
 		var ov, cls string
 		var s, f int64
-		if err := rows.Scan(&a.RunID, &a.N, &a.State, &a.BackendID, &ov, &s, &f, &cls, &a.ErrorText); err != nil {
+		if err := rows.Scan(&a.Attempt, &a.State, &a.BackendID, &ov, &s, &f, &cls, &a.ErrorText); err != nil {
 			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
 		a.overrides, _ = decodeConfig([]byte(ov))
@@ -998,15 +993,13 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
-	r, err := l.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
 	// The current attempt lives in the runs row, unless it was archived
 	// (a requeued run that has not started again) or never started.
-	if r.Attempt > 0 && r.State != Queued && (len(out) == 0 || out[len(out)-1].N < r.Attempt) {
-		out = append(out, Attempt{RunID: r.ID, N: r.Attempt, State: r.State, BackendID: r.BackendID, overrides: r.overrides,
-			StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, ErrorClass: r.ErrorClass, ErrorText: r.ErrorText})
+	if r.Attempt > 0 && r.State != Queued && (len(out) == 0 || out[len(out)-1].Attempt < r.Attempt) {
+		a := base
+		a.Attempt, a.State, a.BackendID, a.overrides = r.Attempt, r.State, r.BackendID, r.overrides
+		a.StartedAt, a.FinishedAt, a.ErrorClass, a.ErrorText = r.StartedAt, r.FinishedAt, r.ErrorClass, r.ErrorText
+		out = append(out, a)
 	}
 	return out, nil
 }

@@ -229,7 +229,7 @@ func (f failCancel) Cancel(ctx context.Context, tasks []Task) error { return err
 func TestCancelRecordedOnlyWhenConfirmed(t *testing.T) {
 	ctx := context.Background()
 	l, _ := openTemp(t)
-	mustEnqueue(t, l, gridSpec("cc", 2, map[string]Value{"mode": Str("hang")}))
+	mustEnqueue(t, l, gridSpec("cc", 2, map[string]Value{"mode": strValue("hang")}))
 	work := t.TempDir()
 	cmd := workerCommand(t)
 	loc := &Local{Command: cmd, StateDir: filepath.Join(work, "launch")}

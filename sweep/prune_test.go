@@ -192,7 +192,7 @@ func TestMedianRuleDecide(t *testing.T) {
 func TestControllerPrunes(t *testing.T) {
 	ctx := context.Background()
 	l, _ := openTemp(t)
-	mustEnqueue(t, l, gridSpec("p", 8, map[string]Value{"sleep_ms": IntValue(800)}))
+	mustEnqueue(t, l, gridSpec("p", 8, map[string]Value{"sleep_ms": intValue(800)}))
 	// Two at a time, so that the first runs complete before the later
 	// (worse) ones are judged against them.
 	c := &Controller{Ledger: l, Backend: &Local{Func: testFunc}, WorkDir: t.TempDir(), Parallel: 2, PollInterval: 5 * time.Millisecond,

@@ -70,7 +70,7 @@ func classify(schedState, logTail string) Class {
 // RetryPolicy says how many extra attempts each class gets and how the
 // parameters change before each. A nil Budget (the zero value) means the
 // default policy: OOM 3, divergence 2, timeout 1, infrastructure
-// DefaultInfrastructureRetries, corrupt result 1, unknown 0, OOM halving
+// 5, corrupt result 1, unknown 0, OOM halving
 // "batch_size" (floor 16). A non-nil empty Budget retries nothing.
 type RetryPolicy struct {
 	Budget map[Class]int
@@ -80,12 +80,12 @@ type RetryPolicy struct {
 	Adjust func(c Class, params map[string]Value) map[string]Value
 }
 
-// DefaultInfrastructureRetries is the default budget for infrastructure
+// defaultInfraRetries is the default budget for infrastructure
 // failures, which say nothing about the run itself.
-const DefaultInfrastructureRetries = 5
+const defaultInfraRetries = 5
 
 // defaultRetry returns the default policy: OOM 3, divergence 2, timeout 1,
-// infrastructure DefaultInfrastructureRetries, corrupt result 1, unknown 0;
+// infrastructure 5, corrupt result 1, unknown 0;
 // OOM halves "batch_size" (floor 16).
 func defaultRetry() RetryPolicy {
 	return RetryPolicy{
@@ -93,7 +93,7 @@ func defaultRetry() RetryPolicy {
 			ClassOOM:            3,
 			ClassDivergence:     2,
 			ClassTimeout:        1,
-			ClassInfrastructure: DefaultInfrastructureRetries,
+			ClassInfrastructure: defaultInfraRetries,
 			ClassCorrupt:        1,
 			ClassUnknown:        0,
 		},
@@ -115,7 +115,7 @@ func halveBatchOnOOM(c Class, params map[string]Value) map[string]Value {
 		return nil
 	}
 	n := max(bs.Int()/2, minBatchSize)
-	return map[string]Value{"batch_size": IntValue(n)}
+	return map[string]Value{"batch_size": intValue(n)}
 }
 
 // retryAllowed reports whether a run whose attempts failed failedOfClass

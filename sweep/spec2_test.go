@@ -184,7 +184,7 @@ func TestScaleLimits(t *testing.T) {
 	axis := func(k string, n int) Axis {
 		a := Axis{Key: k}
 		for i := range n {
-			a.Values = append(a.Values, IntValue(int64(i)))
+			a.Values = append(a.Values, intValue(int64(i)))
 		}
 		return a
 	}
@@ -220,11 +220,11 @@ func TestScaleEnqueue(t *testing.T) {
 	axis := func(k string, m int) Axis {
 		a := Axis{Key: k}
 		for i := range m {
-			a.Values = append(a.Values, IntValue(int64(i)))
+			a.Values = append(a.Values, intValue(int64(i)))
 		}
 		return a
 	}
-	s := &Spec{Name: "scale", Base: map[string]Value{"lr": FloatValue(0.1)}, Axes: []Axis{axis("a", 1000), axis("b", n/1000)}}
+	s := &Spec{Name: "scale", Base: map[string]Value{"lr": floatValue(0.1)}, Axes: []Axis{axis("a", 1000), axis("b", n/1000)}}
 	seq, count, err := s.Points()
 	if err != nil || count != n {
 		t.Fatalf("Points: %d, %v", count, err)

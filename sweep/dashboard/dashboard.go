@@ -491,7 +491,7 @@ func (d *dash) run(w http.ResponseWriter, r *http.Request) {
 		p.Curves = append(p.Curves, seriesSVG(k, ser[k], d.stepName([]*sweep.RunSummary{rs}, []sweep.Series{ser[k]})))
 	}
 	for _, a := range atts {
-		row := [7]string{strconv.Itoa(a.N), string(a.State), a.BackendID, "", "", string(a.ErrorClass), a.ErrorText}
+		row := [7]string{strconv.Itoa(a.Attempt), string(a.State), a.BackendID, "", "", string(a.ErrorClass), a.ErrorText}
 		if !a.StartedAt.IsZero() {
 			row[3] = a.StartedAt.UTC().Format("2006-01-02 15:04:05Z")
 			if !a.FinishedAt.IsZero() {
