@@ -35,7 +35,7 @@ func TestErrors(t *testing.T) {
 				}
 				axes = append(axes, a)
 			}
-			_, err := (&Spec{Name: "x", Axes: axes}).Count()
+			_, err := (&Spec{Name: "x", Axes: axes}).countPoints()
 			return err
 		}, ErrTooLarge, new(*SpecError)},
 		{"locked", func(t *testing.T) error {

@@ -157,7 +157,7 @@ func TestInputsChecked(t *testing.T) {
 	if _, err := l.Enqueue(ctx, s, slices.Values(mustPoints(t, s))); err != nil {
 		t.Fatalf("after AcceptInputs: %v", err)
 	}
-	got, _ := l.Inputs(ctx)
+	got, _ := l.inputs(ctx)
 	if got["code"] != "def" {
 		t.Errorf("recorded inputs %v", got)
 	}

@@ -423,7 +423,7 @@ const maxRuns = 10_000_000
 // the grid axes in declared order (last fastest), then the samples. It
 // refuses sweeps above maxExpand points (use Points).
 func (s *Spec) Expand() ([]Point, error) {
-	n, err := s.Count()
+	n, err := s.countPoints()
 	if err != nil {
 		return nil, err
 	}
@@ -437,11 +437,11 @@ func (s *Spec) Expand() ([]Point, error) {
 	return pts, nil
 }
 
-// Count returns the number of points after validating the spec, including
+// countPoints returns the number of points after validating the spec, including
 // what only the expansion shows: an axis, a random parameter or an
 // exclusion that never applies is a *SpecError, and so is a spec with no
 // point left or more than maxRuns.
-func (s *Spec) Count() (int, error) {
+func (s *Spec) countPoints() (int, error) {
 	if err := s.Validate(); err != nil {
 		return 0, err
 	}
@@ -505,7 +505,7 @@ func (s *Spec) conditional() bool {
 // expansion order as a sequence that builds one point at a time, so that a
 // sweep of maxRuns points streams in bounded memory.
 func (s *Spec) Points() (iter.Seq[Point], int, error) {
-	n, err := s.Count()
+	n, err := s.countPoints()
 	if err != nil {
 		return nil, 0, err
 	}

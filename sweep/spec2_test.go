@@ -147,7 +147,7 @@ func TestSpecValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := LoadSpec(strings.NewReader(tc.yaml))
 			if err == nil {
-				_, err = s.Count()
+				_, err = s.countPoints()
 			}
 			checkSpecError(t, err, tc.key)
 		})
@@ -189,11 +189,11 @@ func TestScaleLimits(t *testing.T) {
 		return a
 	}
 	huge := &Spec{Name: "huge", Axes: []Axis{axis("a", 1000), axis("b", 1000), axis("c", 1000)}}
-	if _, err := huge.Count(); !errors.Is(err, ErrTooLarge) {
+	if _, err := huge.countPoints(); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("10^9 points: %v, want ErrTooLarge", err)
 	}
 	big := &Spec{Name: "big", Axes: []Axis{axis("a", 1000), axis("b", 2000)}}
-	if n, err := big.Count(); err != nil || n != 2_000_000 {
+	if n, err := big.countPoints(); err != nil || n != 2_000_000 {
 		t.Errorf("Count = %d, %v", n, err)
 	}
 	if _, err := big.Expand(); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "Points") {

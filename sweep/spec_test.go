@@ -103,7 +103,7 @@ func TestValueLiteral(t *testing.T) {
 		}
 	}
 	m := map[string]Value{"wd": ParseValue("1e-4"), "s": strValue(`a"b`), "n": intValue(3), "ok": boolValue(false)}
-	back, err := decodeConfig(encodeConfig(m))
+	back, err := decodeConfig(string(encodeConfig(m)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,17 +252,44 @@ func FuzzDecodeConfig(f *testing.F) {
 	f.Add([]byte(`{"a":{"b":1}}`))
 	f.Add([]byte("{\"\x7f\":0}")) // a key strconv.Quote writes as \x7f (found by fuzzing)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := decodeConfig(b)
+		m, err := decodeConfig(string(b))
 		if err != nil {
 			return
 		}
 		// A decoded config re-encodes to a config with the same identity.
-		m2, err := decodeConfig(encodeConfig(m))
+		m2, err := decodeConfig(string(encodeConfig(m)))
 		if err != nil {
 			t.Fatalf("re-decode of %q: %v", encodeConfig(m), err)
 		}
 		if Identity(m) != Identity(m2) {
 			t.Fatalf("identity changed through encode: %q", b)
+		}
+	})
+}
+
+// FuzzDecodeFlat: where the fast path accepts a config, encoding/json
+// reads the same values from it (kind, literal and number).
+func FuzzDecodeFlat(f *testing.F) {
+	for _, s := range []string{`{"lr":1e-4,"name":"x","ok":true,"n":3}`, `{}`, `{"a":-0}`, `{"a":01}`, `{"a":1.}`,
+		`{"a":1,}`, `{"a":"x,y","b":false}`, `{"a":1,"a":2}`, "{\"a\":\"\xff\"}", `{"a":"\u00e9"}`, `{"a":tru}`, `{"a":1E+5}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast, ok := decodeFlat(s)
+		if !ok {
+			return
+		}
+		slow, err := decodeJSON([]byte(s))
+		if err != nil {
+			t.Fatalf("%q: fast path accepted, encoding/json: %v", s, err)
+		}
+		if len(fast) != len(slow) {
+			t.Fatalf("%q: %d keys, encoding/json %d", s, len(fast), len(slow))
+		}
+		for k, v := range slow {
+			if w, ok := fast[k]; !ok || w != v {
+				t.Fatalf("%q: key %q: %#v, encoding/json %#v", s, k, w, v)
+			}
 		}
 	})
 }

@@ -148,7 +148,7 @@ func (l *Ledger) WriteFailed(ctx context.Context, w io.Writer, lines int) (int, 
 	var b strings.Builder
 	for _, r := range rs {
 		fmt.Fprintf(&b, "%s %s attempt %d [%s] %s\n", r.ID, r.Slug, r.Attempt, r.ErrorClass, r.ErrorText)
-		tail, err := l.LogTail(ctx, r.ID, lines)
+		tail, err := l.logTail(ctx, r.ID, lines)
 		if err != nil {
 			return 0, err
 		}

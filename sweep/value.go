@@ -54,6 +54,22 @@ func ValueOf[T string | int | int64 | float64 | bool](x T) Value {
 	}
 }
 
+// decimal reports whether s is an optional sign and at least one ASCII digit.
+func decimal(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func strValue(s string) Value { return Value{Kind: String, Lit: s} }
 
 func intValue(i int64) Value {
@@ -73,8 +89,12 @@ func ParseValue(lit string) Value {
 	case "true", "false":
 		return Value{Kind: Bool, Lit: lit, b: lit == "true"}
 	}
-	if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-		return Value{Kind: Int, Lit: lit, i: i, f: float64(i)}
+	// ParseInt in base 10 takes an optional sign and digits only; asking
+	// it about anything else would only build an error to drop.
+	if decimal(lit) {
+		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
+			return Value{Kind: Int, Lit: lit, i: i, f: float64(i)}
+		}
 	}
 	if f, err := strconv.ParseFloat(lit, 64); err == nil && !strings.ContainsAny(lit, "xXpP_") {
 		return Value{Kind: Float, Lit: lit, f: f}
