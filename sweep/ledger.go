@@ -636,7 +636,7 @@ func (l *Ledger) enqueue(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (
 		if n > maxRuns {
 			return added, fmt.Errorf("sweep: enqueue: %w: more than %d runs (maxRuns)", ErrTooLarge, maxRuns)
 		}
-		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(encodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
+		res, err := ins.ExecContext(ctx, p.ID, p.index, p.Slug, p.Variant, string(encodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
 		if err != nil {
 			return added, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
 		}

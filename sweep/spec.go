@@ -182,7 +182,7 @@ type Spec struct {
 
 // Point is one run of a sweep.
 type Point struct {
-	Index     int    // position in expansion order
+	index     int    // position in expansion order
 	Variant   string // variant name
 	Params    map[string]Value
 	Slug      string
@@ -578,7 +578,7 @@ func (s *Spec) walkStats(full bool, st *walkStats) iter.Seq[Point] {
 					}
 					seen[p.ID] = true
 				}
-				p.Index = index
+				p.index = index
 				p.Slug = string(sl)
 				index++
 				if !yield(p) {
@@ -718,7 +718,7 @@ func (s *Spec) DryRun(w io.Writer) error {
 	}
 	var werr error
 	for p := range seq {
-		if _, werr = fmt.Fprintf(w, "%4d  %s  %s\n", p.Index, p.ID, p.Slug); werr != nil {
+		if _, werr = fmt.Fprintf(w, "%4d  %s  %s\n", p.index, p.ID, p.Slug); werr != nil {
 			return werr
 		}
 	}

@@ -57,8 +57,8 @@ func TestConditionalGrid(t *testing.T) {
 		t.Errorf("base resources %+v", r)
 	}
 	for i, p := range pts {
-		if p.Index != i {
-			t.Errorf("point %d has index %d", i, p.Index)
+		if p.index != i {
+			t.Errorf("point %d has index %d", i, p.index)
 		}
 	}
 }
