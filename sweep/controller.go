@@ -552,8 +552,8 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 		return err
 	}
 	var ov map[string]Value
-	if c.Retry.Adjust != nil && class != ClassInterrupted {
-		if adj := c.Retry.Adjust(class, r.Params()); adj != nil {
+	if c.Retry.adjust != nil && class != ClassInterrupted {
+		if adj := c.Retry.adjust(class, r.Params()); adj != nil {
 			ov = maps.Clone(r.overrides)
 			if ov == nil {
 				ov = map[string]Value{}

@@ -25,15 +25,15 @@ import (
 // once the sweep has finished (when Run returns early, for an error or a
 // cancelled ctx, it waits only for the command running and drops the rest).
 // At most 16 "run_failed" events wait for the command; more are dropped and
-// counted in Run's error. At the timeout the command's whole process group
+// counted in Run's error. After 30 s the command's whole process group
 // is killed (on Unix; elsewhere the command itself), and only the last 64
 // KiB of its output are kept; the error quotes its last KiB.
 type Hook struct {
 	// Command is the program and its arguments, e.g. {"sh", "-c",
 	// "mail -s sweep me@example.org"}.
 	Command []string
-	// Timeout bounds one run of the command; 0 means 30 s.
-	Timeout time.Duration
+
+	timeout time.Duration // tests: bounds one run of the command; 0 means 30 s
 }
 
 // hookEvent is what a Hook's command reads on standard input, a JSON object:
@@ -76,7 +76,7 @@ func (h *Hook) run(ctx context.Context, ev hookEvent) error {
 	if len(h.Command) == 0 {
 		return nil
 	}
-	timeout := h.Timeout
+	timeout := h.timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}

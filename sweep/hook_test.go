@@ -36,7 +36,7 @@ func alive(pid int) bool {
 // timeout).
 func TestHookTimeoutKillsGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	h := &Hook{Command: []string{"sh", "-c", `sleep 30 & echo $! > "$0"; sleep 30; echo never`, pidFile}, Timeout: 300 * time.Millisecond}
+	h := &Hook{Command: []string{"sh", "-c", `sleep 30 & echo $! > "$0"; sleep 30; echo never`, pidFile}, timeout: 300 * time.Millisecond}
 	start := time.Now()
 	err := h.run(context.Background(), hookEvent{Event: "finished"})
 	took := time.Since(start)

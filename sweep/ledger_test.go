@@ -175,14 +175,14 @@ func TestClassify(t *testing.T) {
 	}
 	p := defaultRetry()
 	params := map[string]Value{"batch_size": intValue(40)}
-	if got := p.Adjust(ClassOOM, params)["batch_size"].Int(); got != 20 {
+	if got := p.adjust(ClassOOM, params)["batch_size"].Int(); got != 20 {
 		t.Errorf("halved 40 → %d", got)
 	}
 	params["batch_size"] = intValue(20)
-	if got := p.Adjust(ClassOOM, params)["batch_size"].Int(); got != minBatchSize {
+	if got := p.adjust(ClassOOM, params)["batch_size"].Int(); got != minBatchSize {
 		t.Errorf("halved 20 → %d, want floor %d", got, minBatchSize)
 	}
-	if p.Adjust(ClassTimeout, params) != nil {
+	if p.adjust(ClassTimeout, params) != nil {
 		t.Error("timeout adjusted the batch size")
 	}
 }

@@ -67,17 +67,17 @@ func classify(schedState, logTail string) Class {
 	return ClassUnknown
 }
 
-// RetryPolicy says how many extra attempts each class gets and how the
-// parameters change before each. A nil Budget (the zero value) means the
-// default policy: OOM 3, divergence 2, timeout 1, infrastructure
-// 5, corrupt result 1, unknown 0, OOM halving
-// "batch_size" (floor 16). A non-nil empty Budget retries nothing.
+// RetryPolicy says how many extra attempts each class of failure gets. A
+// nil Budget (the zero value) means the default policy: OOM 3, divergence
+// 2, timeout 1, infrastructure 5, corrupt result 1, unknown 0, and an OOM
+// retry halves the integer parameter "batch_size" (floor 16). A non-nil
+// Budget changes no parameter; an empty one retries nothing.
 type RetryPolicy struct {
 	Budget map[Class]int
-	// Adjust, when non-nil, returns the overrides for the next attempt
+	// adjust, when non-nil, returns the overrides for the next attempt
 	// given the class and the parameters of the failed attempt, or nil to
 	// keep them.
-	Adjust func(c Class, params map[string]Value) map[string]Value
+	adjust func(c Class, params map[string]Value) map[string]Value
 }
 
 // defaultInfraRetries is the default budget for infrastructure
@@ -97,7 +97,7 @@ func defaultRetry() RetryPolicy {
 			ClassCorrupt:        1,
 			ClassUnknown:        0,
 		},
-		Adjust: halveBatchOnOOM,
+		adjust: halveBatchOnOOM,
 	}
 }
 
