@@ -139,7 +139,7 @@ func WorkerTask() (t Task, ok bool, err error) {
 	if err != nil {
 		return t, true, fmt.Errorf("sweep: worker config: %w", err)
 	}
-	t.Params, err = decodeConfig(b)
+	t.Params, err = decodeConfig(string(b))
 	return t, true, err
 }
 

@@ -228,10 +228,10 @@ func bigLedger(b *testing.B, n int) *Ledger {
 	b.Cleanup(func() { l.Close() })
 	// Two axes (n/100 seeds × 100 learning rates): a spec's validation
 	// compares the values of one axis pairwise.
-	s := gridSpec("big", n/100, map[string]Value{"opt": Str("sgd")})
+	s := gridSpec("big", n/100, map[string]Value{"opt": strValue("sgd")})
 	var lrs []Value
 	for i := range 100 {
-		lrs = append(lrs, FloatValue(float64(i+1)/1000))
+		lrs = append(lrs, floatValue(float64(i+1)/1000))
 	}
 	s.Axes = append(s.Axes, Axis{Key: "lr", Values: lrs})
 	seq, _, err := s.Points()

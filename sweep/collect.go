@@ -14,26 +14,27 @@ import (
 	"time"
 )
 
-// Completeness compares a sweep's expected grid with what completed.
+// Completeness compares a sweep's expected grid with what completed:
+// Done says whether it is complete, String how far.
 type Completeness struct {
-	Expected  int
-	Complete  []string // slugs completed with finite metrics
-	Missing   []string // expected runs not completed (queued, running, cancelled, absent)
-	Failed    []string // failed runs, and completed runs whose result cannot be read
-	Pruned    []string // stopped early by a Pruner (not failures)
-	NonFinite []string // completed but with a NaN or Inf metric
+	expected  int
+	complete  []string // slugs completed with finite metrics
+	missing   []string // expected runs not completed (queued, running, cancelled, absent)
+	failed    []string // failed runs, and completed runs whose result cannot be read
+	pruned    []string // stopped early by a Pruner (not failures)
+	nonFinite []string // completed but with a NaN or Inf metric
 }
 
 // Done reports whether every expected run completed with finite metrics,
 // or was pruned.
 func (c *Completeness) Done() bool {
-	return len(c.Complete)+len(c.Pruned) == c.Expected
+	return len(c.complete)+len(c.pruned) == c.expected
 }
 
 // String is e.g. "214/216 runs completed (1 failed, 1 missing, 0 pruned, 0 non-finite)".
 func (c *Completeness) String() string {
 	return fmt.Sprintf("%d/%d runs completed (%d failed, %d missing, %d pruned, %d non-finite)",
-		len(c.Complete), c.Expected, len(c.Failed), len(c.Missing), len(c.Pruned), len(c.NonFinite))
+		len(c.complete), c.expected, len(c.failed), len(c.missing), len(c.pruned), len(c.nonFinite))
 }
 
 // CheckCompleteness computes completeness = expected points minus runs
@@ -50,21 +51,21 @@ func (l *Ledger) CheckCompleteness(ctx context.Context, workDir string, expected
 	}
 	c := &Completeness{}
 	for p := range expected {
-		c.Expected++
+		c.expected++
 		r, ok := byID[p.ID]
 		switch {
 		case !ok:
-			c.Missing = append(c.Missing, p.Slug)
+			c.missing = append(c.missing, p.Slug)
 		case r.State == Failed:
-			c.Failed = append(c.Failed, p.Slug)
+			c.failed = append(c.failed, p.Slug)
 		case r.State == Pruned:
-			c.Pruned = append(c.Pruned, p.Slug)
+			c.pruned = append(c.pruned, p.Slug)
 		case r.State != Completed:
-			c.Missing = append(c.Missing, p.Slug)
+			c.missing = append(c.missing, p.Slug)
 		default:
 			res, err := ReadResult(AttemptDir(workDir, r.ID, r.Attempt))
 			if err != nil {
-				c.Failed = append(c.Failed, p.Slug)
+				c.failed = append(c.failed, p.Slug)
 				continue
 			}
 			finite := true
@@ -72,9 +73,9 @@ func (l *Ledger) CheckCompleteness(ctx context.Context, workDir string, expected
 				finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0)
 			}
 			if finite {
-				c.Complete = append(c.Complete, p.Slug)
+				c.complete = append(c.complete, p.Slug)
 			} else {
-				c.NonFinite = append(c.NonFinite, p.Slug)
+				c.nonFinite = append(c.nonFinite, p.Slug)
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -35,9 +34,6 @@ type Controller struct {
 	// StaleAfter, when positive, fails (class infrastructure) a running
 	// run whose last heartbeat is older than this, after cancelling it.
 	StaleAfter time.Duration
-	// CancelOnExit cancels the runs in flight when Run returns because ctx
-	// ended; otherwise they keep running and a later Run adopts them.
-	CancelOnExit bool
 	// Pruner, when non-nil, stops runs that cannot catch up, from the
 	// metrics they stream (see ASHA and MedianRule).
 	Pruner Pruner
@@ -51,8 +47,6 @@ type Controller struct {
 	AcceptWorkDir bool
 	// Progress, when non-nil, receives a one-line status after each change.
 	Progress io.Writer
-	// Logger, when non-nil, receives one record per transition.
-	Logger *slog.Logger
 
 	hooks *hookRunner // this Run's notifications
 }
@@ -83,12 +77,6 @@ func AttemptDir(workDir, id string, n int) string {
 func (c *Controller) task(r *Run) Task {
 	return Task{RunID: r.ID, Slug: r.Slug, Attempt: r.Attempt, Params: r.Params(), Resources: r.Resources,
 		Dir: AttemptDir(c.WorkDir, r.ID, r.Attempt), BackendID: r.BackendID}
-}
-
-func (c *Controller) log(msg string, args ...any) {
-	if c.Logger != nil {
-		c.Logger.Info(msg, args...)
-	}
 }
 
 // run is the controller's state during Run.
@@ -146,11 +134,7 @@ func (c *Controller) Run(ctx context.Context) (Summary, error) {
 	defer timer.Stop()
 	for {
 		if err := ctx.Err(); err != nil {
-			var cerr error
-			if c.CancelOnExit {
-				cerr = c.cancelTasks(context.WithoutCancel(ctx), slicesOf(st.inflight), "controller stopped", &st.sum)
-			}
-			return done(errors.Join(fmt.Errorf("sweep: controller stopped: %w", err), cerr))
+			return done(fmt.Errorf("sweep: controller stopped: %w", err))
 		}
 		changed := false
 		if len(st.inflight) > 0 {
@@ -319,7 +303,6 @@ func (c *Controller) finishStop(ctx context.Context, st *run, t Task, req string
 			return err
 		}
 		st.sum.Pruned++
-		c.log("pruned", "run", t.RunID, "attempt", t.Attempt, "reason", reason)
 		return nil
 	case "cancel":
 		if err := c.Ledger.cancel(ctx, t.RunID, reason); err != nil {
@@ -347,7 +330,6 @@ func (c *Controller) ingest(ctx context.Context, st *run, tasks []Task) (map[str
 		}
 		pts, err := tail.next(filepath.Join(t.Dir, MetricFile))
 		if err != nil {
-			c.log("metric log", "run", t.RunID, "error", err.Error())
 		}
 		for _, p := range pts {
 			rows = append(rows, metricRow{t.RunID, t.Attempt, p})
@@ -404,7 +386,6 @@ func (c *Controller) submit(ctx context.Context, runs []Run, st *run) error {
 			return err
 		}
 		st.inflight[tasks[i].RunID] = tasks[i]
-		c.log("started", "run", tasks[i].RunID, "attempt", tasks[i].Attempt, "backend_id", id)
 	}
 	if err != nil {
 		for _, t := range tasks[len(ids):] {
@@ -455,7 +436,6 @@ func (c *Controller) recover(ctx context.Context, st *run) error {
 				}
 			}
 			st.inflight[t.RunID] = t
-			c.log("adopted", "run", t.RunID, "attempt", t.Attempt, "backend_id", t.BackendID)
 		case resultOK(t):
 			if err := c.settle(ctx, st, t, TaskStatus{Phase: PhaseDone}); err != nil {
 				return err
@@ -468,7 +448,6 @@ func (c *Controller) recover(ctx context.Context, st *run) error {
 			if err := c.Ledger.unstart(ctx, t.RunID); err != nil {
 				return err
 			}
-			c.log("requeued unsubmitted run", "run", t.RunID)
 		}
 	}
 	return nil
@@ -538,7 +517,6 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 			return err
 		}
 		sum.Completed++
-		c.log("completed", "run", t.RunID, "attempt", t.Attempt)
 		return nil
 	}
 	// The earlier attempts (archived) and this one decide the retry.
@@ -548,7 +526,7 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 	}
 	n := 1
 	for _, a := range atts {
-		if a.N < t.Attempt && a.State == Failed && a.ErrorClass == class {
+		if a.Attempt < t.Attempt && a.State == Failed && a.ErrorClass == class {
 			n++
 		}
 	}
@@ -559,10 +537,9 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 		if err := c.Ledger.fail(ctx, t.RunID, class, text); err != nil {
 			return err
 		}
-		c.log("failed", "run", t.RunID, "attempt", t.Attempt, "class", string(class), "error", text)
 		sum.Failed++
 		atts = append(atts[:0:0], atts...)
-		if len(atts) > 0 && atts[len(atts)-1].N == t.Attempt {
+		if len(atts) > 0 && atts[len(atts)-1].Attempt == t.Attempt {
 			atts[len(atts)-1].State, atts[len(atts)-1].ErrorClass, atts[len(atts)-1].ErrorText = Failed, class, text
 		}
 		if failed := len(atts) - countClass(atts, ClassInterrupted); failed > 1 {
@@ -575,8 +552,8 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 		return err
 	}
 	var ov map[string]Value
-	if c.Retry.Adjust != nil && class != ClassInterrupted {
-		if adj := c.Retry.Adjust(class, r.Params()); adj != nil {
+	if c.Retry.adjust != nil && class != ClassInterrupted {
+		if adj := c.Retry.adjust(class, r.Params()); adj != nil {
 			ov = maps.Clone(r.overrides)
 			if ov == nil {
 				ov = map[string]Value{}
@@ -590,11 +567,10 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 	if class != ClassInterrupted {
 		sum.Retried++
 	}
-	c.log("retrying", "run", t.RunID, "attempt", t.Attempt, "class", string(class), "error", text, "failures_of_class", n)
 	return nil
 }
 
-func countClass(atts []Attempt, class Class) int {
+func countClass(atts []Run, class Class) int {
 	n := 0
 	for _, a := range atts {
 		if a.ErrorClass == class {

@@ -17,7 +17,7 @@ import (
 func TestControllerFunc(t *testing.T) {
 	ctx := context.Background()
 	l, _ := openTemp(t)
-	mustEnqueue(t, l, gridSpec("f", 40, map[string]Value{"batch_size": IntValue(128)}))
+	mustEnqueue(t, l, gridSpec("f", 40, map[string]Value{"batch_size": intValue(128)}))
 	var calls atomic.Int64
 	fn := func(ctx context.Context, task Task) (*Result, error) {
 		calls.Add(1)
@@ -75,9 +75,9 @@ func TestControllerProcesses(t *testing.T) {
 	modes := []string{"ok", "fail", "oom", "nan", "corrupt", "noresult"}
 	var vals []Value
 	for _, m := range modes {
-		vals = append(vals, Str(m))
+		vals = append(vals, strValue(m))
 	}
-	spec := &Spec{Name: "p", Base: map[string]Value{"batch_size": IntValue(64)}, Axes: []Axis{{Key: "mode", Values: vals}}}
+	spec := &Spec{Name: "p", Base: map[string]Value{"batch_size": intValue(64)}, Axes: []Axis{{Key: "mode", Values: vals}}}
 	mustEnqueue(t, l, spec)
 	work := t.TempDir()
 	c := &Controller{Ledger: l, Backend: &Local{Command: cmd, StateDir: filepath.Join(work, "launch")}, WorkDir: work, Parallel: 3, PollInterval: 10 * time.Millisecond}
@@ -113,7 +113,7 @@ func TestControllerCancel(t *testing.T) {
 	ctx := context.Background()
 	l, _ := openTemp(t)
 	cmd, starts := workerCommandCounting(t)
-	mustEnqueue(t, l, gridSpec("c", 4, map[string]Value{"mode": Str("hang")}))
+	mustEnqueue(t, l, gridSpec("c", 4, map[string]Value{"mode": strValue("hang")}))
 	work := t.TempDir()
 	c := &Controller{Ledger: l, Backend: &Local{Command: cmd, StateDir: filepath.Join(work, "launch")}, WorkDir: work, Parallel: 2, PollInterval: 10 * time.Millisecond}
 	runCtx, cancel := context.WithCancel(ctx)
@@ -170,7 +170,7 @@ func TestControllerCancelDuringStart(t *testing.T) {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			l, _ := openTemp(t)
 			cmd, starts := workerCommandCounting(t)
-			mustEnqueue(t, l, gridSpec("cs", 6, map[string]Value{"mode": Str("hang")}))
+			mustEnqueue(t, l, gridSpec("cs", 6, map[string]Value{"mode": strValue("hang")}))
 			work := t.TempDir()
 			c := &Controller{Ledger: l, Backend: &Local{Command: cmd, StateDir: filepath.Join(work, "launch")}, WorkDir: work, Parallel: 6, PollInterval: 10 * time.Millisecond}
 			runCtx, cancel := context.WithCancel(ctx)
@@ -253,7 +253,7 @@ func TestStaleReaper(t *testing.T) {
 	l, _ := openTemp(t)
 	cmd := workerCommand(t)
 	// The worker touches its heartbeat once and then hangs.
-	mustEnqueue(t, l, gridSpec("s", 1, map[string]Value{"mode": Str("hang")}))
+	mustEnqueue(t, l, gridSpec("s", 1, map[string]Value{"mode": strValue("hang")}))
 	work := t.TempDir()
 	c := &Controller{Ledger: l, Backend: &Local{Command: cmd, StateDir: filepath.Join(work, "launch")}, WorkDir: work,
 		Parallel: 1, PollInterval: 20 * time.Millisecond, StaleAfter: 500 * time.Millisecond,

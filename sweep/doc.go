@@ -9,7 +9,7 @@
 // fastest, variant overlays (outermost), seeded random samples (uniform,
 // log-uniform, integer, choice), conditional parameters (an axis or a
 // random parameter that exists only when others have given values, "when")
-// and exclusions, all validated before any run (Validate, Count). Values
+// and exclusions, all validated before any run (Validate, Points). Values
 // keep their literal text ("1e-4"). Each Point has a readable slug
 // (base-lr0.05-wd1e-4-s0) and an id: the SHA-256 of its canonical config
 // (sorted keys, numbers normalised so that 1, 1.0 and 1e0 are one run;
@@ -36,8 +36,9 @@
 // OpenLedgerReadOnly serves the read API while a controller writes:
 // Status, Runs, Summaries (each run with its parameters and the latest
 // value of every series it streamed), Series (a run's series as
-// streamed), LogTail and Attempts. Users repair a sweep with
-// Ledger.Requeue and Controller.Cancel, by run id or by state.
+// streamed), Attempts and WriteFailed (failed runs with their log tails).
+// Users repair a sweep with Ledger.Requeue and Controller.Cancel, by run id
+// or by state.
 //
 // # Execution
 //

@@ -31,11 +31,11 @@ func TestErrors(t *testing.T) {
 			for _, k := range []string{"a", "b", "c"} {
 				a := Axis{Key: k}
 				for i := range 1000 {
-					a.Values = append(a.Values, IntValue(int64(i)))
+					a.Values = append(a.Values, intValue(int64(i)))
 				}
 				axes = append(axes, a)
 			}
-			_, err := (&Spec{Name: "x", Axes: axes}).Count()
+			_, err := (&Spec{Name: "x", Axes: axes}).countPoints()
 			return err
 		}, ErrTooLarge, new(*SpecError)},
 		{"locked", func(t *testing.T) error {
@@ -120,7 +120,7 @@ func TestErrors(t *testing.T) {
 		}, ErrLaunch, nil},
 		{"cancelled", func(t *testing.T) error {
 			l, _ := openTemp(t)
-			mustEnqueue(t, l, gridSpec("c", 2, map[string]Value{"sleep_ms": IntValue(60_000)}))
+			mustEnqueue(t, l, gridSpec("c", 2, map[string]Value{"sleep_ms": intValue(60_000)}))
 			cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 			defer cancel()
 			_, err := (&Controller{Ledger: l, Backend: &Local{Func: testFunc}, WorkDir: t.TempDir()}).Run(cctx)

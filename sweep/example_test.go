@@ -57,7 +57,7 @@ func ExampleController() {
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	spec := &sweep.Spec{Name: "demo", Axes: []sweep.Axis{{Key: "x", Values: []sweep.Value{sweep.IntValue(1), sweep.IntValue(2), sweep.IntValue(3)}}}}
+	spec := &sweep.Spec{Name: "demo", Axes: []sweep.Axis{{Key: "x", Values: []sweep.Value{sweep.ValueOf(1), sweep.ValueOf(2), sweep.ValueOf(3)}}}}
 	pts, _ := spec.Expand()
 	l, err := sweep.OpenLedger(filepath.Join(dir, "ledger.db"))
 	if err != nil {

@@ -155,7 +155,7 @@ func TestCollectCompleteness(t *testing.T) {
 	if got := comp.String(); got != "2/5 runs completed (1 failed, 1 missing, 0 pruned, 1 non-finite)" {
 		t.Errorf("completeness %q", got)
 	}
-	if !cmp.Equal(comp.Failed, []string{"base-s1"}) || !cmp.Equal(comp.Missing, []string{"base-s4"}) || !cmp.Equal(comp.NonFinite, []string{"base-s2"}) {
+	if !cmp.Equal(comp.failed, []string{"base-s1"}) || !cmp.Equal(comp.missing, []string{"base-s4"}) || !cmp.Equal(comp.nonFinite, []string{"base-s2"}) {
 		t.Errorf("lists %+v", comp)
 	}
 	arch := t.TempDir()

@@ -222,7 +222,7 @@ func readStarts(t *testing.T, path string) map[string]int {
 func gridSpec(name string, n int, base map[string]Value) *Spec {
 	vals := make([]Value, n)
 	for i := range vals {
-		vals[i] = IntValue(int64(i))
+		vals[i] = intValue(int64(i))
 	}
 	return &Spec{Name: name, Base: base, Axes: []Axis{{Key: "seed", Short: "s", Values: vals}}}
 }
@@ -320,7 +320,7 @@ func killLoopPrune(t *testing.T, backend string, prune bool, batch, iters int, m
 		}
 		if st.Counts[Queued]+st.Counts[Running] == 0 {
 			batches++
-			mustEnqueue(t, l, gridSpec("kill", batch, map[string]Value{"sleep_ms": IntValue(150), "batch": IntValue(int64(batches))}))
+			mustEnqueue(t, l, gridSpec("kill", batch, map[string]Value{"sleep_ms": intValue(150), "batch": intValue(int64(batches))}))
 			n += batch
 		}
 	}
@@ -416,13 +416,13 @@ func killLoopPrune(t *testing.T, backend string, prune bool, batch, iters int, m
 			t.Fatal(err)
 		}
 		for _, a := range atts {
-			key := fmt.Sprintf("%s %d", r.ID, a.N)
+			key := fmt.Sprintf("%s %d", r.ID, a.Attempt)
 			switch {
 			case a.State == Completed, a.State == Pruned:
 				ran[key] = true
 			case a.State == Failed && a.ErrorClass == ClassInterrupted && backend == "func":
 			default:
-				t.Errorf("run %s attempt %d: %s %s %q: the controller's deaths spent retry budget", r.Slug, a.N, a.State, a.ErrorClass, a.ErrorText)
+				t.Errorf("run %s attempt %d: %s %s %q: the controller's deaths spent retry budget", r.Slug, a.Attempt, a.State, a.ErrorClass, a.ErrorText)
 			}
 		}
 	}

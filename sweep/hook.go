@@ -15,7 +15,7 @@ import (
 // Hook runs a command when something a user waits for happens: the sweep
 // finished (Controller.Run drained the queue), or a run failed for good
 // after more than one attempt. The command gets a JSON summary on its
-// standard input (HookEvent) and SWEEP_EVENT ("finished" or "run_failed")
+// standard input (hookEvent) and SWEEP_EVENT ("finished" or "run_failed")
 // in its environment; it may send a mail, post to a chat, or page. Nothing
 // leaves the machine unless the command sends it.
 //
@@ -25,19 +25,23 @@ import (
 // once the sweep has finished (when Run returns early, for an error or a
 // cancelled ctx, it waits only for the command running and drops the rest).
 // At most 16 "run_failed" events wait for the command; more are dropped and
-// counted in Run's error. At the timeout the command's whole process group
+// counted in Run's error. After 30 s the command's whole process group
 // is killed (on Unix; elsewhere the command itself), and only the last 64
 // KiB of its output are kept; the error quotes its last KiB.
 type Hook struct {
 	// Command is the program and its arguments, e.g. {"sh", "-c",
 	// "mail -s sweep me@example.org"}.
 	Command []string
-	// Timeout bounds one run of the command; 0 means 30 s.
-	Timeout time.Duration
+
+	timeout time.Duration // tests: bounds one run of the command; 0 means 30 s
 }
 
-// HookEvent is what a Hook's command reads on standard input.
-type HookEvent struct {
+// hookEvent is what a Hook's command reads on standard input, a JSON object:
+// "event" ("finished" or "run_failed"), "ledger", "sweep", "counts" (runs by
+// state); for "finished" also "summary" (what this Run did, Summary's
+// fields); for "run_failed" also "run_id", "slug" and "attempts" (the
+// attempts' errors, oldest first).
+type hookEvent struct {
 	Event  string         `json:"event"` // "finished" or "run_failed"
 	Ledger string         `json:"ledger"`
 	Sweep  string         `json:"sweep"`
@@ -68,11 +72,11 @@ const (
 	hookPipeWait = 2 * time.Second
 )
 
-func (h *Hook) run(ctx context.Context, ev HookEvent) error {
+func (h *Hook) run(ctx context.Context, ev hookEvent) error {
 	if len(h.Command) == 0 {
 		return nil
 	}
-	timeout := h.Timeout
+	timeout := h.timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
@@ -151,24 +155,22 @@ func (t *tailBuffer) quote(n int) string {
 // one at a time and in order, in a goroutine of its own.
 type hookRunner struct {
 	hook *Hook
-	log  func(msg string, args ...any)
 
 	mu      sync.Mutex
-	queue   []HookEvent
+	queue   []hookEvent
 	busy    bool           // a goroutine is delivering the queue
 	idle    chan struct{}  // closed when busy turns false
 	stopped bool           // close called: queued events are dropped
 	dropped map[string]int // events not delivered, by name
-	atStop  int            // of which dropped because Run was returning
 	errs    []error
 }
 
-func newHookRunner(h *Hook, log func(string, ...any)) *hookRunner {
-	return &hookRunner{hook: h, log: log, dropped: map[string]int{}}
+func newHookRunner(h *Hook) *hookRunner {
+	return &hookRunner{hook: h, dropped: map[string]int{}}
 }
 
 // send queues ev for the command and returns at once.
-func (r *hookRunner) send(ctx context.Context, ev HookEvent) {
+func (r *hookRunner) send(ctx context.Context, ev hookEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// "finished" comes last and is never dropped for want of room.
@@ -189,7 +191,6 @@ func (r *hookRunner) deliver(ctx context.Context) {
 		if len(r.queue) == 0 || r.stopped {
 			for _, ev := range r.queue {
 				r.dropped[ev.Event]++
-				r.atStop++
 			}
 			r.queue = nil
 			r.busy = false
@@ -201,7 +202,6 @@ func (r *hookRunner) deliver(ctx context.Context) {
 		r.queue = r.queue[1:]
 		r.mu.Unlock()
 		if err := r.hook.run(ctx, ev); err != nil {
-			r.log("hook", "event", ev.Event, "error", err.Error())
 			r.mu.Lock()
 			r.errs = append(r.errs, err)
 			r.mu.Unlock()
@@ -241,13 +241,10 @@ func (r *hookRunner) close() {
 	if idle != nil {
 		<-idle
 	}
-	if r.atStop > 0 {
-		r.log("hook", "error", fmt.Sprintf("%d event(s) not delivered: the controller stopped", r.atStop))
-	}
 }
 
-func (c *Controller) event(ctx context.Context, name string) (HookEvent, error) {
-	ev := HookEvent{Event: name, Ledger: c.Ledger.Path(), Counts: map[string]int{}}
+func (c *Controller) event(ctx context.Context, name string) (hookEvent, error) {
+	ev := hookEvent{Event: name, Ledger: c.Ledger.Path(), Counts: map[string]int{}}
 	var err error
 	if ev.Sweep, err = c.Ledger.Name(ctx); err != nil {
 		return ev, err
@@ -269,7 +266,7 @@ func (c *Controller) startHooks() *hookRunner {
 	if h == nil {
 		h = &Hook{}
 	}
-	return newHookRunner(h, c.log)
+	return newHookRunner(h)
 }
 
 // notifyFinished runs the "finished" command after the queued ones and
@@ -287,7 +284,7 @@ func (c *Controller) notifyFinished(ctx context.Context, sum Summary) error {
 	return c.hooks.wait()
 }
 
-func (c *Controller) notifyFailed(ctx context.Context, t Task, atts []Attempt) error {
+func (c *Controller) notifyFailed(ctx context.Context, t Task, atts []Run) error {
 	if c.Notify == nil {
 		return nil
 	}
@@ -297,7 +294,7 @@ func (c *Controller) notifyFailed(ctx context.Context, t Task, atts []Attempt) e
 	}
 	ev.Run, ev.Slug = t.RunID, t.Slug
 	for _, a := range atts {
-		ev.Attempts = append(ev.Attempts, fmt.Sprintf("attempt %d: %s: %s", a.N, a.ErrorClass, a.ErrorText))
+		ev.Attempts = append(ev.Attempts, fmt.Sprintf("attempt %d: %s: %s", a.Attempt, a.ErrorClass, a.ErrorText))
 	}
 	// The command runs beside the controller; a failure does not stop the
 	// sweep, and Run returns it at the end.

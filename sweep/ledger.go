@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -9,10 +10,12 @@ import (
 	"io"
 	"iter"
 	"maps"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,25 +65,13 @@ type Run struct {
 	stop string
 }
 
-// Params returns Config with overrides applied.
+// Params returns Config with the changes a retry policy made for the
+// current attempt.
 func (r *Run) Params() map[string]Value {
 	out := make(map[string]Value, len(r.Config)+len(r.overrides))
 	maps.Copy(out, r.Config)
 	maps.Copy(out, r.overrides)
 	return out
-}
-
-// Attempt is one try of a run.
-type Attempt struct {
-	RunID      string
-	N          int
-	State      State
-	BackendID  string
-	overrides  map[string]Value
-	StartedAt  time.Time
-	FinishedAt time.Time
-	ErrorClass Class
-	ErrorText  string
 }
 
 // TransitionError reports a state change that the run's current state does
@@ -115,7 +106,7 @@ func (e *InputsError) Error() string {
 // lives and a restarted one takes over at once.
 //
 // A Ledger opened with OpenLedgerReadOnly serves the read API (Status,
-// Runs, Get, Attempts, Summaries, Series, LogTail) while a controller
+// Runs, Get, Attempts, Summaries, Series, WriteFailed) while a controller
 // writes: a dashboard or a status command opens it that way.
 type Ledger struct {
 	db       *sql.DB
@@ -506,9 +497,9 @@ func (l *Ledger) Name(ctx context.Context) (string, error) { return l.meta(ctx, 
 // or "" before the first Controller.Run.
 func (l *Ledger) WorkDir(ctx context.Context) (string, error) { return l.meta(ctx, "work_dir") }
 
-// Inputs returns the inputs recorded by the first Enqueue (see
+// inputs returns the inputs recorded by the first Enqueue (see
 // Spec.Inputs).
-func (l *Ledger) Inputs(ctx context.Context) (map[string]string, error) {
+func (l *Ledger) inputs(ctx context.Context) (map[string]string, error) {
 	s, err := l.meta(ctx, "inputs")
 	if err != nil || s == "" {
 		return nil, err
@@ -645,7 +636,7 @@ func (l *Ledger) enqueue(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (
 		if n > maxRuns {
 			return added, fmt.Errorf("sweep: enqueue: %w: more than %d runs (maxRuns)", ErrTooLarge, maxRuns)
 		}
-		res, err := ins.ExecContext(ctx, p.ID, p.Index, p.Slug, p.Variant, string(encodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
+		res, err := ins.ExecContext(ctx, p.ID, p.index, p.Slug, p.Variant, string(encodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
 		if err != nil {
 			return added, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
 		}
@@ -886,27 +877,92 @@ func (l *Ledger) cancel(ctx context.Context, id, reason string) error {
 
 const runCols = `id, slug, variant, seq, config, overrides, resources, state, attempt, backend_id, queued_at, started_at, finished_at, heartbeat_at, error_class, error_text, completions, stop_request`
 
-func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
-	var r Run
-	var cfg, ov, res string
-	var q, s, f, h int64
-	var cls string
-	if err := sc.Scan(&r.ID, &r.Slug, &r.Variant, &r.seq, &cfg, &ov, &res, &r.State, &r.Attempt, &r.BackendID, &q, &s, &f, &h, &cls, &r.ErrorText, &r.Completions, &r.stop); err != nil {
-		return r, err
+// runScanner scans rows of runCols into Runs, reusing its destinations
+// so that a row costs no allocations beyond the Run's own values.
+type runScanner struct {
+	cfg, ov, res, cls, state string
+	q, s, f, h               int64
+	seq, attempt, done       int
+	dest                     []any
+}
+
+func newRunScanner() *runScanner {
+	sc := &runScanner{}
+	sc.dest = []any{nil, nil, nil, intCol{&sc.seq}, &sc.cfg, &sc.ov, &sc.res, &sc.state, intCol{&sc.attempt}, nil,
+		int64Col{&sc.q}, int64Col{&sc.s}, int64Col{&sc.f}, int64Col{&sc.h}, &sc.cls, nil, intCol{&sc.done}, nil}
+	return sc
+}
+
+// scan reads the current row into r.
+func (sc *runScanner) scan(rows *sql.Rows, r *Run) error {
+	d := sc.dest
+	d[0], d[1], d[2], d[9], d[15], d[17] = &r.ID, &r.Slug, &r.Variant, &r.BackendID, &r.ErrorText, &r.stop
+	if err := rows.Scan(d...); err != nil {
+		return err
 	}
-	r.ErrorClass = Class(cls)
+	r.seq, r.State, r.Attempt, r.Completions, r.ErrorClass = sc.seq, State(sc.state), sc.attempt, sc.done, Class(sc.cls)
 	var err error
-	if r.Config, err = decodeConfig([]byte(cfg)); err != nil {
-		return r, fmt.Errorf("run %s: %w", r.ID, err)
+	if r.Config, err = decodeConfig(sc.cfg); err != nil {
+		return fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	if r.overrides, err = decodeConfig([]byte(ov)); err != nil {
-		return r, fmt.Errorf("run %s: %w", r.ID, err)
+	if sc.ov != "{}" { // the usual case: no retry changed the parameters
+		if r.overrides, err = decodeConfig(sc.ov); err != nil {
+			return fmt.Errorf("run %s: %w", r.ID, err)
+		}
 	}
-	if r.Resources, err = decodeResources(res); err != nil {
-		return r, fmt.Errorf("run %s: %w", r.ID, err)
+	if r.Resources, err = decodeResources(sc.res); err != nil {
+		return fmt.Errorf("run %s: %w", r.ID, err)
 	}
-	r.queuedAt, r.StartedAt, r.FinishedAt, r.heartbeatAt = ts(q), ts(s), ts(f), ts(h)
-	return r, nil
+	r.queuedAt, r.StartedAt, r.FinishedAt, r.heartbeatAt = ts(sc.q), ts(sc.s), ts(sc.f), ts(sc.h)
+	return nil
+}
+
+// intCol, int64Col and realCol scan a column straight into a Go value:
+// database/sql would otherwise take its reflection path (for an int, by way
+// of the number's text) for every row.
+type (
+	intCol   struct{ p *int }
+	int64Col struct{ p *int64 }
+	realCol  struct{ p *float64 } // NULL is NaN
+)
+
+func (c intCol) Scan(src any) error {
+	var n int64
+	err := int64Col{&n}.Scan(src)
+	*c.p = int(n)
+	return err
+}
+
+func (c int64Col) Scan(src any) error {
+	switch v := src.(type) {
+	case int64:
+		*c.p = v
+		return nil
+	case string:
+		n, err := strconv.ParseInt(v, 10, 64)
+		*c.p = n
+		return err
+	case []byte:
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		*c.p = n
+		return err
+	}
+	return fmt.Errorf("column holds %T, not an integer", src)
+}
+
+func (c realCol) Scan(src any) error {
+	switch v := src.(type) {
+	case float64:
+		*c.p = v
+		return nil
+	case int64:
+		*c.p = float64(v)
+		return nil
+	case nil:
+		*c.p = math.NaN()
+		return nil
+	}
+	return fmt.Errorf("column holds %T, not a number", src)
 }
 
 func ts(n int64) time.Time {
@@ -918,16 +974,68 @@ func ts(n int64) time.Time {
 
 // Runs returns the runs in the given states (all when none), in sweep order.
 func (l *Ledger) Runs(ctx context.Context, states ...State) ([]Run, error) {
-	q := `SELECT ` + runCols + ` FROM runs`
+	rs, err := l.runsByID(ctx, states)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Run, len(rs))
+	for i, j := range sweepPerm(rs) {
+		out[i] = rs[j]
+	}
+	return out, nil
+}
+
+// runsByID returns the runs in the given states (all when none) in the
+// order of their ids, the table's own: sorting in SQLite would copy every
+// row into its sorter, which at 10⁵ runs took longer than reading them.
+func (l *Ledger) runsByID(ctx context.Context, states []State) ([]Run, error) {
+	where := ""
 	args := []any{}
 	if len(states) > 0 {
-		q += ` WHERE state IN (?` + strings.Repeat(",?", len(states)-1) + `)`
+		where = ` WHERE state IN (?` + strings.Repeat(",?", len(states)-1) + `)`
 		for _, s := range states {
 			args = append(args, string(s))
 		}
 	}
-	q += ` ORDER BY seq, id`
-	return l.query(ctx, q, args...)
+	n, err := l.count(ctx, `SELECT count(*) FROM runs`+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	return l.queryCap(ctx, n, `SELECT `+runCols+` FROM runs`+where+` ORDER BY id`, args...)
+}
+
+// sweepPerm returns the indices of rs in sweep order, (seq, id), the order
+// runs are queued in. It sorts compact keys rather than reaching into the
+// large Run values at every comparison.
+func sweepPerm(rs []Run) []int32 {
+	type key struct {
+		seq int
+		i   int32
+	}
+	keys := make([]key, len(rs))
+	for i := range rs {
+		keys[i] = key{rs[i].seq, int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(rs[a.i].ID, rs[b.i].ID))
+	})
+	idx := make([]int32, len(rs))
+	for i, k := range keys {
+		idx[i] = k.i
+	}
+	return idx
+}
+
+func (l *Ledger) count(ctx context.Context, q string, args ...any) (int, error) {
+	ctx, err := hold(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	var n int
+	if err := l.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return n, nil
 }
 
 // NextQueued returns up to n queued runs in sweep order.
@@ -948,6 +1056,11 @@ func (l *Ledger) Get(ctx context.Context, id string) (Run, error) {
 }
 
 func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error) {
+	return l.queryCap(ctx, 0, q, args...)
+}
+
+// queryCap is query with room for n runs.
+func (l *Ledger) queryCap(ctx context.Context, n int, q string, args ...any) ([]Run, error) {
 	ctx, err := hold(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
@@ -957,13 +1070,13 @@ func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
 	defer rows.Close()
-	var out []Run
+	out := make([]Run, 0, n)
+	sc := newRunScanner()
 	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
+		out = append(out, Run{})
+		if err := sc.scan(rows, &out[len(out)-1]); err != nil {
 			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
-		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
@@ -971,42 +1084,47 @@ func (l *Ledger) query(ctx context.Context, q string, args ...any) ([]Run, error
 	return out, nil
 }
 
-// Attempts returns every attempt of a run, oldest first: the archived ones
-// and the current one.
-func (l *Ledger) Attempts(ctx context.Context, id string) ([]Attempt, error) {
+// Attempts returns every attempt of run id, oldest first (the archived ones
+// and the current one), each as the run was during it: Attempt is the
+// attempt's number; State, BackendID, StartedAt, FinishedAt, ErrorClass,
+// ErrorText and Params are the attempt's.
+func (l *Ledger) Attempts(ctx context.Context, id string) ([]Run, error) {
+	r, err := l.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	hctx, err := hold(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
-	rows, err := l.db.QueryContext(hctx, `SELECT run_id, n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
+	rows, err := l.db.QueryContext(hctx, `SELECT n, state, backend_id, overrides, started_at, finished_at, error_class, error_text FROM attempts WHERE run_id=? ORDER BY n`, id)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
 	defer rows.Close()
-	var out []Attempt
+	base := Run{ID: r.ID, Slug: r.Slug, Variant: r.Variant, seq: r.seq, Config: r.Config, Resources: r.Resources}
+	var out []Run
 	for rows.Next() {
-		var a Attempt
+		a := base
 		var ov, cls string
 		var s, f int64
-		if err := rows.Scan(&a.RunID, &a.N, &a.State, &a.BackendID, &ov, &s, &f, &cls, &a.ErrorText); err != nil {
+		if err := rows.Scan(&a.Attempt, &a.State, &a.BackendID, &ov, &s, &f, &cls, &a.ErrorText); err != nil {
 			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
-		a.overrides, _ = decodeConfig([]byte(ov))
+		a.overrides, _ = decodeConfig(ov)
 		a.StartedAt, a.FinishedAt, a.ErrorClass = ts(s), ts(f), Class(cls)
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
-	r, err := l.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
 	// The current attempt lives in the runs row, unless it was archived
 	// (a requeued run that has not started again) or never started.
-	if r.Attempt > 0 && r.State != Queued && (len(out) == 0 || out[len(out)-1].N < r.Attempt) {
-		out = append(out, Attempt{RunID: r.ID, N: r.Attempt, State: r.State, BackendID: r.BackendID, overrides: r.overrides,
-			StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, ErrorClass: r.ErrorClass, ErrorText: r.ErrorText})
+	if r.Attempt > 0 && r.State != Queued && (len(out) == 0 || out[len(out)-1].Attempt < r.Attempt) {
+		a := base
+		a.Attempt, a.State, a.BackendID, a.overrides = r.Attempt, r.State, r.BackendID, r.overrides
+		a.StartedAt, a.FinishedAt, a.ErrorClass, a.ErrorText = r.StartedAt, r.FinishedAt, r.ErrorClass, r.ErrorText
+		out = append(out, a)
 	}
 	return out, nil
 }
@@ -1051,7 +1169,7 @@ func decodeResources(s string) (Resources, error) {
 		Partition string `json:"partition"`
 		Account   string `json:"account"`
 	}
-	if s == "" {
+	if s == "" || s == "{}" {
 		return Resources{}, nil
 	}
 	if err := json.Unmarshal([]byte(s), &j); err != nil {

@@ -157,7 +157,7 @@ func TestInputsChecked(t *testing.T) {
 	if _, err := l.Enqueue(ctx, s, slices.Values(mustPoints(t, s))); err != nil {
 		t.Fatalf("after AcceptInputs: %v", err)
 	}
-	got, _ := l.Inputs(ctx)
+	got, _ := l.inputs(ctx)
 	if got["code"] != "def" {
 		t.Errorf("recorded inputs %v", got)
 	}
@@ -229,7 +229,7 @@ func (f failCancel) Cancel(ctx context.Context, tasks []Task) error { return err
 func TestCancelRecordedOnlyWhenConfirmed(t *testing.T) {
 	ctx := context.Background()
 	l, _ := openTemp(t)
-	mustEnqueue(t, l, gridSpec("cc", 2, map[string]Value{"mode": Str("hang")}))
+	mustEnqueue(t, l, gridSpec("cc", 2, map[string]Value{"mode": strValue("hang")}))
 	work := t.TempDir()
 	cmd := workerCommand(t)
 	loc := &Local{Command: cmd, StateDir: filepath.Join(work, "launch")}

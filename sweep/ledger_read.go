@@ -145,16 +145,19 @@ type RunSummary struct {
 // behind the workers), so it works on a ledger opened read-only while a
 // controller runs.
 func (l *Ledger) Summaries(ctx context.Context, states ...State) ([]RunSummary, error) {
-	rs, err := l.Runs(ctx, states...)
+	rs, err := l.runsByID(ctx, states)
 	if err != nil {
 		return nil, err
 	}
+	// out is in sweep order; byID[i] is where the i-th run in id order
+	// (the order of rs and of the tables below) went.
 	out := make([]RunSummary, len(rs))
-	byID := make(map[string]*RunSummary, len(rs))
-	for i := range rs {
-		out[i] = RunSummary{Run: rs[i], Latest: map[string]float64{}, LatestStep: map[string]float64{}, Metrics: map[string]float64{}}
-		byID[rs[i].ID] = &out[i]
+	byID := make([]*RunSummary, len(rs))
+	for k, j := range sweepPerm(rs) {
+		out[k] = RunSummary{Run: rs[j], Latest: map[string]float64{}, LatestStep: map[string]float64{}, Metrics: map[string]float64{}}
+		byID[j] = &out[k]
 	}
+	rs = nil
 	hctx, err := hold(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
@@ -162,48 +165,61 @@ func (l *Ledger) Summaries(ctx context.Context, states ...State) ([]RunSummary, 
 	// The latest table holds each series' last step, as a trigger keeps it;
 	// a ledger written before it existed, opened read-only, has none: there
 	// SQLite returns the other columns of the row that holds max(step).
-	q := `SELECT m.run_id, m.series, m.step, m.value FROM latest m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt`
+	// Both are read in primary-key order, which needs no sort, and merged
+	// with the runs in Go; rows of other attempts than a run's current one
+	// are skipped.
+	q := `SELECT run_id, attempt, series, step, value FROM latest ORDER BY run_id, attempt, series`
 	if !l.hasLatest(hctx) {
-		q = `SELECT m.run_id, m.series, max(m.step), m.value FROM metrics m JOIN runs r ON r.id = m.run_id AND r.attempt = m.attempt GROUP BY m.run_id, m.series`
+		q = `SELECT run_id, attempt, series, max(step), value FROM metrics GROUP BY run_id, attempt, series ORDER BY run_id, attempt, series`
 	}
-	rows, err := l.db.QueryContext(hctx, q)
+	err = l.mergeRows(hctx, q, byID, func(s *RunSummary, name string, step, v float64) {
+		s.Latest[name], s.LatestStep[name] = v, step
+	})
 	if err != nil {
-		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		return nil, err
+	}
+	err = l.mergeRows(hctx, `SELECT run_id, attempt, name, 0, value FROM scalars ORDER BY run_id, attempt, name`, byID,
+		func(s *RunSummary, name string, _, v float64) { s.Metrics[name] = v })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// mergeRows runs q, whose rows are (run id, attempt, name, step, value) in
+// run id order, and calls add for each row of a run's current attempt,
+// walking byID (sorted by id) alongside. A NULL value is NaN.
+func (l *Ledger) mergeRows(ctx context.Context, q string, byID []*RunSummary, add func(s *RunSummary, name string, step, v float64)) error {
+	rows, err := l.db.QueryContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
 	defer rows.Close()
+	var (
+		id, name string
+		attempt  int
+		step, v  float64
+		i        int
+	)
+	dest := []any{&id, intCol{&attempt}, &name, realCol{&step}, realCol{&v}}
 	for rows.Next() {
-		var id, series string
-		var step float64
-		var v sql.NullFloat64
-		if err := rows.Scan(&id, &series, &step, &v); err != nil {
-			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		if err := rows.Scan(dest...); err != nil {
+			return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 		}
-		if s := byID[id]; s != nil {
-			s.Latest[series], s.LatestStep[series] = fromSQL(v), step
+		for i < len(byID) && byID[i].ID < id {
+			i++
+		}
+		if i == len(byID) {
+			break
+		}
+		if s := byID[i]; s.ID == id && s.Attempt == attempt {
+			add(s, name, step, v)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
-	srows, err := l.db.QueryContext(hctx, `SELECT s.run_id, s.name, s.value FROM scalars s JOIN runs r ON r.id = s.run_id AND r.attempt = s.attempt`)
-	if err != nil {
-		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
-	}
-	defer srows.Close()
-	for srows.Next() {
-		var id, name string
-		var v sql.NullFloat64
-		if err := srows.Scan(&id, &name, &v); err != nil {
-			return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
-		}
-		if s := byID[id]; s != nil {
-			s.Metrics[name] = fromSQL(v)
-		}
-	}
-	if err := srows.Err(); err != nil {
-		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
-	}
-	return out, nil
+	return nil
 }
 
 // Series returns the series run id's current attempt has streamed so far,
@@ -242,10 +258,10 @@ func (l *Ledger) attemptSeries(ctx context.Context, id string, attempt int) (map
 	return out, rows.Err()
 }
 
-// LogTail returns the last lines of the log of run id's current attempt,
+// logTail returns the last lines of the log of run id's current attempt,
 // read from the work directory the controller recorded. A run that has not
 // started, or a ledger no controller has run, is an error.
-func (l *Ledger) LogTail(ctx context.Context, id string, lines int) (string, error) {
+func (l *Ledger) logTail(ctx context.Context, id string, lines int) (string, error) {
 	r, err := l.Get(ctx, id)
 	if err != nil {
 		return "", err

@@ -24,7 +24,7 @@ func openTemp(t testing.TB) (*Ledger, string) {
 func TestLedgerTransitions(t *testing.T) {
 	ctx := context.Background()
 	l, _ := openTemp(t)
-	pts := mustEnqueue(t, l, gridSpec("t", 3, map[string]Value{"batch_size": IntValue(64)}))
+	pts := mustEnqueue(t, l, gridSpec("t", 3, map[string]Value{"batch_size": intValue(64)}))
 	// Enqueue again: idempotent.
 	if n, err := l.Enqueue(ctx, nil, slices.Values(pts)); err != nil || n != 0 {
 		t.Fatalf("re-enqueue added %d, %v", n, err)
@@ -47,7 +47,7 @@ func TestLedgerTransitions(t *testing.T) {
 	if err := l.fail(ctx, id, ClassOOM, "CUDA out of memory"); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.retry(ctx, id, map[string]Value{"batch_size": IntValue(32)}); err != nil {
+	if err := l.retry(ctx, id, map[string]Value{"batch_size": intValue(32)}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := l.start(ctx, id, "job_2"); err != nil || n != 2 {
@@ -140,14 +140,14 @@ func TestStatusAlerts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.MeanRun != 10*time.Second {
-		t.Errorf("mean run %v, want 10s", st.MeanRun)
+	if st.meanRun != 10*time.Second {
+		t.Errorf("mean run %v, want 10s", st.meanRun)
 	}
-	if len(st.Alerts) != 2 || !strings.Contains(st.Alerts[0], "failure rate 22.2%") || !strings.Contains(st.Alerts[1], "1 run(s) running longer") {
-		t.Errorf("alerts %q", st.Alerts)
+	if len(st.alerts) != 2 || !strings.Contains(st.alerts[0], "failure rate 22.2%") || !strings.Contains(st.alerts[1], "1 run(s) running longer") {
+		t.Errorf("alerts %q", st.alerts)
 	}
-	if st.ETA != 5*time.Second {
-		t.Errorf("ETA %v, want 5s (1 remaining × 10 s / 2)", st.ETA)
+	if st.eta != 5*time.Second {
+		t.Errorf("ETA %v, want 5s (1 remaining × 10 s / 2)", st.eta)
 	}
 }
 
@@ -174,15 +174,15 @@ func TestClassify(t *testing.T) {
 		}
 	}
 	p := defaultRetry()
-	params := map[string]Value{"batch_size": IntValue(40)}
-	if got := p.Adjust(ClassOOM, params)["batch_size"].Int(); got != 20 {
+	params := map[string]Value{"batch_size": intValue(40)}
+	if got := p.adjust(ClassOOM, params)["batch_size"].Int(); got != 20 {
 		t.Errorf("halved 40 → %d", got)
 	}
-	params["batch_size"] = IntValue(20)
-	if got := p.Adjust(ClassOOM, params)["batch_size"].Int(); got != minBatchSize {
+	params["batch_size"] = intValue(20)
+	if got := p.adjust(ClassOOM, params)["batch_size"].Int(); got != minBatchSize {
 		t.Errorf("halved 20 → %d, want floor %d", got, minBatchSize)
 	}
-	if p.Adjust(ClassTimeout, params) != nil {
+	if p.adjust(ClassTimeout, params) != nil {
 		t.Error("timeout adjusted the batch size")
 	}
 }

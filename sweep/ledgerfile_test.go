@@ -38,7 +38,7 @@ func TestLedgerFileRefused(t *testing.T) {
 // TestSlugsDistinct: values that differ only in characters a slug cannot
 // hold still get distinct slugs.
 func TestSlugsDistinct(t *testing.T) {
-	s := &Spec{Name: "sl", Axes: []Axis{{Key: "opt", Values: []Value{Str("a b"), Str("a/b"), Str("a_b"), Str("a~b"), Str("a~20b"), Str("é")}}}}
+	s := &Spec{Name: "sl", Axes: []Axis{{Key: "opt", Values: []Value{strValue("a b"), strValue("a/b"), strValue("a_b"), strValue("a~b"), strValue("a~20b"), strValue("é")}}}}
 	pts, err := s.Expand()
 	if err != nil {
 		t.Fatal(err)

@@ -111,18 +111,18 @@ func (a ASHA) decideAll(ctx context.Context, l *Ledger) (map[string]string, erro
 
 // MedianRule is the median stopping rule (Golovin et al., "Google Vizier",
 // KDD 2017) as Optuna's MedianPruner states it: at a step s of a run, after
-// warm-up and once per interval, the run is pruned when its best value so
-// far is worse than the median of the values at exactly step s of the runs
-// that had completed by then; it is not judged while fewer than Startup
-// runs have completed or fewer than MinRuns of them have a value at s. A
+// warm-up, at every step, the run is pruned when its best value so far is
+// worse than the median of the values at exactly step s of the runs that
+// had completed by then; it is not judged while fewer than Startup runs
+// have completed or none of them has a value at s. A
 // run whose values so far are all NaN is pruned at its first check.
 type MedianRule struct {
 	Series   string
 	Maximize bool
 	Warmup   float64 // no check at a step below this (Optuna's n_warmup_steps)
-	Interval float64 // a check in each interval of steps after Warmup; 0 means 1 (interval_steps)
+	interval float64 // tests: a check in each interval of steps after Warmup; 0 means 1 (interval_steps)
 	Startup  int     // completed runs needed before any check; 0 means 5 (n_startup_trials)
-	MinRuns  int     // completed runs with a value at the step; 0 means 1 (n_min_trials)
+	minRuns  int     // tests: completed runs with a value at the step; 0 means 1 (n_min_trials)
 }
 
 // Decide implements Pruner.
@@ -137,7 +137,7 @@ func (m MedianRule) decideAll(ctx context.Context, l *Ledger) (map[string]string
 	if m.Series == "" {
 		panic("sweep: MedianRule needs Series")
 	}
-	interval := m.Interval
+	interval := m.interval
 	if interval <= 0 {
 		interval = 1
 	}
@@ -145,7 +145,7 @@ func (m MedianRule) decideAll(ctx context.Context, l *Ledger) (map[string]string
 	if startup <= 0 {
 		startup = 5
 	}
-	minRuns := max(m.MinRuns, 1)
+	minRuns := max(m.minRuns, 1)
 	v, err := l.prunerView(ctx, m.Series)
 	if err != nil {
 		return nil, err

@@ -158,7 +158,7 @@ func TestMedianRuleDecide(t *testing.T) {
 		// Interval 2 after warm-up 2: checks at steps 2 and 4 only. Run 7
 		// is not checked at step 3 and is below the median at 4: it stays.
 		l, ids := setup(t)
-		got := decisions(t, l, MedianRule{Series: "loss", Warmup: 2, Interval: 2}, ids)
+		got := decisions(t, l, MedianRule{Series: "loss", Warmup: 2, interval: 2}, ids)
 		if got[7] != "" || got[5] == "" || got[8] == "" || len(got) != 2 {
 			t.Errorf("pruned %v; want runs 5 and 8", got)
 		}
@@ -180,7 +180,7 @@ func TestMedianRuleDecide(t *testing.T) {
 	})
 	t.Run("min runs and warm-up", func(t *testing.T) {
 		l, ids := setup(t)
-		if got := decisions(t, l, MedianRule{Series: "loss", Warmup: 2, MinRuns: 6}, ids); len(got) != 1 || got[8] == "" {
+		if got := decisions(t, l, MedianRule{Series: "loss", Warmup: 2, minRuns: 6}, ids); len(got) != 1 || got[8] == "" {
 			t.Errorf("MinRuns 6 with 5 completed: %v; want only the NaN run", got)
 		}
 		if got := decisions(t, l, MedianRule{Series: "loss", Warmup: 10}, ids); len(got) != 0 {
@@ -192,7 +192,7 @@ func TestMedianRuleDecide(t *testing.T) {
 func TestControllerPrunes(t *testing.T) {
 	ctx := context.Background()
 	l, _ := openTemp(t)
-	mustEnqueue(t, l, gridSpec("p", 8, map[string]Value{"sleep_ms": IntValue(800)}))
+	mustEnqueue(t, l, gridSpec("p", 8, map[string]Value{"sleep_ms": intValue(800)}))
 	// Two at a time, so that the first runs complete before the later
 	// (worse) ones are judged against them.
 	c := &Controller{Ledger: l, Backend: &Local{Func: testFunc}, WorkDir: t.TempDir(), Parallel: 2, PollInterval: 5 * time.Millisecond,

@@ -67,25 +67,25 @@ func classify(schedState, logTail string) Class {
 	return ClassUnknown
 }
 
-// RetryPolicy says how many extra attempts each class gets and how the
-// parameters change before each. A nil Budget (the zero value) means the
-// default policy: OOM 3, divergence 2, timeout 1, infrastructure
-// DefaultInfrastructureRetries, corrupt result 1, unknown 0, OOM halving
-// "batch_size" (floor 16). A non-nil empty Budget retries nothing.
+// RetryPolicy says how many extra attempts each class of failure gets. A
+// nil Budget (the zero value) means the default policy: OOM 3, divergence
+// 2, timeout 1, infrastructure 5, corrupt result 1, unknown 0, and an OOM
+// retry halves the integer parameter "batch_size" (floor 16). A non-nil
+// Budget changes no parameter; an empty one retries nothing.
 type RetryPolicy struct {
 	Budget map[Class]int
-	// Adjust, when non-nil, returns the overrides for the next attempt
+	// adjust, when non-nil, returns the overrides for the next attempt
 	// given the class and the parameters of the failed attempt, or nil to
 	// keep them.
-	Adjust func(c Class, params map[string]Value) map[string]Value
+	adjust func(c Class, params map[string]Value) map[string]Value
 }
 
-// DefaultInfrastructureRetries is the default budget for infrastructure
+// defaultInfraRetries is the default budget for infrastructure
 // failures, which say nothing about the run itself.
-const DefaultInfrastructureRetries = 5
+const defaultInfraRetries = 5
 
 // defaultRetry returns the default policy: OOM 3, divergence 2, timeout 1,
-// infrastructure DefaultInfrastructureRetries, corrupt result 1, unknown 0;
+// infrastructure 5, corrupt result 1, unknown 0;
 // OOM halves "batch_size" (floor 16).
 func defaultRetry() RetryPolicy {
 	return RetryPolicy{
@@ -93,11 +93,11 @@ func defaultRetry() RetryPolicy {
 			ClassOOM:            3,
 			ClassDivergence:     2,
 			ClassTimeout:        1,
-			ClassInfrastructure: DefaultInfrastructureRetries,
+			ClassInfrastructure: defaultInfraRetries,
 			ClassCorrupt:        1,
 			ClassUnknown:        0,
 		},
-		Adjust: halveBatchOnOOM,
+		adjust: halveBatchOnOOM,
 	}
 }
 
@@ -115,7 +115,7 @@ func halveBatchOnOOM(c Class, params map[string]Value) map[string]Value {
 		return nil
 	}
 	n := max(bs.Int()/2, minBatchSize)
-	return map[string]Value{"batch_size": IntValue(n)}
+	return map[string]Value{"batch_size": intValue(n)}
 }
 
 // retryAllowed reports whether a run whose attempts failed failedOfClass

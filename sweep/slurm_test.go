@@ -65,8 +65,8 @@ func TestSlurmArray(t *testing.T) {
 	l, _ := openTemp(t)
 	cmd := workerCommand(t)
 	spec := &Spec{Name: "sa", Axes: []Axis{
-		{Key: "mode", Values: []Value{Str("ok"), Str("fail"), Str("corrupt")}},
-		{Key: "seed", Short: "s", Values: []Value{IntValue(0), IntValue(1)}},
+		{Key: "mode", Values: []Value{strValue("ok"), strValue("fail"), strValue("corrupt")}},
+		{Key: "seed", Short: "s", Values: []Value{intValue(0), intValue(1)}},
 	}}
 	mustEnqueue(t, l, spec)
 	c, work := slurmController(t, l, SlurmOptions{Command: cmd, Name: "t-array", MaxParallel: 2})
@@ -133,7 +133,7 @@ func TestSlurmCancel(t *testing.T) {
 	defer cancel()
 	l, _ := openTemp(t)
 	cmd := workerCommand(t)
-	mustEnqueue(t, l, gridSpec("sc", 3, map[string]Value{"mode": Str("hang")}))
+	mustEnqueue(t, l, gridSpec("sc", 3, map[string]Value{"mode": strValue("hang")}))
 	c, _ := slurmController(t, l, SlurmOptions{Command: cmd, Name: "t-cancel", MaxParallel: 1})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -186,7 +186,7 @@ func TestSlurmTimeLimit(t *testing.T) {
 	defer cancel()
 	l, _ := openTemp(t)
 	cmd := workerCommand(t)
-	mustEnqueue(t, l, gridSpec("st", 1, map[string]Value{"mode": Str("ok"), "sleep_ms": IntValue(600_000)}))
+	mustEnqueue(t, l, gridSpec("st", 1, map[string]Value{"mode": strValue("ok"), "sleep_ms": intValue(600_000)}))
 	c, _ := slurmController(t, l, SlurmOptions{Command: cmd, Name: "t-timeout", Partition: "short", TimeLimit: "0:05"})
 	c.Retry = RetryPolicy{Budget: map[Class]int{ClassTimeout: 0}}
 	if _, err := c.Run(ctx); err != nil {
@@ -276,7 +276,7 @@ func TestSlurmOddDir(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), slurmTimeout)
 	defer cancel()
 	l, _ := openTemp(t)
-	mustEnqueue(t, l, gridSpec("sod", 2, map[string]Value{"mode": Str("ok")}))
+	mustEnqueue(t, l, gridSpec("sod", 2, map[string]Value{"mode": strValue("ok")}))
 	c, work := slurmController(t, l, SlurmOptions{Command: workerCommand(t), Name: "t-odd"}, "100%a done", "slurm")
 	sdir := filepath.Join(work, "100%a done", "slurm")
 	sum, err := c.Run(ctx)
@@ -293,7 +293,7 @@ func TestSlurmOddDir(t *testing.T) {
 	}
 
 	l2, _ := openTemp(t)
-	mustEnqueue(t, l2, gridSpec("sob", 1, map[string]Value{"mode": Str("ok")}))
+	mustEnqueue(t, l2, gridSpec("sob", 1, map[string]Value{"mode": strValue("ok")}))
 	c2, _ := slurmController(t, l2, SlurmOptions{Command: workerCommand(t), Name: "t-odd"}, `back\slash`)
 	c2.Retry = RetryPolicy{}
 	if _, err := c2.Run(ctx); err == nil || !strings.Contains(err.Error(), "backslash") {

@@ -13,13 +13,11 @@ import (
 	"time"
 )
 
-// Condition restricts a grid axis, a random parameter or an exclusion to the
-// points whose parameters match: every key must be present with one of the
-// listed values (numbers compared by value, see Value.equal). A nil
-// Condition always holds.
-type Condition map[string][]Value
-
-func (c Condition) holds(p map[string]Value) bool {
+// holds reports whether the condition c (the When of an axis or a random
+// parameter, or an exclusion) matches the parameters p: every key of c must
+// be present in p with one of the listed values (numbers compared by value,
+// see Value.equal). A nil condition always holds.
+func holds(c map[string][]Value, p map[string]Value) bool {
 	for k, vs := range c {
 		v, ok := p[k]
 		if !ok || !slices.ContainsFunc(vs, v.equal) {
@@ -31,7 +29,7 @@ func (c Condition) holds(p map[string]Value) bool {
 
 // disjoint reports whether no point can satisfy both conditions: some key
 // appears in both with no value in common.
-func disjoint(a, b Condition) bool {
+func disjoint(a, b map[string][]Value) bool {
 	for k, av := range a {
 		bv, ok := b[k]
 		if !ok {
@@ -59,7 +57,7 @@ type Axis struct {
 	Key    string  // parameter name
 	Short  string  // slug prefix; empty means Key
 	Values []Value // in declared order, no two equal
-	When   Condition
+	When   map[string][]Value
 }
 
 // Variant is a named overlay applied on top of Base before the grid values.
@@ -80,7 +78,7 @@ type Dist struct {
 	LogUniform []float64
 	IntUniform []int64
 	Choice     []Value
-	When       Condition
+	When       map[string][]Value
 }
 
 // Samples draws Count random parameter sets from Dists with a generator
@@ -167,7 +165,7 @@ type Spec struct {
 	Variants []Variant
 	Samples  *Samples
 	// Exclude drops the points that match any of its conditions.
-	Exclude []Condition
+	Exclude []map[string][]Value
 	// Resources are every run's default resources (see Variant.Resources).
 	Resources Resources
 	// Inputs names what else determines the results besides the parameters
@@ -184,7 +182,7 @@ type Spec struct {
 
 // Point is one run of a sweep.
 type Point struct {
-	Index     int    // position in expansion order
+	index     int    // position in expansion order
 	Variant   string // variant name
 	Params    map[string]Value
 	Slug      string
@@ -236,7 +234,7 @@ func (s *Spec) Validate() error {
 		ki.values = append(ki.values, vals...)
 		ki.anyValue = ki.anyValue || anyValue
 	}
-	checkCond := func(key string, c Condition, before int) error {
+	checkCond := func(key string, c map[string][]Value, before int) error {
 		for _, k := range slices.Sorted(maps.Keys(c)) {
 			ki := known[k]
 			if ki == nil || ki.order >= before {
@@ -273,7 +271,7 @@ func (s *Spec) Validate() error {
 			return specErr(k+".name", "duplicate variant %q", v.Name)
 		}
 		names[v.Name] = true
-		vnames = append(vnames, Str(v.Name))
+		vnames = append(vnames, strValue(v.Name))
 		for _, key := range slices.Sorted(maps.Keys(v.Set)) {
 			if key == "variant" {
 				return specErr(k+".set.variant", `"variant" is set from the variant's name`)
@@ -285,15 +283,15 @@ func (s *Spec) Validate() error {
 		}
 	}
 	if len(vnames) == 0 {
-		vnames = []Value{Str("base")}
+		vnames = []Value{strValue("base")}
 	}
 	define("variant", vnames, false)
 	type owner struct {
 		key  string
-		when Condition
+		when map[string][]Value
 	}
 	owners := map[string][]owner{}
-	claim := func(key, k string, when Condition) error {
+	claim := func(key, k string, when map[string][]Value) error {
 		for _, o := range owners[k] {
 			if o.when == nil || when == nil || !disjoint(o.when, when) {
 				return specErr(key, "parameter %q is also set by %s; two definitions need disjoint conditions (when)", k, o.key)
@@ -425,7 +423,7 @@ const maxRuns = 10_000_000
 // the grid axes in declared order (last fastest), then the samples. It
 // refuses sweeps above maxExpand points (use Points).
 func (s *Spec) Expand() ([]Point, error) {
-	n, err := s.Count()
+	n, err := s.countPoints()
 	if err != nil {
 		return nil, err
 	}
@@ -439,11 +437,11 @@ func (s *Spec) Expand() ([]Point, error) {
 	return pts, nil
 }
 
-// Count returns the number of points after validating the spec, including
+// countPoints returns the number of points after validating the spec, including
 // what only the expansion shows: an axis, a random parameter or an
 // exclusion that never applies is a *SpecError, and so is a spec with no
 // point left or more than maxRuns.
-func (s *Spec) Count() (int, error) {
+func (s *Spec) countPoints() (int, error) {
 	if err := s.Validate(); err != nil {
 		return 0, err
 	}
@@ -507,7 +505,7 @@ func (s *Spec) conditional() bool {
 // expansion order as a sequence that builds one point at a time, so that a
 // sweep of maxRuns points streams in bounded memory.
 func (s *Spec) Points() (iter.Seq[Point], int, error) {
-	n, err := s.Count()
+	n, err := s.countPoints()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -555,7 +553,7 @@ func (s *Spec) walkStats(full bool, st *walkStats) iter.Seq[Point] {
 						sl = fmt.Appendf(slices.Clip(sl), "-r%d", di)
 					}
 					for i, dist := range s.Samples.Dists {
-						if !dist.When.holds(p.Params) {
+						if !holds(dist.When, p.Params) {
 							continue
 						}
 						if st != nil {
@@ -580,7 +578,7 @@ func (s *Spec) walkStats(full bool, st *walkStats) iter.Seq[Point] {
 					}
 					seen[p.ID] = true
 				}
-				p.Index = index
+				p.index = index
 				p.Slug = string(sl)
 				index++
 				if !yield(p) {
@@ -595,7 +593,7 @@ func (s *Spec) walkStats(full bool, st *walkStats) iter.Seq[Point] {
 				return emit(v, res)
 			}
 			a := &s.Axes[i]
-			if !a.When.holds(params) {
+			if !holds(a.When, params) {
 				return rec(i+1, v, res)
 			}
 			if st != nil {
@@ -627,7 +625,7 @@ func (s *Spec) walkStats(full bool, st *walkStats) iter.Seq[Point] {
 			clear(params)
 			maps.Copy(params, s.Base)
 			maps.Copy(params, v.Set)
-			params["variant"] = Str(v.Name)
+			params["variant"] = strValue(v.Name)
 			slug = append(slug[:0], v.Name...)
 			if !rec(0, v, s.Resources.merge(v.Resources)) {
 				return
@@ -639,7 +637,7 @@ func (s *Spec) walkStats(full bool, st *walkStats) iter.Seq[Point] {
 func (s *Spec) excluded(p map[string]Value, st *walkStats) bool {
 	out := false
 	for i, c := range s.Exclude {
-		if c.holds(p) {
+		if holds(c, p) {
 			if st == nil {
 				return true
 			}
@@ -663,13 +661,13 @@ func (s *Spec) draws() [][]Value {
 		for j, dist := range s.Samples.Dists {
 			switch {
 			case dist.Uniform != nil:
-				d[j] = FloatValue(dist.Uniform[0] + rng.Float64()*(dist.Uniform[1]-dist.Uniform[0]))
+				d[j] = floatValue(dist.Uniform[0] + rng.Float64()*(dist.Uniform[1]-dist.Uniform[0]))
 			case dist.LogUniform != nil:
 				lo, hi := math.Log(dist.LogUniform[0]), math.Log(dist.LogUniform[1])
-				d[j] = FloatValue(math.Exp(lo + rng.Float64()*(hi-lo)))
+				d[j] = floatValue(math.Exp(lo + rng.Float64()*(hi-lo)))
 			case dist.IntUniform != nil:
 				lo, hi := dist.IntUniform[0], dist.IntUniform[1]
-				d[j] = IntValue(lo + int64(rng.Uint64N(uint64(hi-lo)+1)))
+				d[j] = intValue(lo + int64(rng.Uint64N(uint64(hi-lo)+1)))
 			default:
 				d[j] = dist.Choice[rng.IntN(len(dist.Choice))]
 			}
@@ -720,7 +718,7 @@ func (s *Spec) DryRun(w io.Writer) error {
 	}
 	var werr error
 	for p := range seq {
-		if _, werr = fmt.Fprintf(w, "%4d  %s  %s\n", p.Index, p.ID, p.Slug); werr != nil {
+		if _, werr = fmt.Fprintf(w, "%4d  %s  %s\n", p.index, p.ID, p.Slug); werr != nil {
 			return werr
 		}
 	}

@@ -57,8 +57,8 @@ func TestConditionalGrid(t *testing.T) {
 		t.Errorf("base resources %+v", r)
 	}
 	for i, p := range pts {
-		if p.Index != i {
-			t.Errorf("point %d has index %d", i, p.Index)
+		if p.index != i {
+			t.Errorf("point %d has index %d", i, p.index)
 		}
 	}
 }
@@ -147,7 +147,7 @@ func TestSpecValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := LoadSpec(strings.NewReader(tc.yaml))
 			if err == nil {
-				_, err = s.Count()
+				_, err = s.countPoints()
 			}
 			checkSpecError(t, err, tc.key)
 		})
@@ -184,16 +184,16 @@ func TestScaleLimits(t *testing.T) {
 	axis := func(k string, n int) Axis {
 		a := Axis{Key: k}
 		for i := range n {
-			a.Values = append(a.Values, IntValue(int64(i)))
+			a.Values = append(a.Values, intValue(int64(i)))
 		}
 		return a
 	}
 	huge := &Spec{Name: "huge", Axes: []Axis{axis("a", 1000), axis("b", 1000), axis("c", 1000)}}
-	if _, err := huge.Count(); !errors.Is(err, ErrTooLarge) {
+	if _, err := huge.countPoints(); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("10^9 points: %v, want ErrTooLarge", err)
 	}
 	big := &Spec{Name: "big", Axes: []Axis{axis("a", 1000), axis("b", 2000)}}
-	if n, err := big.Count(); err != nil || n != 2_000_000 {
+	if n, err := big.countPoints(); err != nil || n != 2_000_000 {
 		t.Errorf("Count = %d, %v", n, err)
 	}
 	if _, err := big.Expand(); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "Points") {
@@ -220,11 +220,11 @@ func TestScaleEnqueue(t *testing.T) {
 	axis := func(k string, m int) Axis {
 		a := Axis{Key: k}
 		for i := range m {
-			a.Values = append(a.Values, IntValue(int64(i)))
+			a.Values = append(a.Values, intValue(int64(i)))
 		}
 		return a
 	}
-	s := &Spec{Name: "scale", Base: map[string]Value{"lr": FloatValue(0.1)}, Axes: []Axis{axis("a", 1000), axis("b", n/1000)}}
+	s := &Spec{Name: "scale", Base: map[string]Value{"lr": floatValue(0.1)}, Axes: []Axis{axis("a", 1000), axis("b", n/1000)}}
 	seq, count, err := s.Points()
 	if err != nil || count != n {
 		t.Fatalf("Points: %d, %v", count, err)

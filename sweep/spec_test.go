@@ -62,28 +62,28 @@ func TestExpandStudy(t *testing.T) {
 }
 
 func TestIdentity(t *testing.T) {
-	a := map[string]Value{"lr": ParseValue("1e-4"), "name": Str("x")}
-	b := map[string]Value{"name": Str("x"), "lr": ParseValue("0.0001"), "priority": IntValue(9), "tags": Str("t")}
+	a := map[string]Value{"lr": ParseValue("1e-4"), "name": strValue("x")}
+	b := map[string]Value{"name": strValue("x"), "lr": ParseValue("0.0001"), "priority": intValue(9), "tags": strValue("t")}
 	if Identity(a) != Identity(b) {
 		t.Errorf("same config, different ids: %s %s (%s vs %s)", Identity(a), Identity(b), canonicalConfig(a), canonicalConfig(b))
 	}
-	c := map[string]Value{"lr": ParseValue("1e-4"), "name": Str("1")}
-	d := map[string]Value{"lr": ParseValue("1e-4"), "name": IntValue(1)}
+	c := map[string]Value{"lr": ParseValue("1e-4"), "name": strValue("1")}
+	d := map[string]Value{"lr": ParseValue("1e-4"), "name": intValue(1)}
 	if Identity(c) == Identity(d) {
 		t.Error("string \"1\" and integer 1 share an id")
 	}
-	if got := canonicalConfig(map[string]Value{"b": FloatValue(2.5), "a": BoolValue(true)}); got != `{"a":true,"b":2.5}` {
+	if got := canonicalConfig(map[string]Value{"b": floatValue(2.5), "a": boolValue(true)}); got != `{"a":true,"b":2.5}` {
 		t.Errorf("canonical %s", got)
 	}
 	// Numbers are normalised: 1, 1.0 and 1e0 are one run.
-	one := []Value{IntValue(1), ParseValue("1.0"), ParseValue("1e0"), FloatValue(1)}
+	one := []Value{intValue(1), ParseValue("1.0"), ParseValue("1e0"), floatValue(1)}
 	for _, v := range one[1:] {
 		if Identity(map[string]Value{"lr": one[0]}) != Identity(map[string]Value{"lr": v}) {
 			t.Errorf("lr %s and lr %s have different ids", one[0].Lit, v.Lit)
 		}
 	}
 	// Beyond 2^53 an integer is kept exactly.
-	if Identity(map[string]Value{"n": IntValue(1<<53 + 1)}) == Identity(map[string]Value{"n": IntValue(1 << 53)}) {
+	if Identity(map[string]Value{"n": intValue(1<<53 + 1)}) == Identity(map[string]Value{"n": intValue(1 << 53)}) {
 		t.Error("2^53+1 and 2^53 share an id")
 	}
 }
@@ -102,8 +102,8 @@ func TestValueLiteral(t *testing.T) {
 			t.Errorf("ParseValue(%q) = %+v", tc.lit, v)
 		}
 	}
-	m := map[string]Value{"wd": ParseValue("1e-4"), "s": Str(`a"b`), "n": IntValue(3), "ok": BoolValue(false)}
-	back, err := decodeConfig(encodeConfig(m))
+	m := map[string]Value{"wd": ParseValue("1e-4"), "s": strValue(`a"b`), "n": intValue(3), "ok": boolValue(false)}
+	back, err := decodeConfig(string(encodeConfig(m)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,17 +252,44 @@ func FuzzDecodeConfig(f *testing.F) {
 	f.Add([]byte(`{"a":{"b":1}}`))
 	f.Add([]byte("{\"\x7f\":0}")) // a key strconv.Quote writes as \x7f (found by fuzzing)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := decodeConfig(b)
+		m, err := decodeConfig(string(b))
 		if err != nil {
 			return
 		}
 		// A decoded config re-encodes to a config with the same identity.
-		m2, err := decodeConfig(encodeConfig(m))
+		m2, err := decodeConfig(string(encodeConfig(m)))
 		if err != nil {
 			t.Fatalf("re-decode of %q: %v", encodeConfig(m), err)
 		}
 		if Identity(m) != Identity(m2) {
 			t.Fatalf("identity changed through encode: %q", b)
+		}
+	})
+}
+
+// FuzzDecodeFlat: where the fast path accepts a config, encoding/json
+// reads the same values from it (kind, literal and number).
+func FuzzDecodeFlat(f *testing.F) {
+	for _, s := range []string{`{"lr":1e-4,"name":"x","ok":true,"n":3}`, `{}`, `{"a":-0}`, `{"a":01}`, `{"a":1.}`,
+		`{"a":1,}`, `{"a":"x,y","b":false}`, `{"a":1,"a":2}`, "{\"a\":\"\xff\"}", `{"a":"\u00e9"}`, `{"a":tru}`, `{"a":1E+5}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast, ok := decodeFlat(s)
+		if !ok {
+			return
+		}
+		slow, err := decodeJSON([]byte(s))
+		if err != nil {
+			t.Fatalf("%q: fast path accepted, encoding/json: %v", s, err)
+		}
+		if len(fast) != len(slow) {
+			t.Fatalf("%q: %d keys, encoding/json %d", s, len(fast), len(slow))
+		}
+		for k, v := range slow {
+			if w, ok := fast[k]; !ok || w != v {
+				t.Fatalf("%q: key %q: %#v, encoding/json %#v", s, k, w, v)
+			}
 		}
 	})
 }

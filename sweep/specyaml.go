@@ -298,8 +298,8 @@ func dist(dn *yaml.Node, dk string) (Dist, error) {
 }
 
 // condition reads {key: value, key: [values]}.
-func condition(n *yaml.Node, key string) (Condition, error) {
-	c := Condition{}
+func condition(n *yaml.Node, key string) (map[string][]Value, error) {
+	c := map[string][]Value{}
 	err := eachKey(n, key, func(key, k string, v *yaml.Node) error {
 		if v.Kind == yaml.SequenceNode {
 			vals, err := valueList(v, key)
@@ -457,7 +457,7 @@ func nodeValue(n *yaml.Node, key string) (Value, error) {
 		return Value{}, specErr(key, "must be a scalar (line %d)", n.Line)
 	}
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		return Str(n.Value), nil
+		return strValue(n.Value), nil
 	}
 	if n.Tag == "!!null" {
 		return Value{}, specErr(key, "null value (line %d)", n.Line)

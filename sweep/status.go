@@ -20,15 +20,19 @@ const (
 	stuckMin = time.Minute
 )
 
-// Status is a snapshot of a ledger.
+// Status is a snapshot of a ledger: the runs by state, and for Line and
+// WriteTable the percentage completed, the mean duration of a completed
+// run, the estimated time to finish, the queued runs that already had an
+// attempt, and alerts.
 type Status struct {
-	Counts   map[State]int
-	Total    int
-	Percent  float64       // completed / total × 100
-	MeanRun  time.Duration // mean duration of completed runs
-	ETA      time.Duration // remaining / parallel × MeanRun; 0 when unknown
-	Alerts   []string
-	Retrying int // queued runs that already had an attempt
+	Counts map[State]int
+	Total  int
+
+	percent  float64       // completed / total × 100
+	meanRun  time.Duration // mean duration of completed runs
+	eta      time.Duration // remaining / parallel × meanRun; 0 when unknown
+	alerts   []string
+	retrying int // queued runs that already had an attempt
 }
 
 // Status counts runs by state, estimates the time to finish from the mean
@@ -55,37 +59,37 @@ func (l *Ledger) Status(ctx context.Context, parallel int) (Status, error) {
 		st.Counts[State(s)] = n
 		st.Total += n
 		if State(s) == Queued {
-			st.Retrying = retried
+			st.retrying = retried
 		}
 		if mean != nil {
-			st.MeanRun = time.Duration(*mean)
+			st.meanRun = time.Duration(*mean)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return st, fmt.Errorf("sweep: status %s: %w", l.path, err)
 	}
 	if st.Total > 0 {
-		st.Percent = 100 * float64(st.Counts[Completed]) / float64(st.Total)
+		st.percent = 100 * float64(st.Counts[Completed]) / float64(st.Total)
 	}
 	remaining := st.Counts[Queued] + st.Counts[Running]
-	if st.MeanRun > 0 && remaining > 0 {
-		st.ETA = time.Duration(float64(st.MeanRun) * float64(remaining) / float64(max(parallel, 1)))
+	if st.meanRun > 0 && remaining > 0 {
+		st.eta = time.Duration(float64(st.meanRun) * float64(remaining) / float64(max(parallel, 1)))
 	}
 	finished := st.Counts[Completed] + st.Counts[Failed]
 	if finished > 0 {
 		if rate := float64(st.Counts[Failed]) / float64(finished); rate > failureAlertRate {
-			st.Alerts = append(st.Alerts, fmt.Sprintf("failure rate %.1f%% exceeds %.0f%%", 100*rate, 100*failureAlertRate))
+			st.alerts = append(st.alerts, fmt.Sprintf("failure rate %.1f%% exceeds %.0f%%", 100*rate, 100*failureAlertRate))
 		}
 	}
-	if st.MeanRun > 0 && st.Counts[Running] > 0 {
-		limit := max(time.Duration(stuckFactor)*st.MeanRun, stuckMin)
+	if st.meanRun > 0 && st.Counts[Running] > 0 {
+		limit := max(time.Duration(stuckFactor)*st.meanRun, stuckMin)
 		cut := l.now().Add(-limit).UnixNano()
 		var stuck int
 		if err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE state='running' AND started_at < ?`, cut).Scan(&stuck); err != nil {
 			return st, fmt.Errorf("sweep: status %s: %w", l.path, err)
 		}
 		if stuck > 0 {
-			st.Alerts = append(st.Alerts, fmt.Sprintf("%d run(s) running longer than %v", stuck, limit.Round(time.Second)))
+			st.alerts = append(st.alerts, fmt.Sprintf("%d run(s) running longer than %v", stuck, limit.Round(time.Second)))
 		}
 	}
 	return st, nil
@@ -104,8 +108,8 @@ func (s Status) Line() string {
 	if n := s.Counts[Pruned]; n > 0 {
 		line += fmt.Sprintf(", %d pruned", n)
 	}
-	if s.ETA > 0 {
-		line += ", ETA " + s.ETA.Round(time.Second).String()
+	if s.eta > 0 {
+		line += ", ETA " + s.eta.Round(time.Second).String()
 	}
 	return line
 }
@@ -123,10 +127,10 @@ func (s Status) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "%-10s %7d %6.1f%%\n", k, s.Counts[k], pct)
 	}
 	fmt.Fprintf(&b, "%-10s %7d\n", "total", s.Total)
-	if s.ETA > 0 {
-		fmt.Fprintf(&b, "ETA %v (mean run %v)\n", s.ETA.Round(time.Second), s.MeanRun.Round(time.Millisecond))
+	if s.eta > 0 {
+		fmt.Fprintf(&b, "ETA %v (mean run %v)\n", s.eta.Round(time.Second), s.meanRun.Round(time.Millisecond))
 	}
-	for _, a := range s.Alerts {
+	for _, a := range s.alerts {
 		fmt.Fprintf(&b, "ALERT: %s\n", a)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -144,7 +148,7 @@ func (l *Ledger) WriteFailed(ctx context.Context, w io.Writer, lines int) (int, 
 	var b strings.Builder
 	for _, r := range rs {
 		fmt.Fprintf(&b, "%s %s attempt %d [%s] %s\n", r.ID, r.Slug, r.Attempt, r.ErrorClass, r.ErrorText)
-		tail, err := l.LogTail(ctx, r.ID, lines)
+		tail, err := l.logTail(ctx, r.ID, lines)
 		if err != nil {
 			return 0, err
 		}

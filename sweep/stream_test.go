@@ -140,7 +140,7 @@ func FuzzReadMetricLog(f *testing.F) {
 func TestHook(t *testing.T) {
 	ctx := context.Background()
 	l, _ := openTemp(t)
-	mustEnqueue(t, l, gridSpec("h", 3, map[string]Value{"batch_size": IntValue(64)}))
+	mustEnqueue(t, l, gridSpec("h", 3, map[string]Value{"batch_size": intValue(64)}))
 	out := filepath.Join(t.TempDir(), "events")
 	fn := func(ctx context.Context, task Task) (*Result, error) {
 		if task.Params["seed"].Int() == 2 {
@@ -161,7 +161,7 @@ func TestHook(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "run_failed {") || !strings.HasPrefix(lines[1], "finished {") {
 		t.Fatalf("events:\n%s", b)
 	}
-	var failed, finished HookEvent
+	var failed, finished hookEvent
 	json.Unmarshal([]byte(strings.TrimPrefix(lines[0], "run_failed ")), &failed)
 	json.Unmarshal([]byte(strings.TrimPrefix(lines[1], "finished ")), &finished)
 	if failed.Slug != "base-s2" || len(failed.Attempts) != 4 || !strings.Contains(failed.Attempts[3], "oom") {

@@ -37,22 +37,50 @@ type Value struct {
 	b    bool
 }
 
-// Str returns a string value.
-func Str(s string) Value { return Value{Kind: String, Lit: s} }
+// ValueOf returns the value of x: a string, an integer, a float (its literal
+// the shortest text that round-trips) or a boolean.
+func ValueOf[T string | int | int64 | float64 | bool](x T) Value {
+	switch x := any(x).(type) {
+	case string:
+		return strValue(x)
+	case int:
+		return intValue(int64(x))
+	case int64:
+		return intValue(x)
+	case float64:
+		return floatValue(x)
+	default:
+		return boolValue(x.(bool))
+	}
+}
 
-// IntValue returns an integer value.
-func IntValue(i int64) Value {
+// decimal reports whether s is an optional sign and at least one ASCII digit.
+func decimal(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func strValue(s string) Value { return Value{Kind: String, Lit: s} }
+
+func intValue(i int64) Value {
 	return Value{Kind: Int, Lit: strconv.FormatInt(i, 10), i: i, f: float64(i)}
 }
 
-// FloatValue returns a float value whose literal is the shortest text that
-// round-trips.
-func FloatValue(f float64) Value {
+func floatValue(f float64) Value {
 	return Value{Kind: Float, Lit: strconv.FormatFloat(f, 'g', -1, 64), f: f}
 }
 
-// BoolValue returns a boolean value.
-func BoolValue(b bool) Value { return Value{Kind: Bool, Lit: strconv.FormatBool(b), b: b} }
+func boolValue(b bool) Value { return Value{Kind: Bool, Lit: strconv.FormatBool(b), b: b} }
 
 // ParseValue types a literal as YAML would: true/false, an integer, a float,
 // else a string. Quoted YAML scalars stay strings (see LoadSpec).
@@ -61,13 +89,17 @@ func ParseValue(lit string) Value {
 	case "true", "false":
 		return Value{Kind: Bool, Lit: lit, b: lit == "true"}
 	}
-	if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
-		return Value{Kind: Int, Lit: lit, i: i, f: float64(i)}
+	// ParseInt in base 10 takes an optional sign and digits only; asking
+	// it about anything else would only build an error to drop.
+	if decimal(lit) {
+		if i, err := strconv.ParseInt(lit, 10, 64); err == nil {
+			return Value{Kind: Int, Lit: lit, i: i, f: float64(i)}
+		}
 	}
 	if f, err := strconv.ParseFloat(lit, 64); err == nil && !strings.ContainsAny(lit, "xXpP_") {
 		return Value{Kind: Float, Lit: lit, f: f}
 	}
-	return Str(lit)
+	return strValue(lit)
 }
 
 // Float returns the value as a float64 (0 for strings, 1/0 for booleans).

@@ -192,7 +192,7 @@ func searchSpec(o options) (*sweep.Spec, error) {
 			f = strings.TrimSpace(f)
 			v := sweep.ParseValue(f)
 			if l.key == keyShape {
-				v = sweep.Str(f)
+				v = sweep.ValueOf(f)
 			}
 			if !l.check(v) {
 				return nil, fmt.Errorf("%s: bad value %q", l.flag, f)
@@ -214,20 +214,20 @@ func searchSpec(o options) (*sweep.Spec, error) {
 // dataParams are the parameters every trial shares.
 func dataParams(o options) map[string]sweep.Value {
 	p := map[string]sweep.Value{
-		"seed": sweep.IntValue(int64(o.seed)), "e": sweep.IntValue(int64(o.e)), "forward": sweep.BoolValue(o.forward),
-		"epochs": sweep.IntValue(int64(o.epochs)), "patience": sweep.IntValue(int64(o.patience)),
-		"threshold": sweep.FloatValue(o.threshold), "engine": sweep.Str(o.engine),
+		"seed": sweep.ValueOf(int64(o.seed)), "e": sweep.ValueOf(int64(o.e)), "forward": sweep.ValueOf(o.forward),
+		"epochs": sweep.ValueOf(int64(o.epochs)), "patience": sweep.ValueOf(int64(o.patience)),
+		"threshold": sweep.ValueOf(o.threshold), "engine": sweep.ValueOf(o.engine),
 	}
 	if o.timeSplit() {
-		p["split"] = sweep.Str("time") // absent for the random split: those trials keep their identities
+		p["split"] = sweep.ValueOf("time") // absent for the random split: those trials keep their identities
 	}
 	if o.cell != "" && o.cell != lstm.LSTM.String() {
-		p["model"] = sweep.Str(o.cell) // absent for the LSTM: its trials keep their identities
+		p["model"] = sweep.ValueOf(o.cell) // absent for the LSTM: its trials keep their identities
 	}
 	if o.logs != "" {
-		p["logs"] = sweep.Str(o.logs)
+		p["logs"] = sweep.ValueOf(o.logs)
 	} else {
-		p["jobs"], p["snapshot"] = sweep.IntValue(int64(o.jobs)), sweep.FloatValue(o.snapshot)
+		p["jobs"], p["snapshot"] = sweep.ValueOf(int64(o.jobs)), sweep.ValueOf(o.snapshot)
 	}
 	return p
 }
@@ -413,7 +413,7 @@ func runSearch(ctx context.Context, o options, cfg lstm.Config, ds *dataset, w i
 		// run lost with an interrupted or crashed invocation is worth
 		// another attempt. Runs in flight at an interrupt stay "running" in
 		// the ledger; the next invocation finds them lost and retries them.
-		Retry: sweep.RetryPolicy{Budget: map[sweep.Class]int{sweep.ClassInfrastructure: sweep.DefaultInfrastructureRetries}},
+		Retry: sweep.RetryPolicy{Budget: map[sweep.Class]int{sweep.ClassInfrastructure: 5}},
 	}
 	start := time.Now()
 	sum, err := c.Run(ctx)

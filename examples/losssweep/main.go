@@ -410,7 +410,7 @@ func loadSpec(cfg config) (*sweep.Spec, error) {
 		if spec.Base == nil {
 			spec.Base = map[string]sweep.Value{}
 		}
-		spec.Base["epochs"] = sweep.IntValue(int64(cfg.epochs))
+		spec.Base["epochs"] = sweep.ValueOf(int64(cfg.epochs))
 		for i := range spec.Variants {
 			delete(spec.Variants[i].Set, "epochs")
 		}

@@ -1,6 +1,7 @@
 package condor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -421,4 +422,32 @@ func writeAtomic(path string, b []byte) error {
 		return fmt.Errorf("condor: %w", err)
 	}
 	return nil
+}
+
+// condorArgs quotes argv in HTCondor's "new" arguments syntax: the whole
+// value in double quotes, each argument in single quotes, ' doubled and "
+// doubled.
+func condorArgs(argv []string) string {
+	var parts []string
+	for _, a := range argv {
+		a = strings.ReplaceAll(a, `"`, `""`)
+		parts = append(parts, "'"+strings.ReplaceAll(a, "'", "''")+"'")
+	}
+	return `"` + strings.Join(parts, " ") + `"`
+}
+
+// poolDefaults are the requests of a job that asks for nothing: HTCondor
+// pools want request_cpus, request_memory and request_disk on every job.
+var poolDefaults = sweep.Resources{CPUs: 1, MemoryMB: 1024, DiskMB: 1024}
+
+// over returns r with the non-zero fields of o.
+func over(r, o sweep.Resources) sweep.Resources {
+	r.CPUs = cmp.Or(o.CPUs, r.CPUs)
+	r.GPUs = cmp.Or(o.GPUs, r.GPUs)
+	r.MemoryMB = cmp.Or(o.MemoryMB, r.MemoryMB)
+	r.DiskMB = cmp.Or(o.DiskMB, r.DiskMB)
+	r.Time = cmp.Or(o.Time, r.Time)
+	r.Partition = cmp.Or(o.Partition, r.Partition)
+	r.Account = cmp.Or(o.Account, r.Account)
+	return r
 }

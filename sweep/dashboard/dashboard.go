@@ -57,14 +57,6 @@ type Options struct {
 	// Refresh is the pages' reload interval while the sweep runs; 0 means
 	// 5 s, negative none.
 	Refresh time.Duration
-	// Title heads the pages; empty means the sweep's name.
-	Title string
-	// LogLines is the length of the log tails shown; 0 means 20.
-	LogLines int
-	// StepLabel names the curves' x axis; empty means "epoch" when every
-	// run drawn has an epochs parameter and its steps are whole numbers no
-	// larger than it, else "step".
-	StepLabel string
 	// Hosts are the host names, besides loopback names and addresses and
 	// the address a request came in on, that requests may name in their
 	// Host header, e.g. the machine's name when the dashboard listens on
@@ -75,6 +67,8 @@ type Options struct {
 const (
 	// pageSize is the runs table's rows per page.
 	pageSize = 100
+	// logLines is the length of the log tails shown.
+	logLines = 20
 	// maxQuery bounds a request's query string, in bytes.
 	maxQuery = 1024
 	// maxFilter bounds the name filter, in bytes.
@@ -87,9 +81,6 @@ const (
 func New(l *sweep.Ledger, opt Options) http.Handler {
 	if opt.Refresh == 0 {
 		opt.Refresh = 5 * time.Second
-	}
-	if opt.LogLines <= 0 {
-		opt.LogLines = 20
 	}
 	d := &dash{l: l, opt: opt, mux: http.NewServeMux()}
 	d.mux.HandleFunc("GET /{$}", d.overview)
@@ -231,7 +222,7 @@ func (d *dash) overview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := s.status
-	p := overviewPage{Title: cmp.Or(d.opt.Title, s.name, "sweep"), Line: st.Line(), Total: len(s.runs),
+	p := overviewPage{Title: cmp.Or(s.name, "sweep"), Line: st.Line(), Total: len(s.runs),
 		Finished: s.finished, Updated: s.read.Format("15:04:05"), Metric: s.metric,
 		Curves: s.curves, Hist: s.hist, Scatters: s.scatters, Failures: s.failed, NFailed: s.nFailed, Classes: s.classes,
 		Ranked: len(s.ranked)}
@@ -491,7 +482,7 @@ func (d *dash) run(w http.ResponseWriter, r *http.Request) {
 		p.Curves = append(p.Curves, seriesSVG(k, ser[k], d.stepName([]*sweep.RunSummary{rs}, []sweep.Series{ser[k]})))
 	}
 	for _, a := range atts {
-		row := [7]string{strconv.Itoa(a.N), string(a.State), a.BackendID, "", "", string(a.ErrorClass), a.ErrorText}
+		row := [7]string{strconv.Itoa(a.Attempt), string(a.State), a.BackendID, "", "", string(a.ErrorClass), a.ErrorText}
 		if !a.StartedAt.IsZero() {
 			row[3] = a.StartedAt.UTC().Format("2006-01-02 15:04:05Z")
 			if !a.FinishedAt.IsZero() {

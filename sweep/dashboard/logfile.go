@@ -59,8 +59,8 @@ func (d *dash) logTail(workDir, id string, attempt int) (string, error) {
 	if off > 0 && len(lines) > 1 {
 		lines = lines[1:] // the first is cut
 	}
-	if len(lines) > d.opt.LogLines {
-		lines = lines[len(lines)-d.opt.LogLines:]
+	if len(lines) > logLines {
+		lines = lines[len(lines)-logLines:]
 	}
 	return strings.ToValidUTF8(strings.Join(lines, "\n"), "\uFFFD"), nil
 }

@@ -136,8 +136,8 @@ func TestSortBlankCell(t *testing.T) {
 	}
 	defer l.Close()
 	s := &sweep.Spec{Name: "blank", Axes: []sweep.Axis{
-		{Key: "tag", Values: []sweep.Value{sweep.Str(" "), sweep.Str("b"), sweep.Str("\t"), sweep.Str("a")}},
-		{Key: "lr", Values: []sweep.Value{sweep.FloatValue(0.1), sweep.Str("  ")}},
+		{Key: "tag", Values: []sweep.Value{sweep.ValueOf(" "), sweep.ValueOf("b"), sweep.ValueOf("\t"), sweep.ValueOf("a")}},
+		{Key: "lr", Values: []sweep.Value{sweep.ValueOf(0.1), sweep.ValueOf("  ")}},
 	}}
 	pts, err := s.Expand()
 	if err != nil {
@@ -166,7 +166,7 @@ func failedSweep(t *testing.T) (*sweep.Ledger, string, []sweep.Run) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sweep.Spec{Name: "f", Axes: []sweep.Axis{{Key: "seed", Values: []sweep.Value{sweep.IntValue(0), sweep.IntValue(1), sweep.IntValue(2), sweep.IntValue(3)}}}}
+	s := &sweep.Spec{Name: "f", Axes: []sweep.Axis{{Key: "seed", Values: []sweep.Value{sweep.ValueOf(0), sweep.ValueOf(1), sweep.ValueOf(2), sweep.ValueOf(3)}}}}
 	pts, err := s.Expand()
 	if err != nil {
 		t.Fatal(err)

@@ -294,13 +294,10 @@ func (d *dash) figures(ctx context.Context, s *snapshot) error {
 	return nil
 }
 
-// stepName is the curves' x axis: Options.StepLabel, else "epoch" when
+// stepName is the curves' x axis: "epoch" when
 // every run drawn has an integer epochs parameter and its steps are whole
 // numbers no larger, else "step".
 func (d *dash) stepName(runs []*sweep.RunSummary, series []sweep.Series) string {
-	if d.opt.StepLabel != "" {
-		return d.opt.StepLabel
-	}
 	for i, r := range runs {
 		ep, ok := r.Params()["epochs"]
 		if !ok || (ep.Kind != sweep.Int && ep.Kind != sweep.Float) {

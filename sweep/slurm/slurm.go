@@ -35,10 +35,9 @@ type Backend struct {
 	Dir string
 	// Name prefixes the job names; empty means "sweep".
 	Name string
-	// Partition, TimeLimit (sbatch --time) and Extra are passed to sbatch
-	// when non-empty.
+	// Partition and TimeLimit (sbatch --time) are passed to sbatch when
+	// non-empty and the task's Resources set none.
 	Partition, TimeLimit string
-	Extra                []string
 	// MaxParallel is the array throttle P; ≤ 0 means no throttle.
 	MaxParallel int
 	// SignalBefore, when positive, asks Slurm to send SIGTERM to the batch
@@ -168,7 +167,6 @@ func (s *Backend) sbatchArgs(jobName string, n int, res sweep.Resources, script 
 	if s.Requeue {
 		args = append(args, "--requeue")
 	}
-	args = append(args, s.Extra...)
 	return append(args, script)
 }
 

@@ -89,7 +89,7 @@ func TestLoadSpec(t *testing.T) {
 			t.Errorf("slugOf(params of %s) = %q", p.Slug, got)
 		}
 	}
-	if got := slugOf(map[string]sweep.Value{"x": sweep.Str("1")}); got != "" {
+	if got := slugOf(map[string]sweep.Value{"x": sweep.ValueOf("1")}); got != "" {
 		t.Errorf("slugOf of a run of another sweep = %q, want \"\"", got)
 	}
 	seen := map[string]bool{}

@@ -812,7 +812,7 @@ func (s *Spec) Sweep(dataID string) (*sweep.Spec, []sweep.Point, error) {
 	}
 	shapes := make([]sweep.Value, len(sp.Shape))
 	for i, sh := range sp.Shape {
-		shapes[i] = sweep.Str(sh.String())
+		shapes[i] = sweep.ValueOf(sh.String())
 	}
 	ss := &sweep.Spec{
 		Name: s.Name,
@@ -880,16 +880,16 @@ func slugOf(params map[string]sweep.Value) string {
 func (s *Spec) baseParams() map[string]sweep.Value {
 	d := s.Data
 	p := map[string]sweep.Value{
-		"e": sweep.IntValue(int64(d.E)), "forward": sweep.BoolValue(d.Forward),
-		"split_train": sweep.FloatValue(d.Train), "split_valid": sweep.FloatValue(d.Valid),
-		"seed": sweep.IntValue(int64(d.Seed)), "epochs": sweep.IntValue(int64(s.Epochs)),
-		"patience": sweep.IntValue(int64(s.Patience)), "metric": sweep.Str(string(s.Metric)),
-		"threshold": sweep.FloatValue(s.Threshold), "engine": sweep.Str(s.Engine),
+		"e": sweep.ValueOf(int64(d.E)), "forward": sweep.ValueOf(d.Forward),
+		"split_train": sweep.ValueOf(d.Train), "split_valid": sweep.ValueOf(d.Valid),
+		"seed": sweep.ValueOf(int64(d.Seed)), "epochs": sweep.ValueOf(int64(s.Epochs)),
+		"patience": sweep.ValueOf(int64(s.Patience)), "metric": sweep.ValueOf(string(s.Metric)),
+		"threshold": sweep.ValueOf(s.Threshold), "engine": sweep.ValueOf(s.Engine),
 	}
 	if s.Model != "" && s.Model != lstm.LSTM.String() {
 		// Only when not the LSTM, so that an LSTM run keeps the identity
 		// it had before models were selectable.
-		p["model"] = sweep.Str(s.Model)
+		p["model"] = sweep.ValueOf(s.Model)
 	}
 	return p
 }

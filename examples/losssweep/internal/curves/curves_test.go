@@ -38,7 +38,7 @@ func TestCurveDatasetAndHypotheses(t *testing.T) {
 		}
 		id := string(rune('a' + i))
 		runs = append(runs, sweep.Run{ID: id, Slug: "s" + id, Variant: variant, State: sweep.Completed, Attempt: 1,
-			Config: map[string]sweep.Value{"lr": sweep.FloatValue(amp), "variant": sweep.Str(variant)}})
+			Config: map[string]sweep.Value{"lr": sweep.ValueOf(amp), "variant": sweep.ValueOf(variant)}})
 		results[id] = &sweep.Result{RunID: id, Curves: map[string][]float64{"epoch": x, "val_loss": y}}
 	}
 	cfg := Default()
@@ -121,12 +121,12 @@ func TestColumnKindFromAllValues(t *testing.T) {
 		vals []sweep.Value
 		want sweep.Kind
 	}{
-		{[]sweep.Value{sweep.IntValue(0), sweep.ParseValue("1e-3"), sweep.ParseValue("1e-2")}, sweep.Float},
+		{[]sweep.Value{sweep.ValueOf(0), sweep.ParseValue("1e-3"), sweep.ParseValue("1e-2")}, sweep.Float},
 		{[]sweep.Value{sweep.ParseValue("1"), sweep.ParseValue("0.1"), sweep.ParseValue("0.01")}, sweep.Float},
-		{[]sweep.Value{sweep.IntValue(1), sweep.IntValue(2)}, sweep.Int},
-		{[]sweep.Value{sweep.BoolValue(true), sweep.BoolValue(false)}, sweep.Bool},
-		{[]sweep.Value{sweep.IntValue(1), sweep.Str("x")}, sweep.String},
-		{[]sweep.Value{sweep.BoolValue(true), sweep.IntValue(1)}, sweep.String},
+		{[]sweep.Value{sweep.ValueOf(1), sweep.ValueOf(2)}, sweep.Int},
+		{[]sweep.Value{sweep.ValueOf(true), sweep.ValueOf(false)}, sweep.Bool},
+		{[]sweep.Value{sweep.ValueOf(1), sweep.ValueOf("x")}, sweep.String},
+		{[]sweep.Value{sweep.ValueOf(true), sweep.ValueOf(1)}, sweep.String},
 		{nil, sweep.String},
 	}
 	for _, tc := range tests {
