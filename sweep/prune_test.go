@@ -320,11 +320,15 @@ func TestPruningIndependentOfPolling(t *testing.T) {
 				fmt.Fprintf(f, `{"series":"loss","step":%d,"value":%v,"time":%.6f}`+"\n", k, c[i]/float64(k), float64(at.UnixMicro())/1e6)
 			}
 			// Every run goes on (evaluating, say) until well after the
-			// last value, so that each decision reaches its run in time.
+			// last value, so that each decision reaches its run in time,
+			// with room for several slow polls on a loaded machine (under
+			// the race detector a 300 ms poll has come late enough for the
+			// last run to end before its decision). A run still going then
+			// is pruned as soon as the decision is made.
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
-			case <-time.After(time.Until(t0.Add(time.Duration(len(c)*steps)*slot + 2*clockSlack))):
+			case <-time.After(time.Until(t0.Add(time.Duration(len(c)*steps)*slot + 2*clockSlack + 3*time.Second))):
 			}
 			return &Result{Metrics: map[string]float64{"best": c[i] / steps}}, nil
 		}
