@@ -340,15 +340,7 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 		case "retries":
 			return intTo(v, key, &s.Retries)
 		case "allow_failed":
-			var lit string
-			if err := scalar(v, key, &lit); err != nil {
-				return err
-			}
-			b, err := strconv.ParseBool(lit)
-			if err != nil {
-				return specErr(key, "%q is not true or false", lit)
-			}
-			s.AllowFailed = b
+			return boolTo(v, key, &s.AllowFailed)
 		}
 		return nil
 	})
@@ -433,16 +425,7 @@ func (s *Spec) loadData(n *yaml.Node, prefix string, given map[string]bool) erro
 		case "e":
 			return intTo(v, key, &s.Data.E)
 		case "forward":
-			var lit string
-			if err := scalar(v, key, &lit); err != nil {
-				return err
-			}
-			b, err := strconv.ParseBool(lit)
-			if err != nil {
-				return specErr(key, "%q is not true or false", lit)
-			}
-			s.Data.Forward = b
-			return nil
+			return boolTo(v, key, &s.Data.Forward)
 		case "split":
 			if v.Kind != yaml.SequenceNode || len(v.Content) != 2 {
 				return specErr(key, "must be [train, validation] fractions (line %d)", v.Line)
@@ -554,6 +537,20 @@ func number[T any](n *yaml.Node, key string, dst *T, want string, parse func(str
 		return specErr(key, "%q is not %s", lit, want)
 	}
 	*dst = x
+	return nil
+}
+
+// boolTo reads a true or false scalar (Go's strconv.ParseBool spellings).
+func boolTo(n *yaml.Node, key string, dst *bool) error {
+	var lit string
+	if err := scalar(n, key, &lit); err != nil {
+		return err
+	}
+	b, err := strconv.ParseBool(lit)
+	if err != nil {
+		return specErr(key, "%q is not true or false", lit)
+	}
+	*dst = b
 	return nil
 }
 
