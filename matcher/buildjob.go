@@ -3,7 +3,7 @@ package matcher
 import (
 	"io"
 
-	"github.com/crosscluster/crosscluster/matcher/internal/walk"
+	"github.com/crosscluster/crosscluster/internal/walk"
 	"go.yaml.in/yaml/v3"
 )
 

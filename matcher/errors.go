@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/crosscluster/crosscluster/matcher/internal/walk"
+	"github.com/crosscluster/crosscluster/internal/walk"
 )
 
 // Sentinel errors wrapped by the errors this package returns.

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/crosscluster/crosscluster/matcher/internal/walk"
+	"github.com/crosscluster/crosscluster/internal/walk"
 )
 
 // jgfGraph is a decoded JSON Graph Format v2 document.

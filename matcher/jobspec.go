@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/crosscluster/crosscluster/matcher/internal/walk"
+	"github.com/crosscluster/crosscluster/internal/walk"
 	"go.yaml.in/yaml/v3"
 )
 

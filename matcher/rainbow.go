@@ -11,7 +11,7 @@ import (
 	semver "github.com/Masterminds/semver/v3"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/crosscluster/crosscluster/matcher/internal/walk"
+	"github.com/crosscluster/crosscluster/internal/walk"
 )
 
 // This file is the rainbow-compatible mode (Rules.Rainbow): the decision

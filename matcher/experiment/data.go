@@ -15,7 +15,7 @@ import (
 	"sync"
 
 	"github.com/crosscluster/crosscluster/matcher"
-	"github.com/crosscluster/crosscluster/matcher/internal/walk"
+	"github.com/crosscluster/crosscluster/internal/walk"
 	"go.yaml.in/yaml/v3"
 )
 

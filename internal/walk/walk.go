@@ -1,8 +1,9 @@
-// Package walk reads the YAML and JSON documents of package matcher and its
-// experiment harness with bounded work: documents are capped in size, YAML
-// aliases cannot make a walk expand beyond a multiple of the document's own
-// nodes, and every error names the file, the line where known, and the path
-// of the offending key ("[3].resources.m4.min", "graph.edges[2].target").
+// Package walk reads the library's YAML and JSON documents (the matcher's
+// inputs, its experiment data, the sweep and held-job specs) with bounded
+// work: documents are capped in size, YAML aliases cannot make a walk expand
+// beyond a multiple of the document's own nodes, and every error names the
+// file, the line where known, and the path of the offending key
+// ("[3].resources.m4.min", "graph.edges[2].target").
 //
 // Errors are built by the calling package's constructor (an ErrorFunc), so
 // that callers see that package's error type; they wrap one of this
