@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/crosscluster/crosscluster/matcher"
 	"github.com/crosscluster/crosscluster/internal/walk"
+	"github.com/crosscluster/crosscluster/matcher"
 	"go.yaml.in/yaml/v3"
 )
 
