@@ -27,6 +27,13 @@ type Config struct {
 	Parallel int
 	// Progress, when not nil, gets a line per node attempt.
 	Progress io.Writer
+	// Evict, when not nil, is asked at every start of a node's job (start
+	// counts from 0 within one attempt, checkpoint restarts included); a
+	// positive answer evicts the job that long after it starts, if it is
+	// still running: it is killed, its sandbox is lost, and it starts
+	// again in a fresh one from its inputs and the checkpoint HTCondor
+	// spooled at its last checkpoint exit, as the same attempt.
+	Evict func(node string, start int) time.Duration
 }
 
 // Summary is what Run did.
@@ -35,7 +42,10 @@ type Summary struct {
 	Skipped []string // nodes a rescue file marked done
 	Failed  []string // nodes that failed after their retries
 	Retried int      // node attempts run again
-	Rescue  string   // the rescue file written, if any
+	// Evicted counts the jobs evicted (Config.Evict), Checkpoints the
+	// checkpoint exits (checkpoint_exit_code) whose files were spooled.
+	Evicted, Checkpoints int
+	Rescue               string // the rescue file written, if any
 }
 
 // ErrNode is wrapped by Run's error when a node fails for
@@ -58,9 +68,25 @@ var ErrNode = errors.New("DAG node failed")
 // rescue file, <dag>.rescueNNN, marking the nodes that succeeded DONE, and
 // a later call skips them: a rerun resumes.
 //
-// Only what condor.DAG writes is understood: any other DAG or submit command
-// is an error wrapping condor.ErrInvalid, before anything runs. Cancelling ctx
-// kills the running jobs and writes the rescue file.
+// Relative paths are DAGMan's: a submit file, an executable, an initial
+// directory and a POST script relative to the DAG file's directory (as
+// when condor_submit_dag runs there), inputs, outputs and logs relative
+// to the initial directory. $(Cluster) and $(Process) in a submit file are
+// the job's id.
+//
+// A job whose submit file sets checkpoint_exit_code and exits with it
+// has its transfer_checkpoint_files (else transfer_output_files) spooled
+// and starts again in the same sandbox, as HTCondor's self-checkpointing
+// jobs do; an evicted job (Config.Evict) starts again in a fresh sandbox
+// from its inputs with the spooled checkpoint on top, logging an eviction
+// event (004) first.
+//
+// Only what condor.DAG writes is understood: any other DAG line, and any
+// submit command that is neither one it honours nor one that only matters
+// on a pool (requirements, +ProjectName, container_image, policy
+// expressions; accepted and ignored), is an error wrapping
+// condor.ErrInvalid, before anything runs. Cancelling ctx kills the
+// running jobs and writes the rescue file.
 func Run(ctx context.Context, dagPath string, opt Config) (Summary, error) {
 	var sum Summary
 	dagPath, err := filepath.Abs(dagPath)
@@ -158,6 +184,7 @@ func (r *dagRun) run(ctx context.Context, order []int, sum *Summary) error {
 		i       int
 		ok      bool
 		retries int
+		js      jobStats
 	}
 	ended := make(chan result)
 	running := 0
@@ -183,8 +210,8 @@ func (r *dagRun) run(ctx context.Context, order []int, sum *Summary) error {
 				r.state[i] = nodeRunning
 				running++
 				go func(i int) {
-					ok, retries := r.runNode(ctx, i)
-					ended <- result{i, ok, retries}
+					ok, retries, js := r.runNode(ctx, i)
+					ended <- result{i, ok, retries, js}
 				}(i)
 			}
 		}
@@ -194,6 +221,8 @@ func (r *dagRun) run(ctx context.Context, order []int, sum *Summary) error {
 		res := <-ended
 		running--
 		sum.Retried += res.retries
+		sum.Evicted += res.js.evicted
+		sum.Checkpoints += res.js.checkpoints
 		name := r.nodes[res.i].Name
 		if res.ok {
 			r.state[res.i] = nodeSucceeded
@@ -214,78 +243,83 @@ func (r *dagRun) run(ctx context.Context, order []int, sum *Summary) error {
 	return ctxErr
 }
 
+// jobStats counts what happened to a node's jobs.
+type jobStats struct{ evicted, checkpoints int }
+
 // runNode runs a node's attempts and reports whether it succeeded and how
 // many times it was retried.
-func (r *dagRun) runNode(ctx context.Context, i int) (bool, int) {
+func (r *dagRun) runNode(ctx context.Context, i int) (bool, int, jobStats) {
 	n := r.nodes[i]
+	var js jobStats
 	for attempt := 0; ; attempt++ {
 		if ctx.Err() != nil {
-			return false, attempt
+			return false, attempt, js
 		}
-		code, why := r.runJob(ctx, n, attempt)
+		code, why := r.runJob(ctx, n, attempt, &js)
 		if ctx.Err() != nil {
-			return false, attempt
+			return false, attempt, js
 		}
 		if len(n.Post) > 0 {
 			code, why = r.runPost(ctx, n, attempt, code, why)
 		}
 		if code == 0 {
 			r.say("node %s: succeeded (attempt %d)", n.Name, attempt+1)
-			return true, attempt
+			return true, attempt, js
 		}
 		r.say("node %s: failed (attempt %d): %s", n.Name, attempt+1, why)
 		if attempt >= n.Retry || (n.UnlessExit != 0 && code == n.UnlessExit) {
-			return false, attempt
+			return false, attempt, js
 		}
 	}
 }
 
+// maxStarts bounds the starts of one job (checkpoint restarts and
+// evictions): a job that exits with its checkpoint code every time would
+// otherwise run for ever.
+const maxStarts = 10000
+
 // runJob runs one attempt of the node's job and returns its exit value
 // (non-zero and a reason when it could not run or its outputs are
 // missing).
-func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int) (int, string) {
+func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int, js *jobStats) (int, string) {
 	ps := r.subs[n.Submit]
-	macros := map[string]string{"JOB": n.Name, "RETRY": strconv.Itoa(retry)}
+	r.mu.Lock()
+	r.jobID++
+	cluster := r.jobID
+	r.mu.Unlock()
+	macros := map[string]string{"JOB": n.Name, "RETRY": strconv.Itoa(retry),
+		"Cluster": strconv.Itoa(cluster), "ClusterId": strconv.Itoa(cluster), "Process": "0", "ProcId": "0"}
 	// DAGMan expands $(JOB) and $(RETRY) in VARS values.
 	vr := strings.NewReplacer("$(JOB)", n.Name, "$(RETRY)", strconv.Itoa(retry))
 	for _, kv := range n.Vars {
 		macros[kv[0]] = vr.Replace(kv[1])
 	}
-	s, err := ps.expand(macros)
+	s, jx, err := ps.expand(macros)
 	if err != nil {
 		return 1, err.Error()
 	}
+	// The submit file's relative paths are relative to DAGMan's directory,
+	// the job's relative to its initial directory.
+	fromDAG := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(r.dir, p)
+	}
+	s.Executable, s.InitialDir = fromDAG(s.Executable), fromDAG(s.InitialDir)
 	abs := func(p string) string {
 		if filepath.IsAbs(p) {
 			return p
 		}
 		return filepath.Join(s.InitialDir, p)
 	}
-	r.mu.Lock()
-	r.jobID++
-	cluster := r.jobID
-	r.mu.Unlock()
 	logf := &condorUserLog{path: abs(s.Log), cluster: cluster}
 	logf.event(0, "Job submitted from host: <127.0.0.1:0?sock=sweep>")
-	scratch, err := os.MkdirTemp("", "condor-scratch-*")
+	spool, err := os.MkdirTemp("", "condor-spool-*")
 	if err != nil {
 		return 1, err.Error()
 	}
-	defer os.RemoveAll(scratch)
-	exe := filepath.Join(scratch, filepath.Base(s.Executable))
-	if err := copyPath(s.Executable, exe); err != nil {
-		return 1, "transferring the executable: " + err.Error()
-	}
-	for _, in := range s.Inputs {
-		src := strings.TrimSuffix(abs(in), "/")
-		dst := filepath.Join(scratch, filepath.Base(src))
-		if strings.HasSuffix(in, "/") {
-			dst = scratch // a trailing slash transfers the contents
-		}
-		if err := copyPath(src, dst); err != nil {
-			return 1, "transferring input " + in + ": " + err.Error()
-		}
-	}
+	defer os.RemoveAll(spool)
 	stdout, err := os.Create(abs(s.Output))
 	if err != nil {
 		return 1, err.Error()
@@ -296,28 +330,68 @@ func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int) (int, str
 		return 1, err.Error()
 	}
 	defer stderr.Close()
-	cmd := exec.CommandContext(ctx, exe, s.Arguments...)
-	cmd.Dir = scratch
-	cmd.Env = append(slices.Clone(s.Environment), "_CONDOR_SCRATCH_DIR="+scratch)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	logf.event(1, "Job executing on host: <127.0.0.1:0?sock=sweep>")
-	r.say("node %s: running %s %s (attempt %d)", n.Name, filepath.Base(s.Executable), strings.Join(s.Arguments, " "), retry+1)
-	err = cmd.Run()
-	code, signaled := 0, false
-	why := ""
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			return 1, err.Error()
+	var scratch string
+	defer func() {
+		if scratch != "" {
+			os.RemoveAll(scratch)
 		}
-		code = ee.ExitCode()
-		why = "exit " + strconv.Itoa(code)
-		if code < 0 { // killed by a signal
-			why, code, signaled = ee.String(), 1, true
+	}()
+	code, signaled, why := 0, false, ""
+	fresh := true
+	for start := 0; ; start++ {
+		if start >= maxStarts {
+			return 1, fmt.Sprintf("the job started %d times without ending", start)
 		}
-	}
-	if ctx.Err() != nil {
-		return 1, ctx.Err().Error()
+		if fresh {
+			// A new sandbox: the executable, the inputs, and on top of them
+			// the spooled checkpoint, as HTCondor starts an evicted job.
+			if scratch != "" {
+				os.RemoveAll(scratch)
+			}
+			if scratch, err = r.sandbox(s, abs, spool); err != nil {
+				return 1, err.Error()
+			}
+			fresh = false
+		}
+		cmd := exec.CommandContext(ctx, filepath.Join(scratch, filepath.Base(s.Executable)), s.Arguments...)
+		cmd.Dir = scratch
+		cmd.Env = append(slices.Clone(s.Environment), "_CONDOR_SCRATCH_DIR="+scratch)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		logf.event(1, "Job executing on host: <127.0.0.1:0?sock=sweep>")
+		r.say("node %s: running %s %s (attempt %d, start %d)", n.Name, filepath.Base(s.Executable), strings.Join(s.Arguments, " "), retry+1, start+1)
+		evicted, err := runEvictable(cmd, r.evictAfter(n.Name, start))
+		if ctx.Err() != nil {
+			return 1, ctx.Err().Error()
+		}
+		if evicted {
+			js.evicted++
+			logf.event(4, "Job was evicted.\n\t(0) Job was not checkpointed.")
+			r.say("node %s: evicted (attempt %d, start %d)", n.Name, retry+1, start+1)
+			fresh = true
+			continue
+		}
+		code, signaled, why = 0, false, ""
+		if err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				return 1, err.Error()
+			}
+			code = ee.ExitCode()
+			why = "exit " + strconv.Itoa(code)
+			if code < 0 { // killed by a signal
+				why, code, signaled = ee.String(), 1, true
+			}
+		}
+		if jx.ckptCode != 0 && !signaled && code == jx.ckptCode {
+			// A checkpoint: spool its files (replacing the last ones) and
+			// start again in the same sandbox.
+			if err := spoolFiles(scratch, spool, jx.ckptFiles); err != nil {
+				return 1, "spooling the checkpoint: " + err.Error()
+			}
+			js.checkpoints++
+			continue
+		}
+		break
 	}
 	// ON_EXIT: the outputs come back whatever the exit code.
 	for _, out := range s.Outputs {
@@ -336,6 +410,100 @@ func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int) (int, str
 	}
 	logf.terminated(code, signaled)
 	return code, why
+}
+
+// evictAfter asks Config.Evict about a start.
+func (r *dagRun) evictAfter(node string, start int) time.Duration {
+	if r.opt.Evict == nil {
+		return 0
+	}
+	return r.opt.Evict(node, start)
+}
+
+// sandbox makes a job's scratch directory: the executable, the inputs,
+// and the spooled checkpoint's files over them.
+func (r *dagRun) sandbox(s *condor.Submit, abs func(string) string, spool string) (string, error) {
+	scratch, err := os.MkdirTemp("", "condor-scratch-*")
+	if err != nil {
+		return "", err
+	}
+	if err := copyPath(s.Executable, filepath.Join(scratch, filepath.Base(s.Executable))); err != nil {
+		os.RemoveAll(scratch)
+		return "", errors.New("transferring the executable: " + err.Error())
+	}
+	for _, in := range s.Inputs {
+		src := strings.TrimSuffix(abs(in), "/")
+		dst := filepath.Join(scratch, filepath.Base(src))
+		if strings.HasSuffix(in, "/") {
+			dst = scratch // a trailing slash transfers the contents
+		}
+		if err := copyPath(src, dst); err != nil {
+			os.RemoveAll(scratch)
+			return "", errors.New("transferring input " + in + ": " + err.Error())
+		}
+	}
+	ents, err := os.ReadDir(spool)
+	if err != nil {
+		os.RemoveAll(scratch)
+		return "", err
+	}
+	for _, e := range ents {
+		dst := filepath.Join(scratch, e.Name())
+		if err := os.RemoveAll(dst); err != nil {
+			os.RemoveAll(scratch)
+			return "", err
+		}
+		if err := copyPath(filepath.Join(spool, e.Name()), dst); err != nil {
+			os.RemoveAll(scratch)
+			return "", errors.New("transferring the checkpoint: " + err.Error())
+		}
+	}
+	return scratch, nil
+}
+
+// spoolFiles replaces the spool's contents with the named files and
+// directories of the sandbox.
+func spoolFiles(scratch, spool string, names []string) error {
+	ents, err := os.ReadDir(spool)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(spool, e.Name())); err != nil {
+			return err
+		}
+	}
+	for _, name := range names {
+		if err := copyPath(filepath.Join(scratch, name), filepath.Join(spool, filepath.Base(name))); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// runEvictable runs cmd; after a positive evict it kills the process if
+// it is still running and reports the eviction.
+func runEvictable(cmd *exec.Cmd, evict time.Duration) (bool, error) {
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	var mu sync.Mutex
+	exited, evicted := false, false
+	if evict > 0 {
+		t := time.AfterFunc(evict, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !exited && cmd.Process.Kill() == nil {
+				evicted = true
+			}
+		})
+		defer t.Stop()
+	}
+	err := cmd.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	exited = true
+	return evicted, err
 }
 
 // runPost runs the node's POST script and returns its exit value.
@@ -395,16 +563,29 @@ type parsedSubmit struct {
 	cmds map[string]string
 }
 
-// submitCommands are the commands Run understands: those
-// condor.Submit writes.
+// submitCommands are the commands Run understands: those condor.Submit
+// writes and the self-checkpointing ones it honours (true), and those that
+// only matter on a pool, accepted and ignored (false): matchmaking,
+// accounting, policy expressions, the container an execute point would
+// run the job in. Job attributes (+Name, MY.Name) are accepted too.
 var submitCommands = map[string]bool{
 	"universe": true, "executable": true, "transfer_executable": true, "arguments": true, "initialdir": true,
 	"should_transfer_files": true, "when_to_transfer_output": true, "transfer_input_files": true,
 	"transfer_output_files": true, "output": true, "error": true, "log": true, "environment": true,
-	"request_cpus": true, "request_memory": true, "request_disk": true, "request_gpus": true,
-	// Policy and accounting: accepted, not enforced by the local runner.
-	"allowed_job_duration": true, "accounting_group": true, "periodic_remove": true,
+	"checkpoint_exit_code": true, "transfer_checkpoint_files": true,
+	"request_cpus": false, "request_memory": false, "request_disk": false, "request_gpus": false,
+	"requirements": false, "rank": false, "container_image": false, "accounting_group": false,
+	"accounting_group_user": false, "retry_request_memory": false, "retry_request_memory_increase": false,
+	"allowed_job_duration": false, "allowed_execute_duration": false, "periodic_remove": false,
+	"periodic_hold": false, "periodic_release": false, "on_exit_hold": false, "on_exit_remove": false,
+	"priority": false, "batch_name": false, "notification": false, "notify_user": false,
+	"job_max_vacate_time": false, "concurrency_limits": false, "max_transfer_input_mb": false,
+	"max_transfer_output_mb": false, "gpus_minimum_capability": false, "gpus_maximum_capability": false,
+	"gpus_minimum_memory": false, "require_gpus": false,
 }
+
+// jobAttr is a job ClassAd attribute set in a submit file.
+var jobAttr = regexp.MustCompile(`^(\+|my\.)[a-z_][a-z0-9_.]*$`)
 
 func readSubmit(path string) (*parsedSubmit, error) {
 	b, err := os.ReadFile(path)
@@ -427,7 +608,7 @@ func readSubmit(path string) (*parsedSubmit, error) {
 		}
 		k, v, ok := strings.Cut(ln, "=")
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
-		if !ok || !submitCommands[k] {
+		if _, known := submitCommands[k]; !ok || !known && !jobAttr.MatchString(k) {
 			return nil, fmt.Errorf("dagman: %w: %s:%d: %q is not a submit command the local runner understands", condor.ErrInvalid, path, i+1, ln)
 		}
 		ps.cmds[k] = v
@@ -450,8 +631,16 @@ func readSubmit(path string) (*parsedSubmit, error) {
 
 var submitMacro = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 
+// jobExtras are the commands beyond condor.Submit's fields that Run
+// honours.
+type jobExtras struct {
+	ckptCode  int      // checkpoint_exit_code, 0 when unset
+	ckptFiles []string // transfer_checkpoint_files, else transfer_output_files
+}
+
 // expand returns the job's description with the node's macros substituted.
-func (ps *parsedSubmit) expand(macros map[string]string) (*condor.Submit, error) {
+func (ps *parsedSubmit) expand(macros map[string]string) (*condor.Submit, jobExtras, error) {
+	var jx jobExtras
 	var missing []string
 	get := func(k string) string {
 		return submitMacro.ReplaceAllStringFunc(ps.cmds[k], func(m string) string {
@@ -477,17 +666,27 @@ func (ps *parsedSubmit) expand(macros map[string]string) (*condor.Submit, error)
 	if a := get("arguments"); a != "" {
 		args, err := parseCondorArgs(a)
 		if err != nil {
-			return nil, fmt.Errorf("dagman: %w: %s: arguments: %w", condor.ErrInvalid, ps.path, err)
+			return nil, jx, fmt.Errorf("dagman: %w: %s: arguments: %w", condor.ErrInvalid, ps.path, err)
 		}
 		s.Arguments = args
 	}
 	if e := get("environment"); e != "" {
 		s.Environment = strings.Fields(strings.Trim(e, `"`))
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("dagman: %w: %s: undefined macros %v", condor.ErrInvalid, ps.path, missing)
+	if c := get("checkpoint_exit_code"); c != "" {
+		n, ok := atoiOK(c)
+		if !ok || n <= 0 || n > 255 {
+			return nil, jx, fmt.Errorf("dagman: %w: %s: checkpoint_exit_code %q is not an exit code from 1 to 255", condor.ErrInvalid, ps.path, c)
+		}
+		jx.ckptCode, jx.ckptFiles = n, list("transfer_checkpoint_files")
+		if len(jx.ckptFiles) == 0 {
+			jx.ckptFiles = s.Outputs
+		}
 	}
-	return s, nil
+	if len(missing) > 0 {
+		return nil, jx, fmt.Errorf("dagman: %w: %s: undefined macros %v", condor.ErrInvalid, ps.path, missing)
+	}
+	return s, jx, nil
 }
 
 // parseCondorArgs reads the "new syntax" of arguments that condorArgs
