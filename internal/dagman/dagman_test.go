@@ -139,9 +139,13 @@ queue
 		{"extra owning executable", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"Executable", "/bin/evil"}} }, `"Executable": the description writes`},
 		{"extra owning output", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"output", "x"}} }, `"output": the description writes`},
 		{"extra owning arguments", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"args", "x"}} }, `"args": the description writes`},
-		{"extra newline", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"requirements", "true\nexecutable = /bin/evil"}} }, "one non-empty line"},
+		{"extra newline", func(d *condor.DAG) {
+			d.Submits[sub].Extra = [][2]string{{"requirements", "true\nexecutable = /bin/evil"}}
+		}, "one non-empty line"},
 		{"extra bad name", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"a b", "1"}} }, "not a command name"},
-		{"extra twice", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"+ProjectName", `"a"`}, {"MY.projectname", `"b"`}} }, "given twice"},
+		{"extra twice", func(d *condor.DAG) {
+			d.Submits[sub].Extra = [][2]string{{"+ProjectName", `"a"`}, {"MY.projectname", `"b"`}}
+		}, "given twice"},
 		{"extra empty", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"requirements", " "}} }, "one non-empty line"},
 		{"space in environment", func(d *condor.DAG) { d.Submits[sub].Environment = []string{"A=b c"} }, "environment entry"},
 		{"quote in VARS", func(d *condor.DAG) { d.Nodes[1].Vars = [][2]string{{"a", `x"y`}} }, "VARS"},
