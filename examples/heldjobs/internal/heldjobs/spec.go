@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/walk"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
 	"go.yaml.in/yaml/v3"
@@ -260,106 +261,147 @@ func specErr(key, format string, a ...any) error {
 // document. Relative log paths stay as written; Run and
 // WriteCondor resolve them against the working directory.
 func LoadSpec(r io.Reader) (*Spec, error) {
-	b, err := io.ReadAll(r)
+	rd := specReader{w: walk.NewYAML("", specWalkErr), given: map[string]bool{}}
+	s, err := rd.load(r)
 	if err != nil {
-		return nil, fmt.Errorf("heldjobs: reading spec: %w", err)
+		return nil, fmt.Errorf("heldjobs: %w", err)
 	}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// specReader reads one spec document with the shared bounded walker; given
+// records every key path the file gives ("epochs", "data.synthetic.jobs"),
+// so that a key that is absent can be told from one given with a zero
+// value.
+type specReader struct {
+	w     walk.YAML
+	given map[string]bool
+}
+
+// specWalkErr is the spec's walk.ErrorFunc: a *SpecError naming the key
+// ("(document)" at the root) and the line where the walker knows it.
+func specWalkErr(_, path string, line int, err error) error {
+	key := cmp.Or(path, "(document)")
+	if line > 0 {
+		return &SpecError{Key: key, Err: fmt.Errorf("%w: line %d: %w", ErrSpec, line, err)}
+	}
+	return &SpecError{Key: key, Err: fmt.Errorf("%w: %w", ErrSpec, err)}
+}
+
+// topKeys are the keys of a spec's top level.
+var topKeys = []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "model", "resources", "retries", "allow_failed"}
+
+func (rd specReader) load(r io.Reader) (*Spec, error) {
+	b, err := walk.ReadAll(r, "", specWalkErr)
+	if err != nil {
+		return nil, err
+	}
+	root, err := rd.w.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil || root.Kind == 0 {
+		return nil, specErr("(document)", "empty")
+	}
+	if err := oneDocument(b); err != nil {
+		return nil, err
+	}
+	s := &Spec{}
+	err = rd.fields(root, "", topKeys, func(key, k string, v *yaml.Node) error {
+		switch k {
+		case "name":
+			return rd.str(v, key, &s.Name)
+		case "data":
+			return rd.data(v, key, &s.Data)
+		case "space":
+			return rd.space(v, key, &s.Space)
+		case "random":
+			return rd.integer(v, key, &s.Random)
+		case "epochs":
+			return rd.integer(v, key, &s.Epochs)
+		case "patience":
+			return rd.integer(v, key, &s.Patience)
+		case "metric":
+			var m string
+			err := rd.str(v, key, &m)
+			s.Metric = Metric(m)
+			return err
+		case "threshold":
+			return rd.float(v, key, &s.Threshold)
+		case "engine":
+			return rd.str(v, key, &s.Engine)
+		case "model":
+			return rd.str(v, key, &s.Model)
+		case "resources":
+			res, err := sweepResources(walk.Deref(v), key)
+			s.Resources = res
+			return err
+		case "retries":
+			return rd.integer(v, key, &s.Retries)
 		}
-		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "%v", err))
+		return rd.boolean(v, key, &s.AllowFailed) // allow_failed
+	})
+	if err != nil {
+		return nil, err
 	}
-	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
+	if !rd.given["space"] {
+		return nil, specErr("space", "missing: the search space is empty")
 	}
-	var next yaml.Node
+	if err := explicit(s, rd.given); err != nil {
+		return nil, err
+	}
+	if !rd.given["retries"] {
+		s.Retries = -1 // the default, set by withDefaults
+	}
+	return s, nil
+}
+
+// oneDocument refuses a second YAML document in the file: a parser reads
+// the first document of a stream, so the second would be silently ignored.
+func oneDocument(b []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var first, next yaml.Node
+	if err := dec.Decode(&first); err != nil {
+		return specErr("(document)", "%v", err)
+	}
 	switch err := dec.Decode(&next); {
 	case err == nil:
 		line := next.Line
 		if len(next.Content) > 0 {
 			line = next.Content[0].Line
 		}
-		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "a second YAML document at line %d: a spec file holds one", line))
+		return specErr("(document)", "a second YAML document at line %d: a spec file holds one", line)
 	case !errors.Is(err, io.EOF):
-		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "after the first document: %v", err))
+		return specErr("(document)", "after the first document: %v", err)
 	}
-	s := &Spec{}
-	seen := map[string]bool{} // every key path given, "epochs", "data.synthetic.jobs"
-	err = fields(doc.Content[0], "", seen, []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "model", "resources", "retries", "allow_failed"}, func(key, k string, v *yaml.Node) error {
-		switch k {
-		case "name":
-			return scalar(v, key, &s.Name)
-		case "data":
-			return s.loadData(v, key, seen)
-		case "space":
-			return s.loadSpace(v, key, seen)
-		case "random":
-			return intTo(v, key, &s.Random)
-		case "epochs":
-			return intTo(v, key, &s.Epochs)
-		case "patience":
-			return intTo(v, key, &s.Patience)
-		case "metric":
-			var m string
-			if err := scalar(v, key, &m); err != nil {
-				return err
-			}
-			s.Metric = Metric(m)
-			return nil
-		case "threshold":
-			return floatTo(v, key, &s.Threshold)
-		case "engine":
-			return scalar(v, key, &s.Engine)
-		case "model":
-			return scalar(v, key, &s.Model)
-		case "resources":
-			// The resources block is sweep's; borrow its parser through a
-			// one-key sweep spec so that units and errors are the same.
-			var buf bytes.Buffer
-			enc := yaml.NewEncoder(&buf)
-			if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
-				{Kind: yaml.ScalarNode, Value: "name"}, {Kind: yaml.ScalarNode, Value: "resources"},
-				{Kind: yaml.ScalarNode, Value: "resources"}, v,
-				{Kind: yaml.ScalarNode, Value: "base"}, {Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "x"}, {Kind: yaml.ScalarNode, Value: "1"}}},
-			}}); err != nil {
-				return specErr(key, "%v", err)
-			}
-			ss, err := sweep.LoadSpec(&buf)
-			if err != nil {
-				var se *sweep.SpecError
-				if errors.As(err, &se) {
-					return specErr(se.Key, "%v", se.Err)
-				}
-				return specErr(key, "%v", err)
-			}
-			s.Resources = ss.Resources
-			return nil
-		case "retries":
-			return intTo(v, key, &s.Retries)
-		case "allow_failed":
-			return boolTo(v, key, &s.AllowFailed)
-		}
-		return nil
-	})
+	return nil
+}
+
+// sweepResources reads the resources block, which is sweep's: it borrows
+// sweep's parser through a one-key sweep spec so that units and errors are
+// the same.
+func sweepResources(v *yaml.Node, key string) (sweep.Resources, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		{Kind: yaml.ScalarNode, Value: "name"}, {Kind: yaml.ScalarNode, Value: "resources"},
+		{Kind: yaml.ScalarNode, Value: "resources"}, v,
+		{Kind: yaml.ScalarNode, Value: "base"}, {Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "x"}, {Kind: yaml.ScalarNode, Value: "1"}}},
+	}}); err != nil {
+		return sweep.Resources{}, specErr(key, "%v", err)
+	}
+	ss, err := sweep.LoadSpec(&buf)
 	if err != nil {
-		return nil, fmt.Errorf("heldjobs: %w", err)
+		var se *sweep.SpecError
+		if errors.As(err, &se) {
+			return sweep.Resources{}, specErr(se.Key, "%v", se.Err)
+		}
+		return sweep.Resources{}, specErr(key, "%v", err)
 	}
-	if !seen["space"] {
-		return nil, fmt.Errorf("heldjobs: %w", specErr("space", "missing: the search space is empty"))
-	}
-	if err := explicit(s, seen); err != nil {
-		return nil, fmt.Errorf("heldjobs: %w", err)
-	}
-	if !seen["retries"] {
-		s.Retries = -1 // the default, set by withDefaults
-	}
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return ss.Resources, nil
 }
 
 // explicit refuses a key given in the file with the value that, in a Spec
@@ -394,88 +436,94 @@ func explicit(s *Spec, given map[string]bool) error {
 	return nil
 }
 
-func (s *Spec) loadData(n *yaml.Node, prefix string, given map[string]bool) error {
-	return fields(n, prefix, given, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
+func (rd specReader) data(n *yaml.Node, prefix string, d *Data) error {
+	return rd.fields(n, prefix, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
 		switch k {
 		case "logs":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list of files (line %d)", v.Line)
+			items, err := rd.w.Seq(v, key)
+			if err != nil {
+				return err
 			}
-			for i, c := range v.Content {
+			if len(items) == 0 {
+				return specErr(key, "empty list")
+			}
+			for i, c := range items {
 				var p string
-				if err := scalar(c, fmt.Sprintf("%s[%d]", key, i), &p); err != nil {
+				if err := rd.str(c, walk.Idx(key, i), &p); err != nil {
 					return err
 				}
-				s.Data.Logs = append(s.Data.Logs, p)
-			}
-			if len(s.Data.Logs) == 0 {
-				return specErr(key, "empty list")
+				d.Logs = append(d.Logs, p)
 			}
 			return nil
 		case "synthetic":
-			return fields(v, key, given, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
+			return rd.fields(v, key, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
 				switch k {
 				case "jobs":
-					return intTo(v, key, &s.Data.Synthetic.Jobs)
+					return rd.integer(v, key, &d.Synthetic.Jobs)
 				case "seed":
-					return uintTo(v, key, &s.Data.Synthetic.Seed)
+					return rd.uint(v, key, &d.Synthetic.Seed)
 				}
-				return floatTo(v, key, &s.Data.Synthetic.Snapshot)
+				return rd.float(v, key, &d.Synthetic.Snapshot)
 			})
 		case "e":
-			return intTo(v, key, &s.Data.E)
+			return rd.integer(v, key, &d.E)
 		case "forward":
-			return boolTo(v, key, &s.Data.Forward)
+			return rd.boolean(v, key, &d.Forward)
 		case "split":
-			if v.Kind != yaml.SequenceNode || len(v.Content) != 2 {
-				return specErr(key, "must be [train, validation] fractions (line %d)", v.Line)
-			}
-			if err := floatTo(v.Content[0], key+"[0]", &s.Data.Train); err != nil {
+			items, err := rd.w.Seq(v, key)
+			if err != nil {
 				return err
 			}
-			return floatTo(v.Content[1], key+"[1]", &s.Data.Valid)
+			if len(items) != 2 {
+				return rd.w.Err(v, key, walk.ErrSchema, "want [train, validation] fractions, got %d values", len(items))
+			}
+			if err := rd.float(items[0], walk.Idx(key, 0), &d.Train); err != nil {
+				return err
+			}
+			return rd.float(items[1], walk.Idx(key, 1), &d.Valid)
 		}
-		return uintTo(v, key, &s.Data.Seed)
+		return rd.uint(v, key, &d.Seed)
 	})
 }
 
-func (s *Spec) loadSpace(n *yaml.Node, prefix string, given map[string]bool) error {
-	return fields(n, prefix, given, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
-		if v.Kind != yaml.SequenceNode {
-			return specErr(key, "must be a list of values (line %d)", v.Line)
+func (rd specReader) space(n *yaml.Node, prefix string, sp *Space) error {
+	return rd.fields(n, prefix, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
+		items, err := rd.w.Seq(v, key)
+		if err != nil {
+			return err
 		}
-		if len(v.Content) == 0 {
+		if len(items) == 0 {
 			return specErr(key, "empty list: the search space is empty")
 		}
-		for i, c := range v.Content {
-			ik := fmt.Sprintf("%s[%d]", key, i)
+		for i, c := range items {
+			ik := walk.Idx(key, i)
 			var err error
 			switch k {
 			case "shape":
 				var lit string
-				if err = scalar(c, ik, &lit); err == nil {
+				if err = rd.str(c, ik, &lit); err == nil {
 					var sh Shape
 					if sh, err = ParseShape(lit); err != nil {
 						err = &SpecError{Key: ik, Err: err}
 					}
-					s.Space.Shape = append(s.Space.Shape, sh)
+					sp.Shape = append(sp.Shape, sh)
 				}
 			case "hidden":
 				var x int
-				err = intTo(c, ik, &x)
-				s.Space.Hidden = append(s.Space.Hidden, x)
+				err = rd.integer(c, ik, &x)
+				sp.Hidden = append(sp.Hidden, x)
 			case "layers":
 				var x int
-				err = intTo(c, ik, &x)
-				s.Space.Layers = append(s.Space.Layers, x)
+				err = rd.integer(c, ik, &x)
+				sp.Layers = append(sp.Layers, x)
 			case "lr":
 				var x float64
-				err = floatTo(c, ik, &x)
-				s.Space.LearningRate = append(s.Space.LearningRate, x)
+				err = rd.float(c, ik, &x)
+				sp.LearningRate = append(sp.LearningRate, x)
 			default: // batch
 				var x int
-				err = intTo(c, ik, &x)
-				s.Space.Batch = append(s.Space.Batch, x)
+				err = rd.integer(c, ik, &x)
+				sp.Batch = append(sp.Batch, x)
 			}
 			if err != nil {
 				return err
@@ -486,90 +534,84 @@ func (s *Spec) loadSpace(n *yaml.Node, prefix string, given map[string]bool) err
 }
 
 // fields calls f for each key of the mapping n, in document order, after
-// refusing a key that is not in known (the error lists them) and a key
-// given twice; prefix is the mapping's own key path ("" for the document).
-// Each key's path is recorded in given, so that a caller can tell a key
-// that is absent from one given with a zero value.
-func fields(n *yaml.Node, prefix string, given map[string]bool, known []string, f func(key, k string, v *yaml.Node) error) error {
-	path := func(k string) string {
-		if prefix == "" {
-			return k
-		}
-		return prefix + "." + k
+// refusing a key that is not in known (naming the nearest known one) and a
+// key given twice; prefix is the mapping's own key path ("" for the
+// document). Each key's path is recorded in rd.given.
+func (rd specReader) fields(n *yaml.Node, prefix string, known []string, f func(key, k string, v *yaml.Node) error) error {
+	m, err := rd.w.Mapping(n, prefix)
+	if err != nil {
+		return err
 	}
-	if n.Kind != yaml.MappingNode {
-		return specErr(cmp.Or(prefix, "(document)"), "must be a mapping (line %d)", n.Line)
+	if err := rd.w.Keys(m, prefix, cmp.Or(prefix, "a spec"), known); err != nil {
+		return err
 	}
-	lines := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, line := n.Content[i].Value, n.Content[i].Line
-		switch {
-		case !slices.Contains(known, k):
-			return specErr(path(k), "unknown key (known: %s)", strings.Join(known, ", "))
-		case lines[k] > 0:
-			return specErr(path(k), "duplicate key (lines %d and %d)", lines[k], line)
-		}
-		lines[k] = line
-		given[path(k)] = true
-		if err := f(path(k), k, n.Content[i+1]); err != nil {
+	for _, kv := range m {
+		key := walk.Dot(prefix, kv[0].Value)
+		rd.given[key] = true
+		if err := f(key, kv[0].Value, kv[1]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func scalar(n *yaml.Node, key string, dst *string) error {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return specErr(key, "must be a value (line %d)", n.Line)
+// str reads a scalar that is not null ("name:" with no value).
+func (rd specReader) str(n *yaml.Node, key string, dst *string) error {
+	s, err := rd.w.Scalar(n, key)
+	if err != nil {
+		return err
 	}
-	*dst = n.Value
+	if walk.Deref(n).Tag == "!!null" {
+		return rd.w.Err(n, key, walk.ErrSchema, "want a value, got null")
+	}
+	*dst = s
 	return nil
 }
 
-// number parses a scalar with parse into dst; want says what it must be.
-func number[T any](n *yaml.Node, key string, dst *T, want string, parse func(string) (T, error)) error {
-	var lit string
-	if err := scalar(n, key, &lit); err != nil {
+func (rd specReader) integer(n *yaml.Node, key string, dst *int) error {
+	x, err := rd.w.Integer(n, key)
+	*dst = x
+	return err
+}
+
+// uint reads a seed: any uint64, beyond walk's int.
+func (rd specReader) uint(n *yaml.Node, key string, dst *uint64) error {
+	s, err := rd.w.Scalar(n, key)
+	if err != nil {
 		return err
 	}
-	x, err := parse(lit)
+	x, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return specErr(key, "%q is not %s", lit, want)
+		return rd.w.Err(n, key, walk.ErrSchema, "want a non-negative integer, got %q", s)
 	}
 	*dst = x
 	return nil
 }
 
-// boolTo reads a true or false scalar (Go's strconv.ParseBool spellings).
-func boolTo(n *yaml.Node, key string, dst *bool) error {
-	var lit string
-	if err := scalar(n, key, &lit); err != nil {
+func (rd specReader) float(n *yaml.Node, key string, dst *float64) error {
+	x, err := rd.w.Number(n, key)
+	if err != nil {
 		return err
 	}
-	b, err := strconv.ParseBool(lit)
-	if err != nil {
-		return specErr(key, "%q is not true or false", lit)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return rd.w.Err(n, key, walk.ErrSchema, "want a finite number, got %v", x)
 	}
-	*dst = b
+	*dst = x
 	return nil
 }
 
-func intTo(n *yaml.Node, key string, dst *int) error {
-	return number(n, key, dst, "an integer", strconv.Atoi)
-}
-
-func uintTo(n *yaml.Node, key string, dst *uint64) error {
-	return number(n, key, dst, "a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) })
-}
-
-func floatTo(n *yaml.Node, key string, dst *float64) error {
-	return number(n, key, dst, "a finite number", func(s string) (float64, error) {
-		x, err := strconv.ParseFloat(s, 64)
-		if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
-			err = errors.New("not finite")
-		}
-		return x, err
-	})
+// boolean reads true or false (Go's strconv.ParseBool spellings).
+func (rd specReader) boolean(n *yaml.Node, key string, dst *bool) error {
+	s, err := rd.w.Scalar(n, key)
+	if err != nil {
+		return err
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return rd.w.Err(n, key, walk.ErrSchema, "want true or false, got %q", s)
+	}
+	*dst = b
+	return nil
 }
 
 // withDefaults fills the zero fields.
