@@ -198,6 +198,9 @@ type Spec struct {
 	// that failed for good, so that a lost run cannot silently change which
 	// model is chosen.
 	AllowFailed bool
+	// Condor is what the HTCondor DAG's files ask of a pool (PoolSpec);
+	// nil means the defaults. The other engines ignore it.
+	Condor *PoolSpec `json:",omitempty"`
 }
 
 // Defaults of a spec.
@@ -292,7 +295,7 @@ func specWalkErr(_, path string, line int, err error) error {
 }
 
 // topKeys are the keys of a spec's top level.
-var topKeys = []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "model", "resources", "retries", "allow_failed"}
+var topKeys = []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "model", "resources", "retries", "allow_failed", "condor"}
 
 func (rd specReader) load(r io.Reader) (*Spec, error) {
 	b, err := walk.ReadAll(r, "", specWalkErr)
@@ -341,6 +344,9 @@ func (rd specReader) load(r io.Reader) (*Spec, error) {
 			return err
 		case "retries":
 			return rd.integer(v, key, &s.Retries)
+		case "condor":
+			s.Condor = &PoolSpec{}
+			return rd.pool(v, key, s.Condor)
 		}
 		return rd.boolean(v, key, &s.AllowFailed) // allow_failed
 	})
@@ -772,7 +778,7 @@ func (s *Spec) Validate() error {
 				return specErr(fmt.Sprintf("data.logs[%d]", i), "empty path")
 			}
 		}
-		return nil
+		return s.Condor.validate(s.Resources.Account)
 	}()
 	if err != nil {
 		return fmt.Errorf("heldjobs: %w", err)
