@@ -223,7 +223,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 			InitialDir: "parse", Inputs: parseInputs, Outputs: []string{"dataset"}, Resources: parseRes,
 		},
 		"train.sub": {
-			Comment: "held-job search: train one point; the macros come from the node's VARS",
+			Comment:    "held-job search: train one point; the macros come from the node's VARS",
 			Executable: exe, Arguments: []string{"node", "train", "-data", ".", "-model", "model_$(run_id)", "-retry", "$(retry)",
 				"-checkpoint-every", pool.Checkpoint.String()},
 			InitialDir: "$(dir)",
