@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/dagman"
@@ -708,5 +709,126 @@ func TestParseMemory(t *testing.T) {
 	}
 	if a, b := parseMemoryMB(1<<30, 1), parseMemoryMB(1<<30, 3); b <= a {
 		t.Errorf("three shapes %d MB, one %d MB", b, a)
+	}
+}
+
+// TestPoolSpec reads the spec's condor section and refuses, naming the
+// key, what the submit files must not carry: a command the pipeline
+// writes itself, a name the submit language cannot read, a value over two
+// lines, resources for the training nodes outside the top-level key.
+func TestPoolSpec(t *testing.T) {
+	s := loadSpec(t, smallSpec+"condor:\n  submit: {+ProjectName: '\"p\"', requirements: 'HasX'}\n  parse: {resources: {memory: 6G, time: 1h}, submit: {requirements: 'HasY'}}\n  time_retry: 1.5\n  checkpoint: 20m\n  hold_limit: 10m\n")
+	p := s.Condor
+	if p == nil || len(p.Submit) != 2 || p.Submit[0] != [2]string{"+ProjectName", `"p"`} || p.Parse.Resources.MemoryMB != 6144 ||
+		p.Parse.Resources.Time != time.Hour || p.TimeFactor != 1.5 || p.Checkpoint != 20*time.Minute || p.HoldLimit != 10*time.Minute {
+		t.Fatalf("condor section %+v", p)
+	}
+	if got := mergeSubmit(p.Submit, p.Parse.Submit); !slices.Equal(got, [][2]string{{"+ProjectName", `"p"`}, {"requirements", "HasY"}}) {
+		t.Errorf("parse's commands %v", got)
+	}
+	if s := loadSpec(t, smallSpec+"condor: {time_retry: none}\n"); !s.Condor.NoTimeRetry {
+		t.Error("time_retry: none")
+	}
+	for _, tc := range []struct{ text, key, msg string }{
+		{"condor: {submit: {executable: /bin/evil}}", "condor.submit", "writes executable itself"},
+		{"condor: {train: {submit: {Arguments: x}}}", "condor.train.submit", "writes Arguments itself"},
+		{"condor: {parse: {submit: {log: x}}}", "condor.parse.submit", "writes log itself"},
+		{"condor: {submit: {request_memory: 9000}}", "condor.submit", "writes request_memory itself"},
+		{"condor: {submit: {'a b': 1}}", "condor.submit", "not a command name"},
+		{"condor: {submit: {requirements: \"a\\nqueue\"}}", "condor.submit", "one non-empty line"},
+		{"condor: {train: {resources: {memory: 1G}}}", "condor.train.resources", "top-level resources"},
+		{"condor: {select: {resources: {memory: lots}}}", "condor.select.resources.memory", ""},
+		{"condor: {time_retry: 0.5}", "condor.time_retry", "factor from 1 to 100"},
+		{"condor: {checkpoint: -1h}", "condor.checkpoint", "positive duration"},
+		{"condor: {gpu: 1}", "condor.gpu", "unknown"},
+	} {
+		_, err := LoadSpec(strings.NewReader(smallSpec + tc.text + "\n"))
+		var se *SpecError
+		if !errors.As(err, &se) || se.Key != tc.key || !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: error %v, want a SpecError at %s with %q", tc.text, err, tc.key, tc.msg)
+		}
+	}
+}
+
+// TestCondorDAGMovedAndExtended writes a DAG of two points, runs it,
+// moves the directory and runs nothing more there; then writes the
+// four-point spec into the moved directory and runs it from its new
+// place: only the two new points train (the finished ones are marked DONE
+// and keep their results, to the bit), and the gathered tree equals the
+// in-process search of the four points.
+func TestCondorDAGMovedAndExtended(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two DAGs of processes")
+	}
+	want := localSmall(t)
+	first := filepath.Join(t.TempDir(), "dag")
+	small := loadSpec(t, strings.Replace(smallSpec, "hidden: [4, 8]", "hidden: [4]", 1))
+	f, err := (&Condor{Spec: small, Dir: first, Executable: os.Args[0], AllowDynamic: true}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dagman.Run(context.Background(), f.DAG, dagman.Config{Parallel: 2}); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, r := range f.Runs {
+		id := filepath.Base(r)
+		b, err := os.ReadFile(filepath.Join(r, "run_"+id, sweep.ResultFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[id] = b
+	}
+	moved := filepath.Join(t.TempDir(), "elsewhere", "dag")
+	os.MkdirAll(filepath.Dir(moved), 0o755)
+	if err := os.Rename(first, moved); err != nil {
+		t.Fatal(err)
+	}
+	// A spec that differs in more than the space is refused.
+	if _, err := (&Condor{Spec: loadSpec(t, strings.Replace(smallSpec, "epochs: 3", "epochs: 4", 1)), Dir: moved, Executable: os.Args[0], AllowDynamic: true}).Write(); err == nil || !strings.Contains(err.Error(), "differs in more than space") {
+		t.Fatalf("extending with other epochs: %v", err)
+	}
+	g, err := (&Condor{Spec: loadSpec(t, smallSpec), Dir: moved, Executable: os.Args[0], AllowDynamic: true}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Reused) != 2 || len(g.Runs) != 4 {
+		t.Fatalf("extension reuses %v of %d runs, want 2 of 4", g.Reused, len(g.Runs))
+	}
+	sum, err := dagman.Run(context.Background(), g.DAG, dagman.Config{Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trained []string
+	for _, n := range sum.Done {
+		if strings.HasPrefix(n, "train_") {
+			trained = append(trained, n)
+		}
+	}
+	if len(trained) != 2 || !slices.Contains(sum.Skipped, "parse") || len(sum.Skipped) != 3 {
+		t.Errorf("extended DAG trained %v and skipped %v; want the 2 new points trained, parse and the 2 old ones skipped", trained, sum.Skipped)
+	}
+	for id, b := range before {
+		if slices.Contains(trained, "train_"+id) {
+			t.Errorf("finished run %s trained again", id)
+		}
+		a, err := os.ReadFile(filepath.Join(moved, "train", id, "run_"+id, sweep.ResultFile))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("run %s's result changed in the extension (%v)", id, err)
+		}
+	}
+	l, err := sweep.OpenLedgerReadOnly(filepath.Join(g.Results, LedgerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, pts, _ := loadSpec(t, smallSpec).Sweep("")
+	got, err := ledgerRecords(context.Background(), l, filepath.Join(g.Results, WorkDir), pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRuns(t, "extended DAG", got, want)
+	if b, err := ReadBest(g.Results); err != nil || b.RunID != want.Runs[want.Best].ID {
+		t.Errorf("extended DAG's best %+v, %v; want %s", b, err, want.Runs[want.Best].Slug)
 	}
 }

@@ -245,6 +245,12 @@ func TrainPoint(ctx context.Context, p Point, rc RunConfig, sp *Splits, ckpt str
 	t0 := time.Now()
 	_, err := lstm.Train(stop, m, cfg, sp.Train, sp.Valid)
 	tr.Seconds = saved.Seconds + time.Since(t0).Seconds()
+	if resumed && err == nil && ctx.Err() == nil && len(saved.Epochs) > 0 {
+		// The checkpoint held every epoch (the run was stopped after its
+		// last epoch was stored): nothing was left to train.
+		tr.Epochs, tr.BestEpoch = saved.Epochs, saved.bestEpoch()
+		best, cbErr = saved.best()
+	}
 	switch {
 	case cbErr != nil:
 		return nil, fmt.Errorf("heldjobs: scoring the validation set: %w", cbErr)
