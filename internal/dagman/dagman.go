@@ -79,7 +79,11 @@ var ErrNode = errors.New("DAG node failed")
 // and starts again in the same sandbox, as HTCondor's self-checkpointing
 // jobs do; an evicted job (Config.Evict) starts again in a fresh sandbox
 // from its inputs with the spooled checkpoint on top, logging an eviction
-// event (004) first.
+// event (004) first. A job that runs longer than its allowed_job_duration
+// (a number of seconds, or $CHOICE(retry, ...) of the node's retry number)
+// is killed and held with code 46; with periodic_remove it is removed at
+// once (a pool waits for the expression to become true) and the node
+// fails with $RETURN -1002, so that RETRY applies.
 //
 // Only what condor.DAG writes is understood: any other DAG line, and any
 // submit command that is neither one it honours nor one that only matters
@@ -359,9 +363,21 @@ func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int, js *jobSt
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		logf.event(1, "Job executing on host: <127.0.0.1:0?sock=sweep>")
 		r.say("node %s: running %s %s (attempt %d, start %d)", n.Name, filepath.Base(s.Executable), strings.Join(s.Arguments, " "), retry+1, start+1)
-		evicted, err := runEvictable(cmd, r.evictAfter(n.Name, start))
+		evicted, timedOut, err := runEvictable(cmd, r.evictAfter(n.Name, start), jx.limit)
 		if ctx.Err() != nil {
 			return 1, ctx.Err().Error()
+		}
+		if timedOut {
+			// allowed_job_duration: "Jobs which exceed this duration will
+			// go on hold, with hold code 46"; periodic_remove then removes
+			// the held job (here at once), which DAGMan reports to the POST
+			// script as $RETURN -1002.
+			logf.event(12, fmt.Sprintf("Job was held.\n\tThe job exceeded allowed job duration of %d seconds\n\tCode %d Subcode 0", int(jx.limit.Seconds()), holdTimeLimit))
+			if !jx.remove {
+				return 1, "held for exceeding allowed_job_duration; without periodic_remove a pool keeps it on hold"
+			}
+			logf.event(9, "Job was aborted.\n\tremoved by periodic_remove after its hold")
+			return removedReturn, fmt.Sprintf("held for exceeding allowed_job_duration (%v) and removed", jx.limit)
 		}
 		if evicted {
 			js.evicted++
@@ -481,29 +497,45 @@ func spoolFiles(scratch, spool string, names []string) error {
 	return nil
 }
 
+// holdTimeLimit is the HoldReasonCode of a job that ran longer than its
+// allowed_job_duration; removedReturn is the exit value DAGMan gives the
+// POST script ($RETURN) of a job removed from the queue.
+const (
+	holdTimeLimit = 46
+	removedReturn = -1002
+)
+
 // runEvictable runs cmd; after a positive evict it kills the process if
-// it is still running and reports the eviction.
-func runEvictable(cmd *exec.Cmd, evict time.Duration) (bool, error) {
+// it is still running and reports the eviction, and after a positive limit
+// it kills it and reports that it ran out of time, whichever comes first.
+func runEvictable(cmd *exec.Cmd, evict, limit time.Duration) (evicted, timedOut bool, err error) {
 	if err := cmd.Start(); err != nil {
-		return false, err
+		return false, false, err
 	}
 	var mu sync.Mutex
-	exited, evicted := false, false
-	if evict > 0 {
-		t := time.AfterFunc(evict, func() {
+	exited := false
+	kill := func(flag *bool) func() {
+		return func() {
 			mu.Lock()
 			defer mu.Unlock()
-			if !exited && cmd.Process.Kill() == nil {
-				evicted = true
+			if !exited && !evicted && !timedOut && cmd.Process.Kill() == nil {
+				*flag = true
 			}
-		})
+		}
+	}
+	if evict > 0 {
+		t := time.AfterFunc(evict, kill(&evicted))
 		defer t.Stop()
 	}
-	err := cmd.Wait()
+	if limit > 0 {
+		t := time.AfterFunc(limit, kill(&timedOut))
+		defer t.Stop()
+	}
+	err = cmd.Wait()
 	mu.Lock()
 	defer mu.Unlock()
 	exited = true
-	return evicted, err
+	return evicted, timedOut, err
 }
 
 // runPost runs the node's POST script and returns its exit value.
@@ -576,7 +608,7 @@ var submitCommands = map[string]bool{
 	"request_cpus": false, "request_memory": false, "request_disk": false, "request_gpus": false,
 	"requirements": false, "rank": false, "container_image": false, "accounting_group": false,
 	"accounting_group_user": false, "retry_request_memory": false, "retry_request_memory_increase": false,
-	"allowed_job_duration": false, "allowed_execute_duration": false, "periodic_remove": false,
+	"allowed_job_duration": true, "allowed_execute_duration": false, "periodic_remove": false,
 	"periodic_hold": false, "periodic_release": false, "on_exit_hold": false, "on_exit_remove": false,
 	"priority": false, "batch_name": false, "notification": false, "notify_user": false,
 	"job_max_vacate_time": false, "concurrency_limits": false, "max_transfer_input_mb": false,
@@ -636,6 +668,35 @@ var submitMacro = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 type jobExtras struct {
 	ckptCode  int      // checkpoint_exit_code, 0 when unset
 	ckptFiles []string // transfer_checkpoint_files, else transfer_output_files
+	// limit is allowed_job_duration (an integer of seconds, or
+	// $CHOICE(index, item, ...) of them); remove says a held job is
+	// removed (periodic_remove is set), at once here.
+	limit  time.Duration
+	remove bool
+}
+
+// choice evaluates HTCondor's $CHOICE(index, item1, item2, ...) function
+// macro, the index a macro name or an integer, items counted from 0; any
+// other value is returned unchanged.
+func choice(v string, macros map[string]string) (string, error) {
+	inner, ok := strings.CutPrefix(v, "$CHOICE(")
+	if !ok {
+		return v, nil
+	}
+	inner, ok = strings.CutSuffix(inner, ")")
+	items := strings.Split(inner, ",")
+	if !ok || len(items) < 2 {
+		return "", fmt.Errorf("%q: want $CHOICE(index, item1, item2, ...)", v)
+	}
+	idx := strings.TrimSpace(items[0])
+	if m, ok := macros[idx]; ok {
+		idx = m
+	}
+	i, ok := atoiOK(idx)
+	if !ok || i < 0 || i >= len(items)-1 {
+		return "", fmt.Errorf("%q: index %s is out of the list's bounds", v, idx)
+	}
+	return strings.TrimSpace(items[i+1]), nil
 }
 
 // expand returns the job's description with the node's macros substituted.
@@ -683,6 +744,15 @@ func (ps *parsedSubmit) expand(macros map[string]string) (*condor.Submit, jobExt
 			jx.ckptFiles = s.Outputs
 		}
 	}
+	if d := get("allowed_job_duration"); d != "" {
+		v, err := choice(d, macros)
+		n, ok := atoiOK(v)
+		if err != nil || !ok || n <= 0 {
+			return nil, jx, fmt.Errorf("dagman: %w: %s: allowed_job_duration %q is not a positive number of seconds (%v)", condor.ErrInvalid, ps.path, d, err)
+		}
+		jx.limit = time.Duration(n) * time.Second
+	}
+	jx.remove = ps.cmds["periodic_remove"] != ""
 	if len(missing) > 0 {
 		return nil, jx, fmt.Errorf("dagman: %w: %s: undefined macros %v", condor.ErrInvalid, ps.path, missing)
 	}

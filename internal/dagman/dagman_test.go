@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/sweep"
 	"github.com/crosscluster/crosscluster/sweep/condor"
 )
@@ -30,6 +31,7 @@ nooutput) exit 0 ;;
 fatal) echo "cannot go on" >&2; exit 3 ;;
 inspect) env | sort > out/env; ls -A | sort > out/ls; cat in.txt > out/in.txt ;;
 gate) [ -e "$2" ] || { echo "gate closed" >&2; exit 1; }; echo done > out/done ;;
+slow) sleep "$2"; echo done > out/done ;;
 esac
 `
 
@@ -492,5 +494,62 @@ func TestRunCondorDAGCheckpointEviction(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(nd, "a.log"))
 	if !strings.Contains(string(log), "004 (001.000.000)") || !strings.Contains(string(log), "Job was evicted.") {
 		t.Errorf("event log without the eviction:\n%s", log)
+	}
+}
+
+// TestRunCondorDAGTimeLimit: a job over its allowed_job_duration is held
+// with code 46 and, with periodic_remove, removed, so its node fails and
+// is retried; the retry's limit is the next item of $CHOICE(retry, ...),
+// long enough for the job, which then succeeds.
+func TestRunCondorDAGTimeLimit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "job.sh"), []byte(jobScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "a", "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := &condor.DAG{Submits: map[string]*condor.Submit{"a.sub": {Executable: "job.sh", Arguments: []string{"slow", "2"}, InitialDir: "a",
+		Inputs: []string{"out"}, Outputs: []string{"out"}, Log: "a.log", Output: "a.$(retry).out", Error: "a.$(retry).err",
+		RemoveHeldAfter: time.Minute, Extra: [][2]string{{"allowed_job_duration", "$CHOICE(retry, 1, 60)"}}}},
+		Nodes: []condor.Node{{Name: "a", Submit: "a.sub", Vars: [][2]string{{"retry", "$(RETRY)"}}, Retry: 1}}}
+	dag := filepath.Join(dir, "t.dag")
+	if err := d.Write(dag); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), dag, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Retried != 1 {
+		t.Errorf("summary %+v, want one retry", sum)
+	}
+	f, err := os.Open(filepath.Join(dir, "a", "a.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	evs, err := eventlog.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []eventlog.Code
+	holds := 0
+	for _, e := range evs {
+		codes = append(codes, e.Code)
+		if e.Code == eventlog.Held {
+			if hi, err := e.HoldInfo(); err != nil || hi.Code != 46 {
+				t.Errorf("hold %+v, %v; want code 46", hi, err)
+			}
+			holds++
+		}
+	}
+	if holds != 1 || codes[len(codes)-1] != eventlog.Terminated || !slices.Contains(codes, eventlog.Aborted) {
+		t.Errorf("events %v: want one hold, a removal, then a termination", codes)
+	}
+	for _, name := range []string{"a.0.out", "a.1.out"} {
+		if _, err := os.Stat(filepath.Join(dir, "a", name)); err != nil {
+			t.Errorf("attempt output %s: %v", name, err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package heldjobs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,51 @@ func TestSearchFailedRunIsAnError(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(out, BestInfoFile)); err != nil {
 				t.Errorf("the best model's info was not written: %v", err)
+			}
+		})
+	}
+}
+
+// TestNodeCheckTimeHold: with condor.time_retry none, the training node's
+// POST script records a run whose job was held for its time limit (hold
+// code 46 in its event log; removed, so $RETURN is -1002) as failed at
+// once instead of failing the node for a retry; a job held for another
+// reason (34, memory) is still retried.
+func TestNodeCheckTimeHold(t *testing.T) {
+	hold := func(code int) string {
+		p := filepath.Join(t.TempDir(), "train_x.log")
+		body := "000 (001.000.000) 2026-11-28 07:00:00 Job submitted from host: <127.0.0.1:0>\n...\n" +
+			"001 (001.000.000) 2026-11-28 07:00:01 Job executing on host: <127.0.0.1:0>\n...\n" +
+			fmt.Sprintf("012 (001.000.000) 2026-11-28 09:00:01 Job was held.\n\tover the limit\n\tCode %d Subcode 0\n...\n", code) +
+			"009 (001.000.000) 2026-11-28 09:30:01 Job was aborted.\n\tremoved\n...\n"
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		failed bool
+	}{
+		{"time hold, no time retry", []string{"-log", hold(46), "-no-time-retry"}, 0, true},
+		{"time hold, time retry", []string{"-log", hold(46)}, 1, false},
+		{"memory hold, no time retry", []string{"-log", hold(34), "-no-time-retry"}, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := filepath.Join(t.TempDir(), "run_x")
+			var out, errs strings.Builder
+			args := append([]string{"check", "-return", "-1002", "-retry", "0", "-max-retries", "2", "-id", "x", "-run", run, "-model", t.TempDir()}, tc.args...)
+			if got := RunNode(context.Background(), args, &out, &errs); got != tc.code {
+				t.Errorf("exit %d, want %d (%s)", got, tc.code, errs.String())
+			}
+			_, err := os.Stat(filepath.Join(run, FailedFile))
+			if (err == nil) != tc.failed {
+				t.Errorf("failed.json recorded %v, want %v", err == nil, tc.failed)
+			}
+			if tc.failed && !strings.Contains(errs.String(), "time limit") {
+				t.Errorf("the reason does not say time limit: %s", errs.String())
 			}
 		})
 	}
