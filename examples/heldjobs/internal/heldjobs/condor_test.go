@@ -409,6 +409,15 @@ func TestCondorDAGFailedNode(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "train", bad, "run_"+bad, FailedFile)); err != nil {
 				t.Errorf("the failed run is not recorded: %v", err)
 			}
+			// Both DAG attempts of the failed run are in the ledger.
+			l, err := sweep.OpenLedgerReadOnly(filepath.Join(f.Results, LedgerFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if atts, err := l.Attempts(context.Background(), bad); err != nil || len(atts) != 2 || atts[1].State != sweep.Failed || !strings.Contains(atts[1].ErrorText, "failed") {
+				t.Errorf("ledger attempts of the failed run: %+v, %v; want 2 failed", atts, err)
+			}
 			if _, _, err := LoadModel(filepath.Join(f.Results, BestDir)); err != nil {
 				t.Error(err)
 			}

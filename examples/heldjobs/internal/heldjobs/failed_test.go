@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crosscluster/crosscluster/internal/dagman"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
@@ -103,4 +104,80 @@ func TestNodeCheckTimeHold(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCondorDAGAttempts: a training node that fails once (its config is
+// damaged, then mended before the retry) succeeds on attempt 2. Its
+// result.json, the gathered ledger (attempt 1 failed, attempt 2
+// completed) and the kept output and error of each attempt all say so.
+func TestCondorDAGAttempts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a DAG of processes")
+	}
+	want := localSmall(t)
+	id := want.Runs[1].ID
+	dir := filepath.Join(t.TempDir(), "dag")
+	f, err := (&Condor{Spec: loadSpec(t, smallSpec), Dir: dir, Executable: os.Args[0], AllowDynamic: true}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "train", id, "config.json")
+	good, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("{damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mend := &watchFailed{match: "node train_" + id + ": failed (attempt 1)", then: func() { os.WriteFile(cfg, good, 0o644) }}
+	sum, err := dagman.Run(context.Background(), f.DAG, dagman.Config{Parallel: 2, Progress: mend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Retried != 1 || !mend.done {
+		t.Fatalf("summary %+v, mended %v: want one retry", sum, mend.done)
+	}
+	res, err := sweep.ReadResult(filepath.Join(dir, "train", id, "run_"+id))
+	if err != nil || res.Attempt != 2 {
+		t.Fatalf("result.json attempt %d (%v), want 2", res.Attempt, err)
+	}
+	l, err := sweep.OpenLedgerReadOnly(filepath.Join(f.Results, LedgerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	atts, err := l.Attempts(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(atts) != 2 || atts[0].State != sweep.Failed || atts[1].State != sweep.Completed || atts[1].Attempt != 2 {
+		t.Errorf("ledger attempts %+v, want attempt 1 failed and 2 completed", atts)
+	}
+	for _, other := range want.Runs {
+		if r, err := l.Get(context.Background(), other.ID); err != nil || other.ID != id && r.Attempt != 1 {
+			t.Errorf("run %s: ledger attempt %d (%v), want 1", other.Slug, r.Attempt, err)
+		}
+	}
+	for retry := range 2 {
+		for _, ext := range []string{"out", "err"} {
+			if m, _ := filepath.Glob(filepath.Join(f.Results, "logs", fmt.Sprintf("train_%s.retry%d.*.%s", id, retry, ext))); len(m) != 1 {
+				t.Errorf("attempt %d's %s: %v", retry+1, ext, m)
+			}
+		}
+	}
+}
+
+// watchFailed calls then once, when a progress line contains match.
+type watchFailed struct {
+	match string
+	then  func()
+	done  bool
+}
+
+func (w *watchFailed) Write(p []byte) (int, error) {
+	if !w.done && strings.Contains(string(p), w.match) {
+		w.done = true
+		w.then()
+	}
+	return len(p), nil
 }

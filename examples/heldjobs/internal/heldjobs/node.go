@@ -2,6 +2,7 @@ package heldjobs
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,7 +131,7 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "node check: run %s: %s\n", id, why)
 			return 1
 		}
-		if err := RecordFailed(run, id, why); err != nil {
+		if err := RecordFailed(run, id, why, max(retry, 0)+1); err != nil {
 			fmt.Fprintf(stderr, "node check: %v\n", err)
 			return 1
 		}
@@ -327,20 +328,25 @@ func gatherLogs(root, dst string) error {
 	return nil
 }
 
+// failedRun is the content of FailedFile.
+type failedRun struct {
+	RunID   string `json:"run_id"`
+	Error   string `json:"error"`
+	Attempt int    `json:"attempt"` // the DAG node's last attempt, from 1
+}
+
 // FailedFile, in a run's result directory, records that the run failed for
 // good on a DAG (its reason, as JSON): select and cleanup count the run as
 // failed whatever else the directory holds.
 const FailedFile = "failed.json"
 
-// RecordFailed writes runDir/FailedFile for run id with the reason why.
-func RecordFailed(runDir, id, why string) error {
+// RecordFailed writes runDir/FailedFile for run id with the reason why and
+// the number of the DAG node's attempt that failed last (its attempts).
+func RecordFailed(runDir, id, why string, attempt int) error {
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return fmt.Errorf("heldjobs: %w", err)
 	}
-	b, err := json.Marshal(struct {
-		RunID string `json:"run_id"`
-		Error string `json:"error"`
-	}{id, why})
+	b, err := json.Marshal(failedRun{id, why, attempt})
 	if err != nil {
 		return fmt.Errorf("heldjobs: %w", err)
 	}
@@ -390,15 +396,14 @@ func dirRecords(specPath, indexPath, root string) (*Spec, *Dataset, []sweep.Poin
 		r := RunRecord{ID: p.ID, Slug: p.Slug, State: sweep.Failed, Attempt: 1, Point: pt, Params: p.Params,
 			Dir: filepath.Join(root, "run_"+p.ID), ModelDir: filepath.Join(root, "model_"+p.ID)}
 		if b, err := os.ReadFile(filepath.Join(r.Dir, FailedFile)); err == nil {
-			var f struct {
-				Error string `json:"error"`
-			}
+			var f failedRun
 			if json.Unmarshal(b, &f) != nil {
 				f.Error = "(unreadable " + FailedFile + ")"
 			}
 			r.Error = fmt.Sprintf("node train_%s failed: %s", p.ID, f.Error)
+			r.Attempt = max(f.Attempt, 1)
 		} else if res, err := sweep.ReadResult(r.Dir); err == nil && res.RunID == p.ID {
-			r.State, r.Result = sweep.Completed, res
+			r.State, r.Result, r.Attempt = sweep.Completed, res, max(res.Attempt, 1)
 		} else {
 			r.Error = fmt.Sprintf("no result from node train_%s", p.ID)
 		}
@@ -475,10 +480,19 @@ func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string,
 	for i := range recs {
 		byID[recs[i].ID] = &recs[i]
 	}
+	// Each run is imported with the DAG node's attempts: an attempt before
+	// the one that ended the node is recorded as failed (its output and
+	// error are in logs/), so that the ledger's attempt is the one
+	// result.json names.
 	importRun := func(ctx context.Context, t sweep.Task) (*sweep.Result, error) {
 		r := byID[t.RunID]
-		if r == nil || r.Result == nil {
+		switch {
+		case r == nil:
 			return nil, fmt.Errorf("heldjobs: DAG node train_%s left no result", t.RunID)
+		case t.Attempt < r.Attempt:
+			return nil, fmt.Errorf("heldjobs: attempt %d of DAG node train_%s failed; its output and error are logs/train_%s.retry%d.*", t.Attempt, t.RunID, t.RunID, t.Attempt-1)
+		case r.Result == nil:
+			return nil, fmt.Errorf("heldjobs: %s", cmp.Or(r.Error, "DAG node train_"+t.RunID+" left no result"))
 		}
 		if b, err := os.ReadFile(filepath.Join(r.Dir, sweep.MetricFile)); err == nil {
 			if err := writeAtomic(filepath.Join(t.Dir, sweep.MetricFile), b); err != nil {
@@ -493,9 +507,30 @@ func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string,
 		return &res, nil
 	}
 	work := filepath.Join(out, WorkDir)
-	c := &sweep.Controller{Ledger: l, Backend: &sweep.Local{Func: importRun}, WorkDir: work, Parallel: 4}
-	if _, err := c.Run(ctx); err != nil {
-		return fmt.Errorf("heldjobs: %w", err)
+	// No retry by the controller: the runs that had more attempts on the
+	// DAG are requeued until their ledger attempt is the DAG's.
+	c := &sweep.Controller{Ledger: l, Backend: &sweep.Local{Func: importRun}, WorkDir: work, Parallel: 4,
+		Retry: sweep.RetryPolicy{Budget: map[sweep.Class]int{}}}
+	for {
+		if _, err := c.Run(ctx); err != nil {
+			return fmt.Errorf("heldjobs: %w", err)
+		}
+		var again []string
+		for _, r := range recs {
+			lr, err := l.Get(ctx, r.ID)
+			if err != nil {
+				return fmt.Errorf("heldjobs: %w", err)
+			}
+			if lr.State == sweep.Failed && lr.Attempt < r.Attempt {
+				again = append(again, r.ID)
+			}
+		}
+		if len(again) == 0 {
+			break
+		}
+		if _, err := l.Requeue(ctx, again, nil, false); err != nil {
+			return fmt.Errorf("heldjobs: %w", err)
+		}
 	}
 	runs, err := ledgerRecords(ctx, l, work, pts)
 	if err != nil {
