@@ -144,7 +144,7 @@ func runCondor(ctx context.Context, o options, spec *heldjobs.Spec, exe, out str
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote the DAG %s (%d training nodes); submit it on an access point with\n  condor_submit_dag %s\n",
+	fmt.Fprintf(stdout, "wrote the DAG %s (%d training nodes); submit it on an access point with\n  condor_submit_dag -usedagdir %s\n",
 		files.DAG, len(files.Runs), files.DAG)
 	if o.backend != "condor-local" {
 		return nil

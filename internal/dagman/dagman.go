@@ -607,7 +607,7 @@ var submitCommands = map[string]bool{
 	"checkpoint_exit_code": true, "transfer_checkpoint_files": true,
 	"request_cpus": false, "request_memory": false, "request_disk": false, "request_gpus": false,
 	"requirements": false, "rank": false, "container_image": false, "accounting_group": false,
-	"accounting_group_user": false, "retry_request_memory": false, "retry_request_memory_increase": false,
+	"accounting_group_user": false, "retry_request_memory": false, "retry_request_memory_increase": false, "retry_request_memory_max": false,
 	"allowed_job_duration": true, "allowed_execute_duration": false, "periodic_remove": false,
 	"periodic_hold": false, "periodic_release": false, "on_exit_hold": false, "on_exit_remove": false,
 	"priority": false, "batch_name": false, "notification": false, "notify_user": false,
