@@ -334,6 +334,7 @@ func FuzzReadDAG(f *testing.F) {
 	f.Add("JOB a /x.sub\nVARS a k=\"v\"\nRETRY a 2 UNLESS-EXIT 3\nSCRIPT POST a /bin/true $RETURN\nJOB b /y.sub\nPARENT a CHILD b\n")
 	f.Add("PARENT CHILD\n")
 	f.Add("RETRY a x\n")
+	f.Add("universe = vanilla\nexecutable = x\nshould_transfer_files = YES\nwhen_to_transfer_output = ON_EXIT\ninitialdir = d\noutput = o.$(Cluster)\nerror = e\nlog = l\ncheckpoint_exit_code = 85\ntransfer_checkpoint_files = s\nallowed_job_duration = $CHOICE(retry, 1, 2)\n+ProjectName = \"p\"\nqueue\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		path := filepath.Join(t.TempDir(), "f.dag")
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {

@@ -841,3 +841,19 @@ func TestCondorDAGMovedAndExtended(t *testing.T) {
 		t.Errorf("extended DAG's best %+v, %v; want %s", b, err, want.Runs[want.Best].Slug)
 	}
 }
+
+// FuzzPoolSpec reads specs whose condor section is fuzzed: no panic, and
+// every error a *SpecError wrapping ErrSpec.
+func FuzzPoolSpec(f *testing.F) {
+	f.Add("condor: {submit: {+ProjectName: '\"p\"', requirements: 'HasX'}, parse: {resources: {memory: 6G}}, time_retry: 1.5}")
+	f.Add("condor: {train: {submit: {container_image: x}}, time_retry: none, checkpoint: 20m, hold_limit: 1h}")
+	f.Add("condor: {submit: {executable: x}}")
+	f.Add("condor:\n  cleanup: {submit: {a: &x b, c: *x}}")
+	f.Fuzz(func(t *testing.T, section string) {
+		_, err := LoadSpec(strings.NewReader(smallSpec + section + "\n"))
+		var se *SpecError
+		if err != nil && (!errors.Is(err, ErrSpec) || !errors.As(err, &se)) {
+			t.Fatalf("error %v is not a SpecError wrapping ErrSpec", err)
+		}
+	})
+}
