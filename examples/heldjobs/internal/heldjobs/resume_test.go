@@ -17,14 +17,10 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// TestTrainPointResume stops a training run at random epochs, again and
-// again, each time starting it anew on the same checkpoint, and checks
-// that it ends with the model (to the bit) and the epochs of a run never
-// stopped, early stopping included; a run that had stopped early resumes
-// to its result without training.
-func TestTrainPointResume(t *testing.T) {
-	dir := t.TempDir()
-	spec := loadSpec(t, strings.NewReplacer("epochs: 3", "epochs: 12", "patience: 2", "patience: 4").Replace(smallSpec))
+// firstPoint parses spec's data into dir/data and returns the first
+// point of its search, its run configuration and its splits.
+func firstPoint(t *testing.T, spec *Spec, dir string) (Point, RunConfig, *Splits) {
+	t.Helper()
 	d, err := Parse(spec, filepath.Join(dir, "data"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +41,18 @@ func TestTrainPointResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, rc, sp
+}
+
+// TestTrainPointResume stops a training run at random epochs, again and
+// again, each time starting it anew on the same checkpoint, and checks
+// that it ends with the model (to the bit) and the epochs of a run never
+// stopped, early stopping included; a run that had stopped early resumes
+// to its result without training.
+func TestTrainPointResume(t *testing.T) {
+	dir := t.TempDir()
+	spec := loadSpec(t, strings.NewReplacer("epochs: 3", "epochs: 12", "patience: 2", "patience: 4").Replace(smallSpec))
+	p, rc, sp := firstPoint(t, spec, dir)
 	plain, err := TrainPoint(context.Background(), p, rc, sp, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -185,26 +193,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 func TestTrainPointResumeAfterLastEpoch(t *testing.T) {
 	dir := t.TempDir()
 	spec := loadSpec(t, smallSpec)
-	d, err := Parse(spec, filepath.Join(dir, "data"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, pts, err := spec.Sweep(d.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := PointOf(pts[0].Params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc, err := runConfigOf(pts[0].Params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := LoadShape(filepath.Join(dir, "data"), d, p.Shape)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, rc, sp := firstPoint(t, spec, dir)
 	plain, err := TrainPoint(context.Background(), p, rc, sp, "", nil)
 	if err != nil {
 		t.Fatal(err)
