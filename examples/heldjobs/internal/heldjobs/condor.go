@@ -245,7 +245,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 	selInputs := []string{filepath.Join("..", specFile), filepath.Join("..", dataset, IndexFile), "best"}
 	cleanInputs := []string{filepath.Join("..", specFile), filepath.Join("..", dataset, IndexFile), filepath.Join("..", "select", "best"), "results",
 		filepath.Join("..", "parse", "parse.logs"), filepath.Join("..", "select", "select.logs")}
-	var trainNodes []string
+	var trainNodes, again []string
 	var tasks []sweep.Task
 	done := map[string]bool{}
 	for _, p := range pts {
@@ -262,7 +262,9 @@ func (c *Condor) Write() (*CondorFiles, error) {
 			done[name] = true
 			f.Reused = append(f.Reused, p.ID)
 		case prev != nil && dirExists(filepath.Join(dir, rdir)):
-			// An unfinished run keeps its directory (and its checkpoint).
+			// An unfinished run keeps its directory (and its checkpoint);
+			// one that failed for good is tried again.
+			again = append(again, filepath.Join(run, FailedFile))
 		default:
 			dirs = append(dirs, run, model, logsDir)
 			tasks = append(tasks, sweep.Task{RunID: p.ID, Slug: p.Slug, Attempt: 1, Params: p.Params, Dir: rdir})
@@ -315,7 +317,7 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		return nil, fmt.Errorf("heldjobs: %w", err)
 	}
 	w := &dagWriter{dir: dir, prev: prev != nil}
-	return f, w.write(c.Executable, append(js, '\n'), logs, dirs, tasks, dag, done)
+	return f, w.write(c.Executable, append(js, '\n'), logs, dirs, again, tasks, dag, done)
 }
 
 // timeLimit sets a node's allowed_job_duration: t, or with retries and a
@@ -380,7 +382,9 @@ type dagWriter struct {
 
 func (w *dagWriter) at(rel string) string { return filepath.Join(w.root, rel) }
 
-func (w *dagWriter) write(exe string, spec []byte, logs, dirs []string, tasks []sweep.Task, dag *condor.DAG, done map[string]bool) error {
+// write writes the directory: dirs to create, again the failed.json files
+// of the runs an extension tries again.
+func (w *dagWriter) write(exe string, spec []byte, logs, dirs, again []string, tasks []sweep.Task, dag *condor.DAG, done map[string]bool) error {
 	w.root = w.dir
 	if !w.prev {
 		parent := filepath.Dir(w.dir)
@@ -422,12 +426,9 @@ func (w *dagWriter) write(exe string, spec []byte, logs, dirs []string, tasks []
 				return fmt.Errorf("heldjobs: %w", err)
 			}
 		}
-		for _, n := range dag.Nodes {
-			if len(n.Vars) > 0 && n.Vars[0][0] == "dir" && !done[n.Name] {
-				// A run that failed for good before is tried again.
-				if err := os.Remove(w.at(filepath.Join(n.Vars[0][1], "run_"+n.Vars[1][1], FailedFile))); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return fmt.Errorf("heldjobs: %w", err)
-				}
+		for _, f := range again {
+			if err := os.Remove(w.at(f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("heldjobs: %w", err)
 			}
 		}
 	}

@@ -743,6 +743,8 @@ func TestPoolSpec(t *testing.T) {
 		{"condor: {train: {submit: {Arguments: x}}}", "condor.train.submit", "writes Arguments itself"},
 		{"condor: {parse: {submit: {log: x}}}", "condor.parse.submit", "writes log itself"},
 		{"condor: {submit: {request_memory: 9000}}", "condor.submit", "writes request_memory itself"},
+		{"condor: {train: {submit: {checkpoint_exit_code: 77}}}", "condor.train.submit", "given twice"},
+		{"condor: {submit: {transfer_checkpoint_files: x}}", "condor.train.submit", "given twice"},
 		{"condor: {submit: {'a b': 1}}", "condor.submit", "not a command name"},
 		{"condor: {submit: {requirements: \"a\\nqueue\"}}", "condor.submit", "one non-empty line"},
 		{"condor: {train: {resources: {memory: 1G}}}", "condor.train.resources", "top-level resources"},

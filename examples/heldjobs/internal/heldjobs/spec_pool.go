@@ -213,10 +213,15 @@ func (p *PoolSpec) validate(account string) error {
 	}
 	for _, k := range poolKinds {
 		pn := p.node(k)
-		if k == "train" && pn.Resources != (sweep.Resources{}) {
-			return specErr("condor.train.resources", "the training nodes ask for the spec's resources")
+		var own [][2]string
+		if k == "train" {
+			if pn.Resources != (sweep.Resources{}) {
+				return specErr("condor.train.resources", "the training nodes ask for the spec's resources")
+			}
+			// The training jobs' own checkpoint commands.
+			own = [][2]string{{"checkpoint_exit_code", strconv.Itoa(ExitCheckpoint)}, {"transfer_checkpoint_files", "x"}}
 		}
-		if err := check("condor."+k+".submit", pn.Submit, pn.Resources); err != nil {
+		if err := check("condor."+k+".submit", append(mergeSubmit(p.Submit, pn.Submit), own...), pn.Resources); err != nil {
 			return err
 		}
 		if pn.Resources.Time < 0 {
