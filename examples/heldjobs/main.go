@@ -24,7 +24,9 @@
 // processes), slurm (job arrays) or condor (an HTCondor DAG written into
 // -out/condor; condor-local also runs it here), leaving in -out the
 // dataset, the ledger, bestmodel.info and bestmodel.json, the best model
-// directory, the tracking tables and curves.png (pipeline.go). -model DIR
+// directory, the tracking tables and curves.png (pipeline.go); -dashboard
+// ADDR serves the live dashboard of a local, process or Slurm search
+// while it runs. -model DIR
 // with -logs decides every job on hold in the logs with a saved model and
 // writes -out/decisions.csv. "heldjobs serve -model DIR -log PATH
 // -decisions FILE [-act [-dry-run]]" follows a live log and decides each
