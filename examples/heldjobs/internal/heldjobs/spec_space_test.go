@@ -1,7 +1,6 @@
 package heldjobs
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -197,23 +196,15 @@ func TestSpaceErrors(t *testing.T) {
 		{"draws without random", small("lr: [3e-3]", "lr: {log_uniform: [1e-4, 1e-2]}"), "random", "needs random: N"},
 		{"model twice", condSpec + "model: gru\n", "space.model", "give one"},
 		{"bad model", cond("model: [lstm, gru]", "model: [lstm, rnn]"), "space.model[1]", "want lstm or gru"},
-		{"list and condition", cond("  layers:\n", "  layers: [1]\n  x:\n"), "space.x", "unknown key"},
+		{"list and condition", cond("    - {values: [1], when: {model: gru}}", "    - {values: [1]}"), "space.layers", "has a list and a conditional definition"},
+		{"unknown parameter", cond("  batch: [32]", "  batch: [32]\n  dropout: [0.1]"), "space.dropout", "unknown key"},
 		{"bad prune rule", smallSpec + "prune: {rule: hyperband}\n", "prune.rule", `"hyperband": want asha or median`},
 		{"prune without rule", smallSpec + "prune: {eta: 3}\n", "prune.rule", "missing"},
 		{"prune eta 1", smallSpec + "prune: {rule: asha, eta: 1}\n", "prune.eta", "at least 2"},
 		{"prune median key on asha", smallSpec + "prune: {rule: asha, warmup: 2}\n", "prune", "median rule's"},
 		{"prune zero startup", smallSpec + "prune: {rule: median, startup: 0}\n", "prune.startup", "0: want at least 1"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadSpec(strings.NewReader(tc.text))
-			var se *SpecError
-			if !errors.As(err, &se) || !errors.Is(err, ErrSpec) {
-				t.Fatalf("error %v, want a *SpecError wrapping ErrSpec", err)
-			}
-			if se.Key != tc.key || !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error %q (key %q), want key %q and %q", err, se.Key, tc.key, tc.msg)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantSpecError(t, tc.text, tc.key, tc.msg) })
 	}
 	// Size of an invalid extended space is 0, and of a drawn one 0.
 	if n := (Space{Axes: loadSpec(t, condSpec).Space.Axes}).Size(); n != 0 {
