@@ -309,9 +309,18 @@ func (c *Condor) Write() (*CondorFiles, error) {
 		sub.Extra = append(mergeSubmit(pool.Submit, pool.node(kind).Submit), sub.Extra...)
 		timeLimit(sub, sub.Resources.Time, spec.Retries, pool)
 	}
-	if prev != nil && !slices.ContainsFunc(spec.Space.Shape, func(s Shape) bool { return !slices.Contains(prev.Space.Shape, s) }) &&
-		fileExists(filepath.Join(dir, dataset, IndexFile)) {
-		done["parse"] = true // the dataset already holds every shape
+	if prev != nil && fileExists(filepath.Join(dir, dataset, IndexFile)) {
+		had, err := pointShapes(prev)
+		if err != nil {
+			return nil, err
+		}
+		want, err := pointShapes(&spec)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(want, func(s Shape) bool { return !slices.Contains(had, s) }) {
+			done["parse"] = true // the dataset already holds every shape
+		}
 	}
 	if err := dag.Check(); err != nil {
 		return nil, fmt.Errorf("heldjobs: %w", err)
@@ -477,6 +486,25 @@ func (w *dagWriter) write(exe string, spec []byte, logs, dirs, again []string, t
 		return fmt.Errorf("heldjobs: %w", err)
 	}
 	return nil
+}
+
+// pointShapes returns the shapes of a spec's points.
+func pointShapes(s *Spec) ([]Shape, error) {
+	_, pts, err := s.Sweep("")
+	if err != nil {
+		return nil, err
+	}
+	var out []Shape
+	for _, p := range pts {
+		pt, err := PointOf(p.Params)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, pt.Shape) {
+			out = append(out, pt.Shape)
+		}
+	}
+	return out, nil
 }
 
 func fileExists(p string) bool {

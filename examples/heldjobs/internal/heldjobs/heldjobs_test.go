@@ -190,16 +190,21 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"logs and empty synthetic", "data: {logs: [a.log], synthetic: {}}\nspace: {shape: [1x1x1s], hidden: [1], layers: [1], lr: [1], batch: [1]}\n", "data", "choose one"},
 		{"second document", smallSpec + "---\nepochs: 5\n", "(document)", "second YAML document at line 16"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadSpec(strings.NewReader(tc.text))
-			var se *SpecError
-			if !errors.As(err, &se) || !errors.Is(err, ErrSpec) {
-				t.Fatalf("error %v, want a *SpecError wrapping ErrSpec", err)
-			}
-			if se.Key != tc.key || !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "heldjobs: spec key ") {
-				t.Errorf("error %q (key %q), want key %q and %q", err, se.Key, tc.key, tc.msg)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantSpecError(t, tc.text, tc.key, tc.msg) })
+	}
+}
+
+// wantSpecError checks that LoadSpec refuses text with a *SpecError
+// wrapping ErrSpec at key whose message holds msg.
+func wantSpecError(t *testing.T, text, key, msg string) {
+	t.Helper()
+	_, err := LoadSpec(strings.NewReader(text))
+	var se *SpecError
+	if !errors.As(err, &se) || !errors.Is(err, ErrSpec) {
+		t.Fatalf("error %v, want a *SpecError wrapping ErrSpec", err)
+	}
+	if se.Key != key || !strings.Contains(err.Error(), msg) || !strings.HasPrefix(err.Error(), "heldjobs: spec key ") {
+		t.Errorf("error %q (key %q), want key %q and %q", err, se.Key, key, msg)
 	}
 }
 

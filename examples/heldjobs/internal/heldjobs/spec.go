@@ -108,19 +108,48 @@ const maxShapeDim = 1000
 // window's start as a time.Duration, cannot overflow.
 const maxWindow = 10 * 365 * 24 * time.Hour
 
-// Space is the search space: every combination of the values is a point.
+// Space is the search space: every combination of the lists' values is a
+// point. Beyond lists, a parameter may be searched only where another has
+// some value, or drawn from a distribution (spec_space.go): each parameter
+// (shape, hidden, layers, lr, batch, and model when the cell is searched)
+// is defined by its list, by Axes with disjoint conditions, or by Dists.
 type Space struct {
 	Shape        []Shape
 	Hidden       []int
 	Layers       []int
 	LearningRate []float64
 	Batch        []int
+	// Model lists the recurrent cells searched, "lstm" and "gru", as the
+	// first grid axis; empty means Spec.Model for every run.
+	Model []string `json:",omitempty"`
+	// Axes are conditional grid axes in sweep's vocabulary: sweep.Axis
+	// with Key a parameter of the space and When naming parameters before
+	// it (model, shape, hidden, layers, lr, batch, in that order).
+	Axes []sweep.Axis `json:",omitempty"`
+	// Dists are drawn parameters (sweep.Dist: uniform or log_uniform for
+	// lr, int_uniform for hidden, layers, batch, choice for any). With
+	// one, the search draws every parameter Spec.Random times
+	// (sweep.Samples seeded with Data.Seed; lists and Axes as choices) and
+	// a repeated draw is run once.
+	Dists []sweep.Dist `json:",omitempty"`
 }
 
 // Size is the number of points of the grid, or math.MaxInt when that
 // number does not fit in an int (the product is checked before each
-// multiplication, so it never wraps around).
+// multiplication, so it never wraps around). A space with Model or Axes is
+// counted by expanding it (0 when it is not valid); a space with Dists
+// has no grid, and its size is 0: the search draws Spec.Random points.
 func (s Space) Size() int {
+	if s.extended() {
+		if len(s.Dists) > 0 {
+			return 0
+		}
+		n, err := (&Spec{Space: s}).spaceSpec(&sweep.Spec{Name: "size"})
+		if err != nil {
+			return 0
+		}
+		return n
+	}
 	n := 1
 	for _, k := range []int{len(s.Shape), len(s.Hidden), len(s.Layers), len(s.LearningRate), len(s.Batch)} {
 		if k == 0 {
@@ -192,8 +221,12 @@ type Spec struct {
 	// key); in a Spec built in Go, 0 means no retry, and any other
 	// negative value is refused.
 	Retries int
-	// AllowFailed lets a search whose runs did not all complete succeed
-	// with the best of the rest. Without it the search writes its outputs
+	// Prune stops runs that cannot catch up before their last epoch
+	// (sweep's pruners on the validation curve of Metric); the zero value
+	// prunes nothing.
+	Prune Prune `json:",omitzero"`
+	// AllowFailed lets a search some of whose runs failed for good succeed
+	// with the best of the rest (a pruned run has not failed). Without it the search writes its outputs
 	// and then returns an error wrapping ErrFailedRuns that names every run
 	// that failed for good, so that a lost run cannot silently change which
 	// model is chosen.
@@ -254,6 +287,10 @@ func specErr(key, format string, a ...any) error {
 //	model: lstm                      # or gru
 //	resources: {cpus: 1, memory: 2G, disk: 4G, time: 2h}
 //	retries: 2
+//	prune: {rule: asha, min_epochs: 1, eta: 3}  # or {rule: median, warmup: 2, startup: 5}
+//
+// Each parameter of the space may also be a range, a distribution or a
+// conditional definition (Space; spec_space.go).
 //
 // Every key is checked: an unknown key, an empty axis, a metric that does
 // not exist or a draw count larger than the grid is a *SpecError naming the
@@ -295,7 +332,7 @@ func specWalkErr(_, path string, line int, err error) error {
 }
 
 // topKeys are the keys of a spec's top level.
-var topKeys = []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "model", "resources", "retries", "allow_failed", "condor"}
+var topKeys = []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "model", "resources", "retries", "prune", "allow_failed", "condor"}
 
 func (rd specReader) load(r io.Reader) (*Spec, error) {
 	b, err := walk.ReadAll(r, "", specWalkErr)
@@ -344,6 +381,8 @@ func (rd specReader) load(r io.Reader) (*Spec, error) {
 			return err
 		case "retries":
 			return rd.integer(v, key, &s.Retries)
+		case "prune":
+			return rd.prune(v, key, &s.Prune)
 		case "condor":
 			s.Condor = &PoolSpec{}
 			return rd.pool(v, key, s.Condor)
@@ -493,7 +532,22 @@ func (rd specReader) data(n *yaml.Node, prefix string, d *Data) error {
 }
 
 func (rd specReader) space(n *yaml.Node, prefix string, sp *Space) error {
-	return rd.fields(n, prefix, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
+	return rd.fields(n, prefix, spaceOrder, func(key, k string, v *yaml.Node) error {
+		switch d := walk.Deref(v); {
+		case d != nil && d.Kind == yaml.MappingNode:
+			return rd.definition(v, key, k, sp)
+		case d != nil && d.Kind == yaml.SequenceNode && len(d.Content) > 0 && walk.Deref(d.Content[0]) != nil && walk.Deref(d.Content[0]).Kind == yaml.MappingNode:
+			items, err := rd.w.Seq(v, key)
+			if err != nil {
+				return err
+			}
+			for i, it := range items {
+				if err := rd.definition(it, walk.Idx(key, i), k, sp); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		items, err := rd.w.Seq(v, key)
 		if err != nil {
 			return err
@@ -505,7 +559,11 @@ func (rd specReader) space(n *yaml.Node, prefix string, sp *Space) error {
 			ik := walk.Idx(key, i)
 			var err error
 			switch k {
-			case "shape":
+			case ParamModel:
+				var name string
+				err = rd.str(c, ik, &name)
+				sp.Model = append(sp.Model, name)
+			case ParamShape:
 				var lit string
 				if err = rd.str(c, ik, &lit); err == nil {
 					var sh Shape
@@ -514,15 +572,15 @@ func (rd specReader) space(n *yaml.Node, prefix string, sp *Space) error {
 					}
 					sp.Shape = append(sp.Shape, sh)
 				}
-			case "hidden":
+			case ParamHidden:
 				var x int
 				err = rd.integer(c, ik, &x)
 				sp.Hidden = append(sp.Hidden, x)
-			case "layers":
+			case ParamLayers:
 				var x int
 				err = rd.integer(c, ik, &x)
 				sp.Layers = append(sp.Layers, x)
-			case "lr":
+			case ParamLR:
 				var x float64
 				err = rd.float(c, ik, &x)
 				sp.LearningRate = append(sp.LearningRate, x)
@@ -670,12 +728,9 @@ func (s *Spec) Validate() error {
 	*s = d
 	err := func() error {
 		sp := s.Space
-		for _, ax := range []struct {
-			key string
-			n   int
-		}{{"space.shape", len(sp.Shape)}, {"space.hidden", len(sp.Hidden)}, {"space.layers", len(sp.Layers)}, {"space.lr", len(sp.LearningRate)}, {"space.batch", len(sp.Batch)}} {
-			if ax.n == 0 {
-				return specErr(ax.key, "no value: the search space is empty")
+		for _, k := range spaceOrder[1:] {
+			if !sp.defines(k) {
+				return specErr("space."+k, "no value: the search space is empty")
 			}
 		}
 		for i, sh := range sp.Shape {
@@ -721,7 +776,18 @@ func (s *Spec) Validate() error {
 				seen[l] = i
 			}
 		}
-		n := sp.Size()
+		if len(sp.Model) > 0 && s.Model != "" {
+			return specErr("space.model", "the cell is searched (space.model) and fixed (model): give one")
+		}
+		var n int
+		if sp.extended() {
+			var err error
+			if n, err = s.spaceSpec(&sweep.Spec{Name: "check"}); err != nil {
+				return err
+			}
+		} else {
+			n = sp.Size()
+		}
 		if n > maxPoints {
 			if n == math.MaxInt {
 				return specErr("space", "more points than an int holds; at most %d", maxPoints)
@@ -731,7 +797,7 @@ func (s *Spec) Validate() error {
 		if s.Random < 0 {
 			return specErr("random", "%d: want 0 (the whole grid) or a number of draws", s.Random)
 		}
-		if s.Random > n {
+		if s.Random > n && len(sp.Dists) == 0 {
 			return specErr("random", "%d draws, but the space has only %d points (random: 0 runs them all)", s.Random, n)
 		}
 		if !s.Metric.valid() {
@@ -751,6 +817,9 @@ func (s *Spec) Validate() error {
 		}
 		if _, err := cellOf(s.Model); err != nil && s.Model != "" {
 			return specErr("model", "%q: want lstm or gru", s.Model)
+		}
+		if err := s.Prune.check(); err != nil {
+			return err
 		}
 		if s.Retries < 0 || s.Retries > 100 {
 			return specErr("retries", "%d: want 0 to 100 (in a Spec built in Go, -1 means the default %d)", s.Retries, DefaultRetries)
@@ -860,18 +929,24 @@ func (s *Spec) Sweep(dataID string) (*sweep.Spec, []sweep.Point, error) {
 		shapes[i] = sweep.ValueOf(sh.String())
 	}
 	ss := &sweep.Spec{
-		Name: s.Name,
-		Base: s.baseParams(),
-		Axes: pointAxes(shapes, lits(mapS(sp.Hidden, strconv.Itoa)), lits(mapS(sp.Layers, strconv.Itoa)),
-			lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })), lits(mapS(sp.Batch, strconv.Itoa))),
+		Name:      s.Name,
+		Base:      s.baseParams(),
 		Resources: s.Resources,
 		Inputs:    map[string]string{"dataset": dataID},
+	}
+	if sp.extended() {
+		if _, err := s.spaceSpec(ss); err != nil {
+			return nil, nil, fmt.Errorf("heldjobs: %w", err)
+		}
+	} else {
+		ss.Axes = pointAxes(shapes, lits(mapS(sp.Hidden, strconv.Itoa)), lits(mapS(sp.Layers, strconv.Itoa)),
+			lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })), lits(mapS(sp.Batch, strconv.Itoa)))
 	}
 	pts, err := ss.Expand()
 	if err != nil {
 		return nil, nil, fmt.Errorf("heldjobs: %w", err)
 	}
-	if s.Random > 0 {
+	if s.Random > 0 && ss.Samples == nil {
 		idx := make([]int, len(pts))
 		for i := range idx {
 			idx[i] = i
