@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,12 +32,19 @@ type jgfEdge struct {
 // from the dominant graph's vertices it attaches to).
 func checkEdges(w walk.JSON, g *jgfGraph, outsideSources bool) error {
 	for _, e := range g.edges {
-		if _, ok := g.nodes[e.target]; !ok && !(outsideSources && e.relation == "in") {
-			return w.Err(e.path+".target", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.target)
+		if err := checkEdge(w, g, e, outsideSources); err != nil {
+			return err
 		}
-		if _, ok := g.nodes[e.source]; !ok && !(outsideSources && e.relation == "contains") {
-			return w.Err(e.path+".source", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.source)
-		}
+	}
+	return nil
+}
+
+func checkEdge(w walk.JSON, g *jgfGraph, e jgfEdge, outsideSources bool) error {
+	if _, ok := g.nodes[e.target]; !ok && !(outsideSources && e.relation == "in") {
+		return w.Err(e.path+".target", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.target)
+	}
+	if _, ok := g.nodes[e.source]; !ok && !(outsideSources && e.relation == "contains") {
+		return w.Err(e.path+".source", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.source)
 	}
 	return nil
 }
@@ -156,25 +164,53 @@ func mdString(md map[string]any, key string) string {
 // vertex's type by id (metadata "type", "" when absent), so that subsystem
 // vertices can be placed under the resource types jobspecs nest
 // requirements under. file names the input in errors.
+//
+// A vertex no "contains" edge reaches (other than the cluster vertex) and
+// an edge naming a vertex the graph does not have are errors. The Cluster
+// returned with an error matches nothing under the default Rules; under
+// Rules{Rainbow: true} it matches as rainbow would decide on the graph,
+// which rainbow loads with orphan vertices (counted in its totals) and
+// with other edges than "contains" naming missing vertices (ignored), but
+// not with a dangling "contains" edge or without any edge.
 func ReadCluster(r io.Reader, file string) (Cluster, error) {
+	c, err := readCluster(r, file)
+	if err != nil {
+		c.unread = true
+	}
+	return c, err
+}
+
+func readCluster(r io.Reader, file string) (Cluster, error) {
 	w := walk.NewJSON(file, parseError)
 	g, err := readGraph(w, r)
 	if err != nil {
 		return Cluster{}, err
 	}
-	if err := checkEdges(w, g, false); err != nil {
-		return Cluster{}, err
+	// rainbow refuses a "contains" edge to or from a vertex the graph does
+	// not have; an orphan vertex, or another edge naming one, it loads.
+	// Those are refused here too, but the cluster is returned with the
+	// error for the Rainbow rules.
+	var lenient error
+	for _, e := range g.edges {
+		if err := checkEdge(w, g, e, false); err != nil {
+			if e.relation == "contains" {
+				return Cluster{}, err
+			}
+			lenient = cmp.Or(lenient, err)
+		}
 	}
-	if rs := g.roots(); len(rs) > 1 {
+	if rs := g.roots(); len(rs) > 1 && lenient == nil {
 		// One root (the cluster vertex); another uncontained vertex is an
 		// orphan that no path from the root reaches.
 		for _, id := range rs {
 			if mdString(g.nodes[id], "type") != "cluster" {
-				return Cluster{}, w.Err("graph.nodes."+id, ErrSchema, "orphan vertex: no contains edge reaches it")
+				lenient = w.Err("graph.nodes."+id, ErrSchema, "orphan vertex: no contains edge reaches it")
+				break
 			}
 		}
 	}
-	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}, VertexTypes: make(map[string]string, len(g.order)), rainbow: rbGraphOf(g)}
+	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}, VertexTypes: make(map[string]string, len(g.order)),
+		rainbow: rbGraphOf(g)}
 	for _, id := range g.order {
 		md := g.nodes[id]
 		typ := mdString(md, "type")
@@ -195,7 +231,7 @@ func ReadCluster(r io.Reader, file string) (Cluster, error) {
 	if c.Name == "" {
 		return Cluster{}, w.Err("graph.nodes", ErrSchema, "no name and no vertex of type cluster")
 	}
-	return c, nil
+	return c, lenient
 }
 
 // ReadSubsystem reads a rainbow subsystem graph (JGF v2, e.g.

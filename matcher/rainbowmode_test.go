@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,5 +199,111 @@ func TestRainbowModeCycle(t *testing.T) {
 	c.rainbow.counts["core"] = 1 // past the top-level count check
 	if got := (Rules{Rainbow: true}).Match(&j, &c); got.Verdict != Never {
 		t.Fatalf("got %v, want Never", got.Verdict)
+	}
+}
+
+// TestRainbowModeLenient: documents rainbow loads and the readers refuse.
+// The reader's error comes with a value the Rainbow rules match as
+// rainbow does (a requires entry without a name, a field or a value is
+// dropped; an orphan vertex counts in the totals; an edge other than
+// "contains" is ignored, dangling or not), and the default rules match it
+// against nothing. A dangling "contains" edge rainbow refuses too.
+func TestRainbowModeLenient(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	graph := buf.String()
+	orphan := strings.Replace(graph, `"nodes": {`, `"nodes": {"77": {"label": "77", "metadata": {"type": "node"}},`, 1)
+	inEdge := strings.Replace(graph, `"edges": [`, `"edges": [{"source": "98", "target": "0", "relation": "in"},`, 1)
+	containsEdge := strings.Replace(graph, `"edges": [`, `"edges": [{"source": "0", "target": "98", "relation": "contains"},`, 1)
+	node := func(body string) string {
+		return "version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n" + body
+	}
+	for _, tc := range []struct {
+		name           string
+		jobspec, graph string
+		rainbow        Verdict
+	}{
+		{"an entry without a field", node("    requires:\n    - {name: io, match: nvme}\n"), graph, Matched},
+		{"an entry without a name", node("    requires:\n    - {field: type, match: nvme}\n"), graph, Matched},
+		{"an entry without match, min or max", node("    requires:\n    - {name: io, field: type}\n"), graph, Matched},
+		{"an entry without a field after one with", node("    requires:\n    - {name: io, field: type, match: nvme}\n    - {name: io, match: shm}\n"), graph, Never},
+		{"an unknown key", node("    reqiures:\n    - {name: io, field: type, match: nvme}\n"), graph, Matched},
+		{"an orphan node counts", "version: 1\nresources:\n  job:\n    type: node\n    replicas: 2\n    with:\n    - {type: core, count: 1}\n", orphan, Matched},
+		{"a dangling in edge is ignored", node(""), inEdge, Matched},
+		{"a dangling contains edge is refused", node(""), containsEdge, Never},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, jerr := ReadJobspec(strings.NewReader(tc.jobspec), "case.yaml")
+			c, cerr := ReadCluster(strings.NewReader(tc.graph), "c")
+			if !errors.Is(jerr, ErrSchema) && !errors.Is(cerr, ErrSchema) {
+				t.Fatalf("the readers accept the case (%v, %v)", jerr, cerr)
+			}
+			for _, err := range []error{jerr, cerr} {
+				if err != nil && !errors.Is(err, ErrSchema) {
+					t.Fatal(err)
+				}
+			}
+			c.Subsystems = map[string]*Subsystem{
+				"io": {Name: "io", Vertices: []Vertex{{ID: "io1", Fields: map[string]string{"type": "shm"}, Parents: []string{"2"}}}},
+			}
+			if got := (Rules{Rainbow: true}).Match(&j, &c); got.Verdict != tc.rainbow {
+				t.Errorf("Rainbow mode: %v, want %v", got.Verdict, tc.rainbow)
+			}
+			if got := (Rules{}).Match(&j, &c); got.Verdict != Never || len(got.Reasons) != 0 {
+				t.Errorf("default: %v %v, want Never without reasons", got.Verdict, got.Reasons)
+			}
+			p, err := NewPool([]Cluster{c}, Rules{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cerr != nil {
+				if got := p.Satisfying(nil, Requirement{Subsystem: "io", Field: "type", Value: "shm"}); len(got) != 0 {
+					t.Errorf("default Satisfying: %v, want none", got)
+				}
+			}
+		})
+	}
+}
+
+// TestRainbowModeRefusedGraphs: graphs rainbow refuses to load, which
+// the Rainbow rules therefore never match: a dominant graph without edges,
+// and a subsystem with an edge from a vertex in neither graph (its other
+// vertices then count for nothing either).
+func TestRainbowModeRefusedGraphs(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	j, err := ReadJobspec(strings.NewReader("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, field: type, match: shm}\n"), "j.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadCluster(strings.NewReader(buf.String()), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shm := Vertex{ID: "io1", Fields: map[string]string{"type": "shm"}, Parents: []string{"2"}}
+	stray := Vertex{ID: "io2", Fields: map[string]string{"type": "nvme"}, Parents: []string{"99"}}
+	r := Rules{Rainbow: true}
+	c.Subsystems = map[string]*Subsystem{"io": {Name: "io", Vertices: []Vertex{shm}}}
+	if got := r.Match(&j, &c); got.Verdict != Matched {
+		t.Fatalf("attached: %v, want Matched", got.Verdict)
+	}
+	c.Subsystems = map[string]*Subsystem{"io": {Name: "io", Vertices: []Vertex{shm, stray}}}
+	if got := r.Match(&j, &c); got.Verdict != Never {
+		t.Errorf("a stray edge: %v, want Never", got.Verdict)
+	}
+	lone, err := ReadCluster(strings.NewReader(`{"graph": {"nodes": {"0": {"metadata": {"type": "cluster", "basename": "c"}}}}}`), "lone.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, _ := ReadJobspec(strings.NewReader("version: 1\n"), "empty.yaml")
+	if got := r.Match(&empty, &lone); got.Verdict != Never {
+		t.Errorf("no edges: %v, want Never", got.Verdict)
+	}
+	if got := (Rules{}).Match(&empty, &lone); got.Verdict != Matched {
+		t.Errorf("no edges, default: %v, want Matched", got.Verdict)
 	}
 }
