@@ -19,6 +19,10 @@ func TestRainbowDifferenceCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	graph := buf.String()
+	size2 := strings.ReplaceAll(graph, "\"size\": 1,\n          \"type\": \"core\"", "\"size\": 2,\n          \"type\": \"core\"")
+	if size2 == graph {
+		t.Fatal("could not give the cores size 2")
+	}
 	cluster := func(t *testing.T, graph string, io ...Vertex) Cluster {
 		t.Helper()
 		c, err := ReadCluster(strings.NewReader(graph), "c")
@@ -52,6 +56,10 @@ func TestRainbowDifferenceCases(t *testing.T) {
 		{"max 1.2 is a version", node("    requires:\n    - {name: spack, field: version, max: \"1.2\"}\n"), graph, Never, OutOfRange},
 		{"max 1.2.x does not parse", node("    requires:\n    - {name: spack, field: version, max: 1.2.x}\n"), graph, Never, BadVersion},
 		{"min 1.10 is its text", node("    requires:\n    - {name: spack, field: version, min: 1.10}\n"), graph, Never, OutOfRange},
+		{"a core of size 2 is one core", node("    with:\n    - {type: core, count: 3}\n"), size2, Never, TooFewCores},
+		{"match with max reads the match", node("    requires:\n    - {name: io, field: type, match: shm, max: \"0.5\"}\n"), graph, Matched, 0},
+		{"every group counts", "version: 1\nresources:\n  a: {type: node, replicas: 1}\n  b: {type: node, count: 1}\n", graph, Never, TooFewNodes},
+		{"a slot of type slot with a count", "version: 1\nresources:\n  job:\n    type: node\n    count: 1\n    with:\n    - type: slot\n      count: 1\n      with:\n      - {type: core, count: 1}\n", graph, Matched, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j, err := ReadJobspec(strings.NewReader(tc.jobspec), "case.yaml")
@@ -75,6 +83,23 @@ func TestRainbowDifferenceCases(t *testing.T) {
 		orphan := strings.Replace(graph, `"nodes": {`, `"nodes": {"77": {"label": "77", "metadata": {"type": "node"}},`, 1)
 		if _, err := ReadCluster(strings.NewReader(orphan), "c"); !errors.Is(err, ErrSchema) {
 			t.Errorf("ReadCluster: %v, want ErrSchema", err)
+		}
+	})
+	t.Run("dangling edge refused", func(t *testing.T) {
+		dangling := strings.Replace(graph, `"edges": [`, `"edges": [{"source": "98", "target": "0", "relation": "in"},`, 1)
+		if _, err := ReadCluster(strings.NewReader(dangling), "c"); !errors.Is(err, ErrSchema) {
+			t.Errorf("ReadCluster: %v, want ErrSchema", err)
+		}
+	})
+	t.Run("any attached vertex", func(t *testing.T) {
+		j, err := ReadJobspec(strings.NewReader(node("    requires:\n    - {name: io, field: type, match: shm}\n")), "case.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		nvme := Vertex{ID: "io0", Fields: map[string]string{"type": "nvme"}, Parents: []string{"2"}}
+		c := cluster(t, graph, nvme, shm)
+		if res := (Rules{}).Match(&j, &c); res.Verdict != Matched {
+			t.Errorf("verdict %v %v, want match", res.Verdict, res.Reasons)
 		}
 	})
 	t.Run("numeric metadata is its text", func(t *testing.T) {

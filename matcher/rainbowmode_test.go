@@ -141,8 +141,10 @@ func TestRainbowModePool(t *testing.T) {
 	}
 }
 
-// FuzzRainbowMode: whatever jobspec ReadJobspec accepts, the Rainbow mode
-// decides on it without a panic, and as often as asked the same way.
+// FuzzRainbowMode: whatever ReadJobspec returns, with an error or
+// without, the Rainbow mode decides on it without a panic, and as often
+// as asked the same way; what comes with an error the default rules never
+// match.
 func FuzzRainbowMode(f *testing.F) {
 	var buf bytes.Buffer
 	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 2, Cores: 4}); err != nil {
@@ -161,7 +163,9 @@ func FuzzRainbowMode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, spec string) {
 		j, err := ReadJobspec(strings.NewReader(spec), "f.yaml")
 		if err != nil {
-			return
+			if got := (Rules{}).Match(&j, &c); got.Verdict != Never {
+				t.Fatalf("default rules: %v on a job read with %v", got.Verdict, err)
+			}
 		}
 		r := Rules{Rainbow: true}
 		if a, b := r.Match(&j, &c), r.Match(&j, &c); a.Verdict != b.Verdict {
