@@ -489,11 +489,7 @@ func attachments(g *rbGraph, c *Cluster) rbAttached {
 	slices.Sort(names)
 	for _, name := range names {
 		s := c.Subsystems[name]
-		if s == nil || slices.ContainsFunc(s.Vertices, func(v Vertex) bool {
-			return slices.ContainsFunc(v.Parents, func(p string) bool { _, ok := g.index[p]; return !ok })
-		}) {
-			// rainbow refuses to load a subsystem with an edge from a
-			// vertex that is in neither graph.
+		if s == nil {
 			continue
 		}
 		vs := slices.Clone(s.Vertices)
