@@ -48,10 +48,11 @@ func TestRainbowDifferenceCases(t *testing.T) {
 	}{
 		{"counts multiply", node("    with:\n    - {type: core, count: 3}\n"), graph, Never, TooFewCores},
 		{"a gpu is not counted", node("    with:\n    - {type: gpu, count: 1}\n"), graph, Matched, 0},
-		{"every entry for one subsystem", node("    requires:\n    - {name: spack, field: version, min: \"1\"}\n    - {name: spack, field: version, max: \"0.5\"}\n"), graph, Never, OutOfRange},
+		{"replicas are nodes", "version: 1\nresources:\n  job:\n    type: node\n    replicas: 2\n    with:\n    - {type: core, count: 1}\n", graph, Never, TooFewNodes},
+		{"every entry for one subsystem", node("    requires:\n    - {name: spack, field: version, max: \"0.5\"}\n    - {name: spack, field: version, min: \"1\"}\n"), graph, Never, OutOfRange},
 		{"match empty", node("    requires:\n    - {name: io, field: type, match: \"\"}\n"), graph, Never, NotEqual},
 		{"top-level requires", "version: 1\nrequires:\n- {name: gpu, field: model, match: a100}\nresources:\n  job: {type: node, replicas: 1}\n", graph, Never, MissingSubsystem},
-		{"requires above the slot", "version: 1\nresources:\n  job:\n    type: rack\n    count: 1\n    requires:\n    - {name: io, field: type, match: shm}\n    with:\n    - {type: node, replicas: 1}\n", graph, Never, NotAttached},
+		{"requires above the slot", "version: 1\nresources:\n  job:\n    type: node\n    count: 1\n    requires:\n    - {name: io, field: type, match: nvme}\n    with:\n    - type: slot\n      replicas: 1\n      with:\n      - {type: core, count: 1}\n", graph, Never, NotEqual},
 		{"a root that is not vertex 0", node(""), strings.ReplaceAll(strings.ReplaceAll(graph, `"0"`, `"r"`), `"label": "r"`, `"label": "r"`), Matched, 0},
 		{"max 1.2 is a version", node("    requires:\n    - {name: spack, field: version, max: \"1.2\"}\n"), graph, Never, OutOfRange},
 		{"max 1.2.x does not parse", node("    requires:\n    - {name: spack, field: version, max: 1.2.x}\n"), graph, Never, BadVersion},

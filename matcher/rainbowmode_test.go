@@ -46,6 +46,7 @@ func TestRainbowModeCases(t *testing.T) {
 		{"requires above the slot never refuse", "version: 1\nresources:\n  job:\n    type: node\n    count: 1\n    requires:\n    - {name: io, field: type, match: nvme}\n    with:\n    - type: slot\n      replicas: 1\n      with:\n      - {type: core, count: 1}\n", graph, Matched, Never},
 		{"a group without replicas is one slot, its requires included", "version: 1\nresources:\n  job:\n    type: rack\n    count: 1\n    requires:\n    - {name: io, field: type, match: shm}\n    with:\n    - {type: node, replicas: 1}\n", graph, Never, Never},
 		{"a group without a slot next to one with", "version: 1\nresources:\n  a:\n    type: node\n    replicas: 1\n  b:\n    type: node\n    count: 1\n    with:\n    - {type: gpu, count: 1}\n", graph, Matched, Never},
+		{"only groups with replicas are slots", "version: 1\nresources:\n  a: {type: node, replicas: 1}\n  b: {type: node, count: 1}\n", graph, Matched, Never},
 		{"a slot of type slot with a count", "version: 1\nresources:\n  job:\n    type: node\n    count: 1\n    with:\n    - type: slot\n      count: 1\n      with:\n      - {type: core, count: 1}\n", graph, Never, Matched},
 		{"the search starts at vertex 0", node(""), root, Never, Matched},
 		{"max 1.2 is a constraint", node("    requires:\n    - {name: spack, field: version, max: \"1.2\"}\n"), graph, Matched, Never},
