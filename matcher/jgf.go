@@ -27,16 +27,21 @@ type jgfEdge struct {
 	path, source, target, relation string
 }
 
-// checkEdges refuses edges whose endpoints are not vertices of the graph;
+// checkEdges checks that the ends of every edge are vertices of the graph;
 // with outsideSources, a source may be outside (a subsystem's edges come
-// from the dominant graph's vertices it attaches to).
-func checkEdges(w walk.JSON, g *jgfGraph, outsideSources bool) error {
+// from the dominant graph's vertices it attaches to). rainbow refuses a
+// "contains" edge with a missing end (refused) and skips any other edge
+// (lenient: the first such error).
+func checkEdges(w walk.JSON, g *jgfGraph, outsideSources bool) (refused, lenient error) {
 	for _, e := range g.edges {
 		if err := checkEdge(w, g, e, outsideSources); err != nil {
-			return err
+			if e.relation == "contains" {
+				return err, nil
+			}
+			lenient = cmp.Or(lenient, err)
 		}
 	}
-	return nil
+	return nil, lenient
 }
 
 func checkEdge(w walk.JSON, g *jgfGraph, e jgfEdge, outsideSources bool) error {
@@ -190,14 +195,9 @@ func readCluster(r io.Reader, file string) (Cluster, error) {
 	// not have; an orphan vertex, or another edge naming one, it loads.
 	// Those are refused here too, but the cluster is returned with the
 	// error for the Rainbow rules.
-	var lenient error
-	for _, e := range g.edges {
-		if err := checkEdge(w, g, e, false); err != nil {
-			if e.relation == "contains" {
-				return Cluster{}, err
-			}
-			lenient = cmp.Or(lenient, err)
-		}
+	refused, lenient := checkEdges(w, g, false)
+	if refused != nil {
+		return Cluster{}, refused
 	}
 	if rs := g.roots(); len(rs) > 1 && lenient == nil {
 		// One root (the cluster vertex); another uncontained vertex is an
@@ -241,19 +241,36 @@ func readCluster(r io.Reader, file string) (Cluster, error) {
 // dominant-graph vertices it attaches to. Only "contains" edges count; the
 // root vertex, which nothing contains, is left out. name
 // is the subsystem's name (rainbow takes it from the file name).
+//
+// A second vertex nothing contains (an orphan) and an edge naming a vertex
+// that is in neither graph are errors. The Subsystem returned with an
+// error is no subsystem under the default Rules; under Rules{Rainbow:
+// true} it counts as rainbow would load it: orphans and edges other than
+// "contains" make no difference there, but a "contains" edge to a vertex
+// the subsystem does not have makes rainbow refuse it.
 func ReadSubsystem(r io.Reader, file, name string) (Subsystem, error) {
+	s, err := readSubsystem(r, file, name)
+	if err != nil {
+		s.unread = true
+	}
+	return s, err
+}
+
+func readSubsystem(r io.Reader, file, name string) (Subsystem, error) {
 	w := walk.NewJSON(file, parseError)
 	g, err := readGraph(w, r)
 	if err != nil {
 		return Subsystem{}, err
 	}
-	if err := checkEdges(w, g, true); err != nil {
-		return Subsystem{}, err
+	// As for a cluster graph, what rainbow loads comes back with the error.
+	refused, lenient := checkEdges(w, g, true)
+	if refused != nil {
+		return Subsystem{}, refused
 	}
-	if rs := g.roots(); len(rs) > 1 {
+	if rs := g.roots(); len(rs) > 1 && lenient == nil {
 		// The subsystem's root is the one vertex nothing contains; another
 		// is an orphan that would silently drop out of the subsystem.
-		return Subsystem{}, w.Err("graph.nodes."+rs[1], ErrSchema, "orphan vertex: nothing contains it (the root is %q)", rs[0])
+		lenient = w.Err("graph.nodes."+rs[1], ErrSchema, "orphan vertex: nothing contains it (the root is %q)", rs[0])
 	}
 	s := Subsystem{Name: name}
 	for _, id := range g.order {
@@ -281,7 +298,7 @@ func ReadSubsystem(r io.Reader, file, name string) (Subsystem, error) {
 		v.Parents = slices.Compact(v.Parents)
 		s.Vertices = append(s.Vertices, v)
 	}
-	return s, nil
+	return s, lenient
 }
 
 // WriteCluster writes c as a JGF v2 cluster graph in rainbow's layout:

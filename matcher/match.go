@@ -204,7 +204,7 @@ func compileCluster(c *Cluster) *ccluster {
 	cc := &ccluster{name: c.Name, nodes: c.Nodes, cores: c.Cores, state: c.State,
 		subs: make(map[string][]cvertex, len(c.Subsystems)), typesKnown: c.VertexTypes != nil, unread: c.unread}
 	for name, s := range c.Subsystems {
-		if s == nil {
+		if s == nil || s.unread {
 			continue
 		}
 		vs := make([]cvertex, 0, len(s.Vertices))

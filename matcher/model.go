@@ -19,6 +19,8 @@ type Vertex struct {
 type Subsystem struct {
 	Name     string
 	Vertices []Vertex
+
+	unread bool // ReadSubsystem returned it with its error: only the Rainbow rules count it
 }
 
 // Cluster is a scheduling target: its totals from the dominant (containment)

@@ -291,3 +291,54 @@ func TestRainbowModeRefusedGraphs(t *testing.T) {
 		t.Errorf("no edges, default: %v, want Matched", got.Verdict)
 	}
 }
+
+// TestRainbowModeLenientSubsystem: a subsystem graph with an orphan vertex
+// or an edge other than "contains" from a vertex in neither graph is
+// refused by ReadSubsystem and loaded by rainbow; what comes back with the
+// error counts under the Rainbow rules and is no subsystem under the
+// default rules.
+func TestRainbowModeLenientSubsystem(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadCluster(strings.NewReader(buf.String()), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := WriteSubsystem(&buf, &Subsystem{Name: "io", Vertices: []Vertex{{ID: "io1", Fields: map[string]string{"type": "shm"}, Parents: []string{"2"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	io := buf.String()
+	j, err := ReadJobspec(strings.NewReader("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, field: type, match: shm}\n"), "j.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{
+		"orphan":    strings.Replace(io, `"nodes": {`, `"nodes": {"io9": {"metadata": {"type": "shm"}}, `, 1),
+		"in edge":   strings.Replace(io, `"edges": [`, `"edges": [{"source": "io8", "target": "2", "relation": "in"}, `, 1),
+		"uses edge": strings.Replace(io, `"edges": [`, `"edges": [{"source": "io8", "target": "io1", "relation": "uses"}, `, 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if doc == io {
+				t.Fatal("the document did not change")
+			}
+			s, err := ReadSubsystem(strings.NewReader(doc), "io.json", "io")
+			if !errors.Is(err, ErrSchema) {
+				t.Fatalf("ReadSubsystem: %v, want ErrSchema", err)
+			}
+			c.Subsystems = map[string]*Subsystem{"io": &s}
+			if got := (Rules{Rainbow: true}).Match(&j, &c); got.Verdict != Matched {
+				t.Errorf("Rainbow mode: %v, want Matched", got.Verdict)
+			}
+			if got := (Rules{}).Match(&j, &c); got.Verdict != Never || len(got.Reasons) != 1 || got.Reasons[0].Kind != MissingSubsystem {
+				t.Errorf("default: %v %v, want Never, missing subsystem", got.Verdict, got.Reasons)
+			}
+		})
+	}
+	bad := strings.Replace(io, `"edges": [`, `"edges": [{"source": "2", "target": "io8", "relation": "contains"}, `, 1)
+	if s, err := ReadSubsystem(strings.NewReader(bad), "io.json", "io"); !errors.Is(err, ErrSchema) || len(s.Vertices) != 0 {
+		t.Errorf("a dangling contains edge: %v, %d vertices; want ErrSchema and none", err, len(s.Vertices))
+	}
+}

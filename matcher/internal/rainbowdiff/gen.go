@@ -181,6 +181,22 @@ func generate(seed uint64, n int) ([]caseDoc, error) {
 		g.add("graph-orphan-core-or-other-edge", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    with:\n    - {type: core, count: %d}\n", cnt), edged...)
 		g.add("slot-labels-schedule", fmt.Sprintf("version: 1\nresources:\n  a:\n    type: node\n    replicas: %d\n%s    with:\n    - {type: core, count: 1}\n  b:\n    type: node\n    replicas: 1\n%s    with:\n    - {type: core, count: %d}\n",
 			rep, pick(g.r, "", "    label: x\n", "    label: x\n    schedule: true\n"), pick(g.r, "", "    label: x\n", "    label: y\n", "    schedule: true\n"), cnt), w...)
+		// The same in the io subsystem: an orphan vertex, an "in" edge from
+		// a vertex in neither graph, or an edge of another relation.
+		subEdged := make([]clusterDoc, len(w))
+		for i, c := range w {
+			c.Subsystems = maps.Clone(c.Subsystems)
+			switch g.r.IntN(3) {
+			case 0:
+				c.Subsystems["io"] = strings.Replace(c.Subsystems["io"], `"nodes": {`, `"nodes": {"io9": {"metadata": {"type": "shm", "basename": "io"}}, `, 1)
+			case 1:
+				c.Subsystems["io"] = strings.Replace(c.Subsystems["io"], `"edges": [`, `"edges": [{"source": "io8", "target": "2", "relation": "in"}, `, 1)
+			default:
+				c.Subsystems["io"] = strings.Replace(c.Subsystems["io"], `"edges": [`, `"edges": [{"source": "io0", "target": "io1", "relation": "uses"}, `, 1)
+			}
+			subEdged[i] = c
+		}
+		g.add("subsystem-orphan-or-other-edge", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, field: type, match: %s}\n    with:\n    - {type: core, count: 1}\n", typ), subEdged...)
 		// A number where rainbow wants a string makes its match panic.
 		numeric := make([]clusterDoc, len(w))
 		for i, c := range w {
