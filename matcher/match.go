@@ -104,9 +104,9 @@ type Rules struct {
 	// rainbow's selection step does, and does not refuse a job for a
 	// subsystem no cluster has. A job or cluster not read by them, or a
 	// document rainbow could not load, matches nothing; what the readers
-	// return with an error for a document rainbow loads matches as
-	// rainbow decides (see ReadJobspec and ReadCluster). Exclusive is
-	// ignored.
+	// return with an error for a document rainbow loads counts as
+	// rainbow decides (see ReadJobspec, ReadCluster, ReadSubsystem).
+	// Exclusive is ignored.
 	Rainbow bool
 }
 
