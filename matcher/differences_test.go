@@ -1,7 +1,6 @@
 package matcher
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -14,11 +13,7 @@ import (
 func TestRainbowDifferenceCases(t *testing.T) {
 	// One node with two cores (ids: cluster 0, rack 1, node 2, socket 3,
 	// cores 4 and 5), io vertices attached to the node.
-	var buf bytes.Buffer
-	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
-		t.Fatal(err)
-	}
-	graph := buf.String()
+	graph := oneNodeGraph(t)
 	size2 := strings.ReplaceAll(graph, "\"size\": 1,\n          \"type\": \"core\"", "\"size\": 2,\n          \"type\": \"core\"")
 	if size2 == graph {
 		t.Fatal("could not give the cores size 2")

@@ -17,11 +17,7 @@ import (
 func TestRainbowModeCases(t *testing.T) {
 	// One node with two cores (ids: cluster 0, rack 1, node 2, socket 3,
 	// cores 4 and 5), io and spack vertices attached to the node.
-	var buf bytes.Buffer
-	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
-		t.Fatal(err)
-	}
-	graph := buf.String()
+	graph := oneNodeGraph(t)
 	size2 := strings.ReplaceAll(graph, "\"size\": 1,\n          \"type\": \"core\"", "\"size\": 2,\n          \"type\": \"core\"")
 	if size2 == graph {
 		t.Fatal("could not give the cores size 2")
@@ -108,14 +104,7 @@ func TestYAML11Scalars(t *testing.T) {
 // free; a requirement on a subsystem no cluster has (top level, which
 // rainbow does not read) does not refuse the job.
 func TestRainbowModePool(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := ReadCluster(strings.NewReader(buf.String()), "c")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := oneNodeCluster(t)
 	c.State = map[string]float64{"nodes_free": 1}
 	p, err := NewPool([]Cluster{c}, Rules{Rainbow: true})
 	if err != nil {
@@ -214,11 +203,7 @@ func TestRainbowModeCycle(t *testing.T) {
 // "contains" is ignored, dangling or not), and the default rules match it
 // against nothing. A dangling "contains" edge rainbow refuses too.
 func TestRainbowModeLenient(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
-		t.Fatal(err)
-	}
-	graph := buf.String()
+	graph := oneNodeGraph(t)
 	orphan := strings.Replace(graph, `"nodes": {`, `"nodes": {"77": {"label": "77", "metadata": {"type": "node"}},`, 1)
 	inEdge := strings.Replace(graph, `"edges": [`, `"edges": [{"source": "98", "target": "0", "relation": "in"},`, 1)
 	containsEdge := strings.Replace(graph, `"edges": [`, `"edges": [{"source": "0", "target": "98", "relation": "contains"},`, 1)
@@ -298,15 +283,8 @@ func TestRainbowModeRefusedGraphs(t *testing.T) {
 // error counts under the Rainbow rules and is no subsystem under the
 // default rules.
 func TestRainbowModeLenientSubsystem(t *testing.T) {
+	c := oneNodeCluster(t)
 	var buf bytes.Buffer
-	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := ReadCluster(strings.NewReader(buf.String()), "c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf.Reset()
 	if err := WriteSubsystem(&buf, &Subsystem{Name: "io", Vertices: []Vertex{{ID: "io1", Fields: map[string]string{"type": "shm"}, Parents: []string{"2"}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -341,4 +319,25 @@ func TestRainbowModeLenientSubsystem(t *testing.T) {
 	if s, err := ReadSubsystem(strings.NewReader(bad), "io.json", "io"); !errors.Is(err, ErrSchema) || len(s.Vertices) != 0 {
 		t.Errorf("a dangling contains edge: %v, %d vertices; want ErrSchema and none", err, len(s.Vertices))
 	}
+}
+
+// oneNodeGraph is WriteCluster's graph of one node with two cores (ids:
+// cluster 0, rack 1, node 2, socket 3, cores 4 and 5).
+func oneNodeGraph(t *testing.T) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// oneNodeCluster is oneNodeGraph as ReadCluster reads it.
+func oneNodeCluster(t *testing.T) Cluster {
+	t.Helper()
+	c, err := ReadCluster(strings.NewReader(oneNodeGraph(t)), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
