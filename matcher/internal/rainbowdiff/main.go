@@ -182,18 +182,12 @@ func ours(c caseDoc, rules matcher.Rules) (matched map[string]bool, refused stri
 			}
 		}
 		cl.Subsystems = map[string]*matcher.Subsystem{}
-		bad := false
 		for name, doc := range cd.Subsystems {
 			s, err := matcher.ReadSubsystem(strings.NewReader(doc), name, name)
 			if err != nil {
 				refused = "subsystem: " + err.Error()
-				bad = true
-				break
 			}
 			cl.Subsystems[name] = &s
-		}
-		if bad {
-			continue
 		}
 		if rules.Match(&job, &cl).Verdict == matcher.Matched {
 			matched[cd.Name] = true
