@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/slurm"
 )
 
 // slowWriter makes every epoch of an in-process run last at least d
@@ -163,5 +165,67 @@ func TestSearchDashboard(t *testing.T) {
 	}
 	if _, err := http.Get(url); err == nil {
 		t.Error("the dashboard still serves after the search")
+	}
+}
+
+// TestSlurmPrunedDashboard runs a search with ASHA on the Slurm cluster as
+// job arrays, the dashboard up: the page answers while the tasks are
+// queued or running, with a row for every run, and ASHA stops runs through
+// the backend (scancel), recorded as pruned with its reason.
+func TestSlurmPrunedDashboard(t *testing.T) {
+	needSlurm(t)
+	text := strings.NewReplacer("epochs: 3", "epochs: 40", "patience: 2", "patience: 40", "metric: f1", "metric: valid_loss").Replace(smallSpec) +
+		"prune: {rule: asha, min_epochs: 1, eta: 2}\n"
+	spec := loadSpec(t, text)
+	out := t.TempDir()
+	backend := &slurm.Backend{Command: []string{os.Args[0], "node", "train", "-data", filepath.Join(out, DatasetDir)},
+		Dir: filepath.Join(out, "slurm"), Name: "heldjobs-prune", MaxParallel: 2}
+	w := &urlWriter{url: make(chan string, 1)}
+	s := &Search{Spec: spec, Out: out, Backend: backend, Parallel: 4, PollInterval: 100 * time.Millisecond, Progress: w, Dashboard: "127.0.0.1:0"}
+	type result struct {
+		oc  *Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		oc, err := s.Run(context.Background())
+		done <- result{oc, err}
+	}()
+	var body []byte
+	select {
+	case url := <-w.url:
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", url, resp.StatusCode)
+		}
+	case r := <-done:
+		t.Fatalf("search ended (%v) without a dashboard line", r.err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	pruned := 0
+	for _, run := range r.oc.Runs {
+		if !bytes.Contains(body, []byte(run.Slug)) {
+			t.Errorf("the dashboard has no row for run %s", run.Slug)
+		}
+		switch {
+		case run.State == sweep.Pruned && strings.HasPrefix(run.Error, "ASHA: valid_loss"):
+			pruned++
+		case run.State != sweep.Completed:
+			t.Errorf("run %s: %s %q", run.Slug, run.State, run.Error)
+		}
+	}
+	if pruned == 0 {
+		t.Error("no run pruned on Slurm")
+	}
+	for _, run := range r.oc.Runs {
+		t.Logf("%s: %s, %v epochs, %s", run.Slug, run.State, run.metric("epochs"), run.Error)
 	}
 }
