@@ -181,6 +181,11 @@ func printRuns(w io.Writer, runs []heldjobs.RunRecord, best int, m heldjobs.Metr
 			get("epochs"), get("best_epoch"), get(m.Key()), get("valid_loss"), get("test_f1"), get("seconds"))
 	}
 	tw.Flush()
+	for _, r := range runs {
+		if r.State == sweep.Pruned {
+			fmt.Fprintf(w, "pruned %s: %s\n", r.Slug, r.Error)
+		}
+	}
 }
 
 // runDecide decides every job on hold in -logs with the model of -model
