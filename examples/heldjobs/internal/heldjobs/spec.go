@@ -206,7 +206,8 @@ type Spec struct {
 	Threshold        float64 // P(release) at or above which a job is released
 	Engine           string  // "native" (float64) or "native32"
 	// Model is the recurrent cell, "lstm" or "gru" (lstm.GRU, which
-	// always trains in float64); empty means lstm.
+	// always trains in float64); empty means lstm, or the cells of
+	// Space.Model when the space searches it.
 	Model string `json:",omitempty"`
 	// Resources of each training run: on Slurm --cpus-per-task, --mem,
 	// --time, --partition, --account; on HTCondor request_cpus,
@@ -908,7 +909,9 @@ func PointOf(params map[string]sweep.Value) (Point, error) {
 // order: every point of the grid, or, with Random, that many distinct
 // points drawn without replacement by a generator seeded with Data.Seed
 // (as scikit-learn's ParameterSampler does when every parameter is a
-// list). The base parameters are everything else that decides a run's
+// list). A space with conditional definitions is expanded by sweep (its
+// axes' When), and a space with drawn parameters is sweep's random search
+// (Space.Dists). The base parameters are everything else that decides a run's
 // outcome (data, seed, budget, metric, engine), so they are part of every
 // run's identity; dataID is the identity of the data (Dataset.ID), recorded
 // as the sweep's input so that a ledger refuses results of other data.
