@@ -24,14 +24,24 @@ type slowWriter struct{ d time.Duration }
 
 func (w slowWriter) Write(p []byte) (int, error) { time.Sleep(w.d); return len(p), nil }
 
-// TestSearchPruned: ASHA on the validation loss, rungs at epochs 1, 2, 4,
-// stops runs of a local search before their last epoch; they are pruned in
-// the ledger with ASHA's reason, in the runs table with it, their epochs
-// stop early in the epochs table, the search succeeds without them, and
-// the best run is a completed one.
+// TestSearchPruned: ASHA on the validation loss (rungs at epochs 1, 2,
+// 4), and the median rule after one completed run, stop runs of a local
+// search before their last epoch; they are pruned in the ledger with the
+// pruner's reason, in the runs table with it, their epochs stop early in
+// the epochs table, the search succeeds without them, and the best run is
+// a completed one.
 func TestSearchPruned(t *testing.T) {
+	for _, tc := range []struct{ name, prune, reason string }{
+		{"asha", "{rule: asha, min_epochs: 1, eta: 2}", "ASHA: valid_loss"},
+		{"median", "{rule: median, startup: 1}", "median rule: best valid_loss"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { searchPruned(t, tc.prune, tc.reason) })
+	}
+}
+
+func searchPruned(t *testing.T, prune, reason string) {
 	text := strings.Replace(smallSpec, "epochs: 3\npatience: 2\nmetric: f1", "epochs: 8\npatience: 8\nmetric: valid_loss", 1) +
-		"prune: {rule: asha, min_epochs: 1, eta: 2}\n"
+		"prune: " + prune + "\n"
 	spec := loadSpec(t, text)
 	out := t.TempDir()
 	backend := &sweep.Local{Func: Worker(filepath.Join(out, DatasetDir), slowWriter{150 * time.Millisecond})}
@@ -45,8 +55,8 @@ func TestSearchPruned(t *testing.T) {
 		switch r.State {
 		case sweep.Pruned:
 			pruned++
-			if !strings.HasPrefix(r.Error, "ASHA: valid_loss") {
-				t.Errorf("run %s pruned with reason %q, want ASHA's", r.Slug, r.Error)
+			if !strings.HasPrefix(r.Error, reason) {
+				t.Errorf("run %s pruned with reason %q, want %q…", r.Slug, r.Error, reason)
 			}
 		case sweep.Completed:
 			if n := r.metric("epochs"); n != 8 {
@@ -74,7 +84,7 @@ func TestSearchPruned(t *testing.T) {
 			continue
 		}
 		seen++
-		if !strings.Contains(r[col["error"]], "ASHA: valid_loss") {
+		if !strings.HasPrefix(r[col["error"]], reason) {
 			t.Errorf("runs.csv: pruned run %s has error %q", r[col["slug"]], r[col["error"]])
 		}
 		if n := epochs[r[col["slug"]]]; n < 1 || n >= 8 {
