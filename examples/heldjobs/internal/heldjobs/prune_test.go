@@ -134,8 +134,25 @@ func TestSearchDashboard(t *testing.T) {
 		}
 		return work(ctx, task)
 	}}
+	s := &Search{Spec: spec, Out: out, Backend: backend, Parallel: 2, PollInterval: 20 * time.Millisecond}
+	oc, body, url := searchWithDashboard(t, s, func() { close(served) })
+	for _, run := range oc.Runs {
+		if !bytes.Contains(body, []byte(run.Slug)) {
+			t.Errorf("the dashboard has no row for run %s", run.Slug)
+		}
+	}
+	if _, err := http.Get(url); err == nil {
+		t.Error("the dashboard still serves after the search")
+	}
+}
+
+// searchWithDashboard runs s with the dashboard on a free port, reads its
+// page once its URL is printed, calls read (for runs that wait for the
+// page), and returns the outcome, the page and its URL.
+func searchWithDashboard(t *testing.T, s *Search, read func()) (*Outcome, []byte, string) {
+	t.Helper()
 	w := &urlWriter{url: make(chan string, 1)}
-	s := &Search{Spec: spec, Out: out, Backend: backend, Parallel: 2, PollInterval: 20 * time.Millisecond, Progress: w, Dashboard: "127.0.0.1:0"}
+	s.Progress, s.Dashboard = w, "127.0.0.1:0"
 	type result struct {
 		oc  *Outcome
 		err error
@@ -154,13 +171,12 @@ func TestSearchDashboard(t *testing.T) {
 		t.Fatal("no dashboard line in 2 minutes")
 	}
 	resp, err := http.Get(url)
+	read()
 	if err != nil {
-		close(served)
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	close(served)
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET %s: %d\n%.500s", url, resp.StatusCode, body)
 	}
@@ -168,14 +184,7 @@ func TestSearchDashboard(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	for _, run := range r.oc.Runs {
-		if !bytes.Contains(body, []byte(run.Slug)) {
-			t.Errorf("the dashboard has no row for run %s", run.Slug)
-		}
-	}
-	if _, err := http.Get(url); err == nil {
-		t.Error("the dashboard still serves after the search")
-	}
+	return r.oc, body, url
 }
 
 // TestSlurmPrunedDashboard runs a search with ASHA on the Slurm cluster as
@@ -190,38 +199,10 @@ func TestSlurmPrunedDashboard(t *testing.T) {
 	out := t.TempDir()
 	backend := &slurm.Backend{Command: []string{os.Args[0], "node", "train", "-data", filepath.Join(out, DatasetDir)},
 		Dir: filepath.Join(out, "slurm"), Name: "heldjobs-prune", MaxParallel: 2}
-	w := &urlWriter{url: make(chan string, 1)}
-	s := &Search{Spec: spec, Out: out, Backend: backend, Parallel: 4, PollInterval: 100 * time.Millisecond, Progress: w, Dashboard: "127.0.0.1:0"}
-	type result struct {
-		oc  *Outcome
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		oc, err := s.Run(context.Background())
-		done <- result{oc, err}
-	}()
-	var body []byte
-	select {
-	case url := <-w.url:
-		resp, err := http.Get(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("GET %s: %d", url, resp.StatusCode)
-		}
-	case r := <-done:
-		t.Fatalf("search ended (%v) without a dashboard line", r.err)
-	}
-	r := <-done
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
+	s := &Search{Spec: spec, Out: out, Backend: backend, Parallel: 4, PollInterval: 100 * time.Millisecond}
+	oc, body, _ := searchWithDashboard(t, s, func() {})
 	pruned := 0
-	for _, run := range r.oc.Runs {
+	for _, run := range oc.Runs {
 		if !bytes.Contains(body, []byte(run.Slug)) {
 			t.Errorf("the dashboard has no row for run %s", run.Slug)
 		}
@@ -235,7 +216,7 @@ func TestSlurmPrunedDashboard(t *testing.T) {
 	if pruned == 0 {
 		t.Error("no run pruned on Slurm")
 	}
-	for _, run := range r.oc.Runs {
+	for _, run := range oc.Runs {
 		t.Logf("%s: %s, %v epochs, %s", run.Slug, run.State, run.metric("epochs"), run.Error)
 	}
 }
