@@ -198,10 +198,10 @@ func (c *Condor) Write() (*CondorFiles, error) {
 	}
 	parseRes, parseComment := res(pool.Parse.Resources), "held-job search: build the tensors of every shape from the event logs"
 	if pool.Parse.Resources.MemoryMB == 0 && logBytes > 0 {
-		est := parseMemoryMB(logBytes, len(spec.Space.Shape))
+		est := parseMemoryMB(logBytes, len(spec.Space.shapes()))
 		parseRes.MemoryMB = max(parseRes.MemoryMB, est)
 		parseComment += fmt.Sprintf("; request_memory %d MB, the larger of %d and the estimate for the logs' %.1f MB and %d shape(s), 1.25 x (64 MB + 11 x log MB x shapes) = %d MB",
-			parseRes.MemoryMB, condorDefaults.MemoryMB, float64(logBytes)/(1<<20), len(spec.Space.Shape), est)
+			parseRes.MemoryMB, condorDefaults.MemoryMB, float64(logBytes)/(1<<20), len(spec.Space.shapes()), est)
 	}
 	exe := exeFile
 	dataset := filepath.Join("parse", "dataset")
