@@ -2,7 +2,13 @@
 
 package lstm
 
-//go:generate go run ./internal/cellgen cell_amd64.s
+//go:generate go run ../internal/asmgen cell_amd64.s
+//go:generate go run ../internal/asmgen kernel_amd64.s
+//go:generate go run ../internal/asmgen kernel32_amd64.s
+//go:generate go run ../internal/asmgen kern512_amd64.s
+//go:generate go run ../internal/asmgen bwd_amd64.s
+//go:generate go run ../internal/asmgen adam_amd64.s
+//go:generate go run ../internal/asmgen scan_amd64.s
 
 import "golang.org/x/sys/cpu"
 
