@@ -1,10 +1,9 @@
 package main
 
 // The fused LSTM cell kernels of package lstm (cell_amd64.s): float64 and
-// float32, in AVX2/FMA (cell64, cell32) and AVX-512 (cell64z, cell32z).
-// The activations are written once (core) and unrolled here, interleaving
-// independent evaluations instruction by instruction (16 vector registers
-// hold two chains of five), which assembler macros would need a dozen
+// float32, in AVX2/FMA (cell64, cell32). The activations are written once
+// (core) and unrolled here, interleaving two independent evaluations
+// instruction by instruction (16 vector registers hold two chains of five), which assembler macros would need a dozen
 // register arguments for; the generated file's comment explains the
 // arithmetic.
 
@@ -15,9 +14,7 @@ import (
 
 const cellHeader = `// The fused cell of the forward pass (cellForward): the four gates'
 // activations, the new cell state, its tanh and the hidden state of several
-// rows in one call, in float64 (cell64, AVX2; cell64z, AVX-512) and float32
-// (cell32, cell32z). The AVX2 and AVX-512 kernels do the same operations in
-// the same order, so they give the same bits.
+// rows in one call, in float64 (cell64) and float32 (cell32), AVX2/FMA.
 //
 // σ(x) = 1/(1+e^t) with t = −x and tanh(x) = (1−e^t)/(1+e^t) with t = −2x.
 // e^t = 2^k·e^r by Cody and Waite's reduction (k = round(t·log2 e),
@@ -71,10 +68,8 @@ func constsFor(double bool) []cellConst {
 func cell() string {
 	var out []string
 	out = append(out, cellHeader)
-	out = kernel(out, true, false)
-	out = kernel(out, false, false)
-	out = kernel(out, true, true)
-	out = kernel(out, false, true)
+	out = kernel(out, true)
+	out = kernel(out, false)
 	return strings.Join(out, "\n") + "\n"
 }
 
@@ -96,8 +91,8 @@ func interleave(lists [][]string) []string {
 }
 
 // kernel appends the constant table and the code of one kernel: float64
-// (double) or float32, AVX2 or (wide) AVX-512.
-func kernel(out []string, double, wide bool) []string {
+// (double) or float32.
+func kernel(out []string, double bool) []string {
 	w := func(s string) { out = append(out, s) }
 	P, ft, esz := "PS", "float32", 4
 	if double {
@@ -107,21 +102,14 @@ func kernel(out []string, double, wide bool) []string {
 	if double {
 		name = "cell64"
 	}
-	if wide {
-		vb, R, tab = 64, "Z", "cz"
-		name += "z"
-	}
 	if double {
 		tab += "d"
 	} else {
 		tab += "s"
 	}
 	consts := constsFor(double)
-	// The constant table: AVX2 needs full vectors, AVX-512 broadcasts one element.
+	// The constant table: full vectors.
 	rep := 32 / esz
-	if wide {
-		rep = 1
-	}
 	for i, c := range consts {
 		for l := range rep {
 			w(fmt.Sprintf("DATA %s<>+%d(SB)/%d, $%s", tab, (i*rep+l)*esz, esz, c.bits))
@@ -133,15 +121,8 @@ func kernel(out []string, double, wide bool) []string {
 	for i, c := range consts {
 		C[c.name] = fmt.Sprintf("%s<>+%d(SB)", tab, i*rep*esz)
 	}
-	bc := ""
-	if wide {
-		bc = ".BCST"
-	}
-	cm := func(op, c string) string { return op + bc + " " + C[c] } // constant memory operand
+	cm := func(op, c string) string { return op + " " + C[c] } // constant memory operand
 	nchains := 2
-	if wide {
-		nchains = 4
-	}
 	chains := make([][5]string, nchains)
 	for i := range chains {
 		for j := range 5 {
@@ -149,17 +130,11 @@ func kernel(out []string, double, wide bool) []string {
 		}
 	}
 	HI, LO, rnd := "Y14", "Y13", "VROUND"+P+" $0"
-	if wide {
-		HI, LO, rnd = R+"30", R+"31", "VRNDSCALE"+P+" $0"
-	}
-	bcast, movu := "VBROADCASTSS", "VMOVUPS"
+	movu := "VMOVUPS"
 	if double {
-		bcast, movu = "VBROADCASTSD", "VMOVUPD"
+		movu = "VMOVUPD"
 	}
 	load := func(c, reg string) string { // a whole constant vector into reg
-		if wide {
-			return fmt.Sprintf("%s %s, %s", bcast, C[c], reg)
-		}
 		return fmt.Sprintf("%s %s, %s", movu, C[c], reg)
 	}
 	// core evaluates σ (sig) or tanh of the vector in ch[0], in place,
@@ -239,9 +214,6 @@ func kernel(out []string, double, wide bool) []string {
 		return append(L, pre+"done:")
 	}
 	clamps := func(which string) []string {
-		if wide {
-			return []string{fmt.Sprintf("%s %s, %s", bcast, C["hi"+which], HI), fmt.Sprintf("%s %s, %s", bcast, C["lo"+which], LO)}
-		}
 		return []string{fmt.Sprintf("VMOVU%s %s, %s", P, C["hi"+which], HI), fmt.Sprintf("VMOVU%s %s, %s", P, C["lo"+which], LO)}
 	}
 	shift := 2
@@ -250,9 +222,6 @@ func kernel(out []string, double, wide bool) []string {
 	}
 	lanes := vb / esz
 	isa := "AVX2/FMA"
-	if wide {
-		isa = "AVX-512F"
-	}
 	w(fmt.Sprintf("// func %s(hid int, rows int, gate *%s, cp *%s, c *%s, tc *%s, h *%s)", name, ft, ft, ft, ft, ft))
 	w("//")
 	w("// For each of rows rows, gate holding 4H pre-activations (i, f, g, o) a")

@@ -68,47 +68,14 @@ func kern4(a *asm, p prec, name string) {
 	a.blank()
 }
 
-// kern1x32 writes the one-row block of 32 float64 columns.
-func kern1x32(a *asm) {
-	a.comment("func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64)", "",
-		"For j in 0..31: d[j] += Σ_{p<n} c[p*cStep] · w[p*wStride+j]")
-	a.text("kern1x32", 48)
-	for _, l := range []string{"n+0(FP), CX", "c+8(FP), SI", "cStep+16(FP), R9", "w+24(FP), DI", "wStride+32(FP), R10", "d+40(FP), DX"} {
-		a.i("MOVQ %s", l)
-	}
-	a.i("SHLQ $3, R9")
-	a.i("SHLQ $3, R10")
-	for v := range 8 {
-		a.i("VMOVUPD %d(DX), Y%d", 32*v, v)
-	}
-	a.i("TESTQ CX, CX")
-	a.i("JZ kern1x32store")
-	a.label("kern1x32loop")
-	a.i("VBROADCASTSD (SI), Y8")
-	for v := range 8 {
-		a.i("VFMADD231PD %d(DI), Y8, Y%d", 32*v, v)
-	}
-	a.i("ADDQ R9, SI")
-	a.i("ADDQ R10, DI")
-	a.i("DECQ CX")
-	a.i("JNZ kern1x32loop")
-	a.label("kern1x32store")
-	for v := range 8 {
-		a.i("VMOVUPD Y%d, %d(DX)", v, 32*v)
-	}
-	a.i("VZEROUPPER")
-	a.i("RET")
-}
-
 // gemm64 writes kernel_amd64.s: the AVX2 blocks in float64.
 func gemm64() string {
 	a := &asm{}
-	a.comment("AVX2/FMA blocks of gemm (kernel.go) in float64: 4 rows by 8 columns and",
-		"1 row by 32. Each element of d is accumulated in order of p with one",
-		"fused multiply-add per term.")
+	a.comment("The AVX2/FMA block of gemm (kernel.go) in float64: 4 rows by 8 columns.",
+		"Each element of d is accumulated in order of p with one fused",
+		"multiply-add per term.")
 	a.blank()
 	kern4(a, f64, "kern4x8")
-	kern1x32(a)
 	return a.String()
 }
 
