@@ -76,6 +76,5 @@ func bwdKernel(a *asm, p prec, name, one string) {
 		a.i("%s %s", l[0], l[1])
 	}
 	a.label(name + "ret")
-	a.i("VZEROUPPER")
-	a.i("RET")
+	a.ret()
 }

@@ -56,15 +56,12 @@ func kern4(a *asm, p prec, name string) {
 		a.i("ADDQ R9, %s", r)
 	}
 	a.i("ADDQ R10, DI")
-	a.i("DECQ CX")
-	a.i("JNZ %sloop", name)
-	a.label(name + "store")
+	a.next(name, "store")
 	for r := range 4 {
 		a.i("%s Y%d, 0(%s)", p.movu, 2*r, dr[r])
 		a.i("%s Y%d, 32(%s)", p.movu, 2*r+1, dr[r])
 	}
-	a.i("VZEROUPPER")
-	a.i("RET")
+	a.ret()
 	a.blank()
 }
 
@@ -144,15 +141,12 @@ func kern8(a *asm, p prec, name string) {
 		a.i("ADDQ R9, %s", r)
 	}
 	a.i("ADDQ R10, DI")
-	a.i("DECQ CX")
-	a.i("JNZ %sloop", name)
-	a.label(name + "store")
+	a.next(name, "store")
 	for r := range 8 {
 		a.i("%s Z%d, %s", p.movu, 2*r, at(db, "R11", r, 0))
 		a.i("%s Z%d, %s", p.movu, 2*r+1, at(db, "R11", r, 64))
 	}
-	a.i("VZEROUPPER")
-	a.i("RET")
+	a.ret()
 	a.blank()
 }
 

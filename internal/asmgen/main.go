@@ -98,6 +98,20 @@ func (a *asm) i(format string, args ...any) {
 // label writes a label after an empty line.
 func (a *asm) label(name string) { a.lines = append(a.lines, "", name+":") }
 
+// next closes a loop counted down in CX: back to label name+"loop" until
+// CX is zero, then label name+end.
+func (a *asm) next(name, end string) {
+	a.i("DECQ CX")
+	a.i("JNZ %sloop", name)
+	a.label(name + end)
+}
+
+// ret restores the upper halves of the vector registers and returns.
+func (a *asm) ret() {
+	a.i("VZEROUPPER")
+	a.i("RET")
+}
+
 // text opens function name with an argument frame of frame bytes.
 func (a *asm) text(name string, frame int) {
 	a.lines = append(a.lines, fmt.Sprintf("TEXT ·%s(SB), NOSPLIT, $0-%d", name, frame))

@@ -26,11 +26,8 @@ func axpy(a *asm, p prec, name string, nv int) {
 	}
 	a.i("ADDQ $%d, SI", 32*nv)
 	a.i("ADDQ $%d, DI", 32*nv)
-	a.i("DECQ CX")
-	a.i("JNZ %sloop", name)
-	a.label(name + "done")
-	a.i("VZEROUPPER")
-	a.i("RET")
+	a.next(name, "done")
+	a.ret()
 }
 
 // dot writes dotFMA(x, y []float64) float64.
@@ -68,8 +65,7 @@ func dot(a *asm) {
 	a.i("VADDPD X1, X0, X0")
 	a.i("VHADDPD X0, X0, X0")
 	a.i("VMOVSD X0, ret+48(FP)")
-	a.i("VZEROUPPER")
-	a.i("RET")
+	a.ret()
 }
 
 // elementwise writes name(dst, x, ...) for i < len(dst) &^ 15: after the
@@ -96,11 +92,8 @@ func elementwise(a *asm, name string, frame int, head []string, ptrs []string, o
 	for _, r := range ptrs {
 		a.i("ADDQ $128, %s", r)
 	}
-	a.i("DECQ CX")
-	a.i("JNZ %sloop", name)
-	a.label(name + "done")
-	a.i("VZEROUPPER")
-	a.i("RET")
+	a.next(name, "done")
+	a.ret()
 }
 
 // mul writes mulAVX(dst, x, y []float64).

@@ -123,11 +123,8 @@ func activation(a *asm, p prec, C map[string]string, name string, tanh bool) {
 	}
 	a.i("%s Y5, (SI)", p.movu)
 	a.i("ADDQ $32, SI")
-	a.i("DECQ CX")
-	a.i("JNZ %sloop", name)
-	a.label(name + "done")
-	a.i("VZEROUPPER")
-	a.i("RET")
+	a.next(name, "done")
+	a.ret()
 	a.blank()
 }
 
