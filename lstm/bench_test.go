@@ -241,18 +241,13 @@ func gemmVariants[T float](k *kernels[T]) []gemmVariant[T] {
 	return out
 }
 
-// cellVariants returns k, k without its AVX-512 cell ("-avx2") and k
-// without any fused cell ("-vmath", cellForward's activations and loops).
+// cellVariants returns k and k without its fused cell ("-vmath",
+// cellForward's activations and loops).
 func cellVariants[T float](k *kernels[T]) []gemmVariant[T] {
 	out := []gemmVariant[T]{{"", k}}
-	if k.cellWide != nil {
-		k2 := *k
-		k2.cellWide = nil
-		out = append(out, gemmVariant[T]{"-avx2", &k2})
-	}
 	if k.cell != nil {
 		k3 := *k
-		k3.cell, k3.cellWide = nil, nil
+		k3.cell = nil
 		out = append(out, gemmVariant[T]{"-vmath", &k3})
 	}
 	return out

@@ -9,10 +9,10 @@ import (
 // Dense kernels of the forward and backward passes, one set per precision.
 // Matrices are row-major slices. Every product reduces to gemm, which runs
 // 8-row blocks in AVX-512 assembly where the CPU has it (kern512_amd64.s),
-// 4-row blocks (and, in float64, 1×32 rows) in AVX2/FMA assembly
-// (kernel_amd64.s, kernel32_amd64.s), 4-row blocks in Go without assembly
-// in float64 (kernel_go.go) and plain Go loops elsewhere and at the edges; the AVX-512 and AVX2
-// blocks compute the same bits, and so do the Go blocks and loops. The
+// 4-row blocks in AVX2/FMA assembly (kernel_amd64.s, kernel32_amd64.s),
+// 4-row blocks in Go without assembly in float64 (kernel_go.go) and plain
+// Go loops elsewhere and at the edges; the AVX-512 and AVX2 blocks compute
+// the same bits, and so do the Go blocks and loops. The
 // assembly does no bounds checks, so gemm checks the extent of every
 // operand before it starts.
 //
@@ -40,21 +40,15 @@ type kernels[T float] struct {
 	// for four rows from r and the columns from j0 in whole blocks of
 	// four, returning the first column it left.
 	goBlock func(r, j0, C, n int, c []T, cRow, cStep int, w []T, wStride int, d []T, dStride int) int
-	// row adds one row of c times columns [0, 32) of w into d; nil where
-	// there is none.
-	row func(n int, c *T, cStep int, w *T, wStride int, d *T)
 	// wide is a larger block, wideRows (a multiple of four) by wideWidth
 	// (a multiple of width), with the same arguments as block; nil where
 	// the CPU has no AVX-512.
 	wide                func(n int, c *T, cRow, cStep int, w *T, wStride int, d *T, dStride int)
 	wideRows, wideWidth int
 	// cell is the fused cell on rows rows at once (see cells), for H a
-	// multiple of cellLanes; nil where there is no assembly. cellWide is
-	// the same in AVX-512 (same bits) for H a multiple of cellWideLanes.
-	cell          func(hid, rows int, gate, cp, c, tc, h *T)
-	cellLanes     int
-	cellWide      func(hid, rows int, gate, cp, c, tc, h *T)
-	cellWideLanes int
+	// multiple of cellLanes; nil where there is no assembly.
+	cell      func(hid, rows int, gate, cp, c, tc, h *T)
+	cellLanes int
 	// bwd is the Go loop of cellBackward on rows rows at once, for H a
 	// multiple of cellLanes; nil where there is no assembly.
 	bwd func(hid, rows int, gate, tc, u, dh, dc, cp *T, cpStride int)
@@ -70,12 +64,11 @@ func kernelsFor[T float]() *kernels[T] {
 			k64.goBlock = block4Go64
 		}
 		if useFMA {
-			k64.block, k64.width, k64.row = kern4x8, 8, kern1x32
+			k64.block, k64.width = kern4x8, 8
 			k64.cell, k64.cellLanes, k64.bwd = cell64, 4, bwd64
 		}
 		if useAVX512 {
 			k64.wide, k64.wideRows, k64.wideWidth = kern8x16, 8, 16
-			k64.cellWide, k64.cellWideLanes = cell64z, 8
 		}
 		k = k64
 	case float32:
@@ -86,7 +79,6 @@ func kernelsFor[T float]() *kernels[T] {
 		}
 		if useAVX512 {
 			k32.wide, k32.wideRows, k32.wideWidth = kern8x32s, 8, 32
-			k32.cellWide, k32.cellWideLanes = cell32z, 16
 		}
 		k = k32
 	}
@@ -194,13 +186,7 @@ func gemm[T float](k *kernels[T], R, C, n int, c []T, cRow, cStep int, w []T, wS
 		}
 	}
 	for ; r < R; r++ {
-		j := 0
-		if k.row != nil {
-			for ; j+32 <= C; j += 32 {
-				k.row(n, &c[r*cRow], cStep, &w[j], wStride, &d[r*dStride+j])
-			}
-		}
-		gemmGo(k, r, j, C, n, c, cRow, cStep, w, wStride, d, dStride)
+		gemmGo(k, r, 0, C, n, c, cRow, cStep, w, wStride, d, dStride)
 	}
 }
 

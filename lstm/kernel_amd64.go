@@ -2,7 +2,13 @@
 
 package lstm
 
-//go:generate go run ./internal/cellgen cell_amd64.s
+//go:generate go run ../internal/asmgen cell_amd64.s
+//go:generate go run ../internal/asmgen kernel_amd64.s
+//go:generate go run ../internal/asmgen kernel32_amd64.s
+//go:generate go run ../internal/asmgen kern512_amd64.s
+//go:generate go run ../internal/asmgen bwd_amd64.s
+//go:generate go run ../internal/asmgen adam_amd64.s
+//go:generate go run ../internal/asmgen scan_amd64.s
 
 import "golang.org/x/sys/cpu"
 
@@ -17,9 +23,6 @@ var useAVX512 = useFMA && cpu.X86.HasAVX512F
 
 //go:noescape
 func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d *float64, dStride int)
-
-//go:noescape
-func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64)
 
 //go:noescape
 func kern4x16s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int)
@@ -56,9 +59,3 @@ func bwd32(hid int, rows int, gate *float32, tc *float32, u *float32, dh *float3
 
 //go:noescape
 func adamAVX(w []float64, g []float64, mom []float64, vel []float64, k *[7]float64)
-
-//go:noescape
-func cell64z(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float64, h *float64)
-
-//go:noescape
-func cell32z(hid int, rows int, gate *float32, cp *float32, c *float32, tc *float32, h *float32)

@@ -12,10 +12,6 @@ func kern4x8(n int, c *float64, cRow int, cStep int, w *float64, wStride int, d 
 	panic("lstm: no assembly kernel on this platform")
 }
 
-func kern1x32(n int, c *float64, cStep int, w *float64, wStride int, d *float64) {
-	panic("lstm: no assembly kernel on this platform")
-}
-
 func kern4x16s(n int, c *float32, cRow int, cStep int, w *float32, wStride int, d *float32, dStride int) {
 	panic("lstm: no assembly kernel on this platform")
 }
@@ -55,13 +51,5 @@ func bwd32(hid int, rows int, gate *float32, tc *float32, u *float32, dh *float3
 }
 
 func adamAVX(w []float64, g []float64, mom []float64, vel []float64, k *[7]float64) {
-	panic("lstm: no assembly kernel on this platform")
-}
-
-func cell64z(hid int, rows int, gate *float64, cp *float64, c *float64, tc *float64, h *float64) {
-	panic("lstm: no assembly kernel on this platform")
-}
-
-func cell32z(hid int, rows int, gate *float32, cp *float32, c *float32, tc *float32, h *float32) {
 	panic("lstm: no assembly kernel on this platform")
 }

@@ -200,9 +200,7 @@ func cells[T float](k *kernels[T], H, rows int, G, cp, c, tc, h []T) {
 		return
 	}
 	cell := k.cell
-	if k.cellWide != nil && H%k.cellWideLanes == 0 {
-		cell = k.cellWide
-	} else if cell != nil && H%k.cellLanes != 0 {
+	if cell != nil && H%k.cellLanes != 0 {
 		cell = nil
 	}
 	if cell != nil {

@@ -2,6 +2,8 @@
 
 package logit
 
+//go:generate go run ../asmgen rows_amd64.s
+
 import "golang.org/x/sys/cpu"
 
 // useAVX2 reports whether rowTermsAVX2 may run.

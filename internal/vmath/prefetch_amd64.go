@@ -2,5 +2,7 @@
 
 package vmath
 
+//go:generate go run ../asmgen prefetch_amd64.s
+
 //go:noescape
 func prefetchL2(p *float64, n int)

@@ -2,6 +2,8 @@
 
 package vmath
 
+//go:generate go run ../asmgen vmath_amd64.s
+
 import "golang.org/x/sys/cpu"
 
 // useFMA reports whether the AVX2/FMA kernels may run. It is fixed at
