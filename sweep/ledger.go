@@ -46,7 +46,7 @@ type Run struct {
 	seq               int
 	Config            map[string]Value // the spec's parameters
 	overrides         map[string]Value // set by retry adjusters
-	Resources         Resources
+	resources         Resources        // what the run asks its scheduler for
 	State             State
 	Attempt           int // attempts started so far
 	BackendID         string
@@ -77,25 +77,25 @@ func (r *Run) Params() map[string]Value {
 // TransitionError reports a state change that the run's current state does
 // not allow.
 type TransitionError struct {
-	ID       string
-	From, To State
-	Actual   State
+	id       string
+	from, to State
+	actual   State
 }
 
 func (e *TransitionError) Error() string {
-	return fmt.Sprintf("sweep: run %s: cannot go %s→%s, run is %s", e.ID, e.From, e.To, e.Actual)
+	return fmt.Sprintf("sweep: run %s: cannot go %s→%s, run is %s", e.id, e.from, e.to, e.actual)
 }
 
 // InputsError is Enqueue's error when the spec's Inputs differ from those
 // the ledger recorded: the runs already in the ledger were computed from
 // other inputs.
 type InputsError struct {
-	Ledger  string
-	Changed []string // "key: recorded → now"
+	ledger  string
+	changed []string // "key: recorded → now"
 }
 
 func (e *InputsError) Error() string {
-	return "sweep: ledger " + e.Ledger + " holds runs computed from other inputs (" + strings.Join(e.Changed, "; ") +
+	return "sweep: ledger " + e.ledger + " holds runs computed from other inputs (" + strings.Join(e.changed, "; ") +
 		"); use a new ledger and work directory, or Ledger.AcceptInputs to record the new ones"
 }
 
@@ -209,7 +209,7 @@ var migrations = []string{
 }
 
 // qInsert is prepared when the ledger opens.
-const qInsert = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, resources, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?,?)`
+const qInsert = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, resources, state, queued_at) VALUES(?,?,?,?,?,?,?,?)`
 
 var hotQueries = []string{qInsert}
 
@@ -528,7 +528,7 @@ func (l *Ledger) checkInputs(ctx context.Context, tx *sql.Tx, spec *Spec) error 
 			return err
 		}
 		if n > 0 && len(spec.Inputs) > 0 {
-			return &InputsError{Ledger: l.path, Changed: []string{"no inputs recorded with the existing runs"}}
+			return &InputsError{ledger: l.path, changed: []string{"no inputs recorded with the existing runs"}}
 		}
 		b, _ := json.Marshal(spec.Inputs)
 		_, err = tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('inputs', ?)`, string(b))
@@ -553,7 +553,7 @@ func (l *Ledger) checkInputs(ctx context.Context, tx *sql.Tx, spec *Spec) error 
 		}
 	}
 	if len(changed) > 0 {
-		return &InputsError{Ledger: l.path, Changed: changed}
+		return &InputsError{ledger: l.path, changed: changed}
 	}
 	return nil
 }
@@ -603,9 +603,7 @@ func (l *Ledger) enqueue(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (
 		return 0, fmt.Errorf("sweep: enqueue: %w", err)
 	}
 	now := l.now().UnixNano()
-	prio, tags := 0, ""
 	if spec != nil {
-		prio, tags = spec.Priority, strings.Join(spec.Tags, ",")
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta(key, value) VALUES('name', ?)`, spec.Name); err != nil {
 			return 0, fmt.Errorf("sweep: enqueue: %w", err)
 		}
@@ -636,7 +634,7 @@ func (l *Ledger) enqueue(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (
 		if n > maxRuns {
 			return added, fmt.Errorf("sweep: enqueue: %w: more than %d runs (maxRuns)", ErrTooLarge, maxRuns)
 		}
-		res, err := ins.ExecContext(ctx, p.ID, p.index, p.Slug, p.Variant, string(encodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
+		res, err := ins.ExecContext(ctx, p.ID, p.index, p.Slug, p.Params["variant"].Lit, string(encodeConfig(p.Params)), encodeResources(p.resources), string(Queued), now)
 		if err != nil {
 			return added, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
 		}
@@ -689,7 +687,7 @@ func (l *Ledger) whyNot(ctx context.Context, id string, from, to State) error {
 		}
 		return fmt.Errorf("sweep: run %s: %w", id, err)
 	}
-	return &TransitionError{ID: id, From: from, To: to, Actual: cur}
+	return &TransitionError{id: id, from: from, to: to, actual: cur}
 }
 
 // Start moves a queued run to running, opening a new attempt. backendID may
@@ -843,7 +841,7 @@ func (l *Ledger) Requeue(ctx context.Context, ids []string, states []State, forc
 	var done []string
 	for _, r := range targets {
 		if !slices.Contains(allowed, r.State) {
-			return done, &TransitionError{ID: r.ID, From: r.State, To: Queued, Actual: r.State}
+			return done, &TransitionError{id: r.ID, from: r.State, to: Queued, actual: r.State}
 		}
 		_, err := l.transition(ctx, r.ID, []State{r.State}, Queued,
 			`UPDATE runs SET state='queued', queued_at=?, backend_id='', finished_at=0, completions=0 WHERE id=? AND state=? RETURNING attempt`,
@@ -910,7 +908,7 @@ func (sc *runScanner) scan(rows *sql.Rows, r *Run) error {
 			return fmt.Errorf("run %s: %w", r.ID, err)
 		}
 	}
-	if r.Resources, err = decodeResources(sc.res); err != nil {
+	if r.resources, err = decodeResources(sc.res); err != nil {
 		return fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	r.queuedAt, r.StartedAt, r.FinishedAt, r.heartbeatAt = ts(sc.q), ts(sc.s), ts(sc.f), ts(sc.h)
@@ -1102,7 +1100,7 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Run, error) {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
 	defer rows.Close()
-	base := Run{ID: r.ID, Slug: r.Slug, Variant: r.Variant, seq: r.seq, Config: r.Config, Resources: r.Resources}
+	base := Run{ID: r.ID, Slug: r.Slug, Variant: r.Variant, seq: r.seq, Config: r.Config, resources: r.resources}
 	var out []Run
 	for rows.Next() {
 		a := base

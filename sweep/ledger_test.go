@@ -34,7 +34,7 @@ func TestLedgerTransitions(t *testing.T) {
 		t.Fatal("queued→completed allowed")
 	} else {
 		var te *TransitionError
-		if !errors.As(err, &te) || te.Actual != Queued {
+		if !errors.As(err, &te) || te.actual != Queued {
 			t.Fatalf("error %v", err)
 		}
 	}

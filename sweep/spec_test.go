@@ -11,8 +11,6 @@ import (
 
 const studyYAML = `
 name: losssweep
-priority: 2
-tags: [paper]
 base: {epochs: 50, batch_size: 64}
 grid:
   - {key: lr, values: [0.05, 0.1, 0.2]}
@@ -56,7 +54,7 @@ func TestExpandStudy(t *testing.T) {
 		t.Errorf("%d distinct ids, want 216", len(ids))
 	}
 	p := pts[54] // first bn_off point
-	if p.Variant != "bn_off" || p.Params["norm"].String() != "none" || p.Params["epochs"].Int() != 50 || p.Params["wd"].Lit != "1e-4" {
+	if p.Params["variant"].Lit != "bn_off" || p.Params["norm"].String() != "none" || p.Params["epochs"].Int() != 50 || p.Params["wd"].Lit != "1e-4" {
 		t.Errorf("point 54: %+v", p)
 	}
 }
@@ -130,7 +128,7 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"variant dup", "name: x\nvariants: [{name: a}, {name: a}]", "variants[1].name"},
 		{"base nested", "name: x\nbase: {a: {b: 1}}", "base.a"},
 		{"base null", "name: x\nbase: {a: ~}", "base.a"},
-		{"priority", "name: x\npriority: high", "priority"},
+		{"priority is no key", "name: x\npriority: 1", "priority"},
 		{"samples count", "name: x\nsamples: {count: 0, params: []}", "samples.count"},
 		{"samples dist", "name: x\nsamples: {count: 2, params: [{key: d, uniform: [1, 0]}]}", "samples.params[0].uniform"},
 		{"samples two dists", "name: x\nsamples: {count: 2, params: [{key: d, uniform: [0, 1], choice: [a]}]}", "samples.params[0]"},
@@ -203,18 +201,6 @@ func TestSamples(t *testing.T) {
 	}
 	if p1[0].Params["lr"] == p1[1].Params["lr"] {
 		t.Error("samples 0 and 1 are equal")
-	}
-}
-
-func TestDryRun(t *testing.T) {
-	s := gridSpec("d", 3, nil)
-	var b strings.Builder
-	if err := s.DryRun(&b); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 4 || lines[3] != "3 runs" || !strings.HasSuffix(lines[0], "base-s0") {
-		t.Errorf("dry run:\n%s", b.String())
 	}
 }
 

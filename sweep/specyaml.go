@@ -16,8 +16,6 @@ import (
 // LoadSpec reads a YAML spec:
 //
 //	name: losssweep
-//	priority: 1            # optional, not part of identity
-//	tags: [paper]          # optional, not part of identity
 //	inputs: {code: v3}     # optional: recorded, checked on resume
 //	base: {epochs: 50, batch_size: 64, optimizer: sgd}
 //	resources: {cpus: 1, memory: 2G, time: 30m}   # optional
@@ -42,7 +40,7 @@ import (
 // Resources: cpus, gpus, memory and disk (a number of MiB, or with a K, M, G
 // or T suffix), time (a Go duration such as 90m, or Slurm's [D-]HH:MM:SS),
 // partition, account. Scalars keep their literal text; quoted scalars are
-// strings. The spec is validated before LoadSpec returns (Spec.Validate);
+// strings. The spec is validated before LoadSpec returns (as by Spec.Points);
 // errors are *SpecError values naming the key (unknown keys included).
 func LoadSpec(r io.Reader) (*Spec, error) {
 	b, err := io.ReadAll(r)
@@ -64,27 +62,6 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 		switch k {
 		case "name":
 			return scalarTo(v, key, &s.Name)
-		case "priority":
-			var lit string
-			if err := scalarTo(v, key, &lit); err != nil {
-				return err
-			}
-			p, err := strconv.Atoi(lit)
-			if err != nil {
-				return specErr(key, "%q is not an integer", lit)
-			}
-			s.Priority = p
-		case "tags":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list")
-			}
-			for i, t := range v.Content {
-				var tag string
-				if err := scalarTo(t, fmt.Sprintf("%s[%d]", key, i), &tag); err != nil {
-					return err
-				}
-				s.Tags = append(s.Tags, tag)
-			}
 		case "inputs":
 			s.Inputs = map[string]string{}
 			return eachKey(v, key, func(key, k string, v *yaml.Node) error {
@@ -194,7 +171,7 @@ func LoadSpec(r io.Reader) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	return s, nil
