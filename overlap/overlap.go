@@ -38,8 +38,8 @@ var (
 	// that some fold could not hold a row of each domain.
 	ErrFolds = errors.New("overlap: too many cross-fit folds")
 	// ErrOption: an option was given an invalid argument (fewer than two
-	// folds, C not positive, no bins, an undefined KS alternative or
-	// method, an undefined class weight). Fit returns it before any work.
+	// folds, an undefined KS alternative or method, an undefined class
+	// weight). Fit returns it before any work.
 	ErrOption = errors.New("overlap: invalid option")
 )
 
@@ -55,8 +55,8 @@ type Band struct {
 	Hi float64 `json:"hi"`
 }
 
-// Contains reports whether Lo <= p <= Hi.
-func (b Band) Contains(p float64) bool { return p >= b.Lo && p <= b.Hi }
+// contains reports whether Lo <= p <= Hi.
+func (b Band) contains(p float64) bool { return p >= b.Lo && p <= b.Hi }
 
 // String formats the band as "[lo,hi]".
 func (b Band) String() string {
@@ -71,9 +71,8 @@ func (b Band) Check() error {
 	return nil
 }
 
-// DefaultSweep returns the bands Sweep uses by default:
-// [0.05,0.95], [0.1,0.9], [0.2,0.8].
-func DefaultSweep() []Band { return []Band{{0.05, 0.95}, {0.1, 0.9}, {0.2, 0.8}} }
+// defaultSweep returns the bands Sweep uses by default.
+func defaultSweep() []Band { return []Band{{0.05, 0.95}, {0.1, 0.9}, {0.2, 0.8}} }
 
 // Option configures Fit. An option given an invalid argument makes Fit
 // return an error wrapping ErrOption.
@@ -151,25 +150,6 @@ func WithCrossFit(k int, seed uint64) Option {
 		return invalid("cross-fit needs at least 2 folds, got %d", k)
 	}
 	return func(c *config) { c.folds, c.seed = k, seed }
-}
-
-// WithC sets the inverse L2 regularisation strength (default 1, as
-// scikit-learn). Fit returns an error wrapping ErrOption unless c is
-// positive and finite.
-func WithC(c float64) Option {
-	if !(c > 0) || math.IsInf(c, 1) {
-		return invalid("C must be positive and finite, got %v", c)
-	}
-	return func(cfg *config) { cfg.c = c }
-}
-
-// WithBins sets the number of propensity histogram bins on [0,1]
-// (default 20). Fit returns an error wrapping ErrOption if n < 1.
-func WithBins(n int) Option {
-	if n < 1 {
-		return invalid("need at least one bin, got %d", n)
-	}
-	return func(c *config) { c.bins = n }
 }
 
 // Solver holds the domain classifier's coefficients (on standardised
@@ -543,7 +523,7 @@ func (r *Result) bandPass() ([]uint8, []blockCounts) {
 		for i, p := range ps {
 			yi := ys[i] & 1
 			in := 0
-			if band.Contains(p) {
+			if band.contains(p) {
 				in = 1
 			}
 			hist[int(yi)*bins+max(0, min(int(p*fbins), bins-1))]++
@@ -583,7 +563,7 @@ func (r *Result) bandPass() ([]uint8, []blockCounts) {
 func (r *Result) warn(cfg config) {
 	n := r.NSource + r.NTarget
 	share := float64(r.NTarget) / float64(n)
-	if cfg.cw == stats.ClassWeightNone && !r.Band.Contains(share) && r.Coverage < 0.5 {
+	if cfg.cw == stats.ClassWeightNone && !r.Band.contains(share) && r.Coverage < 0.5 {
 		r.Notes = append(r.Notes, fmt.Sprintf(
 			"the target is %.1f%% of the jobs (%d of %d): without class weights every propensity starts near %.2f, outside the band %v, "+
 				"so the coverage %.4f reflects the clusters' sizes as much as their jobs; refit with balanced class weights "+
@@ -867,7 +847,7 @@ func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
 	src = make([]float64, 0, r.NSource)
 	tgt = make([]float64, 0, r.NTarget)
 	for i, v := range col {
-		if band != nil && !band.Contains(r.Propensity[i]) {
+		if band != nil && !band.contains(r.Propensity[i]) {
 			continue
 		}
 		if r.y[i] == Target {

@@ -279,10 +279,6 @@ func TestFitOptionErrors(t *testing.T) {
 	x, y := shifted(20, 2, 0, 6)
 	for name, opt := range map[string]Option{
 		"folds":        WithCrossFit(1, 0),
-		"C zero":       WithC(0),
-		"C NaN":        WithC(math.NaN()),
-		"C Inf":        WithC(math.Inf(1)),
-		"bins":         WithBins(0),
 		"alternative":  WithKS(stats.Alternative(7), stats.KSAuto),
 		"method":       WithKS(stats.TwoSided, stats.KSMethod(-1)),
 		"class weight": WithClassWeight(stats.ClassWeight(9)),

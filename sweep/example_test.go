@@ -77,8 +77,8 @@ func ExampleController() {
 		panic(err)
 	}
 	fmt.Println(sum.Completed, "completed")
-	comp, _ := l.CheckCompleteness(ctx, dir, slices.Values(pts))
-	fmt.Println(comp)
+	report, _, _ := l.CheckCompleteness(ctx, dir, slices.Values(pts))
+	fmt.Println(report)
 	// Output:
 	// 3 completed
 	// 3/3 runs completed (0 failed, 0 missing, 0 pruned, 0 non-finite)

@@ -641,7 +641,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	for _, p := range skipped {
 		fmt.Fprintf(stdout, "archive: skipped run %s (%s): %s\n", p.Slug, p.RunID, p.Err)
 	}
-	comp, err := l.CheckCompleteness(ctx, work, slices.Values(pts))
+	comp, complete, err := l.CheckCompleteness(ctx, work, slices.Values(pts))
 	if err != nil {
 		return 0, err
 	}
@@ -719,7 +719,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	default:
 		fmt.Fprintln(stdout, "plot:", png)
 	}
-	if !comp.Done() || nFailed > 0 {
+	if !complete || nFailed > 0 {
 		fmt.Fprintf(stdout, "losssweep: sweep incomplete: %s\n", comp)
 		return 1, nil
 	}
