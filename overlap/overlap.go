@@ -181,8 +181,7 @@ type FeatureKS struct {
 
 // Result is the outcome of Fit.
 type Result struct {
-	Features []string
-	Band     Band
+	Band Band
 
 	// AUC is the in-sample ROC AUC of the propensities for telling target
 	// from source. CrossFitAUC is the out-of-fold AUC from CrossFitFolds
@@ -204,9 +203,9 @@ type Result struct {
 
 	KS []FeatureKS
 
-	// QuantileLevels are the levels of the per-domain propensity quantiles
-	// (NumPy's default linear method).
-	QuantileLevels                   []float64
+	// SourceQuantiles and TargetQuantiles are each domain's propensity
+	// quantiles at levels 0, 0.05, 0.25, 0.5, 0.75, 0.95 and 1 (NumPy's
+	// default linear method).
 	SourceQuantiles, TargetQuantiles []float64
 
 	// HistEdges are the propensity histogram's bin edges on [0,1]; the last
@@ -226,8 +225,10 @@ type Result struct {
 	// separable domains, imputation.
 	Notes []string
 
-	y    []uint8     // domain labels, one byte each: a quarter of the memory of []int
-	cols [][]float64 // features column-major, after imputation
+	features       []string    // the feature names (WithFeatureNames, or x0, x1, …)
+	quantileLevels []float64   // the levels of SourceQuantiles and TargetQuantiles
+	y              []uint8     // domain labels, one byte each: a quarter of the memory of []int
+	cols           [][]float64 // features column-major, after imputation
 	// sample: the solver's warm-start rows, taken during the copy
 	// (logit.Config.Sample); dropped once the classifier is fitted.
 	sample []float64
@@ -318,7 +319,7 @@ func fit(ws *workspace, X mat.Matrix, y []int, band Band, opts []Option) (*Resul
 			cfg.names[j] = "x" + strconv.Itoa(j)
 		}
 	}
-	res := &Result{Features: cfg.names, Band: band, AUC: math.NaN(), CrossFitAUC: math.NaN(),
+	res := &Result{features: cfg.names, Band: band, AUC: math.NaN(), CrossFitAUC: math.NaN(),
 		Coverage: math.NaN(), SourceCoverage: math.NaN(), ESS: math.NaN(), ESSInBand: math.NaN(), cfg: cfg, ws: ws}
 	if err := band.Check(); err != nil {
 		return nil, err
@@ -577,7 +578,7 @@ func (r *Result) warn(cfg config) {
 		}
 		var cs []fc
 		for j, c := range r.Solver.Coef {
-			cs = append(cs, fc{r.Features[j], c})
+			cs = append(cs, fc{r.features[j], c})
 		}
 		slices.SortStableFunc(cs, func(a, b fc) int { return cmp.Compare(math.Abs(b.coef), math.Abs(a.coef)) })
 		var parts []string
@@ -911,7 +912,7 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 	smd, vr = smdVR(tgt, src) // stats.SMD and stats.VarianceRatio, in half the passes
 	ks, err = stats.KS2Samp(src, tgt, r.cfg.alt, r.cfg.method)
 	if err != nil {
-		return ks, smd, vr, "", fmt.Errorf("overlap: in-band KS of feature %q: %w", r.Features[j], err)
+		return ks, smd, vr, "", fmt.Errorf("overlap: in-band KS of feature %q: %w", r.features[j], err)
 	}
 	return ks, smd, vr, "", nil
 }
@@ -921,10 +922,10 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 // histograms and ESS from the blocks' counts and sums.
 func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) {
 	r.AUC = rank.AUCSorted(src, tgt) // both domains have rows
-	r.QuantileLevels = slices.Clone(r.cfg.levels)
-	r.SourceQuantiles = make([]float64, len(r.QuantileLevels))
-	r.TargetQuantiles = make([]float64, len(r.QuantileLevels))
-	for k, q := range r.QuantileLevels {
+	r.quantileLevels = slices.Clone(r.cfg.levels)
+	r.SourceQuantiles = make([]float64, len(r.quantileLevels))
+	r.TargetQuantiles = make([]float64, len(r.quantileLevels))
+	for k, q := range r.quantileLevels {
 		r.SourceQuantiles[k] = rank.QuantileSorted(src, q)
 		r.TargetQuantiles[k] = rank.QuantileSorted(tgt, q)
 	}

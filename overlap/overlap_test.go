@@ -348,7 +348,7 @@ func TestSweepMasksAndCrossFit(t *testing.T) {
 		t.Error("histograms do not count every job")
 	}
 	src, _ := res.split(res.Propensity, nil)
-	for k, q := range res.QuantileLevels {
+	for k, q := range res.quantileLevels {
 		if got, want := res.SourceQuantiles[k], stats.Quantile(src, q); got != want {
 			t.Errorf("source propensity quantile %v = %v, stats.Quantile gives %v", q, got, want)
 		}
@@ -540,7 +540,7 @@ func TestFitMatchesStats(t *testing.T) {
 	if !slices.Equal(hist[Source], res.SourceHist) || !slices.Equal(hist[Target], res.TargetHist) {
 		t.Errorf("histograms %v %v, counted %v %v", res.SourceHist, res.TargetHist, hist[Source], hist[Target])
 	}
-	for k, q := range res.QuantileLevels {
+	for k, q := range res.quantileLevels {
 		if a, b := stats.Quantile(ps, q), stats.Quantile(pt, q); a != res.SourceQuantiles[k] || b != res.TargetQuantiles[k] {
 			t.Errorf("quantile %v: %v %v, stats.Quantile %v %v", q, res.SourceQuantiles[k], res.TargetQuantiles[k], a, b)
 		}
