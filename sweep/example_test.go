@@ -47,7 +47,7 @@ variants:
 func ExampleLoadSpec_error() {
 	_, err := sweep.LoadSpec(strings.NewReader("name: demo\ngrid: [{key: lr, values: [0.1, [2]]}]"))
 	fmt.Println(err)
-	// Output: sweep: spec key grid[0].values[1]: malformed spec: must be a scalar (line 2)
+	// Output: sweep: spec key grid[0].values[1]: malformed spec: line 2: unexpected structure: want a scalar
 }
 
 func ExampleController() {

@@ -320,3 +320,28 @@ func TestSamplesDistinctAndNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadSpecLines: errors from the YAML name the key and its line, an
+// unknown key the nearest known one; aliases are followed.
+func TestLoadSpecLines(t *testing.T) {
+	for _, tc := range []struct{ yaml, key, want string }{
+		{"name: x\ngrid:\n  - {key: a, valeus: [1]}\n", "grid[0].valeus", `line 3: unexpected structure: unknown key "valeus" (did you mean "values"?)`},
+		{"name: x\nresources: {cpus: 1, mem: 2G}\n", "resources.mem", `line 2: unexpected structure: unknown key "mem" (resources has cpus, gpus, memory, disk, time, partition, account)`},
+		{"name: x\nbase:\n  lr: 0.1\n  lr: 0.2\n", "base.lr", `line 4: unexpected structure: duplicate key "lr" (first on line 3)`},
+		{"name: x\nbase: {a: 1}\ngrid: [{key: b, values: [1, {c: 2}]}]\n", "grid[0].values[1]", "line 3: unexpected structure: want a scalar"},
+		{"name: x\nresources: {memory: lots}\n", "resources.memory", `line 2: "lots" is not a size`},
+	} {
+		_, err := LoadSpec(strings.NewReader(tc.yaml))
+		checkSpecError(t, err, tc.key)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+	s, err := LoadSpec(strings.NewReader("name: x\nbase: &b {lr: 0.1}\nvariants:\n  - {name: v, set: *b}\ngrid: [{key: s, values: [1]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Variants[0].Set["lr"]; got.Lit != "0.1" || got.Kind != Float {
+		t.Errorf("aliased set: lr %+v", got)
+	}
+}
