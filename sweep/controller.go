@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/lastline"
 )
 
 // Controller drives the runs of a ledger through a backend: it submits
@@ -507,22 +509,10 @@ func (c *Controller) settle(ctx context.Context, st *run, t Task, ts TaskStatus)
 	if ts.SchedState != "" {
 		text += " (" + ts.SchedState + ")"
 	}
-	if last := lastLine(tail); last != "" {
+	if last := lastline.Of(tail); last != "" {
 		text += ": " + last
 	}
 	return c.finish(ctx, t, Failed, class, text, &st.sum)
-}
-
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n")
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	const maxLen = 300
-	if len(s) > maxLen {
-		s = s[:maxLen]
-	}
-	return s
 }
 
 func (c *Controller) finish(ctx context.Context, t Task, ph State, class Class, text string, sum *Summary) error {
