@@ -13,14 +13,15 @@
 // keep their literal text ("1e-4"). Each Point has a readable slug
 // (base-lr0.05-wd1e-4-s0) and an id: the SHA-256 of its canonical config
 // (sorted keys, numbers normalised so that 1, 1.0 and 1e0 are one run),
-// so resubmitting a spec is idempotent; two
-// grid values that name one run are refused. What else determines a result
+// so resubmitting a spec is idempotent; two grid values that name one run
+// are refused. What else determines a result
 // (Spec.Inputs: code version, data checksum) is recorded by the first
 // Enqueue and checked by every later one. Resources (CPUs, GPUs, memory,
 // disk, time, partition, account) are set per spec and per variant and are
 // not part of identity. A sweep of up to maxRuns points streams through
 // Points and Ledger.Enqueue in bounded memory. A malformed spec is a
-// *SpecError naming the key ("grid[1].values[0]").
+// *SpecError naming the key ("grid[1].values[0]") and, read from YAML, the
+// line.
 //
 // # Ledger
 //

@@ -36,7 +36,7 @@ type Local struct {
 	wake  chan struct{}
 }
 
-// Notify returns a channel that receives a value when an in-process task
+// notify returns a channel that receives a value when an in-process task
 // ends (notifier).
 func (l *Local) notify() <-chan struct{} {
 	l.mu.Lock()
