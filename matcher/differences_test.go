@@ -1,7 +1,6 @@
 package matcher
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -14,11 +13,11 @@ import (
 func TestRainbowDifferenceCases(t *testing.T) {
 	// One node with two cores (ids: cluster 0, rack 1, node 2, socket 3,
 	// cores 4 and 5), io vertices attached to the node.
-	var buf bytes.Buffer
-	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
-		t.Fatal(err)
+	graph := oneNodeGraph(t)
+	size2 := strings.ReplaceAll(graph, "\"size\": 1,\n          \"type\": \"core\"", "\"size\": 2,\n          \"type\": \"core\"")
+	if size2 == graph {
+		t.Fatal("could not give the cores size 2")
 	}
-	graph := buf.String()
 	cluster := func(t *testing.T, graph string, io ...Vertex) Cluster {
 		t.Helper()
 		c, err := ReadCluster(strings.NewReader(graph), "c")
@@ -44,14 +43,19 @@ func TestRainbowDifferenceCases(t *testing.T) {
 	}{
 		{"counts multiply", node("    with:\n    - {type: core, count: 3}\n"), graph, Never, TooFewCores},
 		{"a gpu is not counted", node("    with:\n    - {type: gpu, count: 1}\n"), graph, Matched, 0},
-		{"every entry for one subsystem", node("    requires:\n    - {name: spack, field: version, min: \"1\"}\n    - {name: spack, field: version, max: \"0.5\"}\n"), graph, Never, OutOfRange},
+		{"replicas are nodes", "version: 1\nresources:\n  job:\n    type: node\n    replicas: 2\n    with:\n    - {type: core, count: 1}\n", graph, Never, TooFewNodes},
+		{"every entry for one subsystem", node("    requires:\n    - {name: spack, field: version, max: \"0.5\"}\n    - {name: spack, field: version, min: \"1\"}\n"), graph, Never, OutOfRange},
 		{"match empty", node("    requires:\n    - {name: io, field: type, match: \"\"}\n"), graph, Never, NotEqual},
 		{"top-level requires", "version: 1\nrequires:\n- {name: gpu, field: model, match: a100}\nresources:\n  job: {type: node, replicas: 1}\n", graph, Never, MissingSubsystem},
-		{"requires above the slot", "version: 1\nresources:\n  job:\n    type: rack\n    count: 1\n    requires:\n    - {name: io, field: type, match: shm}\n    with:\n    - {type: node, replicas: 1}\n", graph, Never, NotAttached},
+		{"requires above the slot", "version: 1\nresources:\n  job:\n    type: node\n    count: 1\n    requires:\n    - {name: io, field: type, match: nvme}\n    with:\n    - type: slot\n      replicas: 1\n      with:\n      - {type: core, count: 1}\n", graph, Never, NotEqual},
 		{"a root that is not vertex 0", node(""), strings.ReplaceAll(strings.ReplaceAll(graph, `"0"`, `"r"`), `"label": "r"`, `"label": "r"`), Matched, 0},
 		{"max 1.2 is a version", node("    requires:\n    - {name: spack, field: version, max: \"1.2\"}\n"), graph, Never, OutOfRange},
 		{"max 1.2.x does not parse", node("    requires:\n    - {name: spack, field: version, max: 1.2.x}\n"), graph, Never, BadVersion},
 		{"min 1.10 is its text", node("    requires:\n    - {name: spack, field: version, min: 1.10}\n"), graph, Never, OutOfRange},
+		{"a core of size 2 is one core", node("    with:\n    - {type: core, count: 3}\n"), size2, Never, TooFewCores},
+		{"match with max reads the match", node("    requires:\n    - {name: io, field: type, match: shm, max: \"0.5\"}\n"), graph, Matched, 0},
+		{"every group counts", "version: 1\nresources:\n  a: {type: node, replicas: 1}\n  b: {type: node, count: 1}\n", graph, Never, TooFewNodes},
+		{"a slot of type slot with a count", "version: 1\nresources:\n  job:\n    type: node\n    count: 1\n    with:\n    - type: slot\n      count: 1\n      with:\n      - {type: core, count: 1}\n", graph, Matched, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j, err := ReadJobspec(strings.NewReader(tc.jobspec), "case.yaml")
@@ -75,6 +79,23 @@ func TestRainbowDifferenceCases(t *testing.T) {
 		orphan := strings.Replace(graph, `"nodes": {`, `"nodes": {"77": {"label": "77", "metadata": {"type": "node"}},`, 1)
 		if _, err := ReadCluster(strings.NewReader(orphan), "c"); !errors.Is(err, ErrSchema) {
 			t.Errorf("ReadCluster: %v, want ErrSchema", err)
+		}
+	})
+	t.Run("dangling edge refused", func(t *testing.T) {
+		dangling := strings.Replace(graph, `"edges": [`, `"edges": [{"source": "98", "target": "0", "relation": "in"},`, 1)
+		if _, err := ReadCluster(strings.NewReader(dangling), "c"); !errors.Is(err, ErrSchema) {
+			t.Errorf("ReadCluster: %v, want ErrSchema", err)
+		}
+	})
+	t.Run("any attached vertex", func(t *testing.T) {
+		j, err := ReadJobspec(strings.NewReader(node("    requires:\n    - {name: io, field: type, match: shm}\n")), "case.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		nvme := Vertex{ID: "io0", Fields: map[string]string{"type": "nvme"}, Parents: []string{"2"}}
+		c := cluster(t, graph, nvme, shm)
+		if res := (Rules{}).Match(&j, &c); res.Verdict != Matched {
+			t.Errorf("verdict %v %v, want match", res.Verdict, res.Reasons)
 		}
 	})
 	t.Run("numeric metadata is its text", func(t *testing.T) {

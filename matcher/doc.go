@@ -23,6 +23,9 @@
 // ways over 10 levels is refused with ErrTooComplex in about a millisecond.
 // Versions that do not parse
 // wrap [ErrVersion]; a job naming a subsystem no cluster provides,
-// [ErrUnknownSubsystem].
+// [ErrUnknownSubsystem]. What [ReadJobspec], [ReadCluster] and
+// [ReadSubsystem] return with an error counts for nothing under the default
+// [Rules]; under Rules.Rainbow it counts as rainbow decides on a document
+// its own readers load.
 // Caller mistakes (a nil generator) panic with constant messages.
 package matcher

@@ -3,9 +3,9 @@ package matcher
 import (
 	"bytes"
 	"errors"
-
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/crosscluster/crosscluster/internal/pubdata"
@@ -80,12 +80,22 @@ func FuzzReadJobspec(f *testing.F) {
 func FuzzReadCluster(f *testing.F) {
 	f.Add([]byte(`{"name": "c", "graph": {"nodes": {"0": {"metadata": {"type": "cluster"}}, "1": {"metadata": {"type": "node"}}}, "edges": [{"source": "0", "target": "1", "relation": "contains"}]}}`))
 	seedFile(f, "spack-build/jgf-sample/nodes.json", 4000)
+	j, err := ReadJobspec(strings.NewReader("version: 1\nresources:\n  job:\n    type: node\n    replicas: 2\n    with:\n    - {type: core, count: 1}\n"), "j.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := ReadCluster(bytes.NewReader(b), "fuzz.json")
 		checkTyped(t, err)
 		if err == nil && len(c.VertexTypes) < c.Nodes+c.Cores {
 			t.Fatalf("%d vertex types for %d nodes and %d cores", len(c.VertexTypes), c.Nodes, c.Cores)
 		}
+		// What comes with an error, the default rules never match; the
+		// Rainbow rules decide on anything without a panic.
+		if got := (Rules{}).Match(&j, &c); err != nil && got.Verdict != Never {
+			t.Fatalf("default rules: %v on a cluster read with %v", got.Verdict, err)
+		}
+		(Rules{Rainbow: true}).Match(&j, &c)
 	})
 }
 

@@ -129,7 +129,7 @@ tasks:
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(Job{}, Cluster{})); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(Job{}, Cluster{}, Subsystem{})); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -159,7 +159,7 @@ func TestWriteJobspecRoundTrip(t *testing.T) {
 	// Nested requirements come back first, in tree order (node, then
 	// core); the task's grouped by subsystem, in name order.
 	want.Requires = append([]Requirement{j.Requires[3], j.Requires[5], j.Requires[4]}, j.Requires[:3]...)
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Job{}, Cluster{})); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Job{}, Cluster{}, Subsystem{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -184,7 +184,7 @@ func TestJGFRoundTrip(t *testing.T) {
 			types[strconv.Itoa(at+2+k)] = "core"
 		}
 	}
-	if diff := cmp.Diff(Cluster{Name: "cluster-red", Nodes: 3, Cores: 12, Subsystems: map[string]*Subsystem{}, VertexTypes: types}, got, cmpopts.IgnoreUnexported(Job{}, Cluster{})); diff != "" {
+	if diff := cmp.Diff(Cluster{Name: "cluster-red", Nodes: 3, Cores: 12, Subsystems: map[string]*Subsystem{}, VertexTypes: types}, got, cmpopts.IgnoreUnexported(Job{}, Cluster{}, Subsystem{})); diff != "" {
 		t.Errorf("cluster (-want +got):\n%s", diff)
 	}
 	// The published layout: 4 nodes of 2 cores put the nodes at ids 2, 6,

@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,17 +27,29 @@ type jgfEdge struct {
 	path, source, target, relation string
 }
 
-// checkEdges refuses edges whose endpoints are not vertices of the graph;
+// checkEdges checks that the ends of every edge are vertices of the graph;
 // with outsideSources, a source may be outside (a subsystem's edges come
-// from the dominant graph's vertices it attaches to).
-func checkEdges(w walk.JSON, g *jgfGraph, outsideSources bool) error {
+// from the dominant graph's vertices it attaches to). rainbow refuses a
+// "contains" edge with a missing end (refused) and skips any other edge
+// (lenient: the first such error).
+func checkEdges(w walk.JSON, g *jgfGraph, outsideSources bool) (refused, lenient error) {
 	for _, e := range g.edges {
-		if _, ok := g.nodes[e.target]; !ok && !(outsideSources && e.relation == "in") {
-			return w.Err(e.path+".target", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.target)
+		if err := checkEdge(w, g, e, outsideSources); err != nil {
+			if e.relation == "contains" {
+				return err, nil
+			}
+			lenient = cmp.Or(lenient, err)
 		}
-		if _, ok := g.nodes[e.source]; !ok && !(outsideSources && e.relation == "contains") {
-			return w.Err(e.path+".source", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.source)
-		}
+	}
+	return nil, lenient
+}
+
+func checkEdge(w walk.JSON, g *jgfGraph, e jgfEdge, outsideSources bool) error {
+	if _, ok := g.nodes[e.target]; !ok && !(outsideSources && e.relation == "in") {
+		return w.Err(e.path+".target", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.target)
+	}
+	if _, ok := g.nodes[e.source]; !ok && !(outsideSources && e.relation == "contains") {
+		return w.Err(e.path+".source", ErrSchema, "dangling edge: no vertex %q in graph.nodes", e.source)
 	}
 	return nil
 }
@@ -156,25 +169,48 @@ func mdString(md map[string]any, key string) string {
 // vertex's type by id (metadata "type", "" when absent), so that subsystem
 // vertices can be placed under the resource types jobspecs nest
 // requirements under. file names the input in errors.
+//
+// A vertex no "contains" edge reaches (other than the cluster vertex) and
+// an edge naming a vertex the graph does not have are errors. The Cluster
+// returned with an error matches nothing under the default Rules; under
+// Rules{Rainbow: true} it matches as rainbow would decide on the graph,
+// which rainbow loads with orphan vertices (counted in its totals) and
+// with other edges than "contains" naming missing vertices (ignored), but
+// not with a dangling "contains" edge or without any edge.
 func ReadCluster(r io.Reader, file string) (Cluster, error) {
+	c, err := readCluster(r, file)
+	if err != nil {
+		c.unread = true
+	}
+	return c, err
+}
+
+func readCluster(r io.Reader, file string) (Cluster, error) {
 	w := walk.NewJSON(file, parseError)
 	g, err := readGraph(w, r)
 	if err != nil {
 		return Cluster{}, err
 	}
-	if err := checkEdges(w, g, false); err != nil {
-		return Cluster{}, err
+	// rainbow refuses a "contains" edge to or from a vertex the graph does
+	// not have; an orphan vertex, or another edge naming one, it loads.
+	// Those are refused here too, but the cluster is returned with the
+	// error for the Rainbow rules.
+	refused, lenient := checkEdges(w, g, false)
+	if refused != nil {
+		return Cluster{}, refused
 	}
-	if rs := g.roots(); len(rs) > 1 {
+	if rs := g.roots(); len(rs) > 1 && lenient == nil {
 		// One root (the cluster vertex); another uncontained vertex is an
 		// orphan that no path from the root reaches.
 		for _, id := range rs {
 			if mdString(g.nodes[id], "type") != "cluster" {
-				return Cluster{}, w.Err("graph.nodes."+id, ErrSchema, "orphan vertex: no contains edge reaches it")
+				lenient = w.Err("graph.nodes."+id, ErrSchema, "orphan vertex: no contains edge reaches it")
+				break
 			}
 		}
 	}
-	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}, VertexTypes: make(map[string]string, len(g.order)), rainbow: rbGraphOf(g)}
+	c := Cluster{Name: g.name, Subsystems: map[string]*Subsystem{}, VertexTypes: make(map[string]string, len(g.order)),
+		rainbow: rbGraphOf(g)}
 	for _, id := range g.order {
 		md := g.nodes[id]
 		typ := mdString(md, "type")
@@ -195,7 +231,7 @@ func ReadCluster(r io.Reader, file string) (Cluster, error) {
 	if c.Name == "" {
 		return Cluster{}, w.Err("graph.nodes", ErrSchema, "no name and no vertex of type cluster")
 	}
-	return c, nil
+	return c, lenient
 }
 
 // ReadSubsystem reads a rainbow subsystem graph (JGF v2, e.g.
@@ -205,19 +241,36 @@ func ReadCluster(r io.Reader, file string) (Cluster, error) {
 // dominant-graph vertices it attaches to. Only "contains" edges count; the
 // root vertex, which nothing contains, is left out. name
 // is the subsystem's name (rainbow takes it from the file name).
+//
+// A second vertex nothing contains (an orphan) and an edge naming a vertex
+// that is in neither graph are errors. The Subsystem returned with an
+// error is no subsystem under the default Rules; under Rules{Rainbow:
+// true} it counts as rainbow would load it: orphans and edges other than
+// "contains" make no difference there, but a "contains" edge to a vertex
+// the subsystem does not have makes rainbow refuse it.
 func ReadSubsystem(r io.Reader, file, name string) (Subsystem, error) {
+	s, err := readSubsystem(r, file, name)
+	if err != nil {
+		s.unread = true
+	}
+	return s, err
+}
+
+func readSubsystem(r io.Reader, file, name string) (Subsystem, error) {
 	w := walk.NewJSON(file, parseError)
 	g, err := readGraph(w, r)
 	if err != nil {
 		return Subsystem{}, err
 	}
-	if err := checkEdges(w, g, true); err != nil {
-		return Subsystem{}, err
+	// As for a cluster graph, what rainbow loads comes back with the error.
+	refused, lenient := checkEdges(w, g, true)
+	if refused != nil {
+		return Subsystem{}, refused
 	}
-	if rs := g.roots(); len(rs) > 1 {
+	if rs := g.roots(); len(rs) > 1 && lenient == nil {
 		// The subsystem's root is the one vertex nothing contains; another
 		// is an orphan that would silently drop out of the subsystem.
-		return Subsystem{}, w.Err("graph.nodes."+rs[1], ErrSchema, "orphan vertex: nothing contains it (the root is %q)", rs[0])
+		lenient = w.Err("graph.nodes."+rs[1], ErrSchema, "orphan vertex: nothing contains it (the root is %q)", rs[0])
 	}
 	s := Subsystem{Name: name}
 	for _, id := range g.order {
@@ -245,7 +298,7 @@ func ReadSubsystem(r io.Reader, file, name string) (Subsystem, error) {
 		v.Parents = slices.Compact(v.Parents)
 		s.Vertices = append(s.Vertices, v)
 	}
-	return s, nil
+	return s, lenient
 }
 
 // WriteCluster writes c as a JGF v2 cluster graph in rainbow's layout:

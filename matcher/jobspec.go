@@ -28,9 +28,25 @@ import (
 // present. task.attributes.parameter or attributes.parameter entries must
 // be numbers. A key outside Flux's and rainbow's jobspec
 // schema, at any level, is refused with its path, line and the nearest
-// known key, and so is a key given twice: a typo must not silently drop a
+// known key, and so is a key given twice, and a requires entry without a
+// name, a field, or a match, min or max: a typo must not silently drop a
 // requirement.
+//
+// The Job returned with an error matches nothing under the default Rules.
+// Under Rules{Rainbow: true} it matches as rainbow would decide on the
+// document, which rainbow's reader loads in many cases this one refuses
+// (it drops an incomplete requires entry and ignores unknown keys): a
+// caller deciding as rainbow does keeps the Job despite the error, and one
+// that rainbow could not load either matches nothing.
 func ReadJobspec(r io.Reader, file string) (Job, error) {
+	j, err := readJobspec(r, file)
+	if err != nil {
+		j.unread = true
+	}
+	return j, err
+}
+
+func readJobspec(r io.Reader, file string) (Job, error) {
 	w := jwalker{walk.NewYAML(file, parseError)}
 	b, err := walk.ReadAll(r, file, parseError)
 	if err != nil {
@@ -44,6 +60,26 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
+	j, err := w.job(top)
+	if err != nil {
+		// rainbow's own reader loads much that this one refuses (a
+		// requires entry without a field, an unknown key); what it would
+		// read is kept for the Rainbow rules, and only for them.
+		if rb, ok := readRainbowSpec(top); ok {
+			j := Job{rainbow: rb}
+			if n := walk.Deref(walk.Get(top, "name")); n != nil && n.Kind == yaml.ScalarNode {
+				j.Name = n.Value
+			}
+			return j, err
+		}
+		return Job{}, err
+	}
+	return j, nil
+}
+
+// job reads the document's top-level mapping.
+func (w jwalker) job(top [][2]*yaml.Node) (Job, error) {
+	var err error
 	if err := w.Keys(top, "", "a jobspec", jobspecKeys); err != nil {
 		return Job{}, err
 	}
@@ -101,8 +137,6 @@ func ReadJobspec(r io.Reader, file string) (Job, error) {
 			return Job{}, err
 		}
 	}
-	// After the checks above, which bound the work an aliased document
-	// can make.
 	if rb, ok := readRainbowSpec(top); ok {
 		j.rainbow = rb
 	}

@@ -103,8 +103,10 @@ type Rules struct {
 	// no part in Match; a Pool then filters on free nodes (NotNow) as
 	// rainbow's selection step does, and does not refuse a job for a
 	// subsystem no cluster has. A job or cluster not read by them, or a
-	// jobspec rainbow could not load, matches nothing. Exclusive is
-	// ignored.
+	// document rainbow could not load, matches nothing; what the readers
+	// return with an error for a document rainbow loads counts as
+	// rainbow decides (see ReadJobspec, ReadCluster, ReadSubsystem).
+	// Exclusive is ignored.
 	Rainbow bool
 }
 
@@ -115,7 +117,8 @@ type Rules struct {
 // in c.VertexTypes. The verdict and the reasons' kinds do not depend on the
 // order of vertices or subsystems. A cluster whose
 // state has the free-nodes key below j.Nodes gives NotNow when everything
-// else matches. Match does not modify j or c.
+// else matches. A job or cluster a reader returned with its error is Never,
+// with no reason (the error is the reason). Match does not modify j or c.
 func (r Rules) Match(j *Job, c *Cluster) Result {
 	if r.Rainbow {
 		if rainbowMatch(j, c) {
@@ -128,6 +131,11 @@ func (r Rules) Match(j *Job, c *Cluster) Result {
 
 func (r Rules) matchCompiled(j *Job, reqs []creq, c *ccluster) Result {
 	res := Result{Cluster: c.name}
+	if j.unread || c.unread {
+		// A reader refused the document; its error is the reason.
+		res.Verdict = Never
+		return res
+	}
 	if c.nodes > 0 && j.Nodes > c.nodes {
 		res.Verdict = Never
 		res.Reasons = append(res.Reasons, Reason{-1, TooFewNodes,
@@ -170,6 +178,7 @@ type ccluster struct {
 	state        map[string]float64
 	subs         map[string][]cvertex
 	typesKnown   bool // the cluster has VertexTypes
+	unread       bool // Cluster.unread
 }
 
 // cvertex is a subsystem vertex with its fields compiled and its parents'
@@ -193,9 +202,9 @@ type cparent struct {
 // order does not change results.
 func compileCluster(c *Cluster) *ccluster {
 	cc := &ccluster{name: c.Name, nodes: c.Nodes, cores: c.Cores, state: c.State,
-		subs: make(map[string][]cvertex, len(c.Subsystems)), typesKnown: c.VertexTypes != nil}
+		subs: make(map[string][]cvertex, len(c.Subsystems)), typesKnown: c.VertexTypes != nil, unread: c.unread}
 	for name, s := range c.Subsystems {
-		if s == nil {
+		if s == nil || s.unread {
 			continue
 		}
 		vs := make([]cvertex, 0, len(s.Vertices))

@@ -126,10 +126,10 @@ func TestMatchDoesNotMutate(t *testing.T) {
 	jw := j
 	jw.Requires = slices.Clone(j.Requires)
 	Rules{}.Match(&j, &c)
-	if diff := cmp.Diff(want, c, cmpopts.IgnoreUnexported(Job{}, Cluster{})); diff != "" {
+	if diff := cmp.Diff(want, c, cmpopts.IgnoreUnexported(Job{}, Cluster{}, Subsystem{})); diff != "" {
 		t.Errorf("cluster changed:\n%s", diff)
 	}
-	if diff := cmp.Diff(jw, j, cmpopts.IgnoreUnexported(Job{}, Cluster{})); diff != "" {
+	if diff := cmp.Diff(jw, j, cmpopts.IgnoreUnexported(Job{}, Cluster{}, Subsystem{})); diff != "" {
 		t.Errorf("job changed:\n%s", diff)
 	}
 }

@@ -19,6 +19,8 @@ type Vertex struct {
 type Subsystem struct {
 	Name     string
 	Vertices []Vertex
+
+	unread bool // ReadSubsystem returned it with its error: only the Rainbow rules count it
 }
 
 // Cluster is a scheduling target: its totals from the dominant (containment)
@@ -41,6 +43,7 @@ type Cluster struct {
 	VertexTypes map[string]string
 
 	rainbow *rbGraph // the dominant graph as rainbow loads it (ReadCluster)
+	unread  bool     // ReadCluster returned it with its error: only the Rainbow rules match it
 }
 
 // Op is how a requirement compares a field.
@@ -107,4 +110,5 @@ type Job struct {
 	Requires []Requirement
 
 	rainbow *rbSpec // the resource groups as rainbow reads them (ReadJobspec)
+	unread  bool    // ReadJobspec returned it with its error: only the Rainbow rules match it
 }

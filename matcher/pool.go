@@ -311,7 +311,7 @@ func (p *Pool) Satisfying(dst []int, r Requirement) []int {
 	defer p.mu.Unlock()
 	q := compileReqs([]Requirement{r})[0]
 	for i, n := range p.sorted() {
-		if q.satisfied(p.clusters[n].cc, p.rules.Exclusive) {
+		if cc := p.clusters[n].cc; (!cc.unread || p.rules.Rainbow) && q.satisfied(cc, p.rules.Exclusive) {
 			dst = append(dst, i)
 		}
 	}

@@ -137,7 +137,7 @@ func readRainbowSpec(top [][2]*yaml.Node) (*rbSpec, bool) {
 	if res.Kind != yaml.MappingNode {
 		return nil, false
 	}
-	budget := maxRainbowResources
+	budget := maxRainbowNodes
 	for i := 0; i+1 < len(res.Content); i += 2 {
 		r, ok := readRainbowResource(res.Content[i+1], 0, &budget)
 		if !ok {
@@ -153,15 +153,18 @@ func readRainbowSpec(top [][2]*yaml.Node) (*rbSpec, bool) {
 	return s, true
 }
 
-// maxRainbowResources bounds the resources one jobspec expands to
-// through aliases.
-const maxRainbowResources = 1 << 16
+// maxRainbowNodes bounds the resources and requires entries one jobspec
+// expands to through aliases (the reader's own walk, which charges its
+// alias budget, may have stopped early with an error).
+const maxRainbowNodes = 1 << 20
 
 func readRainbowResource(n *yaml.Node, depth int, budget *int) (rbResource, bool) {
 	var r rbResource
 	n = walk.Deref(n)
-	*budget--
-	if n == nil || n.Kind != yaml.MappingNode || depth > maxNesting || *budget < 0 {
+	if n == nil || n.Kind != yaml.MappingNode || depth > maxNesting {
+		return r, false
+	}
+	if *budget -= 1 + len(n.Content)/2; *budget < 0 {
 		return r, false
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -204,6 +207,9 @@ func readRainbowResource(n *yaml.Node, depth int, budget *int) (rbResource, bool
 				if c == nil || c.Kind != yaml.MappingNode {
 					return r, false
 				}
+				if *budget -= 1 + len(c.Content)/2; *budget < 0 {
+					return r, false
+				}
 				m := map[string]string{}
 				for k := 0; k+1 < len(c.Content); k += 2 {
 					val, ok := rbScalar(c.Content[k+1])
@@ -224,6 +230,9 @@ func readRainbowResource(n *yaml.Node, depth int, budget *int) (rbResource, bool
 
 // rbGraphOf builds the dominant graph rainbow loads from a JGF document.
 func rbGraphOf(g *jgfGraph) *rbGraph {
+	if len(g.order) == 0 || len(g.edges) == 0 {
+		return nil // rainbow refuses a graph without vertices or without edges
+	}
 	rg := &rbGraph{index: make(map[string]int, len(g.order)), counts: map[string]int64{"cluster": 0}, root: -1}
 	for i, id := range g.order {
 		md := g.nodes[id]
@@ -480,6 +489,9 @@ func attachments(g *rbGraph, c *Cluster) rbAttached {
 	slices.Sort(names)
 	for _, name := range names {
 		s := c.Subsystems[name]
+		if s == nil {
+			continue
+		}
 		vs := slices.Clone(s.Vertices)
 		slices.SortFunc(vs, func(a, b Vertex) int { return compareIDs(a.ID, b.ID) })
 		for _, v := range vs {

@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,11 +17,7 @@ import (
 func TestRainbowModeCases(t *testing.T) {
 	// One node with two cores (ids: cluster 0, rack 1, node 2, socket 3,
 	// cores 4 and 5), io and spack vertices attached to the node.
-	var buf bytes.Buffer
-	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
-		t.Fatal(err)
-	}
-	graph := buf.String()
+	graph := oneNodeGraph(t)
 	size2 := strings.ReplaceAll(graph, "\"size\": 1,\n          \"type\": \"core\"", "\"size\": 2,\n          \"type\": \"core\"")
 	if size2 == graph {
 		t.Fatal("could not give the cores size 2")
@@ -45,6 +42,7 @@ func TestRainbowModeCases(t *testing.T) {
 		{"requires above the slot never refuse", "version: 1\nresources:\n  job:\n    type: node\n    count: 1\n    requires:\n    - {name: io, field: type, match: nvme}\n    with:\n    - type: slot\n      replicas: 1\n      with:\n      - {type: core, count: 1}\n", graph, Matched, Never},
 		{"a group without replicas is one slot, its requires included", "version: 1\nresources:\n  job:\n    type: rack\n    count: 1\n    requires:\n    - {name: io, field: type, match: shm}\n    with:\n    - {type: node, replicas: 1}\n", graph, Never, Never},
 		{"a group without a slot next to one with", "version: 1\nresources:\n  a:\n    type: node\n    replicas: 1\n  b:\n    type: node\n    count: 1\n    with:\n    - {type: gpu, count: 1}\n", graph, Matched, Never},
+		{"only groups with replicas are slots", "version: 1\nresources:\n  a: {type: node, replicas: 1}\n  b: {type: node, count: 1}\n", graph, Matched, Never},
 		{"a slot of type slot with a count", "version: 1\nresources:\n  job:\n    type: node\n    count: 1\n    with:\n    - type: slot\n      count: 1\n      with:\n      - {type: core, count: 1}\n", graph, Never, Matched},
 		{"the search starts at vertex 0", node(""), root, Never, Matched},
 		{"max 1.2 is a constraint", node("    requires:\n    - {name: spack, field: version, max: \"1.2\"}\n"), graph, Matched, Never},
@@ -106,14 +104,7 @@ func TestYAML11Scalars(t *testing.T) {
 // free; a requirement on a subsystem no cluster has (top level, which
 // rainbow does not read) does not refuse the job.
 func TestRainbowModePool(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
-		t.Fatal(err)
-	}
-	c, err := ReadCluster(strings.NewReader(buf.String()), "c")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := oneNodeCluster(t)
 	c.State = map[string]float64{"nodes_free": 1}
 	p, err := NewPool([]Cluster{c}, Rules{Rainbow: true})
 	if err != nil {
@@ -140,8 +131,10 @@ func TestRainbowModePool(t *testing.T) {
 	}
 }
 
-// FuzzRainbowMode: whatever jobspec ReadJobspec accepts, the Rainbow mode
-// decides on it without a panic, and as often as asked the same way.
+// FuzzRainbowMode: whatever ReadJobspec returns, with an error or
+// without, the Rainbow mode decides on it without a panic, and as often
+// as asked the same way; what comes with an error the default rules never
+// match.
 func FuzzRainbowMode(f *testing.F) {
 	var buf bytes.Buffer
 	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 2, Cores: 4}); err != nil {
@@ -160,7 +153,9 @@ func FuzzRainbowMode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, spec string) {
 		j, err := ReadJobspec(strings.NewReader(spec), "f.yaml")
 		if err != nil {
-			return
+			if got := (Rules{}).Match(&j, &c); got.Verdict != Never {
+				t.Fatalf("default rules: %v on a job read with %v", got.Verdict, err)
+			}
 		}
 		r := Rules{Rainbow: true}
 		if a, b := r.Match(&j, &c), r.Match(&j, &c); a.Verdict != b.Verdict {
@@ -199,4 +194,150 @@ func TestRainbowModeCycle(t *testing.T) {
 	if got := (Rules{Rainbow: true}).Match(&j, &c); got.Verdict != Never {
 		t.Fatalf("got %v, want Never", got.Verdict)
 	}
+}
+
+// TestRainbowModeLenient: documents rainbow loads and the readers refuse.
+// The reader's error comes with a value the Rainbow rules match as
+// rainbow does (a requires entry without a name, a field or a value is
+// dropped; an orphan vertex counts in the totals; an edge other than
+// "contains" is ignored, dangling or not), and the default rules match it
+// against nothing. A dangling "contains" edge rainbow refuses too.
+func TestRainbowModeLenient(t *testing.T) {
+	graph := oneNodeGraph(t)
+	orphan := strings.Replace(graph, `"nodes": {`, `"nodes": {"77": {"label": "77", "metadata": {"type": "node"}},`, 1)
+	inEdge := strings.Replace(graph, `"edges": [`, `"edges": [{"source": "98", "target": "0", "relation": "in"},`, 1)
+	containsEdge := strings.Replace(graph, `"edges": [`, `"edges": [{"source": "0", "target": "98", "relation": "contains"},`, 1)
+	node := func(body string) string {
+		return "version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n" + body
+	}
+	for _, tc := range []struct {
+		name           string
+		jobspec, graph string
+		rainbow        Verdict
+	}{
+		{"an entry without a field", node("    requires:\n    - {name: io, match: nvme}\n"), graph, Matched},
+		{"an entry without a name", node("    requires:\n    - {field: type, match: nvme}\n"), graph, Matched},
+		{"an entry without match, min or max", node("    requires:\n    - {name: io, field: type}\n"), graph, Matched},
+		{"an entry without a field after one with", node("    requires:\n    - {name: io, field: type, match: nvme}\n    - {name: io, match: shm}\n"), graph, Never},
+		{"an unknown key", node("    reqiures:\n    - {name: io, field: type, match: nvme}\n"), graph, Matched},
+		{"an orphan node counts", "version: 1\nresources:\n  job:\n    type: node\n    replicas: 2\n    with:\n    - {type: core, count: 1}\n", orphan, Matched},
+		{"a dangling in edge is ignored", node(""), inEdge, Matched},
+		{"a dangling contains edge is refused", node(""), containsEdge, Never},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, jerr := ReadJobspec(strings.NewReader(tc.jobspec), "case.yaml")
+			c, cerr := ReadCluster(strings.NewReader(tc.graph), "c")
+			if !errors.Is(jerr, ErrSchema) && !errors.Is(cerr, ErrSchema) {
+				t.Fatalf("the readers accept the case (%v, %v)", jerr, cerr)
+			}
+			for _, err := range []error{jerr, cerr} {
+				if err != nil && !errors.Is(err, ErrSchema) {
+					t.Fatal(err)
+				}
+			}
+			c.Subsystems = map[string]*Subsystem{
+				"io": {Name: "io", Vertices: []Vertex{{ID: "io1", Fields: map[string]string{"type": "shm"}, Parents: []string{"2"}}}},
+			}
+			if got := (Rules{Rainbow: true}).Match(&j, &c); got.Verdict != tc.rainbow {
+				t.Errorf("Rainbow mode: %v, want %v", got.Verdict, tc.rainbow)
+			}
+			if got := (Rules{}).Match(&j, &c); got.Verdict != Never || len(got.Reasons) != 0 {
+				t.Errorf("default: %v %v, want Never without reasons", got.Verdict, got.Reasons)
+			}
+			p, err := NewPool([]Cluster{c}, Rules{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cerr != nil {
+				if got := p.Satisfying(nil, Requirement{Subsystem: "io", Field: "type", Value: "shm"}); len(got) != 0 {
+					t.Errorf("default Satisfying: %v, want none", got)
+				}
+			}
+		})
+	}
+}
+
+// TestRainbowModeRefusedGraphs: a dominant graph without edges is one
+// rainbow refuses to load, which the Rainbow rules therefore never match.
+func TestRainbowModeRefusedGraphs(t *testing.T) {
+	r := Rules{Rainbow: true}
+	lone, err := ReadCluster(strings.NewReader(`{"graph": {"nodes": {"0": {"metadata": {"type": "cluster", "basename": "c"}}}}}`), "lone.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := ReadJobspec(strings.NewReader("version: 1\n"), "empty.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Match(&empty, &lone); got.Verdict != Never {
+		t.Errorf("no edges: %v, want Never", got.Verdict)
+	}
+	if got := (Rules{}).Match(&empty, &lone); got.Verdict != Matched {
+		t.Errorf("no edges, default: %v, want Matched", got.Verdict)
+	}
+}
+
+// TestRainbowModeLenientSubsystem: a subsystem graph with an orphan vertex
+// or an edge other than "contains" from a vertex in neither graph is
+// refused by ReadSubsystem and loaded by rainbow; what comes back with the
+// error counts under the Rainbow rules and is no subsystem under the
+// default rules.
+func TestRainbowModeLenientSubsystem(t *testing.T) {
+	c := oneNodeCluster(t)
+	var buf bytes.Buffer
+	if err := WriteSubsystem(&buf, &Subsystem{Name: "io", Vertices: []Vertex{{ID: "io1", Fields: map[string]string{"type": "shm"}, Parents: []string{"2"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	io := buf.String()
+	j, err := ReadJobspec(strings.NewReader("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, field: type, match: shm}\n"), "j.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{
+		"orphan":    strings.Replace(io, `"nodes": {`, `"nodes": {"io9": {"metadata": {"type": "shm"}}, `, 1),
+		"in edge":   strings.Replace(io, `"edges": [`, `"edges": [{"source": "io8", "target": "2", "relation": "in"}, `, 1),
+		"uses edge": strings.Replace(io, `"edges": [`, `"edges": [{"source": "io8", "target": "io1", "relation": "uses"}, `, 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if doc == io {
+				t.Fatal("the document did not change")
+			}
+			s, err := ReadSubsystem(strings.NewReader(doc), "io.json", "io")
+			if !errors.Is(err, ErrSchema) {
+				t.Fatalf("ReadSubsystem: %v, want ErrSchema", err)
+			}
+			c.Subsystems = map[string]*Subsystem{"io": &s}
+			if got := (Rules{Rainbow: true}).Match(&j, &c); got.Verdict != Matched {
+				t.Errorf("Rainbow mode: %v, want Matched", got.Verdict)
+			}
+			if got := (Rules{}).Match(&j, &c); got.Verdict != Never || len(got.Reasons) != 1 || got.Reasons[0].Kind != MissingSubsystem {
+				t.Errorf("default: %v %v, want Never, missing subsystem", got.Verdict, got.Reasons)
+			}
+		})
+	}
+	bad := strings.Replace(io, `"edges": [`, `"edges": [{"source": "2", "target": "io8", "relation": "contains"}, `, 1)
+	if s, err := ReadSubsystem(strings.NewReader(bad), "io.json", "io"); !errors.Is(err, ErrSchema) || len(s.Vertices) != 0 {
+		t.Errorf("a dangling contains edge: %v, %d vertices; want ErrSchema and none", err, len(s.Vertices))
+	}
+}
+
+// oneNodeGraph is WriteCluster's graph of one node with two cores (ids:
+// cluster 0, rack 1, node 2, socket 3, cores 4 and 5).
+func oneNodeGraph(t *testing.T) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteCluster(&buf, &Cluster{Name: "c", Nodes: 1, Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// oneNodeCluster is oneNodeGraph as ReadCluster reads it.
+func oneNodeCluster(t *testing.T) Cluster {
+	t.Helper()
+	c, err := ReadCluster(strings.NewReader(oneNodeGraph(t)), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

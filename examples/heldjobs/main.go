@@ -24,7 +24,9 @@
 // processes), slurm (job arrays) or condor (an HTCondor DAG written into
 // -out/condor; condor-local also runs it here), leaving in -out the
 // dataset, the ledger, bestmodel.info and bestmodel.json, the best model
-// directory, the tracking tables and curves.png (pipeline.go). -model DIR
+// directory, the tracking tables and curves.png (pipeline.go); -dashboard
+// ADDR serves the live dashboard of a local, process or Slurm search
+// while it runs. -model DIR
 // with -logs decides every job on hold in the logs with a saved model and
 // writes -out/decisions.csv. "heldjobs serve -model DIR -log PATH
 // -decisions FILE [-act [-dry-run]]" follows a live log and decides each
@@ -94,6 +96,7 @@ type options struct {
 	split                                                           string // "random", "time" or "" (time for -logs, random otherwise)
 	// The pipeline (pipeline.go).
 	spec, backend, model string
+	dashboard            string // with -spec: serve sweep/dashboard at this address during the search
 }
 
 func main() {
@@ -184,6 +187,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	flag.StringVar(&o.engine, "engine", "native", "gradient engine: native (float64, PyTorch-exact), native32 (float32, about twice as fast) or gorgonia (the graph, slow) (e.g. -engine native32)")
 	flag.StringVar(&o.spec, "spec", "", "run the search of a YAML search spec (package heldjobs) on -backend into -out: dataset, ledger, best model, bestmodel.info, tracking tables, curves.png (e.g. -spec search.yaml)")
 	flag.StringVar(&o.backend, "backend", "local", "with -spec: local (in this process), process (worker processes), slurm, condor (write an HTCondor DAG into -out/condor; build with CGO_ENABLED=0) or condor-local (write it and run it here) (e.g. -backend slurm)")
+	flag.StringVar(&o.dashboard, "dashboard", "", "with -spec on -backend local, process or slurm: serve the live dashboard of the search's ledger at this address while it runs (a bare :port listens on 127.0.0.1) (e.g. -dashboard :8080)")
 	flag.StringVar(&o.model, "model", "", "decide every job on hold in -logs with the model directory of a search (its bestmodel/) and write -out/decisions.csv (e.g. -model out/search/bestmodel -logs EventLog)")
 	if err := flag.Parse(args); err != nil {
 		return o, err
@@ -245,6 +249,7 @@ func (o options) check() error {
 		{"-split", o.split != "" && o.split != "random" && o.split != "time", "random or time"},
 		{"-backend", !slices.Contains([]string{"local", "process", "slurm", "condor", "condor-local"}, o.backend), "local, process, slurm, condor or condor-local"},
 		{"-logs", o.model != "" && o.logs == "", "the event logs whose held jobs -model decides"},
+		{"-dashboard", o.dashboard != "" && (o.spec == "" || strings.HasPrefix(o.backend, "condor")), "-spec with -backend local, process or slurm (the DAG runs without a controller to watch)"},
 	} {
 		if c.bad {
 			return fmt.Errorf("flag %s: want %s", c.name, c.want)

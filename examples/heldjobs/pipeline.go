@@ -99,9 +99,12 @@ func runSpec(ctx context.Context, o options, stdout io.Writer) error {
 		return err
 	}
 	if o.backend == "condor" || o.backend == "condor-local" {
+		if spec.Prune.Rule != "" {
+			return specError{o.spec, &heldjobs.SpecError{Key: "prune", Err: fmt.Errorf("%w: the DAG runs every point to its end; prune on -backend local, process or slurm", heldjobs.ErrSpec)}}
+		}
 		return runCondor(ctx, o, spec, exe, out, stdout)
 	}
-	s := &heldjobs.Search{Spec: spec, Out: out, Parallel: o.workers, Progress: stdout}
+	s := &heldjobs.Search{Spec: spec, Out: out, Parallel: o.workers, Progress: stdout, Dashboard: o.dashboard}
 	data := filepath.Join(out, heldjobs.DatasetDir)
 	switch o.backend {
 	case "local":
@@ -114,7 +117,7 @@ func runSpec(ctx context.Context, o options, stdout io.Writer) error {
 		s.Backend = &slurm.Backend{Command: []string{exe, "node", "train", "-data", data}, Dir: filepath.Join(out, "slurm"),
 			Name: "heldjobs", MaxParallel: o.workers}
 		// Slurm throttles the array; the controller submits every run.
-		s.Parallel = spec.Space.Size()
+		s.Parallel = max(spec.Space.Size(), spec.Random)
 		s.PollInterval = 500 * time.Millisecond
 	default:
 		return fmt.Errorf("unknown -backend %q (local, process, slurm, condor, condor-local)", o.backend)
@@ -144,7 +147,7 @@ func runCondor(ctx context.Context, o options, spec *heldjobs.Spec, exe, out str
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote the DAG %s (%d training nodes); submit it on an access point with\n  condor_submit_dag %s\n",
+	fmt.Fprintf(stdout, "wrote the DAG %s (%d training nodes); submit it on an access point with\n  condor_submit_dag -usedagdir %s\n",
 		files.DAG, len(files.Runs), files.DAG)
 	if o.backend != "condor-local" {
 		return nil

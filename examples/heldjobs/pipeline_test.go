@@ -162,7 +162,7 @@ func TestDecisionsInNewProcess(t *testing.T) {
 		{"logs with no held job", []string{"-model", model, "-logs", noHold}, "no job on hold"},
 		{"model of another version", []string{"-model", other, "-logs", logs}, "version 7; this program reads version 2"},
 		{"not a model directory", []string{"-model", t.TempDir(), "-logs", logs}, "not a held-job model directory"},
-		{"unknown spec key", []string{"-spec", badSpec}, "spec key epoch: bad search spec: unknown key"},
+		{"unknown spec key", []string{"-spec", badSpec}, `spec key epoch: bad search spec: line 17: unexpected structure: unknown key "epoch"`},
 		{"empty space", []string{"-spec", emptySpec}, "spec key space.hidden: bad search spec: empty list"},
 		{"no such metric", []string{"-spec", noMetric}, `spec key metric: bad search spec: "auc" does not exist`},
 		// The search's dataset directory is not left behind, empty (issue 19 item 2).

@@ -28,6 +28,13 @@ type Config struct {
 	Parallel int
 	// Progress, when not nil, gets a line per node attempt.
 	Progress io.Writer
+	// Evict, when not nil, is asked at every start of a node's job (start
+	// counts from 0 within one attempt, checkpoint restarts included); a
+	// positive answer evicts the job that long after it starts, if it is
+	// still running: it is killed, its sandbox is lost, and it starts
+	// again in a fresh one from its inputs and the checkpoint HTCondor
+	// spooled at its last checkpoint exit, as the same attempt.
+	Evict func(node string, start int) time.Duration
 }
 
 // Summary is what Run did.
@@ -36,7 +43,10 @@ type Summary struct {
 	Skipped []string // nodes a rescue file marked done
 	Failed  []string // nodes that failed after their retries
 	Retried int      // node attempts run again
-	Rescue  string   // the rescue file written, if any
+	// Evicted counts the jobs evicted (Config.Evict), Checkpoints the
+	// checkpoint exits (checkpoint_exit_code) whose files were spooled.
+	Evicted, Checkpoints int
+	Rescue               string // the rescue file written, if any
 }
 
 // ErrNode is wrapped by Run's error when a node fails for
@@ -59,9 +69,29 @@ var ErrNode = errors.New("DAG node failed")
 // rescue file, <dag>.rescueNNN, marking the nodes that succeeded DONE, and
 // a later call skips them: a rerun resumes.
 //
-// Only what condor.DAG writes is understood: any other DAG or submit command
-// is an error wrapping condor.ErrInvalid, before anything runs. Cancelling ctx
-// kills the running jobs and writes the rescue file.
+// Relative paths are DAGMan's: a submit file, an executable, an initial
+// directory and a POST script relative to the DAG file's directory (as
+// when condor_submit_dag runs there), inputs, outputs and logs relative
+// to the initial directory. $(Cluster) and $(Process) in a submit file are
+// the job's id.
+//
+// A job whose submit file sets checkpoint_exit_code and exits with it
+// has its transfer_checkpoint_files (else transfer_output_files) spooled
+// and starts again in the same sandbox, as HTCondor's self-checkpointing
+// jobs do; an evicted job (Config.Evict) starts again in a fresh sandbox
+// from its inputs with the spooled checkpoint on top, logging an eviction
+// event (004) first. A job that runs longer than its allowed_job_duration
+// (a number of seconds, or $CHOICE(retry, ...) of the node's retry number)
+// is killed and held with code 46; with periodic_remove it is removed at
+// once (a pool waits for the expression to become true) and the node
+// fails with $RETURN -1002, so that RETRY applies.
+//
+// Only what condor.DAG writes is understood: any other DAG line, and any
+// submit command that is neither one it honours nor one that only matters
+// on a pool (requirements, +ProjectName, container_image, policy
+// expressions; accepted and ignored), is an error wrapping
+// condor.ErrInvalid, before anything runs. Cancelling ctx kills the
+// running jobs and writes the rescue file.
 func Run(ctx context.Context, dagPath string, opt Config) (Summary, error) {
 	var sum Summary
 	dagPath, err := filepath.Abs(dagPath)
@@ -159,6 +189,7 @@ func (r *dagRun) run(ctx context.Context, order []int, sum *Summary) error {
 		i       int
 		ok      bool
 		retries int
+		js      jobStats
 	}
 	ended := make(chan result)
 	running := 0
@@ -184,8 +215,8 @@ func (r *dagRun) run(ctx context.Context, order []int, sum *Summary) error {
 				r.state[i] = nodeRunning
 				running++
 				go func(i int) {
-					ok, retries := r.runNode(ctx, i)
-					ended <- result{i, ok, retries}
+					ok, retries, js := r.runNode(ctx, i)
+					ended <- result{i, ok, retries, js}
 				}(i)
 			}
 		}
@@ -195,6 +226,8 @@ func (r *dagRun) run(ctx context.Context, order []int, sum *Summary) error {
 		res := <-ended
 		running--
 		sum.Retried += res.retries
+		sum.Evicted += res.js.evicted
+		sum.Checkpoints += res.js.checkpoints
 		name := r.nodes[res.i].Name
 		if res.ok {
 			r.state[res.i] = nodeSucceeded
@@ -215,78 +248,83 @@ func (r *dagRun) run(ctx context.Context, order []int, sum *Summary) error {
 	return ctxErr
 }
 
+// jobStats counts what happened to a node's jobs.
+type jobStats struct{ evicted, checkpoints int }
+
 // runNode runs a node's attempts and reports whether it succeeded and how
 // many times it was retried.
-func (r *dagRun) runNode(ctx context.Context, i int) (bool, int) {
+func (r *dagRun) runNode(ctx context.Context, i int) (bool, int, jobStats) {
 	n := r.nodes[i]
+	var js jobStats
 	for attempt := 0; ; attempt++ {
 		if ctx.Err() != nil {
-			return false, attempt
+			return false, attempt, js
 		}
-		code, why := r.runJob(ctx, n, attempt)
+		code, why := r.runJob(ctx, n, attempt, &js)
 		if ctx.Err() != nil {
-			return false, attempt
+			return false, attempt, js
 		}
 		if len(n.Post) > 0 {
 			code, why = r.runPost(ctx, n, attempt, code, why)
 		}
 		if code == 0 {
 			r.say("node %s: succeeded (attempt %d)", n.Name, attempt+1)
-			return true, attempt
+			return true, attempt, js
 		}
 		r.say("node %s: failed (attempt %d): %s", n.Name, attempt+1, why)
 		if attempt >= n.Retry || (n.UnlessExit != 0 && code == n.UnlessExit) {
-			return false, attempt
+			return false, attempt, js
 		}
 	}
 }
 
+// maxStarts bounds the starts of one job (checkpoint restarts and
+// evictions): a job that exits with its checkpoint code every time would
+// otherwise run for ever.
+const maxStarts = 10000
+
 // runJob runs one attempt of the node's job and returns its exit value
 // (non-zero and a reason when it could not run or its outputs are
 // missing).
-func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int) (int, string) {
+func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int, js *jobStats) (int, string) {
 	ps := r.subs[n.Submit]
-	macros := map[string]string{"JOB": n.Name, "RETRY": strconv.Itoa(retry)}
+	r.mu.Lock()
+	r.jobID++
+	cluster := r.jobID
+	r.mu.Unlock()
+	macros := map[string]string{"JOB": n.Name, "RETRY": strconv.Itoa(retry),
+		"Cluster": strconv.Itoa(cluster), "ClusterId": strconv.Itoa(cluster), "Process": "0", "ProcId": "0"}
 	// DAGMan expands $(JOB) and $(RETRY) in VARS values.
 	vr := strings.NewReplacer("$(JOB)", n.Name, "$(RETRY)", strconv.Itoa(retry))
 	for _, kv := range n.Vars {
 		macros[kv[0]] = vr.Replace(kv[1])
 	}
-	s, err := ps.expand(macros)
+	s, jx, err := ps.expand(macros)
 	if err != nil {
 		return 1, err.Error()
 	}
+	// The submit file's relative paths are relative to DAGMan's directory,
+	// the job's relative to its initial directory.
+	fromDAG := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(r.dir, p)
+	}
+	s.Executable, s.InitialDir = fromDAG(s.Executable), fromDAG(s.InitialDir)
 	abs := func(p string) string {
 		if filepath.IsAbs(p) {
 			return p
 		}
 		return filepath.Join(s.InitialDir, p)
 	}
-	r.mu.Lock()
-	r.jobID++
-	cluster := r.jobID
-	r.mu.Unlock()
 	logf := &condorUserLog{path: abs(s.Log), cluster: cluster}
 	logf.event(0, "Job submitted from host: <127.0.0.1:0?sock=sweep>")
-	scratch, err := os.MkdirTemp("", "condor-scratch-*")
+	spool, err := os.MkdirTemp("", "condor-spool-*")
 	if err != nil {
 		return 1, err.Error()
 	}
-	defer os.RemoveAll(scratch)
-	exe := filepath.Join(scratch, filepath.Base(s.Executable))
-	if err := copyPath(s.Executable, exe); err != nil {
-		return 1, "transferring the executable: " + err.Error()
-	}
-	for _, in := range s.Inputs {
-		src := strings.TrimSuffix(abs(in), "/")
-		dst := filepath.Join(scratch, filepath.Base(src))
-		if strings.HasSuffix(in, "/") {
-			dst = scratch // a trailing slash transfers the contents
-		}
-		if err := copyPath(src, dst); err != nil {
-			return 1, "transferring input " + in + ": " + err.Error()
-		}
-	}
+	defer os.RemoveAll(spool)
 	stdout, err := os.Create(abs(s.Output))
 	if err != nil {
 		return 1, err.Error()
@@ -297,28 +335,80 @@ func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int) (int, str
 		return 1, err.Error()
 	}
 	defer stderr.Close()
-	cmd := exec.CommandContext(ctx, exe, s.Arguments...)
-	cmd.Dir = scratch
-	cmd.Env = append(slices.Clone(s.Environment), "_CONDOR_SCRATCH_DIR="+scratch)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	logf.event(1, "Job executing on host: <127.0.0.1:0?sock=sweep>")
-	r.say("node %s: running %s %s (attempt %d)", n.Name, filepath.Base(s.Executable), strings.Join(s.Arguments, " "), retry+1)
-	err = cmd.Run()
-	code, signaled := 0, false
-	why := ""
-	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			return 1, err.Error()
+	var scratch string
+	defer func() {
+		if scratch != "" {
+			os.RemoveAll(scratch)
 		}
-		code = ee.ExitCode()
-		why = "exit " + strconv.Itoa(code)
-		if code < 0 { // killed by a signal
-			why, code, signaled = ee.String(), 1, true
+	}()
+	code, signaled, why := 0, false, ""
+	fresh := true
+	for start := 0; ; start++ {
+		if start >= maxStarts {
+			return 1, fmt.Sprintf("the job started %d times without ending", start)
 		}
-	}
-	if ctx.Err() != nil {
-		return 1, ctx.Err().Error()
+		if fresh {
+			// A new sandbox: the executable, the inputs, and on top of them
+			// the spooled checkpoint, as HTCondor starts an evicted job.
+			if scratch != "" {
+				os.RemoveAll(scratch)
+			}
+			if scratch, err = r.sandbox(s, abs, spool); err != nil {
+				return 1, err.Error()
+			}
+			fresh = false
+		}
+		cmd := exec.CommandContext(ctx, filepath.Join(scratch, filepath.Base(s.Executable)), s.Arguments...)
+		cmd.Dir = scratch
+		cmd.Env = append(slices.Clone(s.Environment), "_CONDOR_SCRATCH_DIR="+scratch)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		logf.event(1, "Job executing on host: <127.0.0.1:0?sock=sweep>")
+		r.say("node %s: running %s %s (attempt %d, start %d)", n.Name, filepath.Base(s.Executable), strings.Join(s.Arguments, " "), retry+1, start+1)
+		evicted, timedOut, err := runEvictable(cmd, r.evictAfter(n.Name, start), jx.limit)
+		if ctx.Err() != nil {
+			return 1, ctx.Err().Error()
+		}
+		if timedOut {
+			// allowed_job_duration: "Jobs which exceed this duration will
+			// go on hold, with hold code 46"; periodic_remove then removes
+			// the held job (here at once), which DAGMan reports to the POST
+			// script as $RETURN -1002.
+			logf.event(12, fmt.Sprintf("Job was held.\n\tThe job exceeded allowed job duration of %d seconds\n\tCode %d Subcode 0", int(jx.limit.Seconds()), holdTimeLimit))
+			if !jx.remove {
+				return 1, "held for exceeding allowed_job_duration; without periodic_remove a pool keeps it on hold"
+			}
+			logf.event(9, "Job was aborted.\n\tremoved by periodic_remove after its hold")
+			return removedReturn, fmt.Sprintf("held for exceeding allowed_job_duration (%v) and removed", jx.limit)
+		}
+		if evicted {
+			js.evicted++
+			logf.event(4, "Job was evicted.\n\t(0) Job was not checkpointed.")
+			r.say("node %s: evicted (attempt %d, start %d)", n.Name, retry+1, start+1)
+			fresh = true
+			continue
+		}
+		code, signaled, why = 0, false, ""
+		if err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				return 1, err.Error()
+			}
+			code = ee.ExitCode()
+			why = "exit " + strconv.Itoa(code)
+			if code < 0 { // killed by a signal
+				why, code, signaled = ee.String(), 1, true
+			}
+		}
+		if jx.ckptCode != 0 && !signaled && code == jx.ckptCode {
+			// A checkpoint: spool its files (replacing the last ones) and
+			// start again in the same sandbox.
+			if err := spoolFiles(scratch, spool, jx.ckptFiles); err != nil {
+				return 1, "spooling the checkpoint: " + err.Error()
+			}
+			js.checkpoints++
+			continue
+		}
+		break
 	}
 	// ON_EXIT: the outputs come back whatever the exit code.
 	for _, out := range s.Outputs {
@@ -337,6 +427,116 @@ func (r *dagRun) runJob(ctx context.Context, n condor.Node, retry int) (int, str
 	}
 	logf.terminated(code, signaled)
 	return code, why
+}
+
+// evictAfter asks Config.Evict about a start.
+func (r *dagRun) evictAfter(node string, start int) time.Duration {
+	if r.opt.Evict == nil {
+		return 0
+	}
+	return r.opt.Evict(node, start)
+}
+
+// sandbox makes a job's scratch directory: the executable, the inputs,
+// and the spooled checkpoint's files over them.
+func (r *dagRun) sandbox(s *condor.Submit, abs func(string) string, spool string) (string, error) {
+	scratch, err := os.MkdirTemp("", "condor-scratch-*")
+	if err != nil {
+		return "", err
+	}
+	if err := copyPath(s.Executable, filepath.Join(scratch, filepath.Base(s.Executable))); err != nil {
+		os.RemoveAll(scratch)
+		return "", errors.New("transferring the executable: " + err.Error())
+	}
+	for _, in := range s.Inputs {
+		src := strings.TrimSuffix(abs(in), "/")
+		dst := filepath.Join(scratch, filepath.Base(src))
+		if strings.HasSuffix(in, "/") {
+			dst = scratch // a trailing slash transfers the contents
+		}
+		if err := copyPath(src, dst); err != nil {
+			os.RemoveAll(scratch)
+			return "", errors.New("transferring input " + in + ": " + err.Error())
+		}
+	}
+	ents, err := os.ReadDir(spool)
+	if err != nil {
+		os.RemoveAll(scratch)
+		return "", err
+	}
+	for _, e := range ents {
+		dst := filepath.Join(scratch, e.Name())
+		if err := os.RemoveAll(dst); err != nil {
+			os.RemoveAll(scratch)
+			return "", err
+		}
+		if err := copyPath(filepath.Join(spool, e.Name()), dst); err != nil {
+			os.RemoveAll(scratch)
+			return "", errors.New("transferring the checkpoint: " + err.Error())
+		}
+	}
+	return scratch, nil
+}
+
+// spoolFiles replaces the spool's contents with the named files and
+// directories of the sandbox.
+func spoolFiles(scratch, spool string, names []string) error {
+	ents, err := os.ReadDir(spool)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(spool, e.Name())); err != nil {
+			return err
+		}
+	}
+	for _, name := range names {
+		if err := copyPath(filepath.Join(scratch, name), filepath.Join(spool, filepath.Base(name))); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// holdTimeLimit is the HoldReasonCode of a job that ran longer than its
+// allowed_job_duration; removedReturn is the exit value DAGMan gives the
+// POST script ($RETURN) of a job removed from the queue.
+const (
+	holdTimeLimit = 46
+	removedReturn = -1002
+)
+
+// runEvictable runs cmd; after a positive evict it kills the process if
+// it is still running and reports the eviction, and after a positive limit
+// it kills it and reports that it ran out of time, whichever comes first.
+func runEvictable(cmd *exec.Cmd, evict, limit time.Duration) (evicted, timedOut bool, err error) {
+	if err := cmd.Start(); err != nil {
+		return false, false, err
+	}
+	var mu sync.Mutex
+	exited := false
+	kill := func(flag *bool) func() {
+		return func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !exited && !evicted && !timedOut && cmd.Process.Kill() == nil {
+				*flag = true
+			}
+		}
+	}
+	if evict > 0 {
+		t := time.AfterFunc(evict, kill(&evicted))
+		defer t.Stop()
+	}
+	if limit > 0 {
+		t := time.AfterFunc(limit, kill(&timedOut))
+		defer t.Stop()
+	}
+	err = cmd.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	exited = true
+	return evicted, timedOut, err
 }
 
 // runPost runs the node's POST script and returns its exit value.
@@ -396,16 +596,29 @@ type parsedSubmit struct {
 	cmds map[string]string
 }
 
-// submitCommands are the commands Run understands: those
-// condor.Submit writes.
+// submitCommands are the commands Run understands: those condor.Submit
+// writes and the self-checkpointing ones it honours (true), and those that
+// only matter on a pool, accepted and ignored (false): matchmaking,
+// accounting, policy expressions, the container an execute point would
+// run the job in. Job attributes (+Name, MY.Name) are accepted too.
 var submitCommands = map[string]bool{
 	"universe": true, "executable": true, "transfer_executable": true, "arguments": true, "initialdir": true,
 	"should_transfer_files": true, "when_to_transfer_output": true, "transfer_input_files": true,
 	"transfer_output_files": true, "output": true, "error": true, "log": true, "environment": true,
-	"request_cpus": true, "request_memory": true, "request_disk": true, "request_gpus": true,
-	// Policy and accounting: accepted, not enforced by the local runner.
-	"allowed_job_duration": true, "accounting_group": true, "periodic_remove": true,
+	"checkpoint_exit_code": true, "transfer_checkpoint_files": true,
+	"request_cpus": false, "request_memory": false, "request_disk": false, "request_gpus": false,
+	"requirements": false, "rank": false, "container_image": false, "accounting_group": false,
+	"accounting_group_user": false, "retry_request_memory": false, "retry_request_memory_increase": false, "retry_request_memory_max": false,
+	"allowed_job_duration": true, "allowed_execute_duration": false, "periodic_remove": false,
+	"periodic_hold": false, "periodic_release": false, "on_exit_hold": false, "on_exit_remove": false,
+	"priority": false, "batch_name": false, "notification": false, "notify_user": false,
+	"job_max_vacate_time": false, "concurrency_limits": false, "max_transfer_input_mb": false,
+	"max_transfer_output_mb": false, "gpus_minimum_capability": false, "gpus_maximum_capability": false,
+	"gpus_minimum_memory": false, "require_gpus": false,
 }
+
+// jobAttr is a job ClassAd attribute set in a submit file.
+var jobAttr = regexp.MustCompile(`^(\+|my\.)[a-z_][a-z0-9_.]*$`)
 
 func readSubmit(path string) (*parsedSubmit, error) {
 	b, err := os.ReadFile(path)
@@ -428,7 +641,7 @@ func readSubmit(path string) (*parsedSubmit, error) {
 		}
 		k, v, ok := strings.Cut(ln, "=")
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
-		if !ok || !submitCommands[k] {
+		if _, known := submitCommands[k]; !ok || !known && !jobAttr.MatchString(k) {
 			return nil, fmt.Errorf("dagman: %w: %s:%d: %q is not a submit command the local runner understands", condor.ErrInvalid, path, i+1, ln)
 		}
 		ps.cmds[k] = v
@@ -451,8 +664,45 @@ func readSubmit(path string) (*parsedSubmit, error) {
 
 var submitMacro = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 
+// jobExtras are the commands beyond condor.Submit's fields that Run
+// honours.
+type jobExtras struct {
+	ckptCode  int      // checkpoint_exit_code, 0 when unset
+	ckptFiles []string // transfer_checkpoint_files, else transfer_output_files
+	// limit is allowed_job_duration (an integer of seconds, or
+	// $CHOICE(index, item, ...) of them); remove says a held job is
+	// removed (periodic_remove is set), at once here.
+	limit  time.Duration
+	remove bool
+}
+
+// choice evaluates HTCondor's $CHOICE(index, item1, item2, ...) function
+// macro, the index a macro name or an integer, items counted from 0; any
+// other value is returned unchanged.
+func choice(v string, macros map[string]string) (string, error) {
+	inner, ok := strings.CutPrefix(v, "$CHOICE(")
+	if !ok {
+		return v, nil
+	}
+	inner, ok = strings.CutSuffix(inner, ")")
+	items := strings.Split(inner, ",")
+	if !ok || len(items) < 2 {
+		return "", fmt.Errorf("%q: want $CHOICE(index, item1, item2, ...)", v)
+	}
+	idx := strings.TrimSpace(items[0])
+	if m, ok := macros[idx]; ok {
+		idx = m
+	}
+	i, ok := atoiOK(idx)
+	if !ok || i < 0 || i >= len(items)-1 {
+		return "", fmt.Errorf("%q: index %s is out of the list's bounds", v, idx)
+	}
+	return strings.TrimSpace(items[i+1]), nil
+}
+
 // expand returns the job's description with the node's macros substituted.
-func (ps *parsedSubmit) expand(macros map[string]string) (*condor.Submit, error) {
+func (ps *parsedSubmit) expand(macros map[string]string) (*condor.Submit, jobExtras, error) {
+	var jx jobExtras
 	var missing []string
 	get := func(k string) string {
 		return submitMacro.ReplaceAllStringFunc(ps.cmds[k], func(m string) string {
@@ -478,17 +728,36 @@ func (ps *parsedSubmit) expand(macros map[string]string) (*condor.Submit, error)
 	if a := get("arguments"); a != "" {
 		args, err := parseCondorArgs(a)
 		if err != nil {
-			return nil, fmt.Errorf("dagman: %w: %s: arguments: %w", condor.ErrInvalid, ps.path, err)
+			return nil, jx, fmt.Errorf("dagman: %w: %s: arguments: %w", condor.ErrInvalid, ps.path, err)
 		}
 		s.Arguments = args
 	}
 	if e := get("environment"); e != "" {
 		s.Environment = strings.Fields(strings.Trim(e, `"`))
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("dagman: %w: %s: undefined macros %v", condor.ErrInvalid, ps.path, missing)
+	if c := get("checkpoint_exit_code"); c != "" {
+		n, ok := atoiOK(c)
+		if !ok || n <= 0 || n > 255 {
+			return nil, jx, fmt.Errorf("dagman: %w: %s: checkpoint_exit_code %q is not an exit code from 1 to 255", condor.ErrInvalid, ps.path, c)
+		}
+		jx.ckptCode, jx.ckptFiles = n, list("transfer_checkpoint_files")
+		if len(jx.ckptFiles) == 0 {
+			jx.ckptFiles = s.Outputs
+		}
 	}
-	return s, nil
+	if d := get("allowed_job_duration"); d != "" {
+		v, err := choice(d, macros)
+		n, ok := atoiOK(v)
+		if err != nil || !ok || n <= 0 {
+			return nil, jx, fmt.Errorf("dagman: %w: %s: allowed_job_duration %q is not a positive number of seconds (%v)", condor.ErrInvalid, ps.path, d, err)
+		}
+		jx.limit = time.Duration(n) * time.Second
+	}
+	jx.remove = ps.cmds["periodic_remove"] != ""
+	if len(missing) > 0 {
+		return nil, jx, fmt.Errorf("dagman: %w: %s: undefined macros %v", condor.ErrInvalid, ps.path, missing)
+	}
+	return s, jx, nil
 }
 
 // parseCondorArgs reads the "new syntax" of arguments that condorArgs

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/sweep"
 	"github.com/crosscluster/crosscluster/sweep/condor"
 )
@@ -30,6 +31,7 @@ nooutput) exit 0 ;;
 fatal) echo "cannot go on" >&2; exit 3 ;;
 inspect) env | sort > out/env; ls -A | sort > out/ls; cat in.txt > out/in.txt ;;
 gate) [ -e "$2" ] || { echo "gate closed" >&2; exit 1; }; echo done > out/done ;;
+slow) sleep "$2"; echo done > out/done ;;
 esac
 `
 
@@ -133,7 +135,20 @@ queue
 		{"space in input", func(d *condor.DAG) { d.Submits[sub].Inputs = []string{"my file"} }, "transfer list item"},
 		{"comma in output", func(d *condor.DAG) { d.Submits[sub].Outputs = []string{"a,b"} }, "transfer list item"},
 		{"path in output", func(d *condor.DAG) { d.Submits[sub].Outputs = []string{"a/b"} }, "a name in the scratch directory"},
-		{"relative executable", func(d *condor.DAG) { d.Submits[sub].Executable = "x" }, "executable"},
+		{"space in executable", func(d *condor.DAG) { d.Submits[sub].Executable = "x y" }, "executable"},
+		// Extra submit commands: a name the submit language reads, one
+		// line, nothing the description writes itself, no name twice.
+		{"extra owning executable", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"Executable", "/bin/evil"}} }, `"Executable": the description writes`},
+		{"extra owning output", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"output", "x"}} }, `"output": the description writes`},
+		{"extra owning arguments", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"args", "x"}} }, `"args": the description writes`},
+		{"extra newline", func(d *condor.DAG) {
+			d.Submits[sub].Extra = [][2]string{{"requirements", "true\nexecutable = /bin/evil"}}
+		}, "one non-empty line"},
+		{"extra bad name", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"a b", "1"}} }, "not a command name"},
+		{"extra twice", func(d *condor.DAG) {
+			d.Submits[sub].Extra = [][2]string{{"+ProjectName", `"a"`}, {"MY.projectname", `"b"`}}
+		}, "given twice"},
+		{"extra empty", func(d *condor.DAG) { d.Submits[sub].Extra = [][2]string{{"requirements", " "}} }, "one non-empty line"},
 		{"space in environment", func(d *condor.DAG) { d.Submits[sub].Environment = []string{"A=b c"} }, "environment entry"},
 		{"quote in VARS", func(d *condor.DAG) { d.Nodes[1].Vars = [][2]string{{"a", `x"y`}} }, "VARS"},
 		// A $ would be read as a macro by HTCondor and the path changed
@@ -269,7 +284,7 @@ func TestRunCondorDAGRefusesUnknown(t *testing.T) {
 	sub := filepath.Join(dir, "a.sub")
 	for _, tc := range []struct{ name, dag, sub, msg string }{
 		{"dag command", "JOB a " + sub + "\nSPLICE s other.dag\n", "", "not a DAG line"},
-		{"submit command", "JOB a " + sub + "\n", "universe = vanilla\nexecutable = /bin/true\nshould_transfer_files = YES\nwhen_to_transfer_output = ON_EXIT\ninitialdir = /tmp\noutput = o\nerror = e\nlog = l\nrequirements = true\nqueue\n", "requirements"},
+		{"submit command", "JOB a " + sub + "\n", "universe = vanilla\nexecutable = /bin/true\nshould_transfer_files = YES\nwhen_to_transfer_output = ON_EXIT\ninitialdir = /tmp\noutput = o\nerror = e\nlog = l\ntransfer_output_remaps = \"a=b\"\nqueue\n", "transfer_output_remaps"},
 		{"shared file system", "JOB a " + sub + "\n", "universe = vanilla\nexecutable = /bin/true\nshould_transfer_files = NO\nwhen_to_transfer_output = ON_EXIT\ninitialdir = /tmp\noutput = o\nerror = e\nlog = l\nqueue\n", "should_transfer_files"},
 		{"no queue", "JOB a " + sub + "\n", "universe = vanilla\n", "no queue"},
 		{"node before JOB", "VARS a x=\"1\"\n", "", "not defined by a JOB line"},
@@ -319,6 +334,7 @@ func FuzzReadDAG(f *testing.F) {
 	f.Add("JOB a /x.sub\nVARS a k=\"v\"\nRETRY a 2 UNLESS-EXIT 3\nSCRIPT POST a /bin/true $RETURN\nJOB b /y.sub\nPARENT a CHILD b\n")
 	f.Add("PARENT CHILD\n")
 	f.Add("RETRY a x\n")
+	f.Add("universe = vanilla\nexecutable = x\nshould_transfer_files = YES\nwhen_to_transfer_output = ON_EXIT\ninitialdir = d\noutput = o.$(Cluster)\nerror = e\nlog = l\ncheckpoint_exit_code = 85\ntransfer_checkpoint_files = s\nallowed_job_duration = $CHOICE(retry, 1, 2)\n+ProjectName = \"p\"\nqueue\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		path := filepath.Join(t.TempDir(), "f.dag")
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -332,7 +348,7 @@ func FuzzReadDAG(f *testing.F) {
 		if ps, err := readSubmit(sub); err != nil && !errors.Is(err, condor.ErrInvalid) {
 			t.Fatalf("error %v does not wrap condor.ErrInvalid", err)
 		} else if err == nil {
-			_, _ = ps.expand(map[string]string{})
+			_, _, _ = ps.expand(map[string]string{})
 		}
 	})
 }
@@ -369,6 +385,172 @@ func TestCondorSubmitPolicy(t *testing.T) {
 		d := &condor.DAG{Nodes: []condor.Node{{Name: "a", Submit: "/s/a.sub"}}, Submits: map[string]*condor.Submit{"/s/a.sub": &bad}}
 		if err := d.Check(); !errors.Is(err, condor.ErrInvalid) {
 			t.Errorf("group %q, hold %v: %v, want condor.ErrInvalid", bad.AccountingGroup, bad.RemoveHeldAfter, err)
+		}
+	}
+}
+
+// TestRunCondorDAGPoolCommands: the commands that only matter on a pool
+// (matchmaking, accounting, containers, job attributes) are written after
+// the others and accepted by the local runner, which ignores them.
+func TestRunCondorDAGPoolCommands(t *testing.T) {
+	dir := t.TempDir()
+	dag := writeScriptDAG(t, dir, []scriptNode{{name: "a", mode: "ok"}})
+	sub := filepath.Join(dir, "a.sub")
+	b, err := os.ReadFile(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := [][2]string{{"+ProjectName", `"Crosscluster"`}, {"requirements", `(OpSysMajorVer == 9) && (HasSingularity == true)`},
+		{"container_image", "osdf:///ospool/ap40/data/u/image.sif"}, {"accounting_group", "group_physics.alice"},
+		{"retry_request_memory", "RequestMemory * 2"}, {"MY.WantGPULab", "true"}}
+	s := &condor.Submit{Executable: "/bin/x", InitialDir: "d", Log: "l", Output: "o", Error: "e", Extra: extra}
+	text := s.SubmitText()
+	for _, kv := range extra {
+		if !strings.Contains(text, "\n"+kv[0]+" = "+kv[1]+"\n") {
+			t.Errorf("submit text lacks %s:\n%s", kv[0], text)
+		}
+	}
+	var lines []string
+	for _, kv := range extra {
+		lines = append(lines, kv[0]+" = "+kv[1])
+	}
+	withExtra := strings.Replace(string(b), "queue\n", strings.Join(lines, "\n")+"\nqueue\n", 1)
+	if err := os.WriteFile(sub, []byte(withExtra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), dag, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", "out", "done")); err != nil {
+		t.Error(err)
+	}
+}
+
+// ckptScript counts to 5 in state/n, one step per start: each start
+// takes the count left by the last (in its sandbox after a checkpoint
+// exit, from the spool after an eviction), waits a moment, stores the
+// next and exits 85 (checkpoint_exit_code) until it reaches 5. Every start
+// appends to a file outside the sandbox so the test sees them all.
+const ckptScript = `#!/bin/sh
+n=$(cat state/n 2>/dev/null || echo 0)
+echo "start from $n" >> "$1"
+sleep 0.3
+n=$((n + 1))
+mkdir -p state
+echo $n > state/n.tmp && mv state/n.tmp state/n
+[ "$n" -ge 5 ] || exit 85
+echo $n > out/done
+`
+
+// TestRunCondorDAGCheckpointEviction: a self-checkpointing job
+// (checkpoint_exit_code, transfer_checkpoint_files) restarts in its
+// sandbox after each checkpoint exit; evicted at its third start it
+// starts again in a fresh sandbox from the spooled checkpoint, not from
+// its input (count 0) and not from the evicted start's progress; it ends
+// with the count of an uninterrupted run, in one attempt, and its event
+// log records the eviction.
+func TestRunCondorDAGCheckpointEviction(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "ckpt.sh")
+	if err := os.WriteFile(script, []byte(ckptScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	starts := filepath.Join(dir, "starts")
+	nd := filepath.Join(dir, "a")
+	for _, d := range []string{filepath.Join(nd, "out"), filepath.Join(nd, "state")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := &condor.DAG{Submits: map[string]*condor.Submit{"a.sub": {Executable: "ckpt.sh", Arguments: []string{starts}, InitialDir: "a",
+		Inputs: []string{"out", "state"}, Outputs: []string{"out", "state"}, Log: "a.log", Output: "a.$(Cluster).out", Error: "a.$(Cluster).err",
+		Extra: [][2]string{{"checkpoint_exit_code", "85"}, {"transfer_checkpoint_files", "state"}}}},
+		Nodes: []condor.Node{{Name: "a", Submit: "a.sub"}}}
+	dag := filepath.Join(dir, "ckpt.dag")
+	if err := d.Write(dag); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), dag, Config{Evict: func(node string, start int) time.Duration {
+		if start == 2 {
+			return 100 * time.Millisecond
+		}
+		return 0
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Evicted != 1 || sum.Checkpoints != 4 || sum.Retried != 0 {
+		t.Errorf("summary %+v, want 1 eviction, 4 checkpoints, no retry", sum)
+	}
+	b, _ := os.ReadFile(starts)
+	if want := "start from 0\nstart from 1\nstart from 2\nstart from 2\nstart from 3\nstart from 4\n"; string(b) != want {
+		t.Errorf("starts:\n%s\nwant:\n%s", b, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(nd, "out", "done")); string(b) != "5\n" {
+		t.Errorf("out/done %q, want 5", b)
+	}
+	if _, err := os.Stat(filepath.Join(nd, "a.1.out")); err != nil {
+		t.Errorf("output named with $(Cluster): %v", err)
+	}
+	log, _ := os.ReadFile(filepath.Join(nd, "a.log"))
+	if !strings.Contains(string(log), "004 (001.000.000)") || !strings.Contains(string(log), "Job was evicted.") {
+		t.Errorf("event log without the eviction:\n%s", log)
+	}
+}
+
+// TestRunCondorDAGTimeLimit: a job over its allowed_job_duration is held
+// with code 46 and, with periodic_remove, removed, so its node fails and
+// is retried; the retry's limit is the next item of $CHOICE(retry, ...),
+// long enough for the job, which then succeeds.
+func TestRunCondorDAGTimeLimit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "job.sh"), []byte(jobScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "a", "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := &condor.DAG{Submits: map[string]*condor.Submit{"a.sub": {Executable: "job.sh", Arguments: []string{"slow", "2"}, InitialDir: "a",
+		Inputs: []string{"out"}, Outputs: []string{"out"}, Log: "a.log", Output: "a.$(retry).out", Error: "a.$(retry).err",
+		RemoveHeldAfter: time.Minute, Extra: [][2]string{{"allowed_job_duration", "$CHOICE(retry, 1, 60)"}}}},
+		Nodes: []condor.Node{{Name: "a", Submit: "a.sub", Vars: [][2]string{{"retry", "$(RETRY)"}}, Retry: 1}}}
+	dag := filepath.Join(dir, "t.dag")
+	if err := d.Write(dag); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), dag, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Retried != 1 {
+		t.Errorf("summary %+v, want one retry", sum)
+	}
+	f, err := os.Open(filepath.Join(dir, "a", "a.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	evs, err := eventlog.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []eventlog.Code
+	holds := 0
+	for _, e := range evs {
+		codes = append(codes, e.Code)
+		if e.Code == eventlog.Held {
+			if hi, err := e.HoldInfo(); err != nil || hi.Code != 46 {
+				t.Errorf("hold %+v, %v; want code 46", hi, err)
+			}
+			holds++
+		}
+	}
+	if holds != 1 || codes[len(codes)-1] != eventlog.Terminated || !slices.Contains(codes, eventlog.Aborted) {
+		t.Errorf("events %v: want one hold, a removal, then a termination", codes)
+	}
+	for _, name := range []string{"a.0.out", "a.1.out"} {
+		if _, err := os.Stat(filepath.Join(dir, "a", name)); err != nil {
+			t.Errorf("attempt output %s: %v", name, err)
 		}
 	}
 }

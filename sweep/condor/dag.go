@@ -23,13 +23,16 @@ import (
 type Submit struct {
 	// Comment is written as the file's first line, after "# ".
 	Comment string
-	// Executable is the program (absolute, on the access point); HTCondor
-	// transfers it to the execute point, so it must run there on its own:
-	// a static binary (CGO_ENABLED=0 for Go, see CheckStatic).
+	// Executable is the program on the access point, absolute or relative
+	// to the directory condor_submit runs in (DAGMan's: the DAG file's
+	// directory when condor_submit_dag is run there or with -usedagdir);
+	// HTCondor transfers it to the execute point, so it must run there on
+	// its own: a static binary (CGO_ENABLED=0 for Go, see CheckStatic).
 	Executable string
 	Arguments  []string
-	// InitialDir is the job's directory on the access point: relative
-	// inputs, outputs and logs are there.
+	// InitialDir is the job's directory on the access point (absolute, or
+	// relative like Executable): relative inputs, outputs and logs are
+	// there.
 	InitialDir string
 	// Inputs are transfer_input_files: files and directories, relative to
 	// InitialDir or absolute. A file arrives in the job's scratch
@@ -67,6 +70,15 @@ type Submit struct {
 	// otherwise stays in the queue for good and its DAG node never ends;
 	// removed, the node fails and DAGMan's RETRY applies.
 	RemoveHeldAfter time.Duration
+	// Extra are further submit commands, name and value, written in order
+	// after the others: what a pool asks for (+ProjectName, requirements,
+	// container_image, accounting_group, retry_request_memory, ...) or a
+	// job needs (checkpoint_exit_code, transfer_checkpoint_files). A name
+	// is a submit command name, +Attr or MY.Attr; a value is one line; a
+	// command Submit writes itself (executable, arguments, output, log,
+	// request_memory, ...) is refused, as is a name given twice (HTCondor
+	// would keep the last silently).
+	Extra [][2]string
 }
 
 // seconds rounds d up to whole seconds.
@@ -152,6 +164,16 @@ func postMacro(name string) bool {
 // varsMacro: DAGMan expands $(JOB) and $(RETRY) in VARS values.
 func varsMacro(name string) bool { return name == "JOB" || name == "RETRY" }
 
+// jobMacro: condor_submit expands $(Cluster) and $(Process) (and their
+// newer names) to the job's id; internal/dagman does too.
+func jobMacro(name string) bool {
+	switch name {
+	case "Cluster", "ClusterId", "Process", "ProcId":
+		return true
+	}
+	return false
+}
+
 // SubmitText returns the submit description, one command per line and a
 // final "queue".
 func (s *Submit) SubmitText() string {
@@ -196,6 +218,9 @@ func (s *Submit) SubmitText() string {
 	if s.RemoveHeldAfter > 0 {
 		fmt.Fprintf(&b, "periodic_remove = JobStatus == 5 && time() - EnteredCurrentStatus > %d\n", seconds(s.RemoveHeldAfter))
 	}
+	for _, kv := range s.Extra {
+		fmt.Fprintf(&b, "%s = %s\n", kv[0], kv[1])
+	}
 	b.WriteString("queue\n")
 	return b.String()
 }
@@ -209,14 +234,14 @@ func (s *Submit) check(path string, vars map[string]bool) error {
 	bad := func(what, v string) error {
 		return fmt.Errorf("condor: %w: %s: %s %q cannot be written in a submit file", ErrInvalid, path, what, v)
 	}
-	known := func(name string) bool { return vars[name] || varsMacro(name) }
+	known := func(name string) bool { return vars[name] || varsMacro(name) || jobMacro(name) }
 	for _, v := range slices.Concat([]string{s.Executable, s.InitialDir, s.Log, s.Output, s.Error}, s.Inputs, s.Outputs, s.Arguments, s.Environment) {
 		if !dollarsOK(v, true, known) {
 			return fmt.Errorf("condor: %w: %s: %q holds a $ that is not a node macro $(name); HTCondor would expand it (rename the path without $)", ErrInvalid, path, v)
 		}
 	}
-	if !filepath.IsAbs(s.Executable) || !condorValue.MatchString(s.Executable) {
-		return bad("executable (absolute path without spaces)", s.Executable)
+	if !condorValue.MatchString(s.Executable) {
+		return bad("executable (a path without spaces)", s.Executable)
 	}
 	for _, v := range []string{s.InitialDir, s.Log, s.Output, s.Error} {
 		if !condorValue.MatchString(v) {
@@ -249,6 +274,49 @@ func (s *Submit) check(path string, vars map[string]bool) error {
 	}
 	if s.AllowedJobDuration < 0 || s.RemoveHeldAfter < 0 {
 		return fmt.Errorf("condor: %w: %s: negative allowed_job_duration or hold limit", ErrInvalid, path)
+	}
+	return s.checkExtra(path)
+}
+
+// ownedCommands are the submit commands SubmitText writes (and their
+// spellings HTCondor reads the same): Extra may not set them, since a
+// second definition would silently replace the first. accounting_group,
+// allowed_job_duration and periodic_remove are owned only when their field
+// is set.
+var ownedCommands = map[string]bool{
+	"universe": true, "executable": true, "transfer_executable": true, "arguments": true, "args": true,
+	"initialdir": true, "initial_dir": true, "should_transfer_files": true, "when_to_transfer_output": true,
+	"transfer_input_files": true, "transfer_output_files": true, "output": true, "error": true, "log": true,
+	"environment": true, "env": true, "request_cpus": true, "request_memory": true, "request_disk": true,
+	"request_gpus": true, "queue": true,
+}
+
+// extraName is a submit command or a job attribute (+Name, MY.Name).
+var extraName = regexp.MustCompile(`^(\+|(?i:my)\.)?[A-Za-z_][A-Za-z0-9_.]*$`)
+
+// checkExtra checks Extra: names a submit file can carry, one-line values,
+// no command the description owns and no name twice.
+func (s *Submit) checkExtra(path string) error {
+	seen := map[string]bool{}
+	for _, kv := range s.Extra {
+		k, v := kv[0], kv[1]
+		lk := strings.ToLower(k)
+		if strings.HasPrefix(lk, "+") {
+			lk = "my." + lk[1:] // +Name and MY.Name are one attribute
+		}
+		owned := ownedCommands[lk] || lk == "accounting_group" && s.AccountingGroup != "" ||
+			lk == "allowed_job_duration" && s.AllowedJobDuration > 0 || lk == "periodic_remove" && s.RemoveHeldAfter > 0
+		switch {
+		case !extraName.MatchString(k):
+			return fmt.Errorf("condor: %w: %s: extra submit command %q: not a command name (letters, digits, _ and ., or +Attr, MY.Attr)", ErrInvalid, path, k)
+		case owned:
+			return fmt.Errorf("condor: %w: %s: extra submit command %q: the description writes %s itself; set it through its own field", ErrInvalid, path, k, k)
+		case seen[lk]:
+			return fmt.Errorf("condor: %w: %s: extra submit command %q given twice", ErrInvalid, path, k)
+		case strings.TrimSpace(v) == "" || strings.ContainsAny(v, "\n\r\x00"):
+			return fmt.Errorf("condor: %w: %s: extra submit command %s: value %q must be one non-empty line", ErrInvalid, path, k, v)
+		}
+		seen[lk] = true
 	}
 	return nil
 }
@@ -297,8 +365,8 @@ func (d *DAG) check() error {
 			return fmt.Errorf("condor: %w: two nodes named %s", ErrInvalid, n.Name)
 		case d.Submits[n.Submit] == nil:
 			return fmt.Errorf("condor: %w: node %s: no submit description for %s", ErrInvalid, n.Name, n.Submit)
-		case !filepath.IsAbs(n.Submit) || !condorValue.MatchString(n.Submit):
-			return fmt.Errorf("condor: %w: node %s: submit file %q (absolute, without spaces)", ErrInvalid, n.Name, n.Submit)
+		case !condorValue.MatchString(n.Submit):
+			return fmt.Errorf("condor: %w: node %s: submit file %q (a path without spaces)", ErrInvalid, n.Name, n.Submit)
 		case n.Retry < 0:
 			return fmt.Errorf("condor: %w: node %s: negative retry count", ErrInvalid, n.Name)
 		}
@@ -404,12 +472,16 @@ func (d *DAG) Order() ([]int, error) { return dagOrder(d.Nodes) }
 func (d *DAG) Check() error { return d.check() }
 
 // Write checks the DAG and writes every submit description and the DAG
-// file at path, each atomically, the DAG file last.
+// file at path, each atomically, the DAG file last. A relative submit
+// file path is relative to path's directory, where DAGMan runs.
 func (d *DAG) Write(path string) error {
 	if err := d.check(); err != nil {
 		return err
 	}
 	for p, s := range d.Submits {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
 		if err := writeAtomic(p, []byte(s.SubmitText())); err != nil {
 			return err
 		}

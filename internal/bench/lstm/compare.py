@@ -13,7 +13,12 @@ measurements in one process, see STEADY), and the Go/PyTorch ratios
 against PyTorch's fastest setting by the median wall clock (the other
 settings are printed too), with the load average before and after each round.
 
-    cd <module root> && /usr/bin/python3 internal/bench/lstm/compare.py [--rounds 3] [--settings 1/default,2/default,1/1,2/1]
+    cd <module root> && /usr/bin/python3 internal/bench/lstm/compare.py [--rounds 3] [--settings 1/default,2/default,1/1,2/1] [--fresh]
+
+With --fresh every figure is instead the first call of a fresh process: each
+Go benchmark runs alone in a new process of the test binary (-test.benchtime
+1x) and each peer measurement alone in a new peer.py (--fresh), and the
+table's figures are the medians over the rounds.
 """
 import argparse
 import json
@@ -22,6 +27,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))  # internal/bench/lstm -> module root
@@ -50,6 +56,11 @@ def run_go():
         ["go", "test", "-run", "^$", "-bench", "TrainStep/published|Predict", "-benchtime", "20x",
          "-count", str(STEADY), "./lstm/"],
         cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    runs = parse_go(out)
+    return {name: {unit: statistics.median(r[unit] for r in rs) for unit in UNITS} for name, rs in runs.items()}
+
+
+def parse_go(out):
     runs = {}
     for line in out.splitlines():
         m = LINE.match(line)
@@ -57,17 +68,36 @@ def run_go():
             continue
         vals = dict((unit, float(v)) for v, unit in re.findall(r"([\d.e+]+) (samples/cpu-s|samples/s)", m.group(2)))
         runs.setdefault(m.group(1), []).append(vals)
-    return {name: {unit: statistics.median(r[unit] for r in rs) for unit in UNITS} for name, rs in runs.items()}
+    return runs
 
 
-def run_peer(setting):
+def run_go_fresh(binary):
+    """Each benchmark of PAIRS once, alone, in a new process: its first call."""
+    res = {}
+    for gname, _, _ in PAIRS:
+        pattern = "/".join("^" + re.escape(part) + "$" for part in ("Benchmark" + gname).split("/"))
+        out = subprocess.run([binary, "-test.run", "^$", "-test.bench", pattern, "-test.benchtime", "1x",
+                              "-test.count", "1"], cwd=os.path.join(ROOT, "lstm"),
+                             check=True, capture_output=True, text=True).stdout
+        res[gname] = parse_go(out)[gname][0]
+    return res
+
+
+FRESH_PEER = {("train_step", 256): "train_step", ("predict", 256): "predict", ("predict", 1): "predict1"}
+
+
+def run_peer(setting, fresh=False):
     threads, blas = setting
     env = dict(os.environ)
     env.pop("OPENBLAS_NUM_THREADS", None)
     if blas != "default":
         env["OPENBLAS_NUM_THREADS"] = blas
-    out = subprocess.run([sys.executable, os.path.join(HERE, "peer.py"), "--repeats", str(STEADY), "--threads", str(threads)],
-                         check=True, capture_output=True, text=True, env=env).stdout
+    base = [sys.executable, os.path.join(HERE, "peer.py"), "--threads", str(threads)]
+    if fresh:
+        out = "".join(subprocess.run(base + ["--fresh", what], check=True, capture_output=True, text=True, env=env).stdout
+                      for what in FRESH_PEER.values())
+    else:
+        out = subprocess.run(base + ["--repeats", str(STEADY)], check=True, capture_output=True, text=True, env=env).stdout
     res = {}
     for line in out.splitlines():
         r = json.loads(line)
@@ -99,22 +129,30 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--settings", default="1/default,2/default,1/1,2/1",
                     help="peer settings to try, comma-separated torch-threads/OpenBLAS-threads (default: unset)")
+    ap.add_argument("--fresh", action="store_true", help="time the first call of fresh processes instead")
     args = ap.parse_args()
     settings = parse_settings(args.settings)
+    binary = None
+    if args.fresh:
+        tmp = tempfile.mkdtemp()
+        binary = os.path.join(tmp, "lstm.test")
+        subprocess.run(["go", "test", "-c", "-o", binary, "./lstm/"], cwd=ROOT, check=True)
     go, peer, loads = [], {t: [] for t in settings}, []
     for i in range(args.rounds):
         before = os.getloadavg()[0]
         print(f"round {i + 1}/{args.rounds}, load {before:.1f}", file=sys.stderr, flush=True)
-        go.append(run_go())
+        go.append(run_go_fresh(binary) if args.fresh else run_go())
         for t in settings:
-            peer[t].append(run_peer(t))
+            peer[t].append(run_peer(t, args.fresh))
         loads.append((before, os.getloadavg()[0]))
     med = lambda rows, key, unit: statistics.median(r[key][unit] for r in rows)
     torch_version = peer[settings[0]][0][("train_step", 256)]["torch"]
     print(f"{os.cpu_count()} cores; 1-minute load average before/after each round: "
           + ", ".join(f"{a:.1f}/{b:.1f}" for a, b in loads))
     print(f"PyTorch {torch_version}, float32; peer settings (torch threads, OpenBLAS threads): "
-          + "; ".join(label(t, peer[t]) for t in settings) + f"; medians of {args.rounds} rounds.")
+          + "; ".join(label(t, peer[t]) for t in settings) + f"; medians of {args.rounds} rounds; "
+          + ("fresh process: each figure the first call of a new process." if args.fresh else
+             f"steady state: each side's figure per round the median of {STEADY} measurements in one process."))
     print()
     print("| measurement | Go samples/s | PyTorch samples/s (fastest setting) | Go / PyTorch (wall) | Go samples/CPU-s | PyTorch samples/CPU-s | Go / PyTorch (CPU) | other PyTorch settings (samples/s, samples/CPU-s) |")
     print("|---|---|---|---|---|---|---|---|")

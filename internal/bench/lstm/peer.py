@@ -13,8 +13,12 @@ says otherwise) run besides torch's, so even --threads 1 can keep two cores
 busy; compare.py tries both knobs.
 
     /usr/bin/python3 internal/bench/lstm/peer.py [--dtype float32|float64] [--repeats 5] [--threads 1]
+        [--fresh train_step|predict|predict1]
 
-Each figure is the median over --repeats timed runs after a warm-up.
+Each figure is the median over --repeats timed runs after a warm-up. With
+--fresh the process times only the named measurement, once, with no warm-up:
+the first call of a fresh process (model and data are built before it, as
+the Go benchmark builds them before its loop).
 """
 import argparse
 import ctypes
@@ -61,13 +65,14 @@ def openblas_threads():
         return None
 
 
-def timed(fn, iters, repeats):
+def timed(fn, iters, repeats, warm=True):
     """Median seconds per call over repeats, by wall clock and by process CPU time.
 
     The CPU-time figure matters on a shared machine, where wall time includes
     waiting for a core; the Go benchmarks report both the same way.
     """
-    fn()  # warm-up
+    if warm:
+        fn()
     wall, cpu = [], []
     for _ in range(repeats):
         start, cstart = time.perf_counter(), time.process_time()
@@ -84,6 +89,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
+    ap.add_argument("--fresh", choices=["train_step", "predict", "predict1"],
+                    help="time only this measurement, its first call, without warm-up")
     args = ap.parse_args()
     dtype = getattr(torch, args.dtype)
     torch.set_num_threads(args.threads)
@@ -108,10 +115,20 @@ def main():
         print(json.dumps({"bench": bench, "n": n, "samples_per_s": n / wall, "samples_per_cpu_s": n / cpu,
                           "sec_per_call": wall, **common}), flush=True)
 
+    x1 = x[:1]
+    if args.fresh:
+        if args.fresh == "train_step":
+            report("train_step", BATCH, timed(train_step, 1, 1, warm=False))
+            return
+        with torch.no_grad():
+            if args.fresh == "predict":
+                report("predict", BATCH, timed(lambda: net(x), 1, 1, warm=False))
+            else:
+                report("predict", 1, timed(lambda: net(x1), 1, 1, warm=False))
+        return
     report("train_step", BATCH, timed(train_step, args.iters, args.repeats))
     with torch.no_grad():
         report("predict", BATCH, timed(lambda: net(x), args.iters, args.repeats))
-        x1 = x[:1]
         report("predict", 1, timed(lambda: net(x1), 50 * args.iters, args.repeats))
 
 

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -103,6 +105,8 @@ func reshape(w []clusterDoc, f func(string) string) []clusterDoc {
 	return out
 }
 
+var versionField = regexp.MustCompile(`"version": "[^"]*"`)
+
 var versions = []string{"0.5.1", "0.6.0", "1.2.0", "1.2.5", "1.10.0", "2.0.0-rc.1", "1.2.3.4"}
 
 // generate makes n variants of every category, then adds rainbow's
@@ -156,7 +160,51 @@ func generate(seed uint64, n int) ([]caseDoc, error) {
 			return nodes
 		})
 		g.add("graph-orphan-or-dangling-in-edge", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: %d\n    with:\n    - {type: core, count: 1}\n", rep), orphans...)
-		g.add("requires-incomplete", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, match: %s}\n    with:\n    - {type: core, count: 1}\n", typ), w...)
+		other := pick(g.r, "shm", "nvme")
+		g.add("requires-incomplete", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n%s    with:\n    - {type: core, count: 1}\n", pick(g.r,
+			fmt.Sprintf("    - {name: io, match: %s}\n", typ),
+			fmt.Sprintf("    - {field: type, match: %s}\n", typ),
+			"    - {name: io, field: type}\n",
+			fmt.Sprintf("    - {name: io, field: type, match: %s}\n    - {name: io, match: %s}\n", typ, other),
+			fmt.Sprintf("    - {name: io, field: type}\n    - {name: io, field: type, match: %s}\n", typ))), w...)
+		// Edges other than "contains" between vertices the graph has, and
+		// orphan cores, which rainbow's top-level count check counts.
+		edged := reshape(w, func(nodes string) string {
+			switch g.r.IntN(3) {
+			case 0:
+				return strings.Replace(nodes, `"edges": [`, `"edges": [{"source": "2", "target": "0", "relation": "uses"}, {"source": "1", "target": "2", "relation": "connects"}, `, 1)
+			case 1:
+				return strings.Replace(nodes, `"nodes": {`, `"nodes": {"997": {"metadata": {"type": "core", "basename": "core"}}, "996": {"metadata": {"type": "core", "basename": "core", "size": 2}}, `, 1)
+			}
+			return nodes
+		})
+		g.add("graph-orphan-core-or-other-edge", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    with:\n    - {type: core, count: %d}\n", cnt), edged...)
+		g.add("slot-labels-schedule", fmt.Sprintf("version: 1\nresources:\n  a:\n    type: node\n    replicas: %d\n%s    with:\n    - {type: core, count: 1}\n  b:\n    type: node\n    replicas: 1\n%s    with:\n    - {type: core, count: %d}\n",
+			rep, pick(g.r, "", "    label: x\n", "    label: x\n    schedule: true\n"), pick(g.r, "", "    label: x\n", "    label: y\n", "    schedule: true\n"), cnt), w...)
+		// The same in the io subsystem: an orphan vertex, an "in" edge from
+		// a vertex in neither graph, or an edge of another relation.
+		subEdged := make([]clusterDoc, len(w))
+		for i, c := range w {
+			c.Subsystems = maps.Clone(c.Subsystems)
+			switch g.r.IntN(3) {
+			case 0:
+				c.Subsystems["io"] = strings.Replace(c.Subsystems["io"], `"nodes": {`, `"nodes": {"io9": {"metadata": {"type": "shm", "basename": "io"}}, `, 1)
+			case 1:
+				c.Subsystems["io"] = strings.Replace(c.Subsystems["io"], `"edges": [`, `"edges": [{"source": "io8", "target": "2", "relation": "in"}, `, 1)
+			default:
+				c.Subsystems["io"] = strings.Replace(c.Subsystems["io"], `"edges": [`, `"edges": [{"source": "io0", "target": "io1", "relation": "uses"}, `, 1)
+			}
+			subEdged[i] = c
+		}
+		g.add("subsystem-orphan-or-other-edge", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, field: type, match: %s}\n    with:\n    - {type: core, count: 1}\n", typ), subEdged...)
+		// A number where rainbow wants a string makes its match panic.
+		numeric := make([]clusterDoc, len(w))
+		for i, c := range w {
+			c.Subsystems = maps.Clone(c.Subsystems)
+			c.Subsystems["spack"] = versionField.ReplaceAllString(c.Subsystems["spack"], `"version": `+pick(g.r, "1", "2", "0.5"))
+			numeric[i] = c
+		}
+		g.add("metadata-numeric", fmt.Sprintf("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: spack, field: version, min: %q}\n    with:\n    - {type: core, count: 1}\n", pick(g.r, "0.5", "1")), numeric...)
 	}
 	if err := g.rainbowExamples(); err != nil {
 		return nil, err

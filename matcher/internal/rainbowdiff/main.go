@@ -161,32 +161,33 @@ func ask(bin string, cases []caseDoc, repeat int) (map[string]answer, error) {
 
 // ours answers a case with the given rules: the clusters whose
 // Match verdict is Matched (no state is given, so capacity plays no part).
-// A document our readers refuse matches nothing, and says why.
+// A document our readers refuse says why; it matches nothing under the
+// default rules, and what the reader returned with its error is matched
+// under the Rainbow rules, as the readers document.
 func ours(c caseDoc, rules matcher.Rules) (matched map[string]bool, refused string) {
 	matched = map[string]bool{}
 	job, err := matcher.ReadJobspec(strings.NewReader(c.Jobspec), c.ID+".yaml")
 	if err != nil {
-		return matched, "jobspec: " + err.Error()
+		refused = "jobspec: " + err.Error()
+		if !rules.Rainbow {
+			return matched, refused
+		}
 	}
 	for _, cd := range c.Clusters {
 		cl, err := matcher.ReadCluster(strings.NewReader(cd.Nodes), cd.Name)
 		if err != nil {
 			refused = "cluster: " + err.Error()
-			continue
+			if !rules.Rainbow {
+				continue
+			}
 		}
 		cl.Subsystems = map[string]*matcher.Subsystem{}
-		bad := false
 		for name, doc := range cd.Subsystems {
 			s, err := matcher.ReadSubsystem(strings.NewReader(doc), name, name)
 			if err != nil {
 				refused = "subsystem: " + err.Error()
-				bad = true
-				break
 			}
 			cl.Subsystems[name] = &s
-		}
-		if bad {
-			continue
 		}
 		if rules.Match(&job, &cl).Verdict == matcher.Matched {
 			matched[cd.Name] = true

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/dagman"
@@ -37,15 +38,19 @@ var submitChecks = map[string]*regexp.Regexp{
 	// BASIC COMMANDS, executable: the program; with file transfer on it is
 	// copied to the execute point (FILE TRANSFER COMMANDS,
 	// transfer_executable, default True), so it is the static binary
-	// copied into the DAG directory.
-	"executable":          regexp.MustCompile(`^/work/condor/heldjobs$`),
+	// copied into the DAG directory; "If no path or a relative path is
+	// used, then the executable file is presumed to be relative to the
+	// current working directory of the user as the condor_submit command
+	// is issued": DAGMan's, the DAG directory.
+	"executable":          regexp.MustCompile(`^heldjobs$`),
 	"transfer_executable": regexp.MustCompile(`^true$`),
 	// BASIC COMMANDS, arguments, "New Syntax": the whole list in double
 	// quotes, each argument in single quotes, '' for a quote inside.
 	"arguments": regexp.MustCompile(`^"'node'( '([^']|'')*')+"$`),
 	// initialdir: the access-point directory of the job's relative input,
-	// output, error and log paths (one per node).
-	"initialdir": regexp.MustCompile(`^(/work/condor/(parse|select|cleanup)|\$\(dir\))$`),
+	// output, error and log paths (one per node), relative to the DAG
+	// directory like the executable.
+	"initialdir": regexp.MustCompile(`^(parse|select|cleanup|\$\(dir\))$`),
 	// FILE TRANSFER COMMANDS, should_transfer_files = YES: always transfer,
 	// for pools without a shared file system; when_to_transfer_output =
 	// ON_EXIT: outputs come back when the job exits.
@@ -61,11 +66,14 @@ var submitChecks = map[string]*regexp.Regexp{
 	// considers this an error, and places the job on hold." Every listed
 	// name is a directory that came with the input, so it always exists.
 	"transfer_output_files": regexp.MustCompile(`^(dataset|best|results|run_\$\(run_id\), model_\$\(run_id\))$`),
-	// BASIC COMMANDS, output, error: the job's standard streams; log: the
-	// job event log. One of each per node, relative to initialdir.
-	"output": regexp.MustCompile(`^(parse|select|cleanup|train_\$\(run_id\))\.out$`),
-	"error":  regexp.MustCompile(`^(parse|select|cleanup|train_\$\(run_id\))\.err$`),
-	"log":    regexp.MustCompile(`^(parse|select|cleanup|train_\$\(run_id\))\.log$`),
+	// BASIC COMMANDS, output, error: the job's standard streams, one pair
+	// per attempt: named with the node's retry number ($(retry), DAGMan's
+	// $(RETRY) through VARS) and the job's $(Cluster), so that a retry
+	// does not overwrite the attempt before it; log: the job event log,
+	// one per node. All in the node's <node>.logs directory.
+	"output": regexp.MustCompile(`^(parse\.logs/parse|select\.logs/select|cleanup\.logs/cleanup|train_\$\(run_id\)\.logs/train_\$\(run_id\))\.retry\$\(retry\)\.\$\(Cluster\)\.out$`),
+	"error":  regexp.MustCompile(`^(parse\.logs/parse|select\.logs/select|cleanup\.logs/cleanup|train_\$\(run_id\)\.logs/train_\$\(run_id\))\.retry\$\(retry\)\.\$\(Cluster\)\.err$`),
+	"log":    regexp.MustCompile(`^(parse\.logs/parse|select\.logs/select|cleanup\.logs/cleanup|train_\$\(run_id\)\.logs/train_\$\(run_id\))\.log$`),
 	// BASIC COMMANDS, environment, new syntax: double-quoted NAME=value
 	// pairs separated by spaces.
 	"environment": regexp.MustCompile(`^"(\w+=\S+)( \w+=\S+)*"$`),
@@ -78,9 +86,28 @@ var submitChecks = map[string]*regexp.Regexp{
 	// time for which a job may continuously be in the running state, in
 	// seconds. Jobs which exceed this duration will go on hold, with hold
 	// code 46." (new in HTCondor 9.3.1, version history 9.x feature
-	// releases). The spec's resources.time, on the training nodes only
-	// (2h here).
-	"allowed_job_duration": regexp.MustCompile(`^7200$`),
+	// releases). A node's resources.time (2h for training, 1h for parse
+	// here); with retries, the limit of each retry, multiplied by the
+	// spec's condor.time_retry factor (default 2), chosen by the retry
+	// number with $CHOICE: "$CHOICE(index, item1, item2, ...) An item
+	// within the list is returned. [...] The first item in the list is at
+	// index 0." (Function Macros in the Submit Description File).
+	"allowed_job_duration": regexp.MustCompile(`^\$CHOICE\(retry, (7200, 14400, 28800|3600, 7200, 14400)\)$`),
+	// FILE TRANSFER COMMANDS, checkpoint_exit_code = <integer>: the
+	// training job exits 85 after storing its checkpoint, and HTCondor
+	// transfers transfer_checkpoint_files (run_$(run_id), where the
+	// checkpoint is) to the access point and starts it again ("If the
+	// executable exits with checkpoint_exit_code, HTCondor will transfer
+	// the checkpoint to the submit node, and then immediately restart the
+	// executable in the same sandbox", Self-Checkpointing Applications).
+	"checkpoint_exit_code":      regexp.MustCompile(`^85$`),
+	"transfer_checkpoint_files": regexp.MustCompile(`^run_\$\(run_id\)$`),
+	// The spec's condor section: extra commands for every node and per
+	// node kind, written as given after the pipeline's own.
+	"+ProjectName":         regexp.MustCompile(`^"crosscluster"$`),
+	"requirements":         regexp.MustCompile(`^\(OpSysMajorVer == 9\)$|^HasSingularity$`),
+	"container_image":      regexp.MustCompile(`^osdf:///ospool/ap40/data/alice/heldjobs\.sif$`),
+	"retry_request_memory": regexp.MustCompile(`^RequestMemory \* 2$`),
 	// ADVANCED COMMANDS, accounting_group = <accounting-group-name>:
 	// "Causes jobs to negotiate under the given accounting group. This
 	// value is advertised in the job ClassAd as AcctGroup." The spec's
@@ -106,19 +133,21 @@ var submitChecks = map[string]*regexp.Regexp{
 // ("DAGMan Workflows", DAG commands) that defines it.
 var dagChecks = []*regexp.Regexp{
 	// JOB NodeName SubmitDescription
-	regexp.MustCompile(`^JOB (parse|select|cleanup|train_[0-9a-f]{16}) /work/condor/(parse|train|select|cleanup)\.sub$`),
+	// (relative to the DAG directory, where DAGMan runs)
+	regexp.MustCompile(`^JOB (parse|select|cleanup|train_[0-9a-f]{16}) (parse|train|select|cleanup)\.sub$`),
 	// VARS NodeName macroname="string" ...: the training node's macros;
 	// DAGMan expands $(RETRY) in a VARS value to the node's retry number
 	// ("Special node macros": $(JOB), $(RETRY)), which the job gets as its
 	// attempt.
-	regexp.MustCompile(`^VARS train_[0-9a-f]{16} dir="/work/condor/train/[0-9a-f]{16}" run_id="[0-9a-f]{16}" shape_file="\d+x\d+x\d+s\.npz" retry="\$\(RETRY\)"$`),
+	regexp.MustCompile(`^VARS train_[0-9a-f]{16} dir="train/[0-9a-f]{16}" run_id="[0-9a-f]{16}" shape_file="\d+x\d+x\d+s\.npz" retry="\$\(RETRY\)"$`),
+	regexp.MustCompile(`^VARS (parse|select|cleanup) retry="\$\(RETRY\)"$`),
 	// SCRIPT POST NodeName ExecutableName [arguments], with the script
 	// macros $RETURN (the job's exit code), $RETRY (the retry number, 0 on
 	// the first attempt) and $MAX_RETRIES (the node's RETRY count) ("Special
 	// Script Argument Macros"): the node's success is the POST script's
 	// ("the exit value of whatever component of the node was run last
 	// determines the success or failure of the node").
-	regexp.MustCompile(`^SCRIPT POST train_[0-9a-f]{16} /work/condor/heldjobs node check -return \$RETURN -retry \$RETRY -max-retries \$MAX_RETRIES -id [0-9a-f]{16} -run \S+ -model \S+$`),
+	regexp.MustCompile(`^SCRIPT POST train_[0-9a-f]{16} \./heldjobs node check -return \$RETURN -retry \$RETRY -max-retries \$MAX_RETRIES -id [0-9a-f]{16} -run train/\S+ -model train/\S+$`),
 	// RETRY NodeName NumberOfRetries [UNLESS-EXIT value]: a training node
 	// is retried whenever its POST script fails; the others stop on 3.
 	regexp.MustCompile(`^RETRY (parse|select|cleanup) 2 UNLESS-EXIT 3$`),
@@ -146,7 +175,12 @@ func TestCondorGolden(t *testing.T) {
 	logDir, logs := goldenLogs(t)
 	spec := loadSpec(t, "name: golden\ndata:\n  logs: ["+strings.Join(logs, ", ")+"]\n  seed: 1\n"+
 		"space: {shape: [3x6x60s, 2x4x120s], hidden: [8], layers: [1], lr: [0.003], batch: [32]}\n"+
-		"epochs: 3\nresources: {cpus: 2, memory: 3G, disk: 2G, time: 2h, account: group_physics.alice}\n")
+		"epochs: 3\nresources: {cpus: 2, memory: 3G, disk: 2G, time: 2h, account: group_physics.alice}\n"+
+		"condor:\n  submit: {+ProjectName: '\"crosscluster\"', requirements: '(OpSysMajorVer == 9)'}\n"+
+		"  parse: {resources: {disk: 8G, time: 1h}}\n"+
+		"  train: {submit: {container_image: 'osdf:///ospool/ap40/data/alice/heldjobs.sif', retry_request_memory: 'RequestMemory * 2'}}\n"+
+		"  select: {resources: {memory: 1G, disk: 1G}}\n"+
+		"  cleanup: {submit: {requirements: HasSingularity}}\n")
 	dir := filepath.Join(t.TempDir(), "condor")
 	c := &Condor{Spec: spec, Dir: dir, Executable: os.Args[0], AllowDynamic: true}
 	f, err := c.Write()
@@ -178,24 +212,27 @@ func TestCondorGolden(t *testing.T) {
 			}
 			seen[k] = true
 		}
+		only := map[string][]string{"environment": {"train.sub"}, "allowed_job_duration": {"train.sub", "parse.sub"},
+			"checkpoint_exit_code": {"train.sub"}, "transfer_checkpoint_files": {"train.sub"}, "container_image": {"train.sub"},
+			"retry_request_memory": {"train.sub"}}
 		for k := range submitChecks {
-			if !seen[k] && !((k == "environment" || k == "allowed_job_duration") && name != "train.sub") {
-				t.Errorf("%s lacks %s", name, k)
+			if in, ok := only[k]; seen[k] != (!ok || slices.Contains(in, name)) {
+				t.Errorf("%s: %s present %v", name, k, seen[k])
 			}
 		}
 		if lines[len(lines)-1] != "queue" {
 			t.Errorf("%s ends with %q, want queue (BASIC COMMANDS, queue: one job)", name, lines[len(lines)-1])
 		}
 		for _, m := range regexp.MustCompile(`\$\((\w+)\)`).FindAllStringSubmatch(files[name], -1) {
-			if name != "train.sub" || !slices.Contains([]string{"dir", "run_id", "shape_file", "retry"}, m[1]) {
+			if m[1] != "retry" && m[1] != "Cluster" && (name != "train.sub" || !slices.Contains([]string{"dir", "run_id", "shape_file"}, m[1])) {
 				t.Errorf("%s: macro %s is not defined by the node's VARS", name, m[0])
 			}
 		}
 	}
-	if want := "transfer_input_files = /work/condor/spec.json, dataset, /work/logs/EventLog.old, /work/logs/EventLog\n"; !strings.Contains(files["parse.sub"], want) {
+	if want := "transfer_input_files = ../spec.json, dataset, ../eventlogs/EventLog.old, ../eventlogs/EventLog\n"; !strings.Contains(files["parse.sub"], want) {
 		t.Errorf("parse.sub does not transfer the logs in:\n%s", files["parse.sub"])
 	}
-	if !strings.Contains(files["train.sub"], "request_cpus = 2\nrequest_memory = 3072\nrequest_disk = 2097152\nallowed_job_duration = 7200\naccounting_group = group_physics.alice\n") {
+	if !strings.Contains(files["train.sub"], "request_cpus = 2\nrequest_memory = 3072\nrequest_disk = 2097152\naccounting_group = group_physics.alice\n") {
 		t.Errorf("train.sub does not ask for the spec's resources:\n%s", files["train.sub"])
 	}
 	// The DAG: every line checked; parse before every training node, every
@@ -343,9 +380,17 @@ func TestCondorDAGFailedNode(t *testing.T) {
 				if !errors.Is(err, dagman.ErrNode) || !slices.Equal(sum.Failed, []string{"cleanup"}) {
 					t.Fatalf("DAG with one failing node: %v (summary %+v), want the cleanup node to fail", err, sum)
 				}
-				msg, _ := os.ReadFile(filepath.Join(dir, "cleanup", "cleanup.err"))
-				if !strings.Contains(string(msg), ErrFailedRuns.Error()) || !strings.Contains(string(msg), "1 of 4") {
-					t.Errorf("cleanup.err does not name the failed run:\n%s", msg)
+				// Every attempt of the cleanup node kept its own error file,
+				// and each names the failed point by its slug.
+				errs, _ := filepath.Glob(filepath.Join(dir, "cleanup", "cleanup.logs", "cleanup.retry*.err"))
+				if len(errs) != 1+spec.Retries && len(errs) != 1 {
+					t.Errorf("cleanup error files %v", errs)
+				}
+				for _, e := range errs {
+					msg, _ := os.ReadFile(e)
+					if !strings.Contains(string(msg), ErrFailedRuns.Error()) || !strings.Contains(string(msg), "1 of 4") || !strings.Contains(string(msg), want.Runs[want.Best].Slug) {
+						t.Errorf("%s does not name the failed point %s:\n%s", e, want.Runs[want.Best].Slug, msg)
+					}
 				}
 			}
 			b, err := ReadBest(f.Results)
@@ -363,6 +408,15 @@ func TestCondorDAGFailedNode(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "train", bad, "run_"+bad, FailedFile)); err != nil {
 				t.Errorf("the failed run is not recorded: %v", err)
+			}
+			// Both DAG attempts of the failed run are in the ledger.
+			l, err := sweep.OpenLedgerReadOnly(filepath.Join(f.Results, LedgerFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if atts, err := l.Attempts(context.Background(), bad); err != nil || len(atts) != 2 || atts[1].State != sweep.Failed || !strings.Contains(atts[1].ErrorText, "failed") {
+				t.Errorf("ledger attempts of the failed run: %+v, %v; want 2 failed", atts, err)
 			}
 			if _, _, err := LoadModel(filepath.Join(f.Results, BestDir)); err != nil {
 				t.Error(err)
@@ -393,19 +447,22 @@ func TestCondorRefuses(t *testing.T) {
 			}
 		})
 	}
-	// A log whose path has a space cannot be listed in
-	// transfer_input_files: the DAG is refused before anything is
-	// created, so the same directory takes the corrected spec. A $ in the
-	// DAG directory would be read as a macro.
+	// A log whose name has a space cannot be listed in
+	// transfer_input_files (the logs are copied into the DAG directory
+	// under their base names; a space or a $ in a directory above is no
+	// matter, since every path in the files is relative): the DAG is
+	// refused before anything is created, so the same directory takes the
+	// corrected spec. A $ in the name would be read as a macro.
 	_, logs := goldenLogs(t)
-	spaced := filepath.Join(t.TempDir(), "my logs", "EventLog")
-	os.MkdirAll(filepath.Dir(spaced), 0o755)
 	b, _ := os.ReadFile(logs[1])
+	odd := t.TempDir()
+	spaced, dollar := filepath.Join(odd, "my log"), filepath.Join(odd, "Event$Log")
 	os.WriteFile(spaced, b, 0o644)
+	os.WriteFile(dollar, b, 0o644)
 	parent := t.TempDir()
 	for _, tc := range []struct{ name, dir, log, msg string }{
-		{"space in a log path", filepath.Join(parent, "dag"), spaced, "transfer list item"},
-		{"$ in the DAG directory", filepath.Join(parent, "da$g"), logs[1], "holds a $"},
+		{"space in a log name", filepath.Join(parent, "dag"), spaced, "transfer list item"},
+		{"$ in a log name", filepath.Join(parent, "dag"), dollar, "holds a $"},
 	} {
 		s := loadSpec(t, strings.Replace(smallSpec, "synthetic: {jobs: 1500, seed: 3}", "logs: ['"+tc.log+"']", 1))
 		_, err := (&Condor{Spec: s, Dir: tc.dir, Executable: os.Args[0], AllowDynamic: true}).Write()
@@ -662,4 +719,143 @@ func TestParseMemory(t *testing.T) {
 	if a, b := parseMemoryMB(1<<30, 1), parseMemoryMB(1<<30, 3); b <= a {
 		t.Errorf("three shapes %d MB, one %d MB", b, a)
 	}
+}
+
+// TestPoolSpec reads the spec's condor section and refuses, naming the
+// key, what the submit files must not carry: a command the pipeline
+// writes itself, a name the submit language cannot read, a value over two
+// lines, resources for the training nodes outside the top-level key.
+func TestPoolSpec(t *testing.T) {
+	s := loadSpec(t, smallSpec+"condor:\n  submit: {+ProjectName: '\"p\"', requirements: 'HasX'}\n  parse: {resources: {memory: 6G, time: 1h}, submit: {requirements: 'HasY'}}\n  time_retry: 1.5\n  checkpoint: 20m\n  hold_limit: 10m\n")
+	p := s.Condor
+	if p == nil || len(p.Submit) != 2 || p.Submit[0] != [2]string{"+ProjectName", `"p"`} || p.Parse.Resources.MemoryMB != 6144 ||
+		p.Parse.Resources.Time != time.Hour || p.TimeFactor != 1.5 || p.Checkpoint != 20*time.Minute || p.HoldLimit != 10*time.Minute {
+		t.Fatalf("condor section %+v", p)
+	}
+	if got := mergeSubmit(p.Submit, p.Parse.Submit); !slices.Equal(got, [][2]string{{"+ProjectName", `"p"`}, {"requirements", "HasY"}}) {
+		t.Errorf("parse's commands %v", got)
+	}
+	if s := loadSpec(t, smallSpec+"condor: {time_retry: none}\n"); !s.Condor.NoTimeRetry {
+		t.Error("time_retry: none")
+	}
+	for _, tc := range []struct{ text, key, msg string }{
+		{"condor: {submit: {executable: /bin/evil}}", "condor.submit", "writes executable itself"},
+		{"condor: {train: {submit: {Arguments: x}}}", "condor.train.submit", "writes Arguments itself"},
+		{"condor: {parse: {submit: {log: x}}}", "condor.parse.submit", "writes log itself"},
+		{"condor: {submit: {request_memory: 9000}}", "condor.submit", "writes request_memory itself"},
+		{"condor: {train: {submit: {checkpoint_exit_code: 77}}}", "condor.train.submit", "given twice"},
+		{"condor: {submit: {transfer_checkpoint_files: x}}", "condor.train.submit", "given twice"},
+		{"condor: {submit: {'a b': 1}}", "condor.submit", "not a command name"},
+		{"condor: {submit: {requirements: \"a\\nqueue\"}}", "condor.submit", "one non-empty line"},
+		{"condor: {train: {resources: {memory: 1G}}}", "condor.train.resources", "top-level resources"},
+		{"condor: {select: {resources: {memory: lots}}}", "condor.select.resources.memory", ""},
+		{"condor: {time_retry: 0.5}", "condor.time_retry", "factor from 1 to 100"},
+		{"condor: {checkpoint: -1h}", "condor.checkpoint", "positive duration"},
+		{"condor: {gpu: 1}", "condor.gpu", "unknown"},
+	} {
+		_, err := LoadSpec(strings.NewReader(smallSpec + tc.text + "\n"))
+		var se *SpecError
+		if !errors.As(err, &se) || se.Key != tc.key || !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: error %v, want a SpecError at %s with %q", tc.text, err, tc.key, tc.msg)
+		}
+	}
+}
+
+// TestCondorDAGMovedAndExtended writes a DAG of two points, runs it,
+// moves the directory and runs nothing more there; then writes the
+// four-point spec into the moved directory and runs it from its new
+// place: only the two new points train (the finished ones are marked DONE
+// and keep their results, to the bit), and the gathered tree equals the
+// in-process search of the four points.
+func TestCondorDAGMovedAndExtended(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two DAGs of processes")
+	}
+	want := localSmall(t)
+	first := filepath.Join(t.TempDir(), "dag")
+	small := loadSpec(t, strings.Replace(smallSpec, "hidden: [4, 8]", "hidden: [4]", 1))
+	f, err := (&Condor{Spec: small, Dir: first, Executable: os.Args[0], AllowDynamic: true}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dagman.Run(context.Background(), f.DAG, dagman.Config{Parallel: 2}); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, r := range f.Runs {
+		id := filepath.Base(r)
+		b, err := os.ReadFile(filepath.Join(r, "run_"+id, sweep.ResultFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[id] = b
+	}
+	moved := filepath.Join(t.TempDir(), "elsewhere", "dag")
+	os.MkdirAll(filepath.Dir(moved), 0o755)
+	if err := os.Rename(first, moved); err != nil {
+		t.Fatal(err)
+	}
+	// A spec that differs in more than the space is refused.
+	if _, err := (&Condor{Spec: loadSpec(t, strings.Replace(smallSpec, "epochs: 3", "epochs: 4", 1)), Dir: moved, Executable: os.Args[0], AllowDynamic: true}).Write(); err == nil || !strings.Contains(err.Error(), "differs in more than space") {
+		t.Fatalf("extending with other epochs: %v", err)
+	}
+	g, err := (&Condor{Spec: loadSpec(t, smallSpec), Dir: moved, Executable: os.Args[0], AllowDynamic: true}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Reused) != 2 || len(g.Runs) != 4 {
+		t.Fatalf("extension reuses %v of %d runs, want 2 of 4", g.Reused, len(g.Runs))
+	}
+	sum, err := dagman.Run(context.Background(), g.DAG, dagman.Config{Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trained []string
+	for _, n := range sum.Done {
+		if strings.HasPrefix(n, "train_") {
+			trained = append(trained, n)
+		}
+	}
+	if len(trained) != 2 || !slices.Contains(sum.Skipped, "parse") || len(sum.Skipped) != 3 {
+		t.Errorf("extended DAG trained %v and skipped %v; want the 2 new points trained, parse and the 2 old ones skipped", trained, sum.Skipped)
+	}
+	for id, b := range before {
+		if slices.Contains(trained, "train_"+id) {
+			t.Errorf("finished run %s trained again", id)
+		}
+		a, err := os.ReadFile(filepath.Join(moved, "train", id, "run_"+id, sweep.ResultFile))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("run %s's result changed in the extension (%v)", id, err)
+		}
+	}
+	l, err := sweep.OpenLedgerReadOnly(filepath.Join(g.Results, LedgerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, pts, _ := loadSpec(t, smallSpec).Sweep("")
+	got, err := ledgerRecords(context.Background(), l, filepath.Join(g.Results, WorkDir), pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRuns(t, "extended DAG", got, want)
+	if b, err := ReadBest(g.Results); err != nil || b.RunID != want.Runs[want.Best].ID {
+		t.Errorf("extended DAG's best %+v, %v; want %s", b, err, want.Runs[want.Best].Slug)
+	}
+}
+
+// FuzzPoolSpec reads specs whose condor section is fuzzed: no panic, and
+// every error a *SpecError wrapping ErrSpec.
+func FuzzPoolSpec(f *testing.F) {
+	f.Add("condor: {submit: {+ProjectName: '\"p\"', requirements: 'HasX'}, parse: {resources: {memory: 6G}}, time_retry: 1.5}")
+	f.Add("condor: {train: {submit: {container_image: x}}, time_retry: none, checkpoint: 20m, hold_limit: 1h}")
+	f.Add("condor: {submit: {executable: x}}")
+	f.Add("condor:\n  cleanup: {submit: {a: &x b, c: *x}}")
+	f.Fuzz(func(t *testing.T, section string) {
+		_, err := LoadSpec(strings.NewReader(smallSpec + section + "\n"))
+		var se *SpecError
+		if err != nil && (!errors.Is(err, ErrSpec) || !errors.As(err, &se)) {
+			t.Fatalf("error %v is not a SpecError wrapping ErrSpec", err)
+		}
+	})
 }

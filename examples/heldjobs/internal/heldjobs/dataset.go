@@ -287,7 +287,7 @@ func Parse(spec *Spec, dir string, progress io.Writer) (*Dataset, error) {
 	}
 	say("%d events, %d jobs (%d on hold at the end) from %s", ev.n, len(ev.jobs), d.OnHold, sourceName(spec))
 	w := &undoWriter{dir: dir}
-	for _, sh := range spec.Space.Shape {
+	for _, sh := range spec.Space.shapes() {
 		if sd := d.shape(sh); sd != nil {
 			if _, err := os.Stat(filepath.Join(dir, sd.File)); err == nil {
 				continue

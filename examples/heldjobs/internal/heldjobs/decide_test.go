@@ -15,6 +15,7 @@ import (
 	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/synth"
 	"github.com/crosscluster/crosscluster/lstm"
+	"github.com/crosscluster/crosscluster/stats"
 	"github.com/crosscluster/crosscluster/sweep"
 )
 
@@ -307,6 +308,48 @@ func TestBootstrapF1(t *testing.T) {
 	}
 	if lo, hi := BootstrapF1(nil, nil, 0.5, 10, 0.95, 1); !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("empty: [%v, %v]", lo, hi)
+	}
+}
+
+// TestBootstrapF1Draws: BootstrapF1 resamples as stats.Bootstrap documents
+// (resample i from PCG(seed, i), TestBootstrapDraws) and gives, bit for bit,
+// the interval of its own resampling loop before it called stats.Bootstrap:
+// the reference loop below is that loop, and the golden bits were printed
+// by it (go test -run TestBootstrapF1Draws at the commit before the change).
+func TestBootstrapF1Draws(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const n = 400
+	p, y := make([]float64, n), make([]int, n)
+	for i := range p {
+		y[i] = r.IntN(2)
+		p[i] = min(1, max(0, 0.5+0.3*float64(2*y[i]-1)+0.35*r.NormFloat64()))
+	}
+	reference := func(b int, seed uint64) (float64, float64) {
+		f1s := make([]float64, b)
+		pb, yb := make([]float64, n), make([]int, n)
+		for i := range f1s {
+			rr := rand.New(rand.NewPCG(seed, uint64(i)))
+			for k := range pb {
+				j := rr.IntN(n)
+				pb[k], yb[k] = p[j], y[j]
+			}
+			f1s[i] = lstm.Score(pb, yb, 0.5).F1
+		}
+		return stats.Quantile(f1s, 0.025), stats.Quantile(f1s, 0.975)
+	}
+	for _, tc := range []struct {
+		b    int
+		seed uint64
+	}{{1, 3}, {17, 0}, {2000, 7}} {
+		lo, hi := BootstrapF1(p, y, 0.5, tc.b, 0.95, tc.seed)
+		wlo, whi := reference(tc.b, tc.seed)
+		if math.Float64bits(lo) != math.Float64bits(wlo) || math.Float64bits(hi) != math.Float64bits(whi) {
+			t.Errorf("b=%d seed=%d: [%v, %v], the resampling loop gives [%v, %v]", tc.b, tc.seed, lo, hi, wlo, whi)
+		}
+	}
+	lo, hi := BootstrapF1(p, y, 0.5, 2000, 0.95, 7)
+	if math.Float64bits(lo) != 0x3fe8b0b7341a068e || math.Float64bits(hi) != 0x3feb4d846e7fafc9 {
+		t.Errorf("2000 resamples, seed 7: [%v, %v], want [0.7715717332468601, 0.853212562387392]", lo, hi)
 	}
 }
 

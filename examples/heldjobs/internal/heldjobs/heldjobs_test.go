@@ -147,7 +147,11 @@ func TestLoadSpecErrors(t *testing.T) {
 		name, text, key, msg string
 	}{
 		{"empty document", "", "(document)", "empty"},
-		{"unknown key", smallSpec + "epoch: 4\n", "epoch", "unknown key"},
+		{"unknown key", smallSpec + "epoch: 4\n", "epoch", `line 15: unexpected structure: unknown key "epoch" (did you mean "epochs"?)`},
+		{"null value", strings.Replace(smallSpec, "name: small", "name:", 1), "name", "line 2: unexpected structure: want a value, got null"},
+		{"not a list", strings.Replace(smallSpec, "hidden: [4, 8]", "hidden: 4", 1), "space.hidden", "line 8: unexpected structure: want a list"},
+		{"infinite", smallSpec + "threshold: .inf\n", "threshold", "want a number"},
+		{"NaN", smallSpec + "threshold: NaN\n", "threshold", "want a finite number, got NaN"},
 		{"unknown nested key", strings.Replace(smallSpec, "hidden:", "hiden:", 1), "space.hiden", "unknown key"},
 		{"unknown data key", strings.Replace(smallSpec, "seed: 3\nspace", "sed: 3\nspace", 1), "data.sed", "unknown key"},
 		{"no space", "epochs: 3\n", "space", "empty"},
@@ -160,7 +164,7 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"too many draws", smallSpec + "random: 5\n", "random", "only 4 points"},
 		{"no such model", smallSpec + "model: rnn\n", "model", `"rnn": want lstm or gru`},
 		{"empty model", smallSpec + "model: \"\"\n", "model", "empty"},
-		{"bad number", strings.Replace(smallSpec, "lr: [3e-3]", "lr: [fast]", 1), "space.lr[0]", "not a finite number"},
+		{"bad number", strings.Replace(smallSpec, "lr: [3e-3]", "lr: [fast]", 1), "space.lr[0]", `line 10: unexpected structure: want a number, got "fast"`},
 		{"bad split", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  split: [0.8, 0.2]\nspace", 1), "data.split", "test set"},
 		{"bad engine", smallSpec + "engine: gpu\n", "engine", "native"},
 		{"logs and synthetic", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  logs: [a.log]\nspace", 1), "data", "choose one"},
@@ -168,13 +172,13 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"not yaml", "space: [", "(document)", ""},
 		// A key given with the value that stands for the default in Go is
 		// refused, not silently replaced by the default (issue 19 item 1).
-		{"negative retries", smallSpec + "retries: -5\n", "retries", "-5: want 0 to 100"},
-		{"retries -1", smallSpec + "retries: -1\n", "retries", "want 0 to 100"},
+		{"negative retries", smallSpec + "retries: -5\n", "retries", `want a non-negative integer, got "-5"`},
+		{"retries -1", smallSpec + "retries: -1\n", "retries", `want a non-negative integer, got "-1"`},
 		{"zero threshold", smallSpec + "threshold: 0\n", "threshold", "strictly between 0 and 1"},
 		{"threshold one", smallSpec + "threshold: 1\n", "threshold", "strictly between 0 and 1"},
 		{"zero epochs", strings.Replace(smallSpec, "epochs: 3", "epochs: 0", 1), "epochs", "0: want at least 1"},
 		{"zero patience", strings.Replace(smallSpec, "patience: 2", "patience: 0", 1), "patience", "0: want at least 1"},
-		{"negative patience", strings.Replace(smallSpec, "patience: 2", "patience: -3", 1), "patience", "want at least 1"},
+		{"negative patience", strings.Replace(smallSpec, "patience: 2", "patience: -3", 1), "patience", `want a non-negative integer, got "-3"`},
 		{"zero e", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  e: 0\nspace", 1), "data.e", "0: want 1 to 1000"},
 		{"zero split", strings.Replace(smallSpec, "seed: 3\nspace", "seed: 3\n  split: [0, 0]\nspace", 1), "data.split", "[0, 0]"},
 		{"zero jobs", strings.Replace(smallSpec, "jobs: 1500", "jobs: 0", 1), "data.synthetic.jobs", "0: want 10"},
@@ -186,16 +190,21 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"logs and empty synthetic", "data: {logs: [a.log], synthetic: {}}\nspace: {shape: [1x1x1s], hidden: [1], layers: [1], lr: [1], batch: [1]}\n", "data", "choose one"},
 		{"second document", smallSpec + "---\nepochs: 5\n", "(document)", "second YAML document at line 16"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadSpec(strings.NewReader(tc.text))
-			var se *SpecError
-			if !errors.As(err, &se) || !errors.Is(err, ErrSpec) {
-				t.Fatalf("error %v, want a *SpecError wrapping ErrSpec", err)
-			}
-			if se.Key != tc.key || !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "heldjobs: spec key ") {
-				t.Errorf("error %q (key %q), want key %q and %q", err, se.Key, tc.key, tc.msg)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantSpecError(t, tc.text, tc.key, tc.msg) })
+	}
+}
+
+// wantSpecError checks that LoadSpec refuses text with a *SpecError
+// wrapping ErrSpec at key whose message holds msg.
+func wantSpecError(t *testing.T, text, key, msg string) {
+	t.Helper()
+	_, err := LoadSpec(strings.NewReader(text))
+	var se *SpecError
+	if !errors.As(err, &se) || !errors.Is(err, ErrSpec) {
+		t.Fatalf("error %v, want a *SpecError wrapping ErrSpec", err)
+	}
+	if se.Key != key || !strings.Contains(err.Error(), msg) || !strings.HasPrefix(err.Error(), "heldjobs: spec key ") {
+		t.Errorf("error %q (key %q), want key %q and %q", err, se.Key, key, msg)
 	}
 }
 

@@ -1,6 +1,8 @@
 package heldjobs
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +13,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/crosscluster/crosscluster/eventlog"
 	"github.com/crosscluster/crosscluster/internal/cputime"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
@@ -21,15 +25,19 @@ import (
 // "node" (a program calls it when its first argument is "node"):
 //
 //	parse   -spec spec.json -out DIR              build the dataset (Parse)
-//	train   -data DIR [-model DIR]                train the sweep task of the environment (TrainRun)
-//	check   -return N [-retry N -max-retries N] -id RUN -run DIR -model DIR
+//	train   -data DIR [-model DIR] [-retry N -checkpoint-every D]
+//	                                              train the sweep task of the environment (TrainRun)
+//	check   -return N [-retry N -max-retries N] -id RUN -run DIR -model DIR [-log FILE -no-time-retry]
 //	                                              a training node's POST script (on the last retry a failed run is recorded, FailedFile)
 //	select  -spec spec.json -index index.json -runs DIR -out DIR
 //	cleanup -spec spec.json -index index.json -runs DIR -best DIR -out DIR
 //
-// and returns the exit status: 0, 1 on failure, 2 on a usage error, and
+// and returns the exit status: 0, 1 on failure, 2 on a usage error,
 // ExitNoRetry (3) when running it again cannot help (a diverged loss, data
-// without enough labelled jobs, no completed run to choose from). The
+// without enough labelled jobs, no completed run to choose from), and
+// ExitCheckpoint (85) when a training run stopped after -checkpoint-every
+// at the end of an epoch, its checkpoint stored in its run directory, to
+// be started again. The
 // local and Slurm backends start "train" through the sweep worker
 // environment (Worker's out-of-process twin); the DAG's jobs run all five.
 func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -40,8 +48,10 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("node "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		spec, out, data, model, index, runs, best, id, run string
-		ret, retry, maxRetries                             int
+		spec, out, data, model, index, runs, best, id, run, eventLog string
+		ret, retry, maxRetries                                       int
+		every                                                        time.Duration
+		noTimeRetry                                                  bool
 	)
 	switch args[0] {
 	case "parse":
@@ -50,7 +60,8 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "train":
 		fs.StringVar(&data, "data", ".", "dataset directory (index.json and the shape's .npz)")
 		fs.StringVar(&model, "model", "", "model directory to write (default: the run directory's model/)")
-		fs.IntVar(&retry, "retry", -1, "on a DAG, the node's retry number (DAGMan's $(RETRY) through VARS): the run is attempt retry+1, and a failed attempt's metric log and result in the run directory are discarded first")
+		fs.IntVar(&retry, "retry", -1, "on a DAG, the node's retry number (DAGMan's $(RETRY) through VARS): the run is attempt retry+1, and a failed attempt's result in the run directory is discarded first")
+		fs.DurationVar(&every, "checkpoint-every", 0, fmt.Sprintf("on a DAG, stop at the end of the first epoch after this long, the checkpoint stored, and exit %d (the submit file's checkpoint_exit_code); 0: never", ExitCheckpoint))
 	case "check":
 		fs.IntVar(&ret, "return", 0, "the job's exit value (DAGMan's $RETURN)")
 		fs.IntVar(&retry, "retry", -1, "the node's retry number, 0 on its first attempt (DAGMan's $RETRY); with -max-retries, the last attempt records a failed run instead of failing the node")
@@ -58,6 +69,8 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&id, "id", "", "run id")
 		fs.StringVar(&run, "run", "", "the run's result directory")
 		fs.StringVar(&model, "model", "", "the run's model directory")
+		fs.StringVar(&eventLog, "log", "", "the node's job event log (with -no-time-retry)")
+		fs.BoolVar(&noTimeRetry, "no-time-retry", false, "record a run whose job was held for exceeding its time limit (hold code 46, in -log) as failed instead of retrying it")
 	case "select", "cleanup":
 		fs.StringVar(&spec, "spec", "spec.json", "the node spec (spec.json)")
 		fs.StringVar(&index, "index", IndexFile, "the dataset's index.json")
@@ -85,7 +98,11 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			_, err = Parse(s, out, stdout)
 		}
 	case "train":
-		err = nodeTrain(ctx, data, model, retry, stdout)
+		err = nodeTrain(ctx, data, model, retry, every, stdout)
+		if errors.Is(err, errCheckpoint) {
+			fmt.Fprintf(stderr, "node train: %v\n", err)
+			return ExitCheckpoint
+		}
 	case "check":
 		// A failed job or what it left fails the node, so that DAGMan
 		// retries it, except on the node's last attempt and for a run that
@@ -96,6 +113,9 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch {
 		case ret == ExitNoRetry:
 			why = fmt.Sprintf("failed for good (exit %d)", ret)
+		case ret != 0 && noTimeRetry && heldForTime(eventLog):
+			why = fmt.Sprintf("held for exceeding its time limit (hold code %d); the spec's condor.time_retry is none", holdTimeLimit)
+			ret = ExitNoRetry
 		case ret != 0:
 			why = fmt.Sprintf("the job exited %d", ret)
 		default:
@@ -111,7 +131,7 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "node check: run %s: %s\n", id, why)
 			return 1
 		}
-		if err := RecordFailed(run, id, why); err != nil {
+		if err := RecordFailed(run, id, why, max(retry, 0)+1); err != nil {
 			fmt.Fprintf(stderr, "node check: %v\n", err)
 			return 1
 		}
@@ -135,13 +155,61 @@ func RunNode(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// holdTimeLimit is HTCondor's HoldReasonCode of a job that ran longer
+// than its allowed_job_duration.
+const holdTimeLimit = 46
+
+// heldForTime reports whether the last hold in a job event log is one for
+// exceeding the time limit.
+func heldForTime(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	evs, _ := eventlog.NewReader(f).ReadAll()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Code == eventlog.Held {
+			hi, err := evs[i].HoldInfo()
+			return err == nil && hi.HasCode && hi.Code == holdTimeLimit
+		}
+	}
+	return false
+}
+
+// errCheckpoint ends a training job at a checkpoint (ExitCheckpoint).
+var errCheckpoint = errors.New("stopped at a checkpoint to have it stored; start again to continue")
+
+// epochLines calls then at the end of every line written: TrainRun's
+// progress is one line per epoch, written before the epoch's checkpoint.
+type epochLines struct {
+	w    io.Writer
+	then func()
+}
+
+func (e *epochLines) Write(p []byte) (int, error) {
+	n, err := 0, error(nil)
+	if e.w != nil {
+		n, err = e.w.Write(p)
+	} else {
+		n = len(p)
+	}
+	if bytes.HasSuffix(p, []byte("\n")) {
+		e.then()
+	}
+	return n, err
+}
+
 // nodeTrain trains the sweep task of the process's environment. retry ≥ 0
 // is a DAG node's retry number: the run directory comes back with every
-// attempt (it is the node's input and output), so the attempt is retry+1
-// and what a failed attempt left there (its metric log, its result) is
-// removed before training, so that the metric log holds this attempt's
-// epochs only.
-func nodeTrain(ctx context.Context, data, model string, retry int, progress io.Writer) error {
+// attempt (it is the node's input and output), so the attempt is retry+1,
+// a failed attempt's result there is removed before training, and the
+// training continues from the checkpoint the directory holds. With every >
+// 0 the training stops at the end of the first epoch after that long,
+// once its checkpoint is stored, and returns errCheckpoint. The metric log
+// is rewritten from the finished run's epochs, so that it holds each epoch
+// once however often the run was stopped and continued.
+func nodeTrain(ctx context.Context, data, model string, retry int, every time.Duration, progress io.Writer) error {
 	t, ok, err := sweep.WorkerTask()
 	if err != nil {
 		return err
@@ -151,15 +219,33 @@ func nodeTrain(ctx context.Context, data, model string, retry int, progress io.W
 	}
 	if retry >= 0 {
 		t.Attempt = retry + 1
-		for _, f := range []string{sweep.MetricFile, sweep.ResultFile} {
-			if err := os.Remove(filepath.Join(t.Dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("heldjobs: %w", err)
-			}
+		if err := os.Remove(filepath.Join(t.Dir, sweep.ResultFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("heldjobs: %w", err)
 		}
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopped := false
+	if every > 0 {
+		start := time.Now()
+		progress = &epochLines{w: progress, then: func() {
+			if time.Since(start) >= every {
+				stopped = true
+				cancel()
+			}
+		}}
+	}
 	res, err := TrainRun(ctx, t, data, model, progress)
+	if stopped && errors.Is(err, context.Canceled) {
+		return errCheckpoint
+	}
 	if err != nil {
 		return err
+	}
+	if retry >= 0 {
+		if err := rewriteMetrics(t.Dir, res); err != nil {
+			return err
+		}
 	}
 	// A worker process's whole CPU time (loading, training, scoring), for
 	// the engines whose workers run elsewhere (Slurm, HTCondor).
@@ -172,20 +258,95 @@ func nodeTrain(ctx context.Context, data, model string, retry int, progress io.W
 	return sweep.WriteResult(t.Dir, res)
 }
 
+// rewriteMetrics writes the run directory's metric log anew from the
+// result's series, epoch by epoch in TrainRun's order.
+func rewriteMetrics(dir string, res *sweep.Result) error {
+	if err := os.Remove(filepath.Join(dir, sweep.MetricFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	ml, err := sweep.OpenMetricLog(dir)
+	if err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	names := seriesNames()
+	for i := range res.Series[names[0]].Step {
+		for _, name := range names {
+			ser := res.Series[name]
+			if err := ml.Log(name, ser.Step[i], ser.Value[i]); err != nil {
+				ml.Close()
+				return fmt.Errorf("heldjobs: %w", err)
+			}
+		}
+	}
+	if err := ml.Close(); err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	return nil
+}
+
+// gatherLogs copies the logs (*.log, *.out, *.err) in root and in its
+// <node>.logs directories into dst.
+func gatherLogs(root, dst string) error {
+	isLog := func(n string) bool {
+		return strings.HasSuffix(n, ".log") || strings.HasSuffix(n, ".out") || strings.HasSuffix(n, ".err")
+	}
+	var files []string
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return fmt.Errorf("heldjobs: %w", err)
+	}
+	for _, e := range ents {
+		switch n := e.Name(); {
+		case e.Type().IsRegular() && isLog(n):
+			files = append(files, filepath.Join(root, n))
+		case e.IsDir() && strings.HasSuffix(n, ".logs"):
+			sub, err := os.ReadDir(filepath.Join(root, n))
+			if err != nil {
+				return fmt.Errorf("heldjobs: %w", err)
+			}
+			for _, f := range sub {
+				if f.Type().IsRegular() && isLog(f.Name()) {
+					files = append(files, filepath.Join(root, n, f.Name()))
+				}
+			}
+		}
+	}
+	if len(files) > 0 {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return fmt.Errorf("heldjobs: %w", err)
+		}
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("heldjobs: %w", err)
+		}
+		if err := writeAtomic(filepath.Join(dst, filepath.Base(f)), b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// failedRun is the content of FailedFile.
+type failedRun struct {
+	RunID   string `json:"run_id"`
+	Error   string `json:"error"`
+	Attempt int    `json:"attempt"` // the DAG node's last attempt, from 1
+}
+
 // FailedFile, in a run's result directory, records that the run failed for
 // good on a DAG (its reason, as JSON): select and cleanup count the run as
 // failed whatever else the directory holds.
 const FailedFile = "failed.json"
 
-// RecordFailed writes runDir/FailedFile for run id with the reason why.
-func RecordFailed(runDir, id, why string) error {
+// RecordFailed writes runDir/FailedFile for run id with the reason why and
+// the number of the DAG node's attempt that failed last (its attempts).
+func RecordFailed(runDir, id, why string, attempt int) error {
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return fmt.Errorf("heldjobs: %w", err)
 	}
-	b, err := json.Marshal(struct {
-		RunID string `json:"run_id"`
-		Error string `json:"error"`
-	}{id, why})
+	b, err := json.Marshal(failedRun{id, why, attempt})
 	if err != nil {
 		return fmt.Errorf("heldjobs: %w", err)
 	}
@@ -235,15 +396,14 @@ func dirRecords(specPath, indexPath, root string) (*Spec, *Dataset, []sweep.Poin
 		r := RunRecord{ID: p.ID, Slug: p.Slug, State: sweep.Failed, Attempt: 1, Point: pt, Params: p.Params,
 			Dir: filepath.Join(root, "run_"+p.ID), ModelDir: filepath.Join(root, "model_"+p.ID)}
 		if b, err := os.ReadFile(filepath.Join(r.Dir, FailedFile)); err == nil {
-			var f struct {
-				Error string `json:"error"`
-			}
+			var f failedRun
 			if json.Unmarshal(b, &f) != nil {
 				f.Error = "(unreadable " + FailedFile + ")"
 			}
 			r.Error = fmt.Sprintf("node train_%s failed: %s", p.ID, f.Error)
+			r.Attempt = max(f.Attempt, 1)
 		} else if res, err := sweep.ReadResult(r.Dir); err == nil && res.RunID == p.ID {
-			r.State, r.Result = sweep.Completed, res
+			r.State, r.Result, r.Attempt = sweep.Completed, res, max(res.Attempt, 1)
 		} else {
 			r.Error = fmt.Sprintf("no result from node train_%s", p.ID)
 		}
@@ -279,7 +439,8 @@ func SelectDirs(specPath, indexPath, root, out string) (*BestModel, error) {
 // metrics), the best run is chosen again from the ledger and must be the
 // one the select node chose (bestDir), its model copied to out/bestmodel,
 // bestmodel.info and .json written, the tracking tables exported, and the
-// nodes' logs (*.log, *.out, *.err under root) copied to out/logs.
+// nodes' logs (*.log, *.out, *.err under root and in its <node>.logs
+// directories) copied to out/logs.
 func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string, progress io.Writer) error {
 	s, d, pts, recs, err := dirRecords(specPath, indexPath, root)
 	if err != nil {
@@ -319,10 +480,19 @@ func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string,
 	for i := range recs {
 		byID[recs[i].ID] = &recs[i]
 	}
+	// Each run is imported with the DAG node's attempts: an attempt before
+	// the one that ended the node is recorded as failed (its output and
+	// error are in logs/), so that the ledger's attempt is the one
+	// result.json names.
 	importRun := func(ctx context.Context, t sweep.Task) (*sweep.Result, error) {
 		r := byID[t.RunID]
-		if r == nil || r.Result == nil {
+		switch {
+		case r == nil:
 			return nil, fmt.Errorf("heldjobs: DAG node train_%s left no result", t.RunID)
+		case t.Attempt < r.Attempt:
+			return nil, fmt.Errorf("heldjobs: attempt %d of DAG node train_%s failed; its output and error are logs/train_%s.retry%d.*", t.Attempt, t.RunID, t.RunID, t.Attempt-1)
+		case r.Result == nil:
+			return nil, fmt.Errorf("heldjobs: %s", cmp.Or(r.Error, "DAG node train_"+t.RunID+" left no result"))
 		}
 		if b, err := os.ReadFile(filepath.Join(r.Dir, sweep.MetricFile)); err == nil {
 			if err := writeAtomic(filepath.Join(t.Dir, sweep.MetricFile), b); err != nil {
@@ -337,9 +507,30 @@ func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string,
 		return &res, nil
 	}
 	work := filepath.Join(out, WorkDir)
-	c := &sweep.Controller{Ledger: l, Backend: &sweep.Local{Func: importRun}, WorkDir: work, Parallel: 4}
-	if _, err := c.Run(ctx); err != nil {
-		return fmt.Errorf("heldjobs: %w", err)
+	// No retry by the controller: the runs that had more attempts on the
+	// DAG are requeued until their ledger attempt is the DAG's.
+	c := &sweep.Controller{Ledger: l, Backend: &sweep.Local{Func: importRun}, WorkDir: work, Parallel: 4,
+		Retry: sweep.RetryPolicy{Budget: map[sweep.Class]int{}}}
+	for {
+		if _, err := c.Run(ctx); err != nil {
+			return fmt.Errorf("heldjobs: %w", err)
+		}
+		var again []string
+		for _, r := range recs {
+			lr, err := l.Get(ctx, r.ID)
+			if err != nil {
+				return fmt.Errorf("heldjobs: %w", err)
+			}
+			if lr.State == sweep.Failed && lr.Attempt < r.Attempt {
+				again = append(again, r.ID)
+			}
+		}
+		if len(again) == 0 {
+			break
+		}
+		if _, err := l.Requeue(ctx, again, nil, false); err != nil {
+			return fmt.Errorf("heldjobs: %w", err)
+		}
 	}
 	runs, err := ledgerRecords(ctx, l, work, pts)
 	if err != nil {
@@ -361,24 +552,8 @@ func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string,
 	if err := Track(ctx, l, runs, best, filepath.Join(out, TrackingDir)); err != nil {
 		return err
 	}
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return fmt.Errorf("heldjobs: %w", err)
-	}
-	for _, e := range ents {
-		n := e.Name()
-		if e.Type().IsRegular() && (strings.HasSuffix(n, ".log") || strings.HasSuffix(n, ".out") || strings.HasSuffix(n, ".err")) {
-			b, err := os.ReadFile(filepath.Join(root, n))
-			if err != nil {
-				return fmt.Errorf("heldjobs: %w", err)
-			}
-			if err := os.MkdirAll(filepath.Join(out, "logs"), 0o755); err != nil {
-				return fmt.Errorf("heldjobs: %w", err)
-			}
-			if err := writeAtomic(filepath.Join(out, "logs", n), b); err != nil {
-				return err
-			}
-		}
+	if err := gatherLogs(root, filepath.Join(out, "logs")); err != nil {
+		return err
 	}
 	if progress != nil {
 		fmt.Fprintf(progress, "gathered %d runs into %s; best %s\n", len(runs), out, runs[best].Slug)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/sweep"
+	"github.com/crosscluster/crosscluster/sweep/dashboard"
 )
 
 // The layout of a search's output directory.
@@ -46,6 +49,10 @@ type Search struct {
 	PollInterval time.Duration
 	// Progress, when not nil, receives a line per step and per run.
 	Progress io.Writer
+	// Dashboard, when not empty, is the address ("127.0.0.1:8080"; a bare
+	// ":8080" listens on 127.0.0.1) at which sweep/dashboard serves the
+	// ledger while the runs go; its URL goes to Progress.
+	Dashboard string
 }
 
 // Outcome is what a search produced.
@@ -102,13 +109,24 @@ func (s *Search) Run(ctx context.Context) (*Outcome, error) {
 		return nil, fmt.Errorf("heldjobs: %w", err)
 	}
 	mode := "grid"
-	if s.Spec.Random > 0 {
+	switch {
+	case len(s.Spec.Space.Dists) > 0:
+		mode = fmt.Sprintf("%d random draws", s.Spec.Random)
+	case s.Spec.Random > 0:
 		mode = fmt.Sprintf("%d draws from a grid of %d", s.Spec.Random, s.Spec.Space.Size())
 	}
 	say("search %q (%s): %d runs, %d new, ledger %s", s.Spec.Name, mode, len(pts), added, l.Path())
 	work := filepath.Join(out, WorkDir)
 	c := &sweep.Controller{Ledger: l, Backend: s.Backend, WorkDir: work, Parallel: max(s.Parallel, 1),
-		PollInterval: s.PollInterval, Retry: retryPolicy(s.Spec.Retries), Progress: s.Progress}
+		PollInterval: s.PollInterval, Retry: retryPolicy(s.Spec.Retries), Progress: s.Progress,
+		Pruner: s.Spec.Prune.pruner(s.Spec.Metric, s.Spec.Epochs)}
+	if s.Dashboard != "" {
+		stop, err := s.serve(l.Path(), say)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+	}
 	sum, err := c.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("heldjobs: %w", err)
@@ -139,6 +157,32 @@ func (s *Search) Run(ctx context.Context) (*Outcome, error) {
 	return oc, failedRuns(s.Spec, runs)
 }
 
+// serve puts sweep/dashboard up over a read-only view of the ledger at
+// s.Dashboard; stop closes it.
+func (s *Search) serve(ledger string, say func(string, ...any)) (stop func(), err error) {
+	addr := s.Dashboard
+	if strings.HasPrefix(addr, ":") {
+		addr = "127.0.0.1" + addr
+	}
+	ro, err := sweep.OpenLedgerReadOnly(ledger)
+	if err != nil {
+		return nil, fmt.Errorf("heldjobs: dashboard: %w", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		ro.Close()
+		return nil, fmt.Errorf("heldjobs: dashboard: %w", err)
+	}
+	m := s.Spec.Metric
+	srv := &http.Server{Handler: dashboard.New(ro, dashboard.Options{Metric: m.Key(), HigherIsBetter: !m.Lower()}), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	say("dashboard: http://%s/", ln.Addr())
+	return func() {
+		srv.Close()
+		ro.Close()
+	}, nil
+}
+
 // ErrNoRun reports a search in which no run completed.
 var ErrNoRun = errors.New("no completed run")
 
@@ -154,7 +198,7 @@ func failedRuns(s *Spec, runs []RunRecord) error {
 	}
 	var bad []string
 	for _, r := range runs {
-		if r.State != sweep.Completed {
+		if r.State != sweep.Completed && r.State != sweep.Pruned {
 			why := r.Error
 			if why == "" {
 				why = string(r.State)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/walk"
 	"github.com/crosscluster/crosscluster/lstm"
 	"github.com/crosscluster/crosscluster/sweep"
 	"go.yaml.in/yaml/v3"
@@ -107,19 +108,48 @@ const maxShapeDim = 1000
 // window's start as a time.Duration, cannot overflow.
 const maxWindow = 10 * 365 * 24 * time.Hour
 
-// Space is the search space: every combination of the values is a point.
+// Space is the search space: every combination of the lists' values is a
+// point. Beyond lists, a parameter may be searched only where another has
+// some value, or drawn from a distribution (spec_space.go): each parameter
+// (shape, hidden, layers, lr, batch, and model when the cell is searched)
+// is defined by its list, by Axes with disjoint conditions, or by Dists.
 type Space struct {
 	Shape        []Shape
 	Hidden       []int
 	Layers       []int
 	LearningRate []float64
 	Batch        []int
+	// Model lists the recurrent cells searched, "lstm" and "gru", as the
+	// first grid axis; empty means Spec.Model for every run.
+	Model []string `json:",omitempty"`
+	// Axes are conditional grid axes in sweep's vocabulary: sweep.Axis
+	// with Key a parameter of the space and When naming parameters before
+	// it (model, shape, hidden, layers, lr, batch, in that order).
+	Axes []sweep.Axis `json:",omitempty"`
+	// Dists are drawn parameters (sweep.Dist: uniform or log_uniform for
+	// lr, int_uniform for hidden, layers, batch, choice for any). With
+	// one, the search draws every parameter Spec.Random times
+	// (sweep.Samples seeded with Data.Seed; lists and Axes as choices) and
+	// a repeated draw is run once.
+	Dists []sweep.Dist `json:",omitempty"`
 }
 
 // Size is the number of points of the grid, or math.MaxInt when that
 // number does not fit in an int (the product is checked before each
-// multiplication, so it never wraps around).
+// multiplication, so it never wraps around). A space with Model or Axes is
+// counted by expanding it (0 when it is not valid); a space with Dists
+// has no grid, and its size is 0: the search draws Spec.Random points.
 func (s Space) Size() int {
+	if s.extended() {
+		if len(s.Dists) > 0 {
+			return 0
+		}
+		n, err := (&Spec{Space: s}).spaceSpec(&sweep.Spec{Name: "size"})
+		if err != nil {
+			return 0
+		}
+		return n
+	}
 	n := 1
 	for _, k := range []int{len(s.Shape), len(s.Hidden), len(s.Layers), len(s.LearningRate), len(s.Batch)} {
 		if k == 0 {
@@ -191,12 +221,19 @@ type Spec struct {
 	// key); in a Spec built in Go, 0 means no retry, and any other
 	// negative value is refused.
 	Retries int
-	// AllowFailed lets a search whose runs did not all complete succeed
-	// with the best of the rest. Without it the search writes its outputs
+	// Prune stops runs that cannot catch up before their last epoch
+	// (sweep's pruners on the validation curve of Metric); the zero value
+	// prunes nothing.
+	Prune Prune `json:",omitzero"`
+	// AllowFailed lets a search some of whose runs failed for good succeed
+	// with the best of the rest (a pruned run has not failed). Without it the search writes its outputs
 	// and then returns an error wrapping ErrFailedRuns that names every run
 	// that failed for good, so that a lost run cannot silently change which
 	// model is chosen.
 	AllowFailed bool
+	// Condor is what the HTCondor DAG's files ask of a pool (PoolSpec);
+	// nil means the defaults. The other engines ignore it.
+	Condor *PoolSpec `json:",omitempty"`
 }
 
 // Defaults of a spec.
@@ -250,6 +287,10 @@ func specErr(key, format string, a ...any) error {
 //	model: lstm                      # or gru
 //	resources: {cpus: 1, memory: 2G, disk: 4G, time: 2h}
 //	retries: 2
+//	prune: {rule: asha, min_epochs: 1, eta: 3}  # or {rule: median, warmup: 2, startup: 5}
+//
+// Each parameter of the space may also be a range, a distribution or a
+// conditional definition (Space; spec_space.go).
 //
 // Every key is checked: an unknown key, an empty axis, a metric that does
 // not exist or a draw count larger than the grid is a *SpecError naming the
@@ -260,106 +301,152 @@ func specErr(key, format string, a ...any) error {
 // document. Relative log paths stay as written; Run and
 // WriteCondor resolve them against the working directory.
 func LoadSpec(r io.Reader) (*Spec, error) {
-	b, err := io.ReadAll(r)
+	rd := specReader{w: walk.NewYAML("", specWalkErr), given: map[string]bool{}}
+	s, err := rd.load(r)
 	if err != nil {
-		return nil, fmt.Errorf("heldjobs: reading spec: %w", err)
+		return nil, fmt.Errorf("heldjobs: %w", err)
 	}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// specReader reads one spec document with the shared bounded walker; given
+// records every key path the file gives ("epochs", "data.synthetic.jobs"),
+// so that a key that is absent can be told from one given with a zero
+// value.
+type specReader struct {
+	w     walk.YAML
+	given map[string]bool
+}
+
+// specWalkErr is the spec's walk.ErrorFunc: a *SpecError naming the key
+// ("(document)" at the root) and the line where the walker knows it.
+func specWalkErr(_, path string, line int, err error) error {
+	key := cmp.Or(path, "(document)")
+	if line > 0 {
+		return &SpecError{Key: key, Err: fmt.Errorf("%w: line %d: %w", ErrSpec, line, err)}
+	}
+	return &SpecError{Key: key, Err: fmt.Errorf("%w: %w", ErrSpec, err)}
+}
+
+// topKeys are the keys of a spec's top level.
+var topKeys = []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "model", "resources", "retries", "prune", "allow_failed", "condor"}
+
+func (rd specReader) load(r io.Reader) (*Spec, error) {
+	b, err := walk.ReadAll(r, "", specWalkErr)
+	if err != nil {
+		return nil, err
+	}
+	root, err := rd.w.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil || root.Kind == 0 {
+		return nil, specErr("(document)", "empty")
+	}
+	if err := oneDocument(b); err != nil {
+		return nil, err
+	}
+	s := &Spec{}
+	err = rd.fields(root, "", topKeys, func(key, k string, v *yaml.Node) error {
+		switch k {
+		case "name":
+			return rd.str(v, key, &s.Name)
+		case "data":
+			return rd.data(v, key, &s.Data)
+		case "space":
+			return rd.space(v, key, &s.Space)
+		case "random":
+			return rd.integer(v, key, &s.Random)
+		case "epochs":
+			return rd.integer(v, key, &s.Epochs)
+		case "patience":
+			return rd.integer(v, key, &s.Patience)
+		case "metric":
+			var m string
+			err := rd.str(v, key, &m)
+			s.Metric = Metric(m)
+			return err
+		case "threshold":
+			return rd.float(v, key, &s.Threshold)
+		case "engine":
+			return rd.str(v, key, &s.Engine)
+		case "model":
+			return rd.str(v, key, &s.Model)
+		case "resources":
+			res, err := sweepResources(walk.Deref(v), key)
+			s.Resources = res
+			return err
+		case "retries":
+			return rd.integer(v, key, &s.Retries)
+		case "prune":
+			return rd.prune(v, key, &s.Prune)
+		case "condor":
+			s.Condor = &PoolSpec{}
+			return rd.pool(v, key, s.Condor)
 		}
-		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "%v", err))
+		return rd.boolean(v, key, &s.AllowFailed) // allow_failed
+	})
+	if err != nil {
+		return nil, err
 	}
-	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "empty"))
+	if !rd.given["space"] {
+		return nil, specErr("space", "missing: the search space is empty")
 	}
-	var next yaml.Node
+	if err := explicit(s, rd.given); err != nil {
+		return nil, err
+	}
+	if !rd.given["retries"] {
+		s.Retries = -1 // the default, set by withDefaults
+	}
+	return s, nil
+}
+
+// oneDocument refuses a second YAML document in the file: a parser reads
+// the first document of a stream, so the second would be silently ignored.
+func oneDocument(b []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var first, next yaml.Node
+	if err := dec.Decode(&first); err != nil {
+		return specErr("(document)", "%v", err)
+	}
 	switch err := dec.Decode(&next); {
 	case err == nil:
 		line := next.Line
 		if len(next.Content) > 0 {
 			line = next.Content[0].Line
 		}
-		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "a second YAML document at line %d: a spec file holds one", line))
+		return specErr("(document)", "a second YAML document at line %d: a spec file holds one", line)
 	case !errors.Is(err, io.EOF):
-		return nil, fmt.Errorf("heldjobs: %w", specErr("(document)", "after the first document: %v", err))
+		return specErr("(document)", "after the first document: %v", err)
 	}
-	s := &Spec{}
-	seen := map[string]bool{} // every key path given, "epochs", "data.synthetic.jobs"
-	err = fields(doc.Content[0], "", seen, []string{"name", "data", "space", "random", "epochs", "patience", "metric", "threshold", "engine", "model", "resources", "retries", "allow_failed"}, func(key, k string, v *yaml.Node) error {
-		switch k {
-		case "name":
-			return scalar(v, key, &s.Name)
-		case "data":
-			return s.loadData(v, key, seen)
-		case "space":
-			return s.loadSpace(v, key, seen)
-		case "random":
-			return intTo(v, key, &s.Random)
-		case "epochs":
-			return intTo(v, key, &s.Epochs)
-		case "patience":
-			return intTo(v, key, &s.Patience)
-		case "metric":
-			var m string
-			if err := scalar(v, key, &m); err != nil {
-				return err
-			}
-			s.Metric = Metric(m)
-			return nil
-		case "threshold":
-			return floatTo(v, key, &s.Threshold)
-		case "engine":
-			return scalar(v, key, &s.Engine)
-		case "model":
-			return scalar(v, key, &s.Model)
-		case "resources":
-			// The resources block is sweep's; borrow its parser through a
-			// one-key sweep spec so that units and errors are the same.
-			var buf bytes.Buffer
-			enc := yaml.NewEncoder(&buf)
-			if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
-				{Kind: yaml.ScalarNode, Value: "name"}, {Kind: yaml.ScalarNode, Value: "resources"},
-				{Kind: yaml.ScalarNode, Value: "resources"}, v,
-				{Kind: yaml.ScalarNode, Value: "base"}, {Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "x"}, {Kind: yaml.ScalarNode, Value: "1"}}},
-			}}); err != nil {
-				return specErr(key, "%v", err)
-			}
-			ss, err := sweep.LoadSpec(&buf)
-			if err != nil {
-				var se *sweep.SpecError
-				if errors.As(err, &se) {
-					return specErr(se.Key, "%v", se.Err)
-				}
-				return specErr(key, "%v", err)
-			}
-			s.Resources = ss.Resources
-			return nil
-		case "retries":
-			return intTo(v, key, &s.Retries)
-		case "allow_failed":
-			return boolTo(v, key, &s.AllowFailed)
-		}
-		return nil
-	})
+	return nil
+}
+
+// sweepResources reads the resources block, which is sweep's: it borrows
+// sweep's parser through a one-key sweep spec so that units and errors are
+// the same.
+func sweepResources(v *yaml.Node, key string) (sweep.Resources, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		{Kind: yaml.ScalarNode, Value: "name"}, {Kind: yaml.ScalarNode, Value: "resources"},
+		{Kind: yaml.ScalarNode, Value: "resources"}, v,
+		{Kind: yaml.ScalarNode, Value: "base"}, {Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "x"}, {Kind: yaml.ScalarNode, Value: "1"}}},
+	}}); err != nil {
+		return sweep.Resources{}, specErr(key, "%v", err)
+	}
+	ss, err := sweep.LoadSpec(&buf)
 	if err != nil {
-		return nil, fmt.Errorf("heldjobs: %w", err)
+		var se *sweep.SpecError
+		if errors.As(err, &se) {
+			return sweep.Resources{}, specErr(se.Key, "%v", se.Err)
+		}
+		return sweep.Resources{}, specErr(key, "%v", err)
 	}
-	if !seen["space"] {
-		return nil, fmt.Errorf("heldjobs: %w", specErr("space", "missing: the search space is empty"))
-	}
-	if err := explicit(s, seen); err != nil {
-		return nil, fmt.Errorf("heldjobs: %w", err)
-	}
-	if !seen["retries"] {
-		s.Retries = -1 // the default, set by withDefaults
-	}
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return ss.Resources, nil
 }
 
 // explicit refuses a key given in the file with the value that, in a Spec
@@ -394,88 +481,113 @@ func explicit(s *Spec, given map[string]bool) error {
 	return nil
 }
 
-func (s *Spec) loadData(n *yaml.Node, prefix string, given map[string]bool) error {
-	return fields(n, prefix, given, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
+func (rd specReader) data(n *yaml.Node, prefix string, d *Data) error {
+	return rd.fields(n, prefix, []string{"logs", "synthetic", "e", "forward", "split", "seed"}, func(key, k string, v *yaml.Node) error {
 		switch k {
 		case "logs":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list of files (line %d)", v.Line)
+			items, err := rd.w.Seq(v, key)
+			if err != nil {
+				return err
 			}
-			for i, c := range v.Content {
+			if len(items) == 0 {
+				return specErr(key, "empty list")
+			}
+			for i, c := range items {
 				var p string
-				if err := scalar(c, fmt.Sprintf("%s[%d]", key, i), &p); err != nil {
+				if err := rd.str(c, walk.Idx(key, i), &p); err != nil {
 					return err
 				}
-				s.Data.Logs = append(s.Data.Logs, p)
-			}
-			if len(s.Data.Logs) == 0 {
-				return specErr(key, "empty list")
+				d.Logs = append(d.Logs, p)
 			}
 			return nil
 		case "synthetic":
-			return fields(v, key, given, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
+			return rd.fields(v, key, []string{"jobs", "seed", "snapshot"}, func(key, k string, v *yaml.Node) error {
 				switch k {
 				case "jobs":
-					return intTo(v, key, &s.Data.Synthetic.Jobs)
+					return rd.integer(v, key, &d.Synthetic.Jobs)
 				case "seed":
-					return uintTo(v, key, &s.Data.Synthetic.Seed)
+					return rd.uint(v, key, &d.Synthetic.Seed)
 				}
-				return floatTo(v, key, &s.Data.Synthetic.Snapshot)
+				return rd.float(v, key, &d.Synthetic.Snapshot)
 			})
 		case "e":
-			return intTo(v, key, &s.Data.E)
+			return rd.integer(v, key, &d.E)
 		case "forward":
-			return boolTo(v, key, &s.Data.Forward)
+			return rd.boolean(v, key, &d.Forward)
 		case "split":
-			if v.Kind != yaml.SequenceNode || len(v.Content) != 2 {
-				return specErr(key, "must be [train, validation] fractions (line %d)", v.Line)
-			}
-			if err := floatTo(v.Content[0], key+"[0]", &s.Data.Train); err != nil {
+			items, err := rd.w.Seq(v, key)
+			if err != nil {
 				return err
 			}
-			return floatTo(v.Content[1], key+"[1]", &s.Data.Valid)
+			if len(items) != 2 {
+				return rd.w.Err(v, key, walk.ErrSchema, "want [train, validation] fractions, got %d values", len(items))
+			}
+			if err := rd.float(items[0], walk.Idx(key, 0), &d.Train); err != nil {
+				return err
+			}
+			return rd.float(items[1], walk.Idx(key, 1), &d.Valid)
 		}
-		return uintTo(v, key, &s.Data.Seed)
+		return rd.uint(v, key, &d.Seed)
 	})
 }
 
-func (s *Spec) loadSpace(n *yaml.Node, prefix string, given map[string]bool) error {
-	return fields(n, prefix, given, []string{"shape", "hidden", "layers", "lr", "batch"}, func(key, k string, v *yaml.Node) error {
-		if v.Kind != yaml.SequenceNode {
-			return specErr(key, "must be a list of values (line %d)", v.Line)
+func (rd specReader) space(n *yaml.Node, prefix string, sp *Space) error {
+	return rd.fields(n, prefix, spaceOrder, func(key, k string, v *yaml.Node) error {
+		switch d := walk.Deref(v); {
+		case d != nil && d.Kind == yaml.MappingNode:
+			return rd.definition(v, key, k, sp)
+		case d != nil && d.Kind == yaml.SequenceNode && len(d.Content) > 0 && walk.Deref(d.Content[0]) != nil && walk.Deref(d.Content[0]).Kind == yaml.MappingNode:
+			items, err := rd.w.Seq(v, key)
+			if err != nil {
+				return err
+			}
+			for i, it := range items {
+				if err := rd.definition(it, walk.Idx(key, i), k, sp); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
-		if len(v.Content) == 0 {
+		items, err := rd.w.Seq(v, key)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
 			return specErr(key, "empty list: the search space is empty")
 		}
-		for i, c := range v.Content {
-			ik := fmt.Sprintf("%s[%d]", key, i)
+		for i, c := range items {
+			ik := walk.Idx(key, i)
 			var err error
 			switch k {
-			case "shape":
+			case ParamModel:
+				var name string
+				err = rd.str(c, ik, &name)
+				sp.Model = append(sp.Model, name)
+			case ParamShape:
 				var lit string
-				if err = scalar(c, ik, &lit); err == nil {
+				if err = rd.str(c, ik, &lit); err == nil {
 					var sh Shape
 					if sh, err = ParseShape(lit); err != nil {
 						err = &SpecError{Key: ik, Err: err}
 					}
-					s.Space.Shape = append(s.Space.Shape, sh)
+					sp.Shape = append(sp.Shape, sh)
 				}
-			case "hidden":
+			case ParamHidden:
 				var x int
-				err = intTo(c, ik, &x)
-				s.Space.Hidden = append(s.Space.Hidden, x)
-			case "layers":
+				err = rd.integer(c, ik, &x)
+				sp.Hidden = append(sp.Hidden, x)
+			case ParamLayers:
 				var x int
-				err = intTo(c, ik, &x)
-				s.Space.Layers = append(s.Space.Layers, x)
-			case "lr":
+				err = rd.integer(c, ik, &x)
+				sp.Layers = append(sp.Layers, x)
+			case ParamLR:
 				var x float64
-				err = floatTo(c, ik, &x)
-				s.Space.LearningRate = append(s.Space.LearningRate, x)
+				err = rd.float(c, ik, &x)
+				sp.LearningRate = append(sp.LearningRate, x)
 			default: // batch
 				var x int
-				err = intTo(c, ik, &x)
-				s.Space.Batch = append(s.Space.Batch, x)
+				err = rd.integer(c, ik, &x)
+				sp.Batch = append(sp.Batch, x)
 			}
 			if err != nil {
 				return err
@@ -486,90 +598,84 @@ func (s *Spec) loadSpace(n *yaml.Node, prefix string, given map[string]bool) err
 }
 
 // fields calls f for each key of the mapping n, in document order, after
-// refusing a key that is not in known (the error lists them) and a key
-// given twice; prefix is the mapping's own key path ("" for the document).
-// Each key's path is recorded in given, so that a caller can tell a key
-// that is absent from one given with a zero value.
-func fields(n *yaml.Node, prefix string, given map[string]bool, known []string, f func(key, k string, v *yaml.Node) error) error {
-	path := func(k string) string {
-		if prefix == "" {
-			return k
-		}
-		return prefix + "." + k
+// refusing a key that is not in known (naming the nearest known one) and a
+// key given twice; prefix is the mapping's own key path ("" for the
+// document). Each key's path is recorded in rd.given.
+func (rd specReader) fields(n *yaml.Node, prefix string, known []string, f func(key, k string, v *yaml.Node) error) error {
+	m, err := rd.w.Mapping(n, prefix)
+	if err != nil {
+		return err
 	}
-	if n.Kind != yaml.MappingNode {
-		return specErr(cmp.Or(prefix, "(document)"), "must be a mapping (line %d)", n.Line)
+	if err := rd.w.Keys(m, prefix, cmp.Or(prefix, "a spec"), known); err != nil {
+		return err
 	}
-	lines := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, line := n.Content[i].Value, n.Content[i].Line
-		switch {
-		case !slices.Contains(known, k):
-			return specErr(path(k), "unknown key (known: %s)", strings.Join(known, ", "))
-		case lines[k] > 0:
-			return specErr(path(k), "duplicate key (lines %d and %d)", lines[k], line)
-		}
-		lines[k] = line
-		given[path(k)] = true
-		if err := f(path(k), k, n.Content[i+1]); err != nil {
+	for _, kv := range m {
+		key := walk.Dot(prefix, kv[0].Value)
+		rd.given[key] = true
+		if err := f(key, kv[0].Value, kv[1]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func scalar(n *yaml.Node, key string, dst *string) error {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return specErr(key, "must be a value (line %d)", n.Line)
+// str reads a scalar that is not null ("name:" with no value).
+func (rd specReader) str(n *yaml.Node, key string, dst *string) error {
+	s, err := rd.w.Scalar(n, key)
+	if err != nil {
+		return err
 	}
-	*dst = n.Value
+	if walk.Deref(n).Tag == "!!null" {
+		return rd.w.Err(n, key, walk.ErrSchema, "want a value, got null")
+	}
+	*dst = s
 	return nil
 }
 
-// number parses a scalar with parse into dst; want says what it must be.
-func number[T any](n *yaml.Node, key string, dst *T, want string, parse func(string) (T, error)) error {
-	var lit string
-	if err := scalar(n, key, &lit); err != nil {
+func (rd specReader) integer(n *yaml.Node, key string, dst *int) error {
+	x, err := rd.w.Integer(n, key)
+	*dst = x
+	return err
+}
+
+// uint reads a seed: any uint64, beyond walk's int.
+func (rd specReader) uint(n *yaml.Node, key string, dst *uint64) error {
+	s, err := rd.w.Scalar(n, key)
+	if err != nil {
 		return err
 	}
-	x, err := parse(lit)
+	x, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return specErr(key, "%q is not %s", lit, want)
+		return rd.w.Err(n, key, walk.ErrSchema, "want a non-negative integer, got %q", s)
 	}
 	*dst = x
 	return nil
 }
 
-// boolTo reads a true or false scalar (Go's strconv.ParseBool spellings).
-func boolTo(n *yaml.Node, key string, dst *bool) error {
-	var lit string
-	if err := scalar(n, key, &lit); err != nil {
+func (rd specReader) float(n *yaml.Node, key string, dst *float64) error {
+	x, err := rd.w.Number(n, key)
+	if err != nil {
 		return err
 	}
-	b, err := strconv.ParseBool(lit)
-	if err != nil {
-		return specErr(key, "%q is not true or false", lit)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return rd.w.Err(n, key, walk.ErrSchema, "want a finite number, got %v", x)
 	}
-	*dst = b
+	*dst = x
 	return nil
 }
 
-func intTo(n *yaml.Node, key string, dst *int) error {
-	return number(n, key, dst, "an integer", strconv.Atoi)
-}
-
-func uintTo(n *yaml.Node, key string, dst *uint64) error {
-	return number(n, key, dst, "a non-negative integer", func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) })
-}
-
-func floatTo(n *yaml.Node, key string, dst *float64) error {
-	return number(n, key, dst, "a finite number", func(s string) (float64, error) {
-		x, err := strconv.ParseFloat(s, 64)
-		if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
-			err = errors.New("not finite")
-		}
-		return x, err
-	})
+// boolean reads true or false (Go's strconv.ParseBool spellings).
+func (rd specReader) boolean(n *yaml.Node, key string, dst *bool) error {
+	s, err := rd.w.Scalar(n, key)
+	if err != nil {
+		return err
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return rd.w.Err(n, key, walk.ErrSchema, "want true or false, got %q", s)
+	}
+	*dst = b
+	return nil
 }
 
 // withDefaults fills the zero fields.
@@ -622,12 +728,9 @@ func (s *Spec) Validate() error {
 	*s = d
 	err := func() error {
 		sp := s.Space
-		for _, ax := range []struct {
-			key string
-			n   int
-		}{{"space.shape", len(sp.Shape)}, {"space.hidden", len(sp.Hidden)}, {"space.layers", len(sp.Layers)}, {"space.lr", len(sp.LearningRate)}, {"space.batch", len(sp.Batch)}} {
-			if ax.n == 0 {
-				return specErr(ax.key, "no value: the search space is empty")
+		for _, k := range spaceOrder[1:] {
+			if !sp.defines(k) {
+				return specErr("space."+k, "no value: the search space is empty")
 			}
 		}
 		for i, sh := range sp.Shape {
@@ -673,7 +776,18 @@ func (s *Spec) Validate() error {
 				seen[l] = i
 			}
 		}
-		n := sp.Size()
+		if len(sp.Model) > 0 && s.Model != "" {
+			return specErr("space.model", "the cell is searched (space.model) and fixed (model): give one")
+		}
+		var n int
+		if sp.extended() {
+			var err error
+			if n, err = s.spaceSpec(&sweep.Spec{Name: "check"}); err != nil {
+				return err
+			}
+		} else {
+			n = sp.Size()
+		}
 		if n > maxPoints {
 			if n == math.MaxInt {
 				return specErr("space", "more points than an int holds; at most %d", maxPoints)
@@ -683,7 +797,7 @@ func (s *Spec) Validate() error {
 		if s.Random < 0 {
 			return specErr("random", "%d: want 0 (the whole grid) or a number of draws", s.Random)
 		}
-		if s.Random > n {
+		if s.Random > n && len(sp.Dists) == 0 {
 			return specErr("random", "%d draws, but the space has only %d points (random: 0 runs them all)", s.Random, n)
 		}
 		if !s.Metric.valid() {
@@ -703,6 +817,9 @@ func (s *Spec) Validate() error {
 		}
 		if _, err := cellOf(s.Model); err != nil && s.Model != "" {
 			return specErr("model", "%q: want lstm or gru", s.Model)
+		}
+		if err := s.Prune.check(); err != nil {
+			return err
 		}
 		if s.Retries < 0 || s.Retries > 100 {
 			return specErr("retries", "%d: want 0 to 100 (in a Spec built in Go, -1 means the default %d)", s.Retries, DefaultRetries)
@@ -730,7 +847,7 @@ func (s *Spec) Validate() error {
 				return specErr(fmt.Sprintf("data.logs[%d]", i), "empty path")
 			}
 		}
-		return nil
+		return s.Condor.validate(s.Resources.Account)
 	}()
 	if err != nil {
 		return fmt.Errorf("heldjobs: %w", err)
@@ -812,18 +929,24 @@ func (s *Spec) Sweep(dataID string) (*sweep.Spec, []sweep.Point, error) {
 		shapes[i] = sweep.ValueOf(sh.String())
 	}
 	ss := &sweep.Spec{
-		Name: s.Name,
-		Base: s.baseParams(),
-		Axes: pointAxes(shapes, lits(mapS(sp.Hidden, strconv.Itoa)), lits(mapS(sp.Layers, strconv.Itoa)),
-			lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })), lits(mapS(sp.Batch, strconv.Itoa))),
+		Name:      s.Name,
+		Base:      s.baseParams(),
 		Resources: s.Resources,
 		Inputs:    map[string]string{"dataset": dataID},
+	}
+	if sp.extended() {
+		if _, err := s.spaceSpec(ss); err != nil {
+			return nil, nil, fmt.Errorf("heldjobs: %w", err)
+		}
+	} else {
+		ss.Axes = pointAxes(shapes, lits(mapS(sp.Hidden, strconv.Itoa)), lits(mapS(sp.Layers, strconv.Itoa)),
+			lits(mapS(sp.LearningRate, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) })), lits(mapS(sp.Batch, strconv.Itoa)))
 	}
 	pts, err := ss.Expand()
 	if err != nil {
 		return nil, nil, fmt.Errorf("heldjobs: %w", err)
 	}
-	if s.Random > 0 {
+	if s.Random > 0 && ss.Samples == nil {
 		idx := make([]int, len(pts))
 		for i := range idx {
 			idx[i] = i

@@ -245,6 +245,12 @@ func TrainPoint(ctx context.Context, p Point, rc RunConfig, sp *Splits, ckpt str
 	t0 := time.Now()
 	_, err := lstm.Train(stop, m, cfg, sp.Train, sp.Valid)
 	tr.Seconds = saved.Seconds + time.Since(t0).Seconds()
+	if resumed && err == nil && ctx.Err() == nil && len(saved.Epochs) > 0 {
+		// The checkpoint held every epoch (the run was stopped after its
+		// last epoch was stored): nothing was left to train.
+		tr.Epochs, tr.BestEpoch = saved.Epochs, saved.bestEpoch()
+		best, cbErr = saved.best()
+	}
 	switch {
 	case cbErr != nil:
 		return nil, fmt.Errorf("heldjobs: scoring the validation set: %w", cbErr)
@@ -331,10 +337,10 @@ const (
 
 // BootstrapF1 returns the percentile bootstrap interval of the F1 score of
 // probabilities p against labels y at threshold: b resamples of the jobs
-// with replacement, resample i drawn by a PCG generator seeded (seed, i),
-// and the (1-level)/2 and (1+level)/2 quantiles of their F1 (linear
-// interpolation, NumPy's default). It panics if the lengths differ; empty
-// input gives NaN.
+// with replacement drawn by stats.Bootstrap (resample i from a PCG
+// generator seeded (seed, i)), and the (1-level)/2 and (1+level)/2
+// quantiles of their F1 (linear interpolation, NumPy's default). It panics
+// if the lengths differ; empty input gives NaN.
 func BootstrapF1(p []float64, y []int, threshold float64, b int, level float64, seed uint64) (lo, hi float64) {
 	if len(p) != len(y) {
 		panic("heldjobs: BootstrapF1 lengths differ")
@@ -344,14 +350,14 @@ func BootstrapF1(p []float64, y []int, threshold float64, b int, level float64, 
 	}
 	f1s := make([]float64, b)
 	pb, yb := make([]float64, len(p)), make([]int, len(p))
-	for i := range f1s {
-		r := rand.New(rand.NewPCG(seed, uint64(i)))
-		for k := range pb {
-			j := r.IntN(len(p))
+	// One worker: the resamples are the same on any number, and a
+	// training node asks its scheduler for few cores.
+	_ = stats.Bootstrap(context.Background(), []int{len(p)}, b, 1, seed, func(_, i int, idx [][]int) {
+		for k, j := range idx[0] {
 			pb[k], yb[k] = p[j], y[j]
 		}
 		f1s[i] = lstm.Score(pb, yb, threshold).F1
-	}
+	})
 	return stats.Quantile(f1s, (1-level)/2), stats.Quantile(f1s, (1+level)/2)
 }
 

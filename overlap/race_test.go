@@ -1,0 +1,5 @@
+//go:build race
+
+package overlap
+
+const raceEnabled = true
