@@ -972,21 +972,23 @@ func ts(n int64) time.Time {
 
 // Runs returns the runs in the given states (all when none), in sweep order.
 func (l *Ledger) Runs(ctx context.Context, states ...State) ([]Run, error) {
-	rs, err := l.runsByID(ctx, states)
+	var rs []Run
+	err := l.scanByID(ctx, states, func(n int) { rs = make([]Run, 0, n) }, func() *Run {
+		rs = append(rs, Run{})
+		return &rs[len(rs)-1]
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Run, len(rs))
-	for i, j := range sweepPerm(rs) {
-		out[i] = rs[j]
-	}
-	return out, nil
+	permute(rs, sweepPerm(len(rs), func(i int) (int, string) { return rs[i].seq, rs[i].ID }))
+	return rs, nil
 }
 
-// runsByID returns the runs in the given states (all when none) in the
-// order of their ids, the table's own: sorting in SQLite would copy every
-// row into its sorter, which at 10⁵ runs took longer than reading them.
-func (l *Ledger) runsByID(ctx context.Context, states []State) ([]Run, error) {
+// scanByID reads the runs in the given states (all when none) in the order
+// of their ids, the table's own: sorting in SQLite would copy every row into
+// its sorter, which at 10⁵ runs took longer than reading them. It calls
+// start with the number of runs, then scans each run into next's Run.
+func (l *Ledger) scanByID(ctx context.Context, states []State, start func(n int), next func() *Run) error {
 	where := ""
 	args := []any{}
 	if len(states) > 0 {
@@ -997,31 +999,76 @@ func (l *Ledger) runsByID(ctx context.Context, states []State) ([]Run, error) {
 	}
 	n, err := l.count(ctx, `SELECT count(*) FROM runs`+where, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return l.queryCap(ctx, n, `SELECT `+runCols+` FROM runs`+where+` ORDER BY id`, args...)
+	start(n)
+	ctx, err = hold(ctx)
+	if err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs`+where+` ORDER BY id`, args...)
+	if err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	defer rows.Close()
+	sc := newRunScanner()
+	for rows.Next() {
+		if err := sc.scan(rows, next()); err != nil {
+			return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return nil
 }
 
-// sweepPerm returns the indices of rs in sweep order, (seq, id), the order
-// runs are queued in. It sorts compact keys rather than reaching into the
-// large Run values at every comparison.
-func sweepPerm(rs []Run) []int32 {
-	type key struct {
+// sweepPerm returns the indices of n runs in sweep order, (seq, id), the
+// order runs are queued in; key gives run i's seq and id. It sorts compact
+// keys rather than reaching into the large Run values at every comparison.
+func sweepPerm(n int, key func(i int) (seq int, id string)) []int32 {
+	type k struct {
 		seq int
+		id  string
 		i   int32
 	}
-	keys := make([]key, len(rs))
-	for i := range rs {
-		keys[i] = key{rs[i].seq, int32(i)}
+	keys := make([]k, n)
+	for i := range keys {
+		seq, id := key(i)
+		keys[i] = k{seq, id, int32(i)}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(rs[a.i].ID, rs[b.i].ID))
+	slices.SortFunc(keys, func(a, b k) int {
+		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.id, b.id))
 	})
-	idx := make([]int32, len(rs))
-	for i, k := range keys {
-		idx[i] = k.i
+	idx := make([]int32, n)
+	for i, x := range keys {
+		idx[i] = x.i
 	}
 	return idx
+}
+
+// permute reorders s in place so that s[k] becomes the old s[idx[k]],
+// following idx's cycles: each value moves once, and no second slice of
+// the large values is needed.
+func permute[T any](s []T, idx []int32) {
+	done := make([]bool, len(s))
+	for k := range s {
+		if done[k] || int(idx[k]) == k {
+			continue
+		}
+		tmp := s[k]
+		j := k
+		for {
+			done[j] = true
+			next := int(idx[j])
+			if next == k {
+				s[j] = tmp
+				break
+			}
+			s[j] = s[next]
+			j = next
+		}
+	}
 }
 
 func (l *Ledger) count(ctx context.Context, q string, args ...any) (int, error) {
