@@ -28,24 +28,24 @@ var configFields = [...]string{"E", "M", "frame_ns", "J", "seed", "seedcompat", 
 
 // Dataset is a set of samples as stored in a .npz file.
 type Dataset struct {
-	// X holds len(Labels) samples of J*M*E values (Builder's J, M and E),
-	// each laid out (j, m, e).
-	X      []float32
-	Labels []Label
-	Jobs   []JobID // the primary job of each sample (sources are not stored)
+	Labels []Label // one per sample
 	// Builder is the configuration the samples were built with, defaults
 	// applied.
 	Builder Builder
+
+	x    []float32 // the samples' J*M*E values, each laid out (j, m, e)
+	jobs []JobID   // the primary job of each sample (sources are not stored)
 }
 
-// Sample returns sample i, sharing X with the dataset.
+// Sample returns sample i (its X shares the dataset's memory; its Job has
+// the primary job's JobID, not its source).
 func (d *Dataset) Sample(i int) Sample {
 	if i < 0 || i >= len(d.Labels) {
 		panic("eventlog: Dataset.Sample index out of range")
 	}
 	b := &d.Builder
 	size := b.J * b.M * b.E
-	return Sample{X: d.X[i*size : (i+1)*size : (i+1)*size], J: b.J, M: b.M, E: b.E, Label: d.Labels[i], Job: Key{JobID: d.Jobs[i]}}
+	return Sample{X: d.x[i*size : (i+1)*size : (i+1)*size], J: b.J, M: b.M, E: b.E, Label: d.Labels[i], Job: Key{JobID: d.jobs[i]}}
 }
 
 // WriteDataset writes samples as a NumPy .npz archive that numpy.load reads
@@ -149,7 +149,7 @@ func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 		return nil, fmt.Errorf("eventlog: dataset key %q: %w: shape %v, config says (n, %d, %d, %d)", keyX, ErrDataset, xa.Shape, J, M, E)
 	}
 	n := xa.Shape[0]
-	if d.X, err = xa.Float32(); err != nil {
+	if d.x, err = xa.Float32(); err != nil {
 		return nil, fmt.Errorf("eventlog: dataset key %q: %w: %w", keyX, ErrDataset, err)
 	}
 	la, err := get(keyLabels)
@@ -175,9 +175,9 @@ func ReadDataset(r io.ReaderAt, size int64) (*Dataset, error) {
 	if err != nil || len(jobs) != 3*n {
 		return nil, fmt.Errorf("eventlog: dataset key %q: %w: want (%d, 3) ids", keyJobs, ErrDataset, n)
 	}
-	d.Jobs = make([]JobID, n)
-	for i := range d.Jobs {
-		d.Jobs[i] = JobID{int(jobs[3*i]), int(jobs[3*i+1]), int(jobs[3*i+2])}
+	d.jobs = make([]JobID, n)
+	for i := range d.jobs {
+		d.jobs[i] = JobID{int(jobs[3*i]), int(jobs[3*i+1]), int(jobs[3*i+2])}
 	}
 	return d, nil
 }

@@ -62,7 +62,11 @@ func TestReadNumPyDataset(t *testing.T) {
 	if d := diff([]eventlog.Label{eventlog.Release, eventlog.Remove, eventlog.Unlabeled}, d.Labels); d != "" {
 		t.Errorf("labels (-want +got):\n%s", d)
 	}
-	if d := diff([]eventlog.JobID{{Cluster: 10}, {Cluster: 11, Proc: 2}, {Cluster: 12, Subproc: 1}}, d.Jobs); d != "" {
+	var jobs []eventlog.JobID
+	for i := range d.Labels {
+		jobs = append(jobs, d.Sample(i).Job.JobID)
+	}
+	if d := diff([]eventlog.JobID{{Cluster: 10}, {Cluster: 11, Proc: 2}, {Cluster: 12, Subproc: 1}}, jobs); d != "" {
 		t.Errorf("jobs (-want +got):\n%s", d)
 	}
 	for i := range 3 {

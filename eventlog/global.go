@@ -117,9 +117,7 @@ func SortRotated(paths []string) []string {
 // time and text) to the last events of the previous file, up to 4096
 // events. Each event's File names its file.
 type Files struct {
-	// Options apply to each file's Reader. When Year is zero, each file's
-	// modification time dates yearless events.
-	Options
+	opt Options // NewFiles's, for each file's Reader
 	// overlapWindow bounds the overlap searched at each boundary; zero
 	// means 4096 (tests set it smaller).
 	overlapWindow int
@@ -196,9 +194,11 @@ type pendingEvent struct {
 	err error
 }
 
-// NewFiles returns a Files reading paths in the given order.
+// NewFiles returns a Files reading paths in the given order, each file with
+// a Reader set up by opt; when opt.Year is zero, each file's modification
+// time dates its yearless events.
 func NewFiles(paths []string, opt Options) *Files {
-	return &Files{Options: opt, paths: slices.Clone(paths)}
+	return &Files{opt: opt, paths: slices.Clone(paths)}
 }
 
 // Removed returns how many events were dropped as overlap so far.
@@ -270,7 +270,7 @@ func (fs *Files) open() error {
 	if err != nil {
 		return fmt.Errorf("eventlog: %w", err)
 	}
-	opt := fs.Options
+	opt := fs.opt
 	if opt.Year == 0 && opt.fileTime.IsZero() {
 		if st, err := f.Stat(); err == nil {
 			opt.fileTime = st.ModTime()

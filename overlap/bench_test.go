@@ -134,7 +134,7 @@ func BenchmarkCompareFeature(b *testing.B) {
 		}
 	}
 	var ks rank.Groups
-	for j, name := range res.Features {
+	for j, name := range res.features {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if err := res.compareFeature(j, group, &ks); err != nil {

@@ -38,8 +38,8 @@ var (
 	// that some fold could not hold a row of each domain.
 	ErrFolds = errors.New("overlap: too many cross-fit folds")
 	// ErrOption: an option was given an invalid argument (fewer than two
-	// folds, C not positive, no bins, an undefined KS alternative or
-	// method, an undefined class weight). Fit returns it before any work.
+	// folds, an undefined KS alternative or method, an undefined class
+	// weight). Fit returns it before any work.
 	ErrOption = errors.New("overlap: invalid option")
 )
 
@@ -55,8 +55,8 @@ type Band struct {
 	Hi float64 `json:"hi"`
 }
 
-// Contains reports whether Lo <= p <= Hi.
-func (b Band) Contains(p float64) bool { return p >= b.Lo && p <= b.Hi }
+// contains reports whether Lo <= p <= Hi.
+func (b Band) contains(p float64) bool { return p >= b.Lo && p <= b.Hi }
 
 // String formats the band as "[lo,hi]".
 func (b Band) String() string {
@@ -71,9 +71,8 @@ func (b Band) Check() error {
 	return nil
 }
 
-// DefaultSweep returns the bands Sweep uses by default:
-// [0.05,0.95], [0.1,0.9], [0.2,0.8].
-func DefaultSweep() []Band { return []Band{{0.05, 0.95}, {0.1, 0.9}, {0.2, 0.8}} }
+// defaultSweep returns the bands Sweep uses by default.
+func defaultSweep() []Band { return []Band{{0.05, 0.95}, {0.1, 0.9}, {0.2, 0.8}} }
 
 // Option configures Fit. An option given an invalid argument makes Fit
 // return an error wrapping ErrOption.
@@ -153,25 +152,6 @@ func WithCrossFit(k int, seed uint64) Option {
 	return func(c *config) { c.folds, c.seed = k, seed }
 }
 
-// WithC sets the inverse L2 regularisation strength (default 1, as
-// scikit-learn). Fit returns an error wrapping ErrOption unless c is
-// positive and finite.
-func WithC(c float64) Option {
-	if !(c > 0) || math.IsInf(c, 1) {
-		return invalid("C must be positive and finite, got %v", c)
-	}
-	return func(cfg *config) { cfg.c = c }
-}
-
-// WithBins sets the number of propensity histogram bins on [0,1]
-// (default 20). Fit returns an error wrapping ErrOption if n < 1.
-func WithBins(n int) Option {
-	if n < 1 {
-		return invalid("need at least one bin, got %d", n)
-	}
-	return func(c *config) { c.bins = n }
-}
-
 // Solver holds the domain classifier's coefficients (on standardised
 // features) and the solver's diagnostics.
 type Solver struct {
@@ -201,8 +181,7 @@ type FeatureKS struct {
 
 // Result is the outcome of Fit.
 type Result struct {
-	Features []string
-	Band     Band
+	Band Band
 
 	// AUC is the in-sample ROC AUC of the propensities for telling target
 	// from source. CrossFitAUC is the out-of-fold AUC from CrossFitFolds
@@ -224,9 +203,9 @@ type Result struct {
 
 	KS []FeatureKS
 
-	// QuantileLevels are the levels of the per-domain propensity quantiles
-	// (NumPy's default linear method).
-	QuantileLevels                   []float64
+	// SourceQuantiles and TargetQuantiles are each domain's propensity
+	// quantiles at levels 0, 0.05, 0.25, 0.5, 0.75, 0.95 and 1 (NumPy's
+	// default linear method).
 	SourceQuantiles, TargetQuantiles []float64
 
 	// HistEdges are the propensity histogram's bin edges on [0,1]; the last
@@ -246,8 +225,10 @@ type Result struct {
 	// separable domains, imputation.
 	Notes []string
 
-	y    []uint8     // domain labels, one byte each: a quarter of the memory of []int
-	cols [][]float64 // features column-major, after imputation
+	features       []string    // the feature names (WithFeatureNames, or x0, x1, …)
+	quantileLevels []float64   // the levels of SourceQuantiles and TargetQuantiles
+	y              []uint8     // domain labels, one byte each: a quarter of the memory of []int
+	cols           [][]float64 // features column-major, after imputation
 	// sample: the solver's warm-start rows, taken during the copy
 	// (logit.Config.Sample); dropped once the classifier is fitted.
 	sample []float64
@@ -338,7 +319,7 @@ func fit(ws *workspace, X mat.Matrix, y []int, band Band, opts []Option) (*Resul
 			cfg.names[j] = "x" + strconv.Itoa(j)
 		}
 	}
-	res := &Result{Features: cfg.names, Band: band, AUC: math.NaN(), CrossFitAUC: math.NaN(),
+	res := &Result{features: cfg.names, Band: band, AUC: math.NaN(), CrossFitAUC: math.NaN(),
 		Coverage: math.NaN(), SourceCoverage: math.NaN(), ESS: math.NaN(), ESSInBand: math.NaN(), cfg: cfg, ws: ws}
 	if err := band.Check(); err != nil {
 		return nil, err
@@ -543,7 +524,7 @@ func (r *Result) bandPass() ([]uint8, []blockCounts) {
 		for i, p := range ps {
 			yi := ys[i] & 1
 			in := 0
-			if band.Contains(p) {
+			if band.contains(p) {
 				in = 1
 			}
 			hist[int(yi)*bins+max(0, min(int(p*fbins), bins-1))]++
@@ -583,7 +564,7 @@ func (r *Result) bandPass() ([]uint8, []blockCounts) {
 func (r *Result) warn(cfg config) {
 	n := r.NSource + r.NTarget
 	share := float64(r.NTarget) / float64(n)
-	if cfg.cw == stats.ClassWeightNone && !r.Band.Contains(share) && r.Coverage < 0.5 {
+	if cfg.cw == stats.ClassWeightNone && !r.Band.contains(share) && r.Coverage < 0.5 {
 		r.Notes = append(r.Notes, fmt.Sprintf(
 			"the target is %.1f%% of the jobs (%d of %d): without class weights every propensity starts near %.2f, outside the band %v, "+
 				"so the coverage %.4f reflects the clusters' sizes as much as their jobs; refit with balanced class weights "+
@@ -597,7 +578,7 @@ func (r *Result) warn(cfg config) {
 		}
 		var cs []fc
 		for j, c := range r.Solver.Coef {
-			cs = append(cs, fc{r.Features[j], c})
+			cs = append(cs, fc{r.features[j], c})
 		}
 		slices.SortStableFunc(cs, func(a, b fc) int { return cmp.Compare(math.Abs(b.coef), math.Abs(a.coef)) })
 		var parts []string
@@ -867,7 +848,7 @@ func (r *Result) split(col []float64, band *Band) (src, tgt []float64) {
 	src = make([]float64, 0, r.NSource)
 	tgt = make([]float64, 0, r.NTarget)
 	for i, v := range col {
-		if band != nil && !band.Contains(r.Propensity[i]) {
+		if band != nil && !band.contains(r.Propensity[i]) {
 			continue
 		}
 		if r.y[i] == Target {
@@ -931,7 +912,7 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 	smd, vr = smdVR(tgt, src) // stats.SMD and stats.VarianceRatio, in half the passes
 	ks, err = stats.KS2Samp(src, tgt, r.cfg.alt, r.cfg.method)
 	if err != nil {
-		return ks, smd, vr, "", fmt.Errorf("overlap: in-band KS of feature %q: %w", r.Features[j], err)
+		return ks, smd, vr, "", fmt.Errorf("overlap: in-band KS of feature %q: %w", r.features[j], err)
 	}
 	return ks, smd, vr, "", nil
 }
@@ -941,10 +922,10 @@ func (r *Result) inBandCompare(j int, b Band) (ks stats.KSResult, smd, vr float6
 // histograms and ESS from the blocks' counts and sums.
 func (r *Result) propensitySummaries(src, tgt []float64, counts []blockCounts) {
 	r.AUC = rank.AUCSorted(src, tgt) // both domains have rows
-	r.QuantileLevels = slices.Clone(r.cfg.levels)
-	r.SourceQuantiles = make([]float64, len(r.QuantileLevels))
-	r.TargetQuantiles = make([]float64, len(r.QuantileLevels))
-	for k, q := range r.QuantileLevels {
+	r.quantileLevels = slices.Clone(r.cfg.levels)
+	r.SourceQuantiles = make([]float64, len(r.quantileLevels))
+	r.TargetQuantiles = make([]float64, len(r.quantileLevels))
+	for k, q := range r.quantileLevels {
 		r.SourceQuantiles[k] = rank.QuantileSorted(src, q)
 		r.TargetQuantiles[k] = rank.QuantileSorted(tgt, q)
 	}

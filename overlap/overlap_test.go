@@ -279,10 +279,6 @@ func TestFitOptionErrors(t *testing.T) {
 	x, y := shifted(20, 2, 0, 6)
 	for name, opt := range map[string]Option{
 		"folds":        WithCrossFit(1, 0),
-		"C zero":       WithC(0),
-		"C NaN":        WithC(math.NaN()),
-		"C Inf":        WithC(math.Inf(1)),
-		"bins":         WithBins(0),
 		"alternative":  WithKS(stats.Alternative(7), stats.KSAuto),
 		"method":       WithKS(stats.TwoSided, stats.KSMethod(-1)),
 		"class weight": WithClassWeight(stats.ClassWeight(9)),
@@ -352,7 +348,7 @@ func TestSweepMasksAndCrossFit(t *testing.T) {
 		t.Error("histograms do not count every job")
 	}
 	src, _ := res.split(res.Propensity, nil)
-	for k, q := range res.QuantileLevels {
+	for k, q := range res.quantileLevels {
 		if got, want := res.SourceQuantiles[k], stats.Quantile(src, q); got != want {
 			t.Errorf("source propensity quantile %v = %v, stats.Quantile gives %v", q, got, want)
 		}
@@ -544,7 +540,7 @@ func TestFitMatchesStats(t *testing.T) {
 	if !slices.Equal(hist[Source], res.SourceHist) || !slices.Equal(hist[Target], res.TargetHist) {
 		t.Errorf("histograms %v %v, counted %v %v", res.SourceHist, res.TargetHist, hist[Source], hist[Target])
 	}
-	for k, q := range res.QuantileLevels {
+	for k, q := range res.quantileLevels {
 		if a, b := stats.Quantile(ps, q), stats.Quantile(pt, q); a != res.SourceQuantiles[k] || b != res.TargetQuantiles[k] {
 			t.Errorf("quantile %v: %v %v, stats.Quantile %v %v", q, res.SourceQuantiles[k], res.TargetQuantiles[k], a, b)
 		}

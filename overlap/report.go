@@ -168,7 +168,7 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 	if fs == "" {
 		fs = "features"
 	}
-	fmt.Fprintf(bw, "- Feature set: %s (%s)\n", fs, strings.Join(r.Features, ", "))
+	fmt.Fprintf(bw, "- Feature set: %s (%s)\n", fs, strings.Join(r.features, ", "))
 	fmt.Fprintf(bw, "- Band: %v\n", r.Band)
 	auc := num(r.AUC, 4) + " (in-sample"
 	if iv, err := r.AUCInterval(); err == nil {
@@ -193,7 +193,7 @@ func (r *Result) WriteMarkdown(w io.Writer, m Meta) error {
 		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", f.Name, num(all.Statistic, 4), pval(all.PValue), num(in.Statistic, 4), pval(in.PValue))
 	}
 	if len(r.KS) == 0 {
-		for _, name := range r.Features {
+		for _, name := range r.features {
 			fmt.Fprintf(bw, "| %s | n/a | n/a | n/a | n/a |\n", name)
 		}
 	}
@@ -329,9 +329,9 @@ func (r *Result) report(m Meta) report {
 	rep := report{Experiment: m.Experiment, Source: m.Source, Target: m.Target, Regime: m.Regime, RegimeBasis: m.Basis(),
 		RegimeDef: m.regimeDefinition(), LabelsAuth: m.LabelsAuthoritative, LabelsProxy: m.LabelsProxy,
 		ProxyOnly: m.proxyOnly(), RegimeMatched: m.regimeMatched(), Marks: m.marks(), Dropped: m.Dropped, Provenance: r.provenanceOf(m), Warnings: m.Warnings, FeatureSet: m.FeatureSet,
-		Features: r.Features, Band: [2]float64{r.Band.Lo, r.Band.Hi}, AUC: fp(r.AUC), Coverage: fp(r.Coverage),
+		Features: r.features, Band: [2]float64{r.Band.Lo, r.Band.Hi}, AUC: fp(r.AUC), Coverage: fp(r.Coverage),
 		SourceCoverage: fp(r.SourceCoverage), NSource: r.NSource, NTarget: r.NTarget,
-		NSourceInBand: r.NSourceInBand, NTargetInBand: r.NTargetInBand, QuantileLevels: r.QuantileLevels,
+		NSourceInBand: r.NSourceInBand, NTargetInBand: r.NTargetInBand, QuantileLevels: r.quantileLevels,
 		SourceQuantiles: r.SourceQuantiles, TargetQuantiles: r.TargetQuantiles, HistEdges: r.HistEdges,
 		SourceHist: r.SourceHist, TargetHist: r.TargetHist, ESS: fp(r.ESS), ESSInBand: fp(r.ESSInBand),
 		Solver: r.Solver, Notes: r.Notes}

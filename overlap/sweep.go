@@ -18,13 +18,13 @@ type SweepRow struct {
 	SMD                          []float64
 }
 
-// Sweep re-reads the fitted propensities for each band (DefaultSweep when
-// none are given) without refitting the classifier. An invalid band is an
+// Sweep re-reads the fitted propensities for each band ([0.05,0.95],
+// [0.1,0.9] and [0.2,0.8] when none are given) without refitting the classifier. An invalid band is an
 // error wrapping ErrBand. Sweep on a Result without a fitted classifier (an
 // empty domain) returns an error wrapping ErrEmptyDomain.
 func (r *Result) Sweep(bands ...Band) ([]SweepRow, error) {
 	if len(bands) == 0 {
-		bands = DefaultSweep()
+		bands = defaultSweep()
 	}
 	if r.Propensity == nil {
 		return nil, fmt.Errorf("%w: nothing was fitted", ErrEmptyDomain)
@@ -63,7 +63,7 @@ func (r *Result) coverages(bands ...Band) ([]SweepRow, error) {
 		}
 		row := SweepRow{Band: b}
 		for i, p := range r.Propensity {
-			if !b.Contains(p) {
+			if !b.contains(p) {
 				continue
 			}
 			if r.y[i] == Target {

@@ -13,7 +13,7 @@ import (
 )
 
 // Metric scores a transfer model's predictions against the true values of
-// the same jobs, e.g. AUCMetric or MAEMetric. It returns an error (not a
+// the same jobs, e.g. AUCMetric. It returns an error (not a
 // panic) for data it cannot score, such as one class for an AUC.
 type Metric struct {
 	Name string
@@ -23,16 +23,9 @@ type Metric struct {
 	Fn             func(truth, pred []float64) (float64, error)
 }
 
-// Ready-made metrics. For the classification metrics truth is 0 or 1;
-// AUCMetric takes scores, AccuracyMetric and F1Metric take predictions
-// that are 1 at or above 0.5 and 0 below.
-var (
-	AUCMetric      = Metric{"ROC AUC", true, aucMetric}
-	AccuracyMetric = Metric{"accuracy", true, accuracyMetric}
-	F1Metric       = Metric{"F1", true, f1Metric}
-	MAEMetric      = Metric{"MAE", false, maeMetric}
-	RMSEMetric     = Metric{"RMSE", false, rmseMetric}
-)
+// AUCMetric is the ROC AUC of scores (pred) against truth 0 or 1, the
+// metric of a held-job classifier; any other is a Metric value.
+var AUCMetric = Metric{"ROC AUC", true, aucMetric}
 
 func aucMetric(truth, pred []float64) (float64, error) {
 	pos := make([]bool, len(truth))
@@ -40,56 +33,6 @@ func aucMetric(truth, pred []float64) (float64, error) {
 		pos[i] = t == 1
 	}
 	return stats.AUC(pred, pos, nil)
-}
-
-func confusion(truth, pred []float64) (tp, fp, tn, fn int) {
-	for i, t := range truth {
-		p := pred[i] >= 0.5
-		switch {
-		case p && t == 1:
-			tp++
-		case p:
-			fp++
-		case t == 1:
-			fn++
-		default:
-			tn++
-		}
-	}
-	return
-}
-
-func accuracyMetric(truth, pred []float64) (float64, error) {
-	tp, fp, tn, fn := confusion(truth, pred)
-	return float64(tp+tn) / float64(tp+fp+tn+fn), nil
-}
-
-func f1Metric(truth, pred []float64) (float64, error) {
-	tp, fp, _, fn := confusion(truth, pred)
-	if tp == 0 {
-		if fp+fn == 0 {
-			return math.NaN(), errors.New("no positive truth or prediction: F1 undefined")
-		}
-		return 0, nil
-	}
-	return 2 * float64(tp) / float64(2*tp+fp+fn), nil
-}
-
-func maeMetric(truth, pred []float64) (float64, error) {
-	s := 0.0
-	for i, t := range truth {
-		s += math.Abs(pred[i] - t)
-	}
-	return s / float64(len(truth)), nil
-}
-
-func rmseMetric(truth, pred []float64) (float64, error) {
-	s := 0.0
-	for i, t := range truth {
-		d := pred[i] - t
-		s += d * d
-	}
-	return math.Sqrt(s / float64(len(truth))), nil
 }
 
 // Estimate is a metric on one set of jobs with its bootstrap percentile

@@ -24,33 +24,19 @@ type Task struct {
 	BackendID string
 }
 
-// Phase is a task's state as a backend sees it.
-type Phase int
-
-const (
-	PhasePending Phase = iota // accepted, not started
-	PhaseRunning
-	PhaseDone   // ended with exit status 0
-	PhaseFailed // ended otherwise (SchedState/Exit say how)
-	PhaseLost   // the backend has no trace of it
-)
-
-var phaseNames = [...]string{"pending", "running", "done", "failed", "lost"}
-
-func (p Phase) String() string {
-	if int(p) < len(phaseNames) {
-		return phaseNames[p]
-	}
-	return "Phase(" + strconv.Itoa(int(p)) + ")"
-}
-
 // TaskStatus is a backend's report on one task.
 type TaskStatus struct {
-	Phase      Phase
+	// State is Queued (accepted, not started), Running, Completed (ended
+	// with exit status 0) or Failed (ended otherwise: SchedState and Exit
+	// say how); empty when the backend has no trace of the task (lost).
+	State      State
 	SchedState string    // the scheduler's state name (e.g. Slurm "TIMEOUT"), if any
 	Exit       int       // exit status when ended, if known
 	Heartbeat  time.Time // last sign of life, if known
 }
+
+// lost is TaskStatus.State for a task the backend has no trace of.
+const lost State = ""
 
 // Backend runs tasks. Workers never touch the ledger: a backend starts the
 // work and reports on it; the controller reconciles the ledger.

@@ -14,9 +14,8 @@ import (
 	"time"
 )
 
-// Completeness compares a sweep's expected grid with what completed:
-// Done says whether it is complete, String how far.
-type Completeness struct {
+// completeness compares a sweep's expected grid with what completed.
+type completeness struct {
 	expected  int
 	complete  []string // slugs completed with finite metrics
 	missing   []string // expected runs not completed (queued, running, cancelled, absent)
@@ -25,22 +24,33 @@ type Completeness struct {
 	nonFinite []string // completed but with a NaN or Inf metric
 }
 
-// Done reports whether every expected run completed with finite metrics,
+// done reports whether every expected run completed with finite metrics,
 // or was pruned.
-func (c *Completeness) Done() bool {
+func (c *completeness) done() bool {
 	return len(c.complete)+len(c.pruned) == c.expected
 }
 
 // String is e.g. "214/216 runs completed (1 failed, 1 missing, 0 pruned, 0 non-finite)".
-func (c *Completeness) String() string {
+func (c *completeness) String() string {
 	return fmt.Sprintf("%d/%d runs completed (%d failed, %d missing, %d pruned, %d non-finite)",
 		len(c.complete), c.expected, len(c.failed), len(c.missing), len(c.pruned), len(c.nonFinite))
 }
 
-// CheckCompleteness computes completeness = expected points minus runs
-// completed with finite metrics, reading each completed run's result from
-// workDir. expected is usually a spec's Points.
-func (l *Ledger) CheckCompleteness(ctx context.Context, workDir string, expected iter.Seq[Point]) (*Completeness, error) {
+// CheckCompleteness compares the expected points with the runs completed
+// with finite metrics, reading each completed run's result from workDir
+// (expected is usually a spec's Points). done reports whether every
+// expected run completed with finite metrics or was pruned; report says how
+// far, e.g. "214/216 runs completed (1 failed, 1 missing, 0 pruned, 0
+// non-finite)".
+func (l *Ledger) CheckCompleteness(ctx context.Context, workDir string, expected iter.Seq[Point]) (report string, done bool, err error) {
+	c, err := l.completeness(ctx, workDir, expected)
+	if c == nil {
+		return "", false, err
+	}
+	return c.String(), c.done(), err
+}
+
+func (l *Ledger) completeness(ctx context.Context, workDir string, expected iter.Seq[Point]) (*completeness, error) {
 	rs, err := l.Runs(ctx)
 	if err != nil {
 		return nil, err
@@ -49,7 +59,7 @@ func (l *Ledger) CheckCompleteness(ctx context.Context, workDir string, expected
 	for i := range rs {
 		byID[rs[i].ID] = &rs[i]
 	}
-	c := &Completeness{}
+	c := &completeness{}
 	for p := range expected {
 		c.expected++
 		r, ok := byID[p.ID]

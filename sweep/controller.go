@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/crosscluster/crosscluster/internal/lastline"
 )
 
 // Controller drives the runs of a ledger through a backend: it submits
@@ -28,18 +30,37 @@ type Controller struct {
 	// PollInterval is the pause between polls when nothing changed;
 	// 0 means defaultPollInterval.
 	PollInterval time.Duration
-	// Retry is the retry policy; a nil Budget means the default one (see
-	// RetryPolicy).
-	Retry RetryPolicy
+	// Retry says how many extra attempts each class of failure gets. Nil
+	// means the default policy: OOM 3, divergence 2, timeout 1,
+	// infrastructure 5, corrupt result 1, unknown 0, and an OOM retry
+	// halves the integer parameter "batch_size" (floor 16). A non-nil map
+	// changes no parameter; an empty one retries nothing.
+	Retry map[Class]int
 	// StaleAfter, when positive, fails (class infrastructure) a running
 	// run whose last heartbeat is older than this, after cancelling it.
 	StaleAfter time.Duration
 	// Pruner, when non-nil, stops runs that cannot catch up, from the
 	// metrics they stream (see ASHA and MedianRule).
 	Pruner Pruner
-	// Notify, when non-nil, is told when the sweep finishes and when a run
-	// fails for good after more than one attempt.
-	Notify *Hook
+	// Hook, when set, is a command (program and arguments, e.g. {"sh",
+	// "-c", "mail -s sweep me@example.org"}) run when something a user
+	// waits for happens: the sweep finished (Run drained the queue), or a
+	// run failed for good after more than one attempt. It reads a JSON
+	// object on its standard input: "event" ("finished" or "run_failed",
+	// also in $SWEEP_EVENT), "ledger", "sweep", "counts" (runs by state);
+	// for "finished" also "summary" (Summary's fields), for "run_failed"
+	// "run_id", "slug" and "attempts" (their errors, oldest first). Nothing
+	// leaves the machine unless the command sends it.
+	//
+	// The command runs beside the controller's work, one event at a time
+	// in order, so a slow or hung command never holds up polling, ingest or
+	// pruning; Run waits for it before returning once the sweep finished
+	// (returning early, it waits only for the command running and drops the
+	// rest). At most 16 "run_failed" events wait; more are dropped and
+	// counted in Run's error. After 30 s the command's process group is
+	// killed (on Unix; elsewhere the command), and only the last 64 KiB of
+	// its output are kept; the error (wrapping ErrHook) quotes its last KiB.
+	Hook []string
 	// AcceptWorkDir lets Run use a work directory that already holds runs
 	// of another ledger, or of none (the ledger was deleted or emptied).
 	// Without it Run refuses, since it would run again what the directory
@@ -48,7 +69,9 @@ type Controller struct {
 	// Progress, when non-nil, receives a one-line status after each change.
 	Progress io.Writer
 
-	hooks *hookRunner // this Run's notifications
+	retry       retryPolicy   // this Run's, from Retry
+	hooks       *hookRunner   // this Run's notifications
+	hookTimeout time.Duration // tests: bounds one run of the Hook command; 0 means 30 s
 }
 
 // defaultPollInterval is the controller's default pause between polls.
@@ -75,7 +98,7 @@ func AttemptDir(workDir, id string, n int) string {
 }
 
 func (c *Controller) task(r *Run) Task {
-	return Task{RunID: r.ID, Slug: r.Slug, Attempt: r.Attempt, Params: r.Params(), Resources: r.Resources,
+	return Task{RunID: r.ID, Slug: r.Slug, Attempt: r.Attempt, Params: r.Params(), Resources: r.resources,
 		Dir: AttemptDir(c.WorkDir, r.ID, r.Attempt), BackendID: r.BackendID}
 }
 
@@ -112,8 +135,9 @@ func (c *Controller) Run(ctx context.Context) (Summary, error) {
 		st.sum.Elapsed = time.Since(start)
 		return st.sum, err
 	}
-	if c.Retry.Budget == nil {
-		c.Retry = defaultRetry()
+	c.retry = retryPolicy{budget: c.Retry}
+	if c.Retry == nil {
+		c.retry = defaultRetry()
 	}
 	par := max(c.Parallel, 1)
 	poll := c.PollInterval
@@ -206,38 +230,30 @@ func (c *Controller) pollInflight(ctx context.Context, st *run) (bool, error) {
 	// The pruner is asked on every poll: a value logged earlier may become
 	// judgeable now (see Pruner).
 	var decided map[string]string
-	if r, ok := c.Pruner.(replayer); ok {
-		if decided, err = r.decideAll(ctx, c.Ledger); err != nil {
+	if c.Pruner != nil {
+		if decided, err = c.Pruner.decideAll(ctx, c.Ledger); err != nil {
 			return false, err
 		}
 	}
 	_ = fresh
 	for i, ts := range sts {
 		t := tasks[i]
-		switch ts.Phase {
-		case PhasePending, PhaseRunning:
-			if ts.Phase == PhaseRunning && !ts.Heartbeat.IsZero() && ts.Heartbeat.Sub(st.lastBeat[t.RunID]) > time.Second {
+		switch ts.State {
+		case Queued, Running:
+			if ts.State == Running && !ts.Heartbeat.IsZero() && ts.Heartbeat.Sub(st.lastBeat[t.RunID]) > time.Second {
 				st.lastBeat[t.RunID] = ts.Heartbeat
 				if err := c.Ledger.heartbeat(ctx, t.RunID, ts.Heartbeat); err != nil {
 					return changed, err
 				}
 			}
-			if c.Pruner != nil {
-				reason := decided[t.RunID]
-				if decided == nil {
-					if reason, err = c.Pruner.Decide(ctx, c.Ledger, t.RunID); err != nil {
-						return changed, err
-					}
+			if reason := decided[t.RunID]; reason != "" {
+				if err := c.prune(ctx, st, t, reason); err != nil {
+					return changed, err
 				}
-				if reason != "" {
-					if err := c.prune(ctx, st, t, reason); err != nil {
-						return changed, err
-					}
-					changed = true
-					continue
-				}
+				changed = true
+				continue
 			}
-			if c.StaleAfter > 0 && ts.Phase == PhaseRunning && c.stale(ctx, t, ts, now) {
+			if c.StaleAfter > 0 && ts.State == Running && c.stale(ctx, t, ts, now) {
 				if err := c.stop(ctx, st, t, "stale", "stale: no heartbeat for "+c.StaleAfter.String()); err != nil {
 					return changed, err
 				}
@@ -311,7 +327,7 @@ func (c *Controller) finishStop(ctx context.Context, st *run, t Task, req string
 		st.sum.Cancelled++
 		return nil
 	}
-	return c.finish(ctx, t, PhaseFailed, ClassInfrastructure, reason, &st.sum)
+	return c.finish(ctx, t, Failed, ClassInfrastructure, reason, &st.sum)
 }
 
 // ingest reads what the tasks' metric logs gained since the last call into
@@ -437,11 +453,11 @@ func (c *Controller) recover(ctx context.Context, st *run) error {
 			}
 			st.inflight[t.RunID] = t
 		case resultOK(t):
-			if err := c.settle(ctx, st, t, TaskStatus{Phase: PhaseDone}); err != nil {
+			if err := c.settle(ctx, st, t, TaskStatus{State: Completed}); err != nil {
 				return err
 			}
 		case ids[i] == Gone:
-			if err := c.finish(ctx, t, PhaseFailed, ClassInterrupted, "the controller stopped while the attempt ran", &st.sum); err != nil {
+			if err := c.finish(ctx, t, Failed, ClassInterrupted, "the controller stopped while the attempt ran", &st.sum); err != nil {
 				return err
 			}
 		default:
@@ -467,25 +483,25 @@ func (c *Controller) settle(ctx context.Context, st *run, t Task, ts TaskStatus)
 	if _, err := c.ingest(ctx, st, []Task{t}); err != nil {
 		return err
 	}
-	if req := st.stops[t.RunID]; req != "" && !(ts.Phase == PhaseDone && rerr == nil) {
+	if req := st.stops[t.RunID]; req != "" && !(ts.State == Completed && rerr == nil) {
 		// The controller stopped it (perhaps a controller that died since):
 		// record it as meant, not as a failure of the run.
 		return c.finishStop(ctx, st, t, req)
 	}
 	switch {
-	case ts.Phase == PhaseDone || (ts.Phase == PhaseLost && rerr == nil):
+	case ts.State == Completed || (ts.State == lost && rerr == nil):
 		if rerr == nil {
 			_, rerr = readMetricLog(t.Dir)
 		}
 		if rerr != nil {
-			return c.finish(ctx, t, PhaseFailed, ClassCorrupt, rerr.Error(), &st.sum)
+			return c.finish(ctx, t, Failed, ClassCorrupt, rerr.Error(), &st.sum)
 		}
 		if err := c.Ledger.addResult(ctx, t.RunID, t.Attempt, res); err != nil {
 			return err
 		}
-		return c.finish(ctx, t, PhaseDone, "", "", &st.sum)
-	case ts.Phase == PhaseLost:
-		return c.finish(ctx, t, PhaseFailed, ClassInfrastructure, "worker vanished without a result", &st.sum)
+		return c.finish(ctx, t, Completed, "", "", &st.sum)
+	case ts.State == lost:
+		return c.finish(ctx, t, Failed, ClassInfrastructure, "worker vanished without a result", &st.sum)
 	}
 	tail := logTail(filepath.Join(t.Dir, "log"), 20)
 	class := classify(ts.SchedState, tail)
@@ -493,26 +509,14 @@ func (c *Controller) settle(ctx context.Context, st *run, t Task, ts TaskStatus)
 	if ts.SchedState != "" {
 		text += " (" + ts.SchedState + ")"
 	}
-	if last := lastLine(tail); last != "" {
+	if last := lastline.Of(tail); last != "" {
 		text += ": " + last
 	}
-	return c.finish(ctx, t, PhaseFailed, class, text, &st.sum)
+	return c.finish(ctx, t, Failed, class, text, &st.sum)
 }
 
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n")
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	const maxLen = 300
-	if len(s) > maxLen {
-		s = s[:maxLen]
-	}
-	return s
-}
-
-func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, text string, sum *Summary) error {
-	if ph == PhaseDone {
+func (c *Controller) finish(ctx context.Context, t Task, ph State, class Class, text string, sum *Summary) error {
+	if ph == Completed {
 		if err := c.Ledger.complete(ctx, t.RunID); err != nil {
 			return err
 		}
@@ -533,7 +537,7 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 	if class == ClassInterrupted {
 		sum.Interrupted++
 	}
-	if !retryAllowed(c.Retry, class, n) {
+	if !retryAllowed(c.retry, class, n) {
 		if err := c.Ledger.fail(ctx, t.RunID, class, text); err != nil {
 			return err
 		}
@@ -552,8 +556,8 @@ func (c *Controller) finish(ctx context.Context, t Task, ph Phase, class Class, 
 		return err
 	}
 	var ov map[string]Value
-	if c.Retry.adjust != nil && class != ClassInterrupted {
-		if adj := c.Retry.adjust(class, r.Params()); adj != nil {
+	if c.retry.adjust != nil && class != ClassInterrupted {
+		if adj := c.retry.adjust(class, r.Params()); adj != nil {
 			ov = maps.Clone(r.overrides)
 			if ov == nil {
 				ov = map[string]Value{}
@@ -633,7 +637,7 @@ func (c *Controller) Cancel(ctx context.Context, ids ...string) error {
 				return err
 			}
 			if r.State != Queued && r.State != Running {
-				return &TransitionError{ID: id, From: r.State, To: Cancelled, Actual: r.State}
+				return &TransitionError{id: id, from: r.State, to: Cancelled, actual: r.State}
 			}
 			rs = append(rs, r)
 		}

@@ -257,7 +257,7 @@ func TestStaleReaper(t *testing.T) {
 	work := t.TempDir()
 	c := &Controller{Ledger: l, Backend: &Local{Command: cmd, StateDir: filepath.Join(work, "launch")}, WorkDir: work,
 		Parallel: 1, PollInterval: 20 * time.Millisecond, StaleAfter: 500 * time.Millisecond,
-		Retry: RetryPolicy{Budget: map[Class]int{ClassInfrastructure: 0}}}
+		Retry: map[Class]int{ClassInfrastructure: 0}}
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -9,18 +9,19 @@
 // fastest, variant overlays (outermost), seeded random samples (uniform,
 // log-uniform, integer, choice), conditional parameters (an axis or a
 // random parameter that exists only when others have given values, "when")
-// and exclusions, all validated before any run (Validate, Points). Values
+// and exclusions, all validated before any run (Points, Expand). Values
 // keep their literal text ("1e-4"). Each Point has a readable slug
 // (base-lr0.05-wd1e-4-s0) and an id: the SHA-256 of its canonical config
-// (sorted keys, numbers normalised so that 1, 1.0 and 1e0 are one run;
-// priority and tags left out), so resubmitting a spec is idempotent; two
-// grid values that name one run are refused. What else determines a result
+// (sorted keys, numbers normalised so that 1, 1.0 and 1e0 are one run),
+// so resubmitting a spec is idempotent; two grid values that name one run
+// are refused. What else determines a result
 // (Spec.Inputs: code version, data checksum) is recorded by the first
 // Enqueue and checked by every later one. Resources (CPUs, GPUs, memory,
 // disk, time, partition, account) are set per spec and per variant and are
 // not part of identity. A sweep of up to maxRuns points streams through
 // Points and Ledger.Enqueue in bounded memory. A malformed spec is a
-// *SpecError naming the key ("grid[1].values[0]").
+// *SpecError naming the key ("grid[1].values[0]") and, read from YAML, the
+// line.
 //
 // # Ledger
 //
@@ -49,7 +50,7 @@
 // the metrics while the run goes on, reads the result, classifies failures
 // (Slurm states such as OUT_OF_MEMORY, TIMEOUT, NODE_FAIL, PREEMPTED, and
 // log patterns such as CUDA/Go out of memory, NaN/Inf loss, time limits),
-// retries by class within the RetryPolicy's budgets (by default OOM 3,
+// retries by class within the budgets of Controller.Retry (by default OOM 3,
 // divergence 2, timeout 1, infrastructure 5, corrupt result 1, unknown 0)
 // with parameter adjusters (by default OOM halves "batch_size"), and records each retry as a
 // new attempt of the same run.
@@ -66,8 +67,8 @@
 // is tied to its ledger: a deleted, replaced or emptied ledger beside
 // existing results is refused until Controller.AcceptWorkDir. A Pruner
 // (ASHA, MedianRule) stops runs that cannot catch up from the metrics they
-// stream; they are recorded as pruned with the reason. A Hook runs a
-// command when the sweep finishes or a run fails for good.
+// stream; they are recorded as pruned with the reason. Controller.Hook runs
+// a command when the sweep finishes or a run fails for good.
 //
 // Backends: Local runs in-process Go functions, or worker processes
 // launched detached (they outlive the controller and are adopted by the

@@ -3,7 +3,9 @@ package sweep
 import "errors"
 
 // Errors of the package, wrapped with %w so that errors.Is finds them;
-// SpecError, InputsError and TransitionError carry details.
+// errors.As finds a *SpecError (naming the key), an *InputsError and a
+// *TransitionError (their messages say what changed or which move was
+// refused).
 var (
 	// ErrSpec is wrapped by every SpecError.
 	ErrSpec = errors.New("malformed spec")

@@ -107,7 +107,7 @@ func TestErrors(t *testing.T) {
 		{"hook", func(t *testing.T) error {
 			l, _ := openTemp(t)
 			mustEnqueue(t, l, gridSpec("h", 1, nil))
-			_, err := (&Controller{Ledger: l, Backend: &Local{Func: testFunc}, WorkDir: t.TempDir(), Notify: &Hook{Command: []string{"false"}}}).Run(ctx)
+			_, err := (&Controller{Ledger: l, Backend: &Local{Func: testFunc}, WorkDir: t.TempDir(), Hook: []string{"false"}}).Run(ctx)
 			return err
 		}, ErrHook, nil},
 		{"launch", func(t *testing.T) error {

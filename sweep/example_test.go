@@ -47,7 +47,7 @@ variants:
 func ExampleLoadSpec_error() {
 	_, err := sweep.LoadSpec(strings.NewReader("name: demo\ngrid: [{key: lr, values: [0.1, [2]]}]"))
 	fmt.Println(err)
-	// Output: sweep: spec key grid[0].values[1]: malformed spec: must be a scalar (line 2)
+	// Output: sweep: spec key grid[0].values[1]: malformed spec: line 2: unexpected structure: want a scalar
 }
 
 func ExampleController() {
@@ -77,8 +77,8 @@ func ExampleController() {
 		panic(err)
 	}
 	fmt.Println(sum.Completed, "completed")
-	comp, _ := l.CheckCompleteness(ctx, dir, slices.Values(pts))
-	fmt.Println(comp)
+	report, _, _ := l.CheckCompleteness(ctx, dir, slices.Values(pts))
+	fmt.Println(report)
 	// Output:
 	// 3 completed
 	// 3/3 runs completed (0 failed, 0 missing, 0 pruned, 0 non-finite)

@@ -271,7 +271,7 @@ func Export(ctx context.Context, dir, name string, d *Dataset, cfg ExportConfig)
 	}
 	for j, c := range d.Columns {
 		md.Columns = append(md.Columns, c.Name)
-		md.ColumnTypes[c.Name] = c.Kind.String()
+		md.ColumnTypes[c.Name] = c.Kind.name()
 		missing := false
 		for _, r := range d.Rows {
 			if r[j] == nil {

@@ -148,7 +148,7 @@ func TestCollectCompleteness(t *testing.T) {
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	comp, err := l.CheckCompleteness(ctx, work, slices.Values(pts))
+	comp, err := l.completeness(ctx, work, slices.Values(pts))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,31 +12,13 @@ import (
 	"time"
 )
 
-// Hook runs a command when something a user waits for happens: the sweep
-// finished (Controller.Run drained the queue), or a run failed for good
-// after more than one attempt. The command gets a JSON summary on its
-// standard input (hookEvent) and SWEEP_EVENT ("finished" or "run_failed")
-// in its environment; it may send a mail, post to a chat, or page. Nothing
-// leaves the machine unless the command sends it.
-//
-// The controller runs the command beside its work, one event at a time in
-// the order they happened, so that a slow or hung command never holds up
-// polling, ingest or pruning; Run waits for the commands before it returns
-// once the sweep has finished (when Run returns early, for an error or a
-// cancelled ctx, it waits only for the command running and drops the rest).
-// At most 16 "run_failed" events wait for the command; more are dropped and
-// counted in Run's error. After 30 s the command's whole process group
-// is killed (on Unix; elsewhere the command itself), and only the last 64
-// KiB of its output are kept; the error quotes its last KiB.
-type Hook struct {
-	// Command is the program and its arguments, e.g. {"sh", "-c",
-	// "mail -s sweep me@example.org"}.
-	Command []string
-
+// hook runs Controller.Hook's command for one event.
+type hook struct {
+	command []string
 	timeout time.Duration // tests: bounds one run of the command; 0 means 30 s
 }
 
-// hookEvent is what a Hook's command reads on standard input, a JSON object:
+// hookEvent is what the Hook command reads on standard input, a JSON object:
 // "event" ("finished" or "run_failed"), "ledger", "sweep", "counts" (runs by
 // state); for "finished" also "summary" (what this Run did, Summary's
 // fields); for "run_failed" also "run_id", "slug" and "attempts" (the
@@ -54,7 +36,7 @@ type hookEvent struct {
 	Attempts []string `json:"attempts,omitempty"`
 }
 
-// ErrHook is wrapped by the error of a Hook command that failed, timed out
+// ErrHook is wrapped by the error of the Hook command that failed, timed out
 // or was dropped; the sweep itself is not affected, and Run returns the
 // error once it is done.
 var ErrHook = errors.New("notification hook failed")
@@ -72,8 +54,8 @@ const (
 	hookPipeWait = 2 * time.Second
 )
 
-func (h *Hook) run(ctx context.Context, ev hookEvent) error {
-	if len(h.Command) == 0 {
+func (h *hook) run(ctx context.Context, ev hookEvent) error {
+	if len(h.command) == 0 {
 		return nil
 	}
 	timeout := h.timeout
@@ -86,7 +68,7 @@ func (h *Hook) run(ctx context.Context, ev hookEvent) error {
 	if err != nil {
 		return fmt.Errorf("sweep: %w: %s: %v", ErrHook, ev.Event, err)
 	}
-	cmd := exec.CommandContext(ctx, h.Command[0], h.Command[1:]...)
+	cmd := exec.CommandContext(ctx, h.command[0], h.command[1:]...)
 	cmd.Stdin = bytes.NewReader(append(b, '\n'))
 	cmd.Env = append(cmd.Environ(), "SWEEP_EVENT="+ev.Event)
 	out := &tailBuffer{max: hookTail}
@@ -105,7 +87,7 @@ func (h *Hook) run(ctx context.Context, ev hookEvent) error {
 	if ctx.Err() != nil {
 		err = fmt.Errorf("timed out after %v (process group killed): %w", timeout, err)
 	}
-	return fmt.Errorf("sweep: %w: %s %s: %v%s", ErrHook, ev.Event, strings.Join(h.Command, " "), err, out.quote(hookErrTail))
+	return fmt.Errorf("sweep: %w: %s %s: %v%s", ErrHook, ev.Event, strings.Join(h.command, " "), err, out.quote(hookErrTail))
 }
 
 // tailBuffer keeps the last max bytes written to it and counts the rest.
@@ -151,10 +133,10 @@ func (t *tailBuffer) quote(n int) string {
 	return ": " + cut + strings.ToValidUTF8(string(b), "?")
 }
 
-// hookRunner runs a Hook's command for the events of one Controller.Run,
+// hookRunner runs the Hook command for the events of one Controller.Run,
 // one at a time and in order, in a goroutine of its own.
 type hookRunner struct {
-	hook *Hook
+	hook *hook
 
 	mu      sync.Mutex
 	queue   []hookEvent
@@ -165,7 +147,7 @@ type hookRunner struct {
 	errs    []error
 }
 
-func newHookRunner(h *Hook) *hookRunner {
+func newHookRunner(h *hook) *hookRunner {
 	return &hookRunner{hook: h, dropped: map[string]int{}}
 }
 
@@ -262,17 +244,13 @@ func (c *Controller) event(ctx context.Context, name string) (hookEvent, error) 
 // startHooks returns the hook runner of one Run; its zero-hook form does
 // nothing.
 func (c *Controller) startHooks() *hookRunner {
-	h := c.Notify
-	if h == nil {
-		h = &Hook{}
-	}
-	return newHookRunner(h)
+	return newHookRunner(&hook{command: c.Hook, timeout: c.hookTimeout})
 }
 
 // notifyFinished runs the "finished" command after the queued ones and
 // returns every hook failure of this Run.
 func (c *Controller) notifyFinished(ctx context.Context, sum Summary) error {
-	if c.Notify == nil {
+	if len(c.Hook) == 0 {
 		return nil
 	}
 	ev, err := c.event(ctx, "finished")
@@ -285,7 +263,7 @@ func (c *Controller) notifyFinished(ctx context.Context, sum Summary) error {
 }
 
 func (c *Controller) notifyFailed(ctx context.Context, t Task, atts []Run) error {
-	if c.Notify == nil {
+	if len(c.Hook) == 0 {
 		return nil
 	}
 	ev, err := c.event(ctx, "run_failed")

@@ -36,7 +36,7 @@ func alive(pid int) bool {
 // timeout).
 func TestHookTimeoutKillsGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	h := &Hook{Command: []string{"sh", "-c", `sleep 30 & echo $! > "$0"; sleep 30; echo never`, pidFile}, timeout: 300 * time.Millisecond}
+	h := &hook{command: []string{"sh", "-c", `sleep 30 & echo $! > "$0"; sleep 30; echo never`, pidFile}, timeout: 300 * time.Millisecond}
 	start := time.Now()
 	err := h.run(context.Background(), hookEvent{Event: "finished"})
 	took := time.Since(start)
@@ -66,7 +66,7 @@ func TestHookTimeoutKillsGroup(t *testing.T) {
 // holding its output is a success, and run does not wait for the child.
 func TestHookChildKeepsPipe(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	h := &Hook{Command: []string{"sh", "-c", `sleep 30 & echo $! > "$0"`, pidFile}}
+	h := &hook{command: []string{"sh", "-c", `sleep 30 & echo $! > "$0"`, pidFile}}
 	start := time.Now()
 	err := h.run(context.Background(), hookEvent{Event: "finished"})
 	if b, rerr := os.ReadFile(pidFile); rerr == nil {
@@ -84,7 +84,7 @@ func TestHookChildKeepsPipe(t *testing.T) {
 // (issue 26: 200 MB of output took 931 MB of RSS).
 func TestHookOutputBounded(t *testing.T) {
 	const size = 200_000_000
-	h := &Hook{Command: []string{"sh", "-c", fmt.Sprintf("yes 'hook output line' | head -c %d; echo the end; exit 3", size)}}
+	h := &hook{command: []string{"sh", "-c", fmt.Sprintf("yes 'hook output line' | head -c %d; echo the end; exit 3", size)}}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	err := h.run(context.Background(), hookEvent{Event: "finished"})
@@ -171,8 +171,8 @@ func TestHookDoesNotBlockController(t *testing.T) {
 	}
 	marks := filepath.Join(t.TempDir(), "events")
 	c := &Controller{Ledger: l, Backend: &Local{Func: fn}, WorkDir: t.TempDir(), PollInterval: 5 * time.Millisecond,
-		Retry:  RetryPolicy{Budget: map[Class]int{ClassUnknown: 1}},
-		Notify: &Hook{Command: []string{"sh", "-c", `echo "$SWEEP_EVENT" >> "$0"; [ "$SWEEP_EVENT" = finished ] || sleep ` + strconv.Itoa(int(hookTakes/time.Second)), marks}}}
+		Retry: map[Class]int{ClassUnknown: 1},
+		Hook:  []string{"sh", "-c", `echo "$SWEEP_EVENT" >> "$0"; [ "$SWEEP_EVENT" = finished ] || sleep ` + strconv.Itoa(int(hookTakes/time.Second)), marks}}
 	start := time.Now()
 	sum, err := c.Run(context.Background())
 	returned := time.Now()
@@ -199,7 +199,7 @@ func TestHookDoesNotBlockController(t *testing.T) {
 // the error; "finished" is always delivered, last.
 func TestHookQueueBounded(t *testing.T) {
 	marks := filepath.Join(t.TempDir(), "events")
-	r := newHookRunner(&Hook{Command: []string{"sh", "-c", `echo "$SWEEP_EVENT" >> "$0"; sleep 0.05`, marks}})
+	r := newHookRunner(&hook{command: []string{"sh", "-c", `echo "$SWEEP_EVENT" >> "$0"; sleep 0.05`, marks}})
 	const sent = 40
 	for range sent {
 		r.send(context.Background(), hookEvent{Event: "run_failed"})
@@ -224,7 +224,7 @@ func TestHookQueueBounded(t *testing.T) {
 // close.
 func TestHookStopDropsQueued(t *testing.T) {
 	marks := filepath.Join(t.TempDir(), "events")
-	r := newHookRunner(&Hook{Command: []string{"sh", "-c", `sleep 0.2; echo "$SWEEP_EVENT" >> "$0"`, marks}})
+	r := newHookRunner(&hook{command: []string{"sh", "-c", `sleep 0.2; echo "$SWEEP_EVENT" >> "$0"`, marks}})
 	for range 5 {
 		r.send(context.Background(), hookEvent{Event: "run_failed"})
 	}

@@ -10,8 +10,8 @@ import (
 
 // Identity returns a run's id: the first 16 hex digits of the SHA-256 of its
 // canonical config, the parameters as {"key":value,...} with keys sorted and
-// numbers normalised, leaving out "priority" and "tags" (so that changing
-// them does not make a new run).
+// numbers normalised, leaving out any parameter named "priority" or "tags"
+// (bookkeeping, not a cause of the result).
 func Identity(params map[string]Value) string {
 	sum := sha256.Sum256([]byte(canonicalConfig(params)))
 	return hex.EncodeToString(sum[:8])

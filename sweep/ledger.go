@@ -46,7 +46,7 @@ type Run struct {
 	seq               int
 	Config            map[string]Value // the spec's parameters
 	overrides         map[string]Value // set by retry adjusters
-	Resources         Resources
+	resources         Resources        // what the run asks its scheduler for
 	State             State
 	Attempt           int // attempts started so far
 	BackendID         string
@@ -77,25 +77,25 @@ func (r *Run) Params() map[string]Value {
 // TransitionError reports a state change that the run's current state does
 // not allow.
 type TransitionError struct {
-	ID       string
-	From, To State
-	Actual   State
+	id       string
+	from, to State
+	actual   State
 }
 
 func (e *TransitionError) Error() string {
-	return fmt.Sprintf("sweep: run %s: cannot go %s→%s, run is %s", e.ID, e.From, e.To, e.Actual)
+	return fmt.Sprintf("sweep: run %s: cannot go %s→%s, run is %s", e.id, e.from, e.to, e.actual)
 }
 
 // InputsError is Enqueue's error when the spec's Inputs differ from those
 // the ledger recorded: the runs already in the ledger were computed from
 // other inputs.
 type InputsError struct {
-	Ledger  string
-	Changed []string // "key: recorded → now"
+	ledger  string
+	changed []string // "key: recorded → now"
 }
 
 func (e *InputsError) Error() string {
-	return "sweep: ledger " + e.Ledger + " holds runs computed from other inputs (" + strings.Join(e.Changed, "; ") +
+	return "sweep: ledger " + e.ledger + " holds runs computed from other inputs (" + strings.Join(e.changed, "; ") +
 		"); use a new ledger and work directory, or Ledger.AcceptInputs to record the new ones"
 }
 
@@ -209,7 +209,7 @@ var migrations = []string{
 }
 
 // qInsert is prepared when the ledger opens.
-const qInsert = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, resources, priority, tags, state, queued_at) VALUES(?,?,?,?,?,?,?,?,?,?)`
+const qInsert = `INSERT OR IGNORE INTO runs(id, seq, slug, variant, config, resources, state, queued_at) VALUES(?,?,?,?,?,?,?,?)`
 
 var hotQueries = []string{qInsert}
 
@@ -528,7 +528,7 @@ func (l *Ledger) checkInputs(ctx context.Context, tx *sql.Tx, spec *Spec) error 
 			return err
 		}
 		if n > 0 && len(spec.Inputs) > 0 {
-			return &InputsError{Ledger: l.path, Changed: []string{"no inputs recorded with the existing runs"}}
+			return &InputsError{ledger: l.path, changed: []string{"no inputs recorded with the existing runs"}}
 		}
 		b, _ := json.Marshal(spec.Inputs)
 		_, err = tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('inputs', ?)`, string(b))
@@ -553,7 +553,7 @@ func (l *Ledger) checkInputs(ctx context.Context, tx *sql.Tx, spec *Spec) error 
 		}
 	}
 	if len(changed) > 0 {
-		return &InputsError{Ledger: l.path, Changed: changed}
+		return &InputsError{ledger: l.path, changed: changed}
 	}
 	return nil
 }
@@ -603,9 +603,7 @@ func (l *Ledger) enqueue(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (
 		return 0, fmt.Errorf("sweep: enqueue: %w", err)
 	}
 	now := l.now().UnixNano()
-	prio, tags := 0, ""
 	if spec != nil {
-		prio, tags = spec.Priority, strings.Join(spec.Tags, ",")
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO meta(key, value) VALUES('name', ?)`, spec.Name); err != nil {
 			return 0, fmt.Errorf("sweep: enqueue: %w", err)
 		}
@@ -636,7 +634,7 @@ func (l *Ledger) enqueue(ctx context.Context, spec *Spec, pts iter.Seq[Point]) (
 		if n > maxRuns {
 			return added, fmt.Errorf("sweep: enqueue: %w: more than %d runs (maxRuns)", ErrTooLarge, maxRuns)
 		}
-		res, err := ins.ExecContext(ctx, p.ID, p.index, p.Slug, p.Variant, string(encodeConfig(p.Params)), encodeResources(p.Resources), prio, tags, string(Queued), now)
+		res, err := ins.ExecContext(ctx, p.ID, p.index, p.Slug, p.Params["variant"].Lit, string(encodeConfig(p.Params)), encodeResources(p.resources), string(Queued), now)
 		if err != nil {
 			return added, fmt.Errorf("sweep: enqueue run %s: %w", p.ID, err)
 		}
@@ -689,7 +687,7 @@ func (l *Ledger) whyNot(ctx context.Context, id string, from, to State) error {
 		}
 		return fmt.Errorf("sweep: run %s: %w", id, err)
 	}
-	return &TransitionError{ID: id, From: from, To: to, Actual: cur}
+	return &TransitionError{id: id, from: from, to: to, actual: cur}
 }
 
 // Start moves a queued run to running, opening a new attempt. backendID may
@@ -843,7 +841,7 @@ func (l *Ledger) Requeue(ctx context.Context, ids []string, states []State, forc
 	var done []string
 	for _, r := range targets {
 		if !slices.Contains(allowed, r.State) {
-			return done, &TransitionError{ID: r.ID, From: r.State, To: Queued, Actual: r.State}
+			return done, &TransitionError{id: r.ID, from: r.State, to: Queued, actual: r.State}
 		}
 		_, err := l.transition(ctx, r.ID, []State{r.State}, Queued,
 			`UPDATE runs SET state='queued', queued_at=?, backend_id='', finished_at=0, completions=0 WHERE id=? AND state=? RETURNING attempt`,
@@ -910,7 +908,7 @@ func (sc *runScanner) scan(rows *sql.Rows, r *Run) error {
 			return fmt.Errorf("run %s: %w", r.ID, err)
 		}
 	}
-	if r.Resources, err = decodeResources(sc.res); err != nil {
+	if r.resources, err = decodeResources(sc.res); err != nil {
 		return fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	r.queuedAt, r.StartedAt, r.FinishedAt, r.heartbeatAt = ts(sc.q), ts(sc.s), ts(sc.f), ts(sc.h)
@@ -974,21 +972,23 @@ func ts(n int64) time.Time {
 
 // Runs returns the runs in the given states (all when none), in sweep order.
 func (l *Ledger) Runs(ctx context.Context, states ...State) ([]Run, error) {
-	rs, err := l.runsByID(ctx, states)
+	var rs []Run
+	err := l.scanByID(ctx, states, func(n int) { rs = make([]Run, 0, n) }, func() *Run {
+		rs = append(rs, Run{})
+		return &rs[len(rs)-1]
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Run, len(rs))
-	for i, j := range sweepPerm(rs) {
-		out[i] = rs[j]
-	}
-	return out, nil
+	permute(rs, sweepPerm(len(rs), func(i int) (int, string) { return rs[i].seq, rs[i].ID }))
+	return rs, nil
 }
 
-// runsByID returns the runs in the given states (all when none) in the
-// order of their ids, the table's own: sorting in SQLite would copy every
-// row into its sorter, which at 10⁵ runs took longer than reading them.
-func (l *Ledger) runsByID(ctx context.Context, states []State) ([]Run, error) {
+// scanByID reads the runs in the given states (all when none) in the order
+// of their ids, the table's own: sorting in SQLite would copy every row into
+// its sorter, which at 10⁵ runs took longer than reading them. It calls
+// start with the number of runs, then scans each run into next's Run.
+func (l *Ledger) scanByID(ctx context.Context, states []State, start func(n int), next func() *Run) error {
 	where := ""
 	args := []any{}
 	if len(states) > 0 {
@@ -999,31 +999,76 @@ func (l *Ledger) runsByID(ctx context.Context, states []State) ([]Run, error) {
 	}
 	n, err := l.count(ctx, `SELECT count(*) FROM runs`+where, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return l.queryCap(ctx, n, `SELECT `+runCols+` FROM runs`+where+` ORDER BY id`, args...)
+	start(n)
+	ctx, err = hold(ctx)
+	if err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs`+where+` ORDER BY id`, args...)
+	if err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	defer rows.Close()
+	sc := newRunScanner()
+	for rows.Next() {
+		if err := sc.scan(rows, next()); err != nil {
+			return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
+	}
+	return nil
 }
 
-// sweepPerm returns the indices of rs in sweep order, (seq, id), the order
-// runs are queued in. It sorts compact keys rather than reaching into the
-// large Run values at every comparison.
-func sweepPerm(rs []Run) []int32 {
-	type key struct {
+// sweepPerm returns the indices of n runs in sweep order, (seq, id), the
+// order runs are queued in; key gives run i's seq and id. It sorts compact
+// keys rather than reaching into the large Run values at every comparison.
+func sweepPerm(n int, key func(i int) (seq int, id string)) []int32 {
+	type k struct {
 		seq int
+		id  string
 		i   int32
 	}
-	keys := make([]key, len(rs))
-	for i := range rs {
-		keys[i] = key{rs[i].seq, int32(i)}
+	keys := make([]k, n)
+	for i := range keys {
+		seq, id := key(i)
+		keys[i] = k{seq, id, int32(i)}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(rs[a.i].ID, rs[b.i].ID))
+	slices.SortFunc(keys, func(a, b k) int {
+		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.id, b.id))
 	})
-	idx := make([]int32, len(rs))
-	for i, k := range keys {
-		idx[i] = k.i
+	idx := make([]int32, n)
+	for i, x := range keys {
+		idx[i] = x.i
 	}
 	return idx
+}
+
+// permute reorders s in place so that s[k] becomes the old s[idx[k]],
+// following idx's cycles: each value moves once, and no second slice of
+// the large values is needed.
+func permute[T any](s []T, idx []int32) {
+	done := make([]bool, len(s))
+	for k := range s {
+		if done[k] || int(idx[k]) == k {
+			continue
+		}
+		tmp := s[k]
+		j := k
+		for {
+			done[j] = true
+			next := int(idx[j])
+			if next == k {
+				s[j] = tmp
+				break
+			}
+			s[j] = s[next]
+			j = next
+		}
+	}
 }
 
 func (l *Ledger) count(ctx context.Context, q string, args ...any) (int, error) {
@@ -1102,7 +1147,7 @@ func (l *Ledger) Attempts(ctx context.Context, id string) ([]Run, error) {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
 	}
 	defer rows.Close()
-	base := Run{ID: r.ID, Slug: r.Slug, Variant: r.Variant, seq: r.seq, Config: r.Config, Resources: r.Resources}
+	base := Run{ID: r.ID, Slug: r.Slug, Variant: r.Variant, seq: r.seq, Config: r.Config, resources: r.resources}
 	var out []Run
 	for rows.Next() {
 		a := base

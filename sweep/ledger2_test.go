@@ -148,7 +148,7 @@ func TestInputsChecked(t *testing.T) {
 	s.Inputs = map[string]string{"code": "def", "data": "sha256:1"}
 	_, err := l.Enqueue(ctx, s, slices.Values(mustPoints(t, s)))
 	var ie *InputsError
-	if !errors.As(err, &ie) || len(ie.Changed) != 1 || !strings.Contains(ie.Changed[0], `code: "abc" → "def"`) {
+	if !errors.As(err, &ie) || len(ie.changed) != 1 || !strings.Contains(ie.changed[0], `code: "abc" → "def"`) {
 		t.Fatalf("changed code: %v, want an *InputsError naming code", err)
 	}
 	if err := l.AcceptInputs(ctx, s.Inputs); err != nil {

@@ -145,19 +145,16 @@ type RunSummary struct {
 // behind the workers), so it works on a ledger opened read-only while a
 // controller runs.
 func (l *Ledger) Summaries(ctx context.Context, states ...State) ([]RunSummary, error) {
-	rs, err := l.runsByID(ctx, states)
+	// out is read in id order, the order of the tables below, merged with
+	// them, then put in sweep order.
+	var out []RunSummary
+	err := l.scanByID(ctx, states, func(n int) { out = make([]RunSummary, 0, n) }, func() *Run {
+		out = append(out, RunSummary{Latest: map[string]float64{}, LatestStep: map[string]float64{}, Metrics: map[string]float64{}})
+		return &out[len(out)-1].Run
+	})
 	if err != nil {
 		return nil, err
 	}
-	// out is in sweep order; byID[i] is where the i-th run in id order
-	// (the order of rs and of the tables below) went.
-	out := make([]RunSummary, len(rs))
-	byID := make([]*RunSummary, len(rs))
-	for k, j := range sweepPerm(rs) {
-		out[k] = RunSummary{Run: rs[j], Latest: map[string]float64{}, LatestStep: map[string]float64{}, Metrics: map[string]float64{}}
-		byID[j] = &out[k]
-	}
-	rs = nil
 	hctx, err := hold(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: ledger %s: %w", l.path, err)
@@ -172,24 +169,25 @@ func (l *Ledger) Summaries(ctx context.Context, states ...State) ([]RunSummary, 
 	if !l.hasLatest(hctx) {
 		q = `SELECT run_id, attempt, series, max(step), value FROM metrics GROUP BY run_id, attempt, series ORDER BY run_id, attempt, series`
 	}
-	err = l.mergeRows(hctx, q, byID, func(s *RunSummary, name string, step, v float64) {
+	err = l.mergeRows(hctx, q, out, func(s *RunSummary, name string, step, v float64) {
 		s.Latest[name], s.LatestStep[name] = v, step
 	})
 	if err != nil {
 		return nil, err
 	}
-	err = l.mergeRows(hctx, `SELECT run_id, attempt, name, 0, value FROM scalars ORDER BY run_id, attempt, name`, byID,
+	err = l.mergeRows(hctx, `SELECT run_id, attempt, name, 0, value FROM scalars ORDER BY run_id, attempt, name`, out,
 		func(s *RunSummary, name string, _, v float64) { s.Metrics[name] = v })
 	if err != nil {
 		return nil, err
 	}
+	permute(out, sweepPerm(len(out), func(i int) (int, string) { return out[i].seq, out[i].ID }))
 	return out, nil
 }
 
 // mergeRows runs q, whose rows are (run id, attempt, name, step, value) in
 // run id order, and calls add for each row of a run's current attempt,
 // walking byID (sorted by id) alongside. A NULL value is NaN.
-func (l *Ledger) mergeRows(ctx context.Context, q string, byID []*RunSummary, add func(s *RunSummary, name string, step, v float64)) error {
+func (l *Ledger) mergeRows(ctx context.Context, q string, byID []RunSummary, add func(s *RunSummary, name string, step, v float64)) error {
 	rows, err := l.db.QueryContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("sweep: ledger %s: %w", l.path, err)
@@ -212,7 +210,7 @@ func (l *Ledger) mergeRows(ctx context.Context, q string, byID []*RunSummary, ad
 		if i == len(byID) {
 			break
 		}
-		if s := byID[i]; s.ID == id && s.Attempt == attempt {
+		if s := &byID[i]; s.ID == id && s.Attempt == attempt {
 			add(s, name, step, v)
 		}
 	}

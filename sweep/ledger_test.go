@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func TestLedgerTransitions(t *testing.T) {
 		t.Fatal("queued→completed allowed")
 	} else {
 		var te *TransitionError
-		if !errors.As(err, &te) || te.Actual != Queued {
+		if !errors.As(err, &te) || te.actual != Queued {
 			t.Fatalf("error %v", err)
 		}
 	}
@@ -184,5 +185,24 @@ func TestClassify(t *testing.T) {
 	}
 	if p.adjust(ClassTimeout, params) != nil {
 		t.Error("timeout adjusted the batch size")
+	}
+}
+
+// TestPermute: permute puts s[idx[k]] at k, in place, for every shape of
+// cycles (identity, one long cycle, swaps, fixed points among them).
+func TestPermute(t *testing.T) {
+	for _, idx := range [][]int32{{}, {0}, {0, 1, 2}, {1, 2, 3, 0}, {1, 0, 3, 2}, {2, 1, 0, 4, 3}, {4, 0, 2, 1, 3}} {
+		s := make([]string, len(idx))
+		want := make([]string, len(idx))
+		for i := range s {
+			s[i] = strconv.Itoa(i)
+		}
+		for k, j := range idx {
+			want[k] = s[j]
+		}
+		permute(s, idx)
+		if !slices.Equal(s, want) {
+			t.Errorf("permute by %v: %v, want %v", idx, s, want)
+		}
 	}
 }

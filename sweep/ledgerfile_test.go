@@ -61,9 +61,9 @@ func TestSlugsDistinct(t *testing.T) {
 // TestSpecMessages: an empty choice and a negative seed say what is wrong.
 func TestSpecMessages(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
-		{"name: x\nsamples:\n  count: 2\n  seed: 1\n  params:\n    - {key: opt, choice: []}\n", "samples.params[0].choice: malformed spec: an empty list: a choice needs at least one value"},
-		{"name: x\nsamples:\n  count: 2\n  seed: -1\n  params:\n    - {key: lr, uniform: [0, 1]}\n", `samples.seed: malformed spec: "-1" is not a seed: a whole number from 0 to 18446744073709551615`},
-		{"name: x\nsamples:\n  count: -2\n  params:\n    - {key: lr, uniform: [0, 1]}\n", `samples.count: malformed spec: "-2" is not a sample count`},
+		{"name: x\nsamples:\n  count: 2\n  seed: 1\n  params:\n    - {key: opt, choice: []}\n", "samples.params[0].choice: malformed spec: line 6: an empty list: a choice needs at least one value"},
+		{"name: x\nsamples:\n  count: 2\n  seed: -1\n  params:\n    - {key: lr, uniform: [0, 1]}\n", `samples.seed: malformed spec: line 4: "-1" is not a seed: a whole number from 0 to 18446744073709551615`},
+		{"name: x\nsamples:\n  count: -2\n  params:\n    - {key: lr, uniform: [0, 1]}\n", `samples.count: malformed spec: line 3: "-2" is not a sample count`},
 	} {
 		_, err := LoadSpec(strings.NewReader(tc.yaml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

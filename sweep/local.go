@@ -36,7 +36,7 @@ type Local struct {
 	wake  chan struct{}
 }
 
-// Notify returns a channel that receives a value when an in-process task
+// notify returns a channel that receives a value when an in-process task
 // ends (notifier).
 func (l *Local) notify() <-chan struct{} {
 	l.mu.Lock()
@@ -157,14 +157,14 @@ func (l *Local) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
 			ft, ok := l.funcs[t.BackendID]
 			switch {
 			case !ok:
-				out[i].Phase = PhaseLost
+				out[i].State = lost
 			case !ft.done:
-				out[i] = TaskStatus{Phase: PhaseRunning, Heartbeat: now}
+				out[i] = TaskStatus{State: Running, Heartbeat: now}
 			case ft.failed:
-				out[i] = TaskStatus{Phase: PhaseFailed, Exit: 1}
+				out[i] = TaskStatus{State: Failed, Exit: 1}
 				delete(l.funcs, t.BackendID)
 			default:
-				out[i].Phase = PhaseDone
+				out[i].State = Completed
 				delete(l.funcs, t.BackendID)
 			}
 			l.mu.Unlock()
@@ -177,14 +177,14 @@ func (l *Local) Poll(ctx context.Context, tasks []Task) ([]TaskStatus, error) {
 		}
 		switch st {
 		case launch.Running:
-			out[i] = TaskStatus{Phase: PhaseRunning, Heartbeat: heartbeatOf(t.Dir)}
+			out[i] = TaskStatus{State: Running, Heartbeat: heartbeatOf(t.Dir)}
 		case launch.Finished:
-			out[i].Phase = PhaseDone
+			out[i].State = Completed
 		case launch.Failed:
 			rec, _, _ := h.Record()
-			out[i] = TaskStatus{Phase: PhaseFailed, Exit: rec.Exit}
+			out[i] = TaskStatus{State: Failed, Exit: rec.Exit}
 		default:
-			out[i].Phase = PhaseLost
+			out[i].State = lost
 		}
 	}
 	return out, nil

@@ -9,9 +9,9 @@ import (
 )
 
 // Pruner decides, from the metrics runs stream while they train, whether a
-// running run should stop because it cannot catch up. The controller asks
-// after a run logs new values, cancels the run on the backend when Decide
-// gives a reason, and records the run as pruned with that reason.
+// running run should stop because it cannot catch up: ASHA or MedianRule.
+// The controller asks on every poll, cancels a run on the backend when the
+// pruner gives a reason, and records the run as pruned with that reason.
 //
 // A decision is a function of the streamed metrics alone, not of when the
 // controller polls nor of a controller's restart: both pruners replay every
@@ -23,12 +23,8 @@ import (
 // agree with the controller's that closely), when no earlier value can
 // still arrive; until then the decision waits.
 type Pruner interface {
-	Decide(ctx context.Context, l *Ledger, runID string) (reason string, err error)
-}
-
-// replayer is a Pruner that decides every run in one replay, which the
-// controller asks once per poll instead of once per run.
-type replayer interface {
+	// decideAll replays the series and returns every run it prunes, with
+	// the reason.
 	decideAll(ctx context.Context, l *Ledger) (map[string]string, error)
 }
 
@@ -49,12 +45,6 @@ type ASHA struct {
 	MinStep  float64 // first rung (> 0)
 	Eta      float64 // reduction factor (≥ 2); 0 means 3
 	MaxStep  float64 // no rung at or beyond this step (the full budget); 0: none
-}
-
-// Decide implements Pruner.
-func (a ASHA) Decide(ctx context.Context, l *Ledger, runID string) (string, error) {
-	all, err := a.decideAll(ctx, l)
-	return all[runID], err
 }
 
 // decideAll replays the series and returns every run it prunes, with the
@@ -123,12 +113,6 @@ type MedianRule struct {
 	interval float64 // tests: a check in each interval of steps after Warmup; 0 means 1 (interval_steps)
 	Startup  int     // completed runs needed before any check; 0 means 5 (n_startup_trials)
 	minRuns  int     // tests: completed runs with a value at the step; 0 means 1 (n_min_trials)
-}
-
-// Decide implements Pruner.
-func (m MedianRule) Decide(ctx context.Context, l *Ledger, runID string) (string, error) {
-	all, err := m.decideAll(ctx, l)
-	return all[runID], err
 }
 
 // decideAll replays the series and returns every run it prunes, with the

@@ -59,12 +59,12 @@ func seedValues(t *testing.T, l *Ledger, id string, t0 float64, vals ...float64)
 func decisions(t *testing.T, l *Ledger, p Pruner, ids []string) map[int]string {
 	t.Helper()
 	out := map[int]string{}
+	all, err := p.decideAll(context.Background(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, id := range ids {
-		r, err := p.Decide(context.Background(), l, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r != "" {
+		if r := all[id]; r != "" {
 			out[i] = r
 		}
 	}

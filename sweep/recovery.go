@@ -67,13 +67,10 @@ func classify(schedState, logTail string) Class {
 	return ClassUnknown
 }
 
-// RetryPolicy says how many extra attempts each class of failure gets. A
-// nil Budget (the zero value) means the default policy: OOM 3, divergence
-// 2, timeout 1, infrastructure 5, corrupt result 1, unknown 0, and an OOM
-// retry halves the integer parameter "batch_size" (floor 16). A non-nil
-// Budget changes no parameter; an empty one retries nothing.
-type RetryPolicy struct {
-	Budget map[Class]int
+// retryPolicy is what Controller.Retry asks for: the extra attempts each
+// class of failure gets, and how the parameters change for them.
+type retryPolicy struct {
+	budget map[Class]int
 	// adjust, when non-nil, returns the overrides for the next attempt
 	// given the class and the parameters of the failed attempt, or nil to
 	// keep them.
@@ -87,9 +84,9 @@ const defaultInfraRetries = 5
 // defaultRetry returns the default policy: OOM 3, divergence 2, timeout 1,
 // infrastructure 5, corrupt result 1, unknown 0;
 // OOM halves "batch_size" (floor 16).
-func defaultRetry() RetryPolicy {
-	return RetryPolicy{
-		Budget: map[Class]int{
+func defaultRetry() retryPolicy {
+	return retryPolicy{
+		budget: map[Class]int{
 			ClassOOM:            3,
 			ClassDivergence:     2,
 			ClassTimeout:        1,
@@ -120,6 +117,6 @@ func halveBatchOnOOM(c Class, params map[string]Value) map[string]Value {
 
 // retryAllowed reports whether a run whose attempts failed failedOfClass
 // times with class c gets another attempt.
-func retryAllowed(p RetryPolicy, c Class, failedOfClass int) bool {
-	return c == ClassInterrupted || failedOfClass <= p.Budget[c]
+func retryAllowed(p retryPolicy, c Class, failedOfClass int) bool {
+	return c == ClassInterrupted || failedOfClass <= p.budget[c]
 }

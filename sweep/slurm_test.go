@@ -33,10 +33,9 @@ const slurmTimeout = 90 * time.Second
 
 // SlurmOptions are the settings of a Slurm test's backend.
 type SlurmOptions struct {
-	Command              []string
-	Dir, Name            string
-	MaxParallel          int
-	Partition, TimeLimit string
+	Command     []string
+	Dir, Name   string
+	MaxParallel int
 }
 
 // SlurmBackend makes the backend of the Slurm tests from its options.
@@ -72,7 +71,7 @@ func TestSlurmArray(t *testing.T) {
 	c, work := slurmController(t, l, SlurmOptions{Command: cmd, Name: "t-array", MaxParallel: 2})
 	// A failing task is tried twice: each attempt keeps its own Slurm
 	// output (issue 15 item 7).
-	c.Retry = RetryPolicy{Budget: map[Class]int{ClassUnknown: 1}}
+	c.Retry = map[Class]int{ClassUnknown: 1}
 	sum, err := c.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +167,7 @@ func TestSlurmCancel(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range sts {
-			if s.Phase != PhaseFailed || !strings.HasPrefix(s.SchedState, "CANCELLED") {
+			if s.State != Failed || !strings.HasPrefix(s.SchedState, "CANCELLED") {
 				return false
 			}
 		}
@@ -186,9 +185,11 @@ func TestSlurmTimeLimit(t *testing.T) {
 	defer cancel()
 	l, _ := openTemp(t)
 	cmd := workerCommand(t)
-	mustEnqueue(t, l, gridSpec("st", 1, map[string]Value{"mode": strValue("ok"), "sleep_ms": intValue(600_000)}))
-	c, _ := slurmController(t, l, SlurmOptions{Command: cmd, Name: "t-timeout", Partition: "short", TimeLimit: "0:05"})
-	c.Retry = RetryPolicy{Budget: map[Class]int{ClassTimeout: 0}}
+	spec := gridSpec("st", 1, map[string]Value{"mode": strValue("ok"), "sleep_ms": intValue(600_000)})
+	spec.Resources = Resources{Time: 5 * time.Second, Partition: "short"}
+	mustEnqueue(t, l, spec)
+	c, _ := slurmController(t, l, SlurmOptions{Command: cmd, Name: "t-timeout"})
+	c.Retry = map[Class]int{ClassTimeout: 0}
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestSlurmOddDir(t *testing.T) {
 	l2, _ := openTemp(t)
 	mustEnqueue(t, l2, gridSpec("sob", 1, map[string]Value{"mode": strValue("ok")}))
 	c2, _ := slurmController(t, l2, SlurmOptions{Command: workerCommand(t), Name: "t-odd"}, `back\slash`)
-	c2.Retry = RetryPolicy{}
+	c2.Retry = nil
 	if _, err := c2.Run(ctx); err == nil || !strings.Contains(err.Error(), "backslash") {
 		rs, _ := l2.Runs(ctx)
 		t.Errorf("backslash in the Slurm directory: err %v, runs %+v", err, rs)

@@ -7,6 +7,6 @@ import (
 
 func init() {
 	sweep.SlurmBackend = func(o sweep.SlurmOptions) sweep.Backend {
-		return &slurm.Backend{Command: o.Command, Dir: o.Dir, Name: o.Name, MaxParallel: o.MaxParallel, Partition: o.Partition, TimeLimit: o.TimeLimit}
+		return &slurm.Backend{Command: o.Command, Dir: o.Dir, Name: o.Name, MaxParallel: o.MaxParallel}
 	}
 }

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"io"
 	"iter"
 	"maps"
 	"math"
@@ -174,20 +173,16 @@ type Spec struct {
 	// refused (see InputsError): results computed from other inputs are not
 	// silently mixed.
 	Inputs map[string]string
-	// Priority and Tags are recorded with each run but are not part of its
-	// identity.
-	Priority int
-	Tags     []string
 }
 
 // Point is one run of a sweep.
 type Point struct {
-	index     int    // position in expansion order
-	Variant   string // variant name
-	Params    map[string]Value
-	Slug      string
-	ID        string // see Identity
-	Resources Resources
+	Params map[string]Value // with "variant", the variant's name
+	Slug   string
+	ID     string // see Identity
+
+	index     int // position in expansion order
+	resources Resources
 }
 
 // SpecError reports a malformed spec; Key names the offending key
@@ -204,7 +199,7 @@ func specErr(key, format string, a ...any) error {
 	return &SpecError{Key: key, Err: fmt.Errorf("%w: "+format, append([]any{ErrSpec}, a...)...)}
 }
 
-// keyInfo is what Validate knows about a parameter name: where it is first
+// keyInfo is what validate knows about a parameter name: where it is first
 // defined (an order number) and the values it can take (nil: any number in
 // a range).
 type keyInfo struct {
@@ -213,10 +208,10 @@ type keyInfo struct {
 	anyValue bool
 }
 
-// Validate checks the spec without expanding it and returns a *SpecError
+// validate checks the spec without expanding it and returns a *SpecError
 // naming the first bad key. Expand and Points also check what only the
 // expansion shows (an axis or exclusion that never applies, no point left).
-func (s *Spec) Validate() error {
+func (s *Spec) validate() error {
 	if s.Name == "" {
 		return specErr("name", "empty")
 	}
@@ -442,7 +437,7 @@ func (s *Spec) Expand() ([]Point, error) {
 // exclusion that never applies is a *SpecError, and so is a spec with no
 // point left or more than maxRuns.
 func (s *Spec) countPoints() (int, error) {
-	if err := s.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		return 0, err
 	}
 	if s.Samples == nil && len(s.Exclude) == 0 && !s.conditional() {
@@ -501,7 +496,7 @@ func (s *Spec) conditional() bool {
 	return false
 }
 
-// Points validates the spec (as Count does) and returns its points in
+// Points validates the spec and returns its points in
 // expansion order as a sequence that builds one point at a time, so that a
 // sweep of maxRuns points streams in bounded memory.
 func (s *Spec) Points() (iter.Seq[Point], int, error) {
@@ -546,7 +541,7 @@ func (s *Spec) walkStats(full bool, st *walkStats) iter.Seq[Point] {
 				seen = make(map[string]bool, len(draws))
 			}
 			for di, d := range draws {
-				p := Point{Variant: v.Name, Params: maps.Clone(params), Resources: res}
+				p := Point{Params: maps.Clone(params), resources: res}
 				sl := slug
 				if d != nil {
 					if full {
@@ -708,20 +703,4 @@ func slugText(lit string) string {
 		}
 	}
 	return b.String()
-}
-
-// DryRun writes one line per point (index, id, slug) and a total.
-func (s *Spec) DryRun(w io.Writer) error {
-	seq, n, err := s.Points()
-	if err != nil {
-		return err
-	}
-	var werr error
-	for p := range seq {
-		if _, werr = fmt.Fprintf(w, "%4d  %s  %s\n", p.index, p.ID, p.Slug); werr != nil {
-			return werr
-		}
-	}
-	_, err = fmt.Fprintf(w, "%d runs\n", n)
-	return err
 }

@@ -50,10 +50,10 @@ func TestConditionalGrid(t *testing.T) {
 	if _, ok := a.Params["momentum"]; ok {
 		t.Errorf("adamw point has momentum: %v", a.Params)
 	}
-	if a.Resources.GPUs != 1 || a.Resources.MemoryMB != 2048 || a.Resources.CPUs != 2 || a.Resources.Time.Minutes() != 90 || a.Resources.Partition != "short" {
-		t.Errorf("adamw resources %+v", a.Resources)
+	if a.resources.GPUs != 1 || a.resources.MemoryMB != 2048 || a.resources.CPUs != 2 || a.resources.Time.Minutes() != 90 || a.resources.Partition != "short" {
+		t.Errorf("adamw resources %+v", a.resources)
 	}
-	if r := pts[0].Resources; r.GPUs != 0 || r.CPUs != 2 || r.Time.Minutes() != 30 {
+	if r := pts[0].resources; r.GPUs != 0 || r.CPUs != 2 || r.Time.Minutes() != 30 {
 		t.Errorf("base resources %+v", r)
 	}
 	for i, p := range pts {
@@ -94,7 +94,7 @@ samples:
 			t.Errorf("%s: draws out of range: %v", p.Slug, p.Params)
 		}
 		m, has := p.Params["momentum"]
-		if (p.Variant == "sgd") != has || has && (m.Float() < 0.8 || m.Float() >= 0.99) {
+		if (p.Params["variant"].Lit == "sgd") != has || has && (m.Float() < 0.8 || m.Float() >= 0.99) {
 			t.Errorf("%s: momentum %v (has %v)", p.Slug, m, has)
 		}
 	}

@@ -11,8 +11,6 @@ import (
 
 const studyYAML = `
 name: losssweep
-priority: 2
-tags: [paper]
 base: {epochs: 50, batch_size: 64}
 grid:
   - {key: lr, values: [0.05, 0.1, 0.2]}
@@ -56,7 +54,7 @@ func TestExpandStudy(t *testing.T) {
 		t.Errorf("%d distinct ids, want 216", len(ids))
 	}
 	p := pts[54] // first bn_off point
-	if p.Variant != "bn_off" || p.Params["norm"].String() != "none" || p.Params["epochs"].Int() != 50 || p.Params["wd"].Lit != "1e-4" {
+	if p.Params["variant"].Lit != "bn_off" || p.Params["norm"].String() != "none" || p.Params["epochs"].Int() != 50 || p.Params["wd"].Lit != "1e-4" {
 		t.Errorf("point 54: %+v", p)
 	}
 }
@@ -130,7 +128,7 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"variant dup", "name: x\nvariants: [{name: a}, {name: a}]", "variants[1].name"},
 		{"base nested", "name: x\nbase: {a: {b: 1}}", "base.a"},
 		{"base null", "name: x\nbase: {a: ~}", "base.a"},
-		{"priority", "name: x\npriority: high", "priority"},
+		{"priority is no key", "name: x\npriority: 1", "priority"},
 		{"samples count", "name: x\nsamples: {count: 0, params: []}", "samples.count"},
 		{"samples dist", "name: x\nsamples: {count: 2, params: [{key: d, uniform: [1, 0]}]}", "samples.params[0].uniform"},
 		{"samples two dists", "name: x\nsamples: {count: 2, params: [{key: d, uniform: [0, 1], choice: [a]}]}", "samples.params[0]"},
@@ -203,18 +201,6 @@ func TestSamples(t *testing.T) {
 	}
 	if p1[0].Params["lr"] == p1[1].Params["lr"] {
 		t.Error("samples 0 and 1 are equal")
-	}
-}
-
-func TestDryRun(t *testing.T) {
-	s := gridSpec("d", 3, nil)
-	var b strings.Builder
-	if err := s.DryRun(&b); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 4 || lines[3] != "3 runs" || !strings.HasSuffix(lines[0], "base-s0") {
-		t.Errorf("dry run:\n%s", b.String())
 	}
 }
 
@@ -332,5 +318,30 @@ func TestSamplesDistinctAndNamed(t *testing.T) {
 		if want := "-lr" + strconv.FormatFloat(lr, 'g', 3, 64); !strings.Contains(p.Slug, want) {
 			t.Errorf("slug %q lacks %q", p.Slug, want)
 		}
+	}
+}
+
+// TestLoadSpecLines: errors from the YAML name the key and its line, an
+// unknown key the nearest known one; aliases are followed.
+func TestLoadSpecLines(t *testing.T) {
+	for _, tc := range []struct{ yaml, key, want string }{
+		{"name: x\ngrid:\n  - {key: a, valeus: [1]}\n", "grid[0].valeus", `line 3: unexpected structure: unknown key "valeus" (did you mean "values"?)`},
+		{"name: x\nresources: {cpus: 1, mem: 2G}\n", "resources.mem", `line 2: unexpected structure: unknown key "mem" (resources has cpus, gpus, memory, disk, time, partition, account)`},
+		{"name: x\nbase:\n  lr: 0.1\n  lr: 0.2\n", "base.lr", `line 4: unexpected structure: duplicate key "lr" (first on line 3)`},
+		{"name: x\nbase: {a: 1}\ngrid: [{key: b, values: [1, {c: 2}]}]\n", "grid[0].values[1]", "line 3: unexpected structure: want a scalar"},
+		{"name: x\nresources: {memory: lots}\n", "resources.memory", `line 2: "lots" is not a size`},
+	} {
+		_, err := LoadSpec(strings.NewReader(tc.yaml))
+		checkSpecError(t, err, tc.key)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+	s, err := LoadSpec(strings.NewReader("name: x\nbase: &b {lr: 0.1}\nvariants:\n  - {name: v, set: *b}\ngrid: [{key: s, values: [1]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Variants[0].Set["lr"]; got.Lit != "0.1" || got.Kind != Float {
+		t.Errorf("aliased set: lr %+v", got)
 	}
 }

@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/crosscluster/crosscluster/internal/walk"
 )
 
 // LoadSpec reads a YAML spec:
 //
 //	name: losssweep
-//	priority: 1            # optional, not part of identity
-//	tags: [paper]          # optional, not part of identity
 //	inputs: {code: v3}     # optional: recorded, checked on resume
 //	base: {epochs: 50, batch_size: 64, optimizer: sgd}
 //	resources: {cpus: 1, memory: 2G, time: 30m}   # optional
@@ -42,179 +42,232 @@ import (
 // Resources: cpus, gpus, memory and disk (a number of MiB, or with a K, M, G
 // or T suffix), time (a Go duration such as 90m, or Slurm's [D-]HH:MM:SS),
 // partition, account. Scalars keep their literal text; quoted scalars are
-// strings. The spec is validated before LoadSpec returns (Spec.Validate);
-// errors are *SpecError values naming the key (unknown keys included).
+// strings. The spec is validated before LoadSpec returns (as by Spec.Points);
+// errors are *SpecError values naming the key (unknown keys included) and,
+// for what the YAML itself holds, the line. A spec is at most 16 MiB, and
+// YAML aliases may not expand it beyond 16 times its own nodes.
 func LoadSpec(r io.Reader) (*Spec, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("sweep: reading spec: %w", err)
-	}
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, specErr("(document)", "empty")
-		}
-		return nil, specErr("(document)", "%v", err)
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, specErr("(document)", "top level must be a mapping")
-	}
-	s := &Spec{}
-	err = eachKey(doc.Content[0], "", func(key string, k string, v *yaml.Node) error {
-		switch k {
-		case "name":
-			return scalarTo(v, key, &s.Name)
-		case "priority":
-			var lit string
-			if err := scalarTo(v, key, &lit); err != nil {
-				return err
-			}
-			p, err := strconv.Atoi(lit)
-			if err != nil {
-				return specErr(key, "%q is not an integer", lit)
-			}
-			s.Priority = p
-		case "tags":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list")
-			}
-			for i, t := range v.Content {
-				var tag string
-				if err := scalarTo(t, fmt.Sprintf("%s[%d]", key, i), &tag); err != nil {
-					return err
-				}
-				s.Tags = append(s.Tags, tag)
-			}
-		case "inputs":
-			s.Inputs = map[string]string{}
-			return eachKey(v, key, func(key, k string, v *yaml.Node) error {
-				var x string
-				err := scalarTo(v, key, &x)
-				s.Inputs[k] = x
-				return err
-			})
-		case "base":
-			m, err := valueMap(v, key)
-			s.Base = m
-			return err
-		case "resources":
-			r, err := resources(v, key)
-			s.Resources = r
-			return err
-		case "grid":
-			if v.Kind == yaml.MappingNode && len(v.Content) >= 2 {
-				// The mapping form other sweep tools take: show this
-				// spec's first axis in the list form.
-				vals := v.Content[1]
-				if vals.Kind == yaml.MappingNode { // lr: {values: [...]}
-					for i := 0; i+1 < len(vals.Content); i += 2 {
-						if vals.Content[i].Value == "values" {
-							vals = vals.Content[i+1]
-						}
-					}
-				}
-				return specErr(key, "must be a list of axes, not a mapping; for example - {key: %s, values: %s}",
-					v.Content[0].Value, flowText(vals))
-			}
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list of axes (- {key: lr, values: [0.1, 0.01]})")
-			}
-			for i, an := range v.Content {
-				ak := fmt.Sprintf("%s[%d]", key, i)
-				var a Axis
-				err := eachKey(an, ak, func(key, k string, v *yaml.Node) error {
-					switch k {
-					case "key":
-						return scalarTo(v, key, &a.Key)
-					case "short":
-						return scalarTo(v, key, &a.Short)
-					case "values":
-						vals, err := valueList(v, key)
-						a.Values = vals
-						return err
-					case "when":
-						c, err := condition(v, key)
-						a.When = c
-						return err
-					}
-					return specErr(key, "unknown key")
-				})
-				if err != nil {
-					return err
-				}
-				s.Axes = append(s.Axes, a)
-			}
-		case "variants":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list of variants")
-			}
-			for i, vn := range v.Content {
-				vk := fmt.Sprintf("%s[%d]", key, i)
-				var va Variant
-				err := eachKey(vn, vk, func(key, k string, v *yaml.Node) error {
-					switch k {
-					case "name":
-						return scalarTo(v, key, &va.Name)
-					case "set":
-						m, err := valueMap(v, key)
-						va.Set = m
-						return err
-					case "resources":
-						r, err := resources(v, key)
-						va.Resources = r
-						return err
-					}
-					return specErr(key, "unknown key")
-				})
-				if err != nil {
-					return err
-				}
-				s.Variants = append(s.Variants, va)
-			}
-		case "samples":
-			sm, err := samples(v, key)
-			s.Samples = sm
-			return err
-		case "exclude":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list of conditions")
-			}
-			for i, cn := range v.Content {
-				c, err := condition(cn, fmt.Sprintf("%s[%d]", key, i))
-				if err != nil {
-					return err
-				}
-				s.Exclude = append(s.Exclude, c)
-			}
-		default:
-			return specErr(key, "unknown key")
-		}
-		return nil
-	})
+	b, err := walk.ReadAll(r, "", specWalkErr)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Validate(); err != nil {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, specErr("(document)", "empty")
+	}
+	sr := specReader{walk.NewYAML("", specWalkErr)}
+	root, err := sr.w.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	top, err := sr.mapping(root, "", "a spec", "name", "inputs", "base", "resources", "grid", "variants", "samples", "exclude")
+	if err != nil {
+		return nil, err
+	}
+	s := &Spec{}
+	for _, kv := range top {
+		if err := sr.top(s, kv[0].Value, kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func samples(v *yaml.Node, key string) (*Samples, error) {
+// specWalkErr makes the errors of internal/walk *SpecErrors naming the key
+// and the line; an error reading the input is returned as such.
+func specWalkErr(_, path string, line int, err error) error {
+	switch {
+	case errors.Is(err, walk.ErrSyntax), errors.Is(err, walk.ErrSchema), errors.Is(err, walk.ErrTooLarge), errors.Is(err, walk.ErrTooComplex):
+	default:
+		return fmt.Errorf("sweep: reading spec: %w", err)
+	}
+	key := cmpOr(path, "(document)")
+	if line > 0 {
+		return &SpecError{Key: key, Err: fmt.Errorf("%w: line %d: %w", ErrSpec, line, err)}
+	}
+	return &SpecError{Key: key, Err: fmt.Errorf("%w: %w", ErrSpec, err)}
+}
+
+// specReader reads the parts of a spec from the YAML tree.
+type specReader struct{ w walk.YAML }
+
+// fail returns a *SpecError at key naming n's line.
+func (r specReader) fail(n *yaml.Node, key, format string, a ...any) error {
+	if n == nil || n.Line == 0 {
+		return specErr(key, format, a...)
+	}
+	return &SpecError{Key: key, Err: fmt.Errorf("%w: line %d: "+format, append([]any{ErrSpec, n.Line}, a...)...)}
+}
+
+// mapping returns the pairs of the mapping n at key, refusing keys outside
+// allowed (what names the mapping in that message).
+func (r specReader) mapping(n *yaml.Node, key, what string, allowed ...string) ([][2]*yaml.Node, error) {
+	m, err := r.w.Mapping(n, key)
+	if err != nil {
+		return nil, err
+	}
+	return m, r.w.Keys(m, key, what, allowed)
+}
+
+// top reads the top-level key k of the spec.
+func (r specReader) top(s *Spec, k string, v *yaml.Node) error {
+	var err error
+	switch k {
+	case "name":
+		s.Name, err = r.w.Scalar(v, k)
+	case "inputs":
+		m, err := r.w.Mapping(v, k)
+		if err != nil {
+			return err
+		}
+		s.Inputs = make(map[string]string, len(m))
+		for _, kv := range m {
+			if s.Inputs[kv[0].Value], err = r.w.Scalar(kv[1], walk.Dot(k, kv[0].Value)); err != nil {
+				return err
+			}
+		}
+	case "base":
+		s.Base, err = r.valueMap(v, k)
+	case "resources":
+		s.Resources, err = r.resources(v, k)
+	case "grid":
+		s.Axes, err = r.grid(v, k)
+	case "variants":
+		s.Variants, err = r.variants(v, k)
+	case "samples":
+		s.Samples, err = r.samples(v, k)
+	case "exclude":
+		n := walk.Deref(v)
+		if n == nil || n.Kind != yaml.SequenceNode {
+			return r.fail(v, k, "must be a list of conditions")
+		}
+		items, err := r.w.Seq(n, k)
+		if err != nil {
+			return err
+		}
+		for i, cn := range items {
+			c, err := r.condition(cn, walk.Idx(k, i))
+			if err != nil {
+				return err
+			}
+			s.Exclude = append(s.Exclude, c)
+		}
+	}
+	return err
+}
+
+func (r specReader) grid(v *yaml.Node, key string) ([]Axis, error) {
+	n := walk.Deref(v)
+	if n != nil && n.Kind == yaml.MappingNode && len(n.Content) >= 2 {
+		// The mapping form other sweep tools take: show this spec's
+		// first axis in the list form.
+		vals := walk.Deref(n.Content[1])
+		if vals != nil && vals.Kind == yaml.MappingNode { // lr: {values: [...]}
+			for i := 0; i+1 < len(vals.Content); i += 2 {
+				if vals.Content[i].Value == "values" {
+					vals = walk.Deref(vals.Content[i+1])
+					break
+				}
+			}
+		}
+		return nil, r.fail(n, key, "must be a list of axes, not a mapping; for example - {key: %s, values: %s}",
+			n.Content[0].Value, flowText(vals))
+	}
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil, r.fail(v, key, "must be a list of axes (- {key: lr, values: [0.1, 0.01]})")
+	}
+	items, err := r.w.Seq(n, key)
+	if err != nil {
+		return nil, err
+	}
+	axes := make([]Axis, 0, len(items))
+	for i, an := range items {
+		ak := walk.Idx(key, i)
+		m, err := r.mapping(an, ak, "an axis", "key", "short", "values", "when")
+		if err != nil {
+			return nil, err
+		}
+		var a Axis
+		for _, kv := range m {
+			k, v := kv[0].Value, kv[1]
+			switch k {
+			case "key":
+				a.Key, err = r.w.Scalar(v, walk.Dot(ak, k))
+			case "short":
+				a.Short, err = r.w.Scalar(v, walk.Dot(ak, k))
+			case "values":
+				a.Values, err = r.valueList(v, walk.Dot(ak, k))
+			case "when":
+				a.When, err = r.condition(v, walk.Dot(ak, k))
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		axes = append(axes, a)
+	}
+	return axes, nil
+}
+
+func (r specReader) variants(v *yaml.Node, key string) ([]Variant, error) {
+	n := walk.Deref(v)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil, r.fail(v, key, "must be a list of variants")
+	}
+	items, err := r.w.Seq(n, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Variant, 0, len(items))
+	for i, vn := range items {
+		vk := walk.Idx(key, i)
+		m, err := r.mapping(vn, vk, "a variant", "name", "set", "resources")
+		if err != nil {
+			return nil, err
+		}
+		var va Variant
+		for _, kv := range m {
+			k, v := kv[0].Value, kv[1]
+			switch k {
+			case "name":
+				va.Name, err = r.w.Scalar(v, walk.Dot(vk, k))
+			case "set":
+				va.Set, err = r.valueMap(v, walk.Dot(vk, k))
+			case "resources":
+				va.Resources, err = r.resources(v, walk.Dot(vk, k))
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, va)
+	}
+	return out, nil
+}
+
+func (r specReader) samples(v *yaml.Node, key string) (*Samples, error) {
+	m, err := r.mapping(v, key, "samples", "count", "seed", "params")
+	if err != nil {
+		return nil, err
+	}
 	sm := &Samples{}
-	err := eachKey(v, key, func(key, k string, v *yaml.Node) error {
+	for _, kv := range m {
+		k, v := kv[0].Value, kv[1]
+		sk := walk.Dot(key, k)
 		switch k {
 		case "count", "seed":
-			var lit string
-			if err := scalarTo(v, key, &lit); err != nil {
-				return err
+			lit, err := r.w.Scalar(v, sk)
+			if err != nil {
+				return nil, err
 			}
 			n, err := strconv.ParseUint(lit, 10, 64)
 			switch {
 			case k == "seed" && err != nil:
-				return specErr(key, "%q is not a seed: a whole number from 0 to %d", lit, uint64(math.MaxUint64))
+				return nil, r.fail(v, sk, "%q is not a seed: a whole number from 0 to %d", lit, uint64(math.MaxUint64))
 			case k == "count" && (err != nil || n > maxSamples):
-				return specErr(key, "%q is not a sample count: a whole number from 0 to %d", lit, maxSamples)
+				return nil, r.fail(v, sk, "%q is not a sample count: a whole number from 0 to %d", lit, maxSamples)
 			}
 			if k == "count" {
 				sm.Count = int(n)
@@ -222,144 +275,167 @@ func samples(v *yaml.Node, key string) (*Samples, error) {
 				sm.Seed = n
 			}
 		case "params":
-			if v.Kind != yaml.SequenceNode {
-				return specErr(key, "must be a list")
+			n := walk.Deref(v)
+			if n == nil || n.Kind != yaml.SequenceNode {
+				return nil, r.fail(v, sk, "must be a list")
 			}
-			for i, dn := range v.Content {
-				d, err := dist(dn, fmt.Sprintf("%s[%d]", key, i))
+			items, err := r.w.Seq(n, sk)
+			if err != nil {
+				return nil, err
+			}
+			for i, dn := range items {
+				d, err := r.dist(dn, walk.Idx(sk, i))
 				if err != nil {
-					return err
+					return nil, err
 				}
 				sm.Dists = append(sm.Dists, d)
 			}
-		default:
-			return specErr(key, "unknown key")
 		}
-		return nil
-	})
-	return sm, err
+	}
+	return sm, nil
 }
 
-func dist(dn *yaml.Node, dk string) (Dist, error) {
+func (r specReader) dist(dn *yaml.Node, dk string) (Dist, error) {
 	var d Dist
-	err := eachKey(dn, dk, func(key, k string, v *yaml.Node) error {
+	m, err := r.mapping(dn, dk, "a distribution", "key", "short", "when", "uniform", "log_uniform", "int_uniform", "choice")
+	if err != nil {
+		return d, err
+	}
+	for _, kv := range m {
+		k, v := kv[0].Value, kv[1]
+		key := walk.Dot(dk, k)
 		switch k {
 		case "key":
-			return scalarTo(v, key, &d.Key)
+			d.Key, err = r.w.Scalar(v, key)
 		case "short":
-			return scalarTo(v, key, &d.Short)
+			d.Short, err = r.w.Scalar(v, key)
 		case "when":
-			c, err := condition(v, key)
-			d.When = c
-			return err
+			d.When, err = r.condition(v, key)
 		case "uniform", "log_uniform":
-			vals, err := valueList(v, key)
-			if err != nil {
-				return err
-			}
-			fs := []float64{}
-			for j, x := range vals {
-				if x.Kind != Int && x.Kind != Float {
-					return specErr(fmt.Sprintf("%s[%d]", key, j), "%q is not a number", x.Lit)
-				}
-				fs = append(fs, x.Float())
-			}
-			if k == "uniform" {
+			var fs []float64
+			if fs, err = r.numbers(v, key); k == "uniform" {
 				d.Uniform = fs
 			} else {
 				d.LogUniform = fs
 			}
 		case "int_uniform":
-			vals, err := valueList(v, key)
-			if err != nil {
-				return err
+			var vals []Value
+			if vals, err = r.valueList(v, key); err != nil {
+				return d, err
 			}
 			is := []int64{}
 			for j, x := range vals {
 				if x.Kind != Int {
-					return specErr(fmt.Sprintf("%s[%d]", key, j), "%q is not an integer", x.Lit)
+					return d, r.fail(v, walk.Idx(key, j), "%q is not an integer", x.Lit)
 				}
 				is = append(is, x.Int())
 			}
 			d.IntUniform = is
 		case "choice":
-			vals, err := valueList(v, key)
-			if err == nil && len(vals) == 0 {
-				return specErr(key, "an empty list: a choice needs at least one value")
+			if d.Choice, err = r.valueList(v, key); err == nil && len(d.Choice) == 0 {
+				return d, r.fail(v, key, "an empty list: a choice needs at least one value")
 			}
-			d.Choice = vals
-			return err
-		default:
-			return specErr(key, "unknown key")
 		}
-		return nil
-	})
-	return d, err
+		if err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// numbers reads a list of numbers.
+func (r specReader) numbers(v *yaml.Node, key string) ([]float64, error) {
+	vals, err := r.valueList(v, key)
+	if err != nil {
+		return nil, err
+	}
+	fs := []float64{}
+	for j, x := range vals {
+		if x.Kind != Int && x.Kind != Float {
+			return nil, r.fail(v, walk.Idx(key, j), "%q is not a number", x.Lit)
+		}
+		fs = append(fs, x.Float())
+	}
+	return fs, nil
 }
 
 // condition reads {key: value, key: [values]}.
-func condition(n *yaml.Node, key string) (map[string][]Value, error) {
-	c := map[string][]Value{}
-	err := eachKey(n, key, func(key, k string, v *yaml.Node) error {
-		if v.Kind == yaml.SequenceNode {
-			vals, err := valueList(v, key)
+func (r specReader) condition(n *yaml.Node, key string) (map[string][]Value, error) {
+	m, err := r.w.Mapping(n, key)
+	if err != nil {
+		return nil, err
+	}
+	c := make(map[string][]Value, len(m))
+	for _, kv := range m {
+		k, v := kv[0].Value, kv[1]
+		ck := walk.Dot(key, k)
+		if vn := walk.Deref(v); vn != nil && vn.Kind == yaml.SequenceNode {
+			vals, err := r.valueList(vn, ck)
 			if err == nil && len(vals) == 0 {
-				err = specErr(key, "empty list")
+				err = r.fail(vn, ck, "empty list")
+			}
+			if err != nil {
+				return nil, err
 			}
 			c[k] = vals
-			return err
+			continue
 		}
-		x, err := nodeValue(v, key)
+		x, err := r.value(v, ck)
+		if err != nil {
+			return nil, err
+		}
 		c[k] = []Value{x}
-		return err
-	})
-	return c, err
+	}
+	return c, nil
 }
 
-func resources(n *yaml.Node, key string) (Resources, error) {
-	var r Resources
-	err := eachKey(n, key, func(key, k string, v *yaml.Node) error {
-		var lit string
-		if err := scalarTo(v, key, &lit); err != nil {
-			return err
+func (r specReader) resources(n *yaml.Node, key string) (Resources, error) {
+	var res Resources
+	m, err := r.mapping(n, key, "resources", "cpus", "gpus", "memory", "disk", "time", "partition", "account")
+	if err != nil {
+		return res, err
+	}
+	for _, kv := range m {
+		k, v := kv[0].Value, kv[1]
+		rk := walk.Dot(key, k)
+		lit, err := r.w.Scalar(v, rk)
+		if err != nil {
+			return res, err
 		}
 		switch k {
 		case "cpus", "gpus":
 			x, err := strconv.Atoi(lit)
 			if err != nil || x < 0 {
-				return specErr(key, "%q is not a non-negative integer", lit)
+				return res, r.fail(v, rk, "%q is not a non-negative integer", lit)
 			}
 			if k == "cpus" {
-				r.CPUs = x
+				res.CPUs = x
 			} else {
-				r.GPUs = x
+				res.GPUs = x
 			}
 		case "memory", "disk":
 			mb, err := parseMiB(lit)
 			if err != nil {
-				return specErr(key, "%v", err)
+				return res, r.fail(v, rk, "%v", err)
 			}
 			if k == "memory" {
-				r.MemoryMB = mb
+				res.MemoryMB = mb
 			} else {
-				r.DiskMB = mb
+				res.DiskMB = mb
 			}
 		case "time":
 			d, err := parseTimeLimit(lit)
 			if err != nil {
-				return specErr(key, "%v", err)
+				return res, r.fail(v, rk, "%v", err)
 			}
-			r.Time = d
+			res.Time = d
 		case "partition":
-			r.Partition = lit
+			res.Partition = lit
 		case "account":
-			r.Account = lit
-		default:
-			return specErr(key, "unknown key (cpus, gpus, memory, disk, time, partition, account)")
+			res.Account = lit
 		}
-		return nil
-	})
-	return r, err
+	}
+	return res, nil
 }
 
 // parseMiB reads "512" (MiB), "512M", "4G", "1.5G", "1T" or "100K".
@@ -422,70 +498,49 @@ func parseTimeLimit(s string) (time.Duration, error) {
 	return d, nil
 }
 
-func eachKey(n *yaml.Node, prefix string, f func(key, k string, v *yaml.Node) error) error {
-	if n.Kind != yaml.MappingNode {
-		return specErr(cmpOr(prefix, "(document)"), "must be a mapping (line %d)", n.Line)
+// value reads a parameter value: a scalar, typed as YAML would unless
+// quoted (see ParseValue), neither null nor a non-finite number.
+func (r specReader) value(n *yaml.Node, key string) (Value, error) {
+	lit, err := r.w.Scalar(n, key)
+	if err != nil {
+		return Value{}, err
 	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i].Value
-		key := k
-		if prefix != "" {
-			key = prefix + "." + k
-		}
-		if seen[k] {
-			return specErr(key, "duplicate key (line %d)", n.Content[i].Line)
-		}
-		seen[k] = true
-		if err := f(key, k, n.Content[i+1]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func scalarTo(n *yaml.Node, key string, dst *string) error {
-	if n.Kind != yaml.ScalarNode {
-		return specErr(key, "must be a scalar (line %d)", n.Line)
-	}
-	*dst = n.Value
-	return nil
-}
-
-func nodeValue(n *yaml.Node, key string) (Value, error) {
-	if n.Kind != yaml.ScalarNode {
-		return Value{}, specErr(key, "must be a scalar (line %d)", n.Line)
-	}
+	n = walk.Deref(n)
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		return strValue(n.Value), nil
+		return strValue(lit), nil
 	}
 	if n.Tag == "!!null" {
-		return Value{}, specErr(key, "null value (line %d)", n.Line)
+		return Value{}, r.fail(n, key, "null value")
 	}
-	v := ParseValue(n.Value)
+	v := ParseValue(lit)
 	if v.Kind == Float && (math.IsNaN(v.f) || math.IsInf(v.f, 0)) {
-		return Value{}, specErr(key, "non-finite number %q", n.Value)
+		return Value{}, r.fail(n, key, "non-finite number %q", lit)
 	}
 	return v, nil
 }
 
-func valueMap(n *yaml.Node, key string) (map[string]Value, error) {
-	m := map[string]Value{}
-	err := eachKey(n, key, func(key, k string, v *yaml.Node) error {
-		x, err := nodeValue(v, key)
-		m[k] = x
-		return err
-	})
-	return m, err
+func (r specReader) valueMap(n *yaml.Node, key string) (map[string]Value, error) {
+	m, err := r.w.Mapping(n, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Value, len(m))
+	for _, kv := range m {
+		if out[kv[0].Value], err = r.value(kv[1], walk.Dot(key, kv[0].Value)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
-func valueList(n *yaml.Node, key string) ([]Value, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, specErr(key, "must be a list (line %d)", n.Line)
+func (r specReader) valueList(n *yaml.Node, key string) ([]Value, error) {
+	items, err := r.w.Seq(n, key)
+	if err != nil {
+		return nil, err
 	}
 	var out []Value
-	for i, c := range n.Content {
-		v, err := nodeValue(c, fmt.Sprintf("%s[%d]", key, i))
+	for i, c := range items {
+		v, err := r.value(c, walk.Idx(key, i))
 		if err != nil {
 			return nil, err
 		}
@@ -497,6 +552,9 @@ func valueList(n *yaml.Node, key string) ([]Value, error) {
 // flowText is node n in YAML's one-line flow style, for an error message
 // (at most 60 bytes).
 func flowText(n *yaml.Node) string {
+	if n == nil {
+		return "[...]"
+	}
 	c := *n
 	c.Style = yaml.FlowStyle
 	b, err := yaml.Marshal(&c)

@@ -149,7 +149,7 @@ func TestHook(t *testing.T) {
 		return &Result{Metrics: map[string]float64{"best": 1}}, nil
 	}
 	c := &Controller{Ledger: l, Backend: &Local{Func: fn}, WorkDir: t.TempDir(),
-		Notify: &Hook{Command: []string{"sh", "-c", `{ printf '%s ' "$SWEEP_EVENT"; cat; } >> "$0"`, out}}}
+		Hook: []string{"sh", "-c", `{ printf '%s ' "$SWEEP_EVENT"; cat; } >> "$0"`, out}}
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestHook(t *testing.T) {
 	// A failing command does not stop the sweep; Run reports it at the end.
 	l2, _ := openTemp(t)
 	mustEnqueue(t, l2, gridSpec("h2", 1, nil))
-	c = &Controller{Ledger: l2, Backend: &Local{Func: fn}, WorkDir: t.TempDir(), Notify: &Hook{Command: []string{"sh", "-c", "echo no mail >&2; exit 3"}}}
+	c = &Controller{Ledger: l2, Backend: &Local{Func: fn}, WorkDir: t.TempDir(), Hook: []string{"sh", "-c", "echo no mail >&2; exit 3"}}
 	sum, err := c.Run(ctx)
 	if !errors.Is(err, ErrHook) || sum.Completed != 1 || !strings.Contains(err.Error(), "no mail") {
 		t.Errorf("failing hook: %+v, %v", sum, err)

@@ -18,8 +18,9 @@ const (
 
 var kindNames = [...]string{String: "string", Int: "int", Float: "float", Bool: "bool"}
 
-// String returns "string", "int", "float" or "bool".
-func (k Kind) String() string {
+// name returns "string", "int", "float" or "bool": the column types of an
+// export's metadata.
+func (k Kind) name() string {
 	if int(k) >= 0 && int(k) < len(kindNames) {
 		return kindNames[k]
 	}

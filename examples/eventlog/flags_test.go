@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,11 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/crosscluster/crosscluster/eventlog"
+	"github.com/crosscluster/crosscluster/internal/exampletest"
 	"github.com/crosscluster/crosscluster/internal/pubdata"
 )
 
@@ -35,53 +34,31 @@ func TestFlags(t *testing.T) {
 	if err := os.WriteFile(log, []byte("000 (1.000.000) 03/05 10:00:00 Job submitted from host: <h>\n...\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		name string
-		args []string
-		want string // "" for accepted
-	}{
-		{"defaults", nil, ""},
-		{"logs", []string{"-logs", log, "-m", "60", "-j", "1", "-frame", "30s", "-tz", "Local"}, ""},
-		{"seedcompat", []string{"-seedcompat"}, ""},
-		{"negative m", []string{"-m", "-3"}, "-m -3"},
-		{"zero m", []string{"-m", "0"}, "-m 0"},
-		{"zero j", []string{"-j", "0"}, "-j 0"},
-		{"negative j", []string{"-j", "-2"}, "-j -2"},
-		{"zero frame", []string{"-frame", "0s"}, "-frame 0s"},
-		{"negative frame", []string{"-frame", "-1m"}, "-frame -1m0s"},
-		{"zero jobs", []string{"-jobs", "0"}, "-jobs 0"},
-		{"jobs with logs", []string{"-logs", log, "-jobs", "5"}, "-jobs sets the synthetic log"},
-		{"two framings", []string{"-seedcompat", "-forward"}, "choose one"},
-		{"bad zone", []string{"-tz", "Mars/Olympus"}, `-tz "Mars/Olympus"`},
-		{"missing log", []string{"-logs", filepath.Join(dir, "none.log")}, "-logs"},
-		{"directory as log", []string{"-logs", dir}, "not a regular file"},
-		{"empty out", []string{"-out", ""}, "-out is empty"},
-		{"stray argument", []string{"EventLog"}, `unexpected argument "EventLog"`},
-		{"stray argument after flags", []string{"-m", "5", "x"}, `unexpected argument "x"`},
-		{"not a number", []string{"-m", "ten"}, "invalid value"},
-		{"unknown flag", []string{"-n", "3"}, "not defined"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "out")
-			args := tt.args
-			if !strings.Contains(strings.Join(args, " "), "-out") {
-				args = append([]string{"-out", out}, args...)
-			}
-			_, err := parseFlags(args, io.Discard)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				return
-			}
-			if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("parseFlags(%q) = %v; want a usage error saying %q", tt.args, err, tt.want)
-			}
-			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("a refused command line left %s behind", out)
-			}
-		})
-	}
+	exampletest.Flags(t, []exampletest.Flag{
+		{Name: "defaults", Args: nil, Want: ""},
+		{Name: "logs", Args: []string{"-logs", log, "-m", "60", "-j", "1", "-frame", "30s", "-tz", "Local"}, Want: ""},
+		{Name: "seedcompat", Args: []string{"-seedcompat"}, Want: ""},
+		{Name: "negative m", Args: []string{"-m", "-3"}, Want: "-m -3"},
+		{Name: "zero m", Args: []string{"-m", "0"}, Want: "-m 0"},
+		{Name: "zero j", Args: []string{"-j", "0"}, Want: "-j 0"},
+		{Name: "negative j", Args: []string{"-j", "-2"}, Want: "-j -2"},
+		{Name: "zero frame", Args: []string{"-frame", "0s"}, Want: "-frame 0s"},
+		{Name: "negative frame", Args: []string{"-frame", "-1m"}, Want: "-frame -1m0s"},
+		{Name: "zero jobs", Args: []string{"-jobs", "0"}, Want: "-jobs 0"},
+		{Name: "jobs with logs", Args: []string{"-logs", log, "-jobs", "5"}, Want: "-jobs sets the synthetic log"},
+		{Name: "two framings", Args: []string{"-seedcompat", "-forward"}, Want: "choose one"},
+		{Name: "bad zone", Args: []string{"-tz", "Mars/Olympus"}, Want: `-tz "Mars/Olympus"`},
+		{Name: "missing log", Args: []string{"-logs", filepath.Join(dir, "none.log")}, Want: "-logs"},
+		{Name: "directory as log", Args: []string{"-logs", dir}, Want: "not a regular file"},
+		{Name: "empty out", Args: []string{"-out", ""}, Want: "-out is empty"},
+		{Name: "stray argument", Args: []string{"EventLog"}, Want: `unexpected argument "EventLog"`},
+		{Name: "stray argument after flags", Args: []string{"-m", "5", "x"}, Want: `unexpected argument "x"`},
+		{Name: "not a number", Args: []string{"-m", "ten"}, Want: "invalid value"},
+		{Name: "unknown flag", Args: []string{"-n", "3"}, Want: "not defined"},
+	}, errUsage, func(args []string) error {
+		_, err := parseFlags(args, io.Discard)
+		return err
+	})
 }
 
 // TestNotAnEventLog: a CSV file or an empty file is refused as not an
@@ -177,31 +154,9 @@ func TestInterrupt(t *testing.T) {
 	out := t.TempDir()
 	cmd := exec.Command(exe, "-out", out, "-jobs", "5000000")
 	cmd.Env = append(os.Environ(), "EVENTLOG_TEST_MAIN=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "writing a synthetic") {
-			break
-		}
-	}
-	time.Sleep(200 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGINT)
-	go io.Copy(io.Discard, stdout)
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
-	}
-	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "interrupted") {
-		t.Errorf("stderr should be one line saying it was interrupted:\n%s", stderr.String())
+	stderr := exampletest.InterruptAtLine(t, cmd, "writing a synthetic", 200*time.Millisecond)
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "interrupted") {
+		t.Errorf("stderr should be one line saying it was interrupted:\n%s", stderr)
 	}
 	left, _ := os.ReadDir(out)
 	for _, e := range left {

@@ -413,7 +413,7 @@ func runSearch(ctx context.Context, o options, cfg lstm.Config, ds *dataset, w i
 		// run lost with an interrupted or crashed invocation is worth
 		// another attempt. Runs in flight at an interrupt stay "running" in
 		// the ledger; the next invocation finds them lost and retries them.
-		Retry: sweep.RetryPolicy{Budget: map[sweep.Class]int{sweep.ClassInfrastructure: 5}},
+		Retry: map[sweep.Class]int{sweep.ClassInfrastructure: 5},
 	}
 	start := time.Now()
 	sum, err := c.Run(ctx)

@@ -476,7 +476,7 @@ func runSweep(ctx context.Context, cfg config, stdout io.Writer, enqueued *bool)
 		return 0, err
 	}
 	if cfg.dry {
-		return 0, spec.DryRun(stdout)
+		return 0, dryRun(stdout, spec)
 	}
 	pts, err := spec.Expand()
 	if err != nil {
@@ -579,7 +579,7 @@ func runSweep(ctx context.Context, cfg config, stdout io.Writer, enqueued *bool)
 			cfg.ledger, st.Counts[sweep.Completed], st.Counts[sweep.Failed], st.Counts[sweep.Pruned], st.Counts[sweep.Queued], st.Counts[sweep.Running], added)
 	}
 	if cfg.notify != "" {
-		c.Notify = &sweep.Hook{Command: []string{"sh", "-c", cfg.notify}}
+		c.Hook = []string{"sh", "-c", cfg.notify}
 	}
 	prog := &progress{w: io.Discard}
 	if cfg.progress != nil {
@@ -641,7 +641,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	for _, p := range skipped {
 		fmt.Fprintf(stdout, "archive: skipped run %s (%s): %s\n", p.Slug, p.RunID, p.Err)
 	}
-	comp, err := l.CheckCompleteness(ctx, work, slices.Values(pts))
+	comp, complete, err := l.CheckCompleteness(ctx, work, slices.Values(pts))
 	if err != nil {
 		return 0, err
 	}
@@ -719,7 +719,7 @@ func report(ctx context.Context, cfg config, l *sweep.Ledger, spec *sweep.Spec, 
 	default:
 		fmt.Fprintln(stdout, "plot:", png)
 	}
-	if !comp.Done() || nFailed > 0 {
+	if !complete || nFailed > 0 {
 		fmt.Fprintf(stdout, "losssweep: sweep incomplete: %s\n", comp)
 		return 1, nil
 	}
@@ -941,4 +941,21 @@ func writeAtomic(path string, b []byte) error {
 		return err
 	}
 	return nil
+}
+
+// dryRun writes one line per point of spec (index, id, slug) and a total.
+func dryRun(w io.Writer, spec *sweep.Spec) error {
+	pts, n, err := spec.Points()
+	if err != nil {
+		return err
+	}
+	i := 0
+	for p := range pts {
+		if _, err := fmt.Fprintf(w, "%4d  %s  %s\n", i, p.ID, p.Slug); err != nil {
+			return err
+		}
+		i++
+	}
+	_, err = fmt.Fprintf(w, "%d runs\n", n)
+	return err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -12,11 +11,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/crosscluster/crosscluster/divergence"
+	"github.com/crosscluster/crosscluster/internal/exampletest"
 )
 
 // TestFlags: every flag is checked before anything is done; a refused
@@ -28,55 +27,36 @@ func TestFlags(t *testing.T) {
 	if err := os.WriteFile(hosts, []byte("hosts:\n  - {name: a, repo: r, command: c}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		name string
-		args []string
-		want string // "" for accepted
-	}{
-		{"defaults", nil, ""},
-		{"Linf and no tolerance", []string{"-norm", "Linf", "-tol", "-1"}, ""},
-		{"allclose", []string{"-rtol", "1e-5", "-atol", "1e-9"}, ""},
-		{"registry", []string{"-hosts", hosts, "-no-sync"}, ""},
-		{"negative steps", []string{"-steps", "-5"}, "-steps -5"},
-		{"zero steps", []string{"-steps", "0"}, "-steps 0"},
-		{"unknown norm", []string{"-norm", "L1"}, `-norm "L1"`},
-		{"NaN tolerance", []string{"-tol", "NaN"}, "-tol NaN"},
-		{"infinite tolerance", []string{"-tol", "+Inf"}, "-tol +Inf"},
-		{"negative rtol", []string{"-rtol", "-1"}, "-rtol -1"},
-		{"infinite atol", []string{"-atol", "Inf"}, "-atol +Inf"},
-		{"zero budget", []string{"-budget", "0s"}, "-budget 0s"},
-		{"bad stem", []string{"-stem", "a b"}, `-stem "a b"`},
-		{"empty out", []string{"-out", ""}, "-out is empty"},
-		{"stray argument", []string{"extra"}, `unexpected argument "extra"`},
-		{"stray argument after flags", []string{"-tol", "1", "x.npz"}, `unexpected argument "x.npz"`},
-		{"sync and no-sync", []string{"-no-sync", "-sync", dir}, "-no-sync with -sync"},
-		{"allow-dirty without sync", []string{"-no-sync", "-allow-dirty"}, "-no-sync with -sync or -allow-dirty"},
-		{"missing registry", []string{"-hosts", filepath.Join(dir, "none.yaml")}, "-hosts"},
-		{"steps with registry", []string{"-hosts", hosts, "-steps", "100"}, "-steps sets the local boxes"},
-		{"sync not a directory", []string{"-sync", filepath.Join(dir, "none")}, "-sync"},
-		{"box variant out of range", []string{"-box-variant", "3", "-box-out", "x.npz"}, "-box-variant 3"},
-		{"box without output", []string{"-box-variant", "1"}, "-box-variant 1"},
-		{"not a number", []string{"-steps", "many"}, "invalid value"},
-		{"unknown flag", []string{"-poll", "1s"}, "not defined"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "out")
-			args := append([]string{"-out", out}, tt.args...)
-			_, _, err := parseFlags(args, io.Discard)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				return
-			}
-			if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("parseFlags(%q) = %v; want a usage error saying %q", tt.args, err, tt.want)
-			}
-			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("a refused command line left %s behind", out)
-			}
-		})
-	}
+	exampletest.Flags(t, []exampletest.Flag{
+		{Name: "defaults", Args: nil, Want: ""},
+		{Name: "Linf and no tolerance", Args: []string{"-norm", "Linf", "-tol", "-1"}, Want: ""},
+		{Name: "allclose", Args: []string{"-rtol", "1e-5", "-atol", "1e-9"}, Want: ""},
+		{Name: "registry", Args: []string{"-hosts", hosts, "-no-sync"}, Want: ""},
+		{Name: "negative steps", Args: []string{"-steps", "-5"}, Want: "-steps -5"},
+		{Name: "zero steps", Args: []string{"-steps", "0"}, Want: "-steps 0"},
+		{Name: "unknown norm", Args: []string{"-norm", "L1"}, Want: `-norm "L1"`},
+		{Name: "NaN tolerance", Args: []string{"-tol", "NaN"}, Want: "-tol NaN"},
+		{Name: "infinite tolerance", Args: []string{"-tol", "+Inf"}, Want: "-tol +Inf"},
+		{Name: "negative rtol", Args: []string{"-rtol", "-1"}, Want: "-rtol -1"},
+		{Name: "infinite atol", Args: []string{"-atol", "Inf"}, Want: "-atol +Inf"},
+		{Name: "zero budget", Args: []string{"-budget", "0s"}, Want: "-budget 0s"},
+		{Name: "bad stem", Args: []string{"-stem", "a b"}, Want: `-stem "a b"`},
+		{Name: "empty out", Args: []string{"-out", ""}, Want: "-out is empty"},
+		{Name: "stray argument", Args: []string{"extra"}, Want: `unexpected argument "extra"`},
+		{Name: "stray argument after flags", Args: []string{"-tol", "1", "x.npz"}, Want: `unexpected argument "x.npz"`},
+		{Name: "sync and no-sync", Args: []string{"-no-sync", "-sync", dir}, Want: "-no-sync with -sync"},
+		{Name: "allow-dirty without sync", Args: []string{"-no-sync", "-allow-dirty"}, Want: "-no-sync with -sync or -allow-dirty"},
+		{Name: "missing registry", Args: []string{"-hosts", filepath.Join(dir, "none.yaml")}, Want: "-hosts"},
+		{Name: "steps with registry", Args: []string{"-hosts", hosts, "-steps", "100"}, Want: "-steps sets the local boxes"},
+		{Name: "sync not a directory", Args: []string{"-sync", filepath.Join(dir, "none")}, Want: "-sync"},
+		{Name: "box variant out of range", Args: []string{"-box-variant", "3", "-box-out", "x.npz"}, Want: "-box-variant 3"},
+		{Name: "box without output", Args: []string{"-box-variant", "1"}, Want: "-box-variant 1"},
+		{Name: "not a number", Args: []string{"-steps", "many"}, Want: "invalid value"},
+		{Name: "unknown flag", Args: []string{"-poll", "1s"}, Want: "not defined"},
+	}, errUsage, func(args []string) error {
+		_, _, err := parseFlags(args, io.Discard)
+		return err
+	})
 }
 
 // TestPlotsEveryKey: every key is tabulated and plotted, failing keys
@@ -168,31 +148,9 @@ func TestInterrupt(t *testing.T) {
 	out := t.TempDir()
 	cmd := exec.Command(exe, "-out", out, "-hosts", hosts, "-no-sync", "-budget", "1m")
 	cmd.Env = append(os.Environ(), "TOLERANCE_TEST_MAIN=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "replicating") {
-			break
-		}
-	}
-	time.Sleep(300 * time.Millisecond) // the boxes are running
-	cmd.Process.Signal(syscall.SIGINT)
-	go io.Copy(io.Discard, stdout)
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-		t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
-	}
+	stderr := exampletest.InterruptAtLine(t, cmd, "replicating", 300*time.Millisecond) // the boxes are running
 	var last string
-	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
 		if !strings.Contains(l, ": launched ") && !strings.Contains(l, ": at ") { // progress lines
 			last += l + "\n"
 		}

@@ -6,22 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/crosscluster/crosscluster/internal/exampletest"
 )
 
 // build compiles the tour into a temporary directory.
-func build(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tour")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+func build(t *testing.T) string { return exampletest.Build(t, "tour") }
 
 func exitCode(err error) int {
 	var ee *exec.ExitError
@@ -82,42 +74,17 @@ func TestRefusals(t *testing.T) {
 // TestInterrupt: SIGINT while the tour compiles exits 130 with one line on
 // stderr and leaves no build directory behind.
 func TestInterrupt(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGINT to send on Windows")
-	}
 	bin := build(t)
 	tmp := t.TempDir()
 	cmd := exec.Command(bin, "-only", "overlap", "-out", filepath.Join(t.TempDir(), "out"))
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	buildDirs := filepath.Join(tmp, "crosscluster-tour-*")
+	stderr := exampletest.InterruptAtFile(t, cmd, buildDirs)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "tour: interrupted") || strings.Count(stderr, "tour:") != 1 {
+		t.Errorf("stderr after SIGINT, want one line \"tour: interrupted ...\":\n%s", stderr)
 	}
-	buildDirs := func() []string {
-		m, _ := filepath.Glob(filepath.Join(tmp, "crosscluster-tour-*"))
-		return m
-	}
-	deadline := time.Now().Add(time.Minute)
-	for len(buildDirs()) == 0 {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the tour made no build directory within a minute")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	if code := exitCode(err); code != 130 {
-		t.Fatalf("exit %d after SIGINT, want 130; stderr:\n%s", code, stderr.String())
-	}
-	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "tour: interrupted") || strings.Count(stderr.String(), "tour:") != 1 {
-		t.Errorf("stderr after SIGINT, want one line \"tour: interrupted ...\":\n%s", stderr.String())
-	}
-	if left := buildDirs(); len(left) > 0 {
+	if left, _ := filepath.Glob(buildDirs); len(left) > 0 {
 		t.Errorf("build directory left behind: %v", left)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crosscluster/crosscluster/internal/lastline"
 	"github.com/crosscluster/crosscluster/sweep/condor"
 )
 
@@ -558,7 +559,7 @@ func (r *dagRun) runPost(ctx context.Context, n condor.Node, retry, jobCode int,
 		code = ee.ExitCode()
 	}
 	why := "POST script exit " + strconv.Itoa(code)
-	if msg := lastLine(string(out)); msg != "" {
+	if msg := lastline.Of(string(out)); msg != "" {
 		why += ": " + msg
 	} else if jobWhy != "" {
 		why += " (job: " + jobWhy + ")"
@@ -1007,19 +1008,6 @@ func atoiOK(s string) (int, bool) {
 
 // condorMacro is a submit macro's or DAG variable's name.
 var condorMacro = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// lastLine is the last line of s, at most 300 bytes of it.
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n")
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	const maxLen = 300
-	if len(s) > maxLen {
-		s = s[:maxLen]
-	}
-	return s
-}
 
 // writeRescue writes a rescue file through a temporary file and a rename,
 // so a reader never sees half of one.

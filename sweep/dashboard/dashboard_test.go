@@ -72,7 +72,7 @@ func liveSweep(t *testing.T) (*sweep.Ledger, func(), func() error) {
 		return &sweep.Result{Metrics: map[string]float64{"val_loss": final}}, nil
 	}
 	c := &sweep.Controller{Ledger: l, Backend: &sweep.Local{Func: work}, WorkDir: filepath.Join(dir, "work"),
-		Parallel: 6, PollInterval: 20 * time.Millisecond, Retry: sweep.RetryPolicy{Budget: map[sweep.Class]int{sweep.ClassUnknown: 0, sweep.ClassDivergence: 0}}}
+		Parallel: 6, PollInterval: 20 * time.Millisecond, Retry: map[sweep.Class]int{sweep.ClassUnknown: 0, sweep.ClassDivergence: 0}}
 	done := make(chan error, 1)
 	go func() { _, err := c.Run(ctx); done <- err }()
 	ro, err := sweep.OpenLedgerReadOnly(path)

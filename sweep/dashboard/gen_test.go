@@ -67,7 +67,7 @@ samples: {count: %d, seed: 1, params: [{key: lr, log_uniform: [0.0001, 1]}, {key
 		return &sweep.Result{Metrics: map[string]float64{"val_loss": v}}, nil
 	}
 	c := &sweep.Controller{Ledger: l, Backend: &sweep.Local{Func: work}, WorkDir: filepath.Join(dir, "work"), Parallel: 64, PollInterval: time.Millisecond,
-		Retry: sweep.RetryPolicy{Budget: map[sweep.Class]int{sweep.ClassUnknown: 0, sweep.ClassDivergence: 0}}}
+		Retry: map[sweep.Class]int{sweep.ClassUnknown: 0, sweep.ClassDivergence: 0}}
 	if _, err := c.Run(ctx); err != nil {
 		tb.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func failedSweep(t *testing.T) (*sweep.Ledger, string, []sweep.Run) {
 		return nil, os.ErrInvalid
 	}
 	c := &sweep.Controller{Ledger: l, Backend: &sweep.Local{Func: fn}, WorkDir: work, Parallel: 4, PollInterval: 5 * time.Millisecond,
-		Retry: sweep.RetryPolicy{Budget: map[sweep.Class]int{sweep.ClassUnknown: 0}}}
+		Retry: map[sweep.Class]int{sweep.ClassUnknown: 0}}
 	if _, err := c.Run(ctx); err != nil {
 		t.Fatal(err)
 	}

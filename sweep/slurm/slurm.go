@@ -35,18 +35,12 @@ type Backend struct {
 	Dir string
 	// Name prefixes the job names; empty means "sweep".
 	Name string
-	// Partition and TimeLimit (sbatch --time) are passed to sbatch when
-	// non-empty and the task's Resources set none.
-	Partition, TimeLimit string
 	// MaxParallel is the array throttle P; ≤ 0 means no throttle.
 	MaxParallel int
 	// SignalBefore, when positive, asks Slurm to send SIGTERM to the batch
 	// shell (the worker, which is exec'd) this long before the time limit
 	// (sbatch --signal=B:TERM@seconds), so workers can checkpoint.
 	SignalBefore time.Duration
-	// Requeue passes --requeue so Slurm requeues tasks after node failure
-	// or preemption.
-	Requeue bool
 	// JobCompLog is the job-completion log; empty means
 	// defaultJobCompLog.
 	JobCompLog string
@@ -140,17 +134,14 @@ func (s *Backend) sbatchArgs(jobName string, n int, res sweep.Resources, script 
 	// directory's own are written "%%".
 	out := strings.ReplaceAll(filepath.Join(s.Dir, jobName), "%", "%%") + "_%a.out"
 	args := []string{"--parsable", "--array=" + arr, "--job-name=" + jobName, "--output=" + out}
-	if p := cmp.Or(res.Partition, s.Partition); p != "" {
-		args = append(args, "--partition="+p)
+	if res.Partition != "" {
+		args = append(args, "--partition="+res.Partition)
 	}
 	if res.Account != "" {
 		args = append(args, "--account="+res.Account)
 	}
-	switch {
-	case res.Time > 0:
+	if res.Time > 0 {
 		args = append(args, "--time="+slurmTime(res.Time))
-	case s.TimeLimit != "":
-		args = append(args, "--time="+s.TimeLimit)
 	}
 	if res.CPUs > 0 {
 		args = append(args, "--cpus-per-task="+strconv.Itoa(res.CPUs))
@@ -163,9 +154,6 @@ func (s *Backend) sbatchArgs(jobName string, n int, res sweep.Resources, script 
 	}
 	if s.SignalBefore > 0 {
 		args = append(args, fmt.Sprintf("--signal=B:TERM@%d", int(s.SignalBefore.Seconds())))
-	}
-	if s.Requeue {
-		args = append(args, "--requeue")
 	}
 	return append(args, script)
 }
@@ -359,11 +347,11 @@ func (s *Backend) Poll(ctx context.Context, tasks []sweep.Task) ([]sweep.TaskSta
 			}
 		}
 		if !ok {
-			out[i].Phase = sweep.PhaseLost
+			out[i].State = "" // lost: Slurm has no trace of it
 			continue
 		}
 		out[i] = slurmStatus(st)
-		if out[i].Phase == sweep.PhaseRunning {
+		if out[i].State == sweep.Running {
 			out[i].Heartbeat = heartbeatOf(t.Dir)
 		}
 	}
@@ -381,13 +369,13 @@ func isFinal(state string) bool {
 func slurmStatus(st slurmState) sweep.TaskStatus {
 	switch st.state {
 	case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD":
-		return sweep.TaskStatus{Phase: sweep.PhasePending, SchedState: st.state}
+		return sweep.TaskStatus{State: sweep.Queued, SchedState: st.state}
 	case "RUNNING", "COMPLETING", "SUSPENDED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED":
-		return sweep.TaskStatus{Phase: sweep.PhaseRunning, SchedState: st.state}
+		return sweep.TaskStatus{State: sweep.Running, SchedState: st.state}
 	case "COMPLETED":
-		return sweep.TaskStatus{Phase: sweep.PhaseDone, SchedState: st.state}
+		return sweep.TaskStatus{State: sweep.Completed, SchedState: st.state}
 	}
-	return sweep.TaskStatus{Phase: sweep.PhaseFailed, SchedState: st.state, Exit: st.exit}
+	return sweep.TaskStatus{State: sweep.Failed, SchedState: st.state, Exit: st.exit}
 }
 
 // jobComp reads the completion log, or sacct when there is none.

@@ -34,16 +34,16 @@ garbage`
 }
 
 func TestBatchScript(t *testing.T) {
-	s := &Backend{Command: []string{"w"}, Dir: "/d", MaxParallel: 4, TimeLimit: "10", Partition: "p", SignalBefore: time.Minute, Requeue: true}
+	s := &Backend{Command: []string{"w"}, Dir: "/d", MaxParallel: 4, SignalBefore: time.Minute}
 	got := strings.Join(s.sbatchArgs("n", 216, sweep.Resources{}, "/d/n.sh"), " ")
-	want := "--parsable --array=0-215%4 --job-name=n --output=/d/n_%a.out --partition=p --time=10 --signal=B:TERM@60 --requeue /d/n.sh"
+	want := "--parsable --array=0-215%4 --job-name=n --output=/d/n_%a.out --signal=B:TERM@60 /d/n.sh"
 	if got != want {
 		t.Errorf("sbatch args\n got %s\nwant %s", got, want)
 	}
-	// A variant's resources override the backend's defaults.
+	// A task's resources become sbatch options.
 	res := sweep.Resources{CPUs: 4, GPUs: 2, MemoryMB: 8192, Time: 36*time.Hour + 90*time.Second, Partition: "gpu", Account: "proj1"}
 	got = strings.Join(s.sbatchArgs("n", 2, res, "/d/n.sh"), " ")
-	want = "--parsable --array=0-1%4 --job-name=n --output=/d/n_%a.out --partition=gpu --account=proj1 --time=1-12:01:30 --cpus-per-task=4 --mem=8192M --gres=gpu:2 --signal=B:TERM@60 --requeue /d/n.sh"
+	want = "--parsable --array=0-1%4 --job-name=n --output=/d/n_%a.out --partition=gpu --account=proj1 --time=1-12:01:30 --cpus-per-task=4 --mem=8192M --gres=gpu:2 --signal=B:TERM@60 /d/n.sh"
 	if got != want {
 		t.Errorf("sbatch args with resources\n got %s\nwant %s", got, want)
 	}

@@ -510,7 +510,7 @@ func Gather(ctx context.Context, specPath, indexPath, root, bestDir, out string,
 	// No retry by the controller: the runs that had more attempts on the
 	// DAG are requeued until their ledger attempt is the DAG's.
 	c := &sweep.Controller{Ledger: l, Backend: &sweep.Local{Func: importRun}, WorkDir: work, Parallel: 4,
-		Retry: sweep.RetryPolicy{Budget: map[sweep.Class]int{}}}
+		Retry: map[sweep.Class]int{}}
 	for {
 		if _, err := c.Run(ctx); err != nil {
 			return fmt.Errorf("heldjobs: %w", err)

@@ -69,11 +69,11 @@ type Outcome struct {
 // retryPolicy gives every failure class the spec's budget, except a
 // diverged run (NaN loss), which fails the same way every time from the
 // same seed.
-func retryPolicy(n int) sweep.RetryPolicy {
-	return sweep.RetryPolicy{Budget: map[sweep.Class]int{
+func retryPolicy(n int) map[sweep.Class]int {
+	return map[sweep.Class]int{
 		sweep.ClassOOM: n, sweep.ClassTimeout: n, sweep.ClassInfrastructure: n, sweep.ClassCorrupt: n,
 		sweep.ClassUnknown: n, sweep.ClassDivergence: 0,
-	}}
+	}
 }
 
 // Run runs the search; see Search.

@@ -45,7 +45,7 @@ func roundtripDataset(t *testing.T) *sweep.Dataset {
 	var runs []sweep.Run
 	results := map[string]*sweep.Result{}
 	for i, p := range pts {
-		runs = append(runs, sweep.Run{ID: p.ID, Slug: p.Slug, Variant: p.Variant, State: sweep.Completed, Attempt: 1, Config: p.Params})
+		runs = append(runs, sweep.Run{ID: p.ID, Slug: p.Slug, Variant: p.Params["variant"].Lit, State: sweep.Completed, Attempt: 1, Config: p.Params})
 		var st, v []float64
 		for k := 1; k <= 40; k++ {
 			e := float64(k) / 4
