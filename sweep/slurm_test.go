@@ -28,8 +28,10 @@ func needSlurm(t *testing.T) {
 }
 
 // slurmTimeout bounds a Slurm test; scheduling on the one-node cluster adds
-// about a second per array task wave.
-const slurmTimeout = 90 * time.Second
+// about a second per array task wave, and the Slurm tests run in parallel
+// (CI lets all of them run at once), so a test's jobs may queue behind the
+// kill loops' and the time-limit test's on the node's two CPUs.
+const slurmTimeout = 5 * time.Minute
 
 // SlurmOptions are the settings of a Slurm test's backend.
 type SlurmOptions struct {
