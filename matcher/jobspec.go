@@ -1,6 +1,7 @@
 package matcher
 
 import (
+	"errors"
 	"io"
 	"slices"
 	"strconv"
@@ -64,8 +65,13 @@ func readJobspec(r io.Reader, file string) (Job, error) {
 	if err != nil {
 		// rainbow's own reader loads much that this one refuses (a
 		// requires entry without a field, an unknown key); what it would
-		// read is kept for the Rainbow rules, and only for them.
-		if rb, ok := readRainbowSpec(top); ok {
+		// read is kept for the Rainbow rules, and only for them. A
+		// document whose aliases expand too far is refused under every
+		// rule, as rainbow's YAML reader refuses excessive aliasing.
+		if errors.Is(err, ErrTooComplex) {
+			return Job{}, err
+		}
+		if rb, ok := readRainbowSpec(top, w.Limit()); ok {
 			j := Job{rainbow: rb}
 			if n := walk.Deref(walk.Get(top, "name")); n != nil && n.Kind == yaml.ScalarNode {
 				j.Name = n.Value
@@ -137,7 +143,7 @@ func (w jwalker) job(top [][2]*yaml.Node) (Job, error) {
 			return Job{}, err
 		}
 	}
-	if rb, ok := readRainbowSpec(top); ok {
+	if rb, ok := readRainbowSpec(top, w.Limit()); ok {
 		j.rainbow = rb
 	}
 	// A requirement reached twice (an aliased resource) counts once.

@@ -127,8 +127,10 @@ func rbInt(n *yaml.Node) (int32, bool) {
 }
 
 // readRainbowSpec reads the resource groups of a nextgen v1 jobspec as
-// rainbow's reader does; ok is false for a document it would not load.
-func readRainbowSpec(top [][2]*yaml.Node) (*rbSpec, bool) {
+// rainbow's reader does; ok is false for a document it would not load or
+// whose aliases expand to more than budget resources and requires entries
+// (the walker's limit for the document, walk.YAML.Limit).
+func readRainbowSpec(top [][2]*yaml.Node, budget int) (*rbSpec, bool) {
 	res := walk.Deref(walk.Get(top, "resources"))
 	s := &rbSpec{}
 	if res == nil {
@@ -137,7 +139,6 @@ func readRainbowSpec(top [][2]*yaml.Node) (*rbSpec, bool) {
 	if res.Kind != yaml.MappingNode {
 		return nil, false
 	}
-	budget := maxRainbowNodes
 	for i := 0; i+1 < len(res.Content); i += 2 {
 		r, ok := readRainbowResource(res.Content[i+1], 0, &budget)
 		if !ok {
@@ -152,11 +153,6 @@ func readRainbowSpec(top [][2]*yaml.Node) (*rbSpec, bool) {
 	}
 	return s, true
 }
-
-// maxRainbowNodes bounds the resources and requires entries one jobspec
-// expands to through aliases (the reader's own walk, which charges its
-// alias budget, may have stopped early with an error).
-const maxRainbowNodes = 1 << 20
 
 func readRainbowResource(n *yaml.Node, depth int, budget *int) (rbResource, bool) {
 	var r rbResource

@@ -341,3 +341,30 @@ func oneNodeCluster(t *testing.T) Cluster {
 	}
 	return c
 }
+
+// TestRainbowModeAliasBomb: a jobspec whose aliases expand too far matches
+// nothing under the Rainbow rules either, whether the reader's walk met the
+// expansion itself or stopped first at another fault (an unknown key): the
+// reading as rainbow reads is held to the same limit.
+func TestRainbowModeAliasBomb(t *testing.T) {
+	bomb := strings.Replace(aliasBomb(), "resources:\n  - *a10\n", "resources:\n  job: *a10\n", 1)
+	c, err := ReadCluster(strings.NewReader(oneNodeGraph(t)), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{
+		"bomb":                bomb,
+		"unknown key first":   strings.Replace(bomb, "version: 1\n", "version: 1\nzzz: 1\n", 1),
+		"incomplete requires": strings.Replace(bomb, "{type: core, count: 1}", "{type: core, count: 1, requires: [{name: io, match: x}]}", 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			j, err := ReadJobspec(strings.NewReader(doc), "bomb.yaml")
+			if err == nil {
+				t.Fatal("the bomb was read")
+			}
+			if got := (Rules{Rainbow: true}).Match(&j, &c); got.Verdict != Never {
+				t.Errorf("Rainbow mode: %v, want Never (%v)", got.Verdict, err)
+			}
+		})
+	}
+}

@@ -37,6 +37,12 @@ func (w YAML) spend(at *yaml.Node, path string, n int) error {
 	return nil
 }
 
+// Limit returns the number of node visits the document parsed last may
+// cost a walk, aliases followed (MaxExpansion times its own nodes, at least
+// a minimum): a second reading of the same document, such as the matcher's
+// reading as rainbow reads, is held to it too.
+func (w YAML) Limit() int { return w.budget.limit }
+
 // countNodes counts the nodes of a document without following aliases.
 func countNodes(n *yaml.Node) int {
 	if n == nil {
