@@ -305,8 +305,12 @@ func readSubsystem(r io.Reader, file, name string) (Subsystem, error) {
 // cluster → rack0 → node i → socket i → cores, with Nodes nodes and
 // Cores/Nodes cores per node (at least one node, and one core per node when
 // Cores is zero). Vertex ids are decimal, as rainbow's generator made them;
-// c.VertexTypes is not consulted (the layout defines the vertices).
+// c.VertexTypes is not consulted (the layout defines the vertices). A
+// Cluster ReadCluster returned with an error is refused (ErrSchema).
 func WriteCluster(w io.Writer, c *Cluster) error {
+	if c.unread {
+		return fmt.Errorf("matcher: cluster %q: %w: it was read with an error and cannot be written", c.Name, ErrSchema)
+	}
 	nodes := max(c.Nodes, 1)
 	per := max(1, c.Cores/nodes)
 	type md = map[string]any

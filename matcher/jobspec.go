@@ -2,6 +2,7 @@ package matcher
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -439,8 +440,13 @@ func (w jwalker) params(m [][2]*yaml.Node, path string) error {
 // one nested under another resource type has no place in this form and is
 // skipped. Nodes of zero is written as one node; Cores that do not divide
 // among the nodes are rounded down (at least one core per node).
-// ReadJobspec reads what WriteJobspec writes back to the same Job.
+// ReadJobspec reads what WriteJobspec writes back to the same Job. A Job
+// ReadJobspec returned with an error is refused (ErrSchema): writing it
+// would turn a refused document into an accepted one.
 func WriteJobspec(w io.Writer, j *Job) error {
+	if j.unread {
+		return fmt.Errorf("matcher: job %q: %w: it was read with an error and cannot be written", j.Name, ErrSchema)
+	}
 	type item = map[string]any
 	nodes := max(j.Nodes, 1)
 	node := item{"type": "node", "replicas": nodes}

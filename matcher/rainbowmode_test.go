@@ -3,6 +3,7 @@ package matcher
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -366,5 +367,25 @@ func TestRainbowModeAliasBomb(t *testing.T) {
 				t.Errorf("Rainbow mode: %v, want Never (%v)", got.Verdict, err)
 			}
 		})
+	}
+}
+
+// TestWriteRefusesUnread: a Job or Cluster returned with a reading error
+// cannot be written back as a valid document.
+func TestWriteRefusesUnread(t *testing.T) {
+	j, err := ReadJobspec(strings.NewReader("version: 1\nresources:\n  job:\n    type: node\n    replicas: 1\n    requires:\n    - {name: io, match: shm}\n"), "j.yaml")
+	if err == nil {
+		t.Fatal("an entry without a field was read")
+	}
+	if err := WriteJobspec(io.Discard, &j); !errors.Is(err, ErrSchema) {
+		t.Errorf("WriteJobspec of a refused job: %v, want ErrSchema", err)
+	}
+	graph := strings.Replace(oneNodeGraph(t), `"edges": [`, `"edges": [{"source": "0", "target": "98", "relation": "contains"},`, 1)
+	c, err := ReadCluster(strings.NewReader(graph), "c")
+	if err == nil {
+		t.Fatal("a dangling contains edge was read")
+	}
+	if err := WriteCluster(io.Discard, &c); !errors.Is(err, ErrSchema) {
+		t.Errorf("WriteCluster of a refused cluster: %v, want ErrSchema", err)
 	}
 }
