@@ -50,6 +50,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -250,12 +251,25 @@ func (o options) check() error {
 		{"-backend", !slices.Contains([]string{"local", "process", "slurm", "condor", "condor-local"}, o.backend), "local, process, slurm, condor or condor-local"},
 		{"-logs", o.model != "" && o.logs == "", "the event logs whose held jobs -model decides"},
 		{"-dashboard", o.dashboard != "" && (o.spec == "" || strings.HasPrefix(o.backend, "condor")), "-spec with -backend local, process or slurm (the DAG runs without a controller to watch)"},
+		{"-dashboard", o.dashboard != "" && !listenAddr(o.dashboard), "an address such as :8080 or 127.0.0.1:8080"},
 	} {
 		if c.bad {
 			return fmt.Errorf("flag %s: want %s", c.name, c.want)
 		}
 	}
 	return nil
+}
+
+// listenAddr says whether addr is host:port with a port in 1..65535 (a bare
+// :port listens on 127.0.0.1), so that a bad -dashboard is refused before
+// any work rather than when the search starts to serve.
+func listenAddr(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // errorLine is err for the terminal with the command's name once: the
