@@ -99,9 +99,6 @@ func runSpec(ctx context.Context, o options, stdout io.Writer) error {
 		return err
 	}
 	if o.backend == "condor" || o.backend == "condor-local" {
-		if spec.Prune.Rule != "" {
-			return specError{o.spec, &heldjobs.SpecError{Key: "prune", Err: fmt.Errorf("%w: the DAG runs every point to its end; prune on -backend local, process or slurm", heldjobs.ErrSpec)}}
-		}
 		return runCondor(ctx, o, spec, exe, out, stdout)
 	}
 	s := &heldjobs.Search{Spec: spec, Out: out, Parallel: o.workers, Progress: stdout, Dashboard: o.dashboard}
@@ -144,6 +141,9 @@ func runSpec(ctx context.Context, o options, stdout io.Writer) error {
 func runCondor(ctx context.Context, o options, spec *heldjobs.Spec, exe, out string, stdout io.Writer) error {
 	c := &heldjobs.Condor{Spec: spec, Dir: filepath.Join(out, "condor"), Executable: exe, AllowDynamic: o.backend == "condor-local"}
 	files, err := c.Write()
+	if se := (*heldjobs.SpecError)(nil); errors.As(err, &se) {
+		return specError{o.spec, err}
+	}
 	if err != nil {
 		return err
 	}

@@ -130,6 +130,9 @@ func (c *Condor) Write() (*CondorFiles, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if spec.Prune.Rule != "" {
+		return nil, &SpecError{Key: "prune", Err: fmt.Errorf("%w: the DAG runs every point to its end; prune on -backend local, process or slurm", ErrSpec)}
+	}
 	pool := spec.Condor.withDefaults()
 	dir, err := filepath.Abs(c.Dir)
 	if err != nil {
