@@ -609,7 +609,7 @@ var submitCommands = map[string]bool{
 	"request_cpus": false, "request_memory": false, "request_disk": false, "request_gpus": false,
 	"requirements": false, "rank": false, "container_image": false, "accounting_group": false,
 	"accounting_group_user": false, "retry_request_memory": false, "retry_request_memory_increase": false, "retry_request_memory_max": false,
-	"allowed_job_duration": true, "allowed_execute_duration": false, "periodic_remove": false,
+	"allowed_job_duration": true, "allowed_execute_duration": false, "periodic_remove": true,
 	"periodic_hold": false, "periodic_release": false, "on_exit_hold": false, "on_exit_remove": false,
 	"priority": false, "batch_name": false, "notification": false, "notify_user": false,
 	"job_max_vacate_time": false, "concurrency_limits": false, "max_transfer_input_mb": false,
@@ -748,8 +748,11 @@ func (ps *parsedSubmit) expand(macros map[string]string) (*condor.Submit, jobExt
 	if d := get("allowed_job_duration"); d != "" {
 		v, err := choice(d, macros)
 		n, ok := atoiOK(v)
-		if err != nil || !ok || n <= 0 {
-			return nil, jx, fmt.Errorf("dagman: %w: %s: allowed_job_duration %q is not a positive number of seconds (%v)", condor.ErrInvalid, ps.path, d, err)
+		if err != nil {
+			return nil, jx, fmt.Errorf("dagman: %w: %s: allowed_job_duration %q: %v", condor.ErrInvalid, ps.path, d, err)
+		}
+		if !ok || n <= 0 {
+			return nil, jx, fmt.Errorf("dagman: %w: %s: allowed_job_duration %q is not a positive number of seconds", condor.ErrInvalid, ps.path, d)
 		}
 		jx.limit = time.Duration(n) * time.Second
 	}
