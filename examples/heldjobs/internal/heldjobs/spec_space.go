@@ -438,6 +438,9 @@ func (rd specReader) definition(n *yaml.Node, key, k string, sp *Space) error {
 				return err
 			}
 		}
+		if isInt && (lo != math.Trunc(lo) || hi != math.Trunc(hi) || step != math.Trunc(step)) {
+			return specErr(walk.Dot(key, "range"), "[%v, %v] step %v: %s takes integers", lo, hi, step, k)
+		}
 		xs, err := expandRange(lo, hi, step, count, log, isInt)
 		if err != nil {
 			return specErr(walk.Dot(key, "range"), "%v", err)

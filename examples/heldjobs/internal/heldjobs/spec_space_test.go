@@ -183,6 +183,7 @@ func TestSpaceErrors(t *testing.T) {
 		{"unknown condition key", cond("when: {model: gru}", "when: {modle: gru}"), "space.layers[1].when.modle", `did you mean "model"`},
 		{"bad condition value", cond("when: {model: gru}", "when: {model: rnn}"), "space.layers[1].when.model", "want lstm or gru"},
 		{"two forms", small("hidden: [4, 8]", "hidden: {values: [4], range: [1, 2]}"), "space.hidden", "want one of values, range"},
+		{"fractional step on an integer", small("hidden: [4, 8]", "hidden: {range: [4, 16], step: 0.5}"), "space.hidden.range", "hidden takes integers"},
 		{"step and count", small("hidden: [4, 8]", "hidden: {range: [4, 8], step: 2, count: 3}"), "space.hidden.range", "step or count"},
 		{"log step", small("hidden: [4, 8]", "hidden: {range: [4, 8], step: 2, log: true}"), "space.hidden.range", "linear"},
 		{"step without range", small("hidden: [4, 8]", "hidden: {values: [4], step: 2}"), "space.hidden.step", "goes with range"},
