@@ -313,9 +313,8 @@ func TestBootstrapF1(t *testing.T) {
 
 // TestBootstrapF1Draws: BootstrapF1 resamples as stats.Bootstrap documents
 // (resample i from PCG(seed, i), TestBootstrapDraws) and gives, bit for bit,
-// the interval of its own resampling loop before it called stats.Bootstrap:
-// the reference loop below is that loop, and the golden bits were printed
-// by it (go test -run TestBootstrapF1Draws at the commit before the change).
+// the interval of a plain resampling loop written out below, an oracle
+// independent of stats.Bootstrap; the golden bits are that loop's output.
 func TestBootstrapF1Draws(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	const n = 400
