@@ -221,8 +221,7 @@ func (c *Controller) pollInflight(ctx context.Context, st *run) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	fresh, err := c.ingest(ctx, st, tasks)
-	if err != nil {
+	if err := c.ingest(ctx, st, tasks); err != nil {
 		return false, err
 	}
 	now := time.Now()
@@ -235,7 +234,6 @@ func (c *Controller) pollInflight(ctx context.Context, st *run) (bool, error) {
 			return false, err
 		}
 	}
-	_ = fresh
 	for i, ts := range sts {
 		t := tasks[i]
 		switch ts.State {
@@ -331,11 +329,11 @@ func (c *Controller) finishStop(ctx context.Context, st *run, t Task, req string
 }
 
 // ingest reads what the tasks' metric logs gained since the last call into
-// the ledger, and returns the runs that logged something. A malformed line
-// is skipped here; the run fails as corrupt when it ends (settle).
-func (c *Controller) ingest(ctx context.Context, st *run, tasks []Task) (map[string]bool, error) {
+// the ledger. A log that cannot be read now is read again at the next
+// poll, from where the last whole line ended; a malformed line is skipped
+// here, and the run fails as corrupt when it ends (settle).
+func (c *Controller) ingest(ctx context.Context, st *run, tasks []Task) error {
 	var rows []metricRow
-	fresh := map[string]bool{}
 	readAt := time.Now()
 	defer func() { c.Ledger.metricsReadAt = readAt }()
 	for _, t := range tasks {
@@ -344,20 +342,15 @@ func (c *Controller) ingest(ctx context.Context, st *run, tasks []Task) (map[str
 			tail = &metricTail{}
 			st.tails[t.RunID] = tail
 		}
-		pts, err := tail.next(filepath.Join(t.Dir, MetricFile))
-		if err != nil {
-		}
+		pts, _ := tail.next(filepath.Join(t.Dir, MetricFile))
 		for _, p := range pts {
 			rows = append(rows, metricRow{t.RunID, t.Attempt, p})
 		}
-		if len(pts) > 0 {
-			fresh[t.RunID] = true
-		}
 	}
 	if len(rows) == 0 {
-		return fresh, nil
+		return nil
 	}
-	return fresh, c.Ledger.addMetrics(ctx, rows)
+	return c.Ledger.addMetrics(ctx, rows)
 }
 
 func (c *Controller) stale(ctx context.Context, t Task, st TaskStatus, now time.Time) bool {
@@ -480,7 +473,7 @@ func (c *Controller) settle(ctx context.Context, st *run, t Task, ts TaskStatus)
 	if rerr == nil && res.RunID != t.RunID {
 		rerr = fmt.Errorf("%w: %s holds run %s", ErrCorrupt, filepath.Join(t.Dir, ResultFile), res.RunID)
 	}
-	if _, err := c.ingest(ctx, st, []Task{t}); err != nil {
+	if err := c.ingest(ctx, st, []Task{t}); err != nil {
 		return err
 	}
 	if req := st.stops[t.RunID]; req != "" && !(ts.State == Completed && rerr == nil) {
