@@ -26,3 +26,13 @@ func TestDryRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDryRunChecksRuns: a dry run refuses what a real one refuses: runs the
+// trainer cannot take are not listed as if they could run.
+func TestDryRunChecksRuns(t *testing.T) {
+	var b strings.Builder
+	_, err := run(context.Background(), config{dry: true, epochs: 100000, out: t.TempDir(), backend: "local", workers: 1, prune: "none", spec: writeSpec(t, smallSpec)}, &b)
+	if err == nil || !strings.Contains(err.Error(), "epochs") {
+		t.Fatalf("dry run with -epochs 100000: %v, want the epochs refused; printed:\n%s", err, b.String())
+	}
+}

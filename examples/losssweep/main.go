@@ -475,15 +475,15 @@ func runSweep(ctx context.Context, cfg config, stdout io.Writer, enqueued *bool)
 	if err != nil {
 		return 0, err
 	}
-	if cfg.dry {
-		return 0, dryRun(stdout, spec)
-	}
 	pts, err := spec.Expand()
 	if err != nil {
 		return 0, err
 	}
 	if err := checkRuns(spec, pts); err != nil {
 		return 0, err
+	}
+	if cfg.dry {
+		return 0, dryRun(stdout, pts)
 	}
 	if pruner != nil {
 		if a, ok := pruner.(sweep.ASHA); ok {
@@ -944,18 +944,12 @@ func writeAtomic(path string, b []byte) error {
 }
 
 // dryRun writes one line per point of spec (index, id, slug) and a total.
-func dryRun(w io.Writer, spec *sweep.Spec) error {
-	pts, n, err := spec.Points()
-	if err != nil {
-		return err
-	}
-	i := 0
-	for p := range pts {
+func dryRun(w io.Writer, pts []sweep.Point) error {
+	for i, p := range pts {
 		if _, err := fmt.Fprintf(w, "%4d  %s  %s\n", i, p.ID, p.Slug); err != nil {
 			return err
 		}
-		i++
 	}
-	_, err = fmt.Fprintf(w, "%d runs\n", n)
+	_, err := fmt.Fprintf(w, "%d runs\n", len(pts))
 	return err
 }
