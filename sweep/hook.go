@@ -211,10 +211,9 @@ func (r *hookRunner) wait() error {
 	return errors.Join(errs...)
 }
 
-// close drops the events not yet started, waits for the one running (its
-// timeout bounds the wait) and logs how many were dropped; Run calls it on
-// every return so that no command outlives it. Each failure was logged
-// when it happened.
+// close drops the events not yet started and waits for the one running
+// (its timeout bounds the wait); Run calls it on every return so that no
+// command outlives it. Failures and dropped events are in wait's error.
 func (r *hookRunner) close() {
 	r.mu.Lock()
 	r.stopped = true

@@ -131,12 +131,20 @@ def main():
                     help="peer settings to try, comma-separated torch-threads/OpenBLAS-threads (default: unset)")
     ap.add_argument("--fresh", action="store_true", help="time the first call of fresh processes instead")
     args = ap.parse_args()
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     settings = parse_settings(args.settings)
-    binary = None
-    if args.fresh:
-        tmp = tempfile.mkdtemp()
-        binary = os.path.join(tmp, "lstm.test")
-        subprocess.run(["go", "test", "-c", "-o", binary, "./lstm/"], cwd=ROOT, check=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        binary = None
+        if args.fresh:
+            binary = os.path.join(tmp, "lstm.test")
+            subprocess.run(["go", "test", "-c", "-o", binary, "./lstm/"], cwd=ROOT, check=True)
+        go, peer, loads = measure(args, settings, binary)
+    report(args, settings, go, peer, loads)
+
+
+def measure(args, settings, binary):
+    """Runs the rounds: the Go side and every peer setting, one after the other."""
     go, peer, loads = [], {t: [] for t in settings}, []
     for i in range(args.rounds):
         before = os.getloadavg()[0]
@@ -145,6 +153,11 @@ def main():
         for t in settings:
             peer[t].append(run_peer(t, args.fresh))
         loads.append((before, os.getloadavg()[0]))
+    return go, peer, loads
+
+
+def report(args, settings, go, peer, loads):
+    """Prints the loads and the table of medians and ratios."""
     med = lambda rows, key, unit: statistics.median(r[key][unit] for r in rows)
     torch_version = peer[settings[0]][0][("train_step", 256)]["torch"]
     print(f"{os.cpu_count()} cores; 1-minute load average before/after each round: "
