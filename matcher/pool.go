@@ -210,7 +210,9 @@ func (p *Pool) Submit(j *Job, s Selector) (Assignment, error) {
 		}
 		found := false
 		for _, n := range names {
-			if _, ok := p.clusters[n].c.Subsystems[r.Subsystem]; ok {
+			// The compiled cluster holds only what the default rules use:
+			// neither a cluster nor a subsystem read with an error.
+			if cc := p.clusters[n].cc; !cc.unread && cc.subs[r.Subsystem] != nil {
 				found = true
 				break
 			}
